@@ -1,0 +1,3 @@
+# Manual pages and reference documents.
+dist_man_MANS += %D%/bwgate.1
+EXTRA_DIST += %D%/report.md

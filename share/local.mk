@@ -1,0 +1,2 @@
+# Shipped defaults, installed under $(pkgdatadir).
+dist_pkgdata_DATA += %D%/bwgate/config.json

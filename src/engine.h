@@ -1,0 +1,44 @@
+/*
+ * engine: run one command in the sandbox, from policy to report.
+ *
+ * engine_run() is what `bwgate exec` is: probe the host, build the sandbox,
+ * snapshot the project, start the live monitor and the violation observer,
+ * run bwrap (runner.h), enforce the timeout and output caps, then diff the
+ * snapshots and fill a struct result (report.h). It blocks until the command
+ * and everything it started are gone. The console runs each approved
+ * command as a `bwgate exec` child process, so engine state never mixes
+ * between commands.
+ */
+#ifndef BWGATE_ENGINE_H
+#define BWGATE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+#include "sandbox.h"
+#include "strv.h"
+
+struct engine_opts {
+	struct sandbox_policy	 policy;
+	struct strv		 argv;		/* the command */
+	char			*command;	/* original string, or NULL */
+	int			 timeout_ms;	/* 0: none */
+	int			 grace_ms;	/* SIGTERM -> SIGKILL */
+	size_t			 output_limit;	/* per stream, bytes */
+	bool			 passthrough;	/* copy output to our 1 and 2 */
+	int			 stdin_fd;	/* the command's stdin */
+	int			 events_fd;	/* JSON lines of live events, or -1 */
+	bool			 monitor;	/* live events (default on) */
+	bool			 observe;	/* seccomp violation observer */
+	bool			 snapshot;	/* change report (default on) */
+	struct strv		 exclude;	/* project-relative trees not reported */
+};
+
+void	engine_opts_init(struct engine_opts *);
+void	engine_opts_release(struct engine_opts *);
+/* 0 when the command ran (whatever its status); -1 with r->error set when
+   bwgate could not run it (exit 125). */
+int	engine_run(const struct engine_opts *, struct result *r);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * path: small helpers for absolute, canonical paths.
+ *
+ * All returned strings are owned by the caller. Functions that can fail
+ * return NULL and set *cause to a one-line message (caller frees).
+ */
+#ifndef BWGATE_PATH_H
+#define BWGATE_PATH_H
+
+#include <stdbool.h>
+
+/* Join two path pieces with exactly one '/'. */
+char	*path_join(const char *, const char *);
+/* True when path equals dir or lies below it (both canonical). */
+bool	 path_is_under(const char *path, const char *dir);
+/* path relative to dir ("." for dir itself); path must be under dir. */
+char	*path_relative(const char *path, const char *dir);
+/* realpath() of an existing path; NULL with cause when it is missing. */
+char	*path_canonical(const char *, char **cause);
+/* Canonicalise a path that may not exist yet (its parent must). */
+char	*path_canonical_maybe(const char *, char **cause);
+/* The git top level containing dir, else NULL. */
+char	*path_git_toplevel(const char *dir);
+/* Expand a leading "~/" with $HOME. */
+char	*path_expand_home(const char *);
+
+#endif

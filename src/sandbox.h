@@ -1,0 +1,118 @@
+/*
+ * sandbox: turn a policy into the exact bwrap argv (the pure heart of bwgate).
+ *
+ * A struct sandbox_policy says what the command may see and write; a
+ * struct probe (probe.h) says what this host supports. sandbox_build()
+ * turns the two into a bwrap argv, a table of mounts for people to read,
+ * and the descriptors the argv refers to.
+ *
+ * Descriptor numbers in the argv are fixed by position: the i-th entry of
+ * sb->fds is named as fd SANDBOX_FD_BASE + i, and the runner moves each
+ * descriptor to that number in the child before exec. So the argv printed
+ * by `bwgate check` (built with SANDBOX_DRY, which opens nothing) is the
+ * argv that runs.
+ *
+ * Lifecycle:
+ *	struct sandbox_policy pol;  sandbox_policy_init(&pol); ...
+ *	struct sandbox sb = SANDBOX_INIT;
+ *	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) ...
+ *	... run sb.argv + "--" + command (runner.h) ...
+ *	sandbox_finish(&sb);	removes placeholders, closes descriptors
+ *	sandbox_release(&sb);
+ */
+#ifndef BWGATE_SANDBOX_H
+#define BWGATE_SANDBOX_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "strv.h"
+
+struct probe;
+
+#define SANDBOX_FD_BASE		3
+/* Where the in-sandbox helper (violation observer) is mounted. */
+#define SANDBOX_HELPER_PATH	"/run/bwgate/helper"
+
+struct sandbox_policy {
+	char		*project;	/* canonical absolute project root */
+	char		*cwd;		/* canonical absolute working dir */
+	char		*profile;	/* profile name, for reports */
+	bool		 project_readonly; /* profile "readonly" */
+	bool		 git_writable;	/* profile "git-write": .git rw */
+	bool		 network;
+	bool		 allow_userns;	/* nested sandboxes inside */
+	bool		 allow_ptrace;	/* debuggers inside */
+	bool		 seccomp;	/* install the deny filter (default on) */
+	struct strv	 rw_paths;	/* extra writable host paths */
+	struct strv	 ro_paths;	/* extra read-only host paths */
+	struct strv	 hide_paths;	/* paths replaced by an empty dir/file */
+	struct strv	 protected;	/* project-relative, read-only inside */
+	struct strv	 env_pass;	/* names passed even if secret-looking */
+	struct strv	 env_set;	/* NAME=VALUE set inside */
+	char		*helper;	/* host path of helper run first, or NULL */
+	int		 helper_fd;	/* descriptor handed to the helper, or -1 */
+};
+
+enum mount_kind {
+	MOUNT_RO,		/* read-only bind of a host path */
+	MOUNT_RW,		/* writable bind of a host path */
+	MOUNT_PROTECTED,	/* read-only inside the writable project */
+	MOUNT_HIDDEN,		/* replaced by something empty */
+	MOUNT_TMPFS,		/* private, empty, writable, discarded */
+	MOUNT_PROC,
+	MOUNT_DEV,
+	MOUNT_SYMLINK,		/* a usr-merge symlink */
+};
+
+struct sandbox_mount {
+	enum mount_kind	 kind;
+	char		*path;		/* path inside the sandbox */
+	char		*why;		/* short reason for people */
+};
+
+struct sandbox {
+	struct strv		 argv;	/* bwrap path ... up to and including "--" */
+	int			*fds;	/* fds[i] is named SANDBOX_FD_BASE + i */
+	size_t			 nfds;
+	struct sandbox_mount	*mounts;
+	size_t			 nmounts;
+	struct strv		 warnings;
+	struct strv		 placeholders;	/* host paths we created */
+	char			*proc_mode;	/* "fresh" or "bind" */
+	bool			 nested;
+	bool			 network;
+};
+#define SANDBOX_INIT { STRV_INIT, NULL, 0, NULL, 0, STRV_INIT, STRV_INIT, \
+	NULL, false, false }
+
+enum sandbox_flags {
+	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */
+};
+
+void	 sandbox_policy_init(struct sandbox_policy *);
+void	 sandbox_policy_copy(struct sandbox_policy *dst,
+	    const struct sandbox_policy *src);
+void	 sandbox_policy_release(struct sandbox_policy *);
+/* Fill project/cwd from possibly relative paths; -1 with cause. */
+int	 sandbox_policy_set_dirs(struct sandbox_policy *, const char *project,
+	    const char *cwd, char **cause);
+
+int	 sandbox_build(const struct sandbox_policy *, const struct probe *,
+	    int flags, struct sandbox *, char **cause);
+/* Append a descriptor for the argv; returns the number it will have. */
+int	 sandbox_add_fd(struct sandbox *, int fd);
+/* After the run: remove placeholders, close descriptors. */
+void	 sandbox_finish(struct sandbox *);
+void	 sandbox_release(struct sandbox *);
+
+/* Does this variable name look like a secret? (table in sandbox.c) */
+bool	 sandbox_env_is_secret(const char *name);
+const char *mount_kind_name(enum mount_kind);
+/* The mount table as JSON: [{"path","mode","why"}]. */
+cJSON	*sandbox_mounts_json(const struct sandbox *);
+/* Which mount covers path (deepest match), or NULL. */
+const struct sandbox_mount *sandbox_mount_for(const struct sandbox *,
+	    const char *path);
+
+#endif

@@ -1,0 +1,25 @@
+# Unit tests (cmocka, TAP) and integration tests (shell, TAP), all run by 'make check'.
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+AM_TESTS_ENVIRONMENT = \
+	CMOCKA_MESSAGE_OUTPUT=TAP; export CMOCKA_MESSAGE_OUTPUT; \
+	BWGATE=$(abs_top_builddir)/bwgate; export BWGATE; \
+	BWGATE_SRCDIR=$(abs_top_srcdir); export BWGATE_SRCDIR; \
+	BWGATE_BUILDDIR=$(abs_top_builddir); export BWGATE_BUILDDIR;
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_LDADD = $(CORE_LIBS) $(CMOCKA_LIBS)
+
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-sandbox
+tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sandbox_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-sandbox
+endif
+
+EXTRA_DIST += %D%/integration/libtest.sh
+TESTS += \
+	%D%/integration/exec-basic.sh \
+	%D%/integration/exec-confine.sh
+EXTRA_DIST += \
+	%D%/integration/exec-basic.sh \
+	%D%/integration/exec-confine.sh

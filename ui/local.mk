@@ -1,0 +1,2 @@
+# The ncurses console front end (linked into bwgate, never into libbwgate.a).
+bwgate_SOURCES +=
