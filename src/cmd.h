@@ -7,7 +7,7 @@
 
 /* Exit statuses shared by the front ends (see bwgate(1)). */
 #define EXIT_BWGATE_FAILED	125	/* bwgate failed before running it */
-#define EXIT_DENIED		126	/* denied (by rule, operator, headless) */
+#define EXIT_DENIED		77	/* denied (by rule, operator, headless) */
 
 int	cmd_exec(int, char **);
 int	cmd_doctor(int, char **);
