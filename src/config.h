@@ -9,6 +9,10 @@
 #ifndef BWGATE_CONFIG_H
 #define BWGATE_CONFIG_H
 
+/* Every .c file includes this first: it brings autoconf's defines
+   (_GNU_SOURCE, BWRAP_PATH, ...) before any system header. */
+#include "autoconf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
