@@ -1,0 +1,35 @@
+/*
+ * audit: the console's append-only audit log (JSON lines).
+ *
+ * Every record is one JSON object on one line, written with a single
+ * write(2) on a descriptor opened O_APPEND and fsync'd before
+ * audit_write() returns, so the console can reply to an agent knowing
+ * the record is on disk. The file is created 0600 (its directory 0700).
+ * If a crash ever left a partial last line, audit_open() ends it with a
+ * newline so the next record starts on a line of its own and readers
+ * skip one bad line instead of losing the rest.
+ *
+ * Each record gets "time" (ISO 8601, UTC), "time_ms" and "seq" members.
+ *
+ *	struct audit *a = audit_open(NULL, &cause);	default path
+ *	cJSON *rec = cJSON_CreateObject(); ... "record": "decision" ...
+ *	audit_write(a, rec, &cause);			takes rec
+ *	audit_close(a);
+ */
+#ifndef BWGATE_AUDIT_H
+#define BWGATE_AUDIT_H
+
+#include <cjson/cJSON.h>
+
+struct audit;
+
+/* The default path: $XDG_STATE_HOME/bwgate/audit.jsonl (caller frees). */
+char		*audit_default_path(void);
+/* Open (creating 0600) path, or the default when NULL. */
+struct audit	*audit_open(const char *path, char **cause);
+const char	*audit_path(const struct audit *);
+/* Append one record (frees rec); -1 with cause if it is not on disk. */
+int		 audit_write(struct audit *, cJSON *rec, char **cause);
+void		 audit_close(struct audit *);
+
+#endif

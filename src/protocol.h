@@ -1,0 +1,129 @@
+/*
+ * protocol: the console's newline-delimited JSON protocol (doc/protocol.md).
+ *
+ * Pure code, no I/O: a line reader that splits a byte stream into lines
+ * with a length limit, a decoder that turns one line into a typed struct
+ * proto_msg (or a one-line error naming the problem), and helpers that
+ * build the console's replies.
+ *
+ * Every message is one JSON object on one line with a "type" member and an
+ * optional "v" (protocol version, PROTO_VERSION when absent). Which types a
+ * channel accepts is the server's business: the agent socket takes submit
+ * and cancel, the control socket takes list, approve, deny, kill, rerun.
+ *
+ *	struct proto_reader rd = PROTO_READER_INIT;
+ *	proto_reader_feed(&rd, bytes, n);
+ *	while ((r = proto_reader_next(&rd, &line, &len)) != PROTO_LINE_NONE) {
+ *		struct proto_msg m = PROTO_MSG_INIT;
+ *		if (r == PROTO_LINE_OK && proto_decode(line, len, &m, &cause) == 0)
+ *			...
+ *		proto_msg_release(&m);
+ *	}
+ *	proto_reader_release(&rd);
+ *
+ * Replies: proto_reply_new() makes the object ({"v","type","id","tag"}),
+ * the caller adds members, proto_encode() turns it into "...\n".
+ */
+#ifndef BWGATE_PROTOCOL_H
+#define BWGATE_PROTOCOL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "strv.h"
+
+#define PROTO_VERSION		1
+#define PROTO_MAX_LINE		(1024 * 1024)	/* bytes, without '\n' */
+#define PROTO_MAX_ID		UINT32_MAX
+
+enum proto_type {
+	PROTO_SUBMIT,		/* agent: run this command */
+	PROTO_CANCEL,		/* agent: withdraw or kill my request */
+	PROTO_LIST,		/* control: the queue */
+	PROTO_APPROVE,		/* control: approve (maybe with mount edits) */
+	PROTO_DENY,		/* control: deny with a note */
+	PROTO_KILL,		/* control: kill a running request */
+	PROTO_RERUN,		/* control: submit a finished request again */
+};
+
+/* Sandbox changes asked for by an agent or made by the operator. */
+struct proto_mounts {
+	int		 network;	/* -1 unchanged, 0 off, 1 on */
+	struct strv	 rw;
+	struct strv	 ro;
+	struct strv	 hide;
+};
+
+struct proto_msg {
+	enum proto_type	 type;
+	int		 version;
+	char		*tag;		/* agent's label, echoed back */
+	uint32_t	 id;		/* cancel/approve/deny/kill/rerun */
+	char		*command;	/* submit: a shell string, or */
+	struct strv	 argv;		/* submit: an argv */
+	char		*cwd;		/* submit: NULL = project root */
+	char		*agent;		/* submit: agent name */
+	int		 timeout_s;	/* submit: 0 = default */
+	char		*note;		/* approve/deny: operator's note */
+	struct proto_mounts mounts;	/* submit (asked), approve (edits) */
+};
+#define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
+#define PROTO_MSG_INIT { PROTO_SUBMIT, PROTO_VERSION, NULL, 0, NULL, \
+	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT }
+
+/* Splits a byte stream into lines; overlong lines are reported, then
+   skipped up to their newline. */
+struct proto_reader {
+	struct buf	 in;
+	size_t		 scanned;	/* bytes of in already searched */
+	size_t		 consume;	/* the line handed out last */
+	bool		 skipping;	/* inside an overlong line */
+	size_t		 max;		/* 0: PROTO_MAX_LINE */
+};
+#define PROTO_READER_INIT { BUF_INIT, 0, 0, false, 0 }
+
+enum proto_line {
+	PROTO_LINE_NONE,	/* need more bytes */
+	PROTO_LINE_OK,		/* *line (NUL-terminated, no '\n') */
+	PROTO_LINE_TOO_LONG,	/* a line went over the limit (once) */
+};
+
+void		 proto_reader_feed(struct proto_reader *, const void *,
+		    size_t);
+/* Next line; *line points into the reader until the next call. */
+enum proto_line	 proto_reader_next(struct proto_reader *, char **line,
+		    size_t *len);
+/* Bytes of an unfinished line (a client that vanished mid-line). */
+size_t		 proto_reader_pending(const struct proto_reader *);
+void		 proto_reader_release(struct proto_reader *);
+
+/* Decode one line (without '\n'); -1 with cause (the reply text). */
+int		 proto_decode(const char *line, size_t len, struct proto_msg *,
+		    char **cause);
+void		 proto_msg_release(struct proto_msg *);
+void		 proto_mounts_release(struct proto_mounts *);
+void		 proto_mounts_copy(struct proto_mounts *,
+		    const struct proto_mounts *);
+bool		 proto_mounts_empty(const struct proto_mounts *);
+cJSON		*proto_mounts_json(const struct proto_mounts *);
+const char	*proto_type_name(enum proto_type);
+
+/* Is s[0..len) valid UTF-8? *bad is the offset of the first bad byte. */
+bool		 proto_utf8_valid(const char *s, size_t len, size_t *bad);
+/* Length of the longest prefix that does not end inside a UTF-8
+   sequence (so output chunks are not split mid-character). */
+size_t		 proto_utf8_complete(const char *s, size_t len);
+
+/* A reply object {"v":1,"type":type[,"id":id][,"tag":tag]}. */
+cJSON		*proto_reply_new(const char *type, uint32_t id,
+		    const char *tag);
+/* An error reply; code is a stable word (doc/protocol.md). */
+cJSON		*proto_error_new(uint32_t id, const char *tag,
+		    const char *code, const char *message);
+/* One line, '\n'-terminated; frees j. */
+char		*proto_encode(cJSON *j);
+
+#endif
