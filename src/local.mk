@@ -11,7 +11,7 @@ src_libbwgate_a_SOURCES = \
 	%D%/jsonutil.c %D%/jsonutil.h \
 	%D%/config.c %D%/config.h \
 	%D%/sandbox.c %D%/sandbox.h \
-	%D%/seccomp.c %D%/seccomp.h \
+	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/runner.c %D%/runner.h \
 	%D%/report.c %D%/report.h \

@@ -102,6 +102,8 @@ int	 sandbox_build(const struct sandbox_policy *, const struct probe *,
 	    int flags, struct sandbox *, char **cause);
 /* Append a descriptor for the argv; returns the number it will have. */
 int	 sandbox_add_fd(struct sandbox *, int fd);
+/* Index in sb->fds of the --json-status-fd pipe the runner supplies. */
+int	 sandbox_status_slot(const struct sandbox *);
 /* After the run: remove placeholders, close descriptors. */
 void	 sandbox_finish(struct sandbox *);
 void	 sandbox_release(struct sandbox *);

@@ -1,2 +1,1 @@
 # The ncurses console front end (linked into bwgate, never into libbwgate.a).
-bwgate_SOURCES +=

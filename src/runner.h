@@ -1,0 +1,41 @@
+/*
+ * runner: start bwrap with exactly the descriptors its argv names.
+ *
+ * The child gets stdin, two pipes for stdout/stderr and the sandbox's
+ * descriptors moved to SANDBOX_FD_BASE + i; everything else is closed. An
+ * exec failure comes back through a close-on-exec pipe, so "bwrap is
+ * missing" is told apart from a command's own status.
+ *
+ *	struct runner r;
+ *	if (runner_spawn(&argv, sb.fds, sb.nfds, 0, &r, &cause) != 0) ...
+ *	poll r.out_fd, r.err_fd, r.pidfd ...
+ *	runner_kill_tree(&r, pidns, SIGTERM);
+ *	runner_wait(&r);  r.status
+ *	runner_close(&r);
+ */
+#ifndef BWGATE_RUNNER_H
+#define BWGATE_RUNNER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "strv.h"
+
+struct runner {
+	pid_t	pid;		/* bwrap */
+	int	pidfd;		/* readable when bwrap exited (or -1) */
+	int	out_fd;		/* command stdout (read end) */
+	int	err_fd;		/* command stderr (read end) */
+	int	status;		/* wait status once reaped */
+	int	reaped;
+};
+
+int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
+	    int stdin_fd, struct runner *, char **cause);
+/* Signal every process in the sandbox's pid namespace (by inode). */
+int	runner_kill_tree(const struct runner *, uint64_t pidns, int sig);
+/* Reap bwrap (blocking); returns its wait status. */
+int	runner_wait(struct runner *);
+void	runner_close(struct runner *);
+
+#endif

@@ -1,0 +1,123 @@
+/* seccomp-deny: build the sandbox's syscall deny filter. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "seccomp-deny.h"
+#include "xalloc.h"
+
+/* Always denied. */
+const char *const seccomp_denied[] = {
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"keyctl", "add_key", "request_key",
+	"bpf", "perf_event_open", "userfaultfd",
+	"kexec_load", "kexec_file_load", "reboot",
+	"init_module", "finit_module", "delete_module",
+	"mount", "umount", "umount2", "pivot_root", "chroot",
+	"move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+	"mount_setattr", "setns", "swapon", "swapoff", "acct",
+	"open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
+	"syslog", "vhangup", "quotactl", "nfsservctl",
+	NULL
+};
+
+/* Denied unless debuggers are allowed. */
+static const char *const seccomp_ptrace[] = {
+	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", NULL
+};
+
+static int
+deny_list(scmp_filter_ctx ctx, const char *const *names)
+{
+	for (; *names != NULL; names++) {
+		int nr = seccomp_syscall_resolve_name(*names);
+
+		if (nr == __NR_SCMP_ERROR)
+			continue;	/* not on this architecture */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Namespace creation: unshare and clone with any CLONE_NEW* flag (one rule
+ * per flag: libseccomp compares masked values for equality only). clone3
+ * keeps its flags in memory the filter cannot read, so it gets ENOSYS and
+ * libc falls back to clone.
+ */
+static int
+deny_namespaces(scmp_filter_ctx ctx)
+{
+	static const scmp_datum_t flags[] = { CLONE_NEWNS, CLONE_NEWUSER,
+	    CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWIPC,
+	    CLONE_NEWCGROUP };
+
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flags[i],
+		    flags[i])) != 0)
+			return -1;
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(unshare), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flags[i],
+		    flags[i])) != 0)
+			return -1;
+	}
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
+	    0);
+}
+
+int
+seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
+{
+	scmp_filter_ctx	ctx;
+	int		fd = -1, rc;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL) {
+		*cause = xstrdup("cannot initialise seccomp");
+		return -1;
+	}
+	/* 32-bit and x32 binaries use other syscall numbers: cover them. */
+#if defined(__x86_64__)
+	seccomp_arch_add(ctx, SCMP_ARCH_X86);
+	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+#endif
+	rc = deny_list(ctx, seccomp_denied);
+	if (rc == 0 && !allow_ptrace)
+		rc = deny_list(ctx, seccomp_ptrace);
+	if (rc == 0 && !allow_userns)
+		rc = deny_namespaces(ctx);
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    0xffffffffu, TIOCSTI));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    0xffffffffu, TIOCLINUX));
+	if (rc != 0) {
+		*cause = xasprintf("cannot build the seccomp filter: %s",
+		    strerror(-rc));
+		goto out;
+	}
+	fd = memfd_create("bwgate-seccomp", MFD_CLOEXEC);
+	if (fd < 0 || seccomp_export_bpf(ctx, fd) != 0 ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		*cause = xasprintf("cannot export the seccomp filter: %s",
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+out:
+	seccomp_release(ctx);
+	return fd;
+}
