@@ -220,10 +220,13 @@ result_json(const struct result *r)
 		cJSON_AddNumberToObject(j, "exit_code", r->exit_code);
 	else
 		cJSON_AddNullToObject(j, "exit_code");
-	if (r->signal > 0)
-		cJSON_AddStringToObject(j, "signal", sigabbrev_np(r->signal) ?
-		    sigabbrev_np(r->signal) : "unknown");
-	else
+	if (r->signal > 0) {
+		const char	*abbrev = sigabbrev_np(r->signal);
+		char		 name[32];
+
+		snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "UNKNOWN");
+		cJSON_AddStringToObject(j, "signal", name);
+	} else
 		cJSON_AddNullToObject(j, "signal");
 	cJSON_AddBoolToObject(j, "timed_out", r->timed_out);
 	cJSON_AddBoolToObject(j, "killed", r->killed);

@@ -17,9 +17,9 @@ TESTS += tests/unit/test-sandbox
 endif
 
 EXTRA_DIST += %D%/integration/libtest.sh
-TESTS += \
+ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
-	%D%/integration/exec-confine.sh
-EXTRA_DIST += \
-	%D%/integration/exec-basic.sh \
-	%D%/integration/exec-confine.sh
+	%D%/integration/exec-confine.sh \
+	%D%/integration/exec-changes.sh
+TESTS += $(ENGINE_TESTS)
+EXTRA_DIST += $(ENGINE_TESTS)

@@ -1,0 +1,96 @@
+#!/bin/bash
+# bwgate exec: exit statuses, JSON report fields, output caps, timeouts,
+# process cleanup, refusing when no sandbox can be built.
+. "$(dirname "$0")/libtest.sh"
+
+P=$(new_project)
+cd "$P" || exit 1
+
+"$BWGATE" exec --quiet -- true
+assert_eq "true exits 0" "$?" 0
+"$BWGATE" exec --quiet -- sh -c 'exit 3'
+assert_eq "own exit status passed through" "$?" 3
+"$BWGATE" exec --quiet -- sh -c 'kill -TERM $$'
+assert_eq "signal gives 128+N" "$?" 143
+"$BWGATE" exec --quiet -- /nonexistent/cmd 2>/dev/null
+assert_eq "missing command is 127" "$?" 127
+
+out=$("$BWGATE" exec --quiet -- sh -c 'echo out; echo err >&2' 2>&1)
+assert_eq "stdout and stderr pass through" "$out" "out
+err"
+
+jexec -- sh -c 'echo hi; echo oops >&2; exit 4'
+assert_eq "--json exits with the command's status" "$?" 4
+assert_eq "json exit_code" "$(jfield .exit_code)" 4
+assert_eq "json stdout" "$(jfield .stdout)" '"hi\n"'
+assert_eq "json stderr" "$(jfield .stderr)" '"oops\n"'
+assert_eq "json argv" "$(jfield .argv)" '["sh","-c","echo hi; echo oops >&2; exit 4"]'
+assert_eq "json project" "$(jfield .project)" "\"$P\""
+assert_eq "json cwd" "$(jfield .cwd)" "\"$P\""
+assert_eq "json signal null" "$(jfield .signal)" null
+assert_eq "json not timed out" "$(jfield .timed_out)" false
+ok_if "json duration_ms is a number" test "$(jfield '.duration_ms|type')" = '"number"'
+assert_eq "json bwrap_argv ends with the command" \
+	"$(jfield '.bwrap_argv[-4:]')" '["--","sh","-c","echo hi; echo oops >&2; exit 4"]'
+assert_eq "json bwrap_argv starts with an absolute bwrap" \
+	"$(jfield '.bwrap_argv[0]|startswith("/")')" true
+assert_eq "json sandbox.network" "$(jfield .sandbox.network)" false
+ok_if "json sandbox.proc" test "$(jfield .sandbox.proc)" != '""'
+assert_eq "json changes present" "$(jfield '.changes|keys')" '["created","deleted","modified","renamed"]'
+assert_eq "json violations empty for a plain failure" "$(jfield .violations)" '[]'
+
+jexec -- sh -c 'kill -KILL $$'
+assert_eq "json signal name" "$(jfield .signal)" '"SIGKILL"'
+assert_eq "json exit_code null when signalled" "$(jfield .exit_code)" null
+
+jexec --output-limit 10 -- sh -c 'head -c 100000 /dev/zero | tr "\0" x'
+assert_eq "stdout truncated flag" "$(jfield .stdout_truncated)" true
+assert_eq "stdout capped" "$(jfield '.stdout|length')" 10
+assert_eq "stderr not truncated" "$(jfield .stderr_truncated)" false
+
+# Timeout: the whole tree dies, including a background child.
+marker="bwgate-timeout-$$"
+start=$(date +%s)
+jexec --timeout 1 -- sh -c "sleep 300 & exec -a $marker sleep 301"
+st=$?
+assert_eq "timeout exit status is 128+SIGKILL or SIGTERM" "$(( st == 143 || st == 137 ))" 1
+assert_eq "json timed_out" "$(jfield .timed_out)" true
+ok_if "timeout returned promptly" test $(( $(date +%s) - start )) -lt 10
+ok_unless "no process of the timed-out tree survives" pgrep -f "$marker"
+ok_unless "no background sleep survives" pgrep -f "sleep 300"
+
+# A background process dies with the command.
+"$BWGATE" exec --quiet -- sh -c "(sleep 2; touch bg-survived) >/dev/null 2>&1 & exit 0"
+ok_unless "background process killed when the command ends" \
+	wait_for 4 test -e "$P/bg-survived"
+
+# Working directory.
+mkdir -p "$P/src/deep"
+jexec --cwd "$P/src/deep" -- pwd
+assert_eq "--cwd inside the project" "$(jfield .stdout)" "\"$P/src/deep\\n\""
+"$BWGATE" exec --project "$P" --cwd / -- true 2>"$T/err"
+assert_eq "--cwd outside the project is refused with 125" "$?" 125
+assert_match "cwd error names the problem" "$(cat "$T/err")" "outside the project"
+"$BWGATE" exec --project "$T/missing" -- true 2>"$T/err"
+assert_eq "missing project is 125" "$?" 125
+assert_match "missing project error is one line" "$(wc -l < "$T/err")" '^1$'
+
+# No sandbox possible: refuse, never run unsandboxed.
+BWGATE_BWRAP=/nonexistent/bwrap "$BWGATE" exec --quiet -- touch "$P/ran" 2>"$T/err"
+assert_eq "bwrap missing is 125" "$?" 125
+ok_unless "bwrap missing: command did not run" test -e "$P/ran"
+assert_match "bwrap missing: says how to fix" "$(cat "$T/err")" "bubblewrap"
+"$BWGATE" exec --quiet 2>/dev/null
+assert_eq "no command is 125" "$?" 125
+"$BWGATE" exec --bogus -- true 2>/dev/null
+assert_eq "bad option is 125" "$?" 125
+
+# doctor
+"$BWGATE" doctor > "$T/doctor" 2>&1
+assert_eq "doctor succeeds here" "$?" 0
+assert_match "doctor names bwrap" "$(cat "$T/doctor")" "bwrap"
+"$BWGATE" doctor --json > "$T/doctor.json"
+assert_eq "doctor --json is valid" "$(jq -r .ok < "$T/doctor.json")" true
+assert_match "doctor --json has the probe" "$(jq -r .probe.proc < "$T/doctor.json")" "fresh|bind"
+
+done_testing

@@ -1,0 +1,437 @@
+/* test-sandbox: the exact bwrap argv for each policy (sandbox.c). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "path.h"
+#include "probe.h"
+#include "sandbox.h"
+#include "xalloc.h"
+
+struct fixture {
+	char			 dir[64];
+	char			*project;
+	struct sandbox_policy	 pol;
+	struct probe		 probe;
+	struct sandbox		 sb;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture	*f = xcalloc(1, sizeof *f);
+	char		*cause = NULL, *p;
+
+	strcpy(f->dir, "/tmp/test-sandbox.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->project = path_join(f->dir, "proj");
+	mkdir(f->project, 0755);
+	p = path_join(f->project, ".git");
+	mkdir(p, 0755);
+	free(p);
+	p = path_join(f->project, ".git/hooks");
+	mkdir(p, 0755);
+	free(p);
+	p = path_join(f->dir, "home");
+	mkdir(p, 0755);
+	setenv("HOME", p, 1);
+	free(p);
+	sandbox_policy_init(&f->pol);
+	assert_int_equal(sandbox_policy_set_dirs(&f->pol, f->project, NULL,
+	    &cause), 0);
+	probe_init(&f->probe);
+	probe_assume_ok(&f->probe);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture	*f = *state;
+	char		*cmd = xasprintf("rm -rf '%s'", f->dir);
+
+	sandbox_release(&f->sb);
+	sandbox_policy_release(&f->pol);
+	probe_release(&f->probe);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# cannot remove %s\n", f->dir);
+	free(cmd);
+	free(f->project);
+	free(f);
+	return 0;
+}
+
+/* Index of a sequence of arguments in the argv, or -1. */
+static int
+find_seq(const struct sandbox *sb, ...)
+{
+	const char	*want[8];
+	size_t		 n = 0;
+	va_list		 ap;
+
+	va_start(ap, sb);
+	while (n < 8 && (want[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	for (size_t i = 0; i + n <= sb->argv.n; i++) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (strcmp(sb->argv.v[i + k], want[k]) != 0)
+				break;
+		if (k == n)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void
+build_ok(struct fixture *f, int flags)
+{
+	char	*cause = NULL;
+	int	 rc = sandbox_build(&f->pol, &f->probe, flags, &f->sb, &cause);
+
+	if (rc != 0)
+		fail_msg("sandbox_build: %s", cause);
+}
+
+static void
+test_default_shape(void **state)
+{
+	struct fixture	*f = *state;
+	char		*git = path_join(f->project, ".git");
+	int		 proj, prot;
+
+	build_ok(f, SANDBOX_DRY);
+	assert_string_equal(f->sb.argv.v[0], f->probe.bwrap);
+	assert_string_equal(f->sb.argv.v[f->sb.argv.n - 1], "--");
+	assert_int_equal(find_seq(&f->sb, f->probe.bwrap, "--unshare-all",
+	    "--unshare-user", "--die-with-parent", "--new-session",
+	    "--disable-userns", "--cap-drop", NULL), 0);
+	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
+	assert_true(find_seq(&f->sb, "--clearenv", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/usr", "/usr", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/etc", "/etc", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--dev", "/dev", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--proc", "/proc", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", "/tmp", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", "/var/tmp", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", "/run", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", getenv("HOME"), NULL) > 0);
+	/* Descriptors are numbered from 3 in order. */
+	proj = find_seq(&f->sb, "--bind-fd", "3", f->project, NULL);
+	prot = find_seq(&f->sb, "--ro-bind-fd", "4", git, NULL);
+	assert_true(proj > 0);
+	assert_true(prot > proj);	/* protected after the project */
+	assert_true(find_seq(&f->sb, "--chdir", f->project, "--", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--seccomp", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--json-status-fd", NULL) > 0);
+	assert_int_equal(sandbox_status_slot(&f->sb), (int)f->sb.nfds - 1);
+	/* .git covers .git/hooks and .git/config: one mount, not three. */
+	assert_int_equal(f->sb.nfds, 5);	/* project .git .bwgate.json
+						   seccomp status */
+	assert_string_equal(f->sb.proc_mode, "fresh");
+	assert_int_equal(f->sb.warnings.n, 0);
+	free(git);
+}
+
+static void
+test_usr_merge_symlinks(void **state)
+{
+	struct fixture	*f = *state;
+	struct stat	 st;
+	char		 target[256];
+	ssize_t		 n;
+
+	if (lstat("/bin", &st) != 0 || !S_ISLNK(st.st_mode))
+		skip();
+	n = readlink("/bin", target, sizeof target - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--symlink", target, "/bin", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/bin", "/bin", NULL) < 0);
+}
+
+static void
+test_network_on(void **state)
+{
+	struct fixture	*f = *state;
+
+	f->pol.network = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--unshare-all", "--unshare-user",
+	    "--share-net", NULL) > 0);
+}
+
+static void
+test_readonly_profile(void **state)
+{
+	struct fixture	*f = *state;
+
+	f->pol.project_readonly = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "3", f->project, NULL) >
+	    0);
+	assert_true(find_seq(&f->sb, "--bind-fd", NULL) < 0);
+	assert_int_equal(f->sb.nfds, 3);	/* project seccomp status */
+}
+
+static void
+test_git_write_profile(void **state)
+{
+	struct fixture	*f = *state;
+	char		*hooks = path_join(f->project, ".git/hooks");
+	char		*config = path_join(f->project, ".git/config");
+	char		*git = path_join(f->project, ".git");
+
+	f->pol.git_writable = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "4", git, NULL) < 0);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "4", hooks, NULL) > 0);
+	/* .git/config is absent: a placeholder is mounted over it. */
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "5", config, NULL) > 0);
+	free(hooks);
+	free(config);
+	free(git);
+}
+
+static void
+test_nested_variants(void **state)
+{
+	struct fixture	*f = *state;
+
+	f->probe.proc_fresh = false;
+	f->probe.disable_userns = false;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/proc", "/proc", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--proc", NULL) < 0);
+	assert_true(find_seq(&f->sb, "--disable-userns", NULL) < 0);
+	assert_string_equal(f->sb.proc_mode, "bind");
+	assert_int_equal(f->sb.warnings.n, 2);
+}
+
+static void
+test_allow_nested_sandboxes(void **state)
+{
+	struct fixture	*f = *state;
+
+	f->pol.allow_userns = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--disable-userns", NULL) < 0);
+	assert_int_equal(f->sb.warnings.n, 0);
+}
+
+static void
+test_no_userns_refuses(void **state)
+{
+	struct fixture	*f = *state;
+	char		*cause = NULL;
+
+	f->probe.userns_ok = false;
+	f->probe.error = xstrdup("user namespaces are disabled");
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, SANDBOX_DRY,
+	    &f->sb, &cause), -1);
+	assert_string_equal(cause, "user namespaces are disabled");
+	free(cause);
+}
+
+static void
+test_environment(void **state)
+{
+	struct fixture	*f = *state;
+
+	setenv("TERM", "xterm-test", 1);
+	setenv("MY_API_TOKEN", "secret1", 1);
+	setenv("AWS_REGION", "secret2", 1);
+	setenv("SSH_AUTH_SOCK", "/x", 1);
+	setenv("RANDOM_THING", "nope", 1);
+	setenv("LC_TIME", "C", 1);
+	strv_push(&f->pol.env_pass, "AWS_REGION");
+	strv_push(&f->pol.env_set, "FOO=bar");
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--setenv", "TERM", "xterm-test", NULL)
+	    > 0);
+	assert_true(find_seq(&f->sb, "--setenv", "LC_TIME", "C", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--setenv", "AWS_REGION", "secret2",
+	    NULL) > 0);
+	assert_true(find_seq(&f->sb, "--setenv", "FOO", "bar", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--setenv", "HOME", getenv("HOME"),
+	    NULL) > 0);
+	assert_true(find_seq(&f->sb, "secret1", NULL) < 0);
+	assert_true(find_seq(&f->sb, "SSH_AUTH_SOCK", NULL) < 0);
+	assert_true(find_seq(&f->sb, "RANDOM_THING", NULL) < 0);
+	assert_true(sandbox_env_is_secret("GITHUB_TOKEN"));
+	assert_true(sandbox_env_is_secret("DB_PASSWORD"));
+	assert_true(sandbox_env_is_secret("OPENAI_API_KEY"));
+	assert_true(sandbox_env_is_secret("DBUS_SESSION_BUS_ADDRESS"));
+	assert_false(sandbox_env_is_secret("PATH"));
+	assert_false(sandbox_env_is_secret("LANG"));
+}
+
+static void
+test_extra_paths(void **state)
+{
+	struct fixture	*f = *state;
+	char		*rw = path_join(f->dir, "cache"), *ro = path_join(f->dir,
+			    "ref"), *cause = NULL;
+
+	mkdir(rw, 0755);
+	mkdir(ro, 0755);
+	strv_push(&f->pol.rw_paths, rw);
+	strv_push(&f->pol.ro_paths, ro);
+	strv_push(&f->pol.hide_paths, ro);
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "3", ro, NULL) > 0);
+	assert_true(find_seq(&f->sb, "--bind-fd", "4", rw, NULL) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", ro, NULL) > 0);
+	assert_int_equal(sandbox_mount_for(&f->sb, ro)->kind, MOUNT_HIDDEN);
+	sandbox_release(&f->sb);
+	strv_push(&f->pol.rw_paths, "/nonexistent/bwgate");
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, SANDBOX_DRY,
+	    &f->sb, &cause), -1);
+	assert_non_null(strstr(cause, "/nonexistent/bwgate"));
+	free(cause);
+	free(rw);
+	free(ro);
+}
+
+static void
+test_mount_table(void **state)
+{
+	struct fixture	*f = *state;
+	char		*hook = path_join(f->project, ".git/hooks/pre-commit");
+	char		*src = path_join(f->project, "src/x.c");
+
+	build_ok(f, SANDBOX_DRY);
+	assert_int_equal(sandbox_mount_for(&f->sb, "/etc/passwd")->kind,
+	    MOUNT_RO);
+	assert_int_equal(sandbox_mount_for(&f->sb, "/tmp/x")->kind,
+	    MOUNT_TMPFS);
+	assert_int_equal(sandbox_mount_for(&f->sb, src)->kind, MOUNT_RW);
+	assert_int_equal(sandbox_mount_for(&f->sb, hook)->kind,
+	    MOUNT_PROTECTED);
+	assert_null(sandbox_mount_for(&f->sb, "/srv/data"));
+	free(hook);
+	free(src);
+}
+
+static void
+test_placeholders_removed(void **state)
+{
+	struct fixture	*f = *state;
+	char		*policy = path_join(f->project, ".bwgate.json");
+	struct stat	 st;
+
+	build_ok(f, 0);
+	assert_int_equal(lstat(policy, &st), 0);	/* placeholder */
+	assert_int_equal(f->sb.placeholders.n, 1);
+	sandbox_finish(&f->sb);
+	assert_int_equal(lstat(policy, &st), -1);
+	free(policy);
+}
+
+static void
+test_dry_creates_nothing(void **state)
+{
+	struct fixture	*f = *state;
+	char		*policy = path_join(f->project, ".bwgate.json");
+	struct stat	 st;
+
+	build_ok(f, SANDBOX_DRY);
+	assert_int_equal(lstat(policy, &st), -1);
+	assert_int_equal(f->sb.placeholders.n, 0);
+	free(policy);
+}
+
+static void
+test_symlinked_protected_refused(void **state)
+{
+	struct fixture	*f = *state;
+	char		*policy = path_join(f->project, ".bwgate.json");
+	char		*cause = NULL;
+
+	assert_int_equal(symlink("/etc/passwd", policy), 0);
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, 0, &f->sb, &cause),
+	    -1);
+	assert_non_null(strstr(cause, "symbolic link"));
+	free(cause);
+	free(policy);
+}
+
+static void
+test_configured_protected(void **state)
+{
+	struct fixture	*f = *state;
+	char		*secrets = path_join(f->project, "secrets");
+
+	strv_push(&f->pol.protected, "secrets/");
+	strv_push(&f->pol.protected, "../escape");
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "6", secrets, NULL) > 0);
+	assert_true(find_seq(&f->sb, "escape", NULL) < 0);
+	free(secrets);
+}
+
+static void
+test_policy_dirs(void **state)
+{
+	struct fixture		*f = *state;
+	struct sandbox_policy	 pol;
+	char			*cause = NULL, *sub = path_join(f->project,
+				    "sub");
+
+	mkdir(sub, 0755);
+	sandbox_policy_init(&pol);
+	assert_int_equal(sandbox_policy_set_dirs(&pol, f->project, sub,
+	    &cause), 0);
+	assert_string_equal(pol.cwd, sub);
+	assert_int_equal(sandbox_policy_set_dirs(&pol, f->project, "/",
+	    &cause), -1);
+	assert_non_null(strstr(cause, "outside the project"));
+	free(cause);
+	assert_int_equal(sandbox_policy_set_dirs(&pol, "/", NULL, &cause), -1);
+	free(cause);
+	assert_int_equal(sandbox_policy_set_dirs(&pol, "/nonexistent/x", NULL,
+	    &cause), -1);
+	free(cause);
+	sandbox_policy_release(&pol);
+	free(sub);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_default_shape),
+		T(test_usr_merge_symlinks),
+		T(test_network_on),
+		T(test_readonly_profile),
+		T(test_git_write_profile),
+		T(test_nested_variants),
+		T(test_allow_nested_sandboxes),
+		T(test_no_userns_refuses),
+		T(test_environment),
+		T(test_extra_paths),
+		T(test_mount_table),
+		T(test_placeholders_removed),
+		T(test_dry_creates_nothing),
+		T(test_symlinked_protected_refused),
+		T(test_configured_protected),
+		T(test_policy_dirs),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
