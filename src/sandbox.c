@@ -457,8 +457,7 @@ build_private(struct build *b)
 	}
 	if (b->pol->network)
 		build_resolv(b);
-	if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0 &&
-	    !path_is_under(home, "/tmp") && !path_is_under(home, "/run")) {
+	if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0) {
 		add2(b, "--tmpfs", home);
 		build_mount(b, MOUNT_TMPFS, home, "home, empty and private");
 	}

@@ -49,15 +49,15 @@ assert_eq "stdout capped" "$(jfield '.stdout|length')" 10
 assert_eq "stderr not truncated" "$(jfield .stderr_truncated)" false
 
 # Timeout: the whole tree dies, including a background child.
-marker="bwgate-timeout-$$"
+marker="30$$"
 start=$(date +%s)
-jexec --timeout 1 -- sh -c "sleep 300 & exec -a $marker sleep 301"
+jexec --timeout 1 -- sh -c "sleep 1$marker & sleep 2$marker"
 st=$?
 assert_eq "timeout exit status is 128+SIGKILL or SIGTERM" "$(( st == 143 || st == 137 ))" 1
 assert_eq "json timed_out" "$(jfield .timed_out)" true
 ok_if "timeout returned promptly" test $(( $(date +%s) - start )) -lt 10
-ok_unless "no process of the timed-out tree survives" pgrep -f "$marker"
-ok_unless "no background sleep survives" pgrep -f "sleep 300"
+ok_unless "the timed-out command does not survive" pgrep -f "sleep 2$marker"
+ok_unless "its background child does not survive" pgrep -f "sleep 1$marker"
 
 # A background process dies with the command.
 "$BWGATE" exec --quiet -- sh -c "(sleep 2; touch bg-survived) >/dev/null 2>&1 & exit 0"

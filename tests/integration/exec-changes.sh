@@ -42,7 +42,7 @@ jexec -- mkdir -p x/y && jexec -- sh -c 'mkdir -p a/b && echo f > a/b/f'
 assert_eq "nested mkdir lists every level" "$(changes created)" '["a","a/b","a/b/f"]'
 
 jexec -- rm -rf tree
-assert_eq "rm -rf lists the whole tree" "$(changes deleted)" '["tree","tree/sub","tree/sub/x"]'
+assert_eq "rm -rf lists the whole tree, children first" "$(changes deleted)" '["tree/sub/x","tree/sub","tree"]'
 
 jexec -- chmod 600 mode.txt
 assert_eq "chmod is a modification" "$(changes modified)" '["mode.txt"]'

@@ -73,7 +73,7 @@ assert_eq "project writable" "$(cat "$P/src/b.txt")" new
 
 # Home is empty and private.
 echo secret > "$HOME/secret-file"
-assert_eq "home is empty inside" "$("$BWGATE" exec --quiet -- sh -c 'ls -A "$HOME"')" ""
+assert_eq "home exists and is empty inside" "$("$BWGATE" exec --quiet -- sh -c 'ls -A "$HOME" && echo listed')" "listed"
 ok_unless "home files invisible" run 'cat "$HOME/secret-file"'
 run 'echo x > "$HOME/planted"'
 ok_unless "nothing planted in host home" test -e "$HOME/planted"
