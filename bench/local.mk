@@ -3,3 +3,12 @@ EXTRA_DIST += %D%/run %D%/bench-exec.sh
 bench: all
 	$(SHELL) $(srcdir)/%D%/run $(abs_top_builddir) $(abs_top_srcdir)
 .PHONY: bench
+
+# Large-tree benchmark of the change report: 'make bench-large'.
+noinst_PROGRAMS += bench/bench-snapshot
+bench_bench_snapshot_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+bench_bench_snapshot_LDADD = $(CORE_LIBS)
+EXTRA_DIST += %D%/bench-snapshot.sh
+bench-large: all
+	bash $(srcdir)/%D%/bench-snapshot.sh $(abs_top_builddir)
+.PHONY: bench-large

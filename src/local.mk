@@ -18,6 +18,7 @@ src_libbwgate_a_SOURCES = \
 	%D%/loop.c %D%/loop.h \
 	%D%/engine.c %D%/engine.h
 # module: snapshot (change report)
+src_libbwgate_a_SOURCES += %D%/snapshot.c %D%/snapshot.h
 # module: monitor (live events)
 # module: violation (seccomp user notification)
 # module: shparse / allowlist

@@ -14,6 +14,10 @@ check_PROGRAMS += tests/unit/test-sandbox
 tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sandbox_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-sandbox
+check_PROGRAMS += tests/unit/test-snapshot
+tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-snapshot
 endif
 
 EXTRA_DIST += %D%/integration/libtest.sh

@@ -1,0 +1,114 @@
+/*
+ * snapshot: the project's file tree before and after a command, and the
+ * change report computed from the two (the authoritative one: it does not
+ * depend on anything having watched live).
+ *
+ *	struct snapshot_opts o = SNAPSHOT_OPTS_INIT;
+ *	o.exclude = &cfg.exclude;
+ *	struct snapshot *before = snapshot_take(project, &o, &cause);
+ *	... run the command ...
+ *	struct snapshot *after = snapshot_take(project, &o, &cause);
+ *	snapshot_diff(before, after, &result.changes);
+ *	snapshot_free(before); snapshot_free(after);
+ *
+ * A snapshot records every entry under the root (files, directories,
+ * symlinks, devices, fifos, sockets; not the root itself) by its path
+ * relative to the root, with type, mode, owner, size, link count, device,
+ * inode, and modification, change and birth times in nanoseconds (birth
+ * time when statx(2) gives it). Symlinks are never followed. Paths are raw
+ * bytes (no UTF-8 guarantee); they may be longer than PATH_MAX.
+ *
+ * Excluded trees are opaque: the entry itself is recorded but its contents
+ * are neither scanned nor reported, and it is compared by type, mode and
+ * identity only (so `npm install` shows as one "created node_modules").
+ * ".git" is always excluded this way (as a path component anywhere), plus
+ * opts.exclude: a pattern without '/' is a component name matched at any
+ * depth ("node_modules"), one with '/' a path relative to the root
+ * ("build/out", a leading "./" or trailing '/' is ignored). opts.skip lists
+ * exact relative paths left out entirely, subtree included (placeholders
+ * bwgate itself created).
+ *
+ * Scanning uses getdents64 and statx relative to directory descriptors, in
+ * two threads when the machine has two CPUs and the tree has more than one
+ * subtree. Entries that vanish during the scan are skipped silently;
+ * directories that cannot be read are recorded and named in
+ * snapshot_warnings().
+ *
+ * snapshot_diff() rules (see snapshot.c for the reasoning):
+ * - a path present in only one snapshot is created or deleted; a path in
+ *   both is modified when its type, identity (device, inode, birth time),
+ *   mode, owner, or (not for directories) size, mtime or ctime differ;
+ *   a ctime change that comes with a link count change alone (ln, rm of
+ *   another link) is not a modification; a directory whose entries changed
+ *   is not itself modified (its new or removed entries are reported);
+ * - a deleted path and a created path with the same identity (device,
+ *   inode, type, and birth time when known) are one rename {from, to};
+ *   when size, mtime or mode changed too, "to" is also listed as modified;
+ *   a path present in both snapshots never takes part in a rename, so an
+ *   editor's atomic save (write a temp file, rename it over the target)
+ *   reports the target as modified and nothing else;
+ * - the entries under a renamed directory that moved along with it are
+ *   implied and not listed (unless they changed: then modified);
+ * - created, modified and renamed are sorted parents first
+ *   (x, x/y, x/y/f); deleted lists children before their parents.
+ *
+ * snapshot_take() returns NULL with *cause set (caller frees) when the
+ * root cannot be opened or read. A snapshot is immutable once taken and
+ * owned by the caller; snapshot_free() releases it.
+ */
+#ifndef BWGATE_SNAPSHOT_H
+#define BWGATE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+#include "strv.h"
+
+struct snapshot_opts {
+	const struct strv	*exclude;	/* opaque trees, or NULL */
+	const struct strv	*skip;		/* exact paths left out, or NULL */
+	int			 threads;	/* 0: automatic, 1: one, 2: two */
+};
+#define SNAPSHOT_OPTS_INIT { NULL, NULL, 0 }
+
+/* One recorded entry (read-only view for callers and tests). */
+struct snapshot_entry {
+	const char	*path;		/* relative, in the snapshot's arena */
+	uint32_t	 len;
+	uint32_t	 hash;
+	uint32_t	 mode;		/* st_mode: type and permissions */
+	uint32_t	 flags;		/* SNAPSHOT_* below */
+	uint32_t	 uid;
+	uint32_t	 gid;
+	uint32_t	 nlink;
+	uint64_t	 dev;
+	uint64_t	 ino;
+	uint64_t	 size;
+	int64_t		 mtime;		/* nanoseconds since the epoch */
+	int64_t		 ctime;
+	int64_t		 btime;		/* valid with SNAPSHOT_BTIME */
+};
+#define SNAPSHOT_BTIME		(1 << 0)	/* birth time is known */
+#define SNAPSHOT_OPAQUE		(1 << 1)	/* excluded: contents not scanned */
+#define SNAPSHOT_UNREADABLE	(1 << 2)	/* directory could not be read */
+
+struct snapshot;
+
+struct snapshot	*snapshot_take(const char *root,
+		    const struct snapshot_opts *, char **cause);
+/* Append the differences between two snapshots of the same root to out. */
+void		 snapshot_diff(const struct snapshot *before,
+		    const struct snapshot *after, struct changes *out);
+size_t		 snapshot_count(const struct snapshot *);
+/* Entry i, in no particular order (0 <= i < snapshot_count()). */
+const struct snapshot_entry *snapshot_entry(const struct snapshot *, size_t);
+/* The entry for a relative path, or NULL. */
+const struct snapshot_entry *snapshot_find(const struct snapshot *,
+		    const char *path);
+/* Problems met while scanning (unreadable directories, ...). */
+const struct strv *snapshot_warnings(const struct snapshot *);
+void		 snapshot_free(struct snapshot *);
+
+#endif
