@@ -21,6 +21,12 @@ src_libbwgate_a_SOURCES = \
 src_libbwgate_a_SOURCES += %D%/snapshot.c %D%/snapshot.h
 # module: monitor (live events)
 # module: violation (seccomp user notification)
+src_libbwgate_a_SOURCES += %D%/observe.c %D%/observe.h %D%/observe-proto.h
+# Runs first inside the sandbox: installs the observer's seccomp filter.
+pkglibexec_PROGRAMS += bwgate-helper
+bwgate_helper_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+bwgate_helper_LDADD = $(SECCOMP_LIBS)
+bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h
 # module: shparse / allowlist
 # module: console core (protocol, queue, audit, loop, server)
 

@@ -18,6 +18,10 @@ check_PROGRAMS += tests/unit/test-snapshot
 tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-snapshot
+check_PROGRAMS += tests/unit/test-observe
+tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_observe_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-observe
 endif
 
 EXTRA_DIST += %D%/integration/libtest.sh

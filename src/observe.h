@@ -1,0 +1,121 @@
+/*
+ * observe: what the sandbox refused, exactly (seccomp user notification).
+ *
+ * bwrap runs bwgate-helper first inside the sandbox; the helper installs a
+ * seccomp filter that notifies bwgate of write-intent system calls (open
+ * for writing, create, mkdir, unlink, rename, link, symlink, truncate,
+ * chmod, chown, mknod, utime, xattr; connect/sendto/sendmsg when the
+ * network is off) and hands the listener back over a socket. For each
+ * notification bwgate reads the path from /proc/PID/mem, resolves it as
+ * the command sees it (cwd, dirfd, "..", symlinks through /proc/PID/root),
+ * looks up the covering mount in the sandbox's table, records a violation
+ * when the call fails (or is discarded) for a sandbox reason, and ALWAYS
+ * answers CONTINUE: the mounts enforce, the notifications only observe.
+ *
+ * Where user notification is unavailable (old kernel, a container's
+ * seccomp policy, or BWGATE_NO_NOTIFY=1 in the environment), the helper
+ * says so and runs the command unobserved; observe_infer() then reads the
+ * command's error output instead and marks what it finds inferred.
+ *
+ * Lifecycle (the engine):
+ *	obs = observe_prepare(&pol, &cause);	sets pol.helper, pol.helper_fd
+ *	sandbox_build(&pol, ...);		the sandbox owns helper_fd now
+ *	runner_spawn(...);
+ *	observe_attach(obs, loop, &sb, &r->violations);
+ *	... loop until the sandbox is gone ...
+ *	observe_finish(obs);			drain, close
+ *	if (!observe_exact(obs))
+ *		observe_infer(err, len, &sb, pol.cwd, pol.network, &r->violations);
+ *	observe_free(obs);
+ *
+ * Without a struct loop: poll observe_fd() for POLLIN and call
+ * observe_handle() when it is readable; the descriptor changes once (the
+ * socket first, then the listener), so ask again after each call.
+ */
+#ifndef BWGATE_OBSERVE_H
+#define BWGATE_OBSERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "report.h"
+#include "sandbox.h"
+
+struct loop;
+struct observer;
+
+/* Create the socket pair and point the policy at the helper; NULL with
+   cause when no helper binary can be found (the engine then infers). */
+struct observer	*observe_prepare(struct sandbox_policy *, char **cause);
+/* Descriptor to poll for POLLIN now, or -1 when there is nothing more. */
+int		 observe_fd(const struct observer *);
+/* Handle what is readable (bounded work; never blocks). */
+void		 observe_handle(struct observer *, const struct sandbox *,
+		    struct violations *);
+/* Register with a loop: handles readiness and the descriptor change. */
+void		 observe_attach(struct observer *, struct loop *,
+		    const struct sandbox *, struct violations *);
+/* Handle what is still pending, then close the listener and socket. */
+void		 observe_finish(struct observer *);
+void		 observe_free(struct observer *);
+/* Did the helper attach a listener (so the violations are exact)? */
+bool		 observe_exact(const struct observer *);
+/* "exact", or why not ("disabled", "seccomp_load: Invalid argument"). */
+const char	*observe_status(const struct observer *);
+/* Notifications handled so far. */
+unsigned long	 observe_count(const struct observer *);
+
+/* The fallback: find refusals in the command's error output. */
+void		 observe_infer(const char *text, size_t len,
+		    const struct sandbox *, const char *cwd, bool network,
+		    struct violations *);
+
+/*
+ * Pure parts, exported for the unit tests.
+ */
+
+/* How a call touches its path. */
+enum observe_kind {
+	OBSERVE_CREATE,		/* create if missing (open O_CREAT) */
+	OBSERVE_CREATE_EXCL,	/* fails if present (mkdir, link, ...) */
+	OBSERVE_WRITE,		/* change something that must exist */
+	OBSERVE_DELETE,		/* unlink, rmdir, rename (either side) */
+};
+
+/* What is known about the target when the call is made. */
+struct observe_target {
+	bool	exists;		/* in the sandbox */
+	bool	parent_exists;	/* in the sandbox */
+	bool	host_exists;	/* the same path on the host */
+	bool	host_parent_exists;
+	bool	writes;		/* open O_CREAT on an existing file writes */
+};
+
+/* Join base and path (if relative) and remove ".", ".." and "//". */
+char		*observe_normalise(const char *base, const char *path);
+
+/* Read a link inside the sandbox view: like readlink(2), -1 with errno
+   (EINVAL: not a link, ENOENT: missing). */
+typedef ssize_t	(*observe_readlink_cb)(void *, const char *, char *, size_t);
+/* Resolve symlinks in a normalised absolute path (the last component
+   only when follow); *missing when some component does not exist. */
+char		*observe_resolve(const char *path, bool follow,
+		    observe_readlink_cb, void *, bool *missing);
+
+/* Would this call fail (or be discarded) for a sandbox reason? 1 and the
+   reason if so; m is the mount covering the resolved path (or NULL). */
+int		 observe_decide(const struct sandbox_mount *m,
+		    enum observe_kind, const struct observe_target *,
+		    enum violation_reason *);
+
+/* A network address: 1 with "host:port" in *what when it is an IP one
+   (AF_INET, AF_INET6), *loopback and *port set; 0 otherwise. */
+int		 observe_sockaddr(const struct sockaddr *, socklen_t,
+		    char **what, bool *loopback, unsigned *port);
+
+/* Find one refusal in one line of error output; 1 if found. */
+int		 observe_parse_line(const char *line, bool network,
+		    char **path, const char **operation, const char **cause);
+
+#endif
