@@ -21,6 +21,15 @@ struct command {
 static const struct command commands[] = {
 	{ "exec", cmd_exec, "run one command in the sandbox and report" },
 	{ "doctor", cmd_doctor, "check what this host supports" },
+	{ "check", cmd_check, "classify a command string (verdict, rule, sandbox)" },
+	{ "trust", cmd_trust, "trust a project's rule file (.bwgate.json)" },
+	{ "console", cmd_console, "start the console (the default)" },
+	{ "run", cmd_run, "submit a command to the console and wait" },
+	{ "sh", cmd_sh, "like sh -c STRING, through the console" },
+	{ "list", cmd_list, "list the console's requests" },
+	{ "approve", cmd_approve, "approve a pending request" },
+	{ "deny", cmd_deny, "deny a pending request" },
+	{ "kill", cmd_kill, "kill a running request" },
 	{ NULL, NULL, NULL }
 };
 

@@ -5,11 +5,44 @@
 #ifndef BWGATE_CMD_H
 #define BWGATE_CMD_H
 
+#include <stdbool.h>
+
+#include "strv.h"
+
 /* Exit statuses shared by the front ends (see bwgate(1)). */
 #define EXIT_BWGATE_FAILED	125	/* bwgate failed before running it */
 #define EXIT_DENIED		77	/* denied (by rule, operator, headless) */
+#define EXIT_ASK		1	/* bwgate check: the verdict is ask */
 
 int	cmd_exec(int, char **);
 int	cmd_doctor(int, char **);
+int	cmd_check(int, char **);
+int	cmd_trust(int, char **);
+int	cmd_console(int, char **);
+int	cmd_run(int, char **);
+int	cmd_sh(int, char **);
+int	cmd_list(int, char **);
+int	cmd_approve(int, char **);
+int	cmd_deny(int, char **);
+int	cmd_kill(int, char **);
+
+/* One command for the console, as `bwgate run` and `bwgate sh` send it. */
+struct run_request {
+	const char	*socket;	/* NULL: $BWGATE_SOCKET or default */
+	const char	*cwd;		/* NULL: the current directory */
+	const char	*command;	/* a shell string, or */
+	struct strv	 argv;		/* an argv */
+	const char	*agent;
+	int		 timeout_s;
+	bool		 json;		/* print the report, not the output */
+	bool		 network;
+	struct strv	 rw;
+	struct strv	 ro;
+};
+#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
+	false, STRV_INIT, STRV_INIT }
+
+/* Submit and follow to the end (cmd-run.c); returns the exit status. */
+int	run_submit(const struct run_request *);
 
 #endif

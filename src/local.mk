@@ -20,6 +20,8 @@ src_libbwgate_a_SOURCES = \
 # module: snapshot (change report)
 src_libbwgate_a_SOURCES += %D%/snapshot.c %D%/snapshot.h
 # module: monitor (live events)
+src_libbwgate_a_SOURCES += %D%/monitor.c %D%/monitor.h \
+	%D%/monitor-child.c %D%/monitor-int.h
 # module: violation (seccomp user notification)
 src_libbwgate_a_SOURCES += %D%/observe.c %D%/observe.h %D%/observe-proto.h
 # Runs first inside the sandbox: installs the observer's seccomp filter.
@@ -28,7 +30,13 @@ bwgate_helper_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 bwgate_helper_LDADD = $(SECCOMP_LIBS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h
 # module: shparse / allowlist
+src_libbwgate_a_SOURCES += %D%/allowlist.c %D%/allowlist.h \
+	%D%/rules.c %D%/rules.h %D%/optparse.c %D%/optparse.h \
+	%D%/sha256.c %D%/sha256.h
 # module: console core (protocol, queue, audit, loop, server)
+src_libbwgate_a_SOURCES += %D%/protocol.c %D%/protocol.h \
+	%D%/queue.c %D%/queue.h %D%/audit.c %D%/audit.h \
+	%D%/client.c %D%/client.h %D%/console.c %D%/console.h
 
 # Everything that links the core needs these.
 CORE_LIBS = src/libbwgate.a $(CJSON_LIBS) $(SECCOMP_LIBS) $(INOTIFYTOOLS_LIBS) -lpthread
@@ -39,4 +47,18 @@ bwgate_LDADD = $(CORE_LIBS) $(NCURSES_LIBS)
 bwgate_SOURCES = \
 	%D%/bwgate.c %D%/cmd.h \
 	%D%/cmd-exec.c \
-	%D%/cmd-doctor.c
+	%D%/cmd-doctor.c \
+	%D%/cmd-check.c \
+	%D%/cmd-trust.c
+# the console and its clients
+bwgate_SOURCES += %D%/cmd-console.c %D%/cmd-run.c %D%/cmd-sh.c \
+	%D%/cmd-control.c
+# `bwgate-sh` is `bwgate sh` (bwgate.c looks at its own name).
+install-exec-hook: install-exec-bwgate-sh
+install-exec-bwgate-sh:
+	cd $(DESTDIR)$(bindir) && rm -f bwgate-sh$(EXEEXT) && \
+	ln -s bwgate$(EXEEXT) bwgate-sh$(EXEEXT)
+uninstall-hook: uninstall-bwgate-sh
+uninstall-bwgate-sh:
+	rm -f $(DESTDIR)$(bindir)/bwgate-sh$(EXEEXT)
+.PHONY: install-exec-bwgate-sh uninstall-bwgate-sh

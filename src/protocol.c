@@ -193,6 +193,74 @@ proto_utf8_complete(const char *s, size_t len)
 	return len;
 }
 
+static const char proto_b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Base64-encode n bytes. */
+char *
+proto_base64_encode(const void *p, size_t n)
+{
+	const unsigned char	*in = p;
+	char			*out = xmalloc(4 * ((n + 2) / 3) + 1), *o = out;
+	size_t			 i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | in[i + 1] << 8 | in[i + 2];
+
+		*o++ = proto_b64[v >> 18];
+		*o++ = proto_b64[(v >> 12) & 63];
+		*o++ = proto_b64[(v >> 6) & 63];
+		*o++ = proto_b64[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		if (i + 1 < n)
+			v |= in[i + 1] << 8;
+		*o++ = proto_b64[v >> 18];
+		*o++ = proto_b64[(v >> 12) & 63];
+		*o++ = i + 1 < n ? proto_b64[(v >> 6) & 63] : '=';
+		*o++ = '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Decode base64 (padding required, no whitespace). */
+int
+proto_base64_decode(const char *s, struct buf *b)
+{
+	size_t		len = strlen(s), i, k;
+	uint32_t	v;
+	int		pad;
+
+	if (len % 4 != 0)
+		return -1;
+	for (i = 0; i < len; i += 4) {
+		v = 0;
+		pad = 0;
+		for (k = 0; k < 4; k++) {
+			const char *q = s[i + k] == '\0' ? NULL :
+			    strchr(proto_b64, s[i + k]);
+
+			if (s[i + k] == '=' && i + 4 == len && k >= 2) {
+				pad++;
+				v <<= 6;
+				continue;
+			}
+			if (q == NULL || pad > 0)
+				return -1;
+			v = v << 6 | (uint32_t)(q - proto_b64);
+		}
+		buf_putc(b, (char)(v >> 16));
+		if (pad < 2)
+			buf_putc(b, (char)(v >> 8 & 0xff));
+		if (pad < 1)
+			buf_putc(b, (char)(v & 0xff));
+	}
+	return 0;
+}
+
 /* A string member: 0 and *out (NULL if absent), -1 if mistyped. */
 static int
 get_string(const cJSON *o, const char *name, bool required, char **out,

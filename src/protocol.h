@@ -117,6 +117,11 @@ bool		 proto_utf8_valid(const char *s, size_t len, size_t *bad);
    sequence (so output chunks are not split mid-character). */
 size_t		 proto_utf8_complete(const char *s, size_t len);
 
+/* Base64 (RFC 4648) for output that is not UTF-8. */
+char		*proto_base64_encode(const void *, size_t);
+/* Decode into b; -1 if s is not base64. */
+int		 proto_base64_decode(const char *s, struct buf *b);
+
 /* A reply object {"v":1,"type":type[,"id":id][,"tag":tag]}. */
 cJSON		*proto_reply_new(const char *type, uint32_t id,
 		    const char *tag);

@@ -332,7 +332,7 @@ request_json(const struct request *r)
 		cJSON_AddNumberToObject(j, "timeout", r->timeout_s);
 	if (!proto_mounts_empty(&r->asked))
 		cJSON_AddItemToObject(j, "asked", proto_mounts_json(&r->asked));
-	if (!proto_mounts_empty(&r->edits))
+	if (r->edited)
 		cJSON_AddItemToObject(j, "edits", proto_mounts_json(&r->edits));
 	cJSON_AddStringToObject(j, "verdict", verdict_name(r->verdict));
 	add_string(j, "rule", r->rule);

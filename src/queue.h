@@ -76,6 +76,7 @@ struct request {
 	int			 timeout_s;	/* 0: default */
 	struct proto_mounts	 asked;		/* agent's requested changes */
 	struct proto_mounts	 edits;		/* operator's changes */
+	bool			 edited;	/* edits replace asked */
 
 	enum verdict		 verdict;
 	char			*rule;

@@ -18,6 +18,10 @@ check_PROGRAMS += tests/unit/test-snapshot
 tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-snapshot
+check_PROGRAMS += tests/unit/test-monitor
+tests_unit_test_monitor_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_monitor_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-monitor
 check_PROGRAMS += tests/unit/test-observe
 tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_observe_LDADD = $(UNIT_LDADD)
@@ -31,3 +35,6 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
+# Violation observer (seccomp user notification), through bwgate exec.
+TESTS += %D%/integration/violations.sh
+EXTRA_DIST += %D%/integration/violations.sh

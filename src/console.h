@@ -1,0 +1,156 @@
+/*
+ * console: the console core, everything but drawing.
+ *
+ * A struct console owns the agent socket, the control socket, the
+ * optional FIFO, the connected clients, the request queue (queue.h), the
+ * audit log (audit.h) and one `bwgate exec` child per running request. It
+ * lives on a struct loop (loop.h) that the front end creates and drives:
+ *
+ *	struct loop *l = loop_new();
+ *	struct console_opts o = CONSOLE_OPTS_INIT;  o.project = ...;
+ *	struct console *c = console_new(&o, l, &cause);
+ *	console_subscribe(c, on_event, ui);	optional, any number
+ *	loop_add(l, STDIN_FILENO, POLLIN, ui_key, ui);	the UI's own fds
+ *	while (!console_done(c)) {
+ *		loop_run_once(l, -1);
+ *		if (console_dirty(c) != 0) {	one redraw per pass
+ *			ui_draw(ui, c);
+ *			console_clear_dirty(c);
+ *		}
+ *	}
+ *	console_free(c);
+ *	loop_free(l);
+ *
+ * A front end learns what changed in two ways, use either or both:
+ * callbacks (console_subscribe: each event as it happens, with the
+ * request and the data: output chunks, filesystem events, messages), and
+ * dirty bits (console_dirty: what kind of thing changed since the last
+ * console_clear_dirty), for tmux-style "draw once per loop pass".
+ *
+ * Operator actions are plain functions (console_approve, console_deny,
+ * console_kill, console_rerun, console_set_mounts). They return -1 with a
+ * one-line cause (e.g. "cannot approve request 3: it is running") that a
+ * front end shows as is. The control socket calls the same functions.
+ *
+ * Requests belong to the queue (console_queue); the console keeps the
+ * last CONSOLE_OUTPUT_KEEP bytes of each request's output and its last
+ * CONSOLE_EVENTS_KEEP filesystem events for the front end to show. A
+ * request is freed only after CONSOLE_EV_REMOVED is delivered for it.
+ */
+#ifndef BWGATE_CONSOLE_H
+#define BWGATE_CONSOLE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "loop.h"
+#include "protocol.h"
+#include "queue.h"
+
+#define CONSOLE_OUTPUT_KEEP	(256 * 1024)	/* bytes per request */
+#define CONSOLE_EVENTS_KEEP	1000		/* events per request */
+#define CONSOLE_HISTORY_KEEP	1000		/* ended requests kept */
+
+struct console;
+
+struct console_opts {
+	const char	*project;	/* NULL: git top level of cwd, or cwd */
+	const char	*socket;	/* NULL: $BWGATE_SOCKET or the default */
+	const char	*fifo;		/* NULL: no FIFO */
+	const char	*config_file;	/* --config */
+	const char	*audit_file;	/* NULL: $XDG_STATE_HOME/bwgate/... */
+	const char	*exec_path;	/* the bwgate binary to run children */
+	bool		 headless;	/* nobody at a terminal */
+	bool		 auto_allowlisted; /* allow verdicts run at once */
+	int		 approval_timeout_s; /* 0: wait forever */
+	size_t		 max_running;	/* 0: CONSOLE_MAX_RUNNING */
+};
+#define CONSOLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, \
+	false, 0, 0 }
+#define CONSOLE_MAX_RUNNING	16
+
+enum console_event_type {
+	CONSOLE_EV_ADDED,	/* a request was queued (classified) */
+	CONSOLE_EV_CHANGED,	/* state, decision or mounts changed */
+	CONSOLE_EV_OUTPUT,	/* stream + data/len: a chunk of output */
+	CONSOLE_EV_FSEVENT,	/* json: one live filesystem event */
+	CONSOLE_EV_REMOVED,	/* the request is about to be freed */
+	CONSOLE_EV_MESSAGE,	/* message: a line for the status area */
+	CONSOLE_EV_CLIENTS,	/* clients connected or went away */
+	CONSOLE_EV_QUIT,	/* the console is shutting down */
+};
+
+struct console_event {
+	enum console_event_type	 type;
+	struct request		*r;		/* NULL for MESSAGE/CLIENTS */
+	const char		*stream;	/* "stdout" or "stderr" */
+	const char		*data;
+	size_t			 len;
+	const cJSON		*json;
+	const char		*message;
+};
+
+typedef void (*console_cb)(struct console *, const struct console_event *,
+    void *arg);
+
+/* Dirty bits (console_dirty). */
+enum {
+	CONSOLE_DIRTY_QUEUE = (1 << 0),		/* requests added/changed */
+	CONSOLE_DIRTY_OUTPUT = (1 << 1),	/* output of some request */
+	CONSOLE_DIRTY_EVENTS = (1 << 2),	/* filesystem events */
+	CONSOLE_DIRTY_STATUS = (1 << 3),	/* messages, client count */
+};
+
+/* Start: open the audit log, load config and allowlist, probe the host,
+   bind the sockets (and FIFO), register with the loop. */
+struct console	*console_new(const struct console_opts *, struct loop *,
+		    char **cause);
+/* Kill what runs, close everything, remove the sockets. */
+void		 console_free(struct console *);
+
+void		 console_subscribe(struct console *, console_cb, void *arg);
+unsigned	 console_dirty(const struct console *);
+void		 console_clear_dirty(struct console *);
+
+/* Begin an orderly shutdown (what SIGINT/SIGTERM do): deny what waits,
+   kill what runs, wait for their reports; console_done() turns true. */
+void		 console_shutdown(struct console *, const char *why);
+bool		 console_done(const struct console *);
+
+/* What the front end shows. */
+struct queue	*console_queue(struct console *);
+struct loop	*console_loop(struct console *);
+const char	*console_project(const struct console *);
+const char	*console_socket_path(const struct console *);
+const char	*console_control_path(const struct console *);
+const char	*console_audit_path(const struct console *);
+size_t		 console_clients(const struct console *);
+/* The kept output (interleaved stdout/stderr) and events of a request. */
+const struct buf *console_output(const struct console *,
+		    const struct request *);
+const cJSON	*console_events(const struct console *, const struct request *);
+/* The mounts a request will run with (the agent's ask or the edits). */
+const struct proto_mounts *console_mounts(const struct request *);
+
+/* Operator actions; who names the operator ("terminal", "uid 1000"). */
+int		 console_approve(struct console *, uint32_t id,
+		    const char *who, const char *note, char **cause);
+int		 console_deny(struct console *, uint32_t id, const char *who,
+		    const char *note, char **cause);
+int		 console_kill(struct console *, uint32_t id, const char *who,
+		    char **cause);
+/* Queue an ended request's command again; returns the new id or 0. */
+uint32_t	 console_rerun(struct console *, uint32_t id, const char *who,
+		    char **cause);
+/* Replace a pending request's extra mounts (network, rw, ro, hide) and
+   rebuild its bwrap argv; the agent sees them in the decided message. */
+int		 console_set_mounts(struct console *, uint32_t id,
+		    const struct proto_mounts *, char **cause);
+/* Submit a command as if it came from the FIFO (for front ends). */
+uint32_t	 console_submit(struct console *, const char *command,
+		    const char *agent, char **cause);
+
+#endif
