@@ -66,6 +66,7 @@ assert_eq() {
 		echo "not ok $TESTS_RUN - $what"
 		printf '# got:  %s\n# want: %s\n' "$got" "$want" | head -20
 		TESTS_FAILED=$((TESTS_FAILED + 1))
+		return 1
 	fi
 }
 
