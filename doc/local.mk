@@ -1,3 +1,4 @@
 # Manual pages and reference documents.
 dist_man_MANS += %D%/bwgate.1
 EXTRA_DIST += %D%/report.md
+EXTRA_DIST += %D%/change-report.md

@@ -670,6 +670,8 @@ snapshot_build_index(struct snapshot *sn)
 		j = snapshot_slot(sn, e->path, e->len, e->hash);
 		if (sn->index[j] == 0)
 			sn->index[j] = i + 1;
+		else
+			sn->v[i].flags |= SNAPSHOT_DUPLICATE;
 	}
 }
 
@@ -1140,8 +1142,11 @@ snapshot_diff(const struct snapshot *before, const struct snapshot *after,
 	seen = xcalloc(before->n + 1, 1);
 	for (i = 0; i < after->n; i++) {
 		a = &after->v[i];
+		if (a->flags & SNAPSHOT_DUPLICATE)
+			continue;
 		b = hint < before->n ? &before->v[hint] : NULL;
 		if (b == NULL || b->hash != a->hash || b->len != a->len ||
+		    (b->flags & SNAPSHOT_DUPLICATE) ||
 		    memcmp(b->path, a->path, a->len) != 0) {
 			slot = snapshot_slot(before, a->path, a->len, a->hash);
 			if (before->index[slot] == 0) {
@@ -1156,7 +1161,7 @@ snapshot_diff(const struct snapshot *before, const struct snapshot *after,
 			entryv_push(&modified, a);
 	}
 	for (i = 0; i < before->n; i++) {
-		if (!seen[i])
+		if (!seen[i] && !(before->v[i].flags & SNAPSHOT_DUPLICATE))
 			entryv_push(&vanished, &before->v[i]);
 	}
 	free(seen);

@@ -93,6 +93,8 @@ struct snapshot_entry {
 #define SNAPSHOT_BTIME		(1 << 0)	/* birth time is known */
 #define SNAPSHOT_OPAQUE		(1 << 1)	/* excluded: contents not scanned */
 #define SNAPSHOT_UNREADABLE	(1 << 2)	/* directory could not be read */
+#define SNAPSHOT_DUPLICATE	(1 << 3)	/* listed twice (a rename raced
+						   the scan): ignored */
 
 struct snapshot;
 
