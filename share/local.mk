@@ -1,2 +1,3 @@
 # Shipped defaults, installed under $(pkgdatadir).
 dist_pkgdata_DATA += %D%/bwgate/config.json
+dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh
