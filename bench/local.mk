@@ -12,3 +12,12 @@ EXTRA_DIST += %D%/bench-snapshot.sh
 bench-large: all
 	bash $(srcdir)/%D%/bench-snapshot.sh $(abs_top_builddir)
 .PHONY: bench-large
+
+# Live monitor overhead on a write-heavy command: 'make bench-monitor'.
+noinst_PROGRAMS += bench/bench-monitor
+bench_bench_monitor_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+bench_bench_monitor_LDADD = $(CORE_LIBS)
+EXTRA_DIST += %D%/bench-monitor.sh
+bench-monitor: all
+	bash $(srcdir)/%D%/bench-monitor.sh $(abs_top_builddir)
+.PHONY: bench-monitor
