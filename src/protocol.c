@@ -506,7 +506,15 @@ proto_decode(const char *line, size_t len, struct proto_msg *m, char **cause)
 		if (strcmp(type, proto_types[i].name) == 0)
 			break;
 	if (i == sizeof proto_types / sizeof *proto_types) {
-		*cause = xasprintf("unknown message type '%.64s'", type);
+		char *safe = xstrndup(type, 64);
+
+		safe[proto_utf8_complete(safe, strlen(safe))] = '\0';
+
+		for (char *q = safe; *q != '\0'; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		*cause = xasprintf("unknown message type '%s'", safe);
+		free(safe);
 		goto out;
 	}
 	m->type = proto_types[i].type;

@@ -26,7 +26,19 @@ check_PROGRAMS += tests/unit/test-observe
 tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_observe_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-observe
+# console core: protocol codec and queue
+check_PROGRAMS += tests/unit/test-protocol tests/unit/test-queue
+tests_unit_test_protocol_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_protocol_LDADD = $(UNIT_LDADD)
+tests_unit_test_queue_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_queue_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-protocol tests/unit/test-queue
 endif
+# Fuzz target (libFuzzer with -DFUZZ_LIBFUZZER; here a mutation smoke run).
+check_PROGRAMS += tests/fuzz/fuzz-protocol
+tests_fuzz_fuzz_protocol_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_protocol_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-protocol
 
 EXTRA_DIST += %D%/integration/libtest.sh
 ENGINE_TESTS = \

@@ -1,0 +1,154 @@
+/*
+ * fuzz-protocol: fuzz the console protocol decoder and line reader.
+ *
+ * Built with -DFUZZ_LIBFUZZER and -fsanitize=fuzzer it is a libFuzzer
+ * target. Built plainly (as 'make check' does) it runs a deterministic
+ * mutation loop over a seed corpus, or decodes the files named on the
+ * command line, and prints TAP.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "protocol.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Decode one input as a line, and feed it to a reader in pieces. */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct proto_msg	 m = PROTO_MSG_INIT;
+	struct proto_reader	 rd = PROTO_READER_INIT;
+	char			*cause = NULL, *line;
+	size_t			 len, off = 0, step;
+
+	if (proto_decode((const char *)data, size, &m, &cause) == 0) {
+		if (m.type == PROTO_SUBMIT && m.command == NULL &&
+		    m.argv.n == 0)
+			abort();	/* a submit always has a command */
+		if (cause != NULL)
+			abort();
+	} else if (cause == NULL || strchr(cause, '\n') != NULL)
+		abort();		/* errors are one line */
+	free(cause);
+	proto_msg_release(&m);
+
+	rd.max = 64;
+	while (off < size) {
+		step = 1 + (data[off] % 7);
+		if (step > size - off)
+			step = size - off;
+		proto_reader_feed(&rd, data + off, step);
+		off += step;
+		while (proto_reader_next(&rd, &line, &len) != PROTO_LINE_NONE)
+			;
+	}
+	proto_reader_release(&rd);
+	return 0;
+}
+
+#ifndef FUZZ_LIBFUZZER
+static const char *seeds[] = {
+	"{\"v\":1,\"type\":\"submit\",\"tag\":\"a\",\"command\":\"ls -l\","
+	    "\"cwd\":\"/p\",\"timeout\":5,\"network\":true,\"rw\":[\"/x\"]}",
+	"{\"type\":\"submit\",\"argv\":[\"echo\",\"h\\u00e9\"],\"agent\":\"b\"}",
+	"{\"type\":\"approve\",\"id\":3,\"note\":\"ok\",\"hide\":[\"/s\"]}",
+	"{\"type\":\"deny\",\"id\":1}\n{\"type\":\"list\"}\n",
+	"{\"type\":\"cancel\",\"id\":4294967295,\"tag\":1e308}",
+	"{\"type\":\"kill\",\"id\":[[[[[[[[[[1]]]]]]]]]]}",
+};
+
+static uint64_t	rng = 0x9e3779b97f4a7c15ull;
+
+/* xorshift64: deterministic, so failures reproduce. */
+static uint64_t
+next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Mutate a copy of a seed: flip, insert, delete, splice bytes. */
+static size_t
+mutate(const char *seed, uint8_t *out, size_t cap)
+{
+	static const char *tokens[] = { "\"", "{", "}", "[", "]", ",", ":",
+	    "\\u0000", "\xff", "\xc3", "\xe2\x82", "null", "-1", "1e999",
+	    "\"type\"", "\"id\"", "\n", "\\", "true" };
+	size_t	len = strlen(seed), n = 1 + next() % 8;
+
+	if (len > cap)
+		len = cap;
+	memcpy(out, seed, len);
+	while (n-- > 0 && len > 0) {
+		size_t pos = next() % len;
+
+		switch (next() % 4) {
+		case 0:
+			out[pos] ^= (uint8_t)(1u << (next() % 8));
+			break;
+		case 1:
+			memmove(out + pos, out + pos + 1, len - pos - 1);
+			len--;
+			break;
+		case 2: {
+			const char *t = tokens[next() % (sizeof tokens /
+			    sizeof *tokens)];
+			size_t tl = strlen(t);
+
+			if (len + tl > cap)
+				break;
+			memmove(out + pos + tl, out + pos, len - pos);
+			memcpy(out + pos, t, tl);
+			len += tl;
+			break;
+		}
+		default:
+			out[pos] = (uint8_t)next();
+			break;
+		}
+	}
+	return len;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint8_t	 buf[4096];
+	long	 iterations = 200000;
+	char	*env = getenv("FUZZ_ITERATIONS");
+
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++) {
+			FILE	*f = fopen(argv[i], "rb");
+			size_t	 n;
+
+			if (f == NULL)
+				continue;
+			n = fread(buf, 1, sizeof buf, f);
+			fclose(f);
+			LLVMFuzzerTestOneInput(buf, n);
+		}
+		return 0;
+	}
+	if (env != NULL)
+		iterations = atol(env);
+	printf("1..1\n");
+	for (long i = 0; i < iterations; i++) {
+		const char *seed = seeds[i % (sizeof seeds / sizeof *seeds)];
+		size_t n = mutate(seed, buf, sizeof buf);
+
+		LLVMFuzzerTestOneInput(buf, n);
+	}
+	printf("ok 1 - %ld mutated inputs decoded without a crash\n",
+	    iterations);
+	return 0;
+}
+#endif
