@@ -34,6 +34,7 @@
 #include "log.h"
 #include "loop.h"
 #include "monitor.h"
+#include "observe.h"
 #include "probe.h"
 #include "runner.h"
 #include "snapshot.h"
@@ -45,6 +46,7 @@ struct engine {
 	struct loop		*loop;
 	struct runner		 run;
 	struct monitor		*mon;
+	struct observer		*obs;		/* violation observer */
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;
@@ -387,6 +389,13 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_fail(r, xstrdup("no command to run"));
 		goto out;
 	}
+	/* The violation observer: bwrap runs its helper first. */
+	if (o->observe && (e.obs = observe_prepare(&pol, &cause)) == NULL) {
+		strv_push_owned(&r->warnings, xasprintf("violations are "
+		    "inferred from error output: %s", cause));
+		free(cause);
+		cause = NULL;
+	}
 	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
@@ -449,7 +458,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
+	observe_attach(e.obs, e.loop, &sb, &r->violations);
 	engine_loop(&e);
+	observe_finish(e.obs);
 	if (!e.bwrap_done) {
 		/* A pipe stayed open after bwrap's pidfd vanished. */
 		runner_wait(&e.run);
@@ -457,6 +468,17 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	r->duration_ms = loop_now_ms() - e.start_ms;
 	engine_exit_status(&e);
+	/* Without notifications, read refusals from the error output. */
+	if (o->observe && r->started && !observe_exact(e.obs))
+		observe_infer(r->err.data, r->err.len, &sb, pol.cwd,
+		    pol.network, &r->violations);
+	if (o->observe && r->sandbox != NULL)
+		cJSON_AddStringToObject(r->sandbox, "violations",
+		    observe_exact(e.obs) ? "exact" : "inferred");
+	if (o->observe && e.obs != NULL && !observe_exact(e.obs))
+		strv_push_owned(&r->warnings, xasprintf("violations are "
+		    "inferred from error output (no seccomp notification: "
+		    "%s)", observe_status(e.obs)));
 	if (e.mon != NULL) {
 		monitor_stop(e.mon, engine_event, &e);
 		r->events_lossy = monitor_lossy(e.mon);
@@ -475,6 +497,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	rc = r->error != NULL ? -1 : 0;
 out:
+	observe_free(e.obs);
 	if (e.mon != NULL)
 		monitor_free(e.mon);
 	snapshot_free(before);

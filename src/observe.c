@@ -590,6 +590,25 @@ observe_fails_hidden(enum observe_kind kind, const struct observe_target *t)
 	return false;
 }
 
+/*
+ * A private tmpfs (/tmp, /run, ...) is scratch space: using it is fine.
+ * Only reaching for what the host has there fails: a host directory or
+ * file that the private tmpfs does not show.
+ */
+static bool
+observe_fails_private(enum observe_kind kind, const struct observe_target *t)
+{
+	switch (kind) {
+	case OBSERVE_CREATE:
+	case OBSERVE_CREATE_EXCL:
+		return !t->parent_exists && t->host_parent_exists;
+	case OBSERVE_WRITE:
+	case OBSERVE_DELETE:
+		return !t->exists && t->host_exists;
+	}
+	return false;
+}
+
 int
 observe_decide(const struct sandbox_mount *m, enum observe_kind kind,
     const struct observe_target *t, enum violation_reason *reason)
@@ -597,10 +616,12 @@ observe_decide(const struct sandbox_mount *m, enum observe_kind kind,
 	if (m != NULL) {
 		switch (m->kind) {
 		case MOUNT_RW:
-		case MOUNT_TMPFS:
 		case MOUNT_DEV:
 		case MOUNT_PROC:
 			return 0;
+		case MOUNT_TMPFS:
+			*reason = VIOLATION_NOT_VISIBLE;
+			return observe_fails_private(kind, t);
 		case MOUNT_RO:
 		case MOUNT_SYMLINK:
 			*reason = VIOLATION_READ_ONLY;
@@ -653,23 +674,26 @@ observe_exists_host(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-/* Keep the number of distinct entries bounded. */
+/*
+ * Record one refusal. One entry per path and reason: the calls of one
+ * attempt (touch: open, then utimensat) count as repeats of the first
+ * operation seen. The number of distinct entries is bounded.
+ */
 static void
 observe_add(struct violations *vs, const char *path, const char *op,
     enum violation_reason reason, bool exact)
 {
 	size_t	i;
 
-	if (vs->n >= OBSERVE_MAX_VIOLATIONS) {
-		for (i = 0; i < vs->n; i++) {
-			if (vs->v[i].reason == reason &&
-			    strcmp(vs->v[i].path, path) == 0 &&
-			    strcmp(vs->v[i].operation, op) == 0)
-				break;
+	for (i = 0; i < vs->n; i++) {
+		if (vs->v[i].reason == reason &&
+		    strcmp(vs->v[i].path, path) == 0) {
+			op = vs->v[i].operation;
+			break;
 		}
-		if (i == vs->n)
-			return;
 	}
+	if (i == vs->n && vs->n >= OBSERVE_MAX_VIOLATIONS)
+		return;
 	violations_add(vs, path, op, reason, exact);
 }
 
@@ -690,6 +714,10 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	t.writes = writes;
 	res = observe_resolve(named, follow, observe_readlink_root,
 	    &obs->rootfd, &missing);
+	m = sandbox_mount_for(sb, res);
+	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
+	    m->kind == MOUNT_PROC))
+		return false;	/* writable: nothing more to look at */
 	parent = xstrdup(res);
 	slash = strrchr(parent, '/');
 	if (slash == parent)
@@ -698,14 +726,15 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 		*slash = '\0';
 	t.parent_exists = !missing && observe_exists_in(obs->rootfd, parent);
 	t.exists = t.parent_exists && observe_exists_in(obs->rootfd, res);
-	m = sandbox_mount_for(sb, res);
-	if (m == NULL || m->kind == MOUNT_HIDDEN) {
+	if (m == NULL || m->kind == MOUNT_HIDDEN || m->kind == MOUNT_TMPFS) {
 		t.host_exists = observe_exists_host(res);
 		t.host_parent_exists = t.host_exists ||
 		    observe_exists_host(parent);
 	}
 	if (!observe_decide(m, kind, &t, &reason))
 		return false;
+	if (kind == OBSERVE_CREATE && t.exists)
+		op = "write";
 	LOG("%s %s (%s): %s", op, named, res, violation_reason_name(reason));
 	observe_add(vs, named, op, reason, true);
 	return true;

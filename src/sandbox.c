@@ -459,7 +459,8 @@ build_private(struct build *b)
 		build_resolv(b);
 	if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0) {
 		add2(b, "--tmpfs", home);
-		build_mount(b, MOUNT_TMPFS, home, "home, empty and private");
+		/* Hidden: writes there are discarded (a violation). */
+		build_mount(b, MOUNT_HIDDEN, home, "home, empty and private");
 	}
 }
 

@@ -154,6 +154,16 @@ test_decide(void **state)
 	    false, true, true, &r), 0);
 	assert_int_equal(decide("/tmp/x", OBSERVE_CREATE, false, true, false,
 	    true, true, &r), 0);
+	assert_int_equal(decide("/tmp/x", OBSERVE_CREATE, false, true, true,
+	    true, true, &r), 0);
+	/* ... but reaching for the host's /tmp content fails. */
+	assert_int_equal(decide("/tmp/hostdir/f", OBSERVE_CREATE, false, false,
+	    true, true, true, &r), 1);
+	assert_int_equal(r, VIOLATION_NOT_VISIBLE);
+	assert_int_equal(decide("/tmp/hostfile", OBSERVE_WRITE, false, true,
+	    true, true, false, &r), 1);
+	assert_int_equal(decide("/tmp/nowhere/f", OBSERVE_CREATE, false, false,
+	    false, false, true, &r), 0);
 	assert_int_equal(decide("/dev/null", OBSERVE_WRITE, true, true, true,
 	    true, true, &r), 0);
 
