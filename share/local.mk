@@ -1,3 +1,4 @@
 # Shipped defaults, installed under $(pkgdatadir).
 dist_pkgdata_DATA += %D%/bwgate/config.json
+dist_pkgdata_DATA += %D%/bwgate/allowlist.json
 dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh

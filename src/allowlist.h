@@ -19,6 +19,7 @@
 #define BWGATE_ALLOWLIST_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 
 #include "sandbox.h"
 #include "strv.h"
@@ -52,6 +53,27 @@ void		 allowlist_classify_argv(const struct allowlist *,
 /* Apply a named profile to a policy; -1 with cause if unknown. */
 int		 allowlist_profile_apply(const struct allowlist *,
 		    const char *profile, struct sandbox_policy *, char **cause);
+/* Load one rule file as the only layer (tests, tools); -1 with cause. */
+struct allowlist *allowlist_load_file(const char *path, char **cause);
+/* The rule files in use, in layer order (paths pushed to out). */
+void		 allowlist_files(const struct allowlist *, struct strv *out);
+/* The project rule file in use (or NULL) and whether it is trusted. */
+const char	*allowlist_project(const struct allowlist *, bool *trusted);
+
+/*
+ * Trust: $XDG_CONFIG_HOME/bwgate/trusted.json maps the canonical path of
+ * a project's .bwgate.json to the sha256 of the content the operator
+ * trusted. Any change to the file makes its allow rules inert again.
+ */
+/* Canonical path of DIR/.bwgate.json (it may not exist); NULL with cause. */
+char		*allowlist_project_file(const char *project, char **cause);
+/* The trust table as a JSON object (caller deletes); NULL with cause. */
+cJSON		*allowlist_trusted(char **cause);
+/* Record that file's content with this sha256 is trusted (sha NULL:
+   forget it); -1 with cause. */
+int		 allowlist_trust_record(const char *file, const char *sha256,
+		    char **cause);
+
 void		 classification_release(struct classification *);
 cJSON		*classification_json(const struct classification *);
 const char	*verdict_name(enum verdict);

@@ -1,0 +1,84 @@
+/*
+ * rules: loading and validating allowlist rule files (bwgate-allowlist(5)).
+ *
+ * A rule file is JSON: { "version": 1, "profiles": {...}, "rules": [...] }.
+ * rulefile_load() reads one file, refuses it when it is group- or
+ * world-writable, parses it and validates every key; any problem is one
+ * error naming the file, the line (found in the text) and the key. The
+ * match/no_match examples are checked by allowlist.c, which knows how to
+ * classify.
+ *
+ *	struct rulefile rf; rulefile_init(&rf);
+ *	if (rulefile_load(path, &rf, &cause) != 0) ...
+ *	rulefile_release(&rf);
+ */
+#ifndef BWGATE_RULES_H
+#define BWGATE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "allowlist.h"
+#include "optparse.h"
+#include "strv.h"
+
+/* A sandbox profile as defined in a rule file. */
+struct profile {
+	char		*name;
+	char		*description;
+	bool		 project_readonly;
+	bool		 network;
+	bool		 git_writable;
+	struct strv	 writable;	/* host paths ("~/" allowed) */
+};
+
+enum rule_type {
+	RULE_GRAMMAR,			/* "command": per-command grammar */
+	RULE_PATTERN,			/* "pattern": argv patterns */
+};
+
+struct rule {
+	char		*id;
+	char		*reason;
+	enum verdict	 verdict;
+	char		*profile;
+	enum rule_type	 type;
+	struct strv	 names;		/* command names (grammar rules) */
+	struct opt_grammar grammar;
+	struct strv	*patterns;	/* each pattern split into words */
+	size_t		 npatterns;
+	bool		 redirect_writes; /* output redirections allowed */
+	struct strv	 match;		/* examples this rule must match */
+	struct strv	 no_match;	/* examples it must not match */
+	int		 line;		/* line of the rule in its file */
+};
+
+struct rulefile {
+	char		*path;
+	char		*text;		/* the content, for line numbers */
+	char		 sha256[65];	/* of the content */
+	struct rule	*rules;
+	size_t		 nrules;
+	struct profile	*profiles;
+	size_t		 nprofiles;
+};
+
+void	 rulefile_init(struct rulefile *);
+void	 rulefile_release(struct rulefile *);
+/* Read, check permissions, parse and validate; -1 with cause. */
+int	 rulefile_load(const char *path, struct rulefile *, char **cause);
+/* Parse and validate text read from path (no permission check). */
+int	 rulefile_parse(const char *path, const char *text, struct rulefile *,
+	    char **cause);
+/* Line (1-based) of the JSON value at a path such as "rules", 3, "id";
+   keys are strings, indexes are written as "#3". 0 when not found. */
+int	 rulefile_line(const char *text, const char *const *path, size_t n);
+/* Is this command name never allowed by name alone (shells, eval ...)? */
+const char *rule_launcher(const char *name);
+const struct profile *rulefile_profile(const struct rulefile *,
+	    const char *name);
+/* Error text for a rule (file, line, key), as rulefile_load reports it. */
+char	*rulefile_error(const struct rulefile *, size_t rule, const char *key,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif
