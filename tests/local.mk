@@ -50,6 +50,3 @@ EXTRA_DIST += $(ENGINE_TESTS)
 # Violation observer (seccomp user notification), through bwgate exec.
 TESTS += %D%/integration/violations.sh
 EXTRA_DIST += %D%/integration/violations.sh
-# Violation observer (seccomp user notification), through bwgate exec.
-TESTS += %D%/integration/violations.sh
-EXTRA_DIST += %D%/integration/violations.sh
