@@ -30,6 +30,8 @@ bwgate_helper_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 bwgate_helper_LDADD = $(SECCOMP_LIBS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h
 # module: shparse / allowlist
+src_libbwgate_a_SOURCES += %D%/shparse.c %D%/shparse.h \
+	%D%/shlex.c %D%/shlex.h
 src_libbwgate_a_SOURCES += %D%/allowlist.c %D%/allowlist.h \
 	%D%/rules.c %D%/rules.h %D%/optparse.c %D%/optparse.h \
 	%D%/sha256.c %D%/sha256.h

@@ -13,6 +13,24 @@
  *	if (sh_parse(text, &s, &cause) != 0) -> unparsable: verdict ask
  *	for (size_t i = 0; i < s.ncmds; i++) ... s.cmds[i] ...
  *	sh_script_release(&s);
+ *
+ * Commands are recorded when complete: the commands of a substitution come
+ * before the command that holds it (the order bash runs them). A compound
+ * command's own redirections ({ ...; } >f, while ...; done <<EOF) are
+ * recorded as a command without words after the commands inside it. |&
+ * adds a 2>&1 redirection (raw "|&") to the command before it.
+ *
+ * script.unknown holds each of these at most once, in this exact wording:
+ *	"control flow 'if'", "control flow 'for'", "control flow 'select'",
+ *	"control flow 'while'", "control flow 'until'", "control flow 'case'",
+ *	"function definition", "conditional '[[ ]]'",
+ *	"arithmetic command '(( ))'", "background job '&'", "coprocess",
+ *	"array assignment", "file descriptor variable '{name}>'"
+ *
+ * Limits: nesting deeper than 64 levels, inputs over 16 MiB, NUL bytes and
+ * anything bash would reject (unterminated quotes, here-documents without
+ * their end line, ;; outside case, ...) make sh_parse fail. On failure the
+ * script is released (empty); on success the caller releases it.
  */
 #ifndef BWGATE_SHPARSE_H
 #define BWGATE_SHPARSE_H
@@ -94,6 +112,9 @@ struct sh_script {
 
 /* 0 on success; -1 with cause ("unterminated quote at 12") otherwise. */
 int	 sh_parse(const char *, struct sh_script *, char **cause);
+/* The same for len bytes that may hold NUL (refused with a cause). */
+int	 sh_parse_mem(const char *, size_t len, struct sh_script *,
+	    char **cause);
 void	 sh_script_release(struct sh_script *);
 /* The simple command as a readable string (words joined, quoted). */
 char	*sh_cmd_string(const struct sh_cmd *);

@@ -14,6 +14,10 @@ check_PROGRAMS += tests/unit/test-sandbox
 tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sandbox_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-sandbox
+check_PROGRAMS += tests/unit/test-report
+tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_report_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-report
 check_PROGRAMS += tests/unit/test-snapshot
 tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
@@ -33,6 +37,11 @@ tests_unit_test_protocol_LDADD = $(UNIT_LDADD)
 tests_unit_test_queue_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_queue_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-protocol tests/unit/test-queue
+# shell parser
+check_PROGRAMS += tests/unit/test-shparse
+tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_shparse_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-shparse
 endif
 # Fuzz target (libFuzzer with -DFUZZ_LIBFUZZER; here a mutation smoke run).
 check_PROGRAMS += tests/fuzz/fuzz-protocol
