@@ -60,6 +60,7 @@ fi
 # the same path or dropped, since their descriptors exist only in bwgate.
 mapfile -d '' argv < <(jq -j '.bwrap_argv[] | (., "\u0000")' \
     "$tmp/report.json")
+mkdir "$tmp/empty"
 bare=()
 i=0
 while [ "$i" -lt "${#argv[@]}" ]; do
@@ -68,11 +69,15 @@ while [ "$i" -lt "${#argv[@]}" ]; do
 	--)
 		break ;;
 	--ro-bind-fd|--bind-fd)
+		# The same path, or (for a placeholder bwgate made and has
+		# removed since) an empty directory: one bind mount either way.
 		dest=${argv[$((i + 2))]}
+		src=$dest
+		[ -e "$src" ] || src=$tmp/empty
 		if [ "$a" = --ro-bind-fd ]; then
-			bare+=(--ro-bind "$dest" "$dest")
+			bare+=(--ro-bind "$src" "$dest")
 		else
-			bare+=(--bind "$dest" "$dest")
+			bare+=(--bind "$src" "$dest")
 		fi
 		i=$((i + 3)) ;;
 	--file|--bind-data|--ro-bind-data)
