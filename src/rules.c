@@ -773,10 +773,11 @@ rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
 			rule_ctx_push(c, "pattern");
 			if (r->patterns[i].n == 0 ||
 			    !rule_plain_name(r->patterns[i].v[0])) {
-				strv_release(&pats);
-				return rule_ctx_error(c, "pattern \"%s\" must "
+				rule_ctx_error(c, "pattern \"%s\" must "
 				    "start with a plain command name",
 				    pats.v[i]);
+				strv_release(&pats);
+				return -1;
 			}
 			wild = false;
 			for (k = 1; k < r->patterns[i].n; k++)

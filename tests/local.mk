@@ -59,3 +59,10 @@ EXTRA_DIST += $(ENGINE_TESTS)
 # Violation observer (seccomp user notification), through bwgate exec.
 TESTS += %D%/integration/violations.sh
 EXTRA_DIST += %D%/integration/violations.sh
+# allowlist: verdicts, layering, rule validation, option grammar
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-allowlist
+tests_unit_test_allowlist_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_allowlist_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-allowlist
+endif
