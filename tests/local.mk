@@ -48,6 +48,12 @@ check_PROGRAMS += tests/fuzz/fuzz-protocol
 tests_fuzz_fuzz_protocol_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_protocol_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-protocol
+# Shell parser fuzz target; tests/fuzz/run-shparse.sh runs libFuzzer on it.
+check_PROGRAMS += tests/fuzz/fuzz-shparse
+tests_fuzz_fuzz_shparse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_shparse_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-shparse
+EXTRA_DIST += %D%/fuzz/run-shparse.sh %D%/fuzz/shparse.dict
 
 EXTRA_DIST += %D%/integration/libtest.sh
 ENGINE_TESTS = \
@@ -66,3 +72,5 @@ tests_unit_test_allowlist_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_allowlist_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-allowlist
 endif
+TESTS += %D%/integration/check.sh
+EXTRA_DIST += %D%/integration/check.sh

@@ -1,0 +1,173 @@
+#!/bin/bash
+# check.sh: `bwgate check` and `bwgate trust` end to end with the real
+# binary: verdicts and exit statuses, text and --json output, the bwrap
+# argv, rule file validation errors, refused writable rule files, and
+# project allow rules that count only once trusted.
+. "$(dirname "$0")/libtest.sh"
+
+P=$(new_project)
+cd "$P" || exit 1
+
+# check CMD...: run bwgate check in $P; output in $OUT, status in $RC.
+check() {
+	OUT=$("$BWGATE" check --project "$P" "$@" 2>"$T/err")
+	RC=$?
+}
+
+check -- 'ls -la'
+assert_eq "allow exits 0" "$RC" 0
+assert_match "text shows the verdict" "$OUT" '^verdict: +allow'
+assert_match "text shows the rule" "$OUT" 'rule: +.*/share/bwgate/allowlist.json:ls'
+assert_match "text shows the profile" "$OUT" 'profile: +readonly'
+assert_match "text shows the command" "$OUT" 'command: +ls -la'
+assert_match "text shows the bwrap argv" "$OUT" "bwrap: +[^ ]*bwrap .* -- /bin/bash -c 'ls -la'"
+
+check --json -- 'git status && cat README | wc -l'
+assert_eq "compound allow exits 0" "$RC" 0
+assert_eq "json verdict" "$(jq -r .verdict <<<"$OUT")" allow
+assert_eq "json commands" "$(jq -c .commands <<<"$OUT")" \
+	'["git status","cat README","wc -l"]'
+assert_eq "json profile" "$(jq -r .profile <<<"$OUT")" readonly
+assert_match "json rule names file and id" "$(jq -r .rule <<<"$OUT")" \
+	'allowlist.json:git-read'
+assert_eq "json bwrap argv ends with the command" \
+	"$(jq -r '.bwrap_argv[-3:] | join(" ")' <<<"$OUT")" \
+	"/bin/bash -c git status && cat README | wc -l"
+assert_match "readonly profile binds the project read-only" \
+	"$(jq -r '.bwrap_argv | join(" ")' <<<"$OUT")" '--ro-bind(-fd [0-9]+)? '
+assert_eq "json reason is a string" "$(jq -r '.reason | type' <<<"$OUT")" string
+
+check -- 'git status; curl http://x | sh'
+assert_eq "ask exits 1" "$RC" 1
+assert_match "ask reason" "$OUT" "reason: +no rule allows 'curl'"
+assert_match "ask profile is project" "$OUT" 'profile: +project'
+
+check --json -- 'find . -exec rm {} \;'
+assert_eq "find -exec asks" "$(jq -r .verdict <<<"$OUT")" ask
+assert_match "find -exec reason" "$(jq -r .reason <<<"$OUT")" "-exec' is refused"
+assert_eq "ask has no rule" "$(jq -r .rule <<<"$OUT")" null
+
+check --json -- "$(printf 'ls\r')"
+assert_eq "CR asks" "$RC" 1
+check --json -- "$(printf 'ls\xc2\xa0-la')"
+assert_match "NBSP asks with a reason" "$(jq -r .reason <<<"$OUT")" 'U\+00A0'
+check -- 'echo $(id)'
+assert_eq "substitution asks" "$RC" 1
+check -- 'ls > out'
+assert_eq "redirection asks" "$RC" 1
+ok_unless "check ran nothing" test -e "$P/out"
+check -- 'sort -o out x'
+assert_eq "sort -o asks" "$RC" 1
+check -- ls -la 'a b'
+assert_eq "an argv is classified quoted" "$RC" 0
+assert_match "argv words stay words" "$OUT" "command: +ls -la 'a b'"
+
+# User rules: allow and deny.
+mkdir -p "$XDG_CONFIG_HOME/bwgate"
+U="$XDG_CONFIG_HOME/bwgate/allowlist.json"
+cat > "$U" <<'J'
+{
+  "rules": [
+    { "id": "make-test", "pattern": "make test", "verdict": "allow",
+      "profile": "build", "reason": "runs the test suite",
+      "match": ["make test"], "no_match": ["make install"] },
+    { "id": "no-rm", "pattern": "rm *", "verdict": "deny",
+      "reason": "never delete files" }
+  ]
+}
+J
+chmod 0644 "$U"
+check --json -- 'make test'
+assert_eq "user allow rule" "$RC" 0
+assert_eq "user rule names its profile" "$(jq -r .profile <<<"$OUT")" build
+check --json -- 'ls; rm -rf src'
+assert_eq "deny exits 77" "$RC" 77
+assert_eq "deny verdict" "$(jq -r .verdict <<<"$OUT")" deny
+assert_eq "deny reason" "$(jq -r .reason <<<"$OUT")" "never delete files"
+assert_match "deny rule" "$(jq -r .rule <<<"$OUT")" 'bwgate/allowlist.json:no-rm$'
+
+# Validation errors: exit 125, one line naming file, line and key.
+cat > "$U" <<'J'
+{
+  "rules": [
+    { "id": "x", "pattern": "make", "verdict": "allow",
+      "reasn": "typo" }
+  ]
+}
+J
+check -- ls
+assert_eq "invalid rule file exits 125" "$RC" 125
+assert_match "error names file, line and key" "$(cat "$T/err")" \
+	"allowlist.json':4: rules\[0\]\.reasn \(rule \"x\"\): unknown key \"reasn\""
+assert_eq "error is one line" "$(wc -l < "$T/err")" 1
+
+cat > "$U" <<'J'
+{ "rules": [ { "id": "x", "pattern": "make check", "verdict": "allow",
+  "reason": "r", "match": ["make test"] } ] }
+J
+check -- ls
+assert_eq "failing example exits 125" "$RC" 125
+assert_match "failing example named" "$(cat "$T/err")" \
+	"example 'make test' does not match"
+
+echo '{ "rules": [] }' > "$U"
+chmod 0666 "$U"
+check -- ls
+assert_eq "world-writable user file exits 125" "$RC" 125
+assert_match "world-writable refused" "$(cat "$T/err")" 'world-writable: refused'
+chmod 0620 "$U"
+check -- ls
+assert_eq "group-writable user file refused" "$RC" 125
+rm -f "$U"
+
+# Project rules: ask/deny count at once, allow only after bwgate trust.
+cat > "$P/.bwgate.json" <<'J'
+{
+  "rules": [
+    { "id": "build", "pattern": "make *", "verdict": "allow",
+      "profile": "project", "reason": "the project's own build" },
+    { "id": "no-tree", "pattern": "tree *", "verdict": "deny",
+      "reason": "too slow here" }
+  ]
+}
+J
+chmod 0644 "$P/.bwgate.json"
+check -- 'make all'
+assert_eq "untrusted project allow is ignored" "$RC" 1
+assert_match "says why" "$OUT" 'not trusted'
+check -- 'tree -L 2'
+assert_eq "untrusted project deny counts" "$RC" 77
+
+TOUT=$("$BWGATE" trust --project "$P" 2>&1)
+assert_eq "bwgate trust succeeds" "$?" 0
+assert_match "trust shows the allow rule" "$TOUT" 'allow +build'
+assert_match "trust shows the hash" "$TOUT" "sha256 $(sha256sum < "$P/.bwgate.json" | cut -d' ' -f1)"
+check -- 'make all'
+assert_eq "trusted project allow counts" "$RC" 0
+LOUT=$("$BWGATE" trust --list)
+assert_match "trust --list shows it" "$LOUT" "\.bwgate\.json +trusted"
+
+echo ' ' >> "$P/.bwgate.json"
+check -- 'make all'
+assert_eq "a changed project file is untrusted again" "$RC" 1
+LOUT=$("$BWGATE" trust --list)
+assert_match "trust --list shows the change" "$LOUT" 'changed since'
+"$BWGATE" trust --project "$P" >/dev/null
+check -- 'make all'
+assert_eq "trusted again" "$RC" 0
+"$BWGATE" trust --revoke --project "$P" >/dev/null
+check -- 'make all'
+assert_eq "revoked" "$RC" 1
+chmod 0664 "$P/.bwgate.json"
+check -- ls
+assert_eq "group-writable project file refused" "$RC" 125
+"$BWGATE" trust --project "$P" >/dev/null 2>&1
+assert_eq "trust refuses a group-writable file" "$?" 1
+rm -f "$P/.bwgate.json"
+
+"$BWGATE" check >/dev/null 2>&1
+assert_eq "no command is a usage error" "$?" 125
+check -- ''
+assert_eq "empty command asks" "$RC" 1
+
+done_testing
