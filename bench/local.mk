@@ -21,3 +21,7 @@ EXTRA_DIST += %D%/bench-monitor.sh
 bench-monitor: all
 	bash $(srcdir)/%D%/bench-monitor.sh $(abs_top_builddir)
 .PHONY: bench-monitor
+
+# Violation observer cost (per write call, a compile, start-up): part of
+# 'make bench' (bench/run runs every bench-*.sh).
+EXTRA_DIST += %D%/bench-observe.sh
