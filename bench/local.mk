@@ -25,3 +25,9 @@ bench-monitor: all
 # Violation observer cost (per write call, a compile, start-up): part of
 # 'make bench' (bench/run runs every bench-*.sh).
 EXTRA_DIST += %D%/bench-observe.sh
+
+# Allowlist classifications per second (run by bench/run).
+noinst_PROGRAMS += bench/bench-classify
+bench_bench_classify_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+bench_bench_classify_LDADD = $(CORE_LIBS)
+EXTRA_DIST += %D%/bench-classify.sh
