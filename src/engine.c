@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -401,6 +402,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 		goto out;
 	}
 	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
+	/* With a bound /proc the command can see our /proc entry: keep our
+	   descriptors and memory out of its reach. */
+	if (!probe.proc_fresh)
+		prctl(PR_SET_DUMPABLE, 0);
 	strv_copy(&r->warnings, &sb.warnings);
 	if (pipe2(spipe, O_CLOEXEC) != 0) {
 		engine_fail(r, xasprintf("cannot create a pipe: %s",

@@ -449,7 +449,8 @@ build_private(struct build *b)
 		build_mount(b, MOUNT_PROC, "/proc", "existing /proc (nested)");
 		strv_push(&b->sb->warnings, "a fresh /proc cannot be mounted "
 		    "here (nested sandbox): the existing /proc is bound "
-		    "read-only");
+		    "read-only, so processes outside the sandbox are visible "
+		    "in it");
 	}
 	for (const char *const *p = sandbox_private_tmpfs; *p != NULL; p++) {
 		add2(b, "--tmpfs", *p);
