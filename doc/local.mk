@@ -1,4 +1,5 @@
 # Manual pages and reference documents.
 dist_man_MANS += %D%/bwgate.1
+dist_man_MANS += %D%/bwgate-allowlist.5
 EXTRA_DIST += %D%/report.md
 EXTRA_DIST += %D%/change-report.md
