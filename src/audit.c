@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ struct audit {
 	char		*path;
 	int		 fd;
 	uint64_t	 seq;
+	bool		 unsynced;	/* appended since the last fsync */
 };
 
 /* The default log path. */
@@ -93,7 +95,7 @@ audit_open(const char *path, char **cause)
 		if (audit_mkdirs(dir, cause) != 0)
 			return NULL;
 	}
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		*cause = xasprintf("cannot open '%s': %s", path,
@@ -127,6 +129,30 @@ audit_path(const struct audit *a)
 /* Write one whole record and fsync it. */
 int
 audit_write(struct audit *a, cJSON *rec, char **cause)
+{
+	if (audit_append(a, rec, cause) != 0)
+		return -1;
+	return audit_sync(a, cause);
+}
+
+/* Make what was appended durable. */
+int
+audit_sync(struct audit *a, char **cause)
+{
+	if (!a->unsynced)
+		return 0;
+	if (fsync(a->fd) != 0) {
+		*cause = xasprintf("cannot sync '%s': %s", a->path,
+		    strerror(errno));
+		return -1;
+	}
+	a->unsynced = false;
+	return 0;
+}
+
+/* Write one whole record (no fsync). */
+int
+audit_append(struct audit *a, cJSON *rec, char **cause)
 {
 	struct timespec	 ts;
 	struct tm	 tm;
@@ -168,11 +194,7 @@ audit_write(struct audit *a, cJSON *rec, char **cause)
 		off += (size_t)n;
 	}
 	free(line);
-	if (rc == 0 && fsync(a->fd) != 0) {
-		*cause = xasprintf("cannot sync '%s': %s", a->path,
-		    strerror(errno));
-		rc = -1;
-	}
+	a->unsynced = true;
 	return rc;
 }
 

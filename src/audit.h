@@ -9,6 +9,9 @@
  * newline so the next record starts on a line of its own and readers
  * skip one bad line instead of losing the rest.
  *
+ * A busy console appends several records per loop pass and syncs once
+ * (audit_append + audit_sync) before any reply leaves the process.
+ *
  * Each record gets "time" (ISO 8601, UTC), "time_ms" and "seq" members.
  *
  *	struct audit *a = audit_open(NULL, &cause);	default path
@@ -30,6 +33,10 @@ struct audit	*audit_open(const char *path, char **cause);
 const char	*audit_path(const struct audit *);
 /* Append one record (frees rec); -1 with cause if it is not on disk. */
 int		 audit_write(struct audit *, cJSON *rec, char **cause);
+/* Group commit: append with one write(2) but no fsync, then make every
+   appended record durable with one audit_sync() before replying. */
+int		 audit_append(struct audit *, cJSON *rec, char **cause);
+int		 audit_sync(struct audit *, char **cause);
 void		 audit_close(struct audit *);
 
 #endif

@@ -66,12 +66,16 @@ char *
 client_socket_dir(bool create, char **cause)
 {
 	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat	 st;
 	char		*dir;
 
 	if (xdg != NULL && xdg[0] == '/')
 		dir = path_join(xdg, "bwgate");
 	else
 		dir = xasprintf("/tmp/bwgate-%u", (unsigned)getuid());
+	/* Not there: nothing listens; the connect will say so. */
+	if (!create && lstat(dir, &st) != 0 && errno == ENOENT)
+		return dir;
 	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		*cause = xasprintf("cannot create '%s': %s", dir,
 		    strerror(errno));
@@ -228,6 +232,13 @@ client_recv(struct client *cl, char **cause)
 		else
 			proto_reader_feed(&cl->rd, buf, (size_t)n);
 	}
+}
+
+/* Unread bytes are buffered. */
+bool
+client_buffered(const struct client *cl)
+{
+	return proto_reader_pending(&cl->rd) != 0;
 }
 
 /* Close the connection. */

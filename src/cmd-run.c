@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "xalloc.h"
 
 #define RUN_LIST_MAX	20	/* paths listed per kind in the summary */
+#define RUN_QUIET_MS	200	/* before saying we wait for approval */
 
 static const struct option run_options[] = {
 	{ "socket", required_argument, NULL, 's' },
@@ -60,6 +62,15 @@ run_write(int fd, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+}
+
+/* Does the console say something within ms milliseconds? */
+static bool
+run_readable(struct client *cl, int ms)
+{
+	struct pollfd	pfd = { client_fd(cl), POLLIN, 0 };
+
+	return poll(&pfd, 1, ms) > 0;
 }
 
 /* One "output" message to our stdout or stderr. */
@@ -222,7 +233,11 @@ run_submit(const struct run_request *rq)
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "verdict"));
-			if (s != NULL && strcmp(s, "ask") == 0) {
+			/* Say we wait only if no decision follows at once
+			   (headless consoles decide immediately). */
+			if (s != NULL && strcmp(s, "ask") == 0 &&
+			    !client_buffered(cl) && !run_readable(cl,
+			    RUN_QUIET_MS)) {
 				waiting = true;
 				fprintf(stderr, "bwgate: request %.0f is "
 				    "waiting for approval (%s)\n", id,

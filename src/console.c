@@ -139,6 +139,8 @@ struct console {
 	struct conn_list	 conns;
 	size_t			 nconns;
 	bool			 reap_armed;
+	bool			 audit_dirty;	/* appended, not yet synced */
+	bool			 commit_armed;
 
 	struct console_sub	*subs;
 	size_t			 nsubs;
@@ -150,7 +152,10 @@ struct console {
 };
 
 static void	conn_read(int, short, void *);
+static void	console_message(struct console *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
 static void	conn_kill(struct conn *);
+static void	conn_flush(struct conn *);
 static void	console_schedule(struct console *);
 static void	console_check_done(struct console *);
 static void	job_kill(struct job *, enum request_by, const char *);
@@ -212,14 +217,49 @@ console_message(struct console *c, const char *fmt, ...)
 	free(s);
 }
 
-/* Append an audit record; say so when it fails. */
+/*
+ * Group commit: make the audit records of this loop pass durable with one
+ * fsync, then let the replies that wait for them go out.
+ */
+static void
+console_commit(void *arg)
+{
+	struct console	*c = arg;
+	struct conn	*cn;
+	char		*cause = NULL;
+
+	c->commit_armed = false;
+	if (c->audit_dirty && audit_sync(c->audit, &cause) != 0) {
+		console_message(c, "audit log: %s", cause);
+		free(cause);
+	}
+	c->audit_dirty = false;
+	LIST_FOREACH(cn, &c->conns, entry)
+		if (!cn->dead && cn->out.len > 0)
+			conn_flush(cn);
+}
+
+/* Run console_commit at the end of this loop pass. */
+static void
+console_arm_commit(struct console *c)
+{
+	if (c->commit_armed)
+		return;
+	c->commit_armed = true;
+	loop_timer(c->loop, 0, console_commit, c);
+}
+
+/* Append an audit record (synced before any reply leaves). */
 static int
 console_audit(struct console *c, cJSON *rec)
 {
 	char	*cause = NULL;
 
-	if (audit_write(c->audit, rec, &cause) == 0)
+	if (audit_append(c->audit, rec, &cause) == 0) {
+		c->audit_dirty = true;
+		console_arm_commit(c);
 		return 0;
+	}
 	console_message(c, "audit log: %s", cause);
 	free(cause);
 	return -1;
@@ -245,6 +285,12 @@ conn_flush(struct conn *cn)
 {
 	ssize_t	n;
 
+	/* Nothing leaves before the audit records it depends on are on
+	   disk (console_commit flushes once they are). */
+	if (cn->c->audit_dirty) {
+		console_arm_commit(cn->c);
+		return;
+	}
 	while (cn->out.len > 0 && !cn->dead) {
 		n = send(cn->fd, cn->out.data, cn->out.len,
 		    MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -581,6 +627,8 @@ request_first_decision(struct console *c, struct request *r,
 		jb->approval_timer = loop_timer(c->loop,
 		    (int64_t)c->approval_timeout_s * 1000,
 		    request_approval_timeout, r);
+	/* It waits for the operator. */
+	console_emit_request(c, CONSOLE_EV_CHANGED, r);
 }
 
 /* A new job record for a request. */
@@ -2095,6 +2143,11 @@ console_flush_all(struct console *c)
 	int64_t		 deadline = loop_now_ms() + 1000;
 	struct conn	*cn;
 	bool		 left = true;
+	char		*cause = NULL;
+
+	if (c->audit != NULL && audit_sync(c->audit, &cause) != 0)
+		free(cause);
+	c->audit_dirty = false;
 
 	while (left && loop_now_ms() < deadline) {
 		left = false;
