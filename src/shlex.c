@@ -76,12 +76,17 @@ sh_error(struct sh_parser *p, size_t off, const char *fmt, ...)
 {
 	va_list	ap;
 	char	msg[256];
+	size_t	i;
 
 	if (p->sh->cause != NULL)
 		return -1;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* One printable line whatever the input held. */
+	for (i = 0; msg[i] != '\0'; i++)
+		if ((unsigned char)msg[i] < 0x20 || (unsigned char)msg[i] >= 0x7f)
+			msg[i] = '?';
 	p->sh->cause = xasprintf("%s at %zu", msg, p->base + off);
 	return -1;
 }
@@ -702,7 +707,8 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, int flag)
 	}
 	if (r == 0 && p->nhd > 0)
 		r = sh_error(p, p->hd[0].start,
-		    "here-document '%s' not ended inside the substitution",
+		    "here-document '%.32s' not ended inside the "
+		    "substitution",
 		    p->hd[0].delim);
 	if (r == 0)
 		r = lex_drop(p);
@@ -1428,8 +1434,8 @@ lex_heredoc_body(struct sh_parser *p, struct sh_heredoc *h)
 	for (;;) {
 		if (p->pos >= p->len) {
 			buf_release(&raw);
-			return sh_error(p, h->start, "here-document '%s' has "
-			    "no end line", h->delim);
+			return sh_error(p, h->start, "here-document '%.32s' "
+			    "has no end line", h->delim);
 		}
 		ls = p->pos;
 		for (le = ls;;) {

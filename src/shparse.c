@@ -251,7 +251,7 @@ shparse_sub(struct sh_parser *parent, const char *s, size_t len,
 	if (r == 0 && lex_peek(&sub, &t) == 0 && t->type != TOK_EOF)
 		r = unexpected(&sub, NULL);
 	if (r == 0 && sub.nhd > 0)
-		r = sh_error(&sub, sub.hd[0].start, "here-document '%s' has "
+		r = sh_error(&sub, sub.hd[0].start, "here-document '%.32s' has "
 		    "no body", sub.hd[0].delim);
 	lex_parser_done(&sub);
 	return r != 0 || parent->sh->cause != NULL ? -1 : 0;
@@ -940,7 +940,7 @@ sh_parse_mem(const char *s, size_t len, struct sh_script *script,
 		if (r == 0 && lex_peek(&p, &t) == 0 && t->type != TOK_EOF)
 			r = unexpected(&p, NULL);
 		if (r == 0 && p.nhd > 0)
-			r = sh_error(&p, p.hd[0].start, "here-document '%s' "
+			r = sh_error(&p, p.hd[0].start, "here-document '%.32s' "
 			    "has no body", p.hd[0].delim);
 		if (sh.cause != NULL)
 			r = -1;

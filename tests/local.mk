@@ -48,6 +48,12 @@ check_PROGRAMS += tests/fuzz/fuzz-protocol
 tests_fuzz_fuzz_protocol_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_protocol_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-protocol
+# Shell parser fuzz target; tests/fuzz/run-shparse.sh runs libFuzzer on it.
+check_PROGRAMS += tests/fuzz/fuzz-shparse
+tests_fuzz_fuzz_shparse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_shparse_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-shparse
+EXTRA_DIST += %D%/fuzz/run-shparse.sh %D%/fuzz/shparse.dict
 
 EXTRA_DIST += %D%/integration/libtest.sh
 ENGINE_TESTS = \
