@@ -21,7 +21,7 @@
 #include "xalloc.h"
 
 /* How a command string is run inside the sandbox. */
-static const char *const check_shell[] = { "/bin/bash", "-c" };
+static const char *const check_shell[] = { "/bin/bash", "-c", NULL };
 
 enum {
 	OPT_CONFIG = 256,
