@@ -67,6 +67,7 @@ enum observe_how {
 	HOW_OPENAT2,	/* dirfd, path, struct open_how * */
 	HOW_PATH,	/* dirfd?, path, optional AT_* flags */
 	HOW_RENAME,	/* olddirfd?, old, newdirfd?, new */
+	HOW_LINK,	/* olddirfd?, old, newdirfd?, new, flags */
 	HOW_CONNECT,	/* fd, sockaddr, len */
 	HOW_SENDTO,	/* fd, buf, len, flags, sockaddr, len */
 	HOW_SENDMSG,	/* fd, msghdr */
@@ -104,9 +105,10 @@ static struct observe_call observe_calls[] = {
 	{ "rename", HOW_RENAME, "rename", OBSERVE_DELETE, -1, 0, -1, true, 0 },
 	{ "renameat", HOW_RENAME, "rename", OBSERVE_DELETE, 0, 1, -1, true, 0 },
 	{ "renameat2", HOW_RENAME, "rename", OBSERVE_DELETE, 0, 1, -1, true, 0 },
-	/* link/symlink: only the new name matters (second path). */
-	{ "link", HOW_PATH, "link", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
-	{ "linkat", HOW_PATH, "link", OBSERVE_CREATE_EXCL, 2, 3, -1, true, 0 },
+	/* link: the new name, then the old one (a link across mounts). */
+	{ "link", HOW_LINK, "link", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	{ "linkat", HOW_LINK, "link", OBSERVE_CREATE_EXCL, 2, 3, 4, true, 0 },
+	/* symlink: only the new name matters (the target is just text). */
 	{ "symlink", HOW_PATH, "symlink", OBSERVE_CREATE_EXCL, -1, 1, -1, true,
 	    0 },
 	{ "symlinkat", HOW_PATH, "symlink", OBSERVE_CREATE_EXCL, 1, 2, -1,
@@ -740,6 +742,48 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	return true;
 }
 
+/*
+ * A hard link from another mount fails (EXDEV) where the host may have
+ * allowed it: the sandbox refused to let the old file be reached.
+ */
+static void
+observe_judge_link(struct observer *obs, const struct sandbox *sb,
+    const char *old, const char *new, bool follow, struct violations *vs)
+{
+	const struct sandbox_mount	*mo, *mn;
+	enum violation_reason		 reason;
+	_cleanup_free_ char		*res = NULL;
+	bool				 missing;
+
+	res = observe_resolve(old, follow, observe_readlink_root, &obs->rootfd,
+	    &missing);
+	mo = sandbox_mount_for(sb, res);
+	mn = sandbox_mount_for(sb, new);
+	if (mo == mn || missing || !observe_exists_in(obs->rootfd, res))
+		return;
+	if (mo == NULL)
+		reason = VIOLATION_NOT_VISIBLE;
+	else {
+		switch (mo->kind) {
+		case MOUNT_RO:
+		case MOUNT_SYMLINK:
+			reason = VIOLATION_READ_ONLY;
+			break;
+		case MOUNT_PROTECTED:
+			reason = VIOLATION_PROTECTED;
+			break;
+		case MOUNT_HIDDEN:
+		case MOUNT_TMPFS:
+			reason = VIOLATION_NOT_VISIBLE;
+			break;
+		default:
+			return;	/* two writable mounts: not ours to judge */
+		}
+	}
+	LOG("link %s -> %s: %s", old, new, violation_reason_name(reason));
+	observe_add(vs, old, "link", reason, true);
+}
+
 /* Is something in pid's network namespace bound to this port? */
 static bool
 observe_port_bound(pid_t pid, unsigned port)
@@ -963,6 +1007,17 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 			path = f;
 		}
 		break;
+	case HOW_LINK:
+		path = observe_arg_path(d, memfd, n->pid, c->dirfd, c->path,
+		    false);
+		path2 = observe_arg_path(d, memfd, n->pid,
+		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		kind = OBSERVE_CREATE_EXCL;
+		follow = c->flags >= 0 && (d->args[c->flags] &
+		    AT_SYMLINK_FOLLOW);	/* for the old name */
+		op = c->op;
+		break;
 	case HOW_RENAME:
 		path = observe_arg_path(d, memfd, n->pid, c->dirfd, c->path,
 		    false);
@@ -989,6 +1044,12 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		return;
 	if (path == NULL)
 		return;
+	if (c->how == HOW_LINK) {
+		if (!observe_judge_path(obs, sb, path, kind, false, false, op,
+		    vs) && path2 != NULL)
+			observe_judge_link(obs, sb, path2, path, follow, vs);
+		return;
+	}
 	if (c->how == HOW_RENAME && path2 != NULL) {
 		_cleanup_free_ char *p1 = xstrdup(path), *p2 = xstrdup(path2);
 		const struct sandbox_mount *m1, *m2;

@@ -109,6 +109,16 @@ mkdir /etc/bwgate-d read-only 1 true"
 	assert_eq "removing the links themselves is fine" "$(jfield .violations)" "[]"
 	ok_unless "links removed" test -L "$P/out-etc"
 
+	# Hard links to files the project cannot own (EXDEV in the sandbox).
+	vrun 'ln /etc/hostname hl'
+	assert_eq "hard link to /etc: read-only" "$(vlist)" \
+		"link /etc/hostname read-only 1 true"
+	vrun 'ln .git/config hl'
+	assert_eq "hard link to .git/config: protected" "$(vlist)" \
+		"link $P/.git/config protected 1 true"
+	vrun 'echo a > f1 && ln f1 f2 && ln -s /etc/hostname sl && rm f1 f2 sl'
+	assert_eq "links inside the project are fine" "$(jfield .violations)" "[]"
+
 	# Writes inside the project are not violations; repeats are counted.
 	vrun 'mkdir -p build/x && echo 1 > build/x/f && mv build/x/f build/g && rm -r build'
 	assert_eq "project writes are fine" "$(jfield .violations)" "[]"
