@@ -62,6 +62,14 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
+# The console: real sockets, the real binary, a raw protocol peer.
+check_PROGRAMS += tests/integration/console-peer
+tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_integration_console_peer_LDADD = $(CJSON_LIBS)
+CONSOLE_TESTS = \
+	%D%/integration/console-basic.sh
+TESTS += $(CONSOLE_TESTS)
+EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
 TESTS += %D%/integration/violations.sh
 EXTRA_DIST += %D%/integration/violations.sh

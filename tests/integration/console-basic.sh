@@ -1,0 +1,110 @@
+#!/bin/bash
+# console-basic: headless --auto-allowlisted console and its agent clients.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+cd "$P"
+
+out=$("$BWGATE" run -- true 2>&1); rc=$?
+assert_eq "no console: exit 125" "$rc" 125
+assert_match "no console: says how to start one" "$out" "start one with 'bwgate'"
+
+start_console --headless --auto-allowlisted
+assert_eq "prints the export line" "$(head -1 "$T/console.out")" \
+    "export BWGATE_SOCKET=$S"
+assert_eq "socket is 0600" "$(stat -c %a "$S")" 600
+assert_eq "socket dir is 0700" "$(stat -c %a "$(dirname "$S")")" 700
+
+"$BWGATE" run -- true; assert_eq "allowlisted true: exit 0" "$?" 0
+out=$("$BWGATE" run -- echo hello 2>/dev/null)
+assert_eq "stdout streams back" "$out" hello
+err=$("$BWGATE" run -- ls /nonexistent-x 2>&1 >/dev/null); rc=$?
+assert_eq "the command's exit status" "$rc" 2
+assert_match "its stderr streams back" "$err" "nonexistent-x"
+assert_match "change summary on stderr" "$("$BWGATE" run -- true 2>&1)" \
+    "no changes in the project"
+printf 'a\0b\377' > "$P/bin.dat"
+"$BWGATE" run -- cat bin.dat > "$T/bin.out" 2>/dev/null
+ok_if "binary output arrives intact" cmp "$P/bin.dat" "$T/bin.out"
+
+out=$("$BWGATE" run -- touch new.txt 2>&1); rc=$?
+assert_eq "writer runs" "$rc" 0
+ok_if "writer's file is in the project" test -f "$P/new.txt"
+assert_match "writer's change report" "$out" "1 created"
+assert_match "writer's change report lists the file" "$out" "[+] new.txt"
+
+err=$("$BWGATE" run -- sh -c 'echo hi > x' 2>&1); rc=$?
+assert_eq "ask verdict headless: denied (77)" "$rc" 77
+assert_match "the reason names the operator" "$err" "needs an operator"
+ok_unless "denied command did not run" test -e "$P/x"
+err=$("$BWGATE" run -- rm new.txt 2>&1); rc=$?
+assert_eq "deny rule: 77" "$rc" 77
+assert_match "deny reason" "$err" "never delete in tests"
+
+out=$("$BWGATE" sh -c 'echo from-sh' 2>/dev/null); rc=$?
+assert_eq "bwgate sh -c" "$out/$rc" "from-sh/0"
+ln -s "$BWGATE" "$T/bwgate-sh"
+out=$("$T/bwgate-sh" -c 'printf "%s" one' 2>/dev/null)
+assert_eq "bwgate-sh -c" "$out" one
+"$BWGATE" sh 2>/dev/null; assert_eq "sh without -c: 125" "$?" 125
+
+"$BWGATE" run --json -- echo j > "$T/j.json" 2>/dev/null
+assert_eq "--json prints the report" "$(jq -r .stdout "$T/j.json")" "j"
+
+mkdir -p "$T/outside"
+err=$("$BWGATE" run --cwd "$T/outside" -- true 2>&1); rc=$?
+assert_eq "cwd outside the project: 125" "$rc" 125
+assert_match "says it is outside" "$err" "outside the project"
+err=$("$BWGATE" run --cwd "$P/missing" -- true 2>&1)
+assert_match "missing cwd named" "$err" "$P/missing"
+(cd "$P/src" && "$BWGATE" run -- ls a.txt > "$T/ls.out" 2>/dev/null)
+assert_eq "runs in the agent's cwd" "$(cat "$T/ls.out")" a.txt
+
+# A second console on the same socket must not steal it.
+(cd "$P" && "$BWGATE" --headless > /dev/null 2> "$T/second.err"); rc=$?
+assert_eq "live socket not stolen: 125" "$rc" 125
+assert_match "says a console listens" "$(cat "$T/second.err")" \
+    "already listening"
+"$BWGATE" run -- true; assert_eq "first console still serves" "$?" 0
+
+stop_console
+assert_eq "SIGTERM: clean exit" "$CRC" 0
+ok_unless "socket removed" test -e "$S"
+ok_unless "control socket removed" test -e "$CTL"
+ok_if "audit log is valid JSON lines" audit_valid
+assert_eq "audit log is 0600" "$(stat -c %a "$AUDIT")" 600
+ok_if "audit has the denial by rule" grep -q '"by":"allowlist"' "$AUDIT"
+ok_if "audit has results with change reports" jq -se \
+    'map(select(.record=="result" and .report.changes.created != null)) |
+    length > 0' "$AUDIT"
+ok_if "audit leaves out output text" \
+    test -z "$(jq -c 'select(.record=="result") | .report.stdout // empty' "$AUDIT")"
+
+# A stale socket (console gone) is replaced.
+"$PEER" -S "$S"
+if [ -S "$S" ]; then
+	start_console --headless --auto-allowlisted
+	"$BWGATE" run -- true
+	assert_eq "stale socket replaced" "$?" 0
+	stop_console
+else
+	skip "stale socket replaced" "could not create a stale socket"
+fi
+
+# The FIFO: plain lines and JSON lines; results go to the audit log.
+start_console --headless --auto-allowlisted --fifo "$T/fifo"
+ok_if "FIFO created" test -p "$T/fifo"
+echo 'touch from-fifo' > "$T/fifo"
+echo '{"type":"submit","command":"touch from-json","agent":"fifo-agent"}' \
+    > "$T/fifo"
+echo 'not json {' > "$T/fifo"
+ok_if "plain FIFO line ran" wait_for 10 test -f "$P/from-fifo"
+ok_if "JSON FIFO line ran" wait_for 10 test -f "$P/from-json"
+ok_if "FIFO results in the audit log" wait_for 10 sh -c \
+    "[ \$(jq -c 'select(.record==\"result\")' '$AUDIT' | wc -l) -ge 2 ]"
+ok_if "FIFO agent name recorded" grep -q '"agent":"fifo-agent"' "$AUDIT"
+stop_console
+ok_unless "FIFO removed" test -e "$T/fifo"
+
+done_testing

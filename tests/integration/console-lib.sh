@@ -1,0 +1,58 @@
+# console-lib.sh: helpers for the console tests (source after libtest.sh).
+#
+#	start_console [OPTIONS...]	console in $P; sets CPID, S, CTL
+#	stop_console			SIGTERM and wait; sets CRC
+#	audit_valid			every audit line is JSON
+#	fd_count PID, zombies PID	for leak checks
+
+PEER="$BWGATE_BUILDDIR/tests/integration/console-peer"
+AUDIT="$XDG_STATE_HOME/bwgate/audit.jsonl"
+S="$XDG_RUNTIME_DIR/bwgate/agent.sock"
+CTL="$XDG_RUNTIME_DIR/bwgate/control.sock"
+CPID=
+
+# Test rules: a long-running allowed command, a writer, a deny rule.
+mkdir -p "$XDG_CONFIG_HOME/bwgate"
+cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
+{"version":1,"rules":[
+ {"id":"sleep","command":["sleep"],"verdict":"allow","profile":"readonly","reason":"waits"},
+ {"id":"touch","command":["touch"],"verdict":"allow","profile":"project","reason":"test writer"},
+ {"id":"no-rm","command":["rm"],"verdict":"deny","reason":"never delete in tests"}
+]}
+JSON
+
+start_console() {
+	(cd "$P" && exec "$BWGATE" --log "$T/console.log" "$@" \
+	    > "$T/console.out" 2> "$T/console.err") &
+	CPID=$!
+	# The export line comes once the sockets listen.
+	if ! wait_for 10 grep -q '^export BWGATE_SOCKET=' "$T/console.out"; then
+		echo "# console did not start:"; sed 's/^/# /' "$T/console.err"
+		return 1
+	fi
+	CLEANUP_EXTRA="kill -KILL $CPID 2>/dev/null"
+}
+
+stop_console() {
+	kill -TERM "$CPID" 2>/dev/null
+	wait "$CPID"
+	CRC=$?
+}
+
+audit_valid() {
+	[ -s "$AUDIT" ] && jq -e . "$AUDIT" > /dev/null
+}
+
+fd_count() {
+	ls "/proc/$1/fd" | wc -l
+}
+
+# Zombie children of a process.
+zombies() {
+	ps -o stat= --ppid "$1" | grep -c '^Z' || true
+}
+
+# The audit records of a request: audit_of ID RECORD -> JSON lines.
+audit_of() {
+	jq -c "select(.id == $1 and .record == \"$2\")" "$AUDIT"
+}
