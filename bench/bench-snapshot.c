@@ -7,8 +7,9 @@
  * Without DIR a tree of FILES files (default 100000, 100 per directory,
  * three levels) is generated in a temporary directory and removed at the
  * end (-k keeps it). Prints one "name value" line per figure: medians of
- * RUNS warm runs for a one-thread scan, a two-thread scan, the diff of two
- * unchanged snapshots, and the diff after touching ten files (checked).
+ * RUNS warm runs for a one-thread scan, a two-thread scan (wall and CPU
+ * time: the CPU figure holds on a busy machine), the diff of two unchanged
+ * snapshots, and the diff after touching ten files (checked).
  */
 #include "config.h"
 
@@ -28,10 +29,11 @@
 #include "xalloc.h"
 
 static double	 now_ms(void);
+static double	 cpu_ms(void);
 static int	 cmp_double(const void *, const void *);
 static double	 median(double *, int);
 static void	 generate(const char *, long);
-static struct snapshot *take(const char *, int, double *);
+static struct snapshot *take(const char *, int, double *, double *);
 static void	 usage(void) __attribute__((noreturn));
 
 /* Monotonic clock in milliseconds. */
@@ -41,6 +43,16 @@ now_ms(void)
 	struct timespec	ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU time of the whole process (all threads) in milliseconds. */
+static double
+cpu_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -97,19 +109,22 @@ generate(const char *dir, long nfiles)
 	}
 }
 
-/* One timed snapshot. */
+/* One timed snapshot (wall time, and CPU time when cpu is not NULL). */
 static struct snapshot *
-take(const char *dir, int threads, double *ms)
+take(const char *dir, int threads, double *ms, double *cpu)
 {
 	struct snapshot_opts	 o = SNAPSHOT_OPTS_INIT;
 	struct snapshot		*sn;
 	char			*cause = NULL;
-	double			 t0;
+	double			 t0, c0;
 
 	o.threads = threads;
+	c0 = cpu_ms();
 	t0 = now_ms();
 	sn = snapshot_take(dir, &o, &cause);
 	*ms = now_ms() - t0;
+	if (cpu != NULL)
+		*cpu = cpu_ms() - c0;
 	if (sn == NULL) {
 		fprintf(stderr, "bench-snapshot: %s\n", cause);
 		exit(1);
@@ -140,7 +155,7 @@ main(int argc, char **argv)
 	const char		*gen = NULL;
 	char			 tmpl[] = "/tmp/bench-snapshot.XXXXXX", *dir;
 	char			 path[4096];
-	double			*t, ms;
+	double			*t, *cpu, ms;
 	long			 nfiles = 100000;
 	int			 runs = 11, keep = 0, c, i, generated = 0;
 
@@ -185,22 +200,24 @@ main(int argc, char **argv)
 		generated = 1;
 	}
 	t = xcalloc(runs, sizeof *t);
+	cpu = xcalloc(runs, sizeof *cpu);
 
 	/* Warm the caches once. */
-	a = take(dir, 0, &ms);
+	a = take(dir, 0, &ms, NULL);
 	printf("entries %zu\n", snapshot_count(a));
 	snapshot_free(a);
 
-	for (i = 0; i < runs; i++) {
-		snapshot_free(take(dir, 1, &t[i]));
-	}
-	printf("scan_1thread_ms %.1f\n", median(t, runs));
 	for (i = 0; i < runs; i++)
-		snapshot_free(take(dir, 2, &t[i]));
+		snapshot_free(take(dir, 1, &t[i], &cpu[i]));
+	printf("scan_1thread_ms %.1f\n", median(t, runs));
+	printf("scan_1thread_cpu_ms %.1f\n", median(cpu, runs));
+	for (i = 0; i < runs; i++)
+		snapshot_free(take(dir, 2, &t[i], &cpu[i]));
 	printf("scan_2threads_ms %.1f\n", median(t, runs));
+	printf("scan_2threads_cpu_ms %.1f\n", median(cpu, runs));
 
-	a = take(dir, 0, &ms);
-	b = take(dir, 0, &ms);
+	a = take(dir, 0, &ms, NULL);
+	b = take(dir, 0, &ms, NULL);
 	for (i = 0; i < runs; i++) {
 		memset(&ch, 0, sizeof ch);
 		ms = now_ms();
@@ -228,7 +245,7 @@ main(int argc, char **argv)
 		}
 		close(fd);
 	}
-	b = take(dir, 0, &ms);
+	b = take(dir, 0, &ms, NULL);
 	printf("scan_after_touch_ms %.1f\n", ms);
 	memset(&ch, 0, sizeof ch);
 	ms = now_ms();
@@ -243,6 +260,7 @@ main(int argc, char **argv)
 	snapshot_free(a);
 	snapshot_free(b);
 	free(t);
+	free(cpu);
 
 	if (generated && !keep)
 		nftw(dir, rm_one, 64, FTW_DEPTH | FTW_PHYS);
