@@ -399,6 +399,82 @@ allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
 	return MATCH_REJECT;
 }
 
+/* The first deny rule that matches this command, or NULL. */
+static const struct rule *
+allowlist_find_deny(const struct allowlist *al, const struct rule *only,
+    const struct cmdview *cv, const struct layer **lp)
+{
+	const struct rule	*r;
+	char			*why;
+	size_t			 i, j;
+	enum match		 m;
+
+	for (i = 0; i < al->nlayers; i++) {
+		for (j = 0; j < al->layers[i].rf.nrules; j++) {
+			r = &al->layers[i].rf.rules[j];
+			if (r->verdict != VERDICT_DENY ||
+			    (only != NULL && r != only))
+				continue;
+			m = allowlist_rule_match(r, cv, &why);
+			free(why);
+			if (m == MATCH_YES) {
+				*lp = &al->layers[i];
+				return r;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Commands that run other commands (env, xargs, sudo, timeout, sh -c ...)
+ * hide them from deny rules: look through them. Each later word that is
+ * not an option or an assignment may be the command that is run; the
+ * string after a shell's -c is parsed and its commands checked. This only
+ * ever makes a verdict stricter.
+ */
+static const struct rule *
+allowlist_find_nested_deny(const struct allowlist *al,
+    const struct rule *only, const struct cmdview *cv, const struct layer **lp)
+{
+	const struct rule	*r = NULL;
+	struct cmdview		 sub, inner;
+	struct sh_script	 s = SH_SCRIPT_INIT;
+	const char		*w, *slash;
+	char			*cause = NULL;
+	size_t			 k, i;
+
+	if (cv->argc < 2 || rule_launcher(cv->name) == NULL)
+		return NULL;
+	for (k = 1; k < cv->argc && r == NULL; k++) {
+		w = cv->argv[k];
+		if (strcmp(w, "-c") == 0 && k + 1 < cv->argc &&
+		    fnmatch("*sh", cv->name, 0) == 0) {
+			if (sh_parse(cv->argv[k + 1], &s, &cause) != 0) {
+				free(cause);
+				cause = NULL;
+				continue;
+			}
+			for (i = 0; i < s.ncmds && r == NULL; i++) {
+				cmdview_init(&inner, &s.cmds[i]);
+				r = allowlist_find_deny(al, only, &inner, lp);
+				cmdview_release(&inner);
+			}
+			sh_script_release(&s);
+			continue;
+		}
+		if (w[0] == '-' || w[0] == '\0' || strchr(w, '=') != NULL)
+			continue;
+		sub = *cv;
+		sub.argv = cv->argv + k;
+		sub.argc = cv->argc - k;
+		slash = strrchr(w, '/');
+		sub.name = slash != NULL ? slash + 1 : w;
+		r = allowlist_find_deny(al, only, &sub, lp);
+	}
+	return r;
+}
+
 /* "FILE:ID" for a rule. */
 static char *
 allowlist_rule_name(const struct layer *l, const struct rule *r)
@@ -466,6 +542,8 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 			}
 		}
 	}
+	if (deny == NULL)
+		deny = allowlist_find_nested_deny(al, only, cv, &deny_l);
 	if (deny != NULL) {
 		d->verdict = VERDICT_DENY;
 		d->rule = deny;

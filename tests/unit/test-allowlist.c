@@ -536,6 +536,19 @@ test_user_layer(void **state)
 	assert_int_equal(verdict_of(al, "echo $(rm x)"), D);
 	assert_int_equal(verdict_of(al, "/tmp/rm x"), D);
 	assert_int_equal(verdict_of(al, "ls\r; rm x"), D);
+	/* Deny rules see through commands that run commands. */
+	assert_int_equal(verdict_of(al, "env rm x"), D);
+	assert_int_equal(verdict_of(al, "env FOO=1 /bin/rm x"), D);
+	assert_int_equal(verdict_of(al, "ls | xargs rm"), D);
+	assert_int_equal(verdict_of(al, "sudo -u root rm -rf /"), D);
+	assert_int_equal(verdict_of(al, "timeout 5 rm x"), D);
+	assert_int_equal(verdict_of(al, "nice -n 5 rm x"), D);
+	assert_int_equal(verdict_of(al, "command rm x"), D);
+	assert_int_equal(verdict_of(al, "bash -c 'rm -rf x'"), D);
+	assert_int_equal(verdict_of(al, "sh -c 'ls; rm x'"), D);
+	assert_int_equal(verdict_of(al, "sh -xc 'rm x'"), Q);
+	assert_int_equal(verdict_of(al, "env ls"), Q);
+	assert_int_equal(verdict_of(al, "sh -c 'ls'"), Q);
 	assert_int_equal(verdict_of(al, "cat /etc/shadow"), D);
 	assert_int_equal(verdict_of(al, "cat /etc/passwd"), A);
 	assert_int_equal(verdict_of(al, "ls -R"), Q);
