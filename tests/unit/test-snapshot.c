@@ -7,7 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,20 +37,35 @@ struct fixture {
 	struct changes		 ch;
 };
 
-/* nftw callback: remove everything (making directories writable first). */
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+/*
+ * Remove name in dfd and everything below it, relative to descriptors so
+ * that paths longer than PATH_MAX and unreadable directories go too.
+ */
+static void
+rm_rf_at(int dfd, const char *name)
 {
-	return remove(path);
-}
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd;
 
-/* Make every directory searchable again so the tree can be removed. */
-static int
-chmod_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	if (flag == FTW_D || flag == FTW_DNR)
-		chmod(path, 0755);
-	return 0;
+	if (unlinkat(dfd, name, 0) == 0 || (errno != EISDIR &&
+	    errno != EPERM))
+		return;
+	fchmodat(dfd, name, 0755, 0);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			rm_rf_at(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
 static int
@@ -73,8 +88,7 @@ teardown(void **state)
 {
 	struct fixture	*fx = *state;
 
-	nftw(fx->root, chmod_one, 64, FTW_PHYS);
-	nftw(fx->root, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+	rm_rf_at(AT_FDCWD, fx->root);
 	snapshot_free(fx->before);
 	changes_release(&fx->ch);
 	strv_release(&fx->exclude);
@@ -364,7 +378,7 @@ test_rm_rf(void **state)
 	put(fx, "keep", "k");
 	before(fx);
 	p = P(fx, "x");
-	nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_rf_at(AT_FDCWD, p);
 	free(p);
 	after(fx);
 	/* Children before their parents. */
