@@ -659,7 +659,12 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 		}
 		if (ds[i].verdict == VERDICT_DENY && first_deny == SIZE_MAX)
 			first_deny = i;
-		if (ds[i].verdict == VERDICT_ASK && first_ask == SIZE_MAX)
+		/* Prefer the reason of a command as written over that of
+		   one inside a substitution ('$(x)' says more than x). */
+		if (ds[i].verdict == VERDICT_ASK && (first_ask == SIZE_MAX ||
+		    ((s.cmds[first_ask].flags & SH_C_SUBST) &&
+		    !(s.cmds[i].flags & SH_C_SUBST) && ds[first_ask].rule ==
+		    NULL)))
 			first_ask = i;
 	}
 	if (first_deny != SIZE_MAX) {
