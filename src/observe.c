@@ -41,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -54,6 +55,14 @@
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/local/libexec/bwgate"
+#endif
+
+/* Linux 6.6: wake the supervisor on the notifying CPU (a direct handoff). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
 #endif
 
 /* Distinct violations kept per run (repeats only bump a count). */
@@ -147,6 +156,7 @@ struct observer {
 	int			 listener;
 	bool			 exact;
 	bool			 network;	/* network on: no net checks */
+	bool			 userns;	/* nested namespaces possible */
 	char			*status;
 	pid_t			 helper_pid;
 	ino_t			 mntns;		/* the sandbox's mount ns */
@@ -249,6 +259,7 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 	obs->rootfd = -1;
 	obs->loop_fd = -1;
 	obs->network = pol->network;
+	obs->userns = pol->allow_userns;
 	obs->status = xstrdup("no answer from the helper");
 	free(pol->helper);
 	pol->helper = helper;
@@ -371,6 +382,11 @@ observe_hello_reply(struct observer *obs)
 	obs->arch = seccomp_arch_native();
 	obs->listener = fd;
 	obs->state = STATE_LISTEN;
+	/* Fewer scheduler round trips per call where the kernel has it. */
+	if (getenv("BWGATE_NO_SYNC_WAKE") == NULL &&
+	    ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0) != 0)
+		LOG("no synchronous wake-up: %s", strerror(errno));
 	obs->exact = true;
 	observe_set_status(obs, "exact");
 
@@ -386,9 +402,43 @@ observe_hello_reply(struct observer *obs)
 	LOG("listener %d from pid %d", fd, (int)cred.pid);
 }
 
+/* Another process's memory: process_vm_readv, else /proc/PID/mem. */
+struct observe_mem {
+	pid_t	pid;
+	int	fd;		/* /proc/PID/mem once needed, else -1 */
+};
+
+/* Scope-bound release of a struct observe_mem. */
+static void
+observe_mem_release(struct observe_mem *mem)
+{
+	if (mem->fd >= 0)
+		close(mem->fd);
+}
+
+/* Read len bytes at addr; the count read or -1. */
+static ssize_t
+observe_peek(struct observe_mem *mem, void *buf, size_t len, uint64_t addr)
+{
+	struct iovec	local = { buf, len };
+	struct iovec	remote = { (void *)(uintptr_t)addr, len };
+	char		p[64];
+	ssize_t		n;
+
+	if (mem->fd < 0) {
+		n = process_vm_readv(mem->pid, &local, 1, &remote, 1, 0);
+		if (n >= 0 || (errno != EPERM && errno != ENOSYS))
+			return n;
+		snprintf(p, sizeof p, "/proc/%d/mem", (int)mem->pid);
+		if ((mem->fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+	}
+	return pread(mem->fd, buf, len, (off_t)addr);
+}
+
 /* Read a NUL-terminated string from another process; NULL on failure. */
 static char *
-observe_read_string(int memfd, uint64_t addr)
+observe_read_string(struct observe_mem *mem, uint64_t addr)
 {
 	struct buf	b = BUF_INIT;
 	char		chunk[4096];
@@ -401,7 +451,7 @@ observe_read_string(int memfd, uint64_t addr)
 	while (b.len < PATH_MAX) {
 		/* Never read across a page: the next one may be unmapped. */
 		want = 4096 - (size_t)(addr % 4096);
-		n = pread(memfd, chunk, want, (off_t)addr);
+		n = observe_peek(mem, chunk, want, addr);
 		if (n <= 0) {
 			buf_release(&b);
 			return NULL;
@@ -842,7 +892,7 @@ observe_sockaddr(const struct sockaddr *sa, socklen_t len, char **what,
 
 /* A network call while the network is off: judge its address. */
 static void
-observe_judge_net(struct observer *obs, pid_t pid, int memfd, uint64_t addr,
+observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
     uint64_t len, const char *op, struct violations *vs)
 {
 	struct sockaddr_storage	 ss;
@@ -855,13 +905,13 @@ observe_judge_net(struct observer *obs, pid_t pid, int memfd, uint64_t addr,
 	if (len > sizeof ss)
 		len = sizeof ss;
 	memset(&ss, 0, sizeof ss);
-	if (pread(memfd, &ss, (size_t)len, (off_t)addr) != (ssize_t)len)
+	if (observe_peek(mem, &ss, (size_t)len, addr) != (ssize_t)len)
 		return;
 	if (!observe_sockaddr((struct sockaddr *)&ss, (socklen_t)len, &what,
 	    &loopback, &port))
 		return;
 	/* The sandbox's own loopback works: only unbound ports count. */
-	if (loopback && observe_port_bound(pid, port))
+	if (loopback && observe_port_bound(mem->pid, port))
 		return;
 	LOG("%s %s: network", op, what);
 	observe_add(vs, what, op, VIOLATION_NETWORK, true);
@@ -890,13 +940,13 @@ observe_lookup(int nr)
 
 /* Read the path argument number i (relative to dirfd argument d). */
 static char *
-observe_arg_path(const struct seccomp_data *d, int memfd, pid_t pid,
+observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
     int dirfd_arg, int path_arg, bool empty_ok)
 {
 	_cleanup_free_ char	*raw = NULL, *base = NULL;
 	int			 dirfd = AT_FDCWD;
 
-	raw = observe_read_string(memfd, d->args[path_arg]);
+	raw = observe_read_string(mem, d->args[path_arg]);
 	if (raw == NULL)
 		return NULL;
 	if (dirfd_arg >= 0)
@@ -905,10 +955,10 @@ observe_arg_path(const struct seccomp_data *d, int memfd, pid_t pid,
 		/* AT_EMPTY_PATH: the descriptor itself. */
 		if (!empty_ok || dirfd == AT_FDCWD)
 			return NULL;
-		return observe_base(pid, dirfd);
+		return observe_base(mem->pid, dirfd);
 	}
 	if (raw[0] != '/') {
-		base = observe_base(pid, dirfd);
+		base = observe_base(mem->pid, dirfd);
 		if (base == NULL)
 			return NULL;
 	}
@@ -922,7 +972,8 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 {
 	const struct seccomp_data	*d = &n->data;
 	const struct observe_call	*c;
-	_cleanup_close_ int		 memfd = -1;
+	struct observe_mem		 mem __attribute__((cleanup(
+					     observe_mem_release))) = { n->pid, -1 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
 	char				 p[64];
 	struct stat			 st;
@@ -935,46 +986,46 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
-	/* A nested sandbox has another view of paths: not ours to judge. */
-	snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)n->pid);
-	if (stat(p, &st) != 0 || (obs->mntns != 0 && st.st_ino != obs->mntns))
-		return;
-	if (obs->rootfd < 0) {
-		snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
-		obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		obs->mntns = st.st_ino;
-		if (obs->rootfd < 0)
+	/*
+	 * A nested sandbox has another view of paths: not ours to judge.
+	 * Only possible when the policy allows user namespaces inside.
+	 */
+	if (obs->rootfd < 0 || obs->userns) {
+		snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)n->pid);
+		if (stat(p, &st) != 0 ||
+		    (obs->mntns != 0 && st.st_ino != obs->mntns))
 			return;
+		if (obs->rootfd < 0) {
+			snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
+			obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			obs->mntns = st.st_ino;
+			if (obs->rootfd < 0)
+				return;
+		}
 	}
-	snprintf(p, sizeof p, "/proc/%d/mem", (int)n->pid);
-	if ((memfd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	/* The pid still names the task that made the call. */
-	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
-		return;
 
 	switch (c->how) {
 	case HOW_CONNECT:
-		observe_judge_net(obs, n->pid, memfd, d->args[1], d->args[2],
+		observe_judge_net(obs, &mem, d->args[1], d->args[2],
 		    c->op, vs);
 		return;
 	case HOW_SENDTO:
-		observe_judge_net(obs, n->pid, memfd, d->args[4], d->args[5],
+		observe_judge_net(obs, &mem, d->args[4], d->args[5],
 		    c->op, vs);
 		return;
 	case HOW_SENDMSG:
 		/* struct msghdr starts with msg_name, msg_namelen. */
-		if (pread(memfd, msg, sizeof msg, (off_t)d->args[1]) !=
+		if (observe_peek(&mem, msg, sizeof msg, d->args[1]) !=
 		    (ssize_t)sizeof msg)
 			return;
-		observe_judge_net(obs, n->pid, memfd, msg[0],
+		observe_judge_net(obs, &mem, msg[0],
 		    (uint32_t)msg[1], c->op, vs);
 		return;
 	case HOW_OPEN:
 	case HOW_OPENAT2:
 		if (c->how == HOW_OPENAT2) {
 			memset(&how, 0, sizeof how);
-			if (pread(memfd, &how, sizeof how, (off_t)d->args[2]) !=
+			if (observe_peek(&mem, &how, sizeof how, d->args[2]) !=
 			    (ssize_t)sizeof how)
 				return;
 			flags = how.flags;
@@ -998,7 +1049,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		follow = (flags & O_NOFOLLOW) == 0 &&
 		    kind != OBSERVE_CREATE_EXCL;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
-		path = observe_arg_path(d, memfd, n->pid, c->dirfd, c->path,
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false);
 		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
 			char *f = xasprintf("%s/%s", path, "(tmpfile)");
@@ -1008,9 +1059,9 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		}
 		break;
 	case HOW_LINK:
-		path = observe_arg_path(d, memfd, n->pid, c->dirfd, c->path,
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false);
-		path2 = observe_arg_path(d, memfd, n->pid,
+		path2 = observe_arg_path(d, &mem,
 		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
 		kind = OBSERVE_CREATE_EXCL;
@@ -1019,9 +1070,9 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		op = c->op;
 		break;
 	case HOW_RENAME:
-		path = observe_arg_path(d, memfd, n->pid, c->dirfd, c->path,
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false);
-		path2 = observe_arg_path(d, memfd, n->pid,
+		path2 = observe_arg_path(d, &mem,
 		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false);
 		kind = OBSERVE_DELETE;
 		follow = false;
@@ -1035,7 +1086,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		if (c->flags >= 0 &&
 		    (d->args[c->flags] & AT_SYMLINK_NOFOLLOW))
 			follow = false;
-		path = observe_arg_path(d, memfd, n->pid, c->dirfd, c->path,
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
 		break;
 	}
