@@ -8,7 +8,8 @@
 # directory. Prints medians of RUNS runs (default 7) of the command's wall
 # time with the monitor off and on (bench/bench-monitor: the monitor, its
 # pipe and JSON lines, no sandbox), their ratio (target: at most 1.15), and
-# whether every file was seen. When `bwgate exec --no-monitor` exists, the
+# whether every file was seen; also the writer's CPU time with and without
+# (what the kernel's event queueing costs it, robust to other load). When `bwgate exec --no-monitor` exists, the
 # same command through bwgate exec with and without the monitor too.
 set -eu
 
@@ -22,6 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-monitor.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 per=$((files / 20))
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 cmd="for d in \$(seq 20); do mkdir d\$d; i=0; while [ \$i -lt $per ]; do
 echo x > d\$d/f\$i; i=\$((i + 1)); done; done"
 
@@ -40,26 +42,44 @@ one() {
 
 : >"$tmp/off"
 : >"$tmp/on"
+: >"$tmp/cpuoff"
+: >"$tmp/cpuon"
+: >"$tmp/watcher"
 seen=yes
 lossy=0
 i=0
 one -n >/dev/null		# warm up
 while [ "$i" -lt "$runs" ]; do
-	# Alternate so drift affects both sides alike.
-	one -n | awk '{ print $2 }' >>"$tmp/off"
+	# Alternate so drift and other load affect both sides alike.
+	line=$(one -n)
+	echo "$line" | awk '{ print $2 }' >>"$tmp/off"
+	echo "$line" | awk '{ print $12 }' >>"$tmp/cpuoff"
 	line=$(one)
 	echo "$line" | awk '{ print $2 }' >>"$tmp/on"
+	echo "$line" | awk '{ print $12 }' >>"$tmp/cpuon"
+	echo "$line" | awk '{ print $14 }' >>"$tmp/watcher"
 	created=$(echo "$line" | awk '{ print $8 }')
-	[ "$created" -eq $((files + 20)) ] || seen="no ($created of $((files + 20)))"
+	[ "$created" -eq $((files + 20)) ] ||
+	    seen="no ($created of $((files + 20)))"
 	lossy=$((lossy + $(echo "$line" | awk '{ print $10 }')))
 	i=$((i + 1))
 done
 off=$(median <"$tmp/off")
 on=$(median <"$tmp/on")
-echo "# live monitor on a shell loop creating $files files (medians of $runs, ms; target ratio <= 1.15)"
+cpuoff=$(median <"$tmp/cpuoff")
+cpuon=$(median <"$tmp/cpuon")
+echo "# live monitor on a shell loop creating $files files in" \
+    "$(df -T "$tmp" | awk 'NR == 2 { print $2 }')" \
+    "(medians of $runs, ms; target ratio <= 1.15)"
+echo "# load average before: $load"
 echo "monitor_off_ms $off"
 echo "monitor_on_ms $on"
 echo "ratio_monitor $(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2f", a / b }')"
+echo "# the writer's own CPU time (user+system), less sensitive to other load"
+echo "writer_cpu_off_ms $cpuoff"
+echo "writer_cpu_on_ms $cpuon"
+echo "ratio_writer_cpu $(awk -v a="$cpuon" -v b="$cpuoff" 'BEGIN { printf "%.2f", a / b }')"
+echo "watcher_cpu_ms $(median <"$tmp/watcher")"
 echo "all_created_seen $seen"
 echo "lossy_runs $lossy"
 

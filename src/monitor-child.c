@@ -72,6 +72,7 @@
 #define SWEEP_EVERY_MS		1000
 #define STOP_DRAIN_MAX_MS	3000
 #define BATCH_EVENTS		4096
+#define READ_INTERVAL_MS	10
 #define OUT_FLUSH_BYTES		(64 * 1024)
 #define MAX_PENDING_MOVES	64
 
@@ -128,6 +129,7 @@ struct watcher {
 	size_t		 nmoves;
 
 	bool		 paused;
+	int64_t		 next_read;	/* mono ms: inotify not read before */
 	int64_t		 next_sweep;
 };
 
@@ -883,13 +885,12 @@ serve(struct watcher *w)
 	int		 timeout, n;
 	char		 c;
 	struct entry	*e;
+	bool		 readable;
 
 	for (;;) {
 		now = now_mono();
 		timeout = -1;
-		if (w->nmoves > 0)
-			timeout = MOVE_GRACE_MS;
-		else if ((e = TAILQ_FIRST(&w->pending)) != NULL) {
+		if ((e = TAILQ_FIRST(&w->pending)) != NULL) {
 			next = e->last + COALESCE_QUIET_MS;
 			TAILQ_FOREACH(e, &w->pending, pentry) {
 				if (e->last + COALESCE_QUIET_MS < next)
@@ -899,17 +900,34 @@ serve(struct watcher *w)
 			}
 			timeout = next > now ? (int)(next - now) : 0;
 		}
+		/*
+		 * Read at most every READ_INTERVAL_MS: each wake-up costs the
+		 * writer (the kernel wakes us on every event while we poll),
+		 * and the kernel queue holds far more than arrives meanwhile.
+		 * A rename waiting for its second half is read at once.
+		 */
+		readable = !w->paused && (now >= w->next_read || w->nmoves > 0);
+		if (w->nmoves > 0 && (timeout < 0 || timeout > MOVE_GRACE_MS))
+			timeout = MOVE_GRACE_MS;
+		if (!w->paused && !readable &&
+		    (timeout < 0 || timeout > w->next_read - now))
+			timeout = (int)(w->next_read - now);
 		pfd[0].fd = w->ctlfd;
 		pfd[0].events = POLLIN;
-		pfd[1].fd = w->paused ? -1 : w->inofd;
+		pfd[1].fd = readable ? w->inofd : -1;
 		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			_exit(1);
 
-		if (pfd[1].revents & POLLIN)
-			drain(w, BATCH_EVENTS);
+		if (pfd[1].revents & POLLIN) {
+			n = drain(w, BATCH_EVENTS);
+			if (n > 0 && n < BATCH_EVENTS)
+				w->next_read = now_mono() + READ_INTERVAL_MS;
+		}
 		now = now_mono();
-		moves_expire(w, now, false);
+		if (readable)
+			moves_expire(w, now, false);
 		pending_flush_due(w, now, false);
 		if (now >= w->next_sweep) {
 			sweep(w, now);

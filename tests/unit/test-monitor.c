@@ -868,13 +868,16 @@ test_child_hygiene(void **state)
 	stop(f);
 }
 
-/* The watcher dies with its parent. */
+/*
+ * The watcher dies with its parent: by PR_SET_PDEATHSIG even while
+ * another process keeps the control socket open (no end of file).
+ */
 static void
 test_parent_death(void **state)
 {
 	struct fixture	*f = *state;
 	int		 p[2], status;
-	pid_t		 mid, watcher = -1, r;
+	pid_t		 mid, pids[2] = { -1, -1 }, r;
 	char		*cause = NULL;
 
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
@@ -888,19 +891,24 @@ test_parent_death(void **state)
 		if ((m = monitor_start(f->proj, NULL, &cause)) == NULL)
 			_exit(1);
 		(void)m;
-		watcher = find_child(getpid());
-		(void)!write(p[1], &watcher, sizeof watcher);
+		pids[0] = find_child(getpid());
+		if ((pids[1] = fork()) == 0) {
+			pause();	/* holds the control socket */
+			_exit(0);
+		}
+		(void)!write(p[1], pids, sizeof pids);
 		_exit(0);		/* without monitor_stop or free */
 	}
 	close(p[1]);
-	assert_int_equal(read(p[0], &watcher, sizeof watcher),
-	    sizeof watcher);
+	assert_int_equal(read(p[0], pids, sizeof pids), sizeof pids);
 	close(p[0]);
 	assert_int_equal(waitpid(mid, &status, 0), mid);
-	assert_true(watcher > 0);
+	assert_true(pids[0] > 0 && pids[1] > 0);
 	/* Orphaned to us (subreaper): it must have been killed. */
-	r = waitpid(watcher, &status, 0);
-	assert_int_equal(r, watcher);
+	r = waitpid(pids[0], &status, 0);
+	kill(pids[1], SIGKILL);
+	assert_int_equal(waitpid(pids[1], NULL, 0), pids[1]);
+	assert_int_equal(r, pids[0]);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGKILL);
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
