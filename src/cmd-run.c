@@ -235,12 +235,11 @@ run_submit(const struct run_request *rq)
 			    "verdict"));
 			/* Say we wait only if no decision follows at once
 			   (headless consoles decide immediately). */
-			if (s != NULL && strcmp(s, "ask") == 0 &&
-			    !client_buffered(cl) && !run_readable(cl,
+			if (!client_buffered(cl) && !run_readable(cl,
 			    RUN_QUIET_MS)) {
 				waiting = true;
 				fprintf(stderr, "bwgate: request %.0f is "
-				    "waiting for approval (%s)\n", id,
+				    "waiting for approval (%s: %s)\n", id, s,
 				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 				    "reason")));
 			}

@@ -67,7 +67,9 @@ check_PROGRAMS += tests/integration/console-peer
 tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_integration_console_peer_LDADD = $(CJSON_LIBS)
 CONSOLE_TESTS = \
-	%D%/integration/console-basic.sh
+	%D%/integration/console-basic.sh \
+	%D%/integration/console-badinput.sh \
+	%D%/integration/console-lifecycle.sh
 TESTS += $(CONSOLE_TESTS)
 EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
