@@ -855,9 +855,9 @@ allowlist_trusted(char **cause)
 		    strerror(errno));
 		return NULL;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		*cause = xasprintf("'%s' is group- or world-writable: refused "
-		    "(chmod go-w '%s')", path, path);
+	if (rulefile_mode_problem(&st) != NULL) {
+		*cause = xasprintf("'%s' is %s: refused (chmod go-w '%s')",
+		    path, rulefile_mode_problem(&st), path);
 		return NULL;
 	}
 	if ((j = json_load_file(path, cause)) == NULL)

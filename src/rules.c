@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -925,6 +927,31 @@ out:
 	return rc;
 }
 
+/*
+ * Could someone else change this file? World-writable: yes. Group-
+ * writable: yes, unless the group is the owner's private group (named
+ * after the owner, with no other members), as umask 002 systems create.
+ */
+const char *
+rulefile_mode_problem(const struct stat *st)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	if (st->st_mode & S_IWOTH)
+		return "world-writable";
+	if ((st->st_mode & S_IWGRP) == 0)
+		return NULL;
+	pw = getpwuid(st->st_uid);
+	if (pw == NULL || pw->pw_gid != st->st_gid)
+		return "group-writable";
+	gr = getgrgid(st->st_gid);
+	if (gr == NULL || strcmp(gr->gr_name, pw->pw_name) != 0 ||
+	    (gr->gr_mem != NULL && gr->gr_mem[0] != NULL))
+		return "group-writable";
+	return NULL;
+}
+
 /* Read a rule file, refusing one that others could have written. */
 int
 rulefile_load(const char *path, struct rulefile *rf, char **cause)
@@ -932,6 +959,7 @@ rulefile_load(const char *path, struct rulefile *rf, char **cause)
 	_cleanup_close_ int	 fd = -1;
 	struct stat		 st;
 	struct buf		 b = BUF_INIT;
+	const char		*why;
 	int			 rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -944,10 +972,9 @@ rulefile_load(const char *path, struct rulefile *rf, char **cause)
 		*cause = xasprintf("'%s' is not a regular file", path);
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		*cause = xasprintf("'%s' is group- or world-writable: refused "
-		    "(others could change the rules; chmod go-w '%s')", path,
-		    path);
+	if ((why = rulefile_mode_problem(&st)) != NULL) {
+		*cause = xasprintf("'%s' is %s: refused (others could change "
+		    "the rules; chmod go-w '%s')", path, why, path);
 		return -1;
 	}
 	if (buf_read_fd(&b, fd, 4 << 20) < 0) {

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "allowlist.h"
 #include "optparse.h"
@@ -67,6 +68,9 @@ void	 rulefile_init(struct rulefile *);
 void	 rulefile_release(struct rulefile *);
 /* Read, check permissions, parse and validate; -1 with cause. */
 int	 rulefile_load(const char *path, struct rulefile *, char **cause);
+/* "world-writable" or "group-writable" when others could change the
+   file (a group-writable file in the owner's private group is fine). */
+const char *rulefile_mode_problem(const struct stat *);
 /* Parse and validate text read from path (no permission check). */
 int	 rulefile_parse(const char *path, const char *text, struct rulefile *,
 	    char **cause);

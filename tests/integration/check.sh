@@ -116,8 +116,18 @@ check -- ls
 assert_eq "world-writable user file exits 125" "$RC" 125
 assert_match "world-writable refused" "$(cat "$T/err")" 'world-writable: refused'
 chmod 0620 "$U"
-check -- ls
-assert_eq "group-writable user file refused" "$RC" 125
+if [ "$(id -u)" = 0 ]; then
+	# Group-writable by a group that is not the owner's private group.
+	chgrp daemon "$U"
+	check -- ls
+	assert_eq "group-writable user file refused" "$RC" 125
+	assert_match "group-writable named" "$(cat "$T/err")" 'group-writable: refused'
+	chgrp "$(id -g)" "$U"
+fi
+if [ "$(id -gn)" = "$(id -un)" ] && [ -z "$(getent group "$(id -g)" | cut -d: -f4)" ]; then
+	check -- ls
+	assert_eq "group-writable in the owner's private group is fine" "$RC" 0
+fi
 rm -f "$U"
 
 # Project rules: ask/deny count at once, allow only after bwgate trust.
@@ -158,11 +168,11 @@ assert_eq "trusted again" "$RC" 0
 "$BWGATE" trust --revoke --project "$P" >/dev/null
 check -- 'make all'
 assert_eq "revoked" "$RC" 1
-chmod 0664 "$P/.bwgate.json"
+chmod 0646 "$P/.bwgate.json"
 check -- ls
-assert_eq "group-writable project file refused" "$RC" 125
+assert_eq "world-writable project file refused" "$RC" 125
 "$BWGATE" trust --project "$P" >/dev/null 2>&1
-assert_eq "trust refuses a group-writable file" "$?" 1
+assert_eq "trust refuses a world-writable file" "$?" 1
 rm -f "$P/.bwgate.json"
 
 "$BWGATE" check >/dev/null 2>&1
