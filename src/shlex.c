@@ -893,7 +893,9 @@ lex_array(struct sh_parser *p, struct wacc *w)
 /*
  * Decide whether the text after $(( or (( at from is arithmetic: find the
  * paren that closes the (( and check a second one follows. Sets *end to
- * the first of the two. 1 arithmetic, 0 not, -1 when over budget.
+ * the first of the two. 1 arithmetic, 0 not (a nested subshell), -1 when
+ * the input ends first (bash fails there too) or over budget. Failing at
+ * the end also keeps repeated scans from going quadratic.
  */
 int
 lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end)
@@ -922,7 +924,7 @@ lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end)
 					i++;
 			}
 			if (i >= p->len)
-				return 0;
+				goto eof;
 			break;
 		case '(':
 			depth++;
@@ -938,10 +940,12 @@ lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end)
 			return 1;
 		}
 	}
-	return 0;
+eof:
+	return sh_error(p, from - 2, "unterminated '(('");
 }
 
-/* $[...]: the old arithmetic form; find the closing bracket. */
+/* $[...]: the old arithmetic form; find the closing bracket (1), or
+   fail at the end of the input as bash does. */
 static int
 lex_bracket_prescan(struct sh_parser *p, size_t from, size_t *end)
 {
@@ -966,7 +970,7 @@ lex_bracket_prescan(struct sh_parser *p, size_t from, size_t *end)
 			break;
 		}
 	}
-	return 0;
+	return sh_error(p, from - 2, "unterminated '$['");
 }
 
 /*
