@@ -4,3 +4,4 @@ dist_man_MANS += %D%/bwgate-allowlist.5
 EXTRA_DIST += %D%/report.md
 EXTRA_DIST += %D%/change-report.md
 EXTRA_DIST += %D%/live-events.md
+EXTRA_DIST += %D%/protocol.md
