@@ -345,6 +345,7 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 	}
 }
 
+/* Free what a command view holds. */
 static void
 cmdview_release(struct cmdview *cv)
 {

@@ -176,6 +176,7 @@ check_print_json(const struct allowlist *al, const struct classification *c,
 	cJSON_Delete(j);
 }
 
+/* bwgate check: classify, print, exit by verdict. */
 int
 cmd_check(int argc, char **argv)
 {

@@ -96,6 +96,7 @@ trust_list(void)
 	return 0;
 }
 
+/* bwgate trust: show, trust, list or revoke a project rule file. */
 int
 cmd_trust(int argc, char **argv)
 {

@@ -515,6 +515,8 @@ opt_check(const struct opt_grammar *g, const char *const *argv, size_t argc,
  * labels and branches) is refused, so no script can write, read another
  * file or run a program.
  */
+
+/* Skip blanks within a line. */
 static const char *
 sed_skip_space(const char *p)
 {
@@ -588,6 +590,7 @@ sed_address(const char **pp, bool second)
 	return 1;
 }
 
+/* The sed-print checker: 0 for a print-only script. */
 static int
 opt_sed_print(const char *script, char **why)
 {

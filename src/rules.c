@@ -388,6 +388,7 @@ rulefile_line(const char *text, const char *const *path, size_t n)
 	return js_locate(text, 1, path, n);
 }
 
+/* Enter a key of the JSON path (for messages). */
 static void
 rule_ctx_push(struct rule_ctx *c, const char *key)
 {
@@ -396,6 +397,7 @@ rule_ctx_push(struct rule_ctx *c, const char *key)
 	c->depth++;
 }
 
+/* Enter an array index of the JSON path. */
 static void
 rule_ctx_pushi(struct rule_ctx *c, size_t i)
 {
@@ -406,6 +408,7 @@ rule_ctx_pushi(struct rule_ctx *c, size_t i)
 	c->depth++;
 }
 
+/* Leave the last JSON path element. */
 static void
 rule_ctx_pop(struct rule_ctx *c)
 {
