@@ -820,48 +820,86 @@ drop_dac_caps(void)
 	return syscall(SYS_capset, &hdr, data);
 }
 
+/*
+ * Check one scan of the tree made by test_unreadable_dir (whole) or of its
+ * "open00" subtree; a non-zero return names the failed check.
+ */
+static int
+check_unreadable(const char *root, int whole, int threads)
+{
+	struct snapshot_opts		 o = SNAPSHOT_OPTS_INIT;
+	const struct snapshot_entry	*e, *inner;
+	const struct strv		*w;
+	struct snapshot			*sn;
+	char				*cause = NULL;
+	int				 rc = 0;
+
+	o.threads = threads;
+	if ((sn = snapshot_take(root, &o, &cause)) == NULL)
+		return 1;
+	w = snapshot_warnings(sn);
+	inner = snapshot_find(sn, whole ? "open00/inner" : "inner");
+	if (inner == NULL || !(inner->flags & SNAPSHOT_UNREADABLE))
+		rc = 2;
+	else if (whole) {
+		e = snapshot_find(sn, "closed");
+		if (e == NULL || !(e->flags & SNAPSHOT_UNREADABLE))
+			rc = 3;
+		else if (snapshot_find(sn, "closed/secret") != NULL ||
+		    snapshot_find(sn, "open00/inner/g") != NULL)
+			rc = 4;
+		else if (snapshot_find(sn, "open69/f") == NULL)
+			rc = 5;
+		else if (w->n != 2 || strstr(w->v[0], "'closed'") == NULL ||
+		    strstr(w->v[0], "Permission denied") == NULL ||
+		    strstr(w->v[1], "'open00/inner'") == NULL)
+			rc = 6;
+	} else if (w->n != 1 || strstr(w->v[0], "'inner'") == NULL)
+		rc = 7;
+	snapshot_free(sn);
+	return rc;
+}
+
 static void
 test_unreadable_dir(void **state)
 {
-	struct fixture			*fx = *state;
-	const struct snapshot_entry	*e;
-	const struct strv		*w;
-	struct snapshot			*sn;
-	char				*p, *cause = NULL;
-	pid_t				 pid;
-	int				 status;
+	struct fixture	*fx = *state;
+	char		 rel[32], *p;
+	pid_t		 pid;
+	int		 status, i, rc;
 
-	dir(fx, "open");
-	put(fx, "open/f", "f");
+	/* Enough subtrees that the two threads share them as jobs. */
+	for (i = 0; i < 70; i++) {
+		snprintf(rel, sizeof rel, "open%02d", i);
+		dir(fx, rel);
+		snprintf(rel, sizeof rel, "open%02d/f", i);
+		put(fx, rel, "f");
+	}
+	dir(fx, "open00/inner");
+	put(fx, "open00/inner/g", "g");
 	dir(fx, "closed");
 	put(fx, "closed/secret", "s");
 	p = P(fx, "closed");
 	assert_int_equal(chmod(p, 0), 0);
 	free(p);
+	p = P(fx, "open00/inner");
+	assert_int_equal(chmod(p, 0), 0);
+	free(p);
 
-	/* In a child, so root can give up its override for the scan. */
+	/* In a child, so root can give up its override for the scans. */
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		if (geteuid() == 0 && drop_dac_caps() != 0)
 			_exit(10);
-		fx->opts.threads = 1;
-		sn = snapshot_take(fx->root, &fx->opts, &cause);
-		if (sn == NULL)
-			_exit(11);
-		e = snapshot_find(sn, "closed");
-		if (e == NULL || !(e->flags & SNAPSHOT_UNREADABLE))
-			_exit(12);
-		if (snapshot_find(sn, "closed/secret") != NULL)
-			_exit(13);
-		if (snapshot_find(sn, "open/f") == NULL)
-			_exit(14);
-		w = snapshot_warnings(sn);
-		if (w->n != 1 || strstr(w->v[0], "'closed'") == NULL ||
-		    strstr(w->v[0], "Permission denied") == NULL)
-			_exit(15);
-		snapshot_free(sn);
-		_exit(0);
+		if ((rc = check_unreadable(fx->root, 1, 1)) != 0)
+			_exit(rc);
+		if ((rc = check_unreadable(fx->root, 1, 2)) != 0)
+			_exit(rc + 10);
+		/* A small tree: the directory fails while listed first. */
+		p = P(fx, "open00");
+		rc = check_unreadable(p, 0, 2);
+		_exit(rc == 0 ? 0 : rc + 20);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
