@@ -10,8 +10,8 @@
  * everything else; bwgate answers every notification with CONTINUE, so
  * the filter only lets bwgate see what the command tries. The mounts
  * enforce. If the filter cannot be installed (no user notification here),
- * the helper says why and runs the command anyway, unless bwgate asked it
- * to insist.
+ * the helper says why and runs the command anyway (bwgate then infers
+ * refusals from the error output).
  *
  * Kept tiny: libc and libseccomp only, both visible in every sandbox.
  */
@@ -221,11 +221,6 @@ main(int argc, char **argv)
 	if (listener >= 0)
 		close(listener);
 	close((int)sock);
-
-	if (listener < 0 && (hello.flags & OBSERVE_F_REQUIRE)) {
-		fprintf(stderr, "bwgate-helper: cannot observe: %s\n", why);
-		return 125;
-	}
 	execvp(argv[3], argv + 3);
 	e = errno;
 	if (e == ENOENT || e == ENOTDIR) {

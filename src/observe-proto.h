@@ -10,8 +10,9 @@
  * The helper reads the hello, installs its seccomp filter (unless told
  * not to), answers with one struct observe_reply (carrying the listener
  * descriptor as SCM_RIGHTS when status is 0), closes FD and execs the
- * command. Kept free of other bwgate headers: the helper links nothing of
- * bwgate but this.
+ * command (also when no listener could be made: then bwgate infers
+ * refusals from the error output). Kept free of other bwgate headers:
+ * the helper links nothing of bwgate but this.
  */
 #ifndef BWGATE_OBSERVE_PROTO_H
 #define BWGATE_OBSERVE_PROTO_H
@@ -24,7 +25,6 @@
 enum observe_hello_flags {
 	OBSERVE_F_NET = (1 << 0),	/* also notify connect/sendto/sendmsg */
 	OBSERVE_F_OFF = (1 << 1),	/* install nothing: answer "disabled" */
-	OBSERVE_F_REQUIRE = (1 << 2),	/* no listener: fail, do not exec */
 };
 
 struct observe_hello {
