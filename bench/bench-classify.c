@@ -4,6 +4,9 @@
  *
  *	bench-classify [SECONDS]	prints "N classifications/s" and
  *					exits 1 below the target
+ *
+ * The rate is per second of this process's CPU time, so a busy machine
+ * (parallel builds) does not distort it; the wall-clock rate is shown too.
  */
 #include "config.h"
 
@@ -39,22 +42,24 @@ static const char *const mix[] = {
 	"python3 -m pytest -x tests/",
 };
 
+/* Seconds on the given clock. */
 static double
-now(void)
+now(clockid_t id)
 {
 	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Classify the mix for SECONDS of CPU time. */
 int
 main(int argc, char **argv)
 {
 	struct allowlist	*al;
 	struct classification	 c = CLASSIFICATION_INIT;
 	double			 seconds = argc > 1 ? atof(argv[1]) : 2.0;
-	double			 start, elapsed, rate;
+	double			 start, elapsed, wall0, wall, rate;
 	unsigned long		 n = 0, allowed = 0;
 	size_t			 i, nmix = sizeof mix / sizeof *mix;
 	char			*cause = NULL;
@@ -63,7 +68,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-classify: %s\n", cause);
 		return 2;
 	}
-	start = now();
+	start = now(CLOCK_PROCESS_CPUTIME_ID);
+	wall0 = now(CLOCK_MONOTONIC);
 	do {
 		for (i = 0; i < nmix; i++) {
 			allowlist_classify(al, mix[i], &c);
@@ -71,13 +77,15 @@ main(int argc, char **argv)
 				allowed++;
 		}
 		n += nmix;
-		elapsed = now() - start;
+		elapsed = now(CLOCK_PROCESS_CPUTIME_ID) - start;
 	} while (elapsed < seconds);
+	wall = now(CLOCK_MONOTONIC) - wall0;
 	classification_release(&c);
 	allowlist_free(al);
 	rate = n / elapsed;
-	printf("classify: %.0f classifications/s (%lu in %.2fs, %lu allowed; "
-	    "target %.0f/s): %s\n", rate, n, elapsed, allowed, TARGET,
+	printf("classify: %.0f classifications per CPU second (%lu in %.2fs "
+	    "CPU, %.0f/s wall clock; %lu allowed; target %.0f/s): %s\n", rate,
+	    n, elapsed, n / wall, allowed, TARGET,
 	    rate >= TARGET ? "ok" : "BELOW TARGET");
 	return rate >= TARGET ? 0 : 1;
 }

@@ -101,6 +101,7 @@ struct cmdview {
 	size_t			  argc;
 	const char		 *name;		/* basename of argv[0] */
 	bool			  name_ok;	/* plain or in a system dir */
+	const char		 *launcher;	/* why it runs other programs */
 	char			 *unsafe;	/* why it cannot be allowed */
 	char			 *writes;	/* a redirection that writes */
 };
@@ -309,6 +310,7 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 		cv->name = cv->argv[0];
 		cv->name_ok = cv->name[0] != '\0';
 	}
+	cv->launcher = cv->name[0] != '\0' ? rule_launcher(cv->name) : NULL;
 	for (i = 0; i < cmd->nredirs; i++) {
 		r = &cmd->redirs[i];
 		t = r->target.text;
@@ -445,7 +447,7 @@ allowlist_find_nested_deny(const struct allowlist *al,
 	char			*cause = NULL;
 	size_t			 k, i;
 
-	if (cv->argc < 2 || rule_launcher(cv->name) == NULL)
+	if (cv->argc < 2 || cv->launcher == NULL)
 		return NULL;
 	for (k = 1; k < cv->argc && r == NULL; k++) {
 		w = cv->argv[k];
@@ -536,7 +538,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 				if (!cv->name_ok)
 					continue;
 				if (r->type == RULE_GRAMMAR &&
-				    rule_launcher(cv->name) != NULL)
+				    cv->launcher != NULL)
 					continue;
 				allow = r;
 				allow_l = l;
@@ -582,9 +584,9 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 			d->reason = xasprintf("'%s' is not a plain command "
 			    "name or a program in a system directory",
 			    cv->argv[0]);
-		else if (cv->argc > 0 && rule_launcher(cv->name) != NULL)
+		else if (cv->argc > 0 && cv->launcher != NULL)
 			d->reason = xasprintf("%s: %s", cv->name,
-			    rule_launcher(cv->name));
+			    cv->launcher);
 		else if (cv->unsafe != NULL)
 			d->reason = xasprintf("%s: %s", cv->name, cv->unsafe);
 		else

@@ -250,9 +250,14 @@ rule_launcher(const char *name)
 {
 	size_t	i;
 
-	for (i = 0; i < sizeof rule_launchers / sizeof *rule_launchers; i++)
-		if (fnmatch(rule_launchers[i].glob, name, 0) == 0)
+	const char	*g;
+
+	for (i = 0; i < sizeof rule_launchers / sizeof *rule_launchers; i++) {
+		g = rule_launchers[i].glob;
+		if (strchr(g, '*') != NULL ? fnmatch(g, name, 0) == 0 :
+		    strcmp(g, name) == 0)
 			return rule_launchers[i].why;
+	}
 	return NULL;
 }
 
