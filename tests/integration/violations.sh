@@ -125,6 +125,26 @@ mkdir /etc/bwgate-d read-only 1 true"
 	vrun 'for i in 1 2 3 4 5; do touch /etc/bwgate-r 2>/dev/null; done'
 	assert_eq "repeats counted" "$(vlist)" "create /etc/bwgate-r read-only 5 true"
 
+	# Paths relative to a directory descriptor; openat2 (flags in a struct).
+	if command -v python3 >/dev/null; then
+		jexec -- python3 -c '
+import os
+d = os.open("/etc", os.O_RDONLY | os.O_DIRECTORY)
+try: os.open("bwgate-dirfd", os.O_WRONLY | os.O_CREAT, dir_fd=d)
+except OSError: pass'
+		assert_eq "openat relative to a dirfd" "$(vlist)" \
+			"create /etc/bwgate-dirfd read-only 1 true"
+		jexec -- python3 -c '
+import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+for path, flags in ((b"/etc/bwgate-o2", os.O_WRONLY | os.O_CREAT),
+                    (b"/etc/hostname", os.O_RDONLY)):
+    how = ctypes.create_string_buffer(struct.pack("QQQ", flags, 0o644, 0))
+    libc.syscall(437, -100, path, how, 24)'
+		assert_eq "openat2: only the write" "$(vlist)" \
+			"create /etc/bwgate-o2 read-only 1 true"
+	fi
+
 	# The network, off by default. A host listener is out of reach.
 	if command -v python3 >/dev/null; then
 		python3 -c '
