@@ -234,6 +234,25 @@ client_recv(struct client *cl, char **cause)
 	}
 }
 
+/* Read what the console said before it closed the connection. */
+char *
+client_refusal(struct client *cl)
+{
+	char		*cause = NULL, *msg = NULL;
+	const char	*t;
+	cJSON		*j;
+
+	while (msg == NULL && (j = client_recv(cl, &cause)) != NULL) {
+		t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		if (t != NULL && strcmp(t, "error") == 0)
+			msg = xstrdup(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "message")));
+		cJSON_Delete(j);
+	}
+	free(cause);
+	return msg;
+}
+
 /* Unread bytes are buffered. */
 bool
 client_buffered(const struct client *cl)

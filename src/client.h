@@ -43,6 +43,9 @@ int		 client_fd(const struct client *);
 int		 client_send(struct client *, cJSON *j, char **cause);
 /* The next message; NULL at end of stream (cause NULL) or on error. */
 cJSON		*client_recv(struct client *, char **cause);
+/* After a failed send: the console's error message if it refused us
+   before closing (caller frees), else NULL. */
+char		*client_refusal(struct client *);
 /* Does the client hold unread data (a message may be ready)? */
 bool		 client_buffered(const struct client *);
 void		 client_free(struct client *);

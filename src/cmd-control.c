@@ -164,7 +164,11 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	if (hide.n > 0)
 		cJSON_AddItemToObject(msg, "hide", json_strv(&hide));
 	if (client_send(cl, msg, &cause) != 0) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		char *why = client_refusal(cl);
+
+		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
+		free(why);
+		status = why != NULL ? 1 : EXIT_BWGATE_FAILED;
 		goto out;
 	}
 	/* Skip the greeting; the next message is the answer. */

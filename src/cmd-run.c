@@ -219,7 +219,10 @@ run_submit(const struct run_request *rq)
 		cJSON_AddItemToObject(msg, "ro", json_strv(&rq->ro));
 	free(cwd);
 	if (client_send(cl, msg, &cause) != 0) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		char *why = client_refusal(cl);
+
+		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
+		free(why);
 		free(cause);
 		client_free(cl);
 		return EXIT_BWGATE_FAILED;

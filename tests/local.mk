@@ -69,7 +69,9 @@ tests_integration_console_peer_LDADD = $(CJSON_LIBS)
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
 	%D%/integration/console-badinput.sh \
-	%D%/integration/console-lifecycle.sh
+	%D%/integration/console-lifecycle.sh \
+	%D%/integration/console-load.sh \
+	%D%/integration/console-uid.sh
 TESTS += $(CONSOLE_TESTS)
 EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.

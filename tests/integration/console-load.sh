@@ -1,0 +1,34 @@
+#!/bin/bash
+# console-load: 32 agents x 50 commands at once; nothing lost, replies
+# matched to requests, no descriptor or zombie leak.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+cd "$P"
+start_console --headless --auto-allowlisted
+"$BWGATE" run -- true
+fds=$(fd_count "$CPID")
+
+out=$("$PEER" -t 600 -L 32 -m 50 "$S" true 2> "$T/load.err")
+assert_eq "32 x 50 requests: every one answered, matched, ids unique" \
+    "$out" "ok 1600"
+[ -s "$T/load.err" ] && head -5 "$T/load.err" | sed 's/^/# /'
+ok_if "no descriptor leak" wait_for 10 test "$(fd_count "$CPID")" -eq "$fds"
+assert_eq "no zombies" "$(zombies "$CPID")" 0
+assert_eq "audit: one result per request" \
+    "$(jq -c 'select(.record=="result")' "$AUDIT" | wc -l)" 1601
+ok_if "audit log valid" audit_valid
+
+# Many agents disconnecting at once while their commands wait or run.
+for i in $(seq 16); do
+	printf '{"type":"submit","command":"sleep 30"}\n' | "$PEER" -x "$S"
+done
+ok_if "abandoned requests all end" wait_for 30 sh -c \
+    "[ \$(\"$BWGATE\" list --json | jq '[.[] | select(.state==\"running\" or .state==\"approved\" or .state==\"pending\")] | length') -eq 0 ]"
+ok_if "no descriptor leak after disconnects" \
+    wait_for 10 test "$(fd_count "$CPID")" -eq "$fds"
+assert_eq "no zombies after disconnects" "$(zombies "$CPID")" 0
+stop_console
+assert_eq "clean exit" "$CRC" 0
+done_testing
