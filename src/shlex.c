@@ -40,8 +40,8 @@ struct wacc {
 	bool		 tilde_ok;	/* an unquoted ~ here is expanded */
 	bool		 digits;	/* only unquoted digits so far */
 	bool		 bracket;	/* an unquoted [ was seen */
-	int		 brace;		/* unquoted { depth */
-	bool		 brace_sep;	/* unquoted , or .. inside braces */
+	bool		 brace;		/* an unquoted { was seen */
+	bool		 brace_sep;	/* and an unquoted , or .. after it */
 	bool		 dot;		/* last char was an unquoted . */
 	bool		 empty;		/* nothing added yet */
 	bool		 array;		/* NAME=( ... ) */
@@ -56,13 +56,15 @@ static char	 peekc(const struct sh_parser *, size_t);
 static int	 lex_word(struct sh_parser *, struct wacc *, int);
 static int	 lex_single(struct sh_parser *, struct wacc *);
 static int	 lex_double(struct sh_parser *, struct wacc *);
-static int	 lex_ansic(struct sh_parser *, struct wacc *);
+static int	 lex_ansic(struct sh_parser *, struct wacc *, size_t);
 static int	 lex_dollar(struct sh_parser *, struct wacc *, bool);
 static int	 lex_backquote(struct sh_parser *, struct wacc *, bool);
-static int	 lex_subst(struct sh_parser *, struct wacc *, size_t, int);
-static int	 lex_brace(struct sh_parser *, struct wacc *, bool);
+static int	 lex_subst(struct sh_parser *, struct wacc *, size_t, size_t,
+		     int);
+static int	 lex_brace(struct sh_parser *, struct wacc *, size_t, bool);
 static int	 lex_array(struct sh_parser *, struct wacc *);
 static int	 lex_bracket_prescan(struct sh_parser *, size_t, size_t *);
+static void	 w_param(struct wacc *, const char *, size_t);
 static int	 lex_operator(struct sh_parser *, struct sh_token *);
 static int	 lex_next(struct sh_parser *);
 static int	 lex_heredocs(struct sh_parser *);
@@ -164,6 +166,15 @@ peekc(const struct sh_parser *p, size_t i)
 	return i < p->len ? p->s[i] : '\0';
 }
 
+/* Index of the next byte at or after i, skipping line continuations. */
+size_t
+lex_skip_cont(const struct sh_parser *p, size_t i)
+{
+	while (i + 1 < p->len && p->s[i] == '\\' && p->s[i + 1] == '\n')
+		i += 2;
+	return i;
+}
+
 /* Start an empty word. */
 static void
 w_init(struct wacc *w)
@@ -219,23 +230,24 @@ w_lit(struct wacc *w, char c)
 		if (w->bracket)
 			w->flags |= SH_W_GLOB;
 		break;
+	/*
+	 * Brace expansion: bash keeps looking past a {...} without a comma
+	 * for a later closing brace, so any { then , or .. then } counts.
+	 */
 	case '{':
-		w->brace++;
+		w->brace = true;
 		break;
 	case ',':
-		if (w->brace > 0)
+		if (w->brace)
 			w->brace_sep = true;
 		break;
 	case '.':
-		if (w->brace > 0 && w->dot)
+		if (w->brace && w->dot)
 			w->brace_sep = true;
 		break;
 	case '}':
-		if (w->brace > 0) {
-			w->brace--;
-			if (w->brace_sep)
-				w->flags |= SH_W_BRACE;
-		}
+		if (w->brace_sep)
+			w->flags |= SH_W_BRACE;
 		break;
 	}
 	w->dot = (c == '.');
@@ -314,6 +326,7 @@ w_expansion(struct wacc *w, const char *raw, size_t n, int flags)
 static int
 lex_word(struct sh_parser *p, struct wacc *w, int mode)
 {
+	size_t	i;
 	int	parens = 0;
 	char	c, n;
 
@@ -336,9 +349,11 @@ lex_word(struct sh_parser *p, struct wacc *w, int mode)
 			return 0;
 		case '<':
 		case '>':
-			if (n != '(')
+			i = lex_skip_cont(p, p->pos + 1);
+			if (peekc(p, i) != '(')
 				return 0;
-			if (lex_subst(p, w, p->pos, SH_W_PROCSUBST) != 0)
+			if (lex_subst(p, w, p->pos, i + 1,
+			    SH_W_PROCSUBST) != 0)
 				return -1;
 			continue;
 		case '(':
@@ -490,7 +505,7 @@ put_utf8(struct buf *b, uint32_t cp)
  * string (bash truncates there); the rest up to the quote is dropped.
  */
 static int
-lex_ansic(struct sh_parser *p, struct wacc *w)
+lex_ansic(struct sh_parser *p, struct wacc *w, size_t from)
 {
 	size_t		 start = p->pos;
 	struct buf	*b = &w->text;
@@ -499,7 +514,7 @@ lex_ansic(struct sh_parser *p, struct wacc *w)
 	int		 i, max, h;
 	char		 c, n;
 
-	p->pos += 2;
+	p->pos = from;
 	w->flags |= SH_W_QUOTED;
 	w_opaque(w);
 	for (;;) {
@@ -597,71 +612,90 @@ lex_ansic(struct sh_parser *p, struct wacc *w)
 	}
 }
 
-/* $ at p->pos: a parameter, $(...), $((...)), ${...}, $'...', $"...". */
+/* A simple parameter ($x, $1): its text without line continuations. */
+static void
+w_param(struct wacc *w, const char *raw, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (raw[i] == '\\' && i + 1 < n && raw[i + 1] == '\n')
+			i++;
+		else
+			buf_putc(&w->text, raw[i]);
+	}
+	w->flags |= SH_W_PARAM;
+	w_opaque(w);
+}
+
+/*
+ * $ at p->pos: a parameter, $(...), $((...)), $[...], ${...}, $'...' or
+ * $"...". bash removes line continuations before it looks, so "$\<nl>("
+ * is "$(" and "$HO\<nl>ME" is "$HOME": positions skip them.
+ */
 static int
 lex_dollar(struct sh_parser *p, struct wacc *w, bool dq)
 {
-	size_t	start = p->pos, i, end;
-	char	n = peekc(p, start + 1);
+	size_t	start = p->pos, i, j, end, after;
+	char	n;
 	int	r, flags;
 
+	i = lex_skip_cont(p, start + 1);
+	n = peekc(p, i);
 	if (n == '(') {
-		if (peekc(p, start + 2) == '(') {
-			r = lex_arith_prescan(p, start + 3, &end);
+		j = lex_skip_cont(p, i + 1);
+		if (peekc(p, j) == '(') {
+			r = lex_arith_prescan(p, j + 1, &end, &after);
 			if (r < 0)
 				return -1;
 			if (r == 1) {
 				if (sh_enter(p, start) != 0)
 					return -1;
-				r = lex_arith_body(p, start + 3, end, p->ctx,
+				r = lex_arith_body(p, j + 1, end, p->ctx,
 				    &flags);
 				sh_leave(p);
 				if (r != 0)
 					return -1;
-				p->pos = end + 2;
+				p->pos = after;
 				w_expansion(w, p->s + start, p->pos - start,
 				    SH_W_ARITH | (flags & ~SH_W_QUOTED));
 				return 0;
 			}
 		}
-		return lex_subst(p, w, start, SH_W_CMDSUBST);
+		return lex_subst(p, w, start, i + 1, SH_W_CMDSUBST);
 	}
 	if (n == '[') {
-		r = lex_bracket_prescan(p, start + 2, &end);
-		if (r < 0)
+		if (lex_bracket_prescan(p, i + 1, &end) != 1 ||
+		    sh_enter(p, start) != 0)
 			return -1;
-		if (r == 1) {
-			if (sh_enter(p, start) != 0)
-				return -1;
-			r = lex_arith_body(p, start + 2, end, p->ctx, &flags);
-			sh_leave(p);
-			if (r != 0)
-				return -1;
-			p->pos = end + 1;
-			w_expansion(w, p->s + start, p->pos - start,
-			    SH_W_ARITH | (flags & ~SH_W_QUOTED));
-			return 0;
-		}
+		r = lex_arith_body(p, i + 1, end, p->ctx, &flags);
+		sh_leave(p);
+		if (r != 0)
+			return -1;
+		p->pos = end + 1;
+		w_expansion(w, p->s + start, p->pos - start,
+		    SH_W_ARITH | (flags & ~SH_W_QUOTED));
+		return 0;
 	}
 	if (n == '{')
-		return lex_brace(p, w, dq);
+		return lex_brace(p, w, i + 1, dq);
 	if (n == '\'' && !dq)
-		return lex_ansic(p, w);
+		return lex_ansic(p, w, i + 1);
 	if (n == '"' && !dq) {
 		/* $"...": a translated string, otherwise "...". */
-		p->pos++;
+		p->pos = i;
 		return lex_double(p, w);
 	}
 	if (is_name_start(n)) {
-		for (i = start + 1; i < p->len && is_name_char(p->s[i]); i++)
-			;
-		w_expansion(w, p->s + start, i - start, SH_W_PARAM);
+		while (is_name_char(peekc(p, i)))
+			i = lex_skip_cont(p, i + 1);
+		w_param(w, p->s + start, i - start);
 		p->pos = i;
 		return 0;
 	}
 	if (n != '\0' && strchr("0123456789@*#?-$!", n) != NULL) {
-		w_expansion(w, p->s + start, 2, SH_W_PARAM);
-		p->pos = start + 2;
+		w_param(w, p->s + start, i + 1 - start);
+		p->pos = i + 1;
 		return 0;
 	}
 	/* A lone dollar is literal. */
@@ -674,11 +708,12 @@ lex_dollar(struct sh_parser *p, struct wacc *w, bool dq)
 }
 
 /*
- * $(...), <(...) or >(...) starting at start: parse the list inside with a
- * fresh here-document list, as bash does for command substitutions.
+ * $(...), <(...) or >(...) starting at start, the list from `from`: parse
+ * it with a fresh here-document list, as bash does for substitutions.
  */
 static int
-lex_subst(struct sh_parser *p, struct wacc *w, size_t start, int flag)
+lex_subst(struct sh_parser *p, struct wacc *w, size_t start, size_t from,
+    int flag)
 {
 	struct sh_heredoc	*hd = p->hd;
 	size_t			 nhd = p->nhd, hdcap = p->hdcap;
@@ -691,7 +726,7 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, int flag)
 	p->hd = NULL;
 	p->nhd = p->hdcap = 0;
 	p->ctx |= SH_C_SUBST;
-	p->pos = start + 2;
+	p->pos = from;
 	r = shparse_list(p, NULL);
 	if (r == 0)
 		r = lex_peek(p, &t);
@@ -727,7 +762,7 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, int flag)
 
 /* ${...}: find the matching brace; parse what is nested inside. */
 static int
-lex_brace(struct sh_parser *p, struct wacc *w, bool dq)
+lex_brace(struct sh_parser *p, struct wacc *w, size_t from, bool dq)
 {
 	struct wacc	inner;
 	size_t		start = p->pos;
@@ -737,7 +772,7 @@ lex_brace(struct sh_parser *p, struct wacc *w, bool dq)
 	if (sh_enter(p, start) != 0)
 		return -1;
 	w_init(&inner);
-	p->pos += 2;
+	p->pos = from;
 	for (;;) {
 		if (p->pos >= p->len) {
 			r = sh_error(p, start, "unterminated ${");
@@ -893,12 +928,13 @@ lex_array(struct sh_parser *p, struct wacc *w)
 /*
  * Decide whether the text after $(( or (( at from is arithmetic: find the
  * paren that closes the (( and check a second one follows. Sets *end to
- * the first of the two. 1 arithmetic, 0 not (a nested subshell), -1 when
+ * the first of the two and *after past the second. 1 arithmetic, 0 not (a nested subshell), -1 when
  * the input ends first (bash fails there too) or over budget. Failing at
  * the end also keeps repeated scans from going quadratic.
  */
 int
-lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end)
+lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end,
+    size_t *after)
 {
 	size_t	i;
 	int	depth = 0;
@@ -934,9 +970,10 @@ lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end)
 				depth--;
 				break;
 			}
-			if (peekc(p, i + 1) != ')')
+			if (peekc(p, lex_skip_cont(p, i + 1)) != ')')
 				return 0;
 			*end = i;
+			*after = lex_skip_cont(p, i + 1) + 1;
 			return 1;
 		}
 	}
@@ -1054,15 +1091,6 @@ lex_regex_word(struct sh_parser *p)
 	return r;
 }
 
-/* Index of the next byte at or after i, skipping line continuations. */
-static size_t
-skip_cont(const struct sh_parser *p, size_t i)
-{
-	while (i + 1 < p->len && p->s[i] == '\\' && p->s[i + 1] == '\n')
-		i += 2;
-	return i;
-}
-
 /* An operator at p->pos: 1 and fill t, or 0 when there is none. */
 static int
 lex_operator(struct sh_parser *p, struct sh_token *t)
@@ -1070,9 +1098,9 @@ lex_operator(struct sh_parser *p, struct sh_token *t)
 	size_t	i, j;
 	char	c = p->s[p->pos], c1, c2;
 
-	i = skip_cont(p, p->pos + 1);
+	i = lex_skip_cont(p, p->pos + 1);
 	c1 = peekc(p, i);
-	j = skip_cont(p, i + 1);
+	j = lex_skip_cont(p, i + 1);
 	c2 = peekc(p, j);
 	t->type = TOK_REDIR;
 	switch (c) {

@@ -354,7 +354,7 @@ parse_command(struct sh_parser *p, size_t *last)
 	if (lex_peek(p, &t) != 0)
 		return -1;
 	if (t->type == TOK_LPAREN) {
-		if (peekc_raw(p, t->start + 1) == '(') {
+		if (peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
 			if (parse_arith_cmd(p, &done) != 0)
 				return -1;
 			if (done)
@@ -671,24 +671,24 @@ for_body(struct sh_parser *p)
 {
 	struct sh_token	*t;
 	bool		 isfor = tok_is(&p->tok, "for");
-	size_t		 start, end;
+	size_t		 start, end, after;
 	int		 r, flags;
 
 	sh_unknown(p, isfor ? "control flow 'for'" : "control flow 'select'");
 	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
 		return -1;
 	if (isfor && t->type == TOK_LPAREN &&
-	    peekc_raw(p, t->start + 1) == '(') {
-		start = t->start;
-		r = lex_arith_prescan(p, start + 2, &end);
+	    peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
+		start = lex_skip_cont(p, t->start + 1) + 1;
+		r = lex_arith_prescan(p, start, &end, &after);
 		if (r < 0)
 			return -1;
 		if (r == 0)
 			return sh_error(p, start, "bad arithmetic for loop");
 		if (lex_drop(p) != 0 ||
-		    lex_arith_body(p, start + 2, end, p->ctx, &flags) != 0)
+		    lex_arith_body(p, start, end, p->ctx, &flags) != 0)
 			return -1;
-		p->pos = end + 2;
+		p->pos = after;
 		if (lex_peek(p, &t) != 0)
 			return -1;
 		if (t->type == TOK_SEMI && lex_drop(p) != 0)
@@ -834,22 +834,23 @@ parse_cond(struct sh_parser *p)
 static int
 parse_arith_cmd(struct sh_parser *p, bool *done)
 {
-	size_t	start = p->tok.start, end;
+	size_t	start = p->tok.start, end, after, from;
 	int	r, flags;
 
 	*done = false;
-	r = lex_arith_prescan(p, start + 2, &end);
+	from = lex_skip_cont(p, start + 1) + 1;
+	r = lex_arith_prescan(p, from, &end, &after);
 	if (r <= 0)
 		return r;
 	*done = true;
 	if (lex_drop(p) != 0 || sh_enter(p, start) != 0)
 		return -1;
 	sh_unknown(p, "arithmetic command '(( ))'");
-	r = lex_arith_body(p, start + 2, end, p->ctx | SH_C_CONTROL, &flags);
+	r = lex_arith_body(p, from, end, p->ctx | SH_C_CONTROL, &flags);
 	sh_leave(p);
 	if (r != 0)
 		return -1;
-	p->pos = end + 2;
+	p->pos = after;
 	return parse_compound_redirs(p, SH_C_CONTROL);
 }
 

@@ -126,6 +126,14 @@ static const struct vector vectors[] = {
 	{ "cat${IFS}/etc/passwd", "cat${IFS}/etc/passwd@p" },
 	{ "IFS=/ x=a/b", "%IFS=/ %x=a/b" },
 	{ "echo ${x", "!unterminated ${ at 5" },
+	/* bash drops line continuations before it reads $ forms. */
+	{ "echo $\\\nHOME $HO\\\nME", "echo $HOME@p $HOME@p" },
+	{ "echo $\\\n(id)", "X:id ; echo $\\\\\\n(id)@c" },
+	{ "echo a$\\\n\"\"%", "echo a%@q" },
+	{ "echo $\\\n'\\x41'", "echo A@q" },
+	{ "echo $((1)\\\n)", "echo $((1)\\\\\\n)@a" },
+	{ "(\\\n( 1 ))", "# arithmetic command '(( ))'" },
+	{ "cat <\\\n(ls)", "X:ls ; cat <\\\\\\n(ls)@s" },
 	{ "$cmd -rf /", "$cmd@p -rf /" },
 
 	/* Operators. */
@@ -330,6 +338,8 @@ static const struct vector vectors[] = {
 	{ "echo {a,\"b\"}", "echo {a,b}@qb" },
 	{ "echo {a,b", "echo {a,b" },
 	{ "{ls,-l}", "{ls,-l}@b" },
+	{ "echo {a}\\{a,b}", "echo {a}{a,b}@qb" },
+	{ "echo {a},b}", "echo {a},b}@b" },
 
 	/* Control flow: the commands inside are extracted and flagged. */
 	{ "if true; then rm x; fi", "C:true ; C:rm x # control flow 'if'" },
