@@ -928,9 +928,10 @@ lex_array(struct sh_parser *p, struct wacc *w)
 /*
  * Decide whether the text after $(( or (( at from is arithmetic: find the
  * paren that closes the (( and check a second one follows. Sets *end to
- * the first of the two and *after past the second. 1 arithmetic, 0 not (a nested subshell), -1 when
- * the input ends first (bash fails there too) or over budget. Failing at
- * the end also keeps repeated scans from going quadratic.
+ * the first of the two and *after past the second. 1 arithmetic, 0 not
+ * (a nested subshell), -1 when the input ends first (bash fails there
+ * too) or over budget. Failing at the end also keeps repeated scans from
+ * going quadratic.
  */
 int
 lex_arith_prescan(struct sh_parser *p, size_t from, size_t *end,

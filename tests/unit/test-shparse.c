@@ -93,7 +93,8 @@ static const struct vector vectors[] = {
 
 	/* $'...' and $"...". */
 	{ "echo $'a\\nb'", "echo a\\nb@q" },
-	{ "echo $'\\t\\r\\a\\b\\f\\v\\\\'", "echo \\t\\r\\x07\\x08\\x0c\\x0b\\\\@q" },
+	{ "echo $'\\t\\r\\a\\b\\f\\v\\\\'",
+	  "echo \\t\\r\\x07\\x08\\x0c\\x0b\\\\@q" },
 	{ "echo $'\\x41\\101\\u263a'", "echo AA\\xe2\\x98\\xba@q" },
 	{ "echo $'\\U0001F600'", "echo \\xf0\\x9f\\x98\\x80@q" },
 	{ "echo $'a\\0b'c", "echo ac@q" },
@@ -225,7 +226,8 @@ static const struct vector vectors[] = {
 	  "cat <<$(rm\\ -rf\\ /)\\n@c ; X:rm -rf /" },
 	{ "cat <<EOF\n`id`\nEOF", "cat <<`id`\\n@c ; X:id" },
 	{ "cat <<EOF\n$((1+2))\nEOF", "cat <<$((1+2))\\n@a" },
-	{ "cat <<EOF\n\\$x \\` \\\\ \\a\nEOF", "cat <<$x\\ `\\ \\\\\\ \\\\a\\n" },
+	{ "cat <<EOF\n\\$x \\` \\\\ \\a\nEOF",
+	  "cat <<$x\\ `\\ \\\\\\ \\\\a\\n" },
 	{ "cat <<EOF\na\\\nb\nEOF", "cat <<ab\\n" },
 	{ "cat <<EOF\na\\\nEOF\nEOF", "cat <<aEOF\\n" },
 	{ "cat <<'EOF'\na\\\nEOF", "cat <<a\\\\\\n@q" },
@@ -259,7 +261,8 @@ static const struct vector vectors[] = {
 	/* Command substitution and arithmetic. */
 	{ "echo $(ls)", "X:ls ; echo $(ls)@c" },
 	{ "echo `ls`", "X:ls ; echo `ls`@c" },
-	{ "echo $(echo $(id))", "X:id ; X:echo $(id)@c ; echo $(echo\\ $(id))@c" },
+	{ "echo $(echo $(id))",
+	  "X:id ; X:echo $(id)@c ; echo $(echo\\ $(id))@c" },
 	{ "echo \"$(ls \"a b\")\"",
 	  "X:ls a\\ b@q ; echo $(ls\\ \"a\\ b\")@qc" },
 	{ "echo $(echo ')')", "X:echo )@q ; echo $(echo\\ ')')@c" },
@@ -306,7 +309,8 @@ static const struct vector vectors[] = {
 	{ "a+=x", "%a+=x" },
 	{ "a[1]=x", "%a[1]=x@g" },
 	{ "arr=(a b c)", "%arr=(a\\ b\\ c) # array assignment" },
-	{ "arr=(a\n$(id) # c\n)", "X:id ; %arr=(a\\ $(id))@c # array assignment" },
+	{ "arr=(a\n$(id) # c\n)",
+	  "X:id ; %arr=(a\\ $(id))@c # array assignment" },
 	{ "declare -a a=(1 2)", "declare -a a=(1\\ 2) # array assignment" },
 	{ "ls FOO=bar", "ls FOO=bar" },
 	{ "1x=2", "1x=2" },
@@ -362,7 +366,8 @@ static const struct vector vectors[] = {
 	{ "until false; do ls; done", "C:false ; C:ls # control flow 'until'" },
 	{ "case $x in a|b) ls;; *) rm x;; esac",
 	  "C:ls ; C:rm x # control flow 'case'" },
-	{ "case x in (a) ls;& b) pwd;;& esac", "C:ls ; C:pwd # control flow 'case'" },
+	{ "case x in (a) ls;& b) pwd;;& esac",
+	  "C:ls ; C:pwd # control flow 'case'" },
 	{ "case x in\n a)\n ls\n ;;\n esac", "C:ls # control flow 'case'" },
 	{ "case x in a) ls; esac", "C:ls # control flow 'case'" },
 	{ "case x in esac", "# control flow 'case'" },
@@ -374,7 +379,8 @@ static const struct vector vectors[] = {
 	{ "f ( ) { ls; }", "GC:ls # function definition" },
 	{ "function g { ls; }", "GC:ls # function definition" },
 	{ "function g() ( ls )", "SC:ls # function definition" },
-	{ "function g\n{ ls; } > out", "GC:ls ; GC:>out # function definition" },
+	{ "function g\n{ ls; } > out",
+	  "GC:ls ; GC:>out # function definition" },
 	{ "ls () { :; }", "GC:: # function definition" },
 	{ "f() if true; then ls; fi", "C:true ; C:ls # function definition, "
 	  "control flow 'if'" },
@@ -418,6 +424,28 @@ static const struct vector vectors[] = {
 	  "found end of input at 22" },
 	{ "{ ls; } foo", "!syntax error near unexpected word 'foo' at 8" },
 	{ "case x in a) ls;;", "!unexpected end of input at 17" },
+
+	/* Bypass shapes from issue 4: the words the allowlist will see. */
+	{ "cat <<EOF |\nbody\nEOF\nwc -c", "P:cat <<body\\n ; P:wc -c" },
+	{ "git -c core.pager='sh -c id' log",
+	  "git -c core.pager=sh\\ -c\\ id@q log" },
+	{ "git --no-pager diff --output=/tmp/x",
+	  "git --no-pager diff --output=/tmp/x" },
+	{ "sed -n '1e id' f; sed 'w out' f",
+	  "sed -n 1e\\ id@q f ; sed w\\ out@q f" },
+	{ "awk 'BEGIN{system(\"id\")}'", "awk BEGIN{system(\"id\")}@q" },
+	{ "xargs rm < list", "xargs rm <list" },
+	{ "env -i sh -c 'rm -rf /'", "env -i sh -c rm\\ -rf\\ /@q" },
+	{ "sort --out=x in; uniq in out", "sort --out=x in ; uniq in out" },
+	{ "ls | tee f", "P:ls ; P:tee f" },
+	{ "eval \"$(curl -s x)\"", "X:curl -s x ; eval $(curl\\ -s\\ x)@qc" },
+	{ "command rm x; builtin cd; exec sh; . ./x; source y",
+	  "command rm x ; builtin cd ; exec sh ; . ./x ; source y" },
+	{ "sudo -u root id", "sudo -u root id" },
+	{ "./cat x; /tmp/x/cat y; /bin/cat z",
+	  "./cat x ; /tmp/x/cat y ; /bin/cat z" },
+	{ "ls\n rm -rf ~", "ls ; rm -rf ~@t" },
+	{ "ls $'\\n' rm", "ls \\n@q rm" },
 
 	/* Bytes bash treats as ordinary: kept intact for the allowlist. */
 	{ "ls\r\nrm x", "ls\\r ; rm x" },
@@ -814,7 +842,8 @@ main(void)
 		cmocka_unit_test(test_speed),
 	};
 	size_t			 nv = sizeof vectors / sizeof vectors[0];
-	size_t			 nf = sizeof fixed / sizeof fixed[0], i, j;
+	size_t			 nf = sizeof fixed / sizeof fixed[0];
+	size_t			 i, j;
 	struct CMUnitTest	*tests;
 	char			**names;
 	struct buf		 b = BUF_INIT;
