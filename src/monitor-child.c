@@ -76,19 +76,24 @@
 #define OUT_FLUSH_BYTES		(64 * 1024)
 #define MAX_PENDING_MOVES	64
 
-/* What we know about one path we reported recently. */
+/*
+ * What we know about one path we reported recently: when we said created
+ * (monotonic ms, 0: not recently), until when one IN_CREATE is swallowed
+ * (reported from a listing), and a modification being coalesced (count,
+ * first and latest monotonic ms, wall ms of the first).
+ */
 struct entry {
-	struct entry		*next;		/* hash chain */
-	TAILQ_ENTRY(entry)	 pentry;	/* pending list, when pending */
+	struct entry		*next;
+	TAILQ_ENTRY(entry)	 pentry;
 	uint32_t		 hash;
-	int64_t			 created;	/* our created report (mono), 0 */
-	int64_t			 dup_until;	/* swallow one IN_CREATE until */
-	bool			 pending;	/* a modified is being coalesced */
+	int64_t			 created;
+	int64_t			 dup_until;
+	bool			 pending;
 	bool			 is_dir;
 	unsigned		 count;
-	int64_t			 first;		/* mono ms of the first modify */
-	int64_t			 last;		/* mono ms of the latest */
-	int64_t			 wall;		/* wall ms of the first */
+	int64_t			 first;
+	int64_t			 last;
+	int64_t			 wall;
 	char			 path[];
 };
 TAILQ_HEAD(entries, entry);
@@ -114,7 +119,7 @@ struct watcher {
 	struct strv	 ex_names;	/* excluded component names */
 	struct strv	 ex_paths;	/* excluded relative paths */
 
-	char		**wdpath;	/* wd -> relative path, NULL: none */
+	char		**wdpath;	/* wd -> relative path or NULL */
 	size_t		 nwdpath;
 	int		 nwatches;
 	bool		 watch_full;	/* limit reached: add no more */
@@ -129,7 +134,7 @@ struct watcher {
 	size_t		 nmoves;
 
 	bool		 paused;
-	int64_t		 next_read;	/* mono ms: inotify not read before */
+	int64_t		 next_read;	/* mono ms of the next read */
 	int64_t		 next_sweep;
 };
 
@@ -214,10 +219,12 @@ out_record(struct watcher *w, enum mrec_type type, int flags, unsigned count,
     int64_t wall, const char *path, const char *to)
 {
 	struct mrec	r;
-	size_t		len = strlen(path) + 1, len2 = to ? strlen(to) + 1 : 0;
+	size_t		len, len2;
 
+	len = strlen(path) + 1;
+	len2 = to != NULL ? strlen(to) + 1 : 0;
 	if (len + len2 > MREC_MAX_PAYLOAD)
-		return;		/* longer than any real path: cannot be ours */
+		return;		/* longer than any real path */
 	memset(&r, 0, sizeof r);
 	r.type = type;
 	r.flags = flags;
@@ -767,7 +774,7 @@ handle_event(struct watcher *w, struct inotify_event *ev)
 		return;
 	}
 	if (ev->len == 0 || ev->name[0] == '\0')
-		return;		/* about the directory itself: seen in parent */
+		return;		/* the directory itself: seen in parent */
 
 	path = rel_join(dir, ev->name);
 	if (ev->mask & IN_MOVED_FROM) {

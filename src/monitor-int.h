@@ -22,7 +22,7 @@ enum mrec_type {
 	MREC_DELETED,
 	MREC_MOVED,
 	MREC_READY,		/* initial watches are in place */
-	MREC_WARNING,		/* path: one-line text; MREC_LOSSY if lossy */
+	MREC_WARNING,		/* path: one-line text; flag MREC_LOSSY */
 	MREC_FATAL,		/* path: why the watcher could not start */
 	MREC_DONE,		/* stop request served: nothing follows */
 };
@@ -50,7 +50,7 @@ struct monitor_child_opts {
 	const char		*project;	/* absolute, canonical */
 	const struct strv	*exclude;
 	int			 max_watches;	/* test cap, 0: none */
-	bool			 pause;		/* test: read nothing until stop */
+	bool			 pause;		/* test: no reading until stop */
 };
 
 /* Run the watcher in the forked child; never returns. */
