@@ -7,9 +7,11 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "log.h"
 
 struct command {
 	const char	*name;
@@ -50,6 +52,10 @@ main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	signal(SIGPIPE, SIG_IGN);
+	/* A debug log for any subcommand (bwgate --log FILE does the same
+	   for the console). */
+	if ((name = getenv("BWGATE_LOG")) != NULL && name[0] == '/')
+		log_open(name);
 	/* Installed as bwgate-sh: behave like `bwgate sh`. */
 	name = strrchr(argv[0], '/');
 	name = name != NULL ? name + 1 : argv[0];

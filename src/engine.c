@@ -138,6 +138,8 @@ engine_output(int fd, short revents, void *arg)
 			e->err_open = false;
 		else
 			e->out_open = false;
+		LOG("%s closed after %lld ms", is_err ? "stderr" : "stdout",
+		    (long long)(loop_now_ms() - e->start_ms));
 		return;
 	}
 	if (e->opts->passthrough)
@@ -194,6 +196,8 @@ engine_bwrap_exited(int fd, short revents, void *arg)
 	loop_remove(e->loop, fd);
 	runner_wait(&e->run);
 	e->bwrap_done = true;
+	LOG("bwrap exited after %lld ms", (long long)(loop_now_ms() -
+	    e->start_ms));
 	/* Pipes close when the pid namespace is gone; do not wait forever
 	   for a descriptor something leaked outside it. */
 	e->drain_deadline = loop_now_ms() + 2000;
