@@ -36,13 +36,13 @@ struct wacc {
 	int		 flags;
 	enum assign_state assign;
 	int		 sub;		/* [ ] depth in NAME[sub]= */
-	bool		 eq_last;	/* last char was the assignment '=' */
-	bool		 tilde_ok;	/* an unquoted ~ here is expanded */
+	bool		 eq_last;	/* last char: the assignment '=' */
+	bool		 tilde_ok;	/* an unquoted ~ here expands */
 	bool		 digits;	/* only unquoted digits so far */
 	bool		 bracket;	/* an unquoted [ was seen */
 	bool		 brace;		/* an unquoted { was seen */
-	bool		 brace_sep;	/* and an unquoted , or .. after it */
-	bool		 dot;		/* last char was an unquoted . */
+	bool		 brace_sep;	/* then an unquoted , or .. */
+	bool		 dot;		/* last char: an unquoted . */
 	bool		 empty;		/* nothing added yet */
 	bool		 array;		/* NAME=( ... ) */
 };
@@ -76,9 +76,10 @@ static int	 lex_heredoc_expand(struct sh_parser *, struct sh_heredoc *,
 int
 sh_error(struct sh_parser *p, size_t off, const char *fmt, ...)
 {
-	va_list	ap;
-	char	msg[256];
-	size_t	i;
+	va_list		ap;
+	char		msg[256];
+	size_t		i;
+	unsigned char	c;
 
 	if (p->sh->cause != NULL)
 		return -1;
@@ -86,9 +87,11 @@ sh_error(struct sh_parser *p, size_t off, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	/* One printable line whatever the input held. */
-	for (i = 0; msg[i] != '\0'; i++)
-		if ((unsigned char)msg[i] < 0x20 || (unsigned char)msg[i] >= 0x7f)
+	for (i = 0; msg[i] != '\0'; i++) {
+		c = (unsigned char)msg[i];
+		if (c < 0x20 || c >= 0x7f)
 			msg[i] = '?';
+	}
 	p->sh->cause = xasprintf("%s at %zu", msg, p->base + off);
 	return -1;
 }
@@ -574,9 +577,10 @@ lex_ansic(struct sh_parser *p, struct wacc *w, size_t from)
 					cut = true;
 				if (cut)
 					continue;
+				/* Out of range: keep it as written. */
 				if (!put_utf8(b, v))
-					buf_add(b, p->s + p->pos - (size_t)i - 2,
-					    (size_t)i + 2);
+					buf_add(b, p->s + p->pos - (size_t)i -
+					    2, (size_t)i + 2);
 				continue;
 			}
 			break;
@@ -733,7 +737,8 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, size_t from,
 	if (r == 0 && t->type != TOK_RPAREN) {
 		if (t->type == TOK_EOF)
 			r = sh_error(p, start, "unterminated %s",
-			    flag == SH_W_CMDSUBST ? "$(" : "process substitution");
+			    flag == SH_W_CMDSUBST ? "$(" :
+			    "process substitution");
 		else {
 			lex_describe(t, what, sizeof what);
 			r = sh_error(p, t->start,
