@@ -31,3 +31,8 @@ noinst_PROGRAMS += bench/bench-classify
 bench_bench_classify_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 bench_bench_classify_LDADD = $(CORE_LIBS)
 EXTRA_DIST += %D%/bench-classify.sh
+
+# The console end to end (run by bench/run): bwgate run against bare bwrap,
+# and 1,000 queued requests answered.
+EXTRA_DIST += %D%/bench-console.sh
+bench: tests/integration/console-peer
