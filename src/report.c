@@ -24,8 +24,9 @@ static const char *const violation_reason_names[] = {
 static const char *const violation_hints[] = {
 	[VIOLATION_READ_ONLY] = "writes outside the project are blocked: write "
 	    "under the project or ask the operator to add a writable path",
-	[VIOLATION_NOT_VISIBLE] = "this path is not visible in the sandbox: "
-	    "work inside the project or ask the operator to add it",
+	[VIOLATION_NOT_VISIBLE] = "the sandbox does not show this place "
+	    "(home and the host's /tmp are empty, private and discarded): "
+	    "work inside the project or ask the operator to add the path",
 	[VIOLATION_PROTECTED] = "this path is protected (git metadata and "
 	    "bwgate policy stay read-only): leave it alone or ask the operator "
 	    "for the git-write profile",
