@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "observe-proto.h"
@@ -89,12 +90,16 @@ helper_reply(int sock, int listener, int error, const char *why)
 		char		 buf[CMSG_SPACE(sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
+	struct stat		 st;
 
 	memset(&r, 0, sizeof r);
 	memset(&msg, 0, sizeof msg);
 	memset(&u, 0, sizeof u);
 	r.magic = OBSERVE_MAGIC;
 	r.error = error;
+	/* Which mount namespace is the sandbox's (bwgate checks callers). */
+	if (stat("/proc/self/ns/mnt", &st) == 0)
+		r.mntns = st.st_ino;
 	if (why != NULL)
 		snprintf(r.why, sizeof r.why, "%s", why);
 	msg.msg_iov = &iov;

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		1
+#define OBSERVE_VERSION		2
 
 enum observe_hello_flags {
 	OBSERVE_F_NET = (1 << 0),	/* also notify connect/sendto/sendmsg */
@@ -37,6 +37,7 @@ struct observe_hello {
 struct observe_reply {
 	uint32_t	magic;
 	int32_t		error;		/* 0: listener attached, else errno */
+	uint64_t	mntns;		/* inode of the sandbox's mount ns */
 	char		why[96];	/* when error != 0: what failed */
 };
 

@@ -158,7 +158,6 @@ struct observer {
 	bool			 network;	/* network on: no net checks */
 	bool			 userns;	/* nested namespaces possible */
 	char			*status;
-	pid_t			 helper_pid;
 	ino_t			 mntns;		/* the sandbox's mount ns */
 	int			 rootfd;	/* its root, O_PATH */
 	unsigned long		 count;
@@ -222,7 +221,7 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 	struct observe_hello	 hello;
 	const char		*off = getenv("BWGATE_NO_NOTIFY");
 	char			*helper;
-	int			 sv[2], one = 1;
+	int			 sv[2];
 
 	if ((helper = observe_find_helper()) == NULL) {
 		*cause = xstrdup("cannot find bwgate-helper (set BWGATE_HELPER)");
@@ -233,8 +232,6 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 		free(helper);
 		return NULL;
 	}
-	/* The kernel then tells us the helper's pid, in our namespace. */
-	setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
 	memset(&hello, 0, sizeof hello);
 	hello.magic = OBSERVE_MAGIC;
 	hello.version = OBSERVE_VERSION;
@@ -317,13 +314,9 @@ observe_hello_reply(struct observer *obs)
 	struct msghdr		 msg;
 	union {
 		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int)) +
-				    CMSG_SPACE(sizeof(struct ucred))];
+		char		 buf[CMSG_SPACE(sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
-	struct ucred		 cred;
-	struct stat		 st;
-	char			 p[64];
 	int			 fd = -1, sizes_ok;
 	struct seccomp_notif_sizes sizes;
 	ssize_t			 n;
@@ -337,15 +330,12 @@ observe_hello_reply(struct observer *obs)
 	n = recvmsg(obs->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	memset(&cred, 0, sizeof cred);
 	for (c = CMSG_FIRSTHDR(&msg); n > 0 && c != NULL;
 	    c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
 		if (c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
-		else if (c->cmsg_type == SCM_CREDENTIALS)
-			memcpy(&cred, CMSG_DATA(c), sizeof cred);
 	}
 	close(obs->sock);
 	obs->sock = -1;
@@ -389,17 +379,10 @@ observe_hello_reply(struct observer *obs)
 		LOG("no synchronous wake-up: %s", strerror(errno));
 	obs->exact = true;
 	observe_set_status(obs, "exact");
-
-	/* The sandbox's view: its mount namespace and root. */
-	obs->helper_pid = cred.pid;
-	if (cred.pid > 0) {
-		snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)cred.pid);
-		if (stat(p, &st) == 0)
-			obs->mntns = st.st_ino;
-		snprintf(p, sizeof p, "/proc/%d/root", (int)cred.pid);
-		obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	}
-	LOG("listener %d from pid %d", fd, (int)cred.pid);
+	/* The sandbox's mount namespace; its root comes with a caller. */
+	obs->mntns = (ino_t)r.mntns;
+	LOG("listener %d, mount namespace %llu", fd,
+	    (unsigned long long)r.mntns);
 }
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
@@ -987,8 +970,11 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
 	/*
-	 * A nested sandbox has another view of paths: not ours to judge.
-	 * Only possible when the policy allows user namespaces inside.
+	 * A nested sandbox has another view of paths: not ours to judge
+	 * (only possible when the policy allows user namespaces inside).
+	 * The first caller in the sandbox's namespace gives us its root,
+	 * shared by all (chroot and pivot_root are denied); the caller is
+	 * checked to be still waiting, so its pid cannot have been reused.
 	 */
 	if (obs->rootfd < 0 || obs->userns) {
 		snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)n->pid);
@@ -998,9 +984,14 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		if (obs->rootfd < 0) {
 			snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
 			obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			obs->mntns = st.st_ino;
+			if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
+			    &n->id) != 0 && obs->rootfd >= 0) {
+				close(obs->rootfd);
+				obs->rootfd = -1;
+			}
 			if (obs->rootfd < 0)
 				return;
+			obs->mntns = st.st_ino;
 		}
 	}
 
