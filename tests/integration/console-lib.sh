@@ -22,6 +22,7 @@ cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
 JSON
 
 start_console() {
+	rm -f "$T/console.out"
 	(cd "$P" && exec "$BWGATE" --log "$T/console.log" "$@" \
 	    > "$T/console.out" 2> "$T/console.err") &
 	CPID=$!

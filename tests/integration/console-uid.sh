@@ -49,6 +49,7 @@ stop_console
 # And the other way round: a console of that user refuses root.
 chown -R "$OTHER" "$P" "$SOCKDIR" "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
 chmod 0755 "$XDG_RUNTIME_DIR" "$HOME"
+rm -f "$T/console.out"
 (cd "$P" && exec runuser -u "$OTHER" -- env HOME="$HOME" \
     XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" \
     XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" BWGATE_DATADIR="$BWGATE_DATADIR" \
