@@ -767,25 +767,32 @@ test_long(void **state)
 	};
 	struct sh_script	 s = SH_SCRIPT_INIT;
 	char			*in, *cause = NULL;
-	size_t			 k, n, size;
+	size_t			 k, n, size, run;
 	double			 t0, dt[2];
 
 	(void)state;
 	for (k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
 		n = (1024 * 1024) / strlen(pieces[k]);
+		/*
+		 * A quarter, then all of it: time grows ~4x when linear,
+		 * 16x when quadratic. Best of a few runs, against load.
+		 */
 		for (size = 0; size < 2; size++) {
-			/* A quarter, then all of it: time must grow ~4x. */
 			in = repeat("", pieces[k], size == 0 ? n / 4 : n, "");
-			t0 = now();
-			if (sh_parse(in, &s, &cause) != 0) {
-				free(cause);
-				cause = NULL;
+			dt[size] = 1e9;
+			for (run = 0; run < 3 - size; run++) {
+				t0 = now();
+				if (sh_parse(in, &s, &cause) != 0) {
+					free(cause);
+					cause = NULL;
+				}
+				if (now() - t0 < dt[size])
+					dt[size] = now() - t0;
+				sh_script_release(&s);
 			}
-			dt[size] = now() - t0;
-			sh_script_release(&s);
 			free(in);
 		}
-		if (dt[1] > 20.0 || (dt[1] > 0.2 && dt[1] > 10 * dt[0]))
+		if (dt[1] > 30.0 || (dt[1] > 0.5 && dt[1] > 12 * dt[0]))
 			fail_msg("'%s': 256 KiB took %.3fs, 1 MiB %.3fs",
 			    pieces[k], dt[0], dt[1]);
 	}
