@@ -37,6 +37,13 @@ tests_unit_test_protocol_LDADD = $(UNIT_LDADD)
 tests_unit_test_queue_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_queue_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-protocol tests/unit/test-queue
+# terminal UI: pure formatting (core + ui/format.c only, no curses)
+check_PROGRAMS += tests/unit/test-format
+tests_unit_test_format_SOURCES = %D%/unit/test-format.c ui/format.c ui/format.h
+tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
+tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_format_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-format
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)
