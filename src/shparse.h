@@ -20,6 +20,13 @@
  * recorded as a command without words after the commands inside it. |&
  * adds a 2>&1 redirection (raw "|&") to the command before it.
  *
+ * Here-documents: the target of a SH_R_HEREDOC redirection is the body
+ * (tabs stripped for <<-). With a quoted delimiter it is literal
+ * (SH_W_QUOTED); otherwise backslashes are removed as bash does and the
+ * expansions in it are flagged, and the commands of its substitutions are
+ * recorded (SH_C_SUBST) after the command. ">&word" without an fd and a
+ * word that is not a number or "-" is SH_R_OUT_ERR, as bash reads it.
+ *
  * script.unknown holds each of these at most once, in this exact wording:
  *	"control flow 'if'", "control flow 'for'", "control flow 'select'",
  *	"control flow 'while'", "control flow 'until'", "control flow 'case'",
