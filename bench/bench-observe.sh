@@ -115,6 +115,8 @@ echo "write-intent open, fastest of $((R * 2)): $WM us observed, $WM0 us unobser
 set -- $(pair_ms "$BWGATE" exec --quiet -- sh build.sh)
 C=$1 C0=$2
 echo "compile ($FILES files): $C ms observed, $C0 ms unobserved: ratio $(ratio "$C" "$C0")"
+N=$("$BWGATE" exec --json -- sh build.sh 2>/dev/null | jq -r .sandbox.observed_calls)
+echo "compile: $N observed calls x $WM us = $(awk -v n="$N" -v w="$WM" -v c="$C0" 'BEGIN { printf "%.1f ms, %.2f%% of the compile", n * w / 1000, n * w / 10 / c }')"
 
 set -- $(R=$((R * 4)) pair_ms "$BWGATE" exec --quiet -- true)
 T1=$1 T0=$2

@@ -35,6 +35,7 @@
 #include "log.h"
 #include "loop.h"
 #include "monitor.h"
+#include "path.h"
 #include "observe.h"
 #include "probe.h"
 #include "runner.h"
@@ -373,7 +374,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct probe		 probe;
 	struct strv		 full = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
-	struct snapshot_opts	 snap = { &o->exclude, NULL, 0 };
+	struct strv		 skip = STRV_INIT;
+	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
 	char			*cause = NULL;
 	int			 spipe[2] = { -1, -1 }, slot, rc = -1;
 
@@ -405,6 +407,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_fail(r, cause);
 		goto out;
 	}
+	/* Placeholders are bwgate's, not the command's changes. */
+	for (size_t i = 0; i < sb.placeholders.n; i++)
+		strv_push_owned(&skip, path_relative(sb.placeholders.v[i],
+		    pol.project));
 	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
 	/* With a bound /proc the command can see our /proc entry: keep our
 	   descriptors and memory out of its reach. */
@@ -484,6 +490,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (o->observe && r->sandbox != NULL)
 		cJSON_AddStringToObject(r->sandbox, "violations",
 		    observe_exact(e.obs) ? "exact" : "inferred");
+	if (o->observe && r->sandbox != NULL)
+		cJSON_AddNumberToObject(r->sandbox, "observed_calls",
+		    (double)observe_count(e.obs));
 	if (o->observe && e.obs != NULL && !observe_exact(e.obs))
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output (no seccomp notification: "
@@ -523,6 +532,7 @@ out:
 	buf_release(&e.status);
 	buf_release(&e.bwrap_err);
 	strv_release(&full);
+	strv_release(&skip);
 	sandbox_policy_release(&pol);
 	probe_release(&probe);
 	return rc;
