@@ -25,12 +25,14 @@
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
+	OPT_NO_NETWORK,
 };
 
 static const struct option exec_options[] = {
 	{ "project", required_argument, NULL, 'p' },
 	{ "cwd", required_argument, NULL, 'C' },
 	{ "network", no_argument, NULL, 'n' },
+	{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, OPT_HIDE },
@@ -53,7 +55,7 @@ static const struct option exec_options[] = {
 static void
 exec_usage(FILE *f)
 {
-	fprintf(f, "usage: bwgate exec [--project DIR] [--cwd DIR] [--network] "
+	fprintf(f, "usage: bwgate exec [--project DIR] [--cwd DIR] [--[no-]network] "
 	    "[--rw PATH]... [--ro PATH]...\n"
 	    "                   [--hide PATH]... [--profile NAME] "
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
@@ -128,7 +130,8 @@ cmd_exec(int argc, char **argv)
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
 	const char		*profile = NULL;
 	char			*cause = NULL;
-	bool			 json = false, quiet = false, network = false;
+	bool			 json = false, quiet = false;
+	int			 network = -1;	/* -1: as configured */
 	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
 	double			 timeout = -1, limit = -1;
 
@@ -140,7 +143,8 @@ cmd_exec(int argc, char **argv)
 		switch (c) {
 		case 'p': project = optarg; break;
 		case 'C': cwd = optarg; break;
-		case 'n': network = true; break;
+		case 'n': network = 1; break;
+		case OPT_NO_NETWORK: network = 0; break;
 		case 'w': strv_push(&rw, optarg); break;
 		case 'r': strv_push(&ro, optarg); break;
 		case OPT_HIDE: strv_push(&hide, optarg); break;
@@ -206,7 +210,8 @@ cmd_exec(int argc, char **argv)
 		}
 		allowlist_free(al);
 	}
-	o.policy.network = o.policy.network || network;
+	if (network >= 0)
+		o.policy.network = network == 1;
 	strv_copy(&o.policy.rw_paths, &rw);
 	strv_copy(&o.policy.ro_paths, &ro);
 	strv_copy(&o.policy.hide_paths, &hide);

@@ -11,6 +11,7 @@ src_libbwgate_a_SOURCES = \
 	%D%/jsonutil.c %D%/jsonutil.h \
 	%D%/config.c %D%/config.h \
 	%D%/sandbox.c %D%/sandbox.h \
+	%D%/placeholder.c %D%/placeholder.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/runner.c %D%/runner.h \

@@ -20,9 +20,10 @@
  * cannot redirect it. System directories are root-owned and bound by path.
  *
  * A protected path that does not exist gets a placeholder (an empty file or
- * directory created with O_EXCL here) mounted read-only over itself; the
- * placeholder is removed again by sandbox_finish(), so the host project is
- * left as it was.
+ * directory created with O_EXCL here) mounted read-only over itself. The
+ * placeholders of a project are shared by the sandboxes running in it and
+ * removed by the last one to finish (placeholder.h), so the host project
+ * is left as it was.
  */
 #include "config.h"
 
@@ -39,6 +40,7 @@
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "path.h"
+#include "placeholder.h"
 #include "probe.h"
 #include "sandbox.h"
 #include "seccomp-deny.h"
@@ -102,10 +104,12 @@ struct build {
 	const struct probe		*probe;
 	struct sandbox			*sb;
 	bool				 dry;
+	struct placeholders		*ph;	/* locked while protecting */
 };
 
 static void	build_mount(struct build *, enum mount_kind, const char *,
 		    const char *);
+static int	build_protected_paths(struct build *, char **);
 static int	build_fd(struct build *, int);
 
 const char *
@@ -489,30 +493,14 @@ build_extra(struct build *b, char **cause)
 	return 0;
 }
 
-/* Create an empty file or directory to mount over; remember to remove it. */
+/* An empty file or directory to mount over (shared, see placeholder.h). */
 static int
 build_placeholder(struct build *b, const char *path, bool dir, char **cause)
 {
-	int	fd;
-
 	if (b->dry)
 		return 0;
-	if (dir) {
-		if (mkdir(path, 0755) != 0) {
-			*cause = xasprintf("cannot create placeholder '%s': %s",
-			    path, strerror(errno));
-			return -1;
-		}
-	} else {
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0644);
-		if (fd < 0) {
-			*cause = xasprintf("cannot create placeholder '%s': %s",
-			    path, strerror(errno));
-			return -1;
-		}
-		close(fd);
-	}
+	if (placeholders_make(b->ph, path, dir, cause) != 0)
+		return -1;
 	strv_push(&b->sb->placeholders, path);
 	return 0;
 }
@@ -544,6 +532,13 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 	if (covered_by_protected(b, abs))
 		return 0;
 	if (lstat(abs, &st) == 0) {
+		if (b->ph != NULL && placeholders_known(b->ph, abs)) {
+			/* Another sandbox's placeholder: share it. */
+			strv_push(&b->sb->placeholders, abs);
+			return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
+			    "protected (absent: nothing may be created)",
+			    cause);
+		}
 		if (S_ISLNK(st.st_mode)) {
 			*cause = xasprintf("protected path '%s' is a symbolic "
 			    "link: refusing to run with it", abs);
@@ -586,6 +581,7 @@ static int
 build_project(struct build *b, char **cause)
 {
 	const struct sandbox_policy	*pol = b->pol;
+	int				 rc;
 
 	if (build_bind_fd(b, pol->project, !pol->project_readonly,
 	    pol->project_readonly ? MOUNT_RO : MOUNT_RW, pol->project_readonly ?
@@ -593,6 +589,24 @@ build_project(struct build *b, char **cause)
 		return -1;
 	if (pol->project_readonly)
 		return 0;	/* nothing inside can be written anyway */
+	if (!b->dry) {
+		if ((b->ph = placeholders_open(pol->project, cause)) == NULL)
+			return -1;
+		b->sb->ph_project = xstrdup(pol->project);
+	}
+	rc = build_protected_paths(b, cause);
+	if (b->ph != NULL)
+		placeholders_close(b->ph);
+	b->ph = NULL;
+	return rc;
+}
+
+/* The built-in protected paths, then the configured ones. */
+static int
+build_protected_paths(struct build *b, char **cause)
+{
+	const struct sandbox_policy	*pol = b->pol;
+
 	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
 	    e++) {
 		if (e->git && pol->git_writable)
@@ -682,7 +696,7 @@ int
 sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
-	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0 };
+	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL };
 	char		num[16];
 
 	if (pol->project == NULL || pol->cwd == NULL) {
@@ -734,18 +748,10 @@ sandbox_status_slot(const struct sandbox *sb)
 void
 sandbox_finish(struct sandbox *sb)
 {
-	/* Remove placeholders deepest first; only if still empty. */
-	for (size_t i = sb->placeholders.n; i-- > 0;) {
-		const char	*p = sb->placeholders.v[i];
-		struct stat	 st;
-
-		if (lstat(p, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode))
-			rmdir(p);
-		else if (S_ISREG(st.st_mode) && st.st_size == 0)
-			unlink(p);
-	}
+	if (sb->ph_project != NULL)
+		placeholders_release(sb->ph_project);
+	free(sb->ph_project);
+	sb->ph_project = NULL;
 	strv_release(&sb->placeholders);
 	for (size_t i = 0; i < sb->nfds; i++) {
 		if (sb->fds[i] >= 0 && sb->fds[i] > 2)

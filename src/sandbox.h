@@ -17,7 +17,7 @@
  *	struct sandbox sb = SANDBOX_INIT;
  *	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) ...
  *	... run sb.argv + "--" + command (runner.h) ...
- *	sandbox_finish(&sb);	removes placeholders, closes descriptors
+ *	sandbox_finish(&sb);	releases placeholders, closes descriptors
  *	sandbox_release(&sb);
  */
 #ifndef BWGATE_SANDBOX_H
@@ -78,13 +78,14 @@ struct sandbox {
 	struct sandbox_mount	*mounts;
 	size_t			 nmounts;
 	struct strv		 warnings;
-	struct strv		 placeholders;	/* host paths we created */
+	struct strv		 placeholders;	/* placeholder host paths in use */
+	char			*ph_project;	/* registered in its registry */
 	char			*proc_mode;	/* "fresh" or "bind" */
 	bool			 nested;
 	bool			 network;
 };
 #define SANDBOX_INIT { STRV_INIT, NULL, 0, NULL, 0, STRV_INIT, STRV_INIT, \
-	NULL, false, false }
+	NULL, NULL, false, false }
 
 enum sandbox_flags {
 	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Many sandboxes at once in one project share the placeholders of absent
+# protected paths: all run, none can create them, none is left behind; a
+# placeholder left by a crashed run is cleaned up by the next one.
+. "$(dirname "$0")/libtest.sh"
+
+P="$T/proj"
+mkdir -p "$P/src"
+cd "$P" || exit 1
+N=16
+for i in $(seq 1 $N); do
+	"$BWGATE" exec --json --project "$P" -- sh -c \
+		"echo $i > src/f$i; echo x > .bwgate.json 2>/dev/null; sleep 0.2; mkdir .git 2>/dev/null; exit 0" \
+		> "$T/r$i.json" 2> "$T/e$i" &
+done
+wait
+ok=0; own=0
+for i in $(seq 1 $N); do
+	[ "$(jq -r .exit_code < "$T/r$i.json")" = 0 ] && ok=$((ok + 1))
+	jq -e --arg f "src/f$i" '.changes.created | index($f)' < "$T/r$i.json" >/dev/null && own=$((own + 1))
+done
+assert_eq "all concurrent sandboxes ran" "$ok" "$N"
+assert_eq "each report lists its own file" "$own" "$N"
+assert_eq "every file was written" "$(ls "$P/src" | wc -l)" "$N"
+ok_unless "no .bwgate.json created or left behind" test -e "$P/.bwgate.json"
+ok_unless "no .git created or left behind" test -e "$P/.git"
+ok_unless "placeholders never reported as changes" \
+	grep -l '"\.bwgate\.json"\|"\.git"' "$T"/r*.json
+
+# A crashed run's placeholder (registry still names it) is removed later.
+reg=$(ls "$XDG_RUNTIME_DIR"/bwgate/placeholders-* 2>/dev/null | head -1)
+if [ -n "$reg" ]; then
+	: > "$P/.bwgate.json"
+	printf 'pid 999999999\npath %s\n' "$P/.bwgate.json" > "$reg"
+	"$BWGATE" exec --quiet --project "$P" -- true
+	ok_unless "stale placeholder from a crashed run removed" test -e "$P/.bwgate.json"
+else
+	ok_if "placeholder registry exists" false
+fi
+# A file a person created is never removed.
+echo '{}' > "$P/.bwgate.json"
+"$BWGATE" exec --quiet --project "$P" -- true
+assert_eq "a real .bwgate.json is kept" "$(cat "$P/.bwgate.json")" "{}"
+
+done_testing
