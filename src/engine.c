@@ -386,7 +386,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 	r->profile = xstrdup(o->policy.profile ? o->policy.profile : "");
 	sandbox_policy_copy(&pol, &o->policy);
 	probe_init(&probe);
+	LOG("start");
 	probe_host(&probe, true);
+	LOG("probed");
 	if (!probe.userns_ok) {
 		engine_fail(r, probe.fix != NULL ? xasprintf("%s (fix: %s)",
 		    probe.error, probe.fix) : xstrdup(probe.error));
@@ -411,6 +413,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	for (size_t i = 0; i < sb.placeholders.n; i++)
 		strv_push_owned(&skip, path_relative(sb.placeholders.v[i],
 		    pol.project));
+	LOG("sandbox built");
 	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
 	/* With a bound /proc the command can see our /proc entry: keep our
 	   descriptors and memory out of its reach. */
@@ -448,6 +451,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 			loop_add(e.loop, monitor_fd(e.mon), POLLIN,
 			    engine_monitor, &e);
 	}
+	LOG("snapshot taken, monitor started");
 	e.start_ms = loop_now_ms();
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
 	    &cause) != 0) {
@@ -497,8 +501,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output (no seccomp notification: "
 		    "%s)", observe_status(e.obs)));
+	LOG("command over");
 	if (e.mon != NULL) {
 		monitor_stop(e.mon, engine_event, &e);
+		LOG("monitor stopped");
 		r->events_lossy = monitor_lossy(e.mon);
 		strv_copy(&r->warnings, monitor_warnings(e.mon));
 	}
@@ -514,6 +520,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		}
 	}
 	rc = r->error != NULL ? -1 : 0;
+	LOG("done");
 out:
 	observe_free(e.obs);
 	if (e.mon != NULL)
