@@ -61,6 +61,11 @@ tests_fuzz_fuzz_shparse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_shparse_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-shparse
 EXTRA_DIST += %D%/fuzz/run-shparse.sh %D%/fuzz/shparse.dict
+# Violation observer parsers (error output, paths) fuzz target.
+check_PROGRAMS += tests/fuzz/fuzz-observe
+tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_observe_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-observe
 
 EXTRA_DIST += %D%/integration/libtest.sh
 ENGINE_TESTS = \

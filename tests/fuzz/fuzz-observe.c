@@ -1,0 +1,215 @@
+/*
+ * fuzz-observe: fuzz the violation observer's parsers: error-output
+ * inference (the command's own text), path normalisation and symlink
+ * resolution (paths the command chose).
+ *
+ * Built with -DFUZZ_LIBFUZZER and -fsanitize=fuzzer it is a libFuzzer
+ * target. Built plainly (as 'make check' does) it runs a deterministic
+ * mutation loop over a seed corpus, or reads the files named on the
+ * command line, and prints TAP.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe.h"
+#include "report.h"
+#include "sandbox.h"
+#include "xalloc.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static struct sandbox_mount fuzz_mounts[] = {
+	{ MOUNT_RO, "/usr", "system" },
+	{ MOUNT_RO, "/etc", "system" },
+	{ MOUNT_TMPFS, "/tmp", "tmp" },
+	{ MOUNT_HIDDEN, "/home/u", "home" },
+	{ MOUNT_RW, "/home/u/p", "project" },
+	{ MOUNT_PROTECTED, "/home/u/p/.git", "protected" },
+};
+
+/* A normalised path: absolute, no empty, "." or ".." components. */
+static void
+check_normal(const char *p)
+{
+	if (p[0] != '/' || strstr(p, "//") != NULL ||
+	    strstr(p, "/./") != NULL || strstr(p, "/../") != NULL)
+		abort();
+	if (strcmp(p, "/") != 0) {
+		size_t n = strlen(p);
+
+		if (p[n - 1] == '/' || (n >= 2 && strcmp(p + n - 2, "/.") == 0) ||
+		    (n >= 3 && strcmp(p + n - 3, "/..") == 0))
+			abort();
+	}
+}
+
+/* Symlinks of a made-up sandbox: some loop, some point up or out. */
+static ssize_t
+fuzz_readlink(void *arg, const char *path, char *buf, size_t len)
+{
+	static const char *const links[][2] = {
+		{ "/home/u/p/a", "../b" }, { "/home/u/b", "/etc" },
+		{ "/l1", "/l2" }, { "/l2", "l1" }, { "/home/u/p/up", "../../.." },
+		{ "/home/u/p/x", "x/../x" },
+	};
+
+	for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
+		if (strcmp(path, links[i][0]) == 0) {
+			size_t n = strlen(links[i][1]);
+
+			n = n < len ? n : len;
+			memcpy(buf, links[i][1], n);
+			return (ssize_t)n;
+		}
+	}
+	errno = strncmp(path, "/no", 3) == 0 ? ENOENT : EINVAL;
+	return -1;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sandbox		 sb;
+	struct violations	 vs = { NULL, 0 };
+	char			*text, *p, *r;
+	bool			 missing;
+
+	memset(&sb, 0, sizeof sb);
+	sb.mounts = fuzz_mounts;
+	sb.nmounts = sizeof fuzz_mounts / sizeof *fuzz_mounts;
+	text = xstrndup((const char *)data, size);
+
+	observe_infer((const char *)data, size, &sb, "/home/u/p", false, &vs);
+	for (size_t i = 0; i < vs.n; i++) {
+		if (vs.v[i].path == NULL || vs.v[i].path[0] == '\0' ||
+		    vs.v[i].count == 0 || vs.v[i].exact)
+			abort();
+		if (vs.v[i].reason != VIOLATION_NETWORK)
+			check_normal(vs.v[i].path);
+	}
+	violations_release(&vs);
+
+	/* The text as a path the command named. */
+	p = observe_normalise("/home/u/p", text);
+	check_normal(p);
+	r = observe_resolve(p, size % 2 == 0, fuzz_readlink, NULL, &missing);
+	check_normal(r);
+	free(r);
+	free(p);
+	free(text);
+	return 0;
+}
+
+#ifndef FUZZ_LIBFUZZER
+static const char *seeds[] = {
+	"touch: cannot touch '/etc/x': Read-only file system\n",
+	"mv: cannot move 'a' to \xe2\x80\x98/etc/b\xe2\x80\x99: Read-only file system",
+	"sh: 1: cannot create ../../etc/q: Read-only file system\n"
+	    "curl: (6) Could not resolve host: example.com\n",
+	"OSError: [Errno 30] Read-only file system: '/usr/x'\n"
+	    "PermissionError: [Errno 13] Permission denied: \"\"",
+	"a/../b/./c//d/..",
+	"up/../../a/x/y",
+	"/l1/z",
+	"bash: line 1: : Read-only file system\n: No such file or directory",
+	"cannot create directory '': Read-only file system",
+};
+
+static uint64_t	rng = 0x2545f4914f6cdd1dull;
+
+/* xorshift64: deterministic, so failures reproduce. */
+static uint64_t
+next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Mutate a copy of a seed: flip, insert, delete, splice bytes. */
+static size_t
+mutate(const char *seed, uint8_t *out, size_t cap)
+{
+	static const char *tokens[] = { "'", "\"", ": ", "/", "..", ".",
+	    "//", "\n", "\xe2\x80\x98", "\xe2\x80\x99", "\xe2\x80", "\0",
+	    "Read-only file system", "Permission denied", "cannot create ",
+	    "No such file or directory", "Could not resolve host: ",
+	    "[Errno 30] ", "(" };
+	size_t	len = strlen(seed), n = 1 + next() % 8;
+
+	if (len > cap)
+		len = cap;
+	memcpy(out, seed, len);
+	while (n-- > 0 && len > 0) {
+		size_t pos = next() % len;
+
+		switch (next() % 4) {
+		case 0:
+			out[pos] ^= (uint8_t)(1u << (next() % 8));
+			break;
+		case 1:
+			memmove(out + pos, out + pos + 1, len - pos - 1);
+			len--;
+			break;
+		case 2: {
+			const char *t = tokens[next() % (sizeof tokens /
+			    sizeof *tokens)];
+			size_t tl = strlen(t);
+
+			if (tl == 0)
+				tl = 1;		/* the NUL token */
+			if (len + tl > cap)
+				break;
+			memmove(out + pos + tl, out + pos, len - pos);
+			memcpy(out + pos, t, tl);
+			len += tl;
+			break;
+		}
+		default:
+			out[pos] = (uint8_t)next();
+			break;
+		}
+	}
+	return len;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint8_t	 buf[4096];
+	long	 iterations = 100000;
+	char	*env = getenv("FUZZ_ITERATIONS");
+
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++) {
+			FILE	*f = fopen(argv[i], "rb");
+			size_t	 n;
+
+			if (f == NULL)
+				continue;
+			n = fread(buf, 1, sizeof buf, f);
+			fclose(f);
+			LLVMFuzzerTestOneInput(buf, n);
+		}
+		return 0;
+	}
+	if (env != NULL)
+		iterations = atol(env);
+	printf("1..1\n");
+	for (long i = 0; i < iterations; i++) {
+		const char *seed = seeds[i % (sizeof seeds / sizeof *seeds)];
+		size_t n = mutate(seed, buf, sizeof buf);
+
+		LLVMFuzzerTestOneInput(buf, n);
+	}
+	printf("ok 1 - %ld mutated inputs parsed and resolved without a "
+	    "crash\n", iterations);
+	return 0;
+}
+#endif
