@@ -315,9 +315,16 @@ excluded(struct watcher *w, const char *rel)
 static char *
 rel_join(const char *dir, const char *name)
 {
-	if (*dir == '\0')
-		return (xstrdup(name));
-	return (xasprintf("%s/%s", dir, name));
+	size_t	 dlen = strlen(dir), nlen = strlen(name);
+	char	*s;
+
+	if (dlen == 0)
+		return (xstrndup(name, nlen));
+	s = xmalloc(dlen + nlen + 2);
+	memcpy(s, dir, dlen);
+	s[dlen] = '/';
+	memcpy(s + dlen + 1, name, nlen + 1);
+	return (s);
 }
 
 /* The absolute path of rel, in scratch storage valid until the next call. */

@@ -524,16 +524,17 @@ fs_event_json(const struct fs_event *ev)
 {
 	cJSON	*o = cJSON_CreateObject();
 	bool	 escaped = false;
-	char	 ms[32];
+	char	 num[32];
 
 	cJSON_AddStringToObject(o, "event", fs_event_kind_name(ev->kind));
 	json_add_path(o, "path", ev->path, &escaped);
 	if (ev->kind == FS_MOVED && ev->to != NULL)
 		json_add_path(o, "to", ev->to, &escaped);
-	cJSON_AddNumberToObject(o, "count", ev->count);
-	/* Raw: cJSON would print the double with printf and re-scan it. */
-	snprintf(ms, sizeof ms, "%lld", (long long)ev->time_ms);
-	cJSON_AddRawToObject(o, "time_ms", ms);
+	/* Raw: cJSON prints every number with printf("%g") and re-scans it. */
+	snprintf(num, sizeof num, "%u", ev->count);
+	cJSON_AddRawToObject(o, "count", num);
+	snprintf(num, sizeof num, "%lld", (long long)ev->time_ms);
+	cJSON_AddRawToObject(o, "time_ms", num);
 	cJSON_AddBoolToObject(o, "dir", ev->is_dir);
 	if (escaped)
 		cJSON_AddBoolToObject(o, "escaped", true);
