@@ -2303,3 +2303,22 @@ console_events(const struct console *c, const struct request *r)
 
 	return jb != NULL ? jb->events : NULL;
 }
+
+/* ---- added for the terminal UI (ui/, issue 6) ---- */
+
+/* Load the rule files again; keep the old ones if that fails. */
+int
+console_reload_allowlist(struct console *c, char **cause)
+{
+	struct allowlist	*al = allowlist_load(c->project, cause);
+	cJSON			*rec;
+
+	if (al == NULL)
+		return -1;
+	allowlist_free(c->al);
+	c->al = al;
+	rec = audit_record("allowlist-reload", NULL);
+	console_audit(c, rec);
+	console_message(c, "rule files loaded again");
+	return 0;
+}
