@@ -5,7 +5,8 @@
 #	1. one write-intent system call (open O_WRONLY|O_CREAT in the
 #	   project), in microseconds, and a read-only open for contrast;
 #	2. a compile-like workload: cc -c of a generated C project;
-#	3. `bwgate exec -- true` (the helper's start-up cost).
+#	3. `bwgate exec -- true` (the helper's start-up cost), also against
+#	   --no-observe (no helper at all).
 # Medians of R runs; ratios with/without. Target (issue 3): ~45 us per
 # write call, ~0% on a compile.
 set -u
@@ -121,3 +122,10 @@ echo "compile: $N observed calls x $WM us = $(awk -v n="$N" -v w="$WM" -v c="$C0
 set -- $(R=$((R * 4)) pair_ms "$BWGATE" exec --quiet -- true)
 T1=$1 T0=$2
 echo "exec -- true: $T1 ms observed, $T0 ms unobserved: ratio $(ratio "$T1" "$T0")"
+# Without the helper at all (--no-observe), interleaved with observed runs.
+set -- $(R=$((R * 4)) pair_ms sh -c '
+	if [ "$BWGATE_NO_NOTIFY" = 1 ]; then
+		exec env -u BWGATE_NO_NOTIFY "$0" exec --quiet --no-observe -- true
+	fi
+	exec "$0" exec --quiet -- true' "$BWGATE")
+echo "exec -- true: $1 ms observed, $2 ms without the helper: ratio $(ratio "$1" "$2")"
