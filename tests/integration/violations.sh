@@ -124,6 +124,9 @@ mkdir /etc/bwgate-d read-only 1 true"
 	assert_eq "project writes are fine" "$(jfield .violations)" "[]"
 	vrun 'for i in 1 2 3 4 5; do touch /etc/bwgate-r 2>/dev/null; done'
 	assert_eq "repeats counted" "$(vlist)" "create /etc/bwgate-r read-only 5 true"
+	vrun 'i=0; while [ $i -lt 300 ]; do i=$((i + 1)); true 2>/dev/null > /etc/v$i; done; true'
+	assert_eq "distinct entries are capped" \
+		"$(jq '.violations | length' < "$T/report.json")" 256
 
 	# Paths relative to a directory descriptor; openat2 (flags in a struct).
 	if command -v python3 >/dev/null; then
