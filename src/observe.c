@@ -661,13 +661,13 @@ observe_decide(const struct sandbox_mount *m, enum observe_kind kind,
 			*reason = VIOLATION_NOT_VISIBLE;
 			return observe_fails_private(kind, t);
 		case MOUNT_RO:
-		case MOUNT_SYMLINK:
 			*reason = VIOLATION_READ_ONLY;
 			return observe_fails_ro(kind, t);
 		case MOUNT_PROTECTED:
 			*reason = VIOLATION_PROTECTED;
 			return observe_fails_ro(kind, t);
 		case MOUNT_HIDDEN:
+		case MOUNT_SYMLINK:	/* the link itself, in the root tmpfs */
 			break;
 		}
 	}
@@ -764,7 +764,8 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 		*slash = '\0';
 	t.parent_exists = !missing && observe_exists_in(obs->rootfd, parent);
 	t.exists = t.parent_exists && observe_exists_in(obs->rootfd, res);
-	if (m == NULL || m->kind == MOUNT_HIDDEN || m->kind == MOUNT_TMPFS) {
+	if (m == NULL || m->kind == MOUNT_HIDDEN || m->kind == MOUNT_TMPFS ||
+	    m->kind == MOUNT_SYMLINK) {
 		t.host_exists = observe_exists_host(res);
 		t.host_parent_exists = t.host_exists ||
 		    observe_exists_host(parent);

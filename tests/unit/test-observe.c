@@ -215,6 +215,11 @@ test_decide(void **state)
 	    true, false, true, false, &r), 1);
 	assert_int_equal(r, VIOLATION_NOT_VISIBLE);
 
+	/* A usr-merge link itself lives in the sandbox's throw-away root. */
+	assert_int_equal(decide("/bin", OBSERVE_DELETE, true, true, true, true,
+	    false, &r), 1);
+	assert_int_equal(r, VIOLATION_NOT_VISIBLE);
+
 	/* Under no mount at all (the sandbox's own root). */
 	assert_int_equal(decide("/srv/data/x", OBSERVE_CREATE, false, false,
 	    false, true, true, &r), 1);
