@@ -721,6 +721,8 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, size_t from,
 {
 	struct sh_heredoc	*hd = p->hd;
 	size_t			 nhd = p->nhd, hdcap = p->hdcap;
+	size_t			 bodies = p->sh->nheredocs, i;
+	size_t			 body_end = p->body_end;
 	struct sh_token		*t;
 	int			 ctx = p->ctx, r;
 	char			 what[64];
@@ -729,6 +731,7 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, size_t from,
 		return -1;
 	p->hd = NULL;
 	p->nhd = p->hdcap = 0;
+	p->body_end = 0;
 	p->ctx |= SH_C_SUBST;
 	p->pos = from;
 	r = shparse_list(p, NULL);
@@ -752,6 +755,23 @@ lex_subst(struct sh_parser *p, struct wacc *w, size_t start, size_t from,
 		    p->hd[0].delim);
 	if (r == 0)
 		r = lex_drop(p);
+	/*
+	 * bash 5.2 keeps a substitution that holds a here-document as the
+	 * text it prints back from its parse, and that text can differ from
+	 * the input ("a;\<newline>b" and "a {; b" both run as "a ... b").
+	 * Accept only the common shape where the here-documents of one line
+	 * are the last thing in it: $(cat <<'EOF' ... EOF<newline>).
+	 */
+	if (r == 0 && p->sh->nheredocs > bodies) {
+		if (p->body_end <= start)
+			r = sh_error(p, start, "here-document nested in a "
+			    "substitution");
+		for (i = p->body_end; r == 0 && i + 1 < p->pos; i++)
+			if (strchr(" \t\n", p->s[i]) == NULL)
+				r = sh_error(p, i, "command after a "
+				    "here-document in a substitution");
+	}
+	p->body_end = body_end;
 	lex_heredocs_clear(p);
 	free(p->hd);
 	p->hd = hd;
@@ -1432,6 +1452,9 @@ lex_heredocs(struct sh_parser *p)
 
 	for (i = 0; i < p->nhd && r == 0; i++)
 		r = lex_heredoc_body(p, &p->hd[i]);
+	/* Where the first here-document line's bodies end (see lex_subst). */
+	if (p->body_end == 0)
+		p->body_end = p->pos;
 	lex_heredocs_clear(p);
 	return r;
 }
@@ -1519,6 +1542,7 @@ lex_heredoc_body(struct sh_parser *p, struct sh_heredoc *h)
 		}
 	}
 	word.raw = buf_detach(&raw);
+	p->sh->nheredocs++;
 	target = &script->cmds[h->cmd].redirs[h->redir].target;
 	sh_word_free(target);
 	*target = word;

@@ -75,6 +75,7 @@ struct sh_heredoc {
 struct sh_shared {
 	struct sh_script *script;
 	size_t		 budget;	/* look-ahead scan steps left */
+	size_t		 nheredocs;	/* bodies read so far */
 	char		*cause;		/* first error */
 };
 
@@ -90,6 +91,7 @@ struct sh_parser {
 	struct sh_heredoc *hd;
 	size_t		 nhd;
 	size_t		 hdcap;
+	size_t		 body_end;	/* offset after the last body read */
 };
 
 /* shlex.c */

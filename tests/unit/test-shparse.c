@@ -254,6 +254,26 @@ static const struct vector vectors[] = {
 	{ "while read l; do :; done <<EOF | cat\nbody\nEOF",
 	  "PC:read l ; PC:: ; PC:<<body\\n ; P:cat # control flow 'while'" },
 	{ "cat <<EOF &&\nbody\nEOF\necho ok", "cat <<body\\n ; echo ok" },
+	/*
+	 * bash 5.2 re-prints a substitution holding a here-document and runs
+	 * these as "c x c y" / "c { c y": refused rather than guessed.
+	 */
+	{ "echo $(cat <<EOF\nb\nEOF\nc x;\\\nc y)", "!command after a "
+	  "here-document in a substitution at 23" },
+	{ "echo $(cat <<EOF\nb\nEOF\nc {; c y)", "!command after a "
+	  "here-document in a substitution at 23" },
+	{ "echo $(echo $(cat <<EOF\nb\nEOF\n))", "!here-document nested in "
+	  "a substitution at 5" },
+	{ "echo $(c <<A\na\nA\nc <<B\nb\nB\n)", "!command after a "
+	  "here-document in a substitution at 17" },
+	{ "echo $(c <<A <<B\na\nA\nb\nB\n)",
+	  "X:c <<a\\n <<b\\n ; echo $(c\\ <<A\\ <<B\\na\\nA\\nb\\nB\\n)@c" },
+	{ "git commit -m \"$(cat <<'EOF'\nfix: x\n\nbody\nEOF\n)\"",
+	  "X:cat <<fix:\\ x\\n\\nbody\\n@q ; git commit -m "
+	  "$(cat\\ <<'EOF'\\nfix:\\ x\\n\\nbody\\nEOF\\n)@qc" },
+	{ "x=$(c y <<EOF | wc\nb\nEOF\n  \n)",
+	  "PX:c y <<b\\n ; PX:wc ; "
+	  "%x=$(c\\ y\\ <<EOF\\ |\\ wc\\nb\\nEOF\\n\\ \\ \\n)@c" },
 	{ "cat <<EOF\n$(\nEOF", "!unterminated $( at 10" },
 	{ "cat <<EOF", "!here-document 'EOF' has no body at 4" },
 	{ "cat <<EOF\nhi\n", "!here-document 'EOF' has no end line at 4" },
