@@ -30,7 +30,6 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -177,17 +176,6 @@ struct observer {
 	struct violations	*out;
 };
 
-/* What was read for one notification. */
-struct observe_req {
-	pid_t		 pid;
-	const char	*op;
-	enum observe_kind kind;
-	bool		 follow;
-	bool		 writes;
-	char		*path;		/* absolute, normalised, as named */
-	char		*path2;		/* rename: the new name */
-};
-
 static void	observe_loop_cb(int, short, void *);
 
 /* Find the helper: $BWGATE_HELPER, next to our binary, LIBEXECDIR. */
@@ -228,7 +216,8 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 	int			 sv[2];
 
 	if ((helper = observe_find_helper()) == NULL) {
-		*cause = xstrdup("cannot find bwgate-helper (set BWGATE_HELPER)");
+		*cause = xstrdup("cannot find bwgate-helper "
+		    "(set BWGATE_HELPER)");
 		return NULL;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -569,7 +558,8 @@ observe_resolve(const char *path, bool follow, observe_readlink_cb rl,
 			continue;
 		}
 		if (++links > 40) {
-			*missing = true;	/* ELOOP: the call fails anyway */
+			/* ELOOP: the call fails anyway. */
+			*missing = true;
 			continue;
 		}
 		target[n] = '\0';
@@ -837,8 +827,8 @@ observe_port_bound(pid_t pid, unsigned port)
 			continue;
 		while (!found && fgets(line, sizeof line, f) != NULL) {
 			/* "  0: 0100007F:1F90 00000000:0000 0A ..." */
-			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x "
-			    "%x", &lport, &state) != 2)
+			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x "
+			    "%*[0-9A-Fa-f]:%*x %x", &lport, &state) != 2)
 				continue;
 			if (lport == port && (i >= 2 || state == 0x0a))
 				found = true;
@@ -959,8 +949,8 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 {
 	const struct seccomp_data	*d = &n->data;
 	const struct observe_call	*c;
-	struct observe_mem		 mem __attribute__((cleanup(
-					     observe_mem_release))) = { n->pid, -1 };
+	struct observe_mem		 mem
+	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
 	char				 p[64];
 	struct stat			 st;
@@ -1479,7 +1469,8 @@ observe_infer(const char *text, size_t len, const struct sandbox *sb,
 		{
 			_cleanup_free_ char *abs = observe_normalise(cwd, path);
 			_cleanup_free_ char *parent = xstrdup(abs);
-			const struct sandbox_mount *m = sandbox_mount_for(sb, abs);
+			const struct sandbox_mount *m =
+			    sandbox_mount_for(sb, abs);
 			enum mount_kind k = m != NULL ? m->kind : MOUNT_HIDDEN;
 			char *slash = strrchr(parent, '/');
 			bool ok = false;

@@ -25,7 +25,8 @@
  *	... loop until the sandbox is gone ...
  *	observe_finish(obs);			drain, close
  *	if (!observe_exact(obs))
- *		observe_infer(err, len, &sb, pol.cwd, pol.network, &r->violations);
+ *		observe_infer(err, len, &sb, pol.cwd, pol.network,
+ *		    &r->violations);
  *	observe_free(obs);
  *
  * Without a struct loop: poll observe_fd() for POLLIN and call

@@ -108,7 +108,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 static const char *seeds[] = {
 	"touch: cannot touch '/etc/x': Read-only file system\n",
-	"mv: cannot move 'a' to \xe2\x80\x98/etc/b\xe2\x80\x99: Read-only file system",
+	"mv: cannot move 'a' to \xe2\x80\x98/etc/b\xe2\x80\x99: "
+	    "Read-only file system",
 	"sh: 1: cannot create ../../etc/q: Read-only file system\n"
 	    "curl: (6) Could not resolve host: example.com\n",
 	"OSError: [Errno 30] Read-only file system: '/usr/x'\n"
