@@ -20,10 +20,12 @@
 #include "console.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "ui.h"
 #include "xalloc.h"
 
 enum {
 	OPT_AUDIT = 256, OPT_APPROVAL_TIMEOUT, OPT_MAX_RUNNING,
+	OPT_TMUX,	/* the terminal UI in a tmux side pane (ui/tmux.c) */
 };
 
 static const struct option console_options[] = {
@@ -37,6 +39,7 @@ static const struct option console_options[] = {
 	{ "audit", required_argument, NULL, OPT_AUDIT },
 	{ "approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT },
 	{ "max-running", required_argument, NULL, OPT_MAX_RUNNING },
+	{ "tmux", no_argument, NULL, OPT_TMUX },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -48,7 +51,8 @@ console_usage(FILE *f)
 	    "[--fifo PATH] [--headless]\n"
 	    "              [--auto-allowlisted] [--approval-timeout SECONDS] "
 	    "[--config FILE]\n"
-	    "              [--log FILE] [--audit FILE] [--max-running N]\n");
+	    "              [--log FILE] [--audit FILE] [--max-running N]\n"
+	    "              [--tmux]\n");
 }
 
 /* A whole number option in [min, max]. */
@@ -154,7 +158,8 @@ cmd_console(int argc, char **argv)
 	char			*cause = NULL, *q;
 	const char		*logfile = NULL;
 	long			 v;
-	int			 ch;
+	int			 ch, rc = 0;
+	bool			 tmux = false;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "p:s:f:Hac:l:h",
@@ -180,6 +185,7 @@ cmd_console(int argc, char **argv)
 				return EXIT_BWGATE_FAILED;
 			o.max_running = (size_t)v;
 			break;
+		case OPT_TMUX: tmux = true; break;
 		case 'h':
 			console_usage(stdout);
 			return 0;
@@ -194,6 +200,8 @@ cmd_console(int argc, char **argv)
 		console_usage(stderr);
 		return EXIT_BWGATE_FAILED;
 	}
+	if (tmux)
+		return ui_tmux(argc, argv);
 	if (logfile != NULL && log_open(logfile) != 0) {
 		fprintf(stderr, "bwgate: cannot open '%s'\n", logfile);
 		return EXIT_BWGATE_FAILED;
@@ -201,6 +209,10 @@ cmd_console(int argc, char **argv)
 	/* With no terminal there is nobody to ask: headless. */
 	if (!o.headless && !isatty(STDOUT_FILENO))
 		o.headless = true;
+	/* At the terminal UI, allowlisted commands run at once and the
+	   operator decides the rest (ui/, bwgate(1) THE TERMINAL CONSOLE). */
+	if (!o.headless)
+		o.auto_allowlisted = true;
 
 	l = loop_new();
 	if ((c = console_new(&o, l, &cause)) == NULL) {
@@ -218,12 +230,20 @@ cmd_console(int argc, char **argv)
 	    o.headless ? ", headless" : "",
 	    o.auto_allowlisted ? ", allowlisted commands run at once" : "",
 	    console_control_path(c), console_audit_path(c));
-	console_front_end(c, o.headless);
-
-	while (!console_done(c))
-		loop_run_once(l, -1);
+	if (!o.headless) {
+		/* The terminal UI drives the loop until the console is done. */
+		if (ui_main(c, l, &cause) != 0) {
+			fprintf(stderr, "bwgate: %s\n", cause);
+			free(cause);
+			rc = EXIT_BWGATE_FAILED;
+		}
+	} else {
+		console_front_end(c, o.headless);
+		while (!console_done(c))
+			loop_run_once(l, -1);
+	}
 	console_free(c);
 	loop_free(l);
 	log_close();
-	return 0;
+	return rc;
 }

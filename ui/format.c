@@ -131,6 +131,42 @@ fmt_escape_buf(struct buf *b, const char *s, size_t len)
 	}
 }
 
+void
+fmt_output_line(struct buf *b, const char *s, size_t len)
+{
+	struct buf	 t = BUF_INIT;
+	const char	*cr;
+	size_t		 i, col = 0;
+
+	/* A progress bar redraws with \r: keep what was drawn last. */
+	while (len > 0 && s[len - 1] == '\r')
+		len--;
+	if ((cr = memrchr(s, '\r', len)) != NULL) {
+		len -= (size_t)(cr + 1 - s);
+		s = cr + 1;
+	}
+	for (i = 0; i < len; i++) {
+		if (s[i] == 0x1b && i + 1 < len && s[i + 1] == '[') {
+			/* CSI: parameters and intermediates, one final byte. */
+			for (i += 2; i < len && ((unsigned char)s[i] < 0x40 ||
+			    (unsigned char)s[i] > 0x7e); i++)
+				;
+			continue;
+		}
+		if (s[i] == '\t') {
+			do
+				buf_putc(&t, ' ');
+			while (++col % 8 != 0);
+			continue;
+		}
+		buf_putc(&t, s[i]);
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			col++;
+	}
+	fmt_escape_buf(b, t.data != NULL ? t.data : "", t.len);
+	buf_release(&t);
+}
+
 char *
 fmt_escape(const char *s)
 {
@@ -164,7 +200,13 @@ fmt_char(const char *s, size_t len, size_t *cols)
 size_t
 fmt_width(const char *s)
 {
-	size_t	len = strlen(s), i = 0, w = 0, cw;
+	return fmt_width_n(s, strlen(s));
+}
+
+size_t
+fmt_width_n(const char *s, size_t len)
+{
+	size_t	i = 0, w = 0, cw;
 
 	while (i < len) {
 		i += fmt_char(s + i, len - i, &cw);

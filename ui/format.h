@@ -45,8 +45,15 @@ void		 fmt_escape_buf(struct buf *b, const char *s, size_t len);
 /* The same for a NUL-terminated string, as a new string. */
 char		*fmt_escape(const char *s);
 
+/* One line of a command's output (no '\n') for display: what a terminal
+   would leave after carriage returns, colour and cursor sequences (CSI)
+   dropped, tabs expanded, the rest escaped. Appended to b. */
+void		 fmt_output_line(struct buf *b, const char *s, size_t len);
+
 /* Display columns of an escaped (valid, printable) string. */
 size_t		 fmt_width(const char *s);
+/* Display columns of the first n bytes of s. */
+size_t		 fmt_width_n(const char *s, size_t n);
 /* Bytes of s that fit in cols columns; *used (if not NULL) gets the
    columns they take. Never splits a character. */
 size_t		 fmt_fit(const char *s, size_t cols, size_t *used);

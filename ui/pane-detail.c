@@ -1,0 +1,185 @@
+/*
+ * pane-detail: everything about the selected request: the full command,
+ * the simple commands the parser found, verdict with rule and reason, the
+ * sandbox profile, network, the operator's mount edits, the mount table
+ * and the exact bwrap argv (wrapped, scrollable; `v` shows it as one
+ * shell-quoted line for copying).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "path.h"
+#include "shparse.h"
+#include "ui.h"
+#include "xalloc.h"
+
+/* The simple commands of a request, as the parser sees them. */
+void
+pane_detail_commands(const struct request *r, struct strv *out)
+{
+	struct sh_script	 s = SH_SCRIPT_INIT;
+	char			*cause = NULL;
+
+	if (r->is_argv || r->command == NULL) {
+		strv_push_owned(out, strv_join(&r->argv, " ", true));
+		return;
+	}
+	if (sh_parse(r->command, &s, &cause) != 0) {
+		strv_push_owned(out, xasprintf("(cannot parse: %s)", cause));
+		free(cause);
+		return;
+	}
+	for (size_t i = 0; i < s.ncmds; i++) {
+		if (s.cmds[i].nwords == 0 && s.cmds[i].nassigns == 0)
+			continue;
+		strv_push_owned(out, sh_cmd_string(&s.cmds[i]));
+	}
+	sh_script_release(&s);
+}
+
+/* The operator's (or agent's) sandbox changes in words. */
+static char *
+detail_mounts_summary(const struct proto_mounts *m)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_puts(&b, "");
+	if (m->network == 1)
+		buf_puts(&b, "network on; ");
+	else if (m->network == 0)
+		buf_puts(&b, "network off; ");
+	for (size_t i = 0; i < m->rw.n; i++)
+		buf_printf(&b, "rw %s; ", m->rw.v[i]);
+	for (size_t i = 0; i < m->ro.n; i++)
+		buf_printf(&b, "ro %s; ", m->ro.v[i]);
+	for (size_t i = 0; i < m->hide.n; i++)
+		buf_printf(&b, "hide %s; ", m->hide.v[i]);
+	if (b.len >= 2)
+		b.data[b.len -= 2] = '\0';
+	return buf_detach(&b);
+}
+
+/* The colour of a verdict. */
+static enum ui_color
+detail_verdict_color(enum verdict v)
+{
+	return v == VERDICT_ALLOW ? UC_ALLOW : v == VERDICT_DENY ? UC_DENY :
+	    UC_ASK;
+}
+
+/* Add an escaped key/value line. */
+static void
+detail_kv(struct ui_text *t, enum ui_color c, const char *label,
+    const char *value, size_t cols)
+{
+	char	*e = fmt_escape(value != NULL ? value : "");
+
+	ui_text_kv(t, c, label, e, cols);
+	free(e);
+}
+
+/* Build the pane's text for r. */
+static void
+detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
+{
+	const struct proto_mounts *m = console_mounts(r);
+	struct strv	 cmds = STRV_INIT, lines = STRV_INIT;
+	char		*s, *age, *rel, *st;
+	size_t		 i;
+
+	age = fmt_age(ui_now() - r->submitted);
+	rel = path_relative(r->cwd, console_project(ui->c));
+	s = xasprintf("#%u from %s, %s%s, in %s%s", r->id,
+	    r->agent != NULL ? r->agent : "?", age, strcmp(age, "now") == 0 ?
+	    "" : " ago",
+	    rel != NULL ? rel : r->cwd, r->rerun_of != 0 ? " (a re-run)" : "");
+	detail_kv(t, UC_NORMAL, "request", s, w);
+	free(s);
+	free(rel);
+	free(age);
+
+	detail_kv(t, UC_NORMAL, "command", r->command, w);
+	pane_detail_commands(r, &cmds);
+	if (cmds.n != 1 || strcmp(cmds.v[0], r->command) != 0) {
+		ui_text_add(t, UC_LABEL, cmds.n == 1 ? "simple command" :
+		    "simple commands");
+		for (i = 0; i < cmds.n; i++) {
+			s = fmt_escape(cmds.v[i]);
+			ui_text_wrap(t, UC_NORMAL, s, w, 4);
+			free(s);
+		}
+	}
+	strv_release(&cmds);
+
+	s = xasprintf("%s  (%s)", fmt_badge(r->verdict), r->rule != NULL ?
+	    r->rule : "no rule");
+	detail_kv(t, detail_verdict_color(r->verdict), "verdict", s, w);
+	free(s);
+	detail_kv(t, UC_NORMAL, "reason", r->reason, w);
+	s = xasprintf("%s, network %s, %s", r->profile != NULL ? r->profile :
+	    "?", fmt_argv_network(&r->bwrap_argv) ? "on" : "off", r->writes ?
+	    "writes the project" : "project read-only");
+	detail_kv(t, UC_NORMAL, "sandbox", s, w);
+	free(s);
+
+	st = fmt_state(r, ui_now());
+	if (r->state == REQUEST_PENDING)
+		s = xasprintf("%s: a approve, A approve + rule, d deny, "
+		    "e mounts, n network", st);
+	else if (r->by != BY_NOBODY && r->who != NULL)
+		s = xasprintf("%s by %s (%s)", st, request_by_name(r->by),
+		    r->who);
+	else if (r->by != BY_NOBODY)
+		s = xasprintf("%s by %s", st, request_by_name(r->by));
+	else
+		s = xstrdup(st);
+	detail_kv(t, r->state == REQUEST_PENDING ? UC_PENDING : UC_NORMAL,
+	    "state", s, w);
+	free(s);
+	free(st);
+	if (r->note != NULL)
+		detail_kv(t, UC_NORMAL, "note", r->note, w);
+	if (r->error != NULL)
+		detail_kv(t, UC_WARN, "error", r->error, w);
+	if (!proto_mounts_empty(m)) {
+		s = detail_mounts_summary(m);
+		detail_kv(t, UC_NORMAL, r->edited ? "edits" : "asked", s, w);
+		free(s);
+	}
+
+	ui_text_add(t, UC_LABEL, r->mounts != NULL ? "mounts" :
+	    "mounts (none: the sandbox could not be built)");
+	if (r->mounts != NULL) {
+		fmt_mounts(r->mounts, w, &lines);
+		for (i = 0; i < lines.n; i++)
+			ui_text_add(t, UC_NORMAL, lines.v[i]);
+		strv_release(&lines);
+	}
+	ui_text_add(t, UC_LABEL, "bwrap argv  (v: as one line to copy)");
+	fmt_argv_lines(&r->bwrap_argv, w, &lines);
+	for (i = 0; i < lines.n; i++)
+		ui_text_add(t, UC_NORMAL, lines.v[i]);
+	strv_release(&lines);
+}
+
+void
+pane_detail_draw(struct ui *ui, struct pane *p)
+{
+	struct ui_text	 t = UI_TEXT_INIT;
+	struct request	*r = ui_selected(ui);
+	char		*extra = NULL;
+
+	if (r != NULL) {
+		detail_text(ui, r, (size_t)p->w, &t);
+		extra = xasprintf("#%u", r->id);
+	} else
+		ui_text_add(&t, UC_DIM, " nothing selected");
+	ui_draw_text(ui, p, &t);
+	ui_draw_title(ui, p, extra);
+	free(extra);
+	ui_text_release(&t);
+}

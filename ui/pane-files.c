@@ -1,0 +1,89 @@
+/*
+ * pane-files: the live filesystem events of the selected request as they
+ * happen (created green, modified yellow, deleted red, moved blue), newest
+ * at the bottom, with a warning when the monitor lost events.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "ui.h"
+#include "xalloc.h"
+
+/* The colour of an event kind (fmt_fsevent). */
+static enum ui_color
+files_color(char kind)
+{
+	switch (kind) {
+	case 'c':
+		return UC_CREATED;
+	case 'm':
+		return UC_MODIFIED;
+	case 'd':
+		return UC_DELETED;
+	case 'r':
+		return UC_MOVED;
+	default:
+		return UC_WARN;
+	}
+}
+
+/* Warnings from the report that concern the live stream. */
+static void
+files_lossy(const struct request *r, size_t w, struct ui_text *t)
+{
+	const cJSON	*rep = r->report, *ws, *e;
+	char		*s;
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep,
+	    "events_lossy")))
+		return;
+	ws = cJSON_GetObjectItemCaseSensitive(rep, "warnings");
+	cJSON_ArrayForEach(e, ws) {
+		if (!cJSON_IsString(e) ||
+		    strstr(e->valuestring, "live events") == NULL)
+			continue;
+		s = fmt_escape(e->valuestring);
+		ui_text_wrap(t, UC_WARN, s, w, 2);
+		free(s);
+		return;
+	}
+	ui_text_add(t, UC_WARN, "! live events incomplete; the change report "
+	    "is still exact");
+}
+
+void
+pane_files_draw(struct ui *ui, struct pane *p)
+{
+	struct ui_text	 t = UI_TEXT_INIT;
+	struct request	*r = ui_selected(ui);
+	const cJSON	*evs = NULL, *e;
+	char		*s, kind, *extra = NULL;
+	int		 n = 0;
+
+	if (r != NULL)
+		evs = console_events(ui->c, r);
+	cJSON_ArrayForEach(e, evs) {
+		s = fmt_fsevent(e, &kind);
+		ui_text_wrap(&t, files_color(kind), s, (size_t)p->w, 4);
+		free(s);
+		n++;
+	}
+	if (r != NULL)
+		files_lossy(r, (size_t)p->w, &t);
+	if (n == 0 && t.lines.n == 0)
+		ui_text_add(&t, UC_DIM, r == NULL ? " nothing selected" :
+		    r->state == REQUEST_RUNNING ? " no file changes yet" :
+		    request_ended(r) ? " no file events" :
+		    " file changes show here while it runs");
+	if (n > 0)
+		extra = xasprintf("#%u  %d event%s", r->id, n, n == 1 ? "" :
+		    "s");
+	ui_draw_text(ui, p, &t);
+	ui_draw_title(ui, p, extra);
+	free(extra);
+	ui_text_release(&t);
+}

@@ -1,0 +1,92 @@
+/*
+ * pane-report: the end of a request: how it ended, the change report
+ * (created, modified, deleted, renamed, relative to the project) and the
+ * violations with the hints the agent got; for a denied request, who
+ * denied it and the note.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "ui.h"
+#include "xalloc.h"
+
+/* The colour of a report line, from its first character. */
+static enum ui_color
+report_color(const char *line)
+{
+	switch (line[0]) {
+	case '+':
+		return UC_CREATED;
+	case '~':
+		return UC_MODIFIED;
+	case '-':
+		return UC_DELETED;
+	case '>':
+		return UC_MOVED;
+	case '!':
+		return UC_WARN;
+	default:
+		return UC_NORMAL;
+	}
+}
+
+/* Build the pane's text for r. */
+static void
+report_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
+{
+	struct strv	 lines = STRV_INIT;
+	char		*s, *e;
+
+	if (r->state == REQUEST_DENIED || r->state == REQUEST_WITHDRAWN) {
+		e = fmt_escape(r->note != NULL ? r->note : "");
+		s = xasprintf("%s by %s%s%s", request_state_name(r->state),
+		    request_by_name(r->by), *e != '\0' ? ": " : "", e);
+		ui_text_wrap(t, UC_DENIED, s, w, 2);
+		free(s);
+		free(e);
+		return;
+	}
+	if (!request_ended(r)) {
+		ui_text_add(t, UC_DIM, r->state == REQUEST_RUNNING ?
+		    " running: the change report comes when it ends" :
+		    " the change report comes when it has run");
+		return;
+	}
+	if (r->error != NULL) {
+		e = fmt_escape(r->error);
+		s = xasprintf("! %s", e);
+		ui_text_wrap(t, UC_WARN, s, w, 2);
+		free(s);
+		free(e);
+	}
+	if (r->report == NULL)
+		return;
+	fmt_report(r->report, &lines);
+	for (size_t i = 0; i < lines.n; i++)
+		ui_text_wrap(t, report_color(lines.v[i]), lines.v[i], w, 4);
+	strv_release(&lines);
+}
+
+void
+pane_report_draw(struct ui *ui, struct pane *p)
+{
+	struct ui_text	 t = UI_TEXT_INIT;
+	struct request	*r = ui_selected(ui);
+	char		*extra = NULL, *st;
+
+	if (r != NULL) {
+		report_text(ui, r, (size_t)p->w, &t);
+		st = fmt_state(r, ui_now());
+		extra = xasprintf("#%u  %s", r->id, st);
+		free(st);
+	} else
+		ui_text_add(&t, UC_DIM, " nothing selected");
+	ui_draw_text(ui, p, &t);
+	ui_draw_title(ui, p, extra);
+	free(extra);
+	ui_text_release(&t);
+}

@@ -1,0 +1,214 @@
+/*
+ * tmux: `bwgate --tmux` opens the console in a side pane of the current
+ * tmux window and sets BWGATE_SOCKET in the tmux session's environment,
+ * so agents started in new panes and windows of the session find it.
+ *
+ * The pane runs this same binary (by its absolute path) with the other
+ * options given, in the current directory, with the variables bwgate
+ * reads passed along (a tmux pane starts with the server's environment,
+ * not ours). When it cannot (not inside tmux, tmux missing, the split
+ * fails) it says why and exits 125.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "cmd.h"
+#include "strv.h"
+#include "ui.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+/* Width of the side pane. */
+#define TMUX_PANE_WIDTH	"45%"
+
+/* Variables bwgate reads, passed to the console's pane. */
+static const char *const tmux_pass_env[] = {
+	"BWGATE_DATADIR", "BWGATE_LOG", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME",
+	"XDG_STATE_HOME", "HOME", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE",
+	"ESCDELAY", NULL
+};
+
+/* Is tmux on $PATH? */
+static bool
+tmux_found(void)
+{
+	const char	*path = getenv("PATH");
+	char		*copy, *dir, *last, *p;
+	bool		 found = false;
+
+	if (path == NULL)
+		path = "/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (dir = strtok_r(copy, ":", &last); dir != NULL && !found;
+	    dir = strtok_r(NULL, ":", &last)) {
+		p = xasprintf("%s/tmux", *dir != '\0' ? dir : ".");
+		found = access(p, X_OK) == 0;
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* Run tmux with args; its stdout into out (if not NULL). Exit status,
+   or -1 when it could not run. */
+static int
+tmux_run(struct strv *args, char **out)
+{
+	posix_spawn_file_actions_t	fa;
+	int				p[2], status;
+	pid_t				pid;
+	char				buf[256];
+	ssize_t				n;
+	struct buf			b = BUF_INIT;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
+	if (posix_spawnp(&pid, "tmux", &fa, NULL, args->v, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof buf)) > 0 ||
+	    (n < 0 && errno == EINTR))
+		if (n > 0)
+			buf_add(&b, buf, (size_t)n);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (out != NULL) {
+		while (b.len > 0 && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		*out = b.data != NULL ? buf_detach(&b) : xstrdup("");
+	}
+	buf_release(&b);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The --socket value among the console options, or NULL. */
+static const char *
+tmux_socket_opt(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if ((strcmp(argv[i], "--socket") == 0 ||
+		    strcmp(argv[i], "-s") == 0) && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], "--socket=", 9) == 0)
+			return argv[i] + 9;
+	}
+	return NULL;
+}
+
+int
+ui_tmux(int argc, char **argv)
+{
+	struct strv	 t = STRV_INIT;
+	char		 exe[PATH_MAX], *sock, *cause = NULL, *cwd, *pane = NULL;
+	const char	*v;
+	ssize_t		 n;
+	int		 rc;
+
+	if ((v = getenv("TMUX")) == NULL || *v == '\0') {
+		fprintf(stderr, "bwgate: --tmux: not inside tmux (TMUX is not "
+		    "set); start tmux first, or run 'bwgate' in a terminal\n");
+		return EXIT_BWGATE_FAILED;
+	}
+	if (!tmux_found()) {
+		fprintf(stderr, "bwgate: --tmux: tmux is not installed (not "
+		    "found on PATH)\n");
+		return EXIT_BWGATE_FAILED;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		fprintf(stderr, "bwgate: --tmux: cannot find the bwgate "
+		    "binary (/proc/self/exe): %s\n", strerror(errno));
+		return EXIT_BWGATE_FAILED;
+	}
+	exe[n] = '\0';
+	if ((sock = client_socket_path(tmux_socket_opt(argc, argv),
+	    &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		free(cause);
+		return EXIT_BWGATE_FAILED;
+	}
+	if ((cwd = getcwd(NULL, 0)) == NULL) {
+		fprintf(stderr, "bwgate: --tmux: cannot get the current "
+		    "directory: %s\n", strerror(errno));
+		free(sock);
+		return EXIT_BWGATE_FAILED;
+	}
+
+	/* Agents started in this session find the console. */
+	strv_push(&t, "tmux");
+	strv_push(&t, "set-environment");
+	strv_push(&t, "BWGATE_SOCKET");
+	strv_push(&t, sock);
+	if ((rc = tmux_run(&t, NULL)) != 0) {
+		fprintf(stderr, "bwgate: --tmux: 'tmux set-environment' "
+		    "failed (%s %d)\n", rc < 0 ? "could not run," : "status",
+		    rc);
+		goto fail;
+	}
+	strv_release(&t);
+
+	strv_push(&t, "tmux");
+	strv_push(&t, "split-window");
+	strv_push(&t, "-h");
+	strv_push(&t, "-l");
+	strv_push(&t, TMUX_PANE_WIDTH);
+	strv_push(&t, "-P");
+	strv_push(&t, "-F");
+	strv_push(&t, "#{pane_id}");
+	strv_push(&t, "-c");
+	strv_push(&t, cwd);
+	strv_push(&t, "-e");
+	strv_pushf(&t, "BWGATE_SOCKET=%s", sock);
+	for (size_t i = 0; tmux_pass_env[i] != NULL; i++) {
+		if ((v = getenv(tmux_pass_env[i])) == NULL)
+			continue;
+		strv_push(&t, "-e");
+		strv_pushf(&t, "%s=%s", tmux_pass_env[i], v);
+	}
+	strv_push(&t, "--");
+	strv_push(&t, exe);
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--tmux") != 0)
+			strv_push(&t, argv[i]);
+	if ((rc = tmux_run(&t, &pane)) != 0) {
+		fprintf(stderr, "bwgate: --tmux: 'tmux split-window' failed "
+		    "(%s %d)\n", rc < 0 ? "could not run," : "status", rc);
+		goto fail;
+	}
+	v = shell_quote(sock);
+	printf("export BWGATE_SOCKET=%s\n", v);
+	free((char *)v);
+	fprintf(stderr, "bwgate: console opened in tmux pane %s; "
+	    "BWGATE_SOCKET is set for new panes of this tmux session\n",
+	    pane);
+	free(pane);
+	free(sock);
+	free(cwd);
+	strv_release(&t);
+	return 0;
+fail:
+	free(pane);
+	free(sock);
+	free(cwd);
+	strv_release(&t);
+	return EXIT_BWGATE_FAILED;
+}

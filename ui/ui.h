@@ -1,0 +1,288 @@
+/*
+ * ui: the ncurses front end of the console (bwgate on a terminal).
+ *
+ * The console core (console.h) owns the loop; the UI is one more thing on
+ * it: the terminal's descriptor (/dev/tty, never stdin, so nothing piped
+ * in can approve anything), SIGWINCH, a one-second tick for ages and
+ * elapsed times, and a console_subscribe() callback. Handlers only change
+ * state and set dirty bits; after each loop pass ui_draw() redraws what is
+ * dirty with wnoutrefresh() per window and one doupdate(). Nothing here
+ * ever waits for the operator: prompts are modal states that route keys,
+ * not blocking reads, so agents' requests, output and file events keep
+ * flowing while one is open.
+ *
+ * While curses is active descriptors 1 and 2 point at a pipe that the UI
+ * reads and shows in the status line, so a stray message from anywhere
+ * cannot scribble on the screen; ui_restore() (also run at exit and on a
+ * crash signal) gives the terminal and the descriptors back before any
+ * fatal message is printed.
+ *
+ * Files: ui.c (life cycle, drawing schedule, selection, status line),
+ * layout.c (pane geometry), pane-*.c (one per pane), keys.c (the key
+ * table and help), prompt.c (prompts, mounts editor, rule form), rule.c
+ * (writing a user allowlist rule), tmux.c (bwgate --tmux), format.c (pure
+ * text formatting, unit-tested).
+ *
+ * Entry points for cmd-console.c: ui_main() and ui_tmux().
+ */
+#ifndef BWGATE_UI_H
+#define BWGATE_UI_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "console.h"
+#include "protocol.h"
+#include "strv.h"
+
+/* Run the terminal UI on c until the console is done; 0, or -1 with a
+   cause when the terminal cannot be used (nothing was drawn then). */
+int	 ui_main(struct console *c, struct loop *l, char **cause);
+/* bwgate --tmux: open the console (argv without --tmux) in a side pane of
+   the current tmux window; returns the exit status. */
+int	 ui_tmux(int argc, char **argv);
+
+/* ---- internals shared by the ui/ files ---- */
+
+enum ui_color {
+	UC_NORMAL,
+	UC_TITLE,	/* pane title */
+	UC_TITLE_FOCUS,	/* title of the pane with the focus */
+	UC_SELECTED,	/* selected queue row */
+	UC_PENDING,	/* waits for the operator */
+	UC_ALLOW,
+	UC_ASK,
+	UC_DENY,
+	UC_RUNNING,
+	UC_OK,		/* exit 0 */
+	UC_FAIL,	/* exit != 0, failed, killed, timed out */
+	UC_DENIED,
+	UC_CREATED,
+	UC_MODIFIED,
+	UC_DELETED,
+	UC_MOVED,
+	UC_WARN,
+	UC_DIM,
+	UC_LABEL,	/* "verdict:", "mounts:" in the detail pane */
+	UC_STATUS,	/* the status line */
+	UC_MESSAGE,	/* a message in the status line */
+	UC_ERROR,	/* an error in the status line */
+	UC_PROMPT,	/* prompts and overlays */
+	UC_COUNT
+};
+
+enum pane_id {
+	PANE_QUEUE,
+	PANE_DETAIL,
+	PANE_FILES,
+	PANE_OUTPUT,
+	PANE_REPORT,
+	PANE_COUNT
+};
+
+struct ui;
+
+/* One pane: a title line and a content window. */
+struct pane {
+	enum pane_id	 id;
+	const char	*name;
+	bool		 from_bottom;	/* scroll counts from the end */
+	void		(*draw)(struct ui *, struct pane *);
+	WINDOW		*win;		/* title + content; NULL: hidden */
+	int		 y, x, h, w;	/* h includes the title line */
+	int		 scroll;	/* first line, or lines up from the end */
+	int		 total;		/* content lines at the last draw */
+	uint32_t	 shown;		/* request shown at the last draw */
+	bool		 dirty;
+};
+
+/* Lines of text with a colour each, for the content panes. */
+struct ui_text {
+	struct strv	 lines;
+	int		*colors;
+	size_t		*labels;	/* leading bytes drawn as a label */
+	size_t		 cap;
+};
+#define UI_TEXT_INIT { STRV_INIT, NULL, NULL, 0 }
+
+enum layout_kind {
+	LAYOUT_WIDE,	/* queue+detail left, files/output/report right */
+	LAYOUT_TALL,	/* queue, detail, one tabbed pane below */
+	LAYOUT_SMALL,	/* queue and one tabbed pane below */
+};
+
+enum prompt_kind {
+	PROMPT_NONE,
+	PROMPT_LINE,	/* one line of text in the status line */
+	PROMPT_CONFIRM,	/* y/N in the status line */
+};
+
+/* What a line or confirm prompt does when it ends (ok false: cancelled);
+   id is the request the prompt was about. */
+typedef void (*prompt_done_cb)(struct ui *, uint32_t id, bool ok,
+    const char *text);
+
+struct prompt {
+	enum prompt_kind kind;
+	char		*label;
+	struct buf	 text;
+	uint32_t	 id;		/* the request it is about, or 0 */
+	prompt_done_cb	 done;
+};
+
+/* The mounts editor (e). */
+struct mounts_editor {
+	bool		 open;
+	uint32_t	 id;
+	int		 sel;
+	char		 adding;	/* 'w', 'o', 'h' while a path is typed */
+};
+
+/* The approve-and-add-rule form (A). */
+struct rule_form {
+	bool		 open;
+	uint32_t	 id;
+	size_t		 prefix;	/* 0: exact command; else words kept */
+	size_t		 maxwords;
+	struct strv	 profiles;
+	size_t		 profile;
+	char		*error;
+};
+
+struct ui {
+	struct console	*c;
+	struct loop	*loop;
+	int		 ttyfd;
+	FILE		*tty;
+	SCREEN		*screen;
+	WINDOW		*input;		/* 1x1, never drawn: reads keys */
+	WINDOW		*status;
+	WINDOW		*overlay;	/* help, mounts editor, rule form */
+	bool		 active;	/* curses is on */
+	bool		 color;
+	int		 attrs[UC_COUNT];
+	int		 lines, cols;
+
+	enum layout_kind layout;
+	struct pane	 panes[PANE_COUNT];
+	enum pane_id	 focus;
+	enum pane_id	 tab;		/* pane in the tabbed area */
+
+	uint32_t	 sel;		/* selected request id (0: none) */
+	uint32_t	 recent;	/* the request that changed last */
+	bool		 follow;	/* selection follows the work */
+	int64_t		 autosel_ms;	/* when it last moved by itself */
+	int		 qtop;		/* first visible queue row */
+	char		*filter;
+
+	struct prompt	 prompt;
+	struct mounts_editor medit;
+	struct rule_form rule;
+	bool		 help;
+	int		 help_scroll;
+	bool		 argv_view;	/* the argv as one line, for copying */
+
+	char		*message;
+	bool		 message_error;
+	int64_t		 message_until;
+
+	bool		 dirty_all;	/* clear and redraw everything */
+	bool		 dirty_status;
+	bool		 dirty_overlay;
+	int		 tick;		/* timer id */
+	int		 draw_timer;
+	int64_t		 last_draw;
+	bool		 quitting;
+
+	int		 saved_out, saved_err;	/* the real stdout/stderr */
+	int		 capture;	/* read end of their pipe */
+	struct buf	 captured;
+};
+
+/* ui.c */
+/* Wall-clock milliseconds (request times are wall clock). */
+int64_t		 ui_now(void);
+int		 ui_attr(const struct ui *, enum ui_color);
+void		 ui_message(struct ui *, bool error, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+void		 ui_dirty_panes(struct ui *);
+void		 ui_dirty_request(struct ui *, uint32_t id);
+struct request	*ui_selected(struct ui *);
+void		 ui_select(struct ui *, uint32_t id, bool by_operator);
+void		 ui_move(struct ui *, int delta);
+void		 ui_follow(struct ui *);
+bool		 ui_visible(const struct ui *, const struct request *);
+void		 ui_counts(struct ui *, size_t *pending, size_t *running,
+		    size_t *done);
+void		 ui_request_quit(struct ui *);
+void		 ui_restore(void);
+
+/* layout.c */
+void		 ui_layout(struct ui *);
+bool		 ui_pane_visible(const struct ui *, enum pane_id);
+void		 ui_focus(struct ui *, int delta);
+void		 ui_draw_title(struct ui *, struct pane *, const char *extra);
+void		 ui_text_add(struct ui_text *, enum ui_color, const char *);
+void		 ui_text_addf(struct ui_text *, enum ui_color,
+		    const char *, ...) __attribute__((format(printf, 3, 4)));
+void		 ui_text_wrap(struct ui_text *, enum ui_color, const char *,
+		    size_t cols, size_t indent);
+/* "label value" wrapped under the value, the label in UC_LABEL. */
+void		 ui_text_kv(struct ui_text *, enum ui_color, const char *label,
+		    const char *value, size_t cols);
+void		 ui_text_release(struct ui_text *);
+void		 ui_draw_text(struct ui *, struct pane *, struct ui_text *);
+void		 ui_scroll(struct ui *, struct pane *, int delta);
+
+/* pane-*.c */
+void		 pane_queue_draw(struct ui *, struct pane *);
+void		 pane_detail_draw(struct ui *, struct pane *);
+void		 pane_files_draw(struct ui *, struct pane *);
+void		 pane_output_draw(struct ui *, struct pane *);
+void		 pane_report_draw(struct ui *, struct pane *);
+/* The simple commands of a request, as the parser found them. */
+void		 pane_detail_commands(const struct request *, struct strv *);
+
+/* keys.c */
+void		 ui_key(struct ui *, int key, bool is_char);
+void		 ui_help_draw(struct ui *);
+const char	*ui_hints(const struct ui *, size_t cols);
+
+/* prompt.c */
+void		 prompt_line(struct ui *, const char *label, const char *init,
+		    uint32_t id, prompt_done_cb);
+void		 prompt_confirm(struct ui *, const char *question, uint32_t id,
+		    prompt_done_cb);
+bool		 prompt_key(struct ui *, int key, bool is_char);
+void		 prompt_draw_status(struct ui *);
+void		 prompt_draw_overlay(struct ui *);
+void		 prompt_close_all(struct ui *);
+void		 mounts_open(struct ui *, struct request *);
+void		 rule_open(struct ui *, struct request *);
+/* Toggle a pending request's network (n). */
+void		 ui_toggle_network(struct ui *, struct request *);
+
+/* rule.c: the rule A writes, and writing it to the user allowlist. */
+struct rule_choice {
+	const char	*command;	/* the request's command string */
+	bool		 is_argv;
+	const struct strv *argv;	/* the argv, when is_argv */
+	size_t		 prefix;	/* 0: exact; else words kept + "*" */
+	const char	*profile;
+	const char	*who;
+};
+/* The rule as JSON, or NULL with a cause (expansions, odd words ...). */
+cJSON		*rule_build(const struct rule_choice *, char **cause);
+/* Words in the longest simple command (for the prefix choice). */
+size_t		 rule_max_words(const struct request *);
+/* Append the rule to $XDG_CONFIG_HOME/bwgate/allowlist.json, check that
+   the rule files still load (else put the old file back); the path
+   written in *path. -1 with cause. */
+int		 rule_write(const cJSON *rule, const char *project, char **path,
+		    char **cause);
+/* Profiles a rule may name (shipped and user rule files). */
+void		 rule_profiles(struct strv *);
+
+#endif
