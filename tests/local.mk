@@ -61,6 +61,9 @@ tests_fuzz_fuzz_shparse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_shparse_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-shparse
 EXTRA_DIST += %D%/fuzz/run-shparse.sh %D%/fuzz/shparse.dict
+# The parser against the real bash: the commands bash runs, word for word.
+TESTS += %D%/fuzz/shparse-vs-bash.sh
+EXTRA_DIST += %D%/fuzz/shparse-vs-bash.sh %D%/fuzz/shparse-vs-bash.py
 # Violation observer parsers (error output, paths) fuzz target.
 check_PROGRAMS += tests/fuzz/fuzz-observe
 tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)

@@ -5,8 +5,9 @@
  * target (tests/fuzz/run-shparse.sh does that). Built plainly (as 'make
  * check' does) it runs a deterministic mutation loop over seed commands
  * (FUZZ_ITERATIONS, default 20000; FUZZ_SEED picks the sequence), parses
- * the files named on the command line ("-" is stdin), or with
- * --write-seeds DIR writes the seeds as a corpus; it prints TAP.
+ * the files named on the command line ("-" is stdin), with --write-seeds
+ * DIR writes the seeds as a corpus, and with --commands prints the simple
+ * commands of stdin for shparse-vs-bash.py; it prints TAP.
  *
  * Besides "no crash, no leak, no sanitizer report" every input checks:
  * errors are one line with an offset and leave the script empty; results
@@ -273,6 +274,47 @@ run_file(const char *path)
 	return 0;
 }
 
+/*
+ * --commands: parse stdin and print each simple command that has words as
+ * its words, each ending in NUL (a word that is not literal is \002), then
+ * \001. Exit 2 with the cause on stderr when the input does not parse.
+ * tests/fuzz/shparse-vs-bash.py compares this with what bash runs.
+ */
+static int
+print_commands(void)
+{
+	struct sh_script	 s = SH_SCRIPT_INIT;
+	const struct sh_cmd	*c;
+	struct buf		 b = BUF_INIT;
+	char			*cause = NULL;
+	size_t			 i, j;
+
+	if (buf_read_fd(&b, 0, 0) != 0)
+		return 1;
+	if (sh_parse_mem(b.data ? b.data : "", b.len, &s, &cause) != 0) {
+		fprintf(stderr, "%s\n", cause);
+		free(cause);
+		buf_release(&b);
+		return 2;
+	}
+	for (i = 0; i < s.ncmds; i++) {
+		c = &s.cmds[i];
+		if (c->nwords == 0)
+			continue;
+		for (j = 0; j < c->nwords; j++) {
+			if (SH_WORD_LITERAL(&c->words[j]))
+				fputs(c->words[j].text, stdout);
+			else
+				putchar('\002');
+			putchar('\0');
+		}
+		putchar('\001');
+	}
+	sh_script_release(&s);
+	buf_release(&b);
+	return 0;
+}
+
 /* Write each seed as a file of a corpus directory. */
 static int
 write_seeds(const char *dir)
@@ -307,6 +349,8 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0)
 		return write_seeds(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "--commands") == 0)
+		return print_commands();
 	if (argc > 1) {
 		for (k = 1; k < argc; k++)
 			if (run_file(argv[k]) != 0)

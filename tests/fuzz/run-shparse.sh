@@ -7,6 +7,8 @@
 # shell-token dictionary. Without it, it builds the plain driver with
 # ASan/UBSan (cc) and runs FUZZ_ITERATIONS (default 500000) mutated
 # inputs. Any crash, leak, sanitizer report or failed check is a failure.
+# Then, with python3, shparse-vs-bash.py compares the parser with bash on
+# FUZZ_BASH_PROGRAMS (2000) generated programs (a new seed each run).
 #
 # Usage: tests/fuzz/run-shparse.sh [--plain]
 # Environment: FUZZ_SECONDS, FUZZ_ITERATIONS, FUZZ_WORKDIR (kept; crash
@@ -41,6 +43,14 @@ have_libfuzzer() {
 	    >/dev/null 2>&1
 }
 
+# The parser against bash on generated programs (needs python3 and bash).
+differential() {
+	if command -v python3 >/dev/null 2>&1; then
+		SHPARSE_DRIVER=$1 python3 "$srcdir/tests/fuzz/shparse-vs-bash.py" \
+		    "${FUZZ_BASH_PROGRAMS:-2000}" "$(date +%s)"
+	fi
+}
+
 if [ "$mode" = auto ] && have_libfuzzer; then
 	echo "# libFuzzer: ${seconds}s"
 	# shellcheck disable=SC2086
@@ -66,6 +76,7 @@ if [ "$mode" = auto ] && have_libfuzzer; then
 		exit 1
 	fi
 	echo "ok 1 - libFuzzer ran ${seconds}s without a finding"
+	differential "$work/plain"
 	exit 0
 fi
 
@@ -73,3 +84,4 @@ echo "# plain driver under ASan/UBSan: $iterations mutated inputs"
 # shellcheck disable=SC2086
 ${CC:-cc} $cflags $san $srcs -o "$work/plain"
 FUZZ_ITERATIONS=$iterations "$work/plain"
+differential "$work/plain"
