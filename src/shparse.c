@@ -980,7 +980,44 @@ sh_script_release(struct sh_script *s)
 	strv_release(&s->unknown);
 }
 
-/* One word for display: quoted when literal, as written otherwise. */
+/* Does s hold a control character (which would break the line)? */
+static bool
+has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Append s with control characters escaped as in $'...'. */
+static void
+add_escaped(struct buf *b, const char *s, bool quotes)
+{
+	unsigned char	c;
+
+	for (; *s != '\0'; s++) {
+		c = (unsigned char)*s;
+		if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c == '\r')
+			buf_puts(b, "\\r");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(b, "\\x%02x", c);
+		else if (quotes && (c == '\\' || c == '\''))
+			buf_printf(b, "\\%c", c);
+		else
+			buf_putc(b, (char)c);
+	}
+}
+
+/*
+ * One word for display, on one line: a literal word quoted (as $'...'
+ * when it holds control characters, which is exact), any other word as
+ * written with its control characters shown escaped.
+ */
 static void
 add_display_word(struct buf *b, const struct sh_word *w, bool space)
 {
@@ -988,12 +1025,17 @@ add_display_word(struct buf *b, const struct sh_word *w, bool space)
 
 	if (space && b->len > 0)
 		buf_putc(b, ' ');
-	if (SH_WORD_LITERAL(w)) {
+	if (!SH_WORD_LITERAL(w))
+		add_escaped(b, w->raw, false);
+	else if (has_control(w->text)) {
+		buf_puts(b, "$'");
+		add_escaped(b, w->text, true);
+		buf_putc(b, '\'');
+	} else {
 		q = shell_quote(w->text);
 		buf_puts(b, q);
 		free(q);
-	} else
-		buf_puts(b, w->raw);
+	}
 }
 
 /* The simple command as one readable line. */

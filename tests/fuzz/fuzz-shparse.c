@@ -11,8 +11,8 @@
  *
  * Besides "no crash, no leak, no sanitizer report" every input checks:
  * errors are one line with an offset and leave the script empty; results
- * are well formed; and quote removal round-trips: re-parsing the literal
- * words of a command, shell-quoted, gives the same words.
+ * are well formed; sh_cmd_string gives one line; and quote removal
+ * round-trips: re-parsing sh_cmd_string of literal words gives them back.
  */
 #include "config.h"
 
@@ -72,14 +72,13 @@ in_list(const char *const *list, const char *s)
 }
 
 /*
- * Quote removal is consistent: the literal words of a plain command,
- * shell-quoted and parsed again, come back as the same words.
+ * Quote removal is consistent: a plain command of literal words, printed
+ * by sh_cmd_string and parsed again, comes back as the same words.
  */
 static void
 check_roundtrip(const struct sh_cmd *c)
 {
 	struct sh_script	 s = SH_SCRIPT_INIT;
-	struct strv		 words = STRV_INIT;
 	char			*line, *cause = NULL;
 	size_t			 i;
 
@@ -90,9 +89,7 @@ check_roundtrip(const struct sh_cmd *c)
 	for (i = 0; i < c->nwords; i++)
 		if (!SH_WORD_LITERAL(&c->words[i]))
 			return;
-	for (i = 0; i < c->nwords; i++)
-		strv_push(&words, c->words[i].text);
-	line = strv_join(&words, " ", true);
+	line = sh_cmd_string(c);
 	if (sh_parse(line, &s, &cause) != 0)
 		FAIL("round trip of '%s' failed: %s", line, cause);
 	if (s.ncmds != 1 || s.cmds[0].nwords != c->nwords)
@@ -102,7 +99,6 @@ check_roundtrip(const struct sh_cmd *c)
 		    !SH_WORD_LITERAL(&s.cmds[0].words[i]))
 			FAIL("round trip of '%s': word %zu differs", line, i);
 	sh_script_release(&s);
-	strv_release(&words);
 	free(line);
 }
 
@@ -143,6 +139,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (c->nwords == 0 && c->nassigns == 0 && c->nredirs == 0)
 			FAIL("empty command %zu", i);
 		str = sh_cmd_string(c);
+		for (j = 0; str[j] != '\0'; j++)
+			if ((unsigned char)str[j] < 0x20)
+				FAIL("control character in '%s'", str);
 		free(str);
 		check_roundtrip(c);
 	}

@@ -652,6 +652,11 @@ test_cmd_string(void **state)
 		{ "cat <<EOF\nhi\nEOF", "cat <<(here-document)" },
 		{ "echo \"it's\"", "echo 'it'\\''s'" },
 		{ "> f", ">f" },
+		{ "echo 'a\nb' $'\\r' \"x'\ty\"", "echo $'a\\nb' $'\\r' "
+		  "$'x\\'\\ty'" },
+		{ "echo \"$(ls\nid)\" \"$x\ty\"", "echo \"$(ls\\nid)\" "
+		  "\"$x\\ty\"" },
+		{ "echo $'\\x01\\\\'", "echo $'\\x01\\\\'" },
 	};
 	struct sh_script	 s = SH_SCRIPT_INIT;
 	char			*cause = NULL, *str;
@@ -660,8 +665,9 @@ test_cmd_string(void **state)
 	(void)state;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		assert_int_equal(sh_parse(cases[i].in, &s, &cause), 0);
-		assert_int_equal(s.ncmds, 1);
-		str = sh_cmd_string(&s.cmds[0]);
+		assert_true(s.ncmds > 0);
+		/* The outer command comes last. */
+		str = sh_cmd_string(&s.cmds[s.ncmds - 1]);
 		assert_string_equal(str, cases[i].out);
 		free(str);
 		sh_script_release(&s);
