@@ -411,7 +411,13 @@ monitor_stop(struct monitor *m, monitor_cb cb, void *arg)
 	if (!m->done)
 		monitor_warn(m, "live events incomplete: the monitor stopped "
 		    "unexpectedly", true);
-	monitor_reap(m);
+	/*
+	 * A watcher that finished is left to exit on its own: closing an
+	 * inotify instance waits for RCU grace periods (~10 ms), which the
+	 * command's report need not wait for. monitor_free() reaps it.
+	 */
+	if (!m->done)
+		monitor_reap(m);
 }
 
 bool
@@ -432,8 +438,12 @@ monitor_free(struct monitor *m)
 	if (m == NULL)
 		return;
 	if (m->pid > 0) {
-		kill(m->pid, SIGKILL);
-		monitor_reap(m);
+		if (m->done)
+			waitpid(m->pid, NULL, WNOHANG);	/* see monitor_stop */
+		else {
+			kill(m->pid, SIGKILL);
+			monitor_reap(m);
+		}
 	}
 	close(m->fd);
 	close(m->ctl);
