@@ -815,10 +815,7 @@ lex_brace(struct sh_parser *p, struct wacc *w, size_t from, bool dq)
 				p->pos = p->len;
 			continue;
 		case '\'':
-			if (dq) {
-				p->pos++;
-				continue;
-			}
+			/* Quotes hide a } here even inside "...". */
 			r = lex_single(p, &inner);
 			break;
 		case '"':

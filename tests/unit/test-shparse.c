@@ -119,6 +119,7 @@ static const struct vector vectors[] = {
 	{ "echo ${HOME}", "echo ${HOME}@p" },
 	{ "echo \"${x:-a b}\"", "echo ${x:-a\\ b}@qp" },
 	{ "echo ${x#'}'}", "echo ${x#'}'}@p" },
+	{ "echo \"${x:-'}\"'}\" y", "echo ${x:-'}\"'}@qp y" },
 	{ "echo ${#x} ${x[@]} ${!x}", "echo ${#x}@p ${x[\\@]}@p ${!x}@p" },
 	{ "echo $1 $@ $# $? $$ $! $- $0 $*",
 	  "echo $1@p $\\@@p $#@p $?@p $$@p $!@p $-@p $0@p $*@p" },
