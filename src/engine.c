@@ -377,7 +377,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct strv		 skip = STRV_INIT;
 	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
 	char			*cause = NULL;
-	int			 spipe[2] = { -1, -1 }, slot, rc = -1;
+	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
+	int			 slot, rc = -1;
 
 	strv_copy(&r->argv, &o->argv);
 	r->command = o->command ? xstrdup(o->command) : NULL;
@@ -420,7 +421,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (!probe.proc_fresh)
 		prctl(PR_SET_DUMPABLE, 0);
 	strv_copy(&r->warnings, &sb.warnings);
-	if (pipe2(spipe, O_CLOEXEC) != 0) {
+	if (pipe2(spipe, O_CLOEXEC) != 0 || pipe2(bpipe, O_CLOEXEC) != 0) {
 		engine_fail(r, xasprintf("cannot create a pipe: %s",
 		    strerror(errno)));
 		goto out;
@@ -428,30 +429,19 @@ engine_run(const struct engine_opts *o, struct result *r)
 	slot = sandbox_status_slot(&sb);
 	sb.fds[slot] = spipe[1];	/* now owned by sb */
 	spipe[1] = -1;
+	slot = sandbox_fd_slot(&sb, "--block-fd");
+	sb.fds[slot] = bpipe[0];
+	bpipe[0] = -1;
 	strv_copy(&full, &sb.argv);
 	strv_copy(&full, &o->argv);
 	strv_copy(&r->bwrap_argv, &full);
 
-	if (o->snapshot) {
-		before = snapshot_take(pol.project, &snap, &cause);
-		if (before == NULL) {
-			strv_push_owned(&r->warnings, xasprintf("no change "
-			    "report: %s", cause));
-			free(cause);
-		}
-	}
+	/*
+	 * bwrap builds the namespaces and mounts while we take the snapshot
+	 * and start the monitor; it waits on --block-fd before running the
+	 * command, so nothing the command does is missed.
+	 */
 	e.loop = loop_new();
-	if (o->monitor) {
-		e.mon = monitor_start(pol.project, &o->exclude, &cause);
-		if (e.mon == NULL) {
-			strv_push_owned(&r->warnings, xasprintf("no live "
-			    "events: %s", cause));
-			free(cause);
-		} else
-			loop_add(e.loop, monitor_fd(e.mon), POLLIN,
-			    engine_monitor, &e);
-	}
-	LOG("snapshot taken, monitor started");
 	e.start_ms = loop_now_ms();
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
 	    &cause) != 0) {
@@ -464,6 +454,28 @@ engine_run(const struct engine_opts *o, struct result *r)
 			close(sb.fds[i]);
 		sb.fds[i] = -1;
 	}
+	if (o->snapshot) {
+		before = snapshot_take(pol.project, &snap, &cause);
+		if (before == NULL) {
+			strv_push_owned(&r->warnings, xasprintf("no change "
+			    "report: %s", cause));
+			free(cause);
+		}
+	}
+	if (o->monitor) {
+		e.mon = monitor_start(pol.project, &o->exclude, &cause);
+		if (e.mon == NULL) {
+			strv_push_owned(&r->warnings, xasprintf("no live "
+			    "events: %s", cause));
+			free(cause);
+		} else
+			loop_add(e.loop, monitor_fd(e.mon), POLLIN,
+			    engine_monitor, &e);
+	}
+	LOG("snapshot taken, monitor started");
+	(void)!write(bpipe[1], "", 1);	/* go */
+	close(bpipe[1]);
+	bpipe[1] = -1;
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
 	e.out_open = e.err_open = true;
@@ -535,6 +547,9 @@ out:
 		close(spipe[0]);
 	if (spipe[1] >= 0)
 		close(spipe[1]);
+	for (int i = 0; i < 2; i++)
+		if (bpipe[i] >= 0)
+			close(bpipe[i]);
 	sandbox_release(&sb);
 	buf_release(&e.status);
 	buf_release(&e.bwrap_err);

@@ -719,7 +719,9 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	    build_hidden(&b, cause) != 0 || build_seccomp(&b, cause) != 0 ||
 	    build_helper(&b, cause) != 0)
 		goto fail;
-	/* The engine supplies the status pipe (fds[status slot]). */
+	/* The engine supplies these pipes (see sandbox_fd_slot). */
+	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
+	add2(&b, "--block-fd", num);
 	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
 	add2(&b, "--json-status-fd", num);
 	add2(&b, "--chdir", pol->cwd);
@@ -735,14 +737,19 @@ fail:
 	return -1;
 }
 
-/* The status pipe's slot: the descriptor reserved before --chdir. */
+int
+sandbox_fd_slot(const struct sandbox *sb, const char *option)
+{
+	for (size_t i = 0; i + 1 < sb->argv.n; i++)
+		if (strcmp(sb->argv.v[i], option) == 0)
+			return atoi(sb->argv.v[i + 1]) - SANDBOX_FD_BASE;
+	return -1;
+}
+
 int
 sandbox_status_slot(const struct sandbox *sb)
 {
-	for (size_t i = 0; i + 1 < sb->argv.n; i++)
-		if (strcmp(sb->argv.v[i], "--json-status-fd") == 0)
-			return atoi(sb->argv.v[i + 1]) - SANDBOX_FD_BASE;
-	return -1;
+	return sandbox_fd_slot(sb, "--json-status-fd");
 }
 
 void

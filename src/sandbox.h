@@ -103,7 +103,9 @@ int	 sandbox_build(const struct sandbox_policy *, const struct probe *,
 	    int flags, struct sandbox *, char **cause);
 /* Append a descriptor for the argv; returns the number it will have. */
 int	 sandbox_add_fd(struct sandbox *, int fd);
-/* Index in sb->fds of the --json-status-fd pipe the runner supplies. */
+/* Index in sb->fds of the descriptor an option names (-1: none): the
+   engine supplies the pipes for --block-fd and --json-status-fd. */
+int	 sandbox_fd_slot(const struct sandbox *, const char *option);
 int	 sandbox_status_slot(const struct sandbox *);
 /* After the run: remove placeholders, close descriptors. */
 void	 sandbox_finish(struct sandbox *);

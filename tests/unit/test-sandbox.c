@@ -138,8 +138,11 @@ test_default_shape(void **state)
 	assert_true(find_seq(&f->sb, "--json-status-fd", NULL) > 0);
 	assert_int_equal(sandbox_status_slot(&f->sb), (int)f->sb.nfds - 1);
 	/* .git covers .git/hooks and .git/config: one mount, not three. */
-	assert_int_equal(f->sb.nfds, 5);	/* project .git .bwgate.json
-						   seccomp status */
+	assert_int_equal(f->sb.nfds, 6);	/* project .git .bwgate.json
+						   seccomp block status */
+	assert_int_equal(sandbox_fd_slot(&f->sb, "--block-fd"),
+	    (int)f->sb.nfds - 2);
+	assert_int_equal(sandbox_fd_slot(&f->sb, "--bogus"), -1);
 	assert_string_equal(f->sb.proc_mode, "fresh");
 	assert_int_equal(f->sb.warnings.n, 0);
 	free(git);
@@ -184,7 +187,7 @@ test_readonly_profile(void **state)
 	assert_true(find_seq(&f->sb, "--ro-bind-fd", "3", f->project, NULL) >
 	    0);
 	assert_true(find_seq(&f->sb, "--bind-fd", NULL) < 0);
-	assert_int_equal(f->sb.nfds, 3);	/* project seccomp status */
+	assert_int_equal(f->sb.nfds, 4);	/* project seccomp block status */
 }
 
 static void
