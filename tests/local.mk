@@ -102,3 +102,8 @@ TESTS += tests/unit/test-allowlist
 endif
 TESTS += %D%/integration/check.sh
 EXTRA_DIST += %D%/integration/check.sh
+# The terminal UI, driven through a private tmux server.
+UI_TESTS = \
+	%D%/integration/ui-approve.sh
+TESTS += $(UI_TESTS)
+EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh

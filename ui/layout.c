@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "log.h"
 #include "ui.h"
 #include "xalloc.h"
 
@@ -93,6 +94,8 @@ layout_place(struct ui *ui, enum pane_id id, int y, int x, int h, int w)
 	p->dirty = true;
 	if (h >= 2 && w >= 1)
 		p->win = newwin(h, w, y, x);
+	LOG("%s at %d,%d size %dx%d", p->name != NULL ? p->name : "?", y, x,
+	    w, h);
 }
 
 /* Work out the layout for the current size and make the windows. */
@@ -115,9 +118,11 @@ ui_layout(struct ui *ui)
 		if (ui->cols >= layout_table[i].min_cols &&
 		    body >= layout_table[i].min_lines)
 			break;
+	if (ui->layout != layout_table[i].kind)
+		ui->tab = PANE_COUNT;	/* a new layout starts at its first tab */
 	ui->layout = layout_table[i].kind;
 	first = layout_first_tab(ui);
-	if (ui->tab < first)
+	if (first < PANE_COUNT && (ui->tab < first || ui->tab >= PANE_COUNT))
 		ui->tab = first;
 	if (layout_tabbed(ui, ui->focus))
 		ui->tab = ui->focus;

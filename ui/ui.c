@@ -181,9 +181,17 @@ ui_selected(struct ui *ui)
 void
 ui_select(struct ui *ui, uint32_t id, bool by_operator)
 {
+	struct request	*old = ui_selected(ui);
+
 	if (id == ui->sel)
 		return;
-	if (!by_operator && ui->sel != 0)
+	/* Guard decisions when what the operator may have been deciding
+	   about changed under them (withdrawn, decided from the control
+	   socket, gone), not after their own key or a finished command. */
+	if (!by_operator && !ui->in_key && ui->sel != 0 && (old == NULL ||
+	    old->state == REQUEST_PENDING || old->state == REQUEST_APPROVED ||
+	    old->state == REQUEST_RUNNING || old->state == REQUEST_DENIED ||
+	    old->state == REQUEST_WITHDRAWN))
 		ui->autosel_ms = loop_now_ms();
 	ui->sel = id;
 	for (int i = PANE_DETAIL; i < PANE_COUNT; i++)
@@ -418,7 +426,9 @@ ui_on_tty(int fd, short revents, void *arg)
 			ui_resize(ui);
 			continue;
 		}
+		ui->in_key = true;
 		ui_key(ui, (int)wc, rc == OK);
+		ui->in_key = false;
 	}
 	ui_draw(ui, true);
 }
@@ -616,6 +626,9 @@ ui_draw(struct ui *ui, bool now)
 	}
 	ui->last_draw = t;
 	if (ui->dirty_all) {
+		/* Blank what no pane covers (the gap, after a resize). */
+		werase(stdscr);
+		wnoutrefresh(stdscr);
 		clearok(curscr, TRUE);
 		ui_dirty_panes(ui);
 		ui->dirty_all = false;

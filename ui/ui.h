@@ -174,6 +174,7 @@ struct ui {
 	uint32_t	 recent;	/* the request that changed last */
 	bool		 follow;	/* selection follows the work */
 	int64_t		 autosel_ms;	/* when it last moved by itself */
+	bool		 in_key;	/* handling the operator's key */
 	int		 qtop;		/* first visible queue row */
 	char		*filter;
 

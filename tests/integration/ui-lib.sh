@@ -1,0 +1,115 @@
+# ui-lib.sh: drive the real console UI inside a private tmux server
+# (source after libtest.sh). Everything polls with a deadline; nothing
+# sleeps a fixed time.
+#
+#	ui_start COLS LINES [OPTIONS...]	bwgate in $P in a tmux window
+#	screen [PANE]				the visible screen
+#	check_screen WHAT SECONDS REGEX		one TAP line; dumps the screen
+#	keys KEY...				tmux send-keys to the console
+#	agent NAME ARGS...			bwgate run ARGS in the background
+#	wait_agent SECONDS NAME			until it exited ($T/NAME.rc)
+#	console_exited SECONDS			until the console exited
+
+if ! command -v tmux > /dev/null 2>&1; then
+	echo "1..0 # SKIP tmux is not installed"
+	exit 0
+fi
+
+TMUX_SOCK="$T/tmux.sock"
+S="$XDG_RUNTIME_DIR/bwgate/agent.sock"
+unset TMUX TMUX_PANE
+
+# Test rules: a long-running allowed command; everything else as shipped.
+mkdir -p "$XDG_CONFIG_HOME/bwgate"
+cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
+{"version":1,"rules":[
+ {"id":"sleep","command":["sleep"],"verdict":"allow","profile":"readonly","reason":"waits"}
+]}
+JSON
+chmod 0644 "$XDG_CONFIG_HOME/bwgate/allowlist.json"
+
+tm() {
+	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
+}
+
+ui_start() {
+	local cols="$1" lines="$2"; shift 2
+	{
+		echo '#!/bin/sh'
+		printf 'cd %s || exit 125\n' "$(shell_q "$P")"
+		printf '%s --log %s' "$(shell_q "$BWGATE")" \
+		    "$(shell_q "$T/console.log")"
+		for a in "$@"; do printf ' %s' "$(shell_q "$a")"; done
+		printf ' 2> %s\n' "$(shell_q "$T/console.err")"
+		printf 'echo $? > %s\n' "$(shell_q "$T/console.rc")"
+		echo 'exec sleep 3600'
+	} > "$T/console.sh"
+	chmod +x "$T/console.sh"
+	rm -f "$T/console.rc"
+	tm new-session -d -s ui -x "$cols" -y "$lines" "$T/console.sh"
+	CLEANUP_EXTRA="tmux -S '$TMUX_SOCK' kill-server 2>/dev/null"
+	if ! wait_for 10 sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+	    grep -q 'queue '"; then
+		echo "# the console did not start:"
+		screen | sed 's/^/# /'
+		sed 's/^/# /' "$T/console.err" 2>/dev/null
+		return 1
+	fi
+}
+
+# Single-quote for sh.
+shell_q() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+screen() {
+	tm capture-pane -p -t "${1:-ui}"
+}
+
+# Poll the screen until it matches an extended regex.
+wait_screen() {
+	local deadline=$(( $(date +%s) + $1 ))
+	while ! screen "${3:-ui}" | grep -Eq -- "$2"; do
+		[ "$(date +%s)" -ge "$deadline" ] && return 1
+		sleep 0.05
+	done
+}
+
+check_screen() {
+	local what="$1"
+	TESTS_RUN=$((TESTS_RUN + 1))
+	if wait_screen "$2" "$3" "${4:-ui}"; then
+		echo "ok $TESTS_RUN - $what"
+	else
+		echo "not ok $TESTS_RUN - $what"
+		echo "# screen did not match /$3/ within $2 s:"
+		screen "${4:-ui}" | sed 's/^/# |/'
+		TESTS_FAILED=$((TESTS_FAILED + 1))
+	fi
+}
+
+keys() {
+	tm send-keys -t ui "$@"
+}
+
+agent() {
+	local name="$1"; shift
+	rm -f "$T/$name.rc"
+	{
+		( cd "$P" && BWGATE_SOCKET="$S" exec "$BWGATE" run "$@" \
+		    > "$T/$name.out" 2> "$T/$name.err" < /dev/null )
+		echo $? > "$T/$name.rc"
+	} &
+}
+
+wait_agent() {
+	wait_for "$1" test -s "$T/$2.rc"
+}
+
+agent_rc() {
+	cat "$T/$1.rc" 2>/dev/null
+}
+
+console_exited() {
+	wait_for "$1" test -s "$T/console.rc"
+}
