@@ -529,6 +529,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		} else {
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
+			strv_copy(&r->warnings, snapshot_warnings(after));
 		}
 	}
 	rc = r->error != NULL ? -1 : 0;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -83,4 +84,89 @@ json_line(const cJSON *j)
 	if (s == NULL)
 		return xstrdup("null");
 	return s;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid:
+ * no overlong forms, no surrogates, nothing above U+10FFFF.
+ */
+size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t		len, i;
+	uint32_t	c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		c = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		c = s[0] & 0x07;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return len;
+}
+
+cJSON *
+json_path(const char *path, bool *escaped)
+{
+	const unsigned char	*s = (const unsigned char *)path;
+	size_t			 n = strlen(path), i = 0, len;
+	struct buf		 b = BUF_INIT;
+	cJSON			*j;
+
+	while (i < n && (len = utf8_seq(s + i, n - i)) != 0)
+		i += len;
+	if (i == n)
+		return cJSON_CreateString(path);
+	for (i = 0; i < n; i += len) {
+		if ((len = utf8_seq(s + i, n - i)) == 0) {
+			buf_printf(&b, "\\x%02x", s[i]);
+			len = 1;
+		} else if (s[i] == '\\')
+			buf_puts(&b, "\\\\");
+		else
+			buf_add(&b, s + i, len);
+	}
+	j = cJSON_CreateString(b.data);
+	buf_release(&b);
+	*escaped = true;
+	return j;
+}
+
+cJSON *
+json_bytes(const char *data, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)data;
+	struct buf		 o = BUF_INIT;
+	size_t			 i = 0, len;
+	cJSON			*j;
+
+	while (i < n) {
+		if (p[i] != 0 && (len = utf8_seq(p + i, n - i)) != 0) {
+			buf_add(&o, p + i, len);
+			i += len;
+		} else {
+			buf_puts(&o, "\xef\xbf\xbd");	/* U+FFFD */
+			i++;
+		}
+	}
+	j = cJSON_CreateString(o.data != NULL ? o.data : "");
+	buf_release(&o);
+	return j;
 }

@@ -17,6 +17,16 @@ int	 json_get_strv(const cJSON *, struct strv *);
 cJSON	*json_load_file(const char *path, char **cause);
 /* Parse a string; NULL with cause naming the line on error. */
 cJSON	*json_parse_text(const char *text, const char *what, char **cause);
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+size_t	 utf8_seq(const unsigned char *s, size_t n);
+/*
+ * A path as a JSON string. A name that is not valid UTF-8 is written with
+ * each invalid byte as the four characters \xNN and each backslash doubled,
+ * and *escaped is set (the containing object then says "escaped": true).
+ */
+cJSON	*json_path(const char *path, bool *escaped);
+/* Bytes (program output) as a JSON string, invalid UTF-8 as U+FFFD. */
+cJSON	*json_bytes(const char *data, size_t len);
 /* Print compactly on one line (caller frees). */
 char	*json_line(const cJSON *);
 

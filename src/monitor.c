@@ -32,6 +32,7 @@
 #include "buf.h"
 #include "log.h"
 #include "monitor-int.h"
+#include "jsonutil.h"
 #include "monitor.h"
 #include "path.h"
 #include "xalloc.h"
@@ -67,8 +68,6 @@ static int	 monitor_parse(struct monitor *, monitor_cb, void *, bool);
 static int	 monitor_fill(struct monitor *, bool);
 static void	 monitor_reap(struct monitor *);
 static int64_t	 monotonic_ms(void);
-static size_t	 utf8_seq(const unsigned char *, size_t);
-static void	 json_add_path(cJSON *, const char *, const char *, bool *);
 
 /* Monotonic milliseconds. */
 static int64_t
@@ -461,74 +460,6 @@ fs_event_kind_name(enum fs_event_kind kind)
 	return (fs_event_kind_names[kind]);
 }
 
-/*
- * Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid:
- * no overlong forms, no surrogates, nothing above U+10FFFF.
- */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t		len, i;
-	uint32_t	c;
-
-	if (s[0] < 0x80)
-		return (1);
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else
-		return (0);
-	if (n < len)
-		return (0);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return (0);
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return (0);
-	return (len);
-}
-
-/*
- * Add a path as a JSON string. A name that is not valid UTF-8 is written
- * with each invalid byte as the four characters \xNN and each backslash
- * doubled, and *escaped is set (the object then says "escaped": true).
- */
-static void
-json_add_path(cJSON *o, const char *key, const char *path, bool *escaped)
-{
-	const unsigned char	*s = (const unsigned char *)path;
-	size_t			 n = strlen(path), i = 0, len;
-	struct buf		 b = BUF_INIT;
-
-	while (i < n && (len = utf8_seq(s + i, n - i)) != 0)
-		i += len;
-	if (i == n) {
-		cJSON_AddStringToObject(o, key, path);
-		return;
-	}
-	for (i = 0; i < n; i += len) {
-		if ((len = utf8_seq(s + i, n - i)) == 0) {
-			buf_printf(&b, "\\x%02x", s[i]);
-			len = 1;
-		} else if (s[i] == '\\')
-			buf_puts(&b, "\\\\");
-		else
-			buf_add(&b, s + i, len);
-	}
-	cJSON_AddStringToObject(o, key, b.data);
-	buf_release(&b);
-	*escaped = true;
-}
-
 cJSON *
 fs_event_json(const struct fs_event *ev)
 {
@@ -537,9 +468,9 @@ fs_event_json(const struct fs_event *ev)
 	char	 num[32];
 
 	cJSON_AddStringToObject(o, "event", fs_event_kind_name(ev->kind));
-	json_add_path(o, "path", ev->path, &escaped);
+	cJSON_AddItemToObject(o, "path", json_path(ev->path, &escaped));
 	if (ev->kind == FS_MOVED && ev->to != NULL)
-		json_add_path(o, "to", ev->to, &escaped);
+		cJSON_AddItemToObject(o, "to", json_path(ev->to, &escaped));
 	/* Raw: cJSON prints every number with printf("%g") and re-scans it. */
 	snprintf(num, sizeof num, "%u", ev->count);
 	cJSON_AddRawToObject(o, "count", num);

@@ -64,22 +64,39 @@ changes_count(const struct changes *c)
 	return c->created.n + c->modified.n + c->deleted.n + c->nrenamed;
 }
 
+/* Paths as JSON strings (see json_path for names that are not UTF-8). */
+static cJSON *
+paths_json(const struct strv *sv, bool *escaped)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < sv->n; i++)
+		cJSON_AddItemToArray(a, json_path(sv->v[i], escaped));
+	return a;
+}
+
 cJSON *
 changes_json(const struct changes *c)
 {
 	cJSON	*j = cJSON_CreateObject(), *r = cJSON_CreateArray();
+	bool	 escaped = false;
 
-	cJSON_AddItemToObject(j, "created", json_strv(&c->created));
-	cJSON_AddItemToObject(j, "modified", json_strv(&c->modified));
-	cJSON_AddItemToObject(j, "deleted", json_strv(&c->deleted));
+	cJSON_AddItemToObject(j, "created", paths_json(&c->created, &escaped));
+	cJSON_AddItemToObject(j, "modified", paths_json(&c->modified,
+	    &escaped));
+	cJSON_AddItemToObject(j, "deleted", paths_json(&c->deleted, &escaped));
 	for (size_t i = 0; i < c->nrenamed; i++) {
 		cJSON	*e = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(e, "from", c->renamed[i].from);
-		cJSON_AddStringToObject(e, "to", c->renamed[i].to);
+		cJSON_AddItemToObject(e, "from", json_path(c->renamed[i].from,
+		    &escaped));
+		cJSON_AddItemToObject(e, "to", json_path(c->renamed[i].to,
+		    &escaped));
 		cJSON_AddItemToArray(r, e);
 	}
 	cJSON_AddItemToObject(j, "renamed", r);
+	if (escaped)
+		cJSON_AddBoolToObject(j, "escaped", true);
 	return j;
 }
 
@@ -135,7 +152,11 @@ violations_json(const struct violations *vs)
 		const struct violation	*v = &vs->v[i];
 		cJSON			*e = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(e, "path", v->path);
+		bool			 escaped = false;
+
+		cJSON_AddItemToObject(e, "path", json_path(v->path, &escaped));
+		if (escaped)
+			cJSON_AddBoolToObject(e, "escaped", true);
 		cJSON_AddStringToObject(e, "operation", v->operation);
 		cJSON_AddStringToObject(e, "reason",
 		    violation_reason_name(v->reason));
@@ -167,43 +188,6 @@ result_release(struct result *r)
 	r->exit_code = -1;
 }
 
-/* Output is bytes; JSON strings are UTF-8: replace what is not. */
-static cJSON *
-json_bytes(const struct buf *b)
-{
-	struct buf	 o = BUF_INIT;
-	const unsigned char *p = (const unsigned char *)b->data;
-	size_t		 i = 0, n = b->len;
-	cJSON		*j;
-
-	while (i < n) {
-		size_t	len = 0;
-		unsigned char c = p[i];
-
-		if (c < 0x80)
-			len = c == 0 ? 0 : 1;
-		else if ((c & 0xe0) == 0xc0 && c >= 0xc2)
-			len = 2;
-		else if ((c & 0xf0) == 0xe0)
-			len = 3;
-		else if ((c & 0xf8) == 0xf0 && c <= 0xf4)
-			len = 4;
-		for (size_t k = 1; len > 1 && k < len; k++)
-			if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
-				len = 0;
-		if (len == 0) {
-			buf_puts(&o, "\xef\xbf\xbd");	/* U+FFFD */
-			i++;
-		} else {
-			buf_add(&o, p + i, len);
-			i += len;
-		}
-	}
-	j = cJSON_CreateString(o.data != NULL ? o.data : "");
-	buf_release(&o);
-	return j;
-}
-
 cJSON *
 result_json(const struct result *r)
 {
@@ -232,8 +216,8 @@ result_json(const struct result *r)
 	cJSON_AddBoolToObject(j, "timed_out", r->timed_out);
 	cJSON_AddBoolToObject(j, "killed", r->killed);
 	cJSON_AddNumberToObject(j, "duration_ms", (double)r->duration_ms);
-	cJSON_AddItemToObject(j, "stdout", json_bytes(&r->out));
-	cJSON_AddItemToObject(j, "stderr", json_bytes(&r->err));
+	cJSON_AddItemToObject(j, "stdout", json_bytes(r->out.data, r->out.len));
+	cJSON_AddItemToObject(j, "stderr", json_bytes(r->err.data, r->err.len));
 	cJSON_AddBoolToObject(j, "stdout_truncated", r->out_truncated);
 	cJSON_AddBoolToObject(j, "stderr_truncated", r->err_truncated);
 	if (r->changes_known)
