@@ -1484,14 +1484,15 @@ lex_heredoc_body(struct sh_parser *p, struct sh_heredoc *h)
 {
 	struct sh_script	*script = p->sh->script;
 	struct sh_word		 word, *target;
-	struct buf		 raw = BUF_INIT;
-	size_t			 ls, le, cs, bs, body = p->pos;
+	struct buf		 raw = BUF_INIT, joined = BUF_INIT;
+	size_t			 ls, le, cs, bs, i, body = p->pos;
 	const char		*nl;
 	int			 r;
 
 	for (;;) {
 		if (p->pos >= p->len) {
 			buf_release(&raw);
+			buf_release(&joined);
 			return sh_error(p, h->start, "here-document '%.32s' "
 			    "has no end line", h->delim);
 		}
@@ -1518,10 +1519,23 @@ lex_heredoc_body(struct sh_parser *p, struct sh_heredoc *h)
 		buf_add(&raw, p->s + cs, le - cs);
 		if (le < p->len)
 			buf_putc(&raw, '\n');
+		/*
+		 * bash joins continued lines of an unquoted body before it
+		 * expands anything (a comment in $(...) then runs on).
+		 */
+		for (i = cs; i < le; i++) {
+			if (p->s[i] == '\n' && joined.len > 0)
+				joined.data[--joined.len] = '\0';
+			else
+				buf_putc(&joined, p->s[i]);
+		}
+		if (le < p->len)
+			buf_putc(&joined, '\n');
 	}
 
 	if (h->cmd == SIZE_MAX) {
 		buf_release(&raw);
+		buf_release(&joined);
 		return sh_error(p, h->start, "here-document body read before "
 		    "its command ended");
 	}
@@ -1531,13 +1545,15 @@ lex_heredoc_body(struct sh_parser *p, struct sh_heredoc *h)
 		    raw.len);
 		word.flags = SH_W_QUOTED;
 	} else {
-		r = lex_heredoc_expand(p, h, raw.data != NULL ? raw.data : "",
-		    raw.len, p->base + body, &word);
+		r = lex_heredoc_expand(p, h, joined.data != NULL ?
+		    joined.data : "", joined.len, p->base + body, &word);
 		if (r != 0) {
 			buf_release(&raw);
+			buf_release(&joined);
 			return -1;
 		}
 	}
+	buf_release(&joined);
 	word.raw = buf_detach(&raw);
 	p->sh->nheredocs++;
 	target = &script->cmds[h->cmd].redirs[h->redir].target;

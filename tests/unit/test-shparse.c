@@ -231,6 +231,8 @@ static const struct vector vectors[] = {
 	  "cat <<$x\\ `\\ \\\\\\ \\\\a\\n" },
 	{ "cat <<EOF\na\\\nb\nEOF", "cat <<ab\\n" },
 	{ "cat <<EOF\na\\\nEOF\nEOF", "cat <<aEOF\\n" },
+	{ "cat <<EOF\n$(c #a\\\nb)\nEOF", "!unterminated $( at 10" },
+	{ "cat <<EOF\n$(c a\\\nb)\nEOF", "cat <<$(c\\ ab)\\n@c ; X:c ab" },
 	{ "cat <<'EOF'\na\\\nEOF", "cat <<a\\\\\\n@q" },
 	{ "cat <<-EOF\n\thi\n\t\tthere\n\tEOF\n", "cat <<hi\\nthere\\n" },
 	{ "cat <<EOF\n\tEOF\nEOF", "cat <<\\tEOF\\n" },
