@@ -20,12 +20,18 @@ const char *const seccomp_denied[] = {
 	"bpf", "perf_event_open", "userfaultfd",
 	"kexec_load", "kexec_file_load", "reboot",
 	"init_module", "finit_module", "delete_module",
-	"mount", "umount", "umount2", "pivot_root", "chroot",
-	"move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
-	"mount_setattr", "setns", "swapon", "swapoff", "acct",
+	"swapon", "swapoff", "acct",
 	"open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
 	"syslog", "vhangup", "quotactl", "nfsservctl",
 	NULL
+};
+
+/* Denied unless nested sandboxes are allowed (they need them inside
+   their own user namespace, where they cannot reach the host). */
+static const char *const seccomp_mount[] = {
+	"mount", "umount", "umount2", "pivot_root", "chroot",
+	"move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+	"mount_setattr", "setns", NULL
 };
 
 /* Denied unless debuggers are allowed. */
@@ -93,6 +99,8 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 	rc = deny_list(ctx, seccomp_denied);
 	if (rc == 0 && !allow_ptrace)
 		rc = deny_list(ctx, seccomp_ptrace);
+	if (rc == 0 && !allow_userns)
+		rc = deny_list(ctx, seccomp_mount);
 	if (rc == 0 && !allow_userns)
 		rc = deny_namespaces(ctx);
 	if (rc == 0)

@@ -113,6 +113,17 @@ assert_match "seccomp filter active" \
 assert_eq "new session (no controlling terminal)" \
 	"$("$BWGATE" exec --quiet -- sh -c 'ps -o sid= -p $$ >/dev/null 2>&1; cat /proc/self/stat | cut -d" " -f7')" 0
 
+# Nested sandboxes: refused by default, possible when allowed by config.
+ok_unless "no nested bwrap by default" run 'bwrap --ro-bind / / --unshare-user true'
+if [ "$(id -u)" -ne 0 ]; then
+	printf '{"sandbox":{"allow_nested_sandboxes":true}}\n' > "$T/nest.json"
+	ok_if "nested bwrap when allow_nested_sandboxes is set" \
+		"$BWGATE" exec --quiet --config "$T/nest.json" -- \
+		bwrap --ro-bind / / --unshare-user --unshare-pid --proc /proc true
+else
+	skip "nested bwrap when allowed" "as root uid 0 cannot be mapped into a nested namespace without CAP_SETFCAP"
+fi
+
 # Network: the host's loopback and abstract sockets are unreachable.
 PY=/usr/bin/python3
 if [ -x "$PY" ]; then
