@@ -14,7 +14,9 @@ printf 'hello\n' > "$demo/README"
 cd "$demo" || exit 1
 
 run() {
-	printf '\n\033[1m$ bwgate exec -- %s\033[0m\n' "$*"
+	printf '\n\033[1m$ bwgate exec --'
+	printf " '%s'" "$@"
+	printf '\033[0m\n'
 	"$bwgate" exec --project "$demo" -- "$@"
 	printf '(exit status %d)\n' "$?"
 }
