@@ -267,6 +267,17 @@ cmdview_unsafe(struct cmdview *cv, char *why)
 		free(why);
 }
 
+/* A reason naming shell text, quoted so it stays on one line. */
+static char *
+quoted_reason(const char *before, const char *text, const char *after)
+{
+	char	*q = shell_quote(text), *s;
+
+	s = xasprintf("%s%s%s", before, q, after);
+	free(q);
+	return s;
+}
+
 /* Build the view of one simple command. */
 static void
 cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
@@ -282,13 +293,13 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 	for (i = 0; i < cmd->nwords; i++) {
 		cv->argv[i] = cmd->words[i].text;
 		if (!SH_WORD_LITERAL(&cmd->words[i]))
-			cmdview_unsafe(cv, xasprintf("'%s' is expanded when "
-			    "it runs: its value is not known now",
-			    cmd->words[i].raw));
+			cmdview_unsafe(cv, quoted_reason("", cmd->words[i].raw,
+			    " is expanded when it runs: its value is not known "
+			    "now"));
 	}
 	if (cmd->nassigns > 0)
-		cmdview_unsafe(cv, xasprintf("the assignment '%s' changes "
-		    "how the command runs", cmd->assigns[0].raw));
+		cmdview_unsafe(cv, quoted_reason("the assignment ",
+		    cmd->assigns[0].raw, " changes how the command runs"));
 	if (cmd->flags & SH_C_BACKGROUND)
 		cmdview_unsafe(cv, xstrdup("a background job ('&') outlives "
 		    "the command"));
@@ -315,9 +326,9 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 		r = &cmd->redirs[i];
 		t = r->target.text;
 		if (!SH_WORD_LITERAL(&r->target)) {
-			cmdview_unsafe(cv, xasprintf("the redirection target "
-			    "'%s' is expanded when it runs",
-			    r->target.raw));
+			cmdview_unsafe(cv, quoted_reason("the redirection "
+			    "target ", r->target.raw, " is expanded when it "
+			    "runs"));
 			continue;
 		}
 		switch (r->op) {
@@ -328,8 +339,8 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 		case SH_R_DUP_IN:
 		case SH_R_DUP_OUT:
 			if (!allowlist_digits(t) && strcmp(t, "-") != 0)
-				cmdview_unsafe(cv, xasprintf("the redirection "
-				    "to '%s' is not a descriptor", t));
+				cmdview_unsafe(cv, quoted_reason("the "
+				    "redirection to ", t, " is not a descriptor"));
 			break;
 		case SH_R_OUT:
 		case SH_R_APPEND:

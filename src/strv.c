@@ -86,6 +86,42 @@ shell_safe(const char *s)
 	return true;
 }
 
+/* Control characters would break a line: write them as $'...' escapes. */
+static bool
+has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static char *
+ansi_c_quote(const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	buf_puts(&b, "$'");
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			buf_puts(&b, "\\n");
+		else if (c == '\t')
+			buf_puts(&b, "\\t");
+		else if (c == '\r')
+			buf_puts(&b, "\\r");
+		else if (c == '\\' || c == '\'')
+			buf_printf(&b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(&b, "\\x%02x", c);
+		else
+			buf_putc(&b, (char)c);
+	}
+	buf_putc(&b, '\'');
+	return buf_detach(&b);
+}
+
 char *
 shell_quote(const char *s)
 {
@@ -93,6 +129,8 @@ shell_quote(const char *s)
 
 	if (shell_safe(s))
 		return xstrdup(s);
+	if (has_control(s))
+		return ansi_c_quote(s);
 	buf_putc(&b, '\'');
 	for (; *s != '\0'; s++) {
 		if (*s == '\'')

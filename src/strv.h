@@ -32,7 +32,8 @@ bool	 strv_contains(const struct strv *, const char *);
 void	 strv_release(struct strv *);
 /* Join with sep, shell-quoting each entry when quote is true. */
 char	*strv_join(const struct strv *, const char *sep, bool quote);
-/* Quote one word for a POSIX shell (only when needed). */
+/* Quote one word for a shell (only when needed), always on one line:
+   control characters are written as $'...' escapes. */
 char	*shell_quote(const char *);
 
 #endif
