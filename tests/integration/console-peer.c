@@ -106,7 +106,7 @@ read_messages(int fd, double deadline, int (*fn)(cJSON *, const char *,
 	int		 rc;
 
 	for (;;) {
-		while ((nl = memchr(buf, '\n', len)) != NULL) {
+		while (len > 0 && (nl = memchr(buf, '\n', len)) != NULL) {
 			cJSON	*j;
 
 			*nl = '\0';
