@@ -105,6 +105,8 @@ TESTS += %D%/integration/check.sh
 EXTRA_DIST += %D%/integration/check.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
-	%D%/integration/ui-approve.sh
+	%D%/integration/ui-approve.sh \
+	%D%/integration/ui-deny.sh \
+	%D%/integration/ui-mounts.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh

@@ -181,17 +181,12 @@ ui_selected(struct ui *ui)
 void
 ui_select(struct ui *ui, uint32_t id, bool by_operator)
 {
-	struct request	*old = ui_selected(ui);
-
 	if (id == ui->sel)
 		return;
-	/* Guard decisions when what the operator may have been deciding
-	   about changed under them (withdrawn, decided from the control
-	   socket, gone), not after their own key or a finished command. */
-	if (!by_operator && !ui->in_key && ui->sel != 0 && (old == NULL ||
-	    old->state == REQUEST_PENDING || old->state == REQUEST_APPROVED ||
-	    old->state == REQUEST_RUNNING || old->state == REQUEST_DENIED ||
-	    old->state == REQUEST_WITHDRAWN))
+	/* Guard decisions when the request the operator was looking at
+	   waited for them and changed under them (withdrawn, decided from
+	   the control socket, gone), not after their own key. */
+	if (!by_operator && !ui->in_key && ui->sel_was_pending)
 		ui->autosel_ms = loop_now_ms();
 	ui->sel = id;
 	for (int i = PANE_DETAIL; i < PANE_COUNT; i++)
@@ -664,6 +659,9 @@ ui_draw(struct ui *ui, bool now)
 	ui_draw_status(ui);
 	ui->dirty_status = false;
 	doupdate();
+	/* What the operator now sees selected. */
+	ui->sel_was_pending = ui_selected(ui) != NULL &&
+	    ui_selected(ui)->state == REQUEST_PENDING;
 }
 
 /* Start curses on /dev/tty. */

@@ -175,6 +175,7 @@ struct ui {
 	bool		 follow;	/* selection follows the work */
 	int64_t		 autosel_ms;	/* when it last moved by itself */
 	bool		 in_key;	/* handling the operator's key */
+	bool		 sel_was_pending; /* as last drawn */
 	int		 qtop;		/* first visible queue row */
 	char		*filter;
 

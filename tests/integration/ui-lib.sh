@@ -32,6 +32,10 @@ tm() {
 	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
 }
 
+# The tmux server (and so the console, and the agents waiting on it) goes
+# before the test directory does.
+trap 'tm kill-server 2>/dev/null; wait_for 10 sh -c "! pgrep -f -- \"$T/\" >/dev/null"; cleanup' EXIT
+
 ui_start() {
 	local cols="$1" lines="$2"; shift 2
 	{
@@ -47,7 +51,6 @@ ui_start() {
 	chmod +x "$T/console.sh"
 	rm -f "$T/console.rc"
 	tm new-session -d -s ui -x "$cols" -y "$lines" "$T/console.sh"
-	CLEANUP_EXTRA="tmux -S '$TMUX_SOCK' kill-server 2>/dev/null"
 	if ! wait_for 10 sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
 	    grep -q 'queue '"; then
 		echo "# the console did not start:"
@@ -99,7 +102,7 @@ agent() {
 		( cd "$P" && BWGATE_SOCKET="$S" exec "$BWGATE" run "$@" \
 		    > "$T/$name.out" 2> "$T/$name.err" < /dev/null )
 		echo $? > "$T/$name.rc"
-	} &
+	} > /dev/null 2>&1 &
 }
 
 wait_agent() {
