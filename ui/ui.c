@@ -563,8 +563,8 @@ ui_draw_status(struct ui *ui)
 		    running, done);
 		if (ui->filter != NULL)
 			buf_printf(&b, "  filter: %s", ui->filter);
-		buf_printf(&b, "  %s  %s", sock, ui_hints(ui,
-		    (size_t)ui->cols));
+		buf_printf(&b, "  %s  %s", ui_hints(ui, (size_t)ui->cols),
+		    sock);
 		attr = ui_attr(ui, UC_STATUS);
 	}
 	line = fmt_trim(b.data, (size_t)ui->cols, true);

@@ -44,13 +44,13 @@ assert_eq "allowlisted command runs without approval" "$(agent_rc two)" 0
 check_screen "queue: allow badge, exit 0" 10 'echo allowed-at-once +allow +exit 0'
 
 # Control characters are shown escaped, never sent to the terminal.
-agent esc -- echo $'esc\x1b[31mred'
+agent esc -- sh -c $'echo esc\x1b[31mred'
 check_screen "control characters in the command shown escaped" 10 \
-    "echo 'esc\\\\e\\[31mred' +ask +pending"
+    'sh -c .*esc\\(e|x1b)\[31mred.* ask +pending'
 keys a
 wait_agent 20 esc
 check_screen "its output without the colour sequence" 10 ' escred *$'
-ok_unless "no raw escape reached the screen" sh -c \
+ok_unless "no raw escape reached the screen" bash -c \
     "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q \$'\\x1b'"
 
 # Stdin is not the keyboard: 'a' piped in approves nothing.
