@@ -107,6 +107,9 @@ EXTRA_DIST += %D%/integration/check.sh
 UI_TESTS = \
 	%D%/integration/ui-approve.sh \
 	%D%/integration/ui-deny.sh \
-	%D%/integration/ui-mounts.sh
+	%D%/integration/ui-mounts.sh \
+	%D%/integration/ui-layout.sh \
+	%D%/integration/ui-flood.sh \
+	%D%/integration/ui-quit.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
