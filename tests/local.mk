@@ -110,6 +110,8 @@ UI_TESTS = \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \
 	%D%/integration/ui-flood.sh \
-	%D%/integration/ui-quit.sh
+	%D%/integration/ui-quit.sh \
+	%D%/integration/ui-rule.sh \
+	%D%/integration/ui-tmux.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh

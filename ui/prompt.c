@@ -650,13 +650,19 @@ rule_draw(struct ui *ui)
 	free(s);
 	rule_choice(ui, r, &ch, "the operator");
 	if ((rule = rule_build(&ch, &cause)) != NULL) {
-		cJSON_DeleteItemFromObject(rule, "reason");
-		s = cJSON_PrintUnformatted(rule);
-		e = fmt_escape(s);
-		ui_text_add(&t, UC_PROMPT, "rule:");
-		ui_text_wrap(&t, UC_PROMPT, e, cols, 2);
-		cJSON_free(s);
-		free(e);
+		const cJSON *pat;
+
+		cJSON_ArrayForEach(pat, cJSON_GetObjectItem(rule, "pattern")) {
+			e = fmt_escape(pat->valuestring);
+			s = xasprintf("allow: %s", e);
+			ui_text_wrap(&t, UC_PROMPT, s, cols, 7);
+			free(s);
+			free(e);
+		}
+		s = xasprintf("into %s/allowlist.json",
+		    "$XDG_CONFIG_HOME/bwgate");
+		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
+		free(s);
 		cJSON_Delete(rule);
 	} else {
 		e = fmt_escape(cause);

@@ -1,0 +1,55 @@
+#!/bin/bash
+# ui-tmux: `bwgate --tmux` opens the console in a side pane of the current
+# tmux window and sets BWGATE_SOCKET in the session environment; outside
+# tmux it says why it cannot.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/ui-lib.sh"
+
+P=$(new_project)
+
+err=$(cd "$P" && "$BWGATE" --tmux 2>&1); rc=$?
+assert_eq "outside tmux: 125" "$rc" 125
+assert_match "says it is not inside tmux" "$err" 'not inside tmux'
+err=$(cd "$P" && TMUX=/nonexistent,1,0 PATH=/nonexistent "$BWGATE" --tmux 2>&1)
+assert_match "tmux missing: says so" "$err" 'tmux is not installed'
+
+# A shell pane in tmux runs bwgate --tmux, as a person would, with a
+# socket of its own so only the session environment can lead agents there.
+S="$T/side.sock"
+cat > "$T/launch.sh" <<SH
+#!/bin/sh
+cd '$P' && '$BWGATE' --tmux --socket '$S' > '$T/launch.out' 2> '$T/launch.err'
+echo \$? > '$T/launch.rc'
+exec sleep 3600
+SH
+chmod +x "$T/launch.sh"
+tm new-session -d -s ui -x 200 -y 50 "$T/launch.sh"
+wait_for 10 test -s "$T/launch.rc"
+assert_eq "bwgate --tmux exits 0" "$(cat "$T/launch.rc")" 0
+assert_eq "it prints the export line" "$(cat "$T/launch.out")" \
+    "export BWGATE_SOCKET=$S"
+assert_eq "the window now has two panes" \
+    "$(tm list-panes -t ui | wc -l)" 2
+assert_eq "BWGATE_SOCKET is in the session environment" \
+    "$(tm show-environment -t ui BWGATE_SOCKET)" "BWGATE_SOCKET=$S"
+pane=$(tm list-panes -t ui -F '#{pane_id} #{pane_width}' | tail -1)
+check_screen "the side pane runs the console" 10 'queue ' "${pane%% *}"
+ok_if "the side pane is the narrower one" test "${pane##* }" -lt 120
+
+# An agent in a new window of the session finds the console.
+cat > "$T/agent.sh" <<SH
+#!/bin/sh
+unset XDG_RUNTIME_DIR
+cd '$P' && '$BWGATE' run -- sh -c 'echo via-tmux' > '$T/tagent.out' 2>&1
+echo \$? > '$T/tagent.rc'
+exec sleep 3600
+SH
+chmod +x "$T/agent.sh"
+tm new-window -d -t ui "$T/agent.sh"
+check_screen "the agent's request reaches the side pane" 10 \
+    "^! +1 .*echo via-tmux" "${pane%% *}"
+tm send-keys -t "${pane%% *}" a
+wait_for 20 test -s "$T/tagent.rc"
+assert_eq "the agent ran through the console" "$(cat "$T/tagent.rc")" 0
+assert_match "and got the output" "$(cat "$T/tagent.out")" via-tmux
+done_testing
