@@ -383,7 +383,7 @@ test_argv(void **state)
 	assert_string_equal(l.v[1], "--unshare-all");
 	assert_string_equal(l.v[2], "--ro-bind /usr /usr");
 	assert_string_equal(l.v[3], "--bind '/my proj' '/my proj'");
-	assert_string_equal(l.v[4], "-- sh -c 'echo hi\\n'");
+	assert_string_equal(l.v[4], "-- sh -c $'echo hi\\n'");
 	strv_release(&l);
 
 	/* Narrow: every line fits, continuation lines indented. */
