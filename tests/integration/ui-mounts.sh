@@ -48,8 +48,9 @@ wait_agent 20 one
 assert_eq "approved with the edit: exit 0" "$(agent_rc one)" 0
 assert_eq "the command wrote outside the project" \
     "$(cat "$OUT/x.txt" 2>/dev/null)" written
-assert_match "the agent was told about the edit" "$(cat "$T/one.err")" \
-    'approved'
+assert_eq "the decision (audit log, as the agent got it) carries the edit" \
+    "$(jq -r 'select(.record == "decision" and .id == 1) | .edits.rw[0]' \
+    "$XDG_STATE_HOME/bwgate/audit.jsonl")" "$OUT"
 
 # Without the edit the same write is refused by the sandbox.
 agent two -- sh -c "echo again > '$OUT/y.txt'"
