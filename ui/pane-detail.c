@@ -88,7 +88,7 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 {
 	const struct proto_mounts *m = console_mounts(r);
 	struct strv	 cmds = STRV_INIT, lines = STRV_INIT;
-	char		*s, *age, *rel, *st;
+	char		*s, *e, *age, *rel, *st;
 	size_t		 i;
 
 	age = fmt_age(ui_now() - r->submitted);
@@ -108,9 +108,11 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		ui_text_add(t, UC_LABEL, cmds.n == 1 ? "simple command" :
 		    "simple commands");
 		for (i = 0; i < cmds.n; i++) {
-			s = fmt_escape(cmds.v[i]);
+			e = fmt_escape(cmds.v[i]);
+			s = xasprintf("  %s", e);
 			ui_text_wrap(t, UC_NORMAL, s, w, 4);
 			free(s);
+			free(e);
 		}
 	}
 	strv_release(&cmds);
