@@ -136,7 +136,7 @@ fmt_output_line(struct buf *b, const char *s, size_t len)
 {
 	struct buf	 t = BUF_INIT;
 	const char	*cr;
-	size_t		 i, col = 0;
+	size_t		 i, col;
 
 	/* A progress bar redraws with \r: keep what was drawn last. */
 	while (len > 0 && s[len - 1] == '\r')
@@ -154,14 +154,13 @@ fmt_output_line(struct buf *b, const char *s, size_t len)
 			continue;
 		}
 		if (s[i] == '\t') {
+			col = fmt_width_n(t.data != NULL ? t.data : "", t.len);
 			do
 				buf_putc(&t, ' ');
 			while (++col % 8 != 0);
 			continue;
 		}
 		buf_putc(&t, s[i]);
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			col++;
 	}
 	fmt_escape_buf(b, t.data != NULL ? t.data : "", t.len);
 	buf_release(&t);

@@ -26,6 +26,16 @@ check_screen "a page up: the argv starts with bwrap itself" 5 \
     '^--unshare-all'
 ok_unless "the agent waits for the operator" test -s "$T/one.rc"
 
+# v: the argv as one line on the plain terminal, for copying.
+keys v
+check_screen "v: the argv printed outside the screen" 5 'bwrap argv of #1:'
+ok_if "as one (wrapped) line from bwrap to the command" bash -c \
+    "tmux -S '$TMUX_SOCK' capture-pane -p -J -t ui |
+    grep -Eq '^/usr/bin/bwrap --unshare-all .* -- sh -c .*echo hello-out'"
+keys Enter
+check_screen "Enter: back to the console" 5 '^ queue '
+check_screen "the request still waits" 5 '^! +1 .* ask +pending'
+
 keys a
 wait_agent 20 one
 assert_eq "agent exits with the command's status" "$(agent_rc one)" 3

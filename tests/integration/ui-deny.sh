@@ -47,6 +47,15 @@ keys a
 wait_agent 20 two
 assert_eq "#2 approved afterwards: exit 0" "$(agent_rc two)" 0
 
+# The help lists the keys from the key table; any key closes it.
+keys '?'
+check_screen "? shows the keys" 5 'K +kill the selected running command'
+check_screen "with the prompt rules" 5 'take only y as yes'
+keys x
+check_screen "a key closes the help" 5 '^ queue '
+ok_unless "the help is gone" bash -c \
+    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'keys (any other'"
+
 # Kill: K asks, anything but y keeps it running.
 agent three -- sleep 60
 check_screen "sleep runs at once (allowlisted)" 10 ' 4 .*sleep 60 +allow +running'

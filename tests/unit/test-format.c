@@ -72,6 +72,36 @@ test_escape_ascii_mode(void **state)
 	expect_escape("caf\xc3\xa9", 5, "caf\xc3\xa9");
 }
 
+/* Format one output line and compare. */
+static void
+expect_output(const char *in, const char *want)
+{
+	struct buf	b = BUF_INIT;
+
+	fmt_output_line(&b, in, strlen(in));
+	assert_string_equal(b.data != NULL ? b.data : "", want);
+	buf_release(&b);
+}
+
+static void
+test_output_line(void **state)
+{
+	expect_output("plain", "plain");
+	/* Colour and cursor sequences are dropped. */
+	expect_output("\x1b[1;31merror\x1b[0m: x", "error: x");
+	expect_output("\x1b[2K\x1b[1Gdone", "done");
+	/* A progress bar: what the last carriage return left. */
+	expect_output("10%\r50%\r100%", "100%");
+	expect_output("done\r", "done");
+	/* Tabs to the next multiple of 8 columns. */
+	expect_output("a\tb", "a       b");
+	expect_output("\xe6\x97\xa5\tx", "\xe6\x97\xa5      x");
+	/* Other escapes and control characters are shown, not sent. */
+	expect_output("\x1b]0;title\x07", "\\e]0;title\\x07");
+	expect_output("bell\x07", "bell\\x07");
+	expect_output("bad\xff", "bad\\xff");
+}
+
 static void
 test_width_fit(void **state)
 {
@@ -473,6 +503,7 @@ main(void)
 		cmocka_unit_test(test_escape_controls),
 		cmocka_unit_test(test_escape_utf8),
 		cmocka_unit_test(test_escape_ascii_mode),
+		cmocka_unit_test(test_output_line),
 		cmocka_unit_test(test_width_fit),
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_wrap),
