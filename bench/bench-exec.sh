@@ -16,15 +16,22 @@ for i in $(seq 1 50); do echo "$i" > "$P/src/f$i.c"; done
 echo '{}' > "$P/.bwgate.json"
 cd "$P" || exit 1
 
-# Median wall time in ms of N runs of `bash -c "$1"`.
-median() {
-	local t0 t1 i
+# Run every case once per round, N rounds (interleaved, so drifting load
+# hits all cases alike); print each case's median wall time in ms.
+medians() {
+	local i c t0 t1
 	for i in $(seq 1 "$N"); do
-		t0=$(date +%s%N)
-		bash -c "$1" >/dev/null 2>&1
-		t1=$(date +%s%N)
-		echo $(( (t1 - t0) / 1000 ))
-	done | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] / 1000 }'
+		for c in "$@"; do
+			t0=$(date +%s%N)
+			bash -c "$c" >/dev/null 2>&1
+			t1=$(date +%s%N)
+			echo "$c	$(( (t1 - t0) / 1000 ))"
+		done
+	done > "$P/times"
+	for c in "$@"; do
+		awk -F'\t' -v c="$c" '$1 == c { print $2 }' "$P/times" | sort -n |
+		    awk '{ a[NR] = $1 } END { printf "%.2f\n", a[int((NR + 1) / 2)] / 1000 }'
+	done
 }
 
 # A shell line running exactly bwgate's bwrap argv (from a report).
@@ -45,12 +52,11 @@ bare_line() {
 }
 
 bare=$(bare_line --no-observe)
-m_true=$(median /bin/true)
-m_bare=$(median "$bare")
-m_full=$(median "exec $BWGATE exec --quiet -- true")
-m_noobs=$(median "exec $BWGATE exec --quiet --no-observe -- true")
-m_min=$(median "exec $BWGATE exec --quiet --no-observe --no-monitor -- true")
-echo "runs per case: $N (median wall time, each started by bash -c)"
+{ read -r m_true; read -r m_bare; read -r m_full; read -r m_noobs; read -r m_min; } < <(
+	medians /bin/true "$bare" "exec $BWGATE exec --quiet -- true" \
+	    "exec $BWGATE exec --quiet --no-observe -- true" \
+	    "exec $BWGATE exec --quiet --no-observe --no-monitor -- true")
+echo "rounds: $N (median wall time; each case started by bash -c, interleaved)"
 printf '  /bin/true                          %7.2f ms\n' "$m_true"
 printf '  bare bwrap, same argv              %7.2f ms\n' "$m_bare"
 printf '  bwgate exec -- true                %7.2f ms\n' "$m_full"

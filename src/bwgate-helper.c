@@ -13,70 +13,30 @@
  * the helper says why and runs the command anyway (bwgate then infers
  * refusals from the error output).
  *
- * Kept tiny: libc and libseccomp only, both visible in every sandbox.
+ * Kept tiny: libc only. The seccomp program itself is built by bwgate
+ * (observe-filter.c) and arrives with the hello message.
  */
 #include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <seccomp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "observe-proto.h"
 
-/* A system call to notify on, with at most one argument condition. */
-struct helper_rule {
-	const char		*name;
-	int			 net;	/* only with OBSERVE_F_NET */
-	int			 arg;	/* -1: always */
-	enum scmp_compare	 op;
-	scmp_datum_t		 a;
-	scmp_datum_t		 b;
-};
-
-#define ALWAYS(n)		{ n, 0, -1, 0, 0, 0 }
-#define MASKED(n, i, m, v)	{ n, 0, i, SCMP_CMP_MASKED_EQ, m, v }
-/* open-style flags that mean "may write": one rule per test (OR). */
-#define OPENFLAGS(n, i)							\
-	MASKED(n, i, O_ACCMODE, O_WRONLY),				\
-	MASKED(n, i, O_ACCMODE, O_RDWR),				\
-	MASKED(n, i, O_CREAT, O_CREAT),					\
-	MASKED(n, i, O_TRUNC, O_TRUNC)
-
-static const struct helper_rule helper_rules[] = {
-	OPENFLAGS("open", 1),
-	OPENFLAGS("openat", 2),
-	ALWAYS("openat2"),	/* flags are in a struct: bwgate reads them */
-	ALWAYS("creat"),
-	ALWAYS("mkdir"), ALWAYS("mkdirat"),
-	ALWAYS("mknod"), ALWAYS("mknodat"),
-	ALWAYS("unlink"), ALWAYS("unlinkat"), ALWAYS("rmdir"),
-	ALWAYS("rename"), ALWAYS("renameat"), ALWAYS("renameat2"),
-	ALWAYS("link"), ALWAYS("linkat"),
-	ALWAYS("symlink"), ALWAYS("symlinkat"),
-	ALWAYS("truncate"),
-	ALWAYS("chmod"), ALWAYS("fchmodat"), ALWAYS("fchmodat2"),
-	ALWAYS("chown"), ALWAYS("lchown"), ALWAYS("fchownat"),
-	ALWAYS("utime"), ALWAYS("utimes"), ALWAYS("futimesat"),
-	ALWAYS("utimensat"),
-	ALWAYS("setxattr"), ALWAYS("lsetxattr"),
-	ALWAYS("removexattr"), ALWAYS("lremovexattr"),
-	{ "connect", 1, -1, 0, 0, 0 },
-	/* sendto with a destination address (not connected sockets). */
-	{ "sendto", 1, 4, SCMP_CMP_NE, 0, 0 },
-	/* sendmsg except on our own socket (filled in at run time). */
-	{ "sendmsg", 1, 0, SCMP_CMP_NE, 0, 0 },
-};
-
 static void	helper_reply(int, int, int, const char *);
-static int	helper_install(int, uint32_t, const char **);
+static int	helper_install(const void *, uint32_t, const char **);
 
 /* Send the answer, with the listener attached when there is one. */
 static void
@@ -117,61 +77,21 @@ helper_reply(int sock, int listener, int error, const char *why)
 		;
 }
 
-/* Build and load the filter; the listener or -1 with errno and *why. */
+/* Load the program bwgate sent; the listener or -1 with errno and *why. */
 static int
-helper_install(int sock, uint32_t flags, const char **why)
+helper_install(const void *insns, uint32_t ninsns, const char **why)
 {
-	scmp_filter_ctx	 ctx;
-	int		 rc, fd, nr;
-	size_t		 i;
+	struct sock_fprog	prog;
 
-	*why = "seccomp_init";
-	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
-		errno = ENOMEM;
+	prog.len = (unsigned short)ninsns;
+	prog.filter = (struct sock_filter *)(uintptr_t)insns;
+	/* bwrap already set it; needed when run outside bwrap. */
+	*why = "no_new_privs";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
-	}
-	/* Other architectures run unobserved (the deny filter still holds). */
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
-	for (i = 0; rc == 0 && i < sizeof helper_rules / sizeof *helper_rules;
-	    i++) {
-		const struct helper_rule *h = &helper_rules[i];
-		struct scmp_arg_cmp	 cmp;
-
-		if (h->net && (flags & OBSERVE_F_NET) == 0)
-			continue;
-		nr = seccomp_syscall_resolve_name(h->name);
-		if (nr == __NR_SCMP_ERROR)
-			continue;	/* unknown to this libseccomp */
-		*why = h->name;
-		if (h->arg < 0) {
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
-			continue;
-		}
-		cmp.arg = (unsigned)h->arg;
-		cmp.op = h->op;
-		cmp.datum_a = h->a;
-		cmp.datum_b = h->b;
-		if (strcmp(h->name, "sendmsg") == 0)
-			cmp.datum_a = (scmp_datum_t)sock;
-		rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp);
-	}
-	if (rc == 0) {
-		*why = "seccomp_load";
-		/* bwrap already set it; needed when run outside bwrap. */
-		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		rc = seccomp_load(ctx);
-	}
-	if (rc == 0) {
-		*why = "seccomp_notify_fd";
-		fd = seccomp_notify_fd(ctx);
-		rc = fd >= 0 ? 0 : fd;
-	}
-	seccomp_release(ctx);
-	if (rc != 0) {
-		errno = rc < 0 ? -rc : EINVAL;
-		return -1;
-	}
-	return fd;
+	*why = "seccomp";
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 }
 
 /*
@@ -189,6 +109,7 @@ int
 main(int argc, char **argv)
 {
 	struct observe_hello	 hello;
+	static char		 msg[sizeof hello + OBSERVE_MAX_INSNS * 8];
 	const char		*why = NULL;
 	char			*end, whybuf[96];
 	long			 sock;
@@ -206,18 +127,35 @@ main(int argc, char **argv)
 		return 125;
 	}
 
+	/*
+	 * The socket goes where the program does not watch sendmsg; when
+	 * that number is out of reach (a low RLIMIT_NOFILE) the filter is not
+	 * installed and bwgate infers refusals instead.
+	 */
+	if (sock != OBSERVE_SOCK_FD && dup2((int)sock, OBSERVE_SOCK_FD) ==
+	    OBSERVE_SOCK_FD) {
+		close((int)sock);
+		sock = OBSERVE_SOCK_FD;
+	}
 	/* bwgate wrote the hello before bwrap started: never wait for it. */
 	memset(&hello, 0, sizeof hello);
-	n = recv((int)sock, &hello, sizeof hello, MSG_DONTWAIT);
-	if (n != (ssize_t)sizeof hello || hello.magic != OBSERVE_MAGIC ||
-	    hello.version != OBSERVE_VERSION) {
+	n = recv((int)sock, msg, sizeof msg, MSG_DONTWAIT);
+	if (n >= (ssize_t)sizeof hello)
+		memcpy(&hello, msg, sizeof hello);
+	if (n < (ssize_t)sizeof hello || hello.magic != OBSERVE_MAGIC ||
+	    hello.version != OBSERVE_VERSION || hello.ninsns >
+	    OBSERVE_MAX_INSNS || (size_t)n != sizeof hello +
+	    (size_t)hello.ninsns * 8) {
 		error = EPROTO;
 		why = "no hello from bwgate";
-	} else if (hello.flags & OBSERVE_F_OFF) {
+	} else if ((hello.flags & OBSERVE_F_OFF) || hello.ninsns == 0) {
 		error = ENOSYS;
 		why = "disabled";
-	} else if ((listener = helper_install((int)sock, hello.flags,
-	    &why)) < 0) {
+	} else if (sock != OBSERVE_SOCK_FD) {
+		error = EMFILE;
+		why = "descriptor 900 is out of reach (RLIMIT_NOFILE)";
+	} else if ((listener = helper_install(msg + sizeof hello,
+	    hello.ninsns, &why)) < 0) {
 		error = errno;
 		snprintf(whybuf, sizeof whybuf, "%s: %s", why, strerror(errno));
 		why = whybuf;

@@ -56,6 +56,7 @@ main(int argc, char **argv)
 	   for the console). */
 	if ((name = getenv("BWGATE_LOG")) != NULL && name[0] == '/')
 		log_open(name);
+	LOG("%s", argc > 1 ? argv[1] : "console");
 	/* Installed as bwgate-sh: behave like `bwgate sh`. */
 	name = strrchr(argv[0], '/');
 	name = name != NULL ? name + 1 : argv[0];

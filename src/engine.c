@@ -454,6 +454,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 			close(sb.fds[i]);
 		sb.fds[i] = -1;
 	}
+	LOG("spawned");
 	if (o->snapshot) {
 		before = snapshot_take(pol.project, &snap, &cause);
 		if (before == NULL) {

@@ -12,6 +12,8 @@ src_libbwgate_a_SOURCES = \
 	%D%/config.c %D%/config.h \
 	%D%/sandbox.c %D%/sandbox.h \
 	%D%/placeholder.c %D%/placeholder.h \
+	%D%/observe-filter.c %D%/observe-filter.h \
+	%D%/bpfcache.c %D%/bpfcache.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/runner.c %D%/runner.h \
@@ -27,8 +29,7 @@ src_libbwgate_a_SOURCES += %D%/monitor.c %D%/monitor.h \
 src_libbwgate_a_SOURCES += %D%/observe.c %D%/observe.h %D%/observe-proto.h
 # Runs first inside the sandbox: installs the observer's seccomp filter.
 pkglibexec_PROGRAMS += bwgate-helper
-bwgate_helper_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
-bwgate_helper_LDADD = $(SECCOMP_LIBS)
+bwgate_helper_CFLAGS = $(AM_CFLAGS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h
 # module: shparse / allowlist
 src_libbwgate_a_SOURCES += %D%/shparse.c %D%/shparse.h \

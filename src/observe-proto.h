@@ -2,13 +2,16 @@
  * observe-proto: the two messages between bwgate and bwgate-helper.
  *
  * bwgate creates a SOCK_SEQPACKET socket pair, writes one struct
- * observe_hello into its end and hands the other end to the helper, which
- * bwrap runs first inside the sandbox as
+ * observe_hello followed by the seccomp program (ninsns struct
+ * sock_filter, built by observe-filter.c) as one message into its end and
+ * hands the other end to the helper, which bwrap runs first inside the
+ * sandbox as
  *
  *	/run/bwgate/helper FD -- COMMAND [ARG...]
  *
- * The helper reads the hello, installs its seccomp filter (unless told
- * not to), answers with one struct observe_reply (carrying the listener
+ * The helper reads the hello, moves its socket to OBSERVE_SOCK_FD (the
+ * program does not notify sendmsg there), installs the program (unless
+ * told not to), answers with one struct observe_reply (carrying the listener
  * descriptor as SCM_RIGHTS when status is 0), closes FD and execs the
  * command (also when no listener could be made: then bwgate infers
  * refusals from the error output). Kept free of other bwgate headers:
@@ -20,7 +23,11 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		2
+#define OBSERVE_VERSION		3
+/* Where the helper keeps its socket while the filter is on. */
+#define OBSERVE_SOCK_FD		900
+/* The largest program the helper accepts (instructions). */
+#define OBSERVE_MAX_INSNS	4096
 
 enum observe_hello_flags {
 	OBSERVE_F_NET = (1 << 0),	/* also notify connect/sendto/sendmsg */
@@ -31,7 +38,7 @@ struct observe_hello {
 	uint32_t	magic;
 	uint32_t	version;
 	uint32_t	flags;
-	uint32_t	reserved;
+	uint32_t	ninsns;		/* instructions following */
 };
 
 struct observe_reply {

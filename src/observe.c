@@ -52,6 +52,7 @@
 #include "cleanup.h"
 #include "log.h"
 #include "loop.h"
+#include "observe-filter.h"
 #include "observe-proto.h"
 #include "observe.h"
 #include "xalloc.h"
@@ -211,9 +212,11 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 {
 	struct observer		*obs;
 	struct observe_hello	 hello;
+	struct buf		 msg = BUF_INIT;
 	const char		*off = getenv("BWGATE_NO_NOTIFY");
-	char			*helper;
+	char			*helper, *why = NULL;
 	int			 sv[2];
+	ssize_t			 sent;
 
 	if ((helper = observe_find_helper()) == NULL) {
 		*cause = xstrdup("cannot find bwgate-helper "
@@ -232,15 +235,28 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 		hello.flags |= OBSERVE_F_NET;
 	if (off != NULL && *off != '\0' && strcmp(off, "0") != 0)
 		hello.flags |= OBSERVE_F_OFF;
-	if (send(sv[0], &hello, sizeof hello, MSG_NOSIGNAL) !=
-	    (ssize_t)sizeof hello) {
+	/* The program travels with the hello (see observe-proto.h). */
+	buf_add(&msg, &hello, sizeof hello);
+	if ((hello.flags & OBSERVE_F_OFF) == 0 &&
+	    observe_filter_build(hello.flags, &msg, &why) != 0) {
+		LOG("%s", why);
+		free(why);
+		msg.len = sizeof hello;
+		hello.flags |= OBSERVE_F_OFF;
+	}
+	hello.ninsns = (uint32_t)((msg.len - sizeof hello) / 8);
+	memcpy(msg.data, &hello, sizeof hello);
+	sent = send(sv[0], msg.data, msg.len, MSG_NOSIGNAL);
+	if (sent != (ssize_t)msg.len) {
 		*cause = xasprintf("cannot talk to the helper: %s",
 		    strerror(errno));
+		buf_release(&msg);
 		close(sv[0]);
 		close(sv[1]);
 		free(helper);
 		return NULL;
 	}
+	buf_release(&msg);
 
 	obs = xcalloc(1, sizeof *obs);
 	obs->state = STATE_HELLO;

@@ -5,11 +5,14 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bpfcache.h"
 #include "seccomp-deny.h"
 #include "xalloc.h"
 
@@ -80,11 +83,36 @@ deny_namespaces(scmp_filter_ctx ctx)
 	    0);
 }
 
-int
-seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
+/* FNV-1a over the names in the tables. */
+static uint32_t
+deny_tables_hash(void)
 {
-	scmp_filter_ctx	ctx;
-	int		fd = -1, rc;
+	const char *const	*tables[] = { seccomp_denied, seccomp_ptrace,
+				    seccomp_mount };
+	uint32_t		 h = 2166136261u;
+
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (const char *const *n = tables[t]; *n != NULL; n++)
+			for (const char *c = *n; ; c++) {
+				h = (h ^ (unsigned char)*c) * 16777619u;
+				if (*c == '\0')
+					break;
+			}
+	return h;
+}
+
+struct deny_args {
+	bool	allow_ptrace;
+	bool	allow_userns;
+};
+
+/* Compile the deny filter into prog. */
+static int
+deny_build(void *arg, struct buf *prog, char **cause)
+{
+	const struct deny_args	*a = arg;
+	scmp_filter_ctx		 ctx;
+	int			 rc;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL) {
@@ -97,11 +125,11 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 	seccomp_arch_add(ctx, SCMP_ARCH_X32);
 #endif
 	rc = deny_list(ctx, seccomp_denied);
-	if (rc == 0 && !allow_ptrace)
+	if (rc == 0 && !a->allow_ptrace)
 		rc = deny_list(ctx, seccomp_ptrace);
-	if (rc == 0 && !allow_userns)
+	if (rc == 0 && !a->allow_userns)
 		rc = deny_list(ctx, seccomp_mount);
-	if (rc == 0 && !allow_userns)
+	if (rc == 0 && !a->allow_userns)
 		rc = deny_namespaces(ctx);
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
@@ -111,21 +139,38 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 		    0xffffffffu, TIOCLINUX));
-	if (rc != 0) {
+	if (rc != 0)
 		*cause = xasprintf("cannot build the seccomp filter: %s",
 		    strerror(-rc));
-		goto out;
-	}
+	else
+		rc = bpf_export(ctx, prog, cause);
+	seccomp_release(ctx);
+	return rc == 0 ? 0 : -1;
+}
+
+int
+seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
+{
+	struct deny_args	 a = { allow_ptrace, allow_userns };
+	struct buf		 prog = BUF_INIT;
+	char			 name[32];
+	int			 fd;
+
+	/* Keyed by the tables too, so an edited table is never stale. */
+	snprintf(name, sizeof name, "deny-%d%d-%08x", allow_ptrace,
+	    allow_userns, deny_tables_hash());
+	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
+		return -1;
+	/* bwrap reads the program from a descriptor. */
 	fd = memfd_create("bwgate-seccomp", MFD_CLOEXEC);
-	if (fd < 0 || seccomp_export_bpf(ctx, fd) != 0 ||
+	if (fd < 0 || write(fd, prog.data, prog.len) != (ssize_t)prog.len ||
 	    lseek(fd, 0, SEEK_SET) != 0) {
-		*cause = xasprintf("cannot export the seccomp filter: %s",
+		*cause = xasprintf("cannot pass the seccomp filter: %s",
 		    strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
 	}
-out:
-	seccomp_release(ctx);
+	buf_release(&prog);
 	return fd;
 }
