@@ -987,8 +987,14 @@ allowlist_load_layer(struct allowlist *al, enum layer_kind kind,
 {
 	struct layer	*l = &al->layers[al->nlayers];
 	struct stat	 st;
+	bool		 have = lstat(path, &st) == 0;
 
-	if (!must_exist && lstat(path, &st) != 0 && errno == ENOENT)
+	if (!must_exist && !have && errno == ENOENT)
+		return 0;
+	/* An empty project file has no rules: it is also what a running
+	   sandbox's placeholder for an absent .bwgate.json looks like. */
+	if (kind == LAYER_PROJECT && have && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
 		return 0;
 	rulefile_init(&l->rf);
 	l->kind = kind;

@@ -23,6 +23,7 @@ buf_grow(struct buf *b, size_t extra)
 	while (b->cap < need)
 		b->cap *= 2;
 	b->data = xrealloc(b->data, b->cap);
+	b->data[b->len] = '\0';	/* terminated even before the first add */
 }
 
 void

@@ -27,6 +27,17 @@ ok_unless "no .git created or left behind" test -e "$P/.git"
 ok_unless "placeholders never reported as changes" \
 	grep -l '"\.bwgate\.json"\|"\.git"' "$T"/r*.json
 
+# While a sandbox runs, the placeholder for the absent .bwgate.json exists:
+# classifying and running other commands in the project must not mind it.
+"$BWGATE" exec --quiet --project "$P" -- sh -c 'sleep 2' &
+slow=$!
+wait_for 5 test -e "$P/.bwgate.json"
+"$BWGATE" check --project "$P" -- ls > /dev/null 2>"$T/err"
+assert_eq "check is not confused by a placeholder .bwgate.json" "$?" 0
+"$BWGATE" exec --quiet --project "$P" --profile readonly -- true 2>>"$T/err"
+assert_eq "exec --profile is not confused by it either" "$?" 0
+wait $slow
+
 # A crashed run's placeholder (registry still names it) is removed later.
 reg=$(ls "$XDG_RUNTIME_DIR"/bwgate/placeholders-* 2>/dev/null | head -1)
 if [ -n "$reg" ]; then
