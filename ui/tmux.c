@@ -185,6 +185,12 @@ ui_tmux(int argc, char **argv)
 		strv_pushf(&t, "%s=%s", tmux_pass_env[i], v);
 	}
 	strv_push(&t, "--");
+	/* If the console cannot start, keep the pane open to say why. */
+	strv_push(&t, "/bin/sh");
+	strv_push(&t, "-c");
+	strv_push(&t, "\"$0\" \"$@\" || { s=$?; printf '\\nbwgate exited "
+	    "with status %d; press Enter to close this pane\\n' \"$s\"; "
+	    "read x; }");
 	strv_push(&t, exe);
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--tmux") != 0)

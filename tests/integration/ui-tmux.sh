@@ -36,6 +36,14 @@ pane=$(tm list-panes -t ui -F '#{pane_id} #{pane_width}' | tail -1)
 check_screen "the side pane runs the console" 10 'queue ' "${pane%% *}"
 ok_if "the side pane is the narrower one" test "${pane##* }" -lt 120
 
+# A console that cannot start keeps its pane open and says why.
+tm split-window -d -t ui "cd '$P' && '$BWGATE' --tmux --socket '$S' > '$T/l2.out' 2>&1; echo \$? > '$T/l2.rc'; exec sleep 3600"
+wait_for 10 test -s "$T/l2.rc"
+bad=$(sed -n 's/.*opened in tmux pane \(%[0-9]*\).*/\1/p' "$T/l2.out")
+check_screen "the second console's pane says why it stopped" 10 \
+    'already listening|exited with status 125' "$bad"
+tm kill-pane -t "$bad"
+
 # An agent in a new window of the session finds the console.
 cat > "$T/agent.sh" <<SH
 #!/bin/sh
