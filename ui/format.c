@@ -98,6 +98,7 @@ fmt_cp_width(uint32_t c)
 	return wcwidth((wchar_t)c);
 }
 
+/* Append bytes as printable UTF-8, escaping what a terminal would act on. */
 void
 fmt_escape_buf(struct buf *b, const char *s, size_t len)
 {
@@ -131,6 +132,7 @@ fmt_escape_buf(struct buf *b, const char *s, size_t len)
 	}
 }
 
+/* One output line as a terminal would leave it, made safe to print. */
 void
 fmt_output_line(struct buf *b, const char *s, size_t len)
 {
@@ -166,6 +168,7 @@ fmt_output_line(struct buf *b, const char *s, size_t len)
 	buf_release(&t);
 }
 
+/* fmt_escape_buf() of a string, as a new string. */
 char *
 fmt_escape(const char *s)
 {
@@ -196,12 +199,14 @@ fmt_char(const char *s, size_t len, size_t *cols)
 	return n;
 }
 
+/* Display columns of an escaped string. */
 size_t
 fmt_width(const char *s)
 {
 	return fmt_width_n(s, strlen(s));
 }
 
+/* Display columns of the first len bytes. */
 size_t
 fmt_width_n(const char *s, size_t len)
 {
@@ -214,6 +219,7 @@ fmt_width_n(const char *s, size_t len)
 	return w;
 }
 
+/* How many bytes fit in cols columns, never half a character. */
 size_t
 fmt_fit(const char *s, size_t cols, size_t *used)
 {
@@ -240,6 +246,7 @@ fmt_ellipsis(size_t *w)
 	return fmt_ascii_only ? "~" : "\xe2\x80\xa6";
 }
 
+/* Cut to cols columns with an ellipsis; pad when asked. */
 char *
 fmt_trim(const char *s, size_t cols, bool pad)
 {
@@ -266,6 +273,7 @@ fmt_trim(const char *s, size_t cols, bool pad)
 	return buf_detach(&b);
 }
 
+/* Wrap into lines of cols columns, at spaces where possible. */
 void
 fmt_wrap(const char *s, size_t cols, size_t indent, struct strv *lines)
 {
@@ -315,6 +323,7 @@ fmt_wrap(const char *s, size_t cols, size_t indent, struct strv *lines)
 	buf_release(&b);
 }
 
+/* A short age: now, 12s, 5m, 3h, 2d. */
 char *
 fmt_age(int64_t ms)
 {
@@ -331,6 +340,7 @@ fmt_age(int64_t ms)
 	return xasprintf("%lldd", (long long)(s / 86400));
 }
 
+/* Elapsed time as m:ss or h:mm:ss. */
 char *
 fmt_elapsed(int64_t ms)
 {
@@ -343,6 +353,7 @@ fmt_elapsed(int64_t ms)
 	    (long long)(s / 60 % 60), (long long)(s % 60));
 }
 
+/* The verdict badge text. */
 const char *
 fmt_badge(enum verdict v)
 {
@@ -356,12 +367,14 @@ fmt_badge(enum verdict v)
 	}
 }
 
+/* Does the request wait for a decision? */
 bool
 fmt_needs_operator(const struct request *r)
 {
 	return r->state == REQUEST_PENDING;
 }
 
+/* The state column text. */
 char *
 fmt_state(const struct request *r, int64_t now_ms)
 {
@@ -410,6 +423,7 @@ fmt_field(struct buf *b, const char *s, size_t w, bool right)
 	free(t);
 }
 
+/* One queue line of exactly cols columns, with its coloured parts. */
 void
 fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
     struct fmt_row *row)
@@ -473,6 +487,7 @@ out:
 	free(state);
 }
 
+/* Free a row. */
 void
 fmt_row_release(struct fmt_row *row)
 {
@@ -480,6 +495,7 @@ fmt_row_release(struct fmt_row *row)
 	row->text = NULL;
 }
 
+/* Does the request match the filter text? */
 bool
 fmt_filter_match(const struct request *r, const char *filter)
 {
@@ -509,6 +525,7 @@ json_str(const cJSON *j, const char *name)
 	return cJSON_IsString(m) ? m->valuestring : NULL;
 }
 
+/* One live filesystem event as a line, and its kind. */
 char *
 fmt_fsevent(const cJSON *ev, char *kind)
 {
@@ -566,6 +583,7 @@ fmt_fsevent(const cJSON *ev, char *kind)
 	return s;
 }
 
+/* Does the bwrap argv share the network? */
 bool
 fmt_argv_network(const struct strv *argv)
 {
@@ -590,6 +608,7 @@ fmt_argv_word(struct buf *b, const char *w)
 	free(q);
 }
 
+/* The argv shell-quoted, one option and its arguments per line. */
 void
 fmt_argv_lines(const struct strv *argv, size_t cols, struct strv *lines)
 {
@@ -618,6 +637,7 @@ fmt_argv_lines(const struct strv *argv, size_t cols, struct strv *lines)
 	buf_release(&b);
 }
 
+/* The mount table as aligned, wrapped lines. */
 void
 fmt_mounts(const cJSON *mounts, size_t cols, struct strv *lines)
 {
@@ -664,6 +684,7 @@ fmt_report_list(const cJSON *list, const char *prefix, struct strv *lines)
 	}
 }
 
+/* The lines of a report: how it ended, changes, violations. */
 void
 fmt_report(const cJSON *rep, struct strv *lines)
 {

@@ -124,6 +124,7 @@ key_request(struct ui *ui)
 	return r;
 }
 
+/* a: approve the selected request. */
 static void
 key_approve(struct ui *ui)
 {
@@ -141,6 +142,7 @@ key_approve(struct ui *ui)
 	free(who);
 }
 
+/* A: open the approve-and-add-rule form. */
 static void
 key_approve_rule(struct ui *ui)
 {
@@ -176,6 +178,7 @@ key_deny_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 	free(who);
 }
 
+/* d: ask for a note, then deny. */
 static void
 key_deny(struct ui *ui)
 {
@@ -195,6 +198,7 @@ key_deny(struct ui *ui)
 	free(label);
 }
 
+/* e: open the mounts editor. */
 static void
 key_edit(struct ui *ui)
 {
@@ -211,6 +215,7 @@ key_edit(struct ui *ui)
 	mounts_open(ui, r);
 }
 
+/* n: toggle the network. */
 static void
 key_network(struct ui *ui)
 {
@@ -239,6 +244,7 @@ key_kill_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 	free(who);
 }
 
+/* K: ask, then kill what runs. */
 static void
 key_kill(struct ui *ui)
 {
@@ -259,6 +265,7 @@ key_kill(struct ui *ui)
 	free(cmd);
 }
 
+/* r: queue an ended request again. */
 static void
 key_rerun(struct ui *ui)
 {
@@ -298,30 +305,35 @@ key_page(struct ui *ui)
 	return h > 1 ? h : 1;
 }
 
+/* k, Up. */
 static void
 key_up(struct ui *ui)
 {
 	key_scroll(ui, -1);
 }
 
+/* j, Down. */
 static void
 key_down(struct ui *ui)
 {
 	key_scroll(ui, 1);
 }
 
+/* PgUp. */
 static void
 key_page_up(struct ui *ui)
 {
 	key_scroll(ui, -key_page(ui));
 }
 
+/* PgDn. */
 static void
 key_page_down(struct ui *ui)
 {
 	key_scroll(ui, key_page(ui));
 }
 
+/* g, Home: the first request, or the top of the pane. */
 static void
 key_home(struct ui *ui)
 {
@@ -335,6 +347,7 @@ key_home(struct ui *ui)
 	}
 }
 
+/* G, End: the last request, or the end of the pane. */
 static void
 key_end(struct ui *ui)
 {
@@ -348,12 +361,14 @@ key_end(struct ui *ui)
 	}
 }
 
+/* Tab. */
 static void
 key_next_pane(struct ui *ui)
 {
 	ui_focus(ui, 1);
 }
 
+/* Shift-Tab. */
 static void
 key_prev_pane(struct ui *ui)
 {
@@ -376,13 +391,15 @@ key_filter_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 	ui_dirty_panes(ui);
 }
 
+/* /: ask for a filter. */
 static void
 key_filter(struct ui *ui)
 {
-	prompt_line(ui, "filter (Enter: apply, empty: all)", ui->filter != NULL ?
-	    ui->filter : "", 0, key_filter_done);
+	prompt_line(ui, "filter (Enter: apply, empty: all)",
+	    ui->filter != NULL ? ui->filter : "", 0, key_filter_done);
 }
 
+/* F: follow the work again. */
 static void
 key_follow(struct ui *ui)
 {
@@ -413,6 +430,7 @@ key_argv(struct ui *ui)
 	free(e);
 }
 
+/* ?: open the help. */
 static void
 key_help(struct ui *ui)
 {
@@ -422,12 +440,14 @@ key_help(struct ui *ui)
 	ui_dirty_panes(ui);
 }
 
+/* ^L: redraw everything. */
 static void
 key_redraw(struct ui *ui)
 {
 	ui->dirty_all = true;
 }
 
+/* q, ^C: quit (asking first when work would be lost). */
 static void
 key_quit(struct ui *ui)
 {

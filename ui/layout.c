@@ -119,7 +119,7 @@ ui_layout(struct ui *ui)
 		    body >= layout_table[i].min_lines)
 			break;
 	if (ui->layout != layout_table[i].kind)
-		ui->tab = PANE_COUNT;	/* a new layout starts at its first tab */
+		ui->tab = PANE_COUNT;	/* a new layout: its first tab */
 	ui->layout = layout_table[i].kind;
 	first = layout_first_tab(ui);
 	if (first < PANE_COUNT && (ui->tab < first || ui->tab >= PANE_COUNT))
@@ -267,6 +267,7 @@ ui_text_wrap(struct ui_text *t, enum ui_color c, const char *s, size_t cols,
 	strv_release(&l);
 }
 
+/* A label and its value, wrapped under the value. */
 void
 ui_text_kv(struct ui_text *t, enum ui_color c, const char *label,
     const char *value, size_t cols)
@@ -280,6 +281,7 @@ ui_text_kv(struct ui_text *t, enum ui_color c, const char *label,
 	free(s);
 }
 
+/* Free the lines. */
 void
 ui_text_release(struct ui_text *t)
 {

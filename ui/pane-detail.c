@@ -168,6 +168,7 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	strv_release(&lines);
 }
 
+/* Draw the detail pane. */
 void
 pane_detail_draw(struct ui *ui, struct pane *p)
 {

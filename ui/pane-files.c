@@ -55,6 +55,7 @@ files_lossy(const struct request *r, size_t w, struct ui_text *t)
 	    "is still exact");
 }
 
+/* Draw the live files pane. */
 void
 pane_files_draw(struct ui *ui, struct pane *p)
 {

@@ -58,6 +58,7 @@ output_size(size_t n)
 	return xasprintf("%.1f MiB", n / 1048576.0);
 }
 
+/* Draw the output pane. */
 void
 pane_output_draw(struct ui *ui, struct pane *p)
 {

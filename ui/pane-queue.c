@@ -79,6 +79,7 @@ queue_draw_row(struct ui *ui, struct pane *p, int y, const struct request *r,
 	fmt_row_release(&row);
 }
 
+/* Draw the queue: the rows that fit around the selection. */
 void
 pane_queue_draw(struct ui *ui, struct pane *p)
 {
@@ -120,7 +121,8 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 		wattrset(p->win, ui_attr(ui, UC_DIM));
 		mvwaddnstr(p->win, 1, 1, ui->filter != NULL ?
 		    "no request matches the filter" :
-		    "no requests yet: agents run 'bwgate run -- CMD'", p->w - 1);
+		    "no requests yet: agents run 'bwgate run -- CMD'",
+		    p->w - 1);
 		wattrset(p->win, A_NORMAL);
 	}
 	ui_counts(ui, &pending, &running, &done);

@@ -71,6 +71,7 @@ report_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	strv_release(&lines);
 }
 
+/* Draw the report pane. */
 void
 pane_report_draw(struct ui *ui, struct pane *p)
 {

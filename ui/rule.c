@@ -144,6 +144,7 @@ rule_patterns(const struct rule_choice *ch, struct strv *out, char **cause)
 	return 0;
 }
 
+/* The rule for a choice, as JSON. */
 cJSON *
 rule_build(const struct rule_choice *ch, char **cause)
 {
@@ -184,6 +185,7 @@ rule_build(const struct rule_choice *ch, char **cause)
 	return j;
 }
 
+/* Most words in one simple command of the request. */
 size_t
 rule_max_words(const struct request *r)
 {
@@ -224,6 +226,7 @@ rule_profiles_of(const char *path, struct strv *out)
 	cJSON_Delete(j);
 }
 
+/* The profile names the rule files define. */
 void
 rule_profiles(struct strv *out)
 {
@@ -306,6 +309,7 @@ fail:
 	return -1;
 }
 
+/* Append the rule to the user rule file; keep it only if the files load. */
 int
 rule_write(const cJSON *rule, const char *project, char **pathp,
     char **cause)

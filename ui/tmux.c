@@ -114,11 +114,13 @@ tmux_socket_opt(int argc, char **argv)
 	return NULL;
 }
 
+/* bwgate --tmux. */
 int
 ui_tmux(int argc, char **argv)
 {
 	struct strv	 t = STRV_INIT;
-	char		 exe[PATH_MAX], *sock, *cause = NULL, *cwd, *pane = NULL;
+	char		 exe[PATH_MAX], *sock, *cause = NULL, *cwd;
+	char		*pane = NULL;
 	const char	*v;
 	ssize_t		 n;
 	int		 rc;

@@ -74,6 +74,7 @@ static struct ui	*ui_global;
 
 static void	ui_draw(struct ui *, bool now);
 
+/* Wall-clock milliseconds. */
 int64_t
 ui_now(void)
 {
@@ -717,6 +718,7 @@ ui_start(struct ui *ui, char **cause)
 	return 0;
 }
 
+/* Run the terminal UI until the console is done. */
 int
 ui_main(struct console *c, struct loop *l, char **cause)
 {

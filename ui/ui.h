@@ -92,7 +92,7 @@ struct pane {
 	void		(*draw)(struct ui *, struct pane *);
 	WINDOW		*win;		/* title + content; NULL: hidden */
 	int		 y, x, h, w;	/* h includes the title line */
-	int		 scroll;	/* first line, or lines up from the end */
+	int		 scroll;	/* first line, or lines from the end */
 	int		 total;		/* content lines at the last draw */
 	uint32_t	 shown;		/* request shown at the last draw */
 	bool		 dirty;
@@ -137,7 +137,7 @@ struct mounts_editor {
 	bool		 open;
 	uint32_t	 id;
 	int		 sel;
-	char		 adding;	/* 'w', 'o', 'h' while a path is typed */
+	char		 adding;	/* 'w', 'o', 'h': a path is typed */
 };
 
 /* The approve-and-add-rule form (A). */
