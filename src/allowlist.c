@@ -1010,7 +1010,7 @@ allowlist_load_layer(struct allowlist *al, enum layer_kind kind,
 /* Check the profiles rules name exist, then the examples. */
 static int
 allowlist_check_layer(const struct allowlist *al, const struct layer *l,
-    char **cause)
+    bool examples, char **cause)
 {
 	const struct rule	*r;
 	char			*copy, *n, *last;
@@ -1031,7 +1031,7 @@ allowlist_check_layer(const struct allowlist *al, const struct layer *l,
 		}
 		free(copy);
 	}
-	return allowlist_check_examples(al, l, cause);
+	return examples ? allowlist_check_examples(al, l, cause) : 0;
 }
 
 /* Does the rule decide this example with its own verdict? */
@@ -1080,8 +1080,9 @@ allowlist_check_examples(const struct allowlist *al, const struct layer *l,
 }
 
 /* Load the shipped, user and project layers. */
-struct allowlist *
-allowlist_load(const char *project, char **cause)
+/* Load the layers; check the rules' examples too when asked. */
+static struct allowlist *
+allowlist_load_opts(const char *project, bool examples, char **cause)
 {
 	struct allowlist	*al = xcalloc(1, sizeof *al);
 	_cleanup_free_ char	*shipped = NULL, *dir = NULL, *user = NULL;
@@ -1116,12 +1117,25 @@ allowlist_load(const char *project, char **cause)
 		}
 	}
 	for (i = 0; i < al->nlayers; i++)
-		if (allowlist_check_layer(al, &al->layers[i], cause) != 0)
+		if (allowlist_check_layer(al, &al->layers[i], examples,
+		    cause) != 0)
 			goto fail;
 	return al;
 fail:
 	allowlist_free(al);
 	return NULL;
+}
+
+struct allowlist *
+allowlist_load(const char *project, char **cause)
+{
+	return allowlist_load_opts(project, true, cause);
+}
+
+struct allowlist *
+allowlist_load_profiles(const char *project, char **cause)
+{
+	return allowlist_load_opts(project, false, cause);
 }
 
 /* Load a single rule file as the only layer (for tests and tools). */
@@ -1131,7 +1145,7 @@ allowlist_load_file(const char *path, char **cause)
 	struct allowlist	*al = xcalloc(1, sizeof *al);
 
 	if (allowlist_load_layer(al, LAYER_DEFAULT, path, true, cause) < 0 ||
-	    allowlist_check_layer(al, &al->layers[0], cause) != 0) {
+	    allowlist_check_layer(al, &al->layers[0], true, cause) != 0) {
 		allowlist_free(al);
 		return NULL;
 	}

@@ -199,8 +199,8 @@ cmd_exec(int argc, char **argv)
 	}
 	config_apply(&cfg, &o.policy);
 	if (profile != NULL) {
-		struct allowlist *al = allowlist_load(o.policy.project,
-		    &cause);
+		struct allowlist *al = allowlist_load_profiles(
+		    o.policy.project, &cause);
 
 		if (al == NULL || allowlist_profile_apply(al, profile,
 		    &o.policy, &cause) != 0) {

@@ -910,13 +910,7 @@ rulefile_parse(const char *path, const char *text, struct rulefile *rf,
 		rf->rules = xcalloc(cJSON_GetArraySize(j) + 1,
 		    sizeof *rf->rules);
 		cJSON_ArrayForEach(e, j) {
-			const char *at[] = { "rules", NULL };
-			char idx[24];
-
-			rule_ctx_pushi(&c, i);
-			snprintf(idx, sizeof idx, "#%zu", i++);
-			at[1] = idx;
-			rf->rules[rf->nrules].line = rulefile_line(text, at, 2);
+			rule_ctx_pushi(&c, i++);
 			if (rule_parse(&c, e, &rf->rules[rf->nrules], rf)
 			    != 0) {
 				rule_release(&rf->rules[rf->nrules]);
@@ -1021,9 +1015,10 @@ rulefile_error(const struct rulefile *rf, size_t rule, const char *key,
 	at[0] = "rules";
 	at[1] = idx;
 	at[2] = key;
+	/* Lines are found only for messages: scanning costs O(size). */
 	line = rulefile_line(rf->text, at, key != NULL ? 3 : 2);
-	if (line == 0)
-		line = rf->rules[rule].line;
+	if (line == 0 && key != NULL)
+		line = rulefile_line(rf->text, at, 2);
 	out = xasprintf("'%s':%d: rules[%zu]%s%s (rule \"%s\"): %s", rf->path,
 	    line, rule, key != NULL ? "." : "", key != NULL ? key : "",
 	    rf->rules[rule].id, msg);

@@ -51,7 +51,6 @@ struct rule {
 	bool		 redirect_writes; /* output redirections allowed */
 	struct strv	 match;		/* examples this rule must match */
 	struct strv	 no_match;	/* examples it must not match */
-	int		 line;		/* line of the rule in its file */
 };
 
 struct rulefile {
