@@ -128,3 +128,21 @@ buf_read_fd(struct buf *b, int fd, size_t max)
 			return 0;
 	}
 }
+
+int
+write_full(int fd, const void *p, size_t n)
+{
+	const char	*c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

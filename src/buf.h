@@ -30,6 +30,8 @@ void	 buf_consume(struct buf *, size_t);
 void	 buf_reset(struct buf *);
 char	*buf_detach(struct buf *);
 void	 buf_release(struct buf *);
+/* Write all n bytes to fd (retrying short writes); -1 on error. */
+int	 write_full(int fd, const void *, size_t n);
 /* Read everything from fd (up to max bytes; 0 = no limit); -1 on error. */
 int	 buf_read_fd(struct buf *, int fd, size_t max);
 

@@ -103,19 +103,11 @@ emit_json(int fd, const struct result *r)
 {
 	cJSON	*j = result_json(r);
 	char	*s = cJSON_PrintUnformatted(j);
-	size_t	 n = strlen(s), off = 0;
+	size_t	 n = strlen(s);
 
 	s = xrealloc(s, n + 2);
 	s[n++] = '\n';
-	while (off < n) {
-		ssize_t w = write(fd, s + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	(void)write_full(fd, s, n);
 	free(s);
 	cJSON_Delete(j);
 }

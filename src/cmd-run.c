@@ -47,22 +47,6 @@ run_usage(FILE *f)
 	    "[--ro PATH]... -- COMMAND [ARG...]\n");
 }
 
-/* Write all of a buffer (output goes on even if a reader left). */
-static void
-run_write(int fd, const char *p, size_t n)
-{
-	ssize_t	w;
-
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
 
 /* Does the console say something within ms milliseconds? */
 static bool
@@ -86,10 +70,10 @@ run_output(const cJSON *j)
 	fd = cJSON_IsString(stream) &&
 	    strcmp(stream->valuestring, "stderr") == 0 ? 2 : 1;
 	if (cJSON_IsString(data))
-		run_write(fd, data->valuestring, strlen(data->valuestring));
+		(void)write_full(fd, data->valuestring, strlen(data->valuestring));
 	else if (cJSON_IsString(b64) &&
 	    proto_base64_decode(b64->valuestring, &b) == 0)
-		run_write(fd, b.data, b.len);
+		(void)write_full(fd, b.data, b.len);
 	buf_release(&b);
 }
 

@@ -90,22 +90,6 @@ engine_opts_release(struct engine_opts *o)
 
 static void	engine_kill(struct engine *, bool timeout);
 
-/* Write all of it (to the terminal or a pipe), ignoring failures. */
-static void
-write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 /* Capture up to the limit; remember bwrap's own error lines. */
 static void
 engine_capture(struct engine *e, struct buf *b, bool *truncated,
@@ -144,7 +128,7 @@ engine_output(int fd, short revents, void *arg)
 		return;
 	}
 	if (e->opts->passthrough)
-		write_all(is_err ? 2 : 1, chunk, (size_t)n);
+		(void)write_full(is_err ? 2 : 1, chunk, (size_t)n);
 	if (is_err)
 		engine_capture(e, &e->r->err, &e->r->err_truncated, chunk,
 		    (size_t)n, true);
@@ -260,7 +244,7 @@ engine_event(const struct fs_event *ev, void *arg)
 		line = xrealloc(line, n + 2);
 		line[n] = '\n';
 		line[n + 1] = '\0';
-		write_all(e->opts->events_fd, line, n + 1);
+		(void)write_full(e->opts->events_fd, line, n + 1);
 	}
 	free(line);
 }
