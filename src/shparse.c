@@ -980,19 +980,9 @@ sh_script_release(struct sh_script *s)
 	strv_release(&s->unknown);
 }
 
-/* Does s hold a control character (which would break the line)? */
-static bool
-has_control(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
 /* Append s with control characters escaped as in $'...'. */
 static void
-add_escaped(struct buf *b, const char *s, bool quotes)
+add_escaped(struct buf *b, const char *s)
 {
 	unsigned char	c;
 
@@ -1006,17 +996,15 @@ add_escaped(struct buf *b, const char *s, bool quotes)
 			buf_puts(b, "\\r");
 		else if (c < 0x20 || c == 0x7f)
 			buf_printf(b, "\\x%02x", c);
-		else if (quotes && (c == '\\' || c == '\''))
-			buf_printf(b, "\\%c", c);
 		else
 			buf_putc(b, (char)c);
 	}
 }
 
 /*
- * One word for display, on one line: a literal word quoted (as $'...'
- * when it holds control characters, which is exact), any other word as
- * written with its control characters shown escaped.
+ * One word for display, on one line: a literal word quoted (shell_quote
+ * uses $'...' when it holds control characters, which is exact), any
+ * other word as written with its control characters shown escaped.
  */
 static void
 add_display_word(struct buf *b, const struct sh_word *w, bool space)
@@ -1026,12 +1014,8 @@ add_display_word(struct buf *b, const struct sh_word *w, bool space)
 	if (space && b->len > 0)
 		buf_putc(b, ' ');
 	if (!SH_WORD_LITERAL(w))
-		add_escaped(b, w->raw, false);
-	else if (has_control(w->text)) {
-		buf_puts(b, "$'");
-		add_escaped(b, w->text, true);
-		buf_putc(b, '\'');
-	} else {
+		add_escaped(b, w->raw);
+	else {
 		q = shell_quote(w->text);
 		buf_puts(b, q);
 		free(q);
