@@ -11,12 +11,24 @@
 
 static void oom(void) __attribute__((noreturn));
 
+static void	(*fatal_hook)(void);
+
+void
+xalloc_on_fatal(void (*fn)(void))
+{
+	fatal_hook = fn;
+}
+
 /* Out of memory: nothing sensible can continue. */
 static void
 oom(void)
 {
 	static const char msg[] = "bwgate: out of memory\n";
+	void		(*hook)(void) = fatal_hook;
 
+	fatal_hook = NULL;	/* once, even if the hook runs out too */
+	if (hook != NULL)
+		hook();
 	(void)!write(2, msg, sizeof msg - 1);
 	_exit(125);
 }

@@ -16,5 +16,7 @@ void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* Run fn before exiting on out-of-memory (the UI restores the terminal). */
+void	 xalloc_on_fatal(void (*fn)(void));
 
 #endif

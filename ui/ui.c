@@ -701,6 +701,7 @@ ui_start(struct ui *ui, char **cause)
 	ui->active = true;
 	ui_global = ui;
 	atexit(ui_atexit);
+	xalloc_on_fatal(ui_restore);
 	signal(SIGSEGV, ui_crash);
 	signal(SIGBUS, ui_crash);
 	signal(SIGFPE, ui_crash);
