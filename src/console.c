@@ -1150,6 +1150,8 @@ job_argv(struct console *c, struct request *r, struct strv *av)
 	}
 	if (m->network == 1)
 		strv_push(av, "--network");
+	else if (m->network == 0)
+		strv_push(av, "--no-network");	/* even if the profile has it */
 	for (size_t i = 0; i < m->rw.n; i++) {
 		strv_push(av, "--rw");
 		strv_push(av, m->rw.v[i]);
