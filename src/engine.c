@@ -48,6 +48,7 @@ struct engine {
 	struct loop		*loop;
 	struct runner		 run;
 	struct monitor		*mon;
+	bool			 lossy_told;	/* "lossy" event written */
 	struct observer		*obs;		/* violation observer */
 	int			 status_fd;
 	struct buf		 status;
@@ -249,6 +250,30 @@ engine_event(const struct fs_event *ev, void *arg)
 	free(line);
 }
 
+/* Tell the stream's readers at once that it lost events. */
+static void
+engine_lossy_event(struct engine *e)
+{
+	const struct strv	*w = monitor_warnings(e->mon);
+	cJSON			*j;
+	char			*line;
+
+	if (e->lossy_told || !monitor_lossy(e->mon) || e->opts->events_fd < 0)
+		return;
+	e->lossy_told = true;
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "event", "lossy");
+	cJSON_AddStringToObject(j, "warning", w->n > 0 ? w->v[w->n - 1] :
+	    "live events incomplete; the change report is still exact");
+	cJSON_AddNumberToObject(j, "time_ms", (double)(time(NULL) * 1000));
+	line = json_line(j);
+	cJSON_Delete(j);
+	line = xrealloc(line, strlen(line) + 2);
+	strcat(line, "\n");
+	(void)write_full(e->opts->events_fd, line, strlen(line));
+	free(line);
+}
+
 static void
 engine_monitor(int fd, short revents, void *arg)
 {
@@ -256,6 +281,7 @@ engine_monitor(int fd, short revents, void *arg)
 
 	if (monitor_read(e->mon, engine_event, e) < 0)
 		loop_remove(e->loop, fd);
+	engine_lossy_event(e);
 }
 
 /* How the sandbox was built, for the report. */
@@ -501,6 +527,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	LOG("command over");
 	if (e.mon != NULL) {
 		monitor_stop(e.mon, engine_event, &e);
+		engine_lossy_event(&e);
 		LOG("monitor stopped");
 		r->events_lossy = monitor_lossy(e.mon);
 		strv_copy(&r->warnings, monitor_warnings(e.mon));

@@ -57,6 +57,8 @@ assert_eq "they are modifications with a count" \
 BWGATE_MONITOR_MAX_WATCHES=3 "$BWGATE" exec --json --project "$P" --events-fd 3 -- \
 	cp -a seed copy2 3> "$T/ovf.jsonl" > "$T/report.json"
 assert_eq "watch limit flagged as lossy" "$(jfield .events_lossy)" true
+ok_if "the stream itself says it is lossy" \
+	jq -e 'select(.event=="lossy") | .warning | test("watch")' "$T/ovf.jsonl"
 assert_eq "change report still exact when the stream is lossy" \
 	"$(jfield '.changes.created|length')" "$(( $(wc -l < "$T/expected") ))"
 ok_if "the warning says the report is exact" \
