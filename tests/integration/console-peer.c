@@ -293,6 +293,8 @@ load(const char *path, int clients, int msgs, const char *command,
 		} else
 			seen[ids[i]] = 1;
 	}
+	free(seen);
+	free(ids);
 	if (fail != 0 || got != sizeof(int) * (size_t)clients * (size_t)msgs) {
 		printf("failed: %d clients failed, %zu results\n", fail,
 		    got / sizeof(int));
