@@ -482,6 +482,38 @@ observe_base(pid_t pid, int dirfd)
 	return xstrdup(target);
 }
 
+/* The next name of a path at p (slashes skipped), *end just past it;
+   NULL at the end of the path. */
+static const char *
+path_component(const char *p, const char **end)
+{
+	while (*p == '/')
+		p++;
+	if (*p == '\0')
+		return NULL;
+	if ((*end = strchr(p, '/')) == NULL)
+		*end = p + strlen(p);
+	return p;
+}
+
+/* "." and ".." applied to an absolute path being built in b; false for
+   any other name (which the caller appends). */
+static bool
+path_dots(struct buf *b, const char *p, size_t len)
+{
+	char	*slash;
+
+	if (len == 1 && p[0] == '.')
+		return true;
+	if (len != 2 || p[0] != '.' || p[1] != '.')
+		return false;
+	if ((slash = strrchr(b->data, '/')) != NULL) {
+		b->len = (size_t)(slash - b->data);
+		b->data[b->len] = '\0';
+	}
+	return true;
+}
+
 char *
 observe_normalise(const char *base, const char *path)
 {
@@ -495,26 +527,10 @@ observe_normalise(const char *base, const char *path)
 	else
 		joined = xasprintf("%s/%s", base, path);
 	buf_puts(&out, "");
-	for (p = joined; *p != '\0'; p = e) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = strchr(p, '/');
-		if (e == NULL)
-			e = p + strlen(p);
+	for (p = joined; (p = path_component(p, &e)) != NULL; p = e) {
 		len = (size_t)(e - p);
-		if (len == 1 && p[0] == '.')
+		if (path_dots(&out, p, len))
 			continue;
-		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			char *slash = strrchr(out.data, '/');
-
-			if (slash != NULL) {
-				out.len = (size_t)(slash - out.data);
-				out.data[out.len] = '\0';
-			}
-			continue;
-		}
 		buf_putc(&out, '/');
 		buf_add(&out, p, len);
 	}
@@ -528,7 +544,8 @@ observe_resolve(const char *path, bool follow, observe_readlink_cb rl,
     void *arg, bool *missing)
 {
 	struct buf	 done = BUF_INIT;
-	char		*todo, *next, *p, *e, target[PATH_MAX];
+	char		*todo, *next, target[PATH_MAX];
+	const char	*p, *e;
 	size_t		 len, saved;
 	int		 links = 0;
 	ssize_t		 n;
@@ -537,27 +554,11 @@ observe_resolve(const char *path, bool follow, observe_readlink_cb rl,
 	*missing = false;
 	todo = xstrdup(path);
 	buf_puts(&done, "");
-	for (p = todo; *p != '\0'; p = e) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = strchr(p, '/');
-		if (e == NULL)
-			e = p + strlen(p);
+	for (p = todo; (p = path_component(p, &e)) != NULL; p = e) {
 		len = (size_t)(e - p);
-		if (len == 1 && p[0] == '.')
+		/* done never holds a symlink, so ".." is lexical. */
+		if (path_dots(&done, p, len))
 			continue;
-		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			/* done never holds a symlink, so ".." is lexical. */
-			char *slash = strrchr(done.data, '/');
-
-			if (slash != NULL) {
-				done.len = (size_t)(slash - done.data);
-				done.data[done.len] = '\0';
-			}
-			continue;
-		}
 		saved = done.len;
 		buf_putc(&done, '/');
 		buf_add(&done, p, len);
