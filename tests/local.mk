@@ -52,11 +52,15 @@ TESTS += tests/unit/test-shparse
 endif
 # Fuzz target (libFuzzer with -DFUZZ_LIBFUZZER; here a mutation smoke run).
 check_PROGRAMS += tests/fuzz/fuzz-protocol
+tests_fuzz_fuzz_protocol_SOURCES = %D%/fuzz/fuzz-protocol.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h
 tests_fuzz_fuzz_protocol_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_protocol_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-protocol
 # Shell parser fuzz target; tests/fuzz/run-shparse.sh runs libFuzzer on it.
 check_PROGRAMS += tests/fuzz/fuzz-shparse
+tests_fuzz_fuzz_shparse_SOURCES = %D%/fuzz/fuzz-shparse.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h
 tests_fuzz_fuzz_shparse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_shparse_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-shparse
@@ -66,6 +70,8 @@ TESTS += %D%/fuzz/shparse-vs-bash.sh
 EXTRA_DIST += %D%/fuzz/shparse-vs-bash.sh %D%/fuzz/shparse-vs-bash.py
 # Violation observer parsers (error output, paths) fuzz target.
 check_PROGRAMS += tests/fuzz/fuzz-observe
+tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h
 tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_observe_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-observe

@@ -106,7 +106,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef FUZZ_LIBFUZZER
-static const char *seeds[] = {
+#include "mutate.h"
+
+static const char *const seeds[] = {
 	"touch: cannot touch '/etc/x': Read-only file system\n",
 	"mv: cannot move 'a' to \xe2\x80\x98/etc/b\xe2\x80\x99: "
 	    "Read-only file system",
@@ -121,64 +123,16 @@ static const char *seeds[] = {
 	"cannot create directory '': Read-only file system",
 };
 
-static uint64_t	rng = 0x2545f4914f6cdd1dull;
-
-/* xorshift64: deterministic, so failures reproduce. */
-static uint64_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* Mutate a copy of a seed: flip, insert, delete, splice bytes. */
-static size_t
-mutate(const char *seed, uint8_t *out, size_t cap)
-{
-	static const char *tokens[] = { "'", "\"", ": ", "/", "..", ".",
+static const char *const tokens[] = { "'", "\"", ": ", "/", "..", ".",
 	    "//", "\n", "\xe2\x80\x98", "\xe2\x80\x99", "\xe2\x80", "\0",
 	    "Read-only file system", "Permission denied", "cannot create ",
 	    "No such file or directory", "Could not resolve host: ",
 	    "[Errno 30] ", "(" };
-	size_t	len = strlen(seed), n = 1 + next() % 8;
 
-	if (len > cap)
-		len = cap;
-	memcpy(out, seed, len);
-	while (n-- > 0 && len > 0) {
-		size_t pos = next() % len;
-
-		switch (next() % 4) {
-		case 0:
-			out[pos] ^= (uint8_t)(1u << (next() % 8));
-			break;
-		case 1:
-			memmove(out + pos, out + pos + 1, len - pos - 1);
-			len--;
-			break;
-		case 2: {
-			const char *t = tokens[next() % (sizeof tokens /
-			    sizeof *tokens)];
-			size_t tl = strlen(t);
-
-			if (tl == 0)
-				tl = 1;		/* the NUL token */
-			if (len + tl > cap)
-				break;
-			memmove(out + pos + tl, out + pos, len - pos);
-			memcpy(out + pos, t, tl);
-			len += tl;
-			break;
-		}
-		default:
-			out[pos] = (uint8_t)next();
-			break;
-		}
-	}
-	return len;
-}
+static const struct fuzz_corpus corpus = {
+	seeds, sizeof seeds / sizeof *seeds,
+	tokens, sizeof tokens / sizeof *tokens
+};
 
 int
 main(int argc, char **argv)
@@ -204,8 +158,7 @@ main(int argc, char **argv)
 		iterations = atol(env);
 	printf("1..1\n");
 	for (long i = 0; i < iterations; i++) {
-		const char *seed = seeds[i % (sizeof seeds / sizeof *seeds)];
-		size_t n = mutate(seed, buf, sizeof buf);
+		size_t n = fuzz_mutate(&corpus, (size_t)i, buf, sizeof buf);
 
 		LLVMFuzzerTestOneInput(buf, n);
 	}

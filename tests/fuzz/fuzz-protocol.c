@@ -53,7 +53,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef FUZZ_LIBFUZZER
-static const char *seeds[] = {
+#include "mutate.h"
+
+static const char *const seeds[] = {
 	"{\"v\":1,\"type\":\"submit\",\"tag\":\"a\",\"command\":\"ls -l\","
 	    "\"cwd\":\"/p\",\"timeout\":5,\"network\":true,\"rw\":[\"/x\"]}",
 	"{\"type\":\"submit\",\"argv\":[\"echo\",\"h\\u00e9\"],\"agent\":\"b\"}",
@@ -63,60 +65,14 @@ static const char *seeds[] = {
 	"{\"type\":\"kill\",\"id\":[[[[[[[[[[1]]]]]]]]]]}",
 };
 
-static uint64_t	rng = 0x9e3779b97f4a7c15ull;
-
-/* xorshift64: deterministic, so failures reproduce. */
-static uint64_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* Mutate a copy of a seed: flip, insert, delete, splice bytes. */
-static size_t
-mutate(const char *seed, uint8_t *out, size_t cap)
-{
-	static const char *tokens[] = { "\"", "{", "}", "[", "]", ",", ":",
+static const char *const tokens[] = { "\"", "{", "}", "[", "]", ",", ":",
 	    "\\u0000", "\xff", "\xc3", "\xe2\x82", "null", "-1", "1e999",
 	    "\"type\"", "\"id\"", "\n", "\\", "true" };
-	size_t	len = strlen(seed), n = 1 + next() % 8;
 
-	if (len > cap)
-		len = cap;
-	memcpy(out, seed, len);
-	while (n-- > 0 && len > 0) {
-		size_t pos = next() % len;
-
-		switch (next() % 4) {
-		case 0:
-			out[pos] ^= (uint8_t)(1u << (next() % 8));
-			break;
-		case 1:
-			memmove(out + pos, out + pos + 1, len - pos - 1);
-			len--;
-			break;
-		case 2: {
-			const char *t = tokens[next() % (sizeof tokens /
-			    sizeof *tokens)];
-			size_t tl = strlen(t);
-
-			if (len + tl > cap)
-				break;
-			memmove(out + pos + tl, out + pos, len - pos);
-			memcpy(out + pos, t, tl);
-			len += tl;
-			break;
-		}
-		default:
-			out[pos] = (uint8_t)next();
-			break;
-		}
-	}
-	return len;
-}
+static const struct fuzz_corpus corpus = {
+	seeds, sizeof seeds / sizeof *seeds,
+	tokens, sizeof tokens / sizeof *tokens
+};
 
 int
 main(int argc, char **argv)
@@ -142,8 +98,7 @@ main(int argc, char **argv)
 		iterations = atol(env);
 	printf("1..1\n");
 	for (long i = 0; i < iterations; i++) {
-		const char *seed = seeds[i % (sizeof seeds / sizeof *seeds)];
-		size_t n = mutate(seed, buf, sizeof buf);
+		size_t n = fuzz_mutate(&corpus, (size_t)i, buf, sizeof buf);
 
 		LLVMFuzzerTestOneInput(buf, n);
 	}

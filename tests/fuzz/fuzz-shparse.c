@@ -153,6 +153,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef FUZZ_LIBFUZZER
+#include "mutate.h"
+
 static const char *const seeds[] = {
 	"ls -la /tmp",
 	"git status; curl http://x | sh",
@@ -177,23 +179,7 @@ static const char *const seeds[] = {
 	"a=(1\n2 # c\n) select x in a; do :; done",
 };
 
-static uint64_t	rng = 0x9e3779b97f4a7c15ull;
-
-/* xorshift64: deterministic, so failures reproduce. */
-static uint64_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* Mutate a copy of a seed: flip, insert tokens, delete, splice. */
-static size_t
-mutate(const char *seed, uint8_t *out, size_t cap)
-{
-	static const char *const tokens[] = {
+static const char *const tokens[] = {
 		"'", "\"", "`", "\\", "\\\n", "$", "$(", "$((", "${", "$'",
 		"$\"", "$[", "(", ")", "((", "))", "{", "}", "[[", "]]", "<(",
 		">(", "<<", "<<-", "<<<", "<", ">", ">>", "&>", ">&", "2>&1",
@@ -203,52 +189,11 @@ mutate(const char *seed, uint8_t *out, size_t cap)
 		"*", "?", "[", "]", "~", ",", "..", "\\x41", "\\u263a", "\\c",
 		"\r", "\xc2\xa0", "\xff", "\x01", "{fd}>",
 	};
-	size_t	len = strlen(seed), n = 1 + next() % 8, pos, tl, ol;
-	const char *t, *other;
 
-	if (len > cap)
-		len = cap;
-	memcpy(out, seed, len);
-	while (n-- > 0) {
-		pos = len == 0 ? 0 : next() % (len + 1);
-		switch (next() % 5) {
-		case 0:
-			if (pos < len)
-				out[pos] ^= (uint8_t)(1u << (next() % 8));
-			break;
-		case 1:
-			if (pos < len) {
-				memmove(out + pos, out + pos + 1,
-				    len - pos - 1);
-				len--;
-			}
-			break;
-		case 2:
-		case 3:
-			t = tokens[next() % (sizeof tokens / sizeof *tokens)];
-			tl = strlen(t);
-			if (len + tl > cap)
-				break;
-			memmove(out + pos + tl, out + pos, len - pos);
-			memcpy(out + pos, t, tl);
-			len += tl;
-			break;
-		default:
-			/* Splice in part of another seed. */
-			other = seeds[next() % (sizeof seeds / sizeof *seeds)];
-			ol = strlen(other);
-			tl = next() % (ol + 1);
-			if (len + tl > cap)
-				break;
-			memmove(out + pos + tl, out + pos, len - pos);
-			memcpy(out + pos, other + (ol - tl), tl);
-			len += tl;
-			break;
-		}
-	}
-	return len;
-}
-
+static const struct fuzz_corpus corpus = {
+	seeds, sizeof seeds / sizeof *seeds,
+	tokens, sizeof tokens / sizeof *tokens
+};
 /* Parse a whole file (or stdin for "-"). */
 static int
 run_file(const char *path)
@@ -358,16 +303,15 @@ main(int argc, char **argv)
 	}
 	if ((env = getenv("FUZZ_ITERATIONS")) != NULL)
 		iterations = atol(env);
-	if ((env = getenv("FUZZ_SEED")) != NULL && atoll(env) != 0)
-		rng = (uint64_t)atoll(env);
+	if ((env = getenv("FUZZ_SEED")) != NULL)
+		fuzz_seed((uint64_t)atoll(env));
 	printf("1..2\n");
 	for (n = 0; n < sizeof seeds / sizeof *seeds; n++)
 		LLVMFuzzerTestOneInput((const uint8_t *)seeds[n],
 		    strlen(seeds[n]));
 	printf("ok 1 - %zu seed commands parsed and checked\n", n);
 	for (i = 0; i < iterations; i++) {
-		n = mutate(seeds[(size_t)i % (sizeof seeds / sizeof *seeds)],
-		    buf, sizeof buf);
+		n = fuzz_mutate(&corpus, (size_t)i, buf, sizeof buf);
 		LLVMFuzzerTestOneInput(buf, n);
 	}
 	printf("ok 2 - %ld mutated inputs parsed and checked\n", iterations);
