@@ -206,11 +206,8 @@ console_message(struct console *c, const char *fmt, ...)
 	char			*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		return;
 	LOG("%s", s);
 	ev.message = s;
 	console_emit(c, &ev);

@@ -227,27 +227,27 @@ engine_signal(int signo, void *arg)
 	engine_kill(arg, false);
 }
 
+/* One JSON line on the events descriptor (takes j). */
+static void
+engine_emit(struct engine *e, cJSON *j)
+{
+	char	*line = json_line(j);
+	size_t	 n = strlen(line);
+
+	cJSON_Delete(j);
+	line = xrealloc(line, n + 2);
+	line[n++] = '\n';
+	(void)write_full(e->opts->events_fd, line, n);
+	free(line);
+}
+
 static void
 engine_event(const struct fs_event *ev, void *arg)
 {
 	struct engine	*e = arg;
-	cJSON		*j;
-	char		*line;
 
-	if (e->opts->events_fd < 0)
-		return;
-	j = fs_event_json(ev);
-	line = json_line(j);
-	cJSON_Delete(j);
-	{
-		size_t	n = strlen(line);
-
-		line = xrealloc(line, n + 2);
-		line[n] = '\n';
-		line[n + 1] = '\0';
-		(void)write_full(e->opts->events_fd, line, n + 1);
-	}
-	free(line);
+	if (e->opts->events_fd >= 0)
+		engine_emit(e, fs_event_json(ev));
 }
 
 /* Tell the stream's readers at once that it lost events. */
@@ -256,7 +256,6 @@ engine_lossy_event(struct engine *e)
 {
 	const struct strv	*w = monitor_warnings(e->mon);
 	cJSON			*j;
-	char			*line;
 
 	if (e->lossy_told || !monitor_lossy(e->mon) || e->opts->events_fd < 0)
 		return;
@@ -266,12 +265,7 @@ engine_lossy_event(struct engine *e)
 	cJSON_AddStringToObject(j, "warning", w->n > 0 ? w->v[w->n - 1] :
 	    "live events incomplete; the change report is still exact");
 	cJSON_AddNumberToObject(j, "time_ms", (double)(time(NULL) * 1000));
-	line = json_line(j);
-	cJSON_Delete(j);
-	line = xrealloc(line, strlen(line) + 2);
-	strcat(line, "\n");
-	(void)write_full(e->opts->events_fd, line, strlen(line));
-	free(line);
+	engine_emit(e, j);
 }
 
 static void

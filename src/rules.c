@@ -452,8 +452,7 @@ rule_ctx_error(struct rule_ctx *c, const char *fmt, ...)
 	if (c->cause != NULL)
 		return -1;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	while (line == 0 && n > 0)
 		line = rulefile_line(c->text, c->at, n--);
@@ -1008,8 +1007,7 @@ rulefile_error(const struct rulefile *rf, size_t rule, const char *key,
 	int		 line;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	snprintf(idx, sizeof idx, "#%zu", rule);
 	at[0] = "rules";

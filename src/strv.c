@@ -34,8 +34,7 @@ strv_pushf(struct strv *sv, const char *fmt, ...)
 	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = xstrdup("");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	strv_push_owned(sv, s);
 }

@@ -7,6 +7,7 @@
 #ifndef BWGATE_XALLOC_H
 #define BWGATE_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void	*xmalloc(size_t);
@@ -16,6 +17,7 @@ void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+char	*xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
 /* Run fn before exiting on out-of-memory (the UI restores the terminal). */
 void	 xalloc_on_fatal(void (*fn)(void));
 

@@ -247,10 +247,9 @@ ui_text_addf(struct ui_text *t, enum ui_color c, const char *fmt, ...)
 	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	ui_text_add(t, c, s != NULL ? s : "");
+	ui_text_add(t, c, s);
 	free(s);
 }
 

@@ -125,11 +125,8 @@ ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		return;
 	LOG("%s", s);
 	free(ui->message);
 	ui->message = fmt_escape(s);
