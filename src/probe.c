@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "client.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "probe.h"
@@ -242,28 +243,21 @@ static char *
 probe_cache_path(const struct probe *p)
 {
 	struct stat	 bw, userns, mntns;
-	const char	*rt = getenv("XDG_RUNTIME_DIR");
-	char		*dir;
+	char		*dir, *cause = NULL, *path;
 
 	if (stat(p->bwrap, &bw) != 0 || stat("/proc/self/ns/user",
 	    &userns) != 0 || stat("/proc/self/ns/mnt", &mntns) != 0)
 		return NULL;
-	if (rt != NULL && rt[0] == '/')
-		dir = xasprintf("%s/bwgate", rt);
-	else
-		dir = xasprintf("/tmp/bwgate-%u", (unsigned)getuid());
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		free(dir);
+	/* The checked 0700 runtime directory the sockets use too. */
+	if ((dir = client_socket_dir(true, &cause)) == NULL) {
+		free(cause);
 		return NULL;
 	}
-	{
-		char *path = xasprintf("%s/probe-%lx-%lx-%lx-%lx.json", dir,
-		    (unsigned long)bw.st_ino, (unsigned long)bw.st_mtime,
-		    (unsigned long)userns.st_ino, (unsigned long)mntns.st_ino);
-
-		free(dir);
-		return path;
-	}
+	path = xasprintf("%s/probe-%lx-%lx-%lx-%lx.json", dir,
+	    (unsigned long)bw.st_ino, (unsigned long)bw.st_mtime,
+	    (unsigned long)userns.st_ino, (unsigned long)mntns.st_ino);
+	free(dir);
+	return path;
 }
 
 static bool

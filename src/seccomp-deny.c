@@ -17,7 +17,7 @@
 #include "xalloc.h"
 
 /* Always denied. */
-const char *const seccomp_denied[] = {
+static const char *const seccomp_denied[] = {
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
 	"keyctl", "add_key", "request_key",
 	"bpf", "perf_event_open", "userfaultfd",

@@ -14,7 +14,5 @@
 
 /* A readable descriptor holding the BPF program; -1 with cause. */
 int	seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause);
-/* Names of the syscalls the filter denies (NULL-terminated table). */
-extern const char *const seccomp_denied[];
 
 #endif
