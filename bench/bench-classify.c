@@ -8,7 +8,7 @@
  * The rate is per second of this process's CPU time, so a busy machine
  * (parallel builds) does not distort it; the wall-clock rate is shown too.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * load), watcher_cpu_ms the watcher process's. -q is accepted for
  * compatibility (only the line is printed anyway).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>

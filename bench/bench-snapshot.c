@@ -11,7 +11,7 @@
  * time: the CPU figure holds on a busy machine), the diff of two unchanged
  * snapshots, and the diff after touching ten files (checked).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <sys/stat.h>
 

@@ -121,3 +121,6 @@ UI_TESTS = \
 	%D%/integration/ui-tmux.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
+# The core's layering (nm over the archives) and no curses in the core.
+TESTS += %D%/build/layers.sh
+EXTRA_DIST += %D%/build/layers.sh

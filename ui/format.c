@@ -7,7 +7,7 @@
  * LC_CTYPE; a character it calls unprintable is escaped, so every
  * character left in an escaped string has a known width.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

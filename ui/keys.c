@@ -11,7 +11,7 @@
  * ended) less than UI_GUARD_MS ago, the key only says so, so a key meant
  * for one request never lands on another.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * Tab moves the focus through every pane; in a tabbed area the focused
  * pane is the one shown, so nothing is out of reach in any layout.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

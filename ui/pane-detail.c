@@ -5,7 +5,7 @@
  * and the exact bwrap argv (wrapped, scrollable; `v` shows it as one
  * shell-quoted line for copying).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * happen (created green, modified yellow, deleted red, moved blue), newest
  * at the bottom, with a warning when the monitor lost events.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

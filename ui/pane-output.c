@@ -4,7 +4,7 @@
  * keeps. Only the lines needed for the screen are formatted, from the
  * end backwards, so a chatty command costs little to show.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * operator marked with '!' and drawn bold so they stand out even without
  * colour.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * violations with the hints the agent got; for a denied request, who
  * denied it and the note.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

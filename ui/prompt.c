@@ -14,7 +14,7 @@
  *            prefix, and the profile; Enter writes the rule, reloads the
  *            rule files and approves.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * with the new rule, the old file is put back and the loader's message is
  * the cause.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,7 @@
 
 #include "allowlist.h"
 #include "cleanup.h"
+#include "config.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "shparse.h"

@@ -9,7 +9,7 @@
  * not ours). When it cannot (not inside tmux, tmux missing, the split
  * fails) it says why and exits 125.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>

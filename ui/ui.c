@@ -7,7 +7,7 @@
  * are drawn at most every UI_FRAME_MS; a key press is drawn at once so
  * typing never lags.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
  * mutation loop over a seed corpus, or reads the files named on the
  * command line, and prints TAP.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdint.h>

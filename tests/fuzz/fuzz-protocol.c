@@ -6,7 +6,7 @@
  * mutation loop over a seed corpus, or decodes the files named on the
  * command line, and prints TAP.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
  * are well formed; sh_cmd_string gives one line; and quote removal
  * round-trips: re-parsing sh_cmd_string of literal words gives them back.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdint.h>

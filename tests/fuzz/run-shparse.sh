@@ -30,10 +30,11 @@ fi
 
 # The parser needs only the string helpers; no configure run required.
 printf '#define _GNU_SOURCE 1\n' > "$work/autoconf.h"
-srcs="$srcdir/src/shlex.c $srcdir/src/shparse.c $srcdir/src/strv.c
-    $srcdir/src/buf.c $srcdir/src/xalloc.c $srcdir/tests/fuzz/fuzz-shparse.c
+srcs="$srcdir/src/shell/shlex.c $srcdir/src/shell/shparse.c
+    $srcdir/src/util/strv.c $srcdir/src/util/buf.c $srcdir/src/util/xalloc.c
+    $srcdir/tests/fuzz/fuzz-shparse.c
     $srcdir/tests/fuzz/mutate.c"
-cflags="-g -O1 -fno-omit-frame-pointer -I$work -I$srcdir/src"
+cflags="-g -O1 -fno-omit-frame-pointer -I$work -I$srcdir/src/util -I$srcdir/src/shell"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 
 have_libfuzzer() {

@@ -16,7 +16,7 @@
  *		request got one queued and one result, matched by tag and
  *		id, ids unique; prints "ok N" or what went wrong.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <poll.h>

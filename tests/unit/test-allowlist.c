@@ -5,7 +5,7 @@
  * trust), rule file validation errors, profiles, the option grammar and
  * SHA-256.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <fcntl.h>
 #include <grp.h>

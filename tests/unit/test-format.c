@@ -3,7 +3,7 @@
  * widths, trimming, wrapping, queue rows, events, argv, mounts, reports.
  * Links only the core and ui/format.o: no curses.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <locale.h>
 #include <setjmp.h>

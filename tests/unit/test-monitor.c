@@ -4,7 +4,7 @@
  * the lossy cases (a real queue overflow, a real watch limit in a user
  * namespace), draining on stop, and the watcher process's hygiene.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <sys/prctl.h>
 #include <sys/stat.h>

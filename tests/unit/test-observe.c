@@ -1,5 +1,5 @@
 /* test-observe: the pure parts of the violation observer (observe.c). */
-#include "config.h"
+#include "autoconf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

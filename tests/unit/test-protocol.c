@@ -1,5 +1,5 @@
 /* test-protocol: the console protocol codec (protocol.c). */
-#include "config.h"
+#include "autoconf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

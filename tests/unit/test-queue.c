@@ -1,5 +1,5 @@
 /* test-queue: request states, deciders and the run-order rule (queue.c). */
-#include "config.h"
+#include "autoconf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* test-report: result JSON field names, violation merging, exit statuses,
    and config validation (report.c, config.c). */
-#include "config.h"
+#include "autoconf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "jsonutil.h"
 #include "report.h"
 #include "xalloc.h"

@@ -1,5 +1,5 @@
 /* test-sandbox: the exact bwrap argv for each policy (sandbox.c). */
-#include "config.h"
+#include "autoconf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

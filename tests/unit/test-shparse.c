@@ -15,7 +15,7 @@
  * constructs, joined by ", ". An expected value starting with '!' is the
  * exact error cause.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* test-snapshot: the change report, on real files in a temporary directory. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <sys/stat.h>
 #include <sys/syscall.h>

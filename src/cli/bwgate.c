@@ -1,0 +1,94 @@
+/*
+ * bwgate: the entry point. Dispatches to a subcommand from the table below;
+ * with no subcommand (or only options) it starts the console.
+ */
+#include "autoconf.h"
+
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+
+struct command {
+	const char	*name;
+	int		(*fn)(int, char **);
+	const char	*summary;
+};
+
+/* Subcommands, in the order `bwgate help` lists them. */
+static const struct command commands[] = {
+	{ "exec", cmd_exec, "run one command in the sandbox and report" },
+	{ "doctor", cmd_doctor, "check what this host supports" },
+	{ "check", cmd_check, "classify a command string (verdict, rule, sandbox)" },
+	{ "trust", cmd_trust, "trust a project's rule file (.bwgate.json)" },
+	{ "console", cmd_console, "start the console (the default)" },
+	{ "run", cmd_run, "submit a command to the console and wait" },
+	{ "sh", cmd_sh, "like sh -c STRING, through the console" },
+	{ "list", cmd_list, "list the console's requests" },
+	{ "approve", cmd_approve, "approve a pending request" },
+	{ "deny", cmd_deny, "deny a pending request" },
+	{ "kill", cmd_kill, "kill a running request" },
+	{ NULL, NULL, NULL }
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate [console options]\n"
+	    "       bwgate COMMAND [options]\n\ncommands:\n");
+	for (const struct command *c = commands; c->name != NULL; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\nsee bwgate(1)\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*name;
+
+	setlocale(LC_ALL, "");
+	signal(SIGPIPE, SIG_IGN);
+	/* A debug log for any subcommand (bwgate --log FILE does the same
+	   for the console). */
+	if ((name = getenv("BWGATE_LOG")) != NULL && name[0] == '/')
+		log_open(name);
+	LOG("%s", argc > 1 ? argv[1] : "console");
+	/* Installed as bwgate-sh: behave like `bwgate sh`. */
+	name = strrchr(argv[0], '/');
+	name = name != NULL ? name + 1 : argv[0];
+	if (strcmp(name, "bwgate-sh") == 0) {
+		for (const struct command *c = commands; c->name != NULL; c++)
+			if (strcmp(c->name, "sh") == 0)
+				return c->fn(argc, argv);
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
+		    strcmp(argv[1], "-h") == 0)) {
+			usage(stdout);
+			return 0;
+		}
+		if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+			printf("bwgate %s\n", PACKAGE_VERSION);
+			return 0;
+		}
+		for (const struct command *c = commands; c->name != NULL; c++)
+			if (strcmp(c->name, "console") == 0)
+				return c->fn(argc, argv);
+		usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (const struct command *c = commands; c->name != NULL; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "bwgate: unknown command '%s' (see bwgate help)\n",
+	    argv[1]);
+	return EXIT_BWGATE_FAILED;
+}

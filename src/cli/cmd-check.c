@@ -1,0 +1,246 @@
+/*
+ * cmd-check: `bwgate check [--json] [--project DIR] -- 'COMMAND STRING'`:
+ * classify a command string the way the console would, and show the
+ * verdict, the rule that decided it, the reason, the simple commands found,
+ * the sandbox profile and the exact bwrap argv it would run under. Nothing
+ * is run. Exit status: 0 allow, 1 ask, 77 deny, 125 error (bwgate-check
+ * in bwgate(1)).
+ */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "allowlist.h"
+#include "cmd.h"
+#include "config.h"
+#include "jsonutil.h"
+#include "probe.h"
+#include "sandbox.h"
+#include "xalloc.h"
+
+/* How a command string is run inside the sandbox. */
+static const char *const check_shell[] = { "/bin/bash", "-c", NULL };
+
+enum {
+	OPT_CONFIG = 256,
+};
+
+static const struct option check_options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "project", required_argument, NULL, 'p' },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+check_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate check [--json] [--project DIR] "
+	    "[--config FILE] -- 'COMMAND STRING'\n"
+	    "       bwgate check [--json] [--project DIR] -- COMMAND "
+	    "ARG...\n");
+}
+
+/* Exit status for a verdict. */
+static int
+check_status(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_ALLOW:
+		return 0;
+	case VERDICT_DENY:
+		return EXIT_DENIED;
+	case VERDICT_ASK:
+		break;
+	}
+	return EXIT_ASK;
+}
+
+/*
+ * Build the argv the command would run with: policy for the project,
+ * config, the chosen profile, the host probe, then a dry sandbox build.
+ */
+static int
+check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
+    const struct classification *c, const char *command, struct strv *argv,
+    char **sandbox_error, char **cause)
+{
+	struct sandbox_policy	 pol;
+	struct config		 cfg;
+	struct probe		 probe;
+	struct sandbox		 sb = SANDBOX_INIT;
+	int			 rc = -1;
+
+	sandbox_policy_init(&pol);
+	config_init(&cfg);
+	probe_init(&probe);
+	if (config_load(&cfg, cfgfile, cause) != 0 ||
+	    sandbox_policy_set_dirs(&pol, project, NULL, cause) != 0)
+		goto out;
+	config_apply(&cfg, &pol);
+	if (*alp == NULL &&
+	    (*alp = allowlist_load(pol.project, cause)) == NULL)
+		goto out;
+	if (c == NULL) {
+		rc = 0;
+		goto out;
+	}
+	if (allowlist_profile_apply(*alp, c->profile, &pol, cause) != 0)
+		goto out;
+	probe_host(&probe, true);
+	if (!probe.userns_ok) {
+		*sandbox_error = xstrdup(probe.error != NULL ? probe.error :
+		    "no sandbox can be built on this host");
+		rc = 0;
+		goto out;
+	}
+	if (sandbox_build(&pol, &probe, SANDBOX_DRY, &sb,
+	    sandbox_error) != 0) {
+		rc = 0;
+		goto out;
+	}
+	strv_copy(argv, &sb.argv);
+	strv_pushv(argv, check_shell);
+	strv_push(argv, command);
+	rc = 0;
+out:
+	sandbox_release(&sb);
+	probe_release(&probe);
+	config_release(&cfg);
+	sandbox_policy_release(&pol);
+	return rc;
+}
+
+/* Print the result for people. */
+static void
+check_print(const struct allowlist *al, const struct classification *c,
+    const struct strv *argv, const char *sandbox_error)
+{
+	struct strv	 files = STRV_INIT;
+	const char	*project;
+	char		*s;
+	bool		 trusted = false;
+	size_t		 i;
+
+	printf("verdict:  %s\n", verdict_name(c->verdict));
+	printf("rule:     %s\n", c->rule != NULL ? c->rule : "(none)");
+	printf("reason:   %s\n", c->reason != NULL ? c->reason : "");
+	for (i = 0; i < c->commands.n; i++)
+		printf("command:  %s\n", c->commands.v[i]);
+	printf("profile:  %s\n", c->profile);
+	if (sandbox_error != NULL)
+		printf("bwrap:    (no sandbox: %s)\n", sandbox_error);
+	else {
+		s = strv_join(argv, " ", true);
+		printf("bwrap:    %s\n", s);
+		free(s);
+	}
+	allowlist_files(al, &files);
+	project = allowlist_project(al, &trusted);
+	for (i = 0; i < files.n; i++)
+		printf("rules:    %s%s\n", files.v[i],
+		    project != NULL && strcmp(project, files.v[i]) == 0 &&
+		    !trusted ? " (not trusted: its allow rules are ignored; "
+		    "see bwgate trust)" : "");
+	strv_release(&files);
+}
+
+/* Print the result as one JSON object. */
+static void
+check_print_json(const struct allowlist *al, const struct classification *c,
+    const struct strv *argv, const char *sandbox_error)
+{
+	cJSON		*j = classification_json(c);
+	struct strv	 files = STRV_INIT;
+	const char	*project;
+	char		*s;
+	bool		 trusted = false;
+
+	if (sandbox_error != NULL) {
+		cJSON_AddNullToObject(j, "bwrap_argv");
+		cJSON_AddStringToObject(j, "sandbox_error", sandbox_error);
+	} else
+		cJSON_AddItemToObject(j, "bwrap_argv", json_strv(argv));
+	allowlist_files(al, &files);
+	cJSON_AddItemToObject(j, "rule_files", json_strv(&files));
+	project = allowlist_project(al, &trusted);
+	if (project != NULL)
+		cJSON_AddBoolToObject(j, "project_trusted", trusted);
+	s = json_line(j);
+	printf("%s\n", s);
+	free(s);
+	strv_release(&files);
+	cJSON_Delete(j);
+}
+
+/* bwgate check: classify, print, exit by verdict. */
+int
+cmd_check(int argc, char **argv)
+{
+	struct classification	 c = CLASSIFICATION_INIT;
+	struct allowlist	*al = NULL;
+	struct strv		 words = STRV_INIT, bwrap = STRV_INIT;
+	const char		*project = NULL, *cfgfile = NULL;
+	char			*cause = NULL, *sandbox_error = NULL, *text;
+	bool			 json = false;
+	int			 ch, status = EXIT_BWGATE_FAILED, i;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+jp:h", check_options,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'j': json = true; break;
+		case 'p': project = optarg; break;
+		case OPT_CONFIG: cfgfile = optarg; break;
+		case 'h':
+			check_usage(stdout);
+			return 0;
+		default:
+			check_usage(stderr);
+			return EXIT_BWGATE_FAILED;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "bwgate: check: no command given\n");
+		check_usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	/* Load the rules first: a broken rule file is an error (125). */
+	if (check_argv(&al, project, cfgfile, NULL, NULL, NULL, NULL,
+	    &cause) != 0)
+		goto out;
+	if (argc - optind == 1)
+		allowlist_classify(al, argv[optind], &c);
+	else {
+		for (i = optind; i < argc; i++)
+			strv_push(&words, argv[i]);
+		allowlist_classify_argv(al, &words, &c);
+	}
+	text = argc - optind == 1 ? xstrdup(argv[optind]) :
+	    strv_join(&words, " ", true);
+	if (check_argv(&al, project, cfgfile, &c, text, &bwrap,
+	    &sandbox_error, &cause) != 0) {
+		free(text);
+		goto out;
+	}
+	free(text);
+	if (json)
+		check_print_json(al, &c, &bwrap, sandbox_error);
+	else
+		check_print(al, &c, &bwrap, sandbox_error);
+	status = check_status(c.verdict);
+out:
+	if (cause != NULL)
+		fprintf(stderr, "bwgate: %s\n", cause);
+	free(cause);
+	free(sandbox_error);
+	classification_release(&c);
+	allowlist_free(al);
+	strv_release(&words);
+	strv_release(&bwrap);
+	return status;
+}

@@ -1,0 +1,249 @@
+/*
+ * cmd-console: `bwgate [options]`, the console itself.
+ *
+ * Sets up the core (console.h) on a loop and picks a front end. The
+ * terminal UI (ui/, its own issue) plugs in at console_front_end() below:
+ * when stdout is a terminal and --headless is not given it will take over
+ * the loop. Until then every console runs the headless front end, which
+ * prints one line per request event on stderr.
+ */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "console.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "ui.h"
+#include "xalloc.h"
+
+enum {
+	OPT_AUDIT = 256, OPT_APPROVAL_TIMEOUT, OPT_MAX_RUNNING,
+	OPT_TMUX,	/* the terminal UI in a tmux side pane (ui/tmux.c) */
+};
+
+static const struct option console_options[] = {
+	{ "project", required_argument, NULL, 'p' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "fifo", required_argument, NULL, 'f' },
+	{ "headless", no_argument, NULL, 'H' },
+	{ "auto-allowlisted", no_argument, NULL, 'a' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "log", required_argument, NULL, 'l' },
+	{ "audit", required_argument, NULL, OPT_AUDIT },
+	{ "approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT },
+	{ "max-running", required_argument, NULL, OPT_MAX_RUNNING },
+	{ "tmux", no_argument, NULL, OPT_TMUX },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+console_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate [--project DIR] [--socket PATH] "
+	    "[--fifo PATH] [--headless]\n"
+	    "              [--auto-allowlisted] [--approval-timeout SECONDS] "
+	    "[--config FILE]\n"
+	    "              [--log FILE] [--audit FILE] [--max-running N]\n"
+	    "              [--tmux]\n");
+}
+
+/* A whole number option in [min, max]. */
+static int
+console_number(const char *s, const char *opt, long min, long max, long *out)
+{
+	char	*end;
+	long	 v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, "bwgate: %s: invalid value '%s' (a whole "
+		    "number from %ld to %ld)\n", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The headless front end: one line per event on stderr. */
+static void
+headless_event(struct console *c, const struct console_event *ev, void *arg)
+{
+	const struct request	*r = ev->r;
+	const cJSON		*rep, *ch;
+
+	switch (ev->type) {
+	case CONSOLE_EV_ADDED:
+		fprintf(stderr, "bwgate: [%u] %s from %s: %s (%s%s%s)\n",
+		    r->id, verdict_name(r->verdict), r->agent, r->command,
+		    r->rule != NULL ? r->rule : "no rule",
+		    r->reason[0] != '\0' ? ": " : "", r->reason);
+		break;
+	case CONSOLE_EV_CHANGED:
+		switch (r->state) {
+		case REQUEST_PENDING:
+			fprintf(stderr, "bwgate: [%u] waits for approval "
+			    "(bwgate approve %u / bwgate deny %u)\n", r->id,
+			    r->id, r->id);
+			break;
+		case REQUEST_APPROVED:
+		case REQUEST_DENIED:
+		case REQUEST_WITHDRAWN:
+			fprintf(stderr, "bwgate: [%u] %s by %s%s%s\n", r->id,
+			    request_state_name(r->state),
+			    request_by_name(r->by),
+			    r->note != NULL ? ": " : "",
+			    r->note != NULL ? r->note : "");
+			break;
+		case REQUEST_RUNNING:
+			fprintf(stderr, "bwgate: [%u] running\n", r->id);
+			break;
+		default:
+			rep = r->report;
+			ch = rep != NULL ? cJSON_GetObjectItem(rep, "changes") :
+			    NULL;
+			fprintf(stderr, "bwgate: [%u] %s, exit status %d",
+			    r->id, request_state_name(r->state),
+			    r->exit_status);
+			if (cJSON_IsObject(ch))
+				fprintf(stderr, ", %d created, %d modified, "
+				    "%d deleted",
+				    cJSON_GetArraySize(cJSON_GetObjectItem(ch,
+				    "created")),
+				    cJSON_GetArraySize(cJSON_GetObjectItem(ch,
+				    "modified")),
+				    cJSON_GetArraySize(cJSON_GetObjectItem(ch,
+				    "deleted")));
+			if (r->error != NULL)
+				fprintf(stderr, ": %s", r->error);
+			fputc('\n', stderr);
+			break;
+		}
+		break;
+	case CONSOLE_EV_MESSAGE:
+	case CONSOLE_EV_QUIT:
+		fprintf(stderr, "bwgate: %s\n", ev->message);
+		break;
+	default:
+		break;
+	}
+	fflush(stderr);
+}
+
+/*
+ * The front end hook. The terminal UI (a later issue) goes here: when
+ * stdout is a terminal and --headless was not given it subscribes to c,
+ * adds its own descriptors to the loop and draws on console_dirty()
+ * after each loop_run_once() (see console.h).
+ */
+static void
+console_front_end(struct console *c, bool headless)
+{
+	(void)headless;
+	console_subscribe(c, headless_event, NULL);
+}
+
+int
+cmd_console(int argc, char **argv)
+{
+	struct console_opts	 o = CONSOLE_OPTS_INIT;
+	struct console		*c;
+	struct loop		*l;
+	char			*cause = NULL, *q;
+	const char		*logfile = NULL;
+	long			 v;
+	int			 ch, rc = 0;
+	bool			 tmux = false;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "p:s:f:Hac:l:h",
+	    console_options, NULL)) != -1) {
+		switch (ch) {
+		case 'p': o.project = optarg; break;
+		case 's': o.socket = optarg; break;
+		case 'f': o.fifo = optarg; break;
+		case 'H': o.headless = true; break;
+		case 'a': o.auto_allowlisted = true; break;
+		case 'c': o.config_file = optarg; break;
+		case 'l': logfile = optarg; break;
+		case OPT_AUDIT: o.audit_file = optarg; break;
+		case OPT_APPROVAL_TIMEOUT:
+			if (console_number(optarg, "--approval-timeout", 1,
+			    7 * 24 * 3600, &v) != 0)
+				return EXIT_BWGATE_FAILED;
+			o.approval_timeout_s = (int)v;
+			break;
+		case OPT_MAX_RUNNING:
+			if (console_number(optarg, "--max-running", 1, 1024,
+			    &v) != 0)
+				return EXIT_BWGATE_FAILED;
+			o.max_running = (size_t)v;
+			break;
+		case OPT_TMUX: tmux = true; break;
+		case 'h':
+			console_usage(stdout);
+			return 0;
+		default:
+			console_usage(stderr);
+			return EXIT_BWGATE_FAILED;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bwgate: unexpected argument '%s'\n",
+		    argv[optind]);
+		console_usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	if (tmux)
+		return ui_tmux(argc, argv);
+	if (logfile != NULL && log_open(logfile) != 0) {
+		fprintf(stderr, "bwgate: cannot open '%s'\n", logfile);
+		return EXIT_BWGATE_FAILED;
+	}
+	/* With no terminal there is nobody to ask: headless. */
+	if (!o.headless && !isatty(STDOUT_FILENO))
+		o.headless = true;
+	/* At the terminal UI, allowlisted commands run at once and the
+	   operator decides the rest (ui/, bwgate(1) THE TERMINAL CONSOLE). */
+	if (!o.headless)
+		o.auto_allowlisted = true;
+
+	l = loop_new();
+	if ((c = console_new(&o, l, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		free(cause);
+		loop_free(l);
+		return EXIT_BWGATE_FAILED;
+	}
+	q = shell_quote(console_socket_path(c));
+	printf("export BWGATE_SOCKET=%s\n", q);
+	fflush(stdout);
+	free(q);
+	fprintf(stderr, "bwgate: console for '%s'%s%s; control socket '%s'; "
+	    "audit log '%s'\n", console_project(c),
+	    o.headless ? ", headless" : "",
+	    o.auto_allowlisted ? ", allowlisted commands run at once" : "",
+	    console_control_path(c), console_audit_path(c));
+	if (!o.headless) {
+		/* The terminal UI drives the loop until the console is done. */
+		if (ui_main(c, l, &cause) != 0) {
+			fprintf(stderr, "bwgate: %s\n", cause);
+			free(cause);
+			rc = EXIT_BWGATE_FAILED;
+		}
+	} else {
+		console_front_end(c, o.headless);
+		while (!console_done(c))
+			loop_run_once(l, -1);
+	}
+	console_free(c);
+	loop_free(l);
+	log_close();
+	return rc;
+}

@@ -1,0 +1,245 @@
+/*
+ * cmd-control: the operator's command-line clients of the control socket:
+ * `bwgate list`, `bwgate approve ID`, `bwgate deny ID`, `bwgate kill ID`.
+ * Exit status: 0 done, 1 the console refused (the reason on stderr), 125
+ * the console cannot be reached.
+ */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client.h"
+#include "cmd.h"
+#include "jsonutil.h"
+#include "protocol.h"
+#include "xalloc.h"
+
+/* The actions, as a table: name, protocol type, options they take. */
+struct control_cmd {
+	const char	*name;
+	const char	*type;
+	bool		 takes_id;
+	bool		 takes_note;
+	bool		 takes_mounts;
+};
+
+static const struct control_cmd control_cmds[] = {
+	{ "list", "list", false, false, false },
+	{ "approve", "approve", true, true, true },
+	{ "deny", "deny", true, true, false },
+	{ "kill", "kill", true, false, false },
+	{ NULL, NULL, false, false, false }
+};
+
+static const struct option control_options[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "note", required_argument, NULL, 'm' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "network", no_argument, NULL, 'n' },
+	{ "rw", required_argument, NULL, 'w' },
+	{ "ro", required_argument, NULL, 'r' },
+	{ "hide", required_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+control_usage(FILE *f, const struct control_cmd *cc)
+{
+	if (strcmp(cc->name, "list") == 0)
+		fprintf(f, "usage: bwgate list [--socket PATH] [--json]\n");
+	else if (cc->takes_mounts)
+		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
+		    "[--network] [--rw PATH]... [--ro PATH]...\n"
+		    "                      [--hide PATH]... ID\n", cc->name);
+	else if (cc->takes_note)
+		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
+		    "ID\n", cc->name);
+	else
+		fprintf(f, "usage: bwgate %s [--socket PATH] ID\n", cc->name);
+}
+
+/* Print the queue as a table. */
+static void
+control_print_list(const cJSON *reply)
+{
+	const cJSON	*a = cJSON_GetObjectItem(reply, "requests"), *r;
+
+	printf("%-6s %-10s %-6s %-20s %s\n", "ID", "STATE", "VERDICT",
+	    "AGENT", "COMMAND");
+	cJSON_ArrayForEach(r, a) {
+		const char *agent = cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "agent"));
+
+		printf("%-6.0f %-10s %-6s %-20.20s %s\n",
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(r, "id")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "state")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")),
+		    agent != NULL ? agent : "-",
+		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "command")));
+	}
+}
+
+/* Run one control action. */
+static int
+control_run(const struct control_cmd *cc, int argc, char **argv)
+{
+	const char	*socket = NULL, *note = NULL, *type;
+	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct client	*cl = NULL;
+	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
+	bool		 json = false, network = false;
+	long		 id = 0;
+	int		 c, status = EXIT_BWGATE_FAILED;
+	cJSON		*msg, *j;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:m:jnw:r:h", control_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 's': socket = optarg; break;
+		case 'm': note = optarg; break;
+		case 'j': json = true; break;
+		case 'n': network = true; break;
+		case 'w': strv_push(&rw, optarg); break;
+		case 'r': strv_push(&ro, optarg); break;
+		case 'H': strv_push(&hide, optarg); break;
+		case 'h':
+			control_usage(stdout, cc);
+			status = 0;
+			goto out;
+		default:
+			control_usage(stderr, cc);
+			goto out;
+		}
+	}
+	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
+	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0)) ||
+	    (json && cc->takes_id)) {
+		fprintf(stderr, "bwgate: %s: option not accepted here\n",
+		    cc->name);
+		control_usage(stderr, cc);
+		goto out;
+	}
+	if (cc->takes_id) {
+		if (optind + 1 != argc) {
+			control_usage(stderr, cc);
+			goto out;
+		}
+		id = strtol(argv[optind], &end, 10);
+		if (*argv[optind] == '\0' || *end != '\0' || id < 1 ||
+		    id > (long)PROTO_MAX_ID) {
+			fprintf(stderr, "bwgate: %s: '%s' is not a request "
+			    "id\n", cc->name, argv[optind]);
+			goto out;
+		}
+	} else if (optind != argc) {
+		control_usage(stderr, cc);
+		goto out;
+	}
+
+	if ((path = client_socket_path(socket, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s; %s\n", cause,
+		    client_start_hint());
+		goto out;
+	}
+	ctl = client_control_path(path);
+	if ((cl = client_connect(ctl, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		goto out;
+	}
+	msg = proto_reply_new(cc->type, (uint32_t)id, NULL);
+	if (note != NULL)
+		cJSON_AddStringToObject(msg, "note", note);
+	if (network)
+		cJSON_AddBoolToObject(msg, "network", true);
+	if (rw.n > 0)
+		cJSON_AddItemToObject(msg, "rw", json_strv(&rw));
+	if (ro.n > 0)
+		cJSON_AddItemToObject(msg, "ro", json_strv(&ro));
+	if (hide.n > 0)
+		cJSON_AddItemToObject(msg, "hide", json_strv(&hide));
+	if (client_send(cl, msg, &cause) != 0) {
+		char *why = client_refusal(cl);
+
+		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
+		free(why);
+		status = why != NULL ? 1 : EXIT_BWGATE_FAILED;
+		goto out;
+	}
+	/* Skip the greeting; the next message is the answer. */
+	while ((j = client_recv(cl, &cause)) != NULL) {
+		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		if (type != NULL && strcmp(type, "hello") != 0)
+			break;
+		cJSON_Delete(j);
+	}
+	if (j == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
+		    "the console closed the connection");
+		goto out;
+	}
+	if (strcmp(type, "error") == 0) {
+		fprintf(stderr, "bwgate: %s\n", cJSON_GetStringValue(
+		    cJSON_GetObjectItem(j, "message")));
+		status = 1;
+	} else if (strcmp(type, "list") == 0) {
+		if (json) {
+			s = json_line(cJSON_GetObjectItem(j, "requests"));
+			printf("%s\n", s);
+			free(s);
+		} else
+			control_print_list(j);
+		status = 0;
+	} else
+		status = 0;
+	cJSON_Delete(j);
+out:
+	client_free(cl);
+	free(path);
+	free(ctl);
+	free(cause);
+	strv_release(&rw);
+	strv_release(&ro);
+	strv_release(&hide);
+	return status;
+}
+
+/* Look an action up in the table and run it. */
+static int
+control_dispatch(const char *name, int argc, char **argv)
+{
+	for (const struct control_cmd *cc = control_cmds; cc->name != NULL;
+	    cc++)
+		if (strcmp(cc->name, name) == 0)
+			return control_run(cc, argc, argv);
+	return EXIT_BWGATE_FAILED;
+}
+
+int
+cmd_list(int argc, char **argv)
+{
+	return control_dispatch("list", argc, argv);
+}
+
+int
+cmd_approve(int argc, char **argv)
+{
+	return control_dispatch("approve", argc, argv);
+}
+
+int
+cmd_deny(int argc, char **argv)
+{
+	return control_dispatch("deny", argc, argv);
+}
+
+int
+cmd_kill(int argc, char **argv)
+{
+	return control_dispatch("kill", argc, argv);
+}

@@ -1,0 +1,239 @@
+/*
+ * cmd-exec: `bwgate exec [options] -- COMMAND [ARG...]`: run one command in
+ * the sandbox and report what it did. The console runs every approved
+ * request through this, with --json-fd and --events-fd.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "cmd.h"
+#include "config.h"
+#include "engine.h"
+#include "jsonutil.h"
+#include "xalloc.h"
+
+enum {
+	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
+	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
+	OPT_NO_NETWORK,
+};
+
+static const struct option exec_options[] = {
+	{ "project", required_argument, NULL, 'p' },
+	{ "cwd", required_argument, NULL, 'C' },
+	{ "network", no_argument, NULL, 'n' },
+	{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
+	{ "rw", required_argument, NULL, 'w' },
+	{ "ro", required_argument, NULL, 'r' },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "json-fd", required_argument, NULL, OPT_JSON_FD },
+	{ "events-fd", required_argument, NULL, OPT_EVENTS_FD },
+	{ "events", required_argument, NULL, OPT_EVENTS_FD },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
+	{ "no-observe", no_argument, NULL, OPT_NO_OBSERVE },
+	{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "command", required_argument, NULL, OPT_COMMAND },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+exec_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate exec [--project DIR] [--cwd DIR] [--[no-]network] "
+	    "[--rw PATH]... [--ro PATH]...\n"
+	    "                   [--hide PATH]... [--profile NAME] "
+	    "[--timeout SECONDS] [--json] [--quiet]\n"
+	    "                   [--json-fd FD] [--events-fd FD] "
+	    "[--output-limit BYTES] [--config FILE]\n"
+	    "                   [--no-monitor] -- COMMAND [ARG...]\n");
+}
+
+/* A descriptor number from the command line that is open for writing. */
+static int
+parse_fd(const char *s, const char *opt)
+{
+	char	*end;
+	long	 v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < 0 || v > INT_MAX ||
+	    fcntl((int)v, F_GETFD) < 0) {
+		fprintf(stderr, "bwgate: %s: '%s' is not an open descriptor\n",
+		    opt, s);
+		return -1;
+	}
+	fcntl((int)v, F_SETFD, FD_CLOEXEC);
+	return (int)v;
+}
+
+static int
+parse_number(const char *s, const char *opt, double max, double *out)
+{
+	char	*end;
+	double	 v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < 0 || v > max) {
+		fprintf(stderr, "bwgate: %s: invalid value '%s'\n", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Write the report to fd (stdout for --json). */
+static void
+emit_json(int fd, const struct result *r)
+{
+	cJSON	*j = result_json(r);
+	char	*s = cJSON_PrintUnformatted(j);
+	size_t	 n = strlen(s);
+
+	s = xrealloc(s, n + 2);
+	s[n++] = '\n';
+	(void)write_full(fd, s, n);
+	free(s);
+	cJSON_Delete(j);
+}
+
+int
+cmd_exec(int argc, char **argv)
+{
+	struct engine_opts	 o;
+	struct result		 r = RESULT_INIT;
+	struct config		 cfg;
+	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
+	const char		*profile = NULL;
+	char			*cause = NULL;
+	bool			 json = false, quiet = false;
+	int			 network = -1;	/* -1: as configured */
+	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
+	double			 timeout = -1, limit = -1;
+
+	engine_opts_init(&o);
+	config_init(&cfg);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'p': project = optarg; break;
+		case 'C': cwd = optarg; break;
+		case 'n': network = 1; break;
+		case OPT_NO_NETWORK: network = 0; break;
+		case 'w': strv_push(&rw, optarg); break;
+		case 'r': strv_push(&ro, optarg); break;
+		case OPT_HIDE: strv_push(&hide, optarg); break;
+		case 't':
+			if (parse_number(optarg, "--timeout", 1e7, &timeout))
+				goto out;
+			break;
+		case 'j': json = true; break;
+		case 'q': quiet = true; break;
+		case OPT_JSON_FD:
+			if ((json_fd = parse_fd(optarg, "--json-fd")) < 0)
+				goto out;
+			break;
+		case OPT_EVENTS_FD:
+			if ((o.events_fd = parse_fd(optarg, "--events-fd")) < 0)
+				goto out;
+			break;
+		case OPT_NO_MONITOR: o.monitor = false; break;
+		case OPT_NO_OBSERVE: o.observe = false; break;
+		case OPT_OUTPUT_LIMIT:
+			if (parse_number(optarg, "--output-limit", 1e12,
+			    &limit))
+				goto out;
+			break;
+		case OPT_CONFIG: cfgfile = optarg; break;
+		case OPT_COMMAND:
+			free(o.command);
+			o.command = xstrdup(optarg);
+			break;
+		case OPT_PROFILE: profile = optarg; break;
+		case 'h':
+			exec_usage(stdout);
+			status = 0;
+			goto out;
+		default:
+			exec_usage(stderr);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "bwgate: exec: no command given\n");
+		exec_usage(stderr);
+		goto out;
+	}
+	/* The console runs us: die with it (and take the sandbox along). */
+	if (json_fd >= 0)
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (config_load(&cfg, cfgfile, &cause) != 0 ||
+	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		goto out;
+	}
+	config_apply(&cfg, &o.policy);
+	if (profile != NULL) {
+		struct allowlist *al = allowlist_load_profiles(
+		    o.policy.project, &cause);
+
+		if (al == NULL || allowlist_profile_apply(al, profile,
+		    &o.policy, &cause) != 0) {
+			fprintf(stderr, "bwgate: %s\n", cause);
+			allowlist_free(al);
+			goto out;
+		}
+		allowlist_free(al);
+	}
+	if (network >= 0)
+		o.policy.network = network == 1;
+	strv_copy(&o.policy.rw_paths, &rw);
+	strv_copy(&o.policy.ro_paths, &ro);
+	strv_copy(&o.policy.hide_paths, &hide);
+	strv_copy(&o.exclude, &cfg.exclude);
+	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
+	    cfg.timeout_s * 1000;
+	o.grace_ms = cfg.grace_ms;
+	o.output_limit = limit >= 0 ? (size_t)limit : cfg.output_limit;
+	o.passthrough = !json;
+	for (int i = optind; i < argc; i++)
+		strv_push(&o.argv, argv[i]);
+
+	engine_run(&o, &r);
+	status = result_exit_status(&r);
+	if (json)
+		emit_json(1, &r);
+	if (json_fd >= 0)
+		emit_json(json_fd, &r);
+	if (!json && (!quiet || r.error != NULL))
+		result_print_summary(stderr, &r);
+	else if (json && r.error != NULL)
+		fprintf(stderr, "bwgate: %s\n", r.error);
+out:
+	free(cause);
+	strv_release(&rw);
+	strv_release(&ro);
+	strv_release(&hide);
+	config_release(&cfg);
+	result_release(&r);
+	engine_opts_release(&o);
+	return status;
+}

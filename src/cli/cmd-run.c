@@ -1,0 +1,343 @@
+/*
+ * cmd-run: `bwgate run [options] -- COMMAND [ARG...]`: an agent's client.
+ * Submits the command to the console, waits for the decision, streams the
+ * command's output live, prints the change report on stderr and exits
+ * with the command's status (EXIT_DENIED when denied, 125 when the
+ * console cannot be reached). run_submit() is shared with `bwgate sh`.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "client.h"
+#include "cmd.h"
+#include "jsonutil.h"
+#include "protocol.h"
+#include "xalloc.h"
+
+#define RUN_LIST_MAX	20	/* paths listed per kind in the summary */
+#define RUN_QUIET_MS	200	/* before saying we wait for approval */
+
+static const struct option run_options[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "cwd", required_argument, NULL, 'C' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "agent", required_argument, NULL, 'A' },
+	{ "network", no_argument, NULL, 'n' },
+	{ "rw", required_argument, NULL, 'w' },
+	{ "ro", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+run_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate run [--socket PATH] [--cwd DIR] "
+	    "[--timeout SECONDS] [--json]\n"
+	    "                  [--agent NAME] [--network] [--rw PATH]... "
+	    "[--ro PATH]... -- COMMAND [ARG...]\n");
+}
+
+
+/* Does the console say something within ms milliseconds? */
+static bool
+run_readable(struct client *cl, int ms)
+{
+	struct pollfd	pfd = { client_fd(cl), POLLIN, 0 };
+
+	return poll(&pfd, 1, ms) > 0;
+}
+
+/* One "output" message to our stdout or stderr. */
+static void
+run_output(const cJSON *j)
+{
+	const cJSON	*stream = cJSON_GetObjectItem(j, "stream");
+	const cJSON	*data = cJSON_GetObjectItem(j, "data");
+	const cJSON	*b64 = cJSON_GetObjectItem(j, "data_base64");
+	int		 fd;
+	struct buf	 b = BUF_INIT;
+
+	fd = cJSON_IsString(stream) &&
+	    strcmp(stream->valuestring, "stderr") == 0 ? 2 : 1;
+	if (cJSON_IsString(data))
+		(void)write_full(fd, data->valuestring, strlen(data->valuestring));
+	else if (cJSON_IsString(b64) &&
+	    proto_base64_decode(b64->valuestring, &b) == 0)
+		(void)write_full(fd, b.data, b.len);
+	buf_release(&b);
+}
+
+/* A list of paths from the change report. */
+static void
+run_print_list(const cJSON *ch, const char *name, const char *mark)
+{
+	const cJSON	*a = cJSON_GetObjectItem(ch, name), *e;
+	int		 i = 0, n = cJSON_GetArraySize(a);
+
+	cJSON_ArrayForEach(e, a) {
+		if (i++ == RUN_LIST_MAX) {
+			fprintf(stderr, "bwgate:   ... and %d more\n",
+			    n - RUN_LIST_MAX);
+			break;
+		}
+		if (cJSON_IsString(e))
+			fprintf(stderr, "bwgate:   %s %s\n", mark,
+			    e->valuestring);
+		else if (cJSON_IsObject(e))
+			fprintf(stderr, "bwgate:   %s %s -> %s\n", mark,
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "from")), cJSON_GetStringValue(
+			    cJSON_GetObjectItem(e, "to")));
+	}
+}
+
+/* The change report summary on stderr. */
+static void
+run_summary(const cJSON *res)
+{
+	const cJSON	*rep = cJSON_GetObjectItem(res, "report");
+	const cJSON	*state = cJSON_GetObjectItem(res, "state");
+	const cJSON	*ch, *v, *e;
+	const char	*s, *note;
+
+	s = cJSON_GetStringValue(state);
+	note = cJSON_GetStringValue(cJSON_GetObjectItem(res, "note"));
+	if (s != NULL && strcmp(s, "finished") != 0)
+		fprintf(stderr, "bwgate: request %s%s%s\n", s,
+		    note != NULL ? ": " : "", note != NULL ? note : "");
+	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"))) !=
+	    NULL)
+		fprintf(stderr, "bwgate: %s\n", s);
+	if (!cJSON_IsObject(rep))
+		return;
+	ch = cJSON_GetObjectItem(rep, "changes");
+	if (cJSON_IsObject(ch)) {
+		int c = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created"));
+		int m = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));
+		int d = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
+		int r = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
+
+		if (c + m + d + r == 0)
+			fprintf(stderr, "bwgate: no changes in the project\n");
+		else
+			fprintf(stderr, "bwgate: %d created, %d modified, %d "
+			    "deleted, %d renamed\n", c, m, d, r);
+		run_print_list(ch, "created", "+");
+		run_print_list(ch, "modified", "~");
+		run_print_list(ch, "deleted", "-");
+		run_print_list(ch, "renamed", ">");
+	}
+	v = cJSON_GetObjectItem(rep, "violations");
+	cJSON_ArrayForEach(e, v) {
+		fprintf(stderr, "bwgate: refused %s '%s' (%s): %s\n",
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||
+	    cJSON_IsTrue(cJSON_GetObjectItem(rep, "stderr_truncated")))
+		fprintf(stderr, "bwgate: output was truncated in the report\n");
+}
+
+/* Submit one command and follow it to its end; returns the exit status. */
+int
+run_submit(const struct run_request *rq)
+{
+	struct client	*cl;
+	char		*path, *cause = NULL, *cwd = NULL;
+	cJSON		*j, *msg;
+	const char	*type, *s;
+	bool		 waiting = false;
+	int		 status = EXIT_BWGATE_FAILED;
+	double		 id = 0;
+
+	if ((path = client_socket_path(rq->socket, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s; %s\n", cause,
+		    client_start_hint());
+		free(cause);
+		return EXIT_BWGATE_FAILED;
+	}
+	cl = client_connect(path, &cause);
+	free(path);
+	if (cl == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		free(cause);
+		return EXIT_BWGATE_FAILED;
+	}
+	if (rq->cwd == NULL && (cwd = getcwd(NULL, 0)) == NULL) {
+		fprintf(stderr, "bwgate: cannot get the current directory: "
+		    "%s\n", strerror(errno));
+		client_free(cl);
+		return EXIT_BWGATE_FAILED;
+	}
+
+	msg = cJSON_CreateObject();
+	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
+	cJSON_AddStringToObject(msg, "type", "submit");
+	cJSON_AddStringToObject(msg, "tag", "run");
+	if (rq->command != NULL)
+		cJSON_AddStringToObject(msg, "command", rq->command);
+	else
+		cJSON_AddItemToObject(msg, "argv", json_strv(&rq->argv));
+	cJSON_AddStringToObject(msg, "cwd", rq->cwd != NULL ? rq->cwd : cwd);
+	if (rq->agent != NULL)
+		cJSON_AddStringToObject(msg, "agent", rq->agent);
+	if (rq->timeout_s > 0)
+		cJSON_AddNumberToObject(msg, "timeout", rq->timeout_s);
+	if (rq->network)
+		cJSON_AddBoolToObject(msg, "network", true);
+	if (rq->rw.n > 0)
+		cJSON_AddItemToObject(msg, "rw", json_strv(&rq->rw));
+	if (rq->ro.n > 0)
+		cJSON_AddItemToObject(msg, "ro", json_strv(&rq->ro));
+	free(cwd);
+	if (client_send(cl, msg, &cause) != 0) {
+		char *why = client_refusal(cl);
+
+		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
+		free(why);
+		free(cause);
+		client_free(cl);
+		return EXIT_BWGATE_FAILED;
+	}
+
+	while ((j = client_recv(cl, &cause)) != NULL) {
+		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		if (type == NULL)
+			type = "";
+		if (strcmp(type, "queued") == 0) {
+			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "verdict"));
+			/* Say we wait only if no decision follows at once
+			   (headless consoles decide immediately). */
+			if (!client_buffered(cl) && !run_readable(cl,
+			    RUN_QUIET_MS)) {
+				waiting = true;
+				fprintf(stderr, "bwgate: request %.0f is "
+				    "waiting for approval (%s: %s)\n", id, s,
+				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+				    "reason")));
+			}
+		} else if (strcmp(type, "decided") == 0) {
+			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "decision"));
+			if (s != NULL && strcmp(s, "denied") == 0) {
+				s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+				    "note"));
+				fprintf(stderr, "bwgate: denied by %s%s%s\n",
+				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+				    "by")), s != NULL ? ": " : "",
+				    s != NULL ? s : "");
+				status = EXIT_DENIED;
+				cJSON_Delete(j);
+				break;
+			}
+			if (waiting)
+				fprintf(stderr, "bwgate: request %.0f "
+				    "approved\n", id);
+		} else if (strcmp(type, "output") == 0) {
+			if (!rq->json)
+				run_output(j);
+		} else if (strcmp(type, "result") == 0) {
+			if (rq->json) {
+				char *t = json_line(cJSON_GetObjectItem(j,
+				    "report"));
+
+				printf("%s\n", t);
+				fflush(stdout);
+				free(t);
+			} else
+				run_summary(j);
+			status = (int)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(j, "exit_status"));
+			if (status < 0 || status > 255)
+				status = EXIT_BWGATE_FAILED;
+			cJSON_Delete(j);
+			break;
+		} else if (strcmp(type, "withdrawn") == 0) {
+			fprintf(stderr, "bwgate: request withdrawn: %s\n",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "note")));
+			cJSON_Delete(j);
+			break;
+		} else if (strcmp(type, "error") == 0) {
+			fprintf(stderr, "bwgate: %s\n",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "message")));
+			cJSON_Delete(j);
+			break;
+		}
+		cJSON_Delete(j);
+	}
+	if (j == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
+		    "the console closed the connection before the command "
+		    "finished");
+		free(cause);
+	}
+	client_free(cl);
+	return status;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	struct run_request	rq = RUN_REQUEST_INIT;
+	char			*end;
+	long			 v;
+	int			 c, status;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+s:C:t:jA:nw:r:h", run_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 's': rq.socket = optarg; break;
+		case 'C': rq.cwd = optarg; break;
+		case 't':
+			v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 1 ||
+			    v > 7 * 24 * 3600) {
+				fprintf(stderr, "bwgate: --timeout: invalid "
+				    "value '%s'\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			rq.timeout_s = (int)v;
+			break;
+		case 'j': rq.json = true; break;
+		case 'A': rq.agent = optarg; break;
+		case 'n': rq.network = true; break;
+		case 'w': strv_push(&rq.rw, optarg); break;
+		case 'r': strv_push(&rq.ro, optarg); break;
+		case 'h':
+			run_usage(stdout);
+			return 0;
+		default:
+			run_usage(stderr);
+			return EXIT_BWGATE_FAILED;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "bwgate: run: no command given\n");
+		run_usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	for (int i = optind; i < argc; i++)
+		strv_push(&rq.argv, argv[i]);
+	status = run_submit(&rq);
+	strv_release(&rq.argv);
+	strv_release(&rq.rw);
+	strv_release(&rq.ro);
+	return status;
+}

@@ -1,0 +1,217 @@
+/* client: socket paths, the socket directory, and a blocking JSON-lines
+   connection for the small clients. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "client.h"
+#include "jsonutil.h"
+#include "path.h"
+#include "rundir.h"
+#include "xalloc.h"
+
+#define CLIENT_MAX_LINE	(256 * 1024 * 1024)
+
+struct client {
+	int			fd;
+	struct proto_reader	rd;
+	bool			eof;
+};
+
+/* How to get a console going. */
+const char *
+client_start_hint(void)
+{
+	return "start one with 'bwgate' (or 'bwgate --headless') in the "
+	    "project and export the BWGATE_SOCKET it prints";
+}
+
+/* Where the agent socket is. */
+char *
+client_socket_path(const char *opt, char **cause)
+{
+	const char		*env = getenv("BWGATE_SOCKET");
+	_cleanup_free_ char	*dir = NULL;
+
+	if (opt != NULL && *opt != '\0')
+		return xstrdup(opt);
+	if (env != NULL && *env != '\0')
+		return xstrdup(env);
+	if ((dir = rundir_get(false, cause)) == NULL)
+		return NULL;
+	return path_join(dir, "agent.sock");
+}
+
+/* The control socket beside an agent socket. */
+char *
+client_control_path(const char *agent)
+{
+	const char	*base = strrchr(agent, '/');
+	size_t		 dirlen, n;
+
+	base = base == NULL ? agent : base + 1;
+	dirlen = (size_t)(base - agent);
+	n = strlen(base);
+	if (strcmp(base, "agent.sock") == 0)
+		return xasprintf("%.*scontrol.sock", (int)dirlen, agent);
+	if (n > 5 && strcmp(base + n - 5, ".sock") == 0)
+		return xasprintf("%.*s.control.sock", (int)(strlen(agent) - 5),
+		    agent);
+	return xasprintf("%s.control", agent);
+}
+
+/* Connect to a console socket. */
+struct client *
+client_connect(const char *path, char **cause)
+{
+	struct sockaddr_un	 sun;
+	struct client		*cl;
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path) {
+		*cause = xasprintf("socket path '%s' is too long", path);
+		return NULL;
+	}
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*cause = xasprintf("cannot create a socket: %s",
+		    strerror(errno));
+		return NULL;
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		*cause = xasprintf("no console at '%s': %s; %s", path,
+		    strerror(errno), client_start_hint());
+		close(fd);
+		return NULL;
+	}
+	cl = xcalloc(1, sizeof *cl);
+	cl->fd = fd;
+	cl->rd = (struct proto_reader)PROTO_READER_INIT;
+	cl->rd.max = CLIENT_MAX_LINE;
+	return cl;
+}
+
+/* The connection's descriptor (for poll). */
+int
+client_fd(const struct client *cl)
+{
+	return cl->fd;
+}
+
+/* Send one message. */
+int
+client_send(struct client *cl, cJSON *j, char **cause)
+{
+	_cleanup_free_ char	*line = proto_encode(j);
+	size_t			 len = strlen(line), off = 0;
+	ssize_t			 n;
+
+	while (off < len) {
+		n = send(cl->fd, line + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*cause = xasprintf("cannot send to the console: %s",
+			    strerror(errno));
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* Read the next message (blocking). */
+cJSON *
+client_recv(struct client *cl, char **cause)
+{
+	char	 buf[65536], *line;
+	size_t	 len;
+	ssize_t	 n;
+	cJSON	*j;
+
+	*cause = NULL;
+	for (;;) {
+		switch (proto_reader_next(&cl->rd, &line, &len)) {
+		case PROTO_LINE_OK:
+			j = cJSON_ParseWithLength(line, len);
+			if (j == NULL || !cJSON_IsObject(j)) {
+				cJSON_Delete(j);
+				*cause = xstrdup("the console sent malformed "
+				    "JSON");
+				return NULL;
+			}
+			return j;
+		case PROTO_LINE_TOO_LONG:
+			*cause = xstrdup("the console sent an overlong line");
+			return NULL;
+		case PROTO_LINE_NONE:
+			break;
+		}
+		if (cl->eof) {
+			if (proto_reader_pending(&cl->rd) != 0)
+				*cause = xstrdup("the console closed the "
+				    "connection mid-message");
+			return NULL;
+		}
+		n = read(cl->fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*cause = xasprintf("cannot read from the console: %s",
+			    strerror(errno));
+			return NULL;
+		}
+		if (n == 0)
+			cl->eof = true;
+		else
+			proto_reader_feed(&cl->rd, buf, (size_t)n);
+	}
+}
+
+/* Read what the console said before it closed the connection. */
+char *
+client_refusal(struct client *cl)
+{
+	char		*cause = NULL, *msg = NULL;
+	const char	*t;
+	cJSON		*j;
+
+	while (msg == NULL && (j = client_recv(cl, &cause)) != NULL) {
+		t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		if (t != NULL && strcmp(t, "error") == 0)
+			msg = xstrdup(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "message")));
+		cJSON_Delete(j);
+	}
+	free(cause);
+	return msg;
+}
+
+/* Unread bytes are buffered. */
+bool
+client_buffered(const struct client *cl)
+{
+	return proto_reader_pending(&cl->rd) != 0;
+}
+
+/* Close the connection. */
+void
+client_free(struct client *cl)
+{
+	if (cl == NULL)
+		return;
+	close(cl->fd);
+	proto_reader_release(&cl->rd);
+	free(cl);
+}

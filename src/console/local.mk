@@ -1,0 +1,10 @@
+# console: the protocol codec, the request queue, the audit log, the
+# server and its clients' connection.
+noinst_LIBRARIES += %D%/libconsole.a
+%C%_libconsole_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+%C%_libconsole_a_SOURCES = \
+	%D%/protocol.c %D%/protocol.h \
+	%D%/queue.c %D%/queue.h \
+	%D%/audit.c %D%/audit.h \
+	%D%/client.c %D%/client.h \
+	%D%/console.c %D%/console.h

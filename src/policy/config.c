@@ -1,0 +1,273 @@
+/*
+ * config: read bwgate's JSON settings, validate them, apply them.
+ *
+ * Unknown keys and wrong types are errors (naming file and key), so a typo
+ * never silently weakens or widens the sandbox.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "jsonutil.h"
+#include "path.h"
+#include "xalloc.h"
+
+#define DEFAULT_OUTPUT_LIMIT	(1024 * 1024)
+#define DEFAULT_GRACE_MS	2000
+
+enum config_type { CT_BOOL, CT_STRV, CT_SIZE, CT_INT, CT_UIDS };
+
+/* The settings a file may carry: key -> type -> field. */
+struct config_key {
+	const char		*section;	/* NULL: top level */
+	const char		*key;
+	enum config_type	 type;
+	size_t			 offset;
+};
+
+#define F(f)	offsetof(struct config, f)
+static const struct config_key config_keys[] = {
+	{ "sandbox", "protected", CT_STRV, F(protected) },
+	{ "sandbox", "env", CT_STRV, F(env_pass) },
+	{ "sandbox", "writable", CT_STRV, F(rw_paths) },
+	{ "sandbox", "readonly", CT_STRV, F(ro_paths) },
+	{ "sandbox", "hidden", CT_STRV, F(hide_paths) },
+	{ "sandbox", "network", CT_BOOL, F(network) },
+	{ "sandbox", "allow_nested_sandboxes", CT_BOOL, F(allow_userns) },
+	{ "sandbox", "allow_debuggers", CT_BOOL, F(allow_ptrace) },
+	{ NULL, "exclude", CT_STRV, F(exclude) },
+	{ NULL, "output_limit", CT_SIZE, F(output_limit) },
+	{ NULL, "timeout", CT_INT, F(timeout_s) },
+	{ NULL, "grace_ms", CT_INT, F(grace_ms) },
+	{ "console", "allowed_uids", CT_UIDS, 0 },
+};
+#undef F
+
+static const char *const config_sections[] = { "sandbox", "console", NULL };
+
+void
+config_init(struct config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->output_limit = DEFAULT_OUTPUT_LIMIT;
+	c->grace_ms = DEFAULT_GRACE_MS;
+}
+
+void
+config_release(struct config *c)
+{
+	strv_release(&c->protected);
+	strv_release(&c->env_pass);
+	strv_release(&c->rw_paths);
+	strv_release(&c->ro_paths);
+	strv_release(&c->hide_paths);
+	strv_release(&c->exclude);
+	strv_release(&c->files);
+	free(c->allowed_uids);
+	memset(c, 0, sizeof *c);
+}
+
+const char *
+config_datadir(void)
+{
+	const char	*d = getenv("BWGATE_DATADIR");
+
+	return d != NULL && d[0] == '/' ? d : PKGDATADIR;
+}
+
+/* $ENV/bwgate, or $HOME/FALLBACK/bwgate. */
+static char *
+xdg_dir(const char *env, const char *fallback)
+{
+	const char	*v = getenv(env), *home = getenv("HOME");
+
+	if (v != NULL && v[0] == '/')
+		return path_join(v, "bwgate");
+	if (home == NULL || home[0] != '/')
+		home = "/";
+	return xasprintf("%s/%s/bwgate", strcmp(home, "/") == 0 ? "" : home,
+	    fallback);
+}
+
+char *
+config_user_dir(void)
+{
+	return xdg_dir("XDG_CONFIG_HOME", ".config");
+}
+
+char *
+config_state_dir(void)
+{
+	return xdg_dir("XDG_STATE_HOME", ".local/state");
+}
+
+static const struct config_key *
+config_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < sizeof config_keys / sizeof config_keys[0];
+	    i++) {
+		const struct config_key *k = &config_keys[i];
+
+		if (((k->section == NULL && section == NULL) ||
+		    (k->section != NULL && section != NULL &&
+		    strcmp(k->section, section) == 0)) &&
+		    strcmp(k->key, key) == 0)
+			return k;
+	}
+	return NULL;
+}
+
+static int
+config_set(struct config *c, const struct config_key *k, const cJSON *v,
+    const char *file, char **cause)
+{
+	void		*field = (char *)c + k->offset;
+	const cJSON	*e;
+
+	switch (k->type) {
+	case CT_BOOL:
+		if (!cJSON_IsBool(v))
+			goto bad;
+		*(bool *)field = cJSON_IsTrue(v);
+		return 0;
+	case CT_STRV:
+		if (!cJSON_IsArray(v))
+			goto bad;
+		cJSON_ArrayForEach(e, v)
+			if (!cJSON_IsString(e))
+				goto bad;
+		json_get_strv(v, field);
+		return 0;
+	case CT_SIZE:
+	case CT_INT:
+		if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+		    v->valuedouble > 1e12)
+			goto bad;
+		if (k->type == CT_SIZE)
+			*(size_t *)field = (size_t)v->valuedouble;
+		else
+			*(int *)field = (int)v->valuedouble;
+		return 0;
+	case CT_UIDS:
+		if (!cJSON_IsArray(v))
+			goto bad;
+		cJSON_ArrayForEach(e, v) {
+			if (!cJSON_IsNumber(e) || e->valuedouble < 0)
+				goto bad;
+			c->allowed_uids = xreallocarray(c->allowed_uids,
+			    c->nallowed_uids + 1, sizeof *c->allowed_uids);
+			c->allowed_uids[c->nallowed_uids++] =
+			    (uid_t)e->valuedouble;
+		}
+		return 0;
+	}
+bad:
+	*cause = xasprintf("%s: key '%s%s%s' has the wrong type", file,
+	    k->section ? k->section : "", k->section ? "." : "", k->key);
+	return -1;
+}
+
+int
+config_load_file(struct config *c, const char *path, char **cause)
+{
+	cJSON		*j, *top, *item;
+	int		 rc = -1;
+
+	if ((j = json_load_file(path, cause)) == NULL)
+		return -1;
+	if (!cJSON_IsObject(j)) {
+		*cause = xasprintf("%s: not a JSON object", path);
+		goto out;
+	}
+	cJSON_ArrayForEach(top, j) {
+		const struct config_key *k;
+		bool section = false;
+
+		if (strcmp(top->string, "comment") == 0)
+			continue;
+		for (const char *const *s = config_sections; *s; s++)
+			if (strcmp(*s, top->string) == 0)
+				section = true;
+		if (!section) {
+			if ((k = config_find(NULL, top->string)) == NULL) {
+				*cause = xasprintf("%s: unknown key '%s'", path,
+				    top->string);
+				goto out;
+			}
+			if (config_set(c, k, top, path, cause) != 0)
+				goto out;
+			continue;
+		}
+		if (!cJSON_IsObject(top)) {
+			*cause = xasprintf("%s: '%s' must be an object", path,
+			    top->string);
+			goto out;
+		}
+		cJSON_ArrayForEach(item, top) {
+			k = config_find(top->string, item->string);
+			if (k == NULL) {
+				*cause = xasprintf("%s: unknown key '%s.%s'",
+				    path, top->string, item->string);
+				goto out;
+			}
+			if (config_set(c, k, item, path, cause) != 0)
+				goto out;
+		}
+	}
+	strv_push(&c->files, path);
+	rc = 0;
+out:
+	cJSON_Delete(j);
+	return rc;
+}
+
+int
+config_load(struct config *c, const char *explicit, char **cause)
+{
+	char		*shipped, *user, *dir;
+	struct stat	 st;
+	int		 rc = 0;
+
+	shipped = path_join(config_datadir(), "config.json");
+	if (stat(shipped, &st) == 0)
+		rc = config_load_file(c, shipped, cause);
+	free(shipped);
+	if (rc != 0)
+		return -1;
+	dir = config_user_dir();
+	user = path_join(dir, "config.json");
+	free(dir);
+	if (stat(user, &st) == 0)
+		rc = config_load_file(c, user, cause);
+	free(user);
+	if (rc != 0)
+		return -1;
+	if (explicit != NULL)
+		return config_load_file(c, explicit, cause);
+	return 0;
+}
+
+void
+config_apply(const struct config *c, struct sandbox_policy *pol)
+{
+	strv_copy(&pol->protected, &c->protected);
+	strv_copy(&pol->env_pass, &c->env_pass);
+	for (size_t i = 0; i < c->rw_paths.n; i++) {
+		char *p = path_expand_home(c->rw_paths.v[i]);
+
+		strv_push_owned(&pol->rw_paths, p);
+	}
+	for (size_t i = 0; i < c->ro_paths.n; i++)
+		strv_push_owned(&pol->ro_paths,
+		    path_expand_home(c->ro_paths.v[i]));
+	for (size_t i = 0; i < c->hide_paths.n; i++)
+		strv_push_owned(&pol->hide_paths,
+		    path_expand_home(c->hide_paths.v[i]));
+	pol->network = pol->network || c->network;
+	pol->allow_userns = pol->allow_userns || c->allow_userns;
+	pol->allow_ptrace = pol->allow_ptrace || c->allow_ptrace;
+}

@@ -1,0 +1,652 @@
+/*
+ * optparse: check an argv against a command's option grammar.
+ *
+ * The check is deliberately the mirror image of GNU getopt_long with
+ * permutation: every word that starts with '-' (other than "-" itself) up
+ * to "--" is an option, short options bundle ("-rn"), a short option that
+ * takes a value swallows the rest of its word or the next word, and a long
+ * option may be abbreviated when the command accepts that, in which case
+ * the abbreviation must be unambiguous against the full table. Anything
+ * the table does not know is refused: being stricter than the command is
+ * safe, being looser is not. In particular an abbreviation that could
+ * stand for a forbidden option is refused even when the command would
+ * call it ambiguous.
+ */
+#include "autoconf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optparse.h"
+#include "xalloc.h"
+
+/* Script checkers, by name (used by "script" in a rule). */
+struct opt_checker {
+	const char	*name;
+	int		(*check)(const char *, char **);
+};
+
+static int	 opt_sed_print(const char *, char **);
+
+static const struct opt_checker opt_checkers[] = {
+	{ "sed-print", opt_sed_print },
+};
+
+/* Names of value kinds as written in rule files. */
+static const char *const opt_kind_names[] = {
+	[OPT_KIND_ARG] = "ARG",
+	[OPT_KIND_FILE] = "FILE",
+	[OPT_KIND_WFILE] = "WFILE",
+	[OPT_KIND_PROG] = "PROG",
+	[OPT_KIND_SCRIPT] = "SCRIPT",
+};
+
+/* Set up an empty grammar. */
+void
+opt_grammar_init(struct opt_grammar *g)
+{
+	memset(g, 0, sizeof *g);
+	g->style = OPT_STYLE_GNU;
+	g->abbrev = true;
+	g->permute = true;
+	g->max_operands = -1;
+}
+
+/* Free one option spec. */
+void
+opt_spec_release(struct opt_spec *s)
+{
+	strv_release(&s->names);
+	free(s->forbidden);
+	s->forbidden = NULL;
+}
+
+/* Free a grammar and its subcommands. */
+void
+opt_grammar_release(struct opt_grammar *g)
+{
+	size_t	i;
+
+	for (i = 0; i < g->nspecs; i++)
+		opt_spec_release(&g->specs[i]);
+	free(g->specs);
+	strv_release(&g->required);
+	free(g->script);
+	for (i = 0; i < g->nsubs; i++) {
+		free(g->subs[i].name);
+		opt_grammar_release(&g->subs[i].g);
+	}
+	free(g->subs);
+	opt_grammar_init(g);
+}
+
+/* Is name a well-formed option name for this style? */
+static bool
+opt_name_valid(const char *name, enum opt_style style)
+{
+	const char	*p;
+
+	if (name[0] != '-' || name[1] == '\0')
+		return false;
+	if (style == OPT_STYLE_GNU) {
+		if (name[1] != '-')
+			return name[2] == '\0' && name[1] != '=' &&
+			    isgraph((unsigned char)name[1]);
+		p = name + 2;
+	} else
+		p = name + 1;
+	if (*p == '\0')
+		return false;
+	for (; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+			return false;
+	return true;
+}
+
+/* Parse one spec string into s. */
+int
+opt_spec_parse(const char *text, enum opt_style style, struct opt_spec *s,
+    char **cause)
+{
+	char		*copy, *names, *kind = NULL, *name, *last;
+	size_t		 len, i;
+
+	memset(s, 0, sizeof *s);
+	copy = xstrdup(text);
+	names = copy;
+	len = strlen(copy);
+	s->arg = OPT_ARG_NONE;
+	if (len > 3 && copy[len - 1] == ']' && strstr(copy, "[=") != NULL) {
+		copy[len - 1] = '\0';
+		kind = strstr(copy, "[=");
+		*kind = '\0';
+		kind += 2;
+		s->arg = OPT_ARG_OPTIONAL;
+	} else if ((kind = strchr(copy, '=')) != NULL) {
+		*kind++ = '\0';
+		s->arg = OPT_ARG_REQUIRED;
+	}
+	s->kind = OPT_KIND_ARG;
+	if (kind != NULL) {
+		for (i = 0; i < sizeof opt_kind_names / sizeof *opt_kind_names;
+		    i++) {
+			if (strcmp(kind, opt_kind_names[i]) == 0)
+				break;
+		}
+		if (i == sizeof opt_kind_names / sizeof *opt_kind_names) {
+			*cause = xasprintf("option \"%s\": unknown value kind "
+			    "\"%s\" (ARG, FILE, WFILE, PROG or SCRIPT)", text,
+			    kind);
+			free(copy);
+			return -1;
+		}
+		s->kind = i;
+	}
+	for (name = strtok_r(names, "|", &last); name != NULL;
+	    name = strtok_r(NULL, "|", &last)) {
+		if (!opt_name_valid(name, style)) {
+			*cause = xasprintf("option \"%s\": \"%s\" is not an "
+			    "option name", text, name);
+			opt_spec_release(s);
+			free(copy);
+			return -1;
+		}
+		strv_push(&s->names, name);
+	}
+	free(copy);
+	if (s->names.n == 0) {
+		*cause = xasprintf("option \"%s\": no option name", text);
+		return -1;
+	}
+	return 0;
+}
+
+/* Find the spec with exactly this name. */
+struct opt_spec *
+opt_grammar_find(const struct opt_grammar *g, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < g->nspecs; i++)
+		if (strv_contains(&g->specs[i].names, name))
+			return &g->specs[i];
+	return NULL;
+}
+
+/* Why using this spec is refused, or NULL when it is allowed. */
+static const char *
+opt_refusal(const struct opt_spec *s)
+{
+	if (s->forbidden != NULL)
+		return s->forbidden;
+	if (s->kind == OPT_KIND_WFILE)
+		return "its value is a file that is written";
+	if (s->kind == OPT_KIND_PROG)
+		return "its value is a program that is run";
+	return NULL;
+}
+
+/* Known script checker? */
+bool
+opt_script_known(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof opt_checkers / sizeof *opt_checkers; i++)
+		if (strcmp(opt_checkers[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Run the named checker. */
+int
+opt_script_check(const char *name, const char *script, char **why)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof opt_checkers / sizeof *opt_checkers; i++)
+		if (strcmp(opt_checkers[i].name, name) == 0)
+			return opt_checkers[i].check(script, why);
+	*why = xasprintf("unknown script checker \"%s\"", name);
+	return -1;
+}
+
+/*
+ * Long option lookup: exact name, else (when the command allows it) a
+ * unique prefix. A prefix of any refused option is refused outright.
+ */
+static const struct opt_spec *
+opt_find_long(const struct opt_grammar *g, const char *name, size_t len,
+    char **why)
+{
+	const struct opt_spec	*found = NULL, *s;
+	const char		*n;
+	size_t			 i, j;
+
+	for (i = 0; i < g->nspecs; i++) {
+		s = &g->specs[i];
+		for (j = 0; j < s->names.n; j++) {
+			n = s->names.v[j];
+			if (strncmp(n, name, len) == 0 && n[len] == '\0')
+				return s;
+		}
+	}
+	for (i = 0; i < g->nspecs; i++) {
+		s = &g->specs[i];
+		for (j = 0; j < s->names.n; j++) {
+			n = s->names.v[j];
+			if (n[1] != '-' || strncmp(n, name, len) != 0)
+				continue;
+			if (opt_refusal(s) != NULL) {
+				*why = xasprintf("'%.*s' may stand for '%s', "
+				    "which is refused: %s", (int)len, name, n,
+				    opt_refusal(s));
+				return NULL;
+			}
+			if (found != NULL && found != s) {
+				*why = xasprintf("'%.*s' is ambiguous",
+				    (int)len, name);
+				return NULL;
+			}
+			found = s;
+		}
+	}
+	if (found != NULL && !g->abbrev) {
+		*why = xasprintf("unknown option '%.*s' (abbreviations are "
+		    "not accepted by this command)", (int)len, name);
+		return NULL;
+	}
+	if (found == NULL)
+		*why = xasprintf("unknown option '%.*s'", (int)len, name);
+	return found;
+}
+
+/* State of one check. */
+struct opt_state {
+	const struct opt_grammar *g;
+	bool			*seen;		/* per spec */
+	bool			 script_seen;
+	struct strv		 operands;
+};
+
+/* Record a use of s with value (or NULL); -1 with why if refused. */
+static int
+opt_use(struct opt_state *st, const struct opt_spec *s, const char *shown,
+    const char *value, char **why)
+{
+	const char	*r;
+
+	if ((r = opt_refusal(s)) != NULL) {
+		*why = xasprintf("option '%s' is refused: %s", shown, r);
+		return -1;
+	}
+	st->seen[s - st->g->specs] = true;
+	if (s->kind == OPT_KIND_SCRIPT && value != NULL) {
+		st->script_seen = true;
+		if (st->g->script == NULL) {
+			*why = xasprintf("option '%s' takes a script that "
+			    "cannot be checked", shown);
+			return -1;
+		}
+		if (opt_script_check(st->g->script, value, why) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A word of all digits after '-'? */
+static bool
+opt_is_numeric(const char *w)
+{
+	if (w[0] != '-' || !isdigit((unsigned char)w[1]))
+		return false;
+	for (w++; *w != '\0'; w++)
+		if (!isdigit((unsigned char)*w))
+			return false;
+	return true;
+}
+
+/* Check a bundle of short options "-abc"; *i may advance for a value. */
+static int
+opt_short(struct opt_state *st, const char *const *argv, size_t argc,
+    size_t *i, char **why)
+{
+	const char		*w = argv[*i], *value;
+	const struct opt_spec	*s;
+	char			 name[3] = { '-', 0, 0 };
+	size_t			 k;
+
+	for (k = 1; w[k] != '\0'; k++) {
+		name[1] = w[k];
+		if ((s = opt_grammar_find(st->g, name)) == NULL) {
+			*why = xasprintf("unknown option '%s'", name);
+			return -1;
+		}
+		if (s->arg == OPT_ARG_NONE) {
+			if (opt_use(st, s, name, NULL, why) != 0)
+				return -1;
+			continue;
+		}
+		value = w + k + 1;
+		if (*value == '\0' && s->arg == OPT_ARG_REQUIRED) {
+			if (*i + 1 >= argc) {
+				*why = xasprintf("option '%s' needs a value",
+				    name);
+				return -1;
+			}
+			value = argv[++*i];
+		}
+		return opt_use(st, s, name, value, why);
+	}
+	return 0;
+}
+
+/* Check a long option "--name[=value]"; *i may advance for a value. */
+static int
+opt_long(struct opt_state *st, const char *const *argv, size_t argc,
+    size_t *i, char **why)
+{
+	const char		*w = argv[*i], *eq, *value = NULL;
+	const struct opt_spec	*s;
+	size_t			 len;
+
+	eq = strchr(w, '=');
+	len = eq != NULL ? (size_t)(eq - w) : strlen(w);
+	if ((s = opt_find_long(st->g, w, len, why)) == NULL)
+		return -1;
+	if (eq != NULL) {
+		if (s->arg == OPT_ARG_NONE) {
+			*why = xasprintf("option '%.*s' takes no value",
+			    (int)len, w);
+			return -1;
+		}
+		value = eq + 1;
+	} else if (s->arg == OPT_ARG_REQUIRED) {
+		if (*i + 1 >= argc) {
+			*why = xasprintf("option '%s' needs a value", w);
+			return -1;
+		}
+		value = argv[++*i];
+	}
+	return opt_use(st, s, s->names.v[s->names.n - 1], value, why);
+}
+
+/* Check a find-style word "-name" (exact match only). */
+static int
+opt_find_word(struct opt_state *st, const char *const *argv, size_t argc,
+    size_t *i, char **why)
+{
+	const struct opt_spec	*s;
+	const char		*value = NULL;
+
+	if ((s = opt_grammar_find(st->g, argv[*i])) == NULL) {
+		*why = xasprintf("unknown expression '%s'", argv[*i]);
+		return -1;
+	}
+	if (s->arg != OPT_ARG_NONE && opt_refusal(s) == NULL) {
+		if (*i + 1 >= argc) {
+			*why = xasprintf("'%s' needs a value", argv[*i]);
+			return -1;
+		}
+		value = argv[++*i];
+	}
+	return opt_use(st, s, argv[*i - (value != NULL)], value, why);
+}
+
+static int	opt_check_from(const struct opt_grammar *, const char *const *,
+		    size_t, char **);
+
+/* After all words: required options, operand counts, script operand. */
+static int
+opt_finish(struct opt_state *st, char **why)
+{
+	const struct opt_grammar	*g = st->g;
+	const struct opt_spec		*s;
+	size_t				 i, first = 0;
+
+	for (i = 0; i < g->required.n; i++) {
+		s = opt_grammar_find(g, g->required.v[i]);
+		if (s == NULL || !st->seen[s - g->specs]) {
+			*why = xasprintf("option '%s' is required",
+			    g->required.v[i]);
+			return -1;
+		}
+	}
+	if (g->script != NULL && !st->script_seen) {
+		if (st->operands.n == 0) {
+			*why = xstrdup("no script given");
+			return -1;
+		}
+		if (opt_script_check(g->script, st->operands.v[0], why) != 0)
+			return -1;
+		first = 1;
+	}
+	if (st->operands.n - first < (size_t)g->min_operands) {
+		*why = xasprintf("needs at least %d operand%s",
+		    g->min_operands, g->min_operands == 1 ? "" : "s");
+		return -1;
+	}
+	if (g->max_operands >= 0 &&
+	    st->operands.n - first > (size_t)g->max_operands) {
+		*why = xasprintf("at most %d operand%s allowed (an extra "
+		    "operand may be a file that is written)", g->max_operands,
+		    g->max_operands == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
+/* The body of opt_check. */
+static int
+opt_check_from(const struct opt_grammar *g, const char *const *argv,
+    size_t argc, char **why)
+{
+	struct opt_state	 st;
+	const char		*w;
+	bool			 options = true;
+	size_t			 i, j;
+	int			 rc = -1;
+
+	memset(&st, 0, sizeof st);
+	st.g = g;
+	st.seen = xcalloc(g->nspecs + 1, sizeof *st.seen);
+	for (i = 0; i < argc; i++) {
+		w = argv[i];
+		if (!options || w[0] != '-' || w[1] == '\0') {
+			if (g->nsubs > 0) {
+				for (j = 0; j < g->nsubs; j++)
+					if (strcmp(g->subs[j].name, w) == 0)
+						break;
+				if (j == g->nsubs) {
+					*why = xasprintf("subcommand '%s' is "
+					    "not covered", w);
+					goto out;
+				}
+				if (opt_finish(&st, why) != 0)
+					goto out;
+				rc = opt_check_from(&g->subs[j].g, argv + i + 1,
+				    argc - i - 1, why);
+				goto out;
+			}
+			strv_push(&st.operands, w);
+			if (!g->permute)
+				options = false;
+			continue;
+		}
+		if (g->style == OPT_STYLE_FIND) {
+			if (opt_find_word(&st, argv, argc, &i, why) != 0)
+				goto out;
+			continue;
+		}
+		if (strcmp(w, "--") == 0) {
+			options = false;
+			continue;
+		}
+		if (g->numeric && opt_is_numeric(w))
+			continue;
+		if (w[1] == '-') {
+			if (opt_long(&st, argv, argc, &i, why) != 0)
+				goto out;
+		} else if (opt_short(&st, argv, argc, &i, why) != 0)
+			goto out;
+	}
+	rc = opt_finish(&st, why);
+out:
+	free(st.seen);
+	strv_release(&st.operands);
+	return rc;
+}
+
+/* Check argv against g. */
+int
+opt_check(const struct opt_grammar *g, const char *const *argv, size_t argc,
+    char **why)
+{
+	*why = NULL;
+	return opt_check_from(g, argv, argc, why);
+}
+
+/*
+ * sed print scripts. Accepted: addresses (N, $, first~step, /re/ and
+ * \cREc with I/M flags, addr1,addr2, addr,+N, addr,~N, 0,/re/, "!"),
+ * blocks { }, and the commands p P = l [N] q [N] Q [N] separated by ';'
+ * or newlines. Everything else (s, y, w, W, r, R, e, a, i, c, comments,
+ * labels and branches) is refused, so no script can write, read another
+ * file or run a program.
+ */
+
+/* Skip blanks within a line. */
+static const char *
+sed_skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Parse a regex address delimited by delim at *pp (after the opener). */
+static int
+sed_regex(const char **pp, char delim)
+{
+	const char	*p = *pp;
+
+	for (; *p != '\0' && *p != delim; p++) {
+		if (*p == '\n')
+			return -1;
+		if (*p == '\\') {
+			if (p[1] == '\0' || p[1] == '\n')
+				return -1;
+			p++;
+		}
+	}
+	if (*p != delim)
+		return -1;
+	p++;
+	while (*p == 'I' || *p == 'M')
+		p++;
+	*pp = p;
+	return 0;
+}
+
+/* Parse one address at *pp; 1 if one was found, 0 if none, -1 on error. */
+static int
+sed_address(const char **pp, bool second)
+{
+	const char	*p = *pp;
+
+	if (second && (*p == '+' || *p == '~')) {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		while (isdigit((unsigned char)*p))
+			p++;
+	} else if (isdigit((unsigned char)*p)) {
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p == '~') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			while (isdigit((unsigned char)*p))
+				p++;
+		}
+	} else if (*p == '$')
+		p++;
+	else if (*p == '/') {
+		p++;
+		if (sed_regex(&p, '/') != 0)
+			return -1;
+	} else if (*p == '\\') {
+		p++;
+		if (*p == '\0' || *p == '\n' || *p == '\\')
+			return -1;
+		p++;
+		if (sed_regex(&p, p[-1]) != 0)
+			return -1;
+	} else
+		return 0;
+	*pp = p;
+	return 1;
+}
+
+/* The sed-print checker: 0 for a print-only script. */
+static int
+opt_sed_print(const char *script, char **why)
+{
+	const char	*p = script;
+	int		 depth = 0, r;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';')
+			p++;
+		if (*p == '\0')
+			break;
+		if (*p == '}') {
+			if (--depth < 0)
+				goto bad;
+			p++;
+			continue;
+		}
+		if ((r = sed_address(&p, false)) < 0)
+			goto bad;
+		if (r == 1) {
+			p = sed_skip_space(p);
+			if (*p == ',') {
+				p = sed_skip_space(p + 1);
+				if (sed_address(&p, true) != 1)
+					goto bad;
+			}
+		}
+		p = sed_skip_space(p);
+		while (*p == '!')
+			p = sed_skip_space(p + 1);
+		switch (*p) {
+		case '{':
+			depth++;
+			p++;
+			continue;
+		case 'p': case 'P': case '=':
+			p++;
+			break;
+		case 'l': case 'q': case 'Q':
+			p = sed_skip_space(p + 1);
+			while (isdigit((unsigned char)*p))
+				p++;
+			break;
+		default:
+			goto bad;
+		}
+		p = sed_skip_space(p);
+		if (*p != '\0' && *p != ';' && *p != '\n' && *p != '}')
+			goto bad;
+	}
+	if (depth != 0)
+		goto bad;
+	return 0;
+bad:
+	*why = xasprintf("sed script '%s' is not a print-only script "
+	    "(only addresses with p, P, =, l, q and Q are known to be "
+	    "harmless)", script);
+	return -1;
+}

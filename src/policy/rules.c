@@ -1,0 +1,1025 @@
+/*
+ * rules: read and validate allowlist rule files.
+ *
+ * Validation is strict on purpose: a typo in a key would otherwise turn a
+ * restriction into nothing ("forbiden": {...} silently ignored), so every
+ * object has a table of the keys it may have and their types, and the
+ * first problem found is reported with the file, the line of the key (found
+ * by walking the JSON text again, since cJSON keeps no positions) and the
+ * key's path.
+ */
+#include "autoconf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cleanup.h"
+#include "jsonutil.h"
+#include "rules.h"
+#include "sha256.h"
+#include "xalloc.h"
+
+/* Commands that run other commands: never allowed by name alone. */
+static const struct {
+	const char	*glob;
+	const char	*why;
+} rule_launchers[] = {
+	{ "sh", "a shell runs any command" },
+	{ "*sh", "a shell runs any command" },
+	{ "busybox", "busybox contains a shell" },
+	{ "python*", "an interpreter runs any program" },
+	{ "pypy*", "an interpreter runs any program" },
+	{ "perl*", "an interpreter runs any program" },
+	{ "ruby*", "an interpreter runs any program" },
+	{ "irb", "an interpreter runs any program" },
+	{ "node", "an interpreter runs any program" },
+	{ "nodejs", "an interpreter runs any program" },
+	{ "deno", "an interpreter runs any program" },
+	{ "bun", "an interpreter runs any program" },
+	{ "php*", "an interpreter runs any program" },
+	{ "lua*", "an interpreter runs any program" },
+	{ "tclsh*", "an interpreter runs any program" },
+	{ "wish*", "an interpreter runs any program" },
+	{ "expect", "an interpreter runs any program" },
+	{ "R", "an interpreter runs any program" },
+	{ "Rscript", "an interpreter runs any program" },
+	{ "julia", "an interpreter runs any program" },
+	{ "guile*", "an interpreter runs any program" },
+	{ "java", "an interpreter runs any program" },
+	{ "jshell", "an interpreter runs any program" },
+	{ "*awk", "awk runs programs through system() and pipes" },
+	{ "eval", "eval runs its arguments as shell code" },
+	{ "exec", "exec replaces the shell with any program" },
+	{ "source", "source runs a file as shell code" },
+	{ ".", "'.' runs a file as shell code" },
+	{ "command", "command runs any command, bypassing checks" },
+	{ "builtin", "builtin runs shell builtins by name" },
+	{ "coproc", "coproc runs any command" },
+	{ "trap", "trap runs shell code on signals" },
+	{ "alias", "alias changes what later words mean" },
+	{ "hash", "hash changes which program a name runs" },
+	{ "enable", "enable loads builtins from shared objects" },
+	{ "export", "export changes the environment of later commands" },
+	{ "declare", "declare changes shell variables" },
+	{ "typeset", "typeset changes shell variables" },
+	{ "readonly", "readonly changes shell variables" },
+	{ "local", "local changes shell variables" },
+	{ "set", "set changes shell options" },
+	{ "shopt", "shopt changes shell options" },
+	{ "unset", "unset changes shell variables and functions" },
+	{ "fc", "fc runs commands from history" },
+	{ "env", "env runs any program with any environment" },
+	{ "xargs", "xargs runs any program" },
+	{ "parallel", "parallel runs any program" },
+	{ "sudo", "sudo runs any program with privileges" },
+	{ "doas", "doas runs any program with privileges" },
+	{ "su", "su runs a shell as another user" },
+	{ "runuser", "runuser runs any program" },
+	{ "pkexec", "pkexec runs any program with privileges" },
+	{ "nice", "nice runs any program" },
+	{ "nohup", "nohup runs any program" },
+	{ "timeout", "timeout runs any program" },
+	{ "stdbuf", "stdbuf runs any program" },
+	{ "time", "time runs any program" },
+	{ "chroot", "chroot runs any program" },
+	{ "unshare", "unshare runs any program" },
+	{ "nsenter", "nsenter runs any program" },
+	{ "setsid", "setsid runs any program" },
+	{ "setpriv", "setpriv runs any program" },
+	{ "ionice", "ionice runs any program" },
+	{ "taskset", "taskset runs any program" },
+	{ "chrt", "chrt runs any program" },
+	{ "prlimit", "prlimit runs any program" },
+	{ "flock", "flock runs any program" },
+	{ "watch", "watch runs any command" },
+	{ "script", "script runs a shell" },
+	{ "strace", "strace runs any program" },
+	{ "ltrace", "ltrace runs any program" },
+	{ "gdb", "gdb runs any program" },
+	{ "valgrind", "valgrind runs any program" },
+	{ "ssh", "ssh runs commands elsewhere" },
+	{ "bwrap", "bwrap runs any program" },
+	{ "firejail", "firejail runs any program" },
+	{ "systemd-run", "systemd-run runs any program" },
+	{ "fakeroot", "fakeroot runs any program" },
+	{ "proot", "proot runs any program" },
+	{ "run-parts", "run-parts runs programs" },
+	{ "sg", "sg runs a command" },
+	{ "newgrp", "newgrp runs a shell" },
+};
+
+/* Key tables: the keys each kind of object may have, and their types. */
+enum rule_type_mask {
+	T_STRING = (1 << 0),
+	T_BOOL = (1 << 1),
+	T_NUMBER = (1 << 2),
+	T_ARRAY = (1 << 3),
+	T_OBJECT = (1 << 4),
+};
+
+struct rule_key {
+	const char	*name;
+	int		 types;
+};
+
+static const struct rule_key rule_top_keys[] = {
+	{ "version", T_NUMBER },
+	{ "description", T_STRING },
+	{ "profiles", T_OBJECT },
+	{ "rules", T_ARRAY },
+	{ NULL, 0 }
+};
+
+static const struct rule_key rule_profile_keys[] = {
+	{ "description", T_STRING },
+	{ "project_readonly", T_BOOL },
+	{ "network", T_BOOL },
+	{ "git_writable", T_BOOL },
+	{ "writable", T_ARRAY },
+	{ NULL, 0 }
+};
+
+static const struct rule_key rule_rule_keys[] = {
+	{ "id", T_STRING },
+	{ "reason", T_STRING },
+	{ "verdict", T_STRING },
+	{ "profile", T_STRING },
+	{ "command", T_STRING | T_ARRAY },
+	{ "pattern", T_STRING | T_ARRAY },
+	{ "redirect_writes", T_BOOL },
+	{ "match", T_ARRAY },
+	{ "no_match", T_ARRAY },
+	/* Grammar keys, also allowed in subcommands. */
+	{ "options", T_ARRAY },
+	{ "forbidden", T_OBJECT },
+	{ "abbrev", T_BOOL },
+	{ "permute", T_BOOL },
+	{ "numeric", T_BOOL },
+	{ "style", T_STRING },
+	{ "required", T_ARRAY },
+	{ "operands", T_OBJECT },
+	{ "script", T_STRING },
+	{ "subcommands", T_OBJECT },
+	{ NULL, 0 }
+};
+#define RULE_FIRST_GRAMMAR_KEY 9
+
+static const struct rule_key rule_operand_keys[] = {
+	{ "min", T_NUMBER },
+	{ "max", T_NUMBER },
+	{ NULL, 0 }
+};
+
+/* Where we are in the file, for messages. */
+#define RULE_MAXDEPTH 12
+struct rule_ctx {
+	const char	*path;
+	const char	*text;
+	const char	*at[RULE_MAXDEPTH];	/* keys, or "#N" indexes */
+	char		 idx[RULE_MAXDEPTH][24];
+	size_t		 depth;
+	const char	*rule_id;
+	char		*cause;
+};
+
+static void	rule_ctx_push(struct rule_ctx *, const char *);
+static void	rule_ctx_pushi(struct rule_ctx *, size_t);
+static void	rule_ctx_pop(struct rule_ctx *);
+static int	rule_ctx_error(struct rule_ctx *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+/* Initialise an empty rule file. */
+void
+rulefile_init(struct rulefile *rf)
+{
+	memset(rf, 0, sizeof *rf);
+}
+
+/* Free one rule. */
+static void
+rule_release(struct rule *r)
+{
+	size_t	i;
+
+	free(r->id);
+	free(r->reason);
+	free(r->profile);
+	strv_release(&r->names);
+	opt_grammar_release(&r->grammar);
+	for (i = 0; i < r->npatterns; i++)
+		strv_release(&r->patterns[i]);
+	free(r->patterns);
+	strv_release(&r->match);
+	strv_release(&r->no_match);
+}
+
+/* Free everything a rule file holds. */
+void
+rulefile_release(struct rulefile *rf)
+{
+	size_t	i;
+
+	for (i = 0; i < rf->nrules; i++)
+		rule_release(&rf->rules[i]);
+	free(rf->rules);
+	for (i = 0; i < rf->nprofiles; i++) {
+		free(rf->profiles[i].name);
+		free(rf->profiles[i].description);
+		strv_release(&rf->profiles[i].writable);
+	}
+	free(rf->profiles);
+	free(rf->path);
+	free(rf->text);
+	rulefile_init(rf);
+}
+
+/* Why this command name is never allowed by name alone, or NULL. */
+const char *
+rule_launcher(const char *name)
+{
+	size_t	i;
+
+	const char	*g;
+
+	for (i = 0; i < sizeof rule_launchers / sizeof *rule_launchers; i++) {
+		g = rule_launchers[i].glob;
+		if (strchr(g, '*') != NULL ? fnmatch(g, name, 0) == 0 :
+		    strcmp(g, name) == 0)
+			return rule_launchers[i].why;
+	}
+	return NULL;
+}
+
+/* A profile by name, or NULL. */
+const struct profile *
+rulefile_profile(const struct rulefile *rf, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < rf->nprofiles; i++)
+		if (strcmp(rf->profiles[i].name, name) == 0)
+			return &rf->profiles[i];
+	return NULL;
+}
+
+/*
+ * A tiny JSON walker that only knows where values are, for line numbers.
+ */
+static const char *
+js_ws(const char *p, int *line)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+		if (*p == '\n')
+			(*line)++;
+		p++;
+	}
+	return p;
+}
+
+/* Skip a string starting at '"'. */
+static const char *
+js_string(const char *p, int *line)
+{
+	for (p++; *p != '\0' && *p != '"'; p++) {
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		else if (*p == '\n')
+			(*line)++;
+	}
+	return *p == '"' ? p + 1 : p;
+}
+
+/* Skip any value. */
+static const char *
+js_value(const char *p, int *line)
+{
+	int	depth = 0;
+
+	p = js_ws(p, line);
+	if (*p == '"')
+		return js_string(p, line);
+	if (*p != '{' && *p != '[') {
+		while (*p != '\0' && strchr(",}] \t\r\n", *p) == NULL)
+			p++;
+		return p;
+	}
+	for (; *p != '\0'; p++) {
+		if (*p == '"') {
+			p = js_string(p, line) - 1;
+			continue;
+		}
+		if (*p == '\n')
+			(*line)++;
+		else if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && --depth == 0)
+			return p + 1;
+	}
+	return p;
+}
+
+/* Find the line of the value at path below the value at p. */
+static int
+js_locate(const char *p, int line, const char *const *path, size_t n)
+{
+	const char	*key;
+	size_t		 len, want, k = 0;
+	int		 keyline;
+
+	p = js_ws(p, &line);
+	if (n == 0)
+		return line;
+	if (*p == '{' && path[0][0] != '#') {
+		len = strlen(path[0]);
+		for (p++;;) {
+			p = js_ws(p, &line);
+			if (*p != '"')
+				return 0;
+			key = p + 1;
+			keyline = line;
+			p = js_string(p, &line);
+			if ((size_t)(p - 1 - key) == len &&
+			    strncmp(key, path[0], len) == 0) {
+				p = js_ws(p, &line);
+				if (*p != ':')
+					return 0;
+				if (n == 1)
+					return keyline;
+				return js_locate(p + 1, line, path + 1, n - 1);
+			}
+			p = js_ws(p, &line);
+			if (*p != ':')
+				return 0;
+			p = js_value(p + 1, &line);
+			p = js_ws(p, &line);
+			if (*p != ',')
+				return 0;
+			p++;
+		}
+	}
+	if (*p == '[' && path[0][0] == '#') {
+		want = strtoul(path[0] + 1, NULL, 10);
+		for (p++;; k++) {
+			p = js_ws(p, &line);
+			if (*p == ']' || *p == '\0')
+				return 0;
+			if (k == want)
+				return js_locate(p, line, path + 1, n - 1);
+			p = js_value(p, &line);
+			p = js_ws(p, &line);
+			if (*p != ',')
+				return 0;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/* Line of the value at path in text. */
+int
+rulefile_line(const char *text, const char *const *path, size_t n)
+{
+	return js_locate(text, 1, path, n);
+}
+
+/* Enter a key of the JSON path (for messages). */
+static void
+rule_ctx_push(struct rule_ctx *c, const char *key)
+{
+	if (c->depth < RULE_MAXDEPTH)
+		c->at[c->depth] = key;
+	c->depth++;
+}
+
+/* Enter an array index of the JSON path. */
+static void
+rule_ctx_pushi(struct rule_ctx *c, size_t i)
+{
+	if (c->depth < RULE_MAXDEPTH) {
+		snprintf(c->idx[c->depth], sizeof c->idx[c->depth], "#%zu", i);
+		c->at[c->depth] = c->idx[c->depth];
+	}
+	c->depth++;
+}
+
+/* Leave the last JSON path element. */
+static void
+rule_ctx_pop(struct rule_ctx *c)
+{
+	c->depth--;
+}
+
+/* "rules[3].options[2]" for the current position. */
+static char *
+rule_ctx_where(const struct rule_ctx *c)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i, n = c->depth < RULE_MAXDEPTH ? c->depth :
+			    RULE_MAXDEPTH;
+
+	for (i = 0; i < n; i++) {
+		if (c->at[i][0] == '#')
+			buf_printf(&b, "[%s]", c->at[i] + 1);
+		else
+			buf_printf(&b, "%s%s", i == 0 ? "" : ".", c->at[i]);
+	}
+	if (b.data == NULL)
+		buf_puts(&b, "top level");
+	return buf_detach(&b);
+}
+
+/* Set c->cause to "'file':LINE: where (rule "id"): message"; returns -1. */
+static int
+rule_ctx_error(struct rule_ctx *c, const char *fmt, ...)
+{
+	va_list		 ap;
+	char		*msg, *where;
+	size_t		 n = c->depth < RULE_MAXDEPTH ? c->depth :
+			    RULE_MAXDEPTH;
+	int		 line = 0;
+
+	if (c->cause != NULL)
+		return -1;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	while (line == 0 && n > 0)
+		line = rulefile_line(c->text, c->at, n--);
+	where = rule_ctx_where(c);
+	if (c->rule_id != NULL)
+		c->cause = xasprintf("'%s':%d: %s (rule \"%s\"): %s", c->path,
+		    line, where, c->rule_id, msg);
+	else
+		c->cause = xasprintf("'%s':%d: %s: %s", c->path, line, where,
+		    msg);
+	free(where);
+	free(msg);
+	return -1;
+}
+
+/* Check that obj has only known keys of the right types. */
+static int
+rule_check_keys(struct rule_ctx *c, const cJSON *obj,
+    const struct rule_key *keys, size_t nkeys)
+{
+	const cJSON	*e;
+	size_t		 i;
+	int		 t;
+
+	cJSON_ArrayForEach(e, obj) {
+		for (i = 0; i < nkeys && keys[i].name != NULL; i++)
+			if (strcmp(keys[i].name, e->string) == 0)
+				break;
+		rule_ctx_push(c, e->string);
+		if (i == nkeys || keys[i].name == NULL)
+			return rule_ctx_error(c, "unknown key \"%s\"",
+			    e->string);
+		t = cJSON_IsString(e) ? T_STRING : cJSON_IsBool(e) ? T_BOOL :
+		    cJSON_IsNumber(e) ? T_NUMBER : cJSON_IsArray(e) ? T_ARRAY :
+		    cJSON_IsObject(e) ? T_OBJECT : 0;
+		if ((t & keys[i].types) == 0)
+			return rule_ctx_error(c, "\"%s\" must be %s",
+			    e->string, (keys[i].types & T_STRING) &&
+			    (keys[i].types & T_ARRAY) ? "a string or an array "
+			    "of strings" : keys[i].types == T_STRING ?
+			    "a string" : keys[i].types == T_BOOL ?
+			    "true or false" : keys[i].types == T_NUMBER ?
+			    "a number" : keys[i].types == T_ARRAY ?
+			    "an array" : "an object");
+		rule_ctx_pop(c);
+	}
+	return 0;
+}
+
+/* A string or an array of strings into sv. */
+static int
+rule_strings(struct rule_ctx *c, const cJSON *j, const char *key,
+    struct strv *sv)
+{
+	const cJSON	*e;
+	size_t		 i = 0;
+
+	if (cJSON_IsString(j)) {
+		strv_push(sv, j->valuestring);
+		return 0;
+	}
+	rule_ctx_push(c, key);
+	cJSON_ArrayForEach(e, j) {
+		rule_ctx_pushi(c, i++);
+		if (!cJSON_IsString(e))
+			return rule_ctx_error(c, "\"%s\" must hold strings",
+			    key);
+		strv_push(sv, e->valuestring);
+		rule_ctx_pop(c);
+	}
+	rule_ctx_pop(c);
+	return 0;
+}
+
+/* An integer value. */
+static int
+rule_int(struct rule_ctx *c, const cJSON *j, const char *key, int min,
+    int *out)
+{
+	double	d = j->valuedouble;
+
+	rule_ctx_push(c, key);
+	if (d != (double)(int)d || d < min || d > 1000000)
+		return rule_ctx_error(c, "\"%s\" must be a whole number "
+		    "from %d", key, min);
+	rule_ctx_pop(c);
+	*out = (int)d;
+	return 0;
+}
+
+/* Parse the grammar keys of obj (a rule or a subcommand) into g. */
+static int
+rule_grammar(struct rule_ctx *c, const cJSON *obj, struct opt_grammar *g,
+    bool top)
+{
+	const cJSON	*j, *e;
+	struct opt_spec	*s;
+	struct strv	 sv = STRV_INIT;
+	char		*cause = NULL;
+	size_t		 i;
+
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "style")) != NULL) {
+		rule_ctx_push(c, "style");
+		if (strcmp(j->valuestring, "find") == 0)
+			g->style = OPT_STYLE_FIND;
+		else if (strcmp(j->valuestring, "gnu") != 0)
+			return rule_ctx_error(c, "style must be \"gnu\" or "
+			    "\"find\"");
+		rule_ctx_pop(c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "options")) != NULL) {
+		if (rule_strings(c, j, "options", &sv) != 0)
+			goto fail;
+		g->specs = xcalloc(sv.n + 1, sizeof *g->specs);
+		for (i = 0; i < sv.n; i++) {
+			if (opt_spec_parse(sv.v[i], g->style, &g->specs[i],
+			    &cause) != 0) {
+				rule_ctx_push(c, "options");
+				rule_ctx_pushi(c, i);
+				rule_ctx_error(c, "%s", cause);
+				free(cause);
+				goto fail;
+			}
+			g->nspecs++;
+		}
+		strv_release(&sv);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "forbidden")) != NULL) {
+		rule_ctx_push(c, "forbidden");
+		cJSON_ArrayForEach(e, j) {
+			rule_ctx_push(c, e->string);
+			if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
+				return rule_ctx_error(c, "a forbidden option "
+				    "needs its reason as a string");
+			if ((s = opt_grammar_find(g, e->string)) == NULL)
+				return rule_ctx_error(c, "forbidden option "
+				    "\"%s\" is not in \"options\"", e->string);
+			free(s->forbidden);
+			s->forbidden = xstrdup(e->valuestring);
+			rule_ctx_pop(c);
+		}
+		rule_ctx_pop(c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "abbrev")) != NULL)
+		g->abbrev = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "permute")) != NULL)
+		g->permute = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "numeric")) != NULL)
+		g->numeric = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "required")) != NULL) {
+		if (rule_strings(c, j, "required", &g->required) != 0)
+			return -1;
+		for (i = 0; i < g->required.n; i++) {
+			if (opt_grammar_find(g, g->required.v[i]) == NULL) {
+				rule_ctx_push(c, "required");
+				return rule_ctx_error(c, "required option "
+				    "\"%s\" is not in \"options\"",
+				    g->required.v[i]);
+			}
+		}
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "operands")) != NULL) {
+		rule_ctx_push(c, "operands");
+		if (rule_check_keys(c, j, rule_operand_keys, SIZE_MAX) != 0)
+			return -1;
+		if ((e = cJSON_GetObjectItemCaseSensitive(j, "min")) != NULL &&
+		    rule_int(c, e, "min", 0, &g->min_operands) != 0)
+			return -1;
+		if ((e = cJSON_GetObjectItemCaseSensitive(j, "max")) != NULL &&
+		    rule_int(c, e, "max", -1, &g->max_operands) != 0)
+			return -1;
+		rule_ctx_pop(c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "script")) != NULL) {
+		rule_ctx_push(c, "script");
+		if (!opt_script_known(j->valuestring))
+			return rule_ctx_error(c, "unknown script checker "
+			    "\"%s\" (known: sed-print)", j->valuestring);
+		g->script = xstrdup(j->valuestring);
+		rule_ctx_pop(c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "subcommands")) != NULL) {
+		if (!top) {
+			rule_ctx_push(c, "subcommands");
+			return rule_ctx_error(c, "subcommands cannot nest");
+		}
+		rule_ctx_push(c, "subcommands");
+		g->subs = xcalloc(cJSON_GetArraySize(j) + 1, sizeof *g->subs);
+		cJSON_ArrayForEach(e, j) {
+			struct opt_sub	*sub = &g->subs[g->nsubs++];
+
+			sub->name = xstrdup(e->string);
+			opt_grammar_init(&sub->g);
+			rule_ctx_push(c, e->string);
+			if (!cJSON_IsObject(e))
+				return rule_ctx_error(c, "a subcommand must "
+				    "be an object");
+			if (rule_check_keys(c, e, rule_rule_keys +
+			    RULE_FIRST_GRAMMAR_KEY, SIZE_MAX) != 0)
+				return -1;
+			if (rule_grammar(c, e, &sub->g, false) != 0)
+				return -1;
+			rule_ctx_pop(c);
+		}
+		rule_ctx_pop(c);
+	}
+	return 0;
+fail:
+	strv_release(&sv);
+	return -1;
+}
+
+/* Is s a plain command name (no globbing, no slash)? */
+static bool
+rule_plain_name(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (strchr("/*?[]\\ \t\n", *s) != NULL)
+			return false;
+	return true;
+}
+
+/* Parse one rule object. */
+static int
+rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
+    const struct rulefile *rf)
+{
+	const cJSON	*j;
+	struct strv	 pats = STRV_INIT;
+	char		*copy, *w, *last;
+	size_t		 i, k;
+	bool		 wild;
+
+	opt_grammar_init(&r->grammar);
+	if (!cJSON_IsObject(obj))
+		return rule_ctx_error(c, "a rule must be an object");
+	j = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	if (j == NULL || !cJSON_IsString(j) || j->valuestring[0] == '\0')
+		return rule_ctx_error(c, "a rule needs an \"id\"");
+	for (w = j->valuestring; *w != '\0'; w++) {
+		if (!isalnum((unsigned char)*w) && strchr("._-", *w) == NULL) {
+			rule_ctx_push(c, "id");
+			return rule_ctx_error(c, "an id may hold letters, "
+			    "digits, '.', '_' and '-' only");
+		}
+	}
+	r->id = xstrdup(j->valuestring);
+	c->rule_id = r->id;
+	for (i = 0; i < rf->nrules; i++) {
+		if (strcmp(rf->rules[i].id, r->id) == 0) {
+			rule_ctx_push(c, "id");
+			return rule_ctx_error(c, "id \"%s\" is used twice",
+			    r->id);
+		}
+	}
+	if (rule_check_keys(c, obj, rule_rule_keys, SIZE_MAX) != 0)
+		return -1;
+	j = cJSON_GetObjectItemCaseSensitive(obj, "reason");
+	if (j == NULL || j->valuestring[0] == '\0')
+		return rule_ctx_error(c, "a rule needs a \"reason\" saying "
+		    "why");
+	r->reason = xstrdup(j->valuestring);
+	j = cJSON_GetObjectItemCaseSensitive(obj, "verdict");
+	if (j == NULL)
+		return rule_ctx_error(c, "a rule needs a \"verdict\"");
+	rule_ctx_push(c, "verdict");
+	if (strcmp(j->valuestring, "allow") == 0)
+		r->verdict = VERDICT_ALLOW;
+	else if (strcmp(j->valuestring, "ask") == 0)
+		r->verdict = VERDICT_ASK;
+	else if (strcmp(j->valuestring, "deny") == 0)
+		r->verdict = VERDICT_DENY;
+	else
+		return rule_ctx_error(c, "verdict must be \"allow\", \"ask\" "
+		    "or \"deny\"");
+	rule_ctx_pop(c);
+	j = cJSON_GetObjectItemCaseSensitive(obj, "profile");
+	r->profile = xstrdup(j != NULL ? j->valuestring : "project");
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "redirect_writes")))
+		r->redirect_writes = cJSON_IsTrue(j);
+
+	j = cJSON_GetObjectItemCaseSensitive(obj, "command");
+	if (j != NULL) {
+		r->type = RULE_GRAMMAR;
+		if (cJSON_HasObjectItem(obj, "pattern"))
+			return rule_ctx_error(c, "a rule has either "
+			    "\"command\" or \"pattern\", not both");
+		if (rule_strings(c, j, "command", &r->names) != 0)
+			return -1;
+		for (i = 0; i < r->names.n; i++) {
+			rule_ctx_push(c, "command");
+			if (!rule_plain_name(r->names.v[i]))
+				return rule_ctx_error(c, "\"%s\" is not a "
+				    "plain command name", r->names.v[i]);
+			if (r->verdict == VERDICT_ALLOW &&
+			    rule_launcher(r->names.v[i]) != NULL)
+				return rule_ctx_error(c, "'%s' cannot be "
+				    "allowed by name (%s); use an exact "
+				    "\"pattern\"", r->names.v[i],
+				    rule_launcher(r->names.v[i]));
+			rule_ctx_pop(c);
+		}
+		if (rule_grammar(c, obj, &r->grammar, true) != 0)
+			return -1;
+	} else if ((j = cJSON_GetObjectItemCaseSensitive(obj, "pattern"))) {
+		r->type = RULE_PATTERN;
+		for (i = RULE_FIRST_GRAMMAR_KEY; rule_rule_keys[i].name; i++) {
+			if (cJSON_HasObjectItem(obj, rule_rule_keys[i].name)) {
+				rule_ctx_push(c, rule_rule_keys[i].name);
+				return rule_ctx_error(c, "\"%s\" needs "
+				    "\"command\", not \"pattern\"",
+				    rule_rule_keys[i].name);
+			}
+		}
+		if (rule_strings(c, j, "pattern", &pats) != 0)
+			return -1;
+		r->patterns = xcalloc(pats.n + 1, sizeof *r->patterns);
+		for (i = 0; i < pats.n; i++) {
+			copy = xstrdup(pats.v[i]);
+			for (w = strtok_r(copy, " \t", &last); w != NULL;
+			    w = strtok_r(NULL, " \t", &last))
+				strv_push(&r->patterns[i], w);
+			free(copy);
+			r->npatterns++;
+			rule_ctx_push(c, "pattern");
+			if (r->patterns[i].n == 0 ||
+			    !rule_plain_name(r->patterns[i].v[0])) {
+				rule_ctx_error(c, "pattern \"%s\" must "
+				    "start with a plain command name",
+				    pats.v[i]);
+				strv_release(&pats);
+				return -1;
+			}
+			wild = false;
+			for (k = 1; k < r->patterns[i].n; k++)
+				if (strpbrk(r->patterns[i].v[k], "*?[") != NULL)
+					wild = true;
+			if (wild && r->verdict == VERDICT_ALLOW &&
+			    rule_launcher(r->patterns[i].v[0]) != NULL) {
+				rule_ctx_error(c, "'%s' cannot be allowed "
+				    "with wildcards (%s); spell out the exact "
+				    "command", r->patterns[i].v[0],
+				    rule_launcher(r->patterns[i].v[0]));
+				strv_release(&pats);
+				return -1;
+			}
+			rule_ctx_pop(c);
+		}
+		strv_release(&pats);
+	} else
+		return rule_ctx_error(c, "a rule needs \"command\" or "
+		    "\"pattern\"");
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "match")) != NULL &&
+	    rule_strings(c, j, "match", &r->match) != 0)
+		return -1;
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "no_match")) != NULL &&
+	    rule_strings(c, j, "no_match", &r->no_match) != 0)
+		return -1;
+	c->rule_id = NULL;
+	return 0;
+}
+
+/* Parse one profile object. */
+static int
+rule_profile(struct rule_ctx *c, const cJSON *obj, struct profile *p)
+{
+	const cJSON	*j;
+
+	p->name = xstrdup(obj->string);
+	if (!rule_plain_name(p->name) || strchr(p->name, '+') != NULL)
+		return rule_ctx_error(c, "\"%s\" is not a profile name",
+		    p->name);
+	if (!cJSON_IsObject(obj))
+		return rule_ctx_error(c, "a profile must be an object");
+	if (rule_check_keys(c, obj, rule_profile_keys, SIZE_MAX) != 0)
+		return -1;
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "description")))
+		p->description = xstrdup(j->valuestring);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "project_readonly")))
+		p->project_readonly = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "network")))
+		p->network = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "git_writable")))
+		p->git_writable = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "writable")) != NULL &&
+	    rule_strings(c, j, "writable", &p->writable) != 0)
+		return -1;
+	for (size_t i = 0; i < p->writable.n; i++) {
+		const char *w = p->writable.v[i];
+
+		if (w[0] != '/' && strncmp(w, "~/", 2) != 0) {
+			rule_ctx_push(c, "writable");
+			return rule_ctx_error(c, "\"%s\" must be absolute or "
+			    "start with ~/", w);
+		}
+	}
+	return 0;
+}
+
+/* Parse and validate a rule file's text. */
+int
+rulefile_parse(const char *path, const char *text, struct rulefile *rf,
+    char **cause)
+{
+	struct rule_ctx	 c;
+	const cJSON	*j, *e;
+	cJSON		*root;
+	size_t		 i = 0;
+	int		 rc = -1;
+
+	memset(&c, 0, sizeof c);
+	c.path = path;
+	c.text = text;
+	rf->path = xstrdup(path);
+	rf->text = xstrdup(text);
+	sha256_hex(text, strlen(text), rf->sha256);
+	if ((root = json_parse_text(text, path, cause)) == NULL) {
+		char *q = xasprintf("'%s'%s", path, *cause + strlen(path));
+
+		free(*cause);
+		*cause = q;
+		return -1;
+	}
+	if (!cJSON_IsObject(root)) {
+		rule_ctx_error(&c, "a rule file is a JSON object");
+		goto out;
+	}
+	if (rule_check_keys(&c, root, rule_top_keys, SIZE_MAX) != 0)
+		goto out;
+	j = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (j != NULL && j->valuedouble != 1) {
+		rule_ctx_push(&c, "version");
+		rule_ctx_error(&c, "unsupported version (this bwgate reads "
+		    "version 1)");
+		goto out;
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(root, "profiles")) != NULL) {
+		rule_ctx_push(&c, "profiles");
+		rf->profiles = xcalloc(cJSON_GetArraySize(j) + 1,
+		    sizeof *rf->profiles);
+		cJSON_ArrayForEach(e, j) {
+			rule_ctx_push(&c, e->string);
+			if (rule_profile(&c, e, &rf->profiles[rf->nprofiles++])
+			    != 0)
+				goto out;
+			rule_ctx_pop(&c);
+		}
+		rule_ctx_pop(&c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(root, "rules")) != NULL) {
+		rule_ctx_push(&c, "rules");
+		rf->rules = xcalloc(cJSON_GetArraySize(j) + 1,
+		    sizeof *rf->rules);
+		cJSON_ArrayForEach(e, j) {
+			rule_ctx_pushi(&c, i++);
+			if (rule_parse(&c, e, &rf->rules[rf->nrules], rf)
+			    != 0) {
+				rule_release(&rf->rules[rf->nrules]);
+				goto out;
+			}
+			rf->nrules++;
+			rule_ctx_pop(&c);
+		}
+		rule_ctx_pop(&c);
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	if (rc != 0)
+		*cause = c.cause;
+	return rc;
+}
+
+/*
+ * Could someone else change this file? World-writable: yes. Group-
+ * writable: yes, unless the group is the owner's private group (named
+ * after the owner, with no other members), as umask 002 systems create.
+ */
+const char *
+rulefile_mode_problem(const struct stat *st)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	if (st->st_mode & S_IWOTH)
+		return "world-writable";
+	if ((st->st_mode & S_IWGRP) == 0)
+		return NULL;
+	pw = getpwuid(st->st_uid);
+	if (pw == NULL || pw->pw_gid != st->st_gid)
+		return "group-writable";
+	gr = getgrgid(st->st_gid);
+	if (gr == NULL || strcmp(gr->gr_name, pw->pw_name) != 0 ||
+	    (gr->gr_mem != NULL && gr->gr_mem[0] != NULL))
+		return "group-writable";
+	return NULL;
+}
+
+/* Read a rule file, refusing one that others could have written. */
+int
+rulefile_load(const char *path, struct rulefile *rf, char **cause)
+{
+	_cleanup_close_ int	 fd = -1;
+	struct stat		 st;
+	struct buf		 b = BUF_INIT;
+	const char		*why;
+	int			 rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*cause = xasprintf("cannot read '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*cause = xasprintf("'%s' is not a regular file", path);
+		return -1;
+	}
+	if ((why = rulefile_mode_problem(&st)) != NULL) {
+		*cause = xasprintf("'%s' is %s: refused (others could change "
+		    "the rules; chmod go-w '%s')", path, why, path);
+		return -1;
+	}
+	if (buf_read_fd(&b, fd, 4 << 20) < 0) {
+		*cause = xasprintf("cannot read '%s': %s", path,
+		    strerror(errno));
+		buf_release(&b);
+		return -1;
+	}
+	if (b.data == NULL)
+		buf_puts(&b, "");
+	if (strlen(b.data) != b.len) {
+		*cause = xasprintf("'%s' contains a NUL byte", path);
+		buf_release(&b);
+		return -1;
+	}
+	rc = rulefile_parse(path, b.data, rf, cause);
+	buf_release(&b);
+	return rc;
+}
+
+/* Error text for rule i at key (for checks made after parsing). */
+char *
+rulefile_error(const struct rulefile *rf, size_t rule, const char *key,
+    const char *fmt, ...)
+{
+	va_list		 ap;
+	char		*msg, *out, idx[24];
+	const char	*at[3];
+	int		 line;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	snprintf(idx, sizeof idx, "#%zu", rule);
+	at[0] = "rules";
+	at[1] = idx;
+	at[2] = key;
+	/* Lines are found only for messages: scanning costs O(size). */
+	line = rulefile_line(rf->text, at, key != NULL ? 3 : 2);
+	if (line == 0 && key != NULL)
+		line = rulefile_line(rf->text, at, 2);
+	out = xasprintf("'%s':%d: rules[%zu]%s%s (rule \"%s\"): %s", rf->path,
+	    line, rule, key != NULL ? "." : "", key != NULL ? key : "",
+	    rf->rules[rule].id, msg);
+	free(msg);
+	return out;
+}

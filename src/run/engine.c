@@ -1,0 +1,568 @@
+/*
+ * engine: one command in the sandbox, from policy to report.
+ *
+ * The order matters:
+ *	probe -> build the sandbox (creates placeholders) -> snapshot before
+ *	-> start the monitor -> spawn bwrap -> event loop until bwrap is gone
+ *	and its pipes are closed -> snapshot after (placeholders still there,
+ *	so they never show up as changes) -> remove placeholders -> report.
+ *
+ * The loop multiplexes the command's stdout/stderr (captured up to the
+ * limit, passed through live when asked), bwrap's --json-status-fd stream
+ * (child pid, pid namespace, exit code), bwrap's pidfd, the monitor,
+ * timers (timeout, grace) and SIGINT/SIGTERM/SIGHUP (kill the sandbox,
+ * still report).
+ *
+ * Killing: every process in the sandbox's pid namespace gets SIGTERM, then
+ * after the grace period bwrap gets SIGKILL; --die-with-parent and the pid
+ * namespace take everything else down with it.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "loop.h"
+#include "monitor.h"
+#include "path.h"
+#include "observe.h"
+#include "probe.h"
+#include "runner.h"
+#include "snapshot.h"
+#include "xalloc.h"
+
+struct engine {
+	const struct engine_opts *opts;
+	struct result		*r;
+	struct loop		*loop;
+	struct runner		 run;
+	struct monitor		*mon;
+	bool			 lossy_told;	/* "lossy" event written */
+	struct observer		*obs;		/* violation observer */
+	int			 status_fd;
+	struct buf		 status;
+	uint64_t		 pidns;
+	bool			 have_exit;
+	int			 exit_code;
+	bool			 bwrap_done;
+	bool			 out_open;
+	bool			 err_open;
+	bool			 killing;
+	int			 grace_timer;
+	int64_t			 start_ms;
+	int64_t			 drain_deadline;
+	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
+};
+
+void
+engine_opts_init(struct engine_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	sandbox_policy_init(&o->policy);
+	o->grace_ms = 2000;
+	o->output_limit = 1024 * 1024;
+	o->stdin_fd = 0;
+	o->events_fd = -1;
+	o->monitor = true;
+	o->observe = true;
+	o->snapshot = true;
+}
+
+void
+engine_opts_release(struct engine_opts *o)
+{
+	sandbox_policy_release(&o->policy);
+	strv_release(&o->argv);
+	strv_release(&o->exclude);
+	free(o->command);
+	memset(o, 0, sizeof *o);
+}
+
+static void	engine_kill(struct engine *, bool timeout);
+
+/* Capture up to the limit; remember bwrap's own error lines. */
+static void
+engine_capture(struct engine *e, struct buf *b, bool *truncated,
+    const char *p, size_t n, bool is_err)
+{
+	size_t	limit = e->opts->output_limit;
+
+	if (is_err && !e->have_exit && strncmp(p, "bwrap: ", 7) == 0)
+		buf_add(&e->bwrap_err, p, n);
+	if (b->len + n > limit) {
+		*truncated = true;
+		n = b->len < limit ? limit - b->len : 0;
+	}
+	buf_add(b, p, n);
+}
+
+static void
+engine_output(int fd, short revents, void *arg)
+{
+	struct engine	*e = arg;
+	bool		 is_err = fd == e->run.err_fd;
+	char		 chunk[65536];
+	ssize_t		 n;
+
+	n = read(fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		loop_remove(e->loop, fd);
+		if (is_err)
+			e->err_open = false;
+		else
+			e->out_open = false;
+		LOG("%s closed after %lld ms", is_err ? "stderr" : "stdout",
+		    (long long)(loop_now_ms() - e->start_ms));
+		return;
+	}
+	if (e->opts->passthrough)
+		(void)write_full(is_err ? 2 : 1, chunk, (size_t)n);
+	if (is_err)
+		engine_capture(e, &e->r->err, &e->r->err_truncated, chunk,
+		    (size_t)n, true);
+	else
+		engine_capture(e, &e->r->out, &e->r->out_truncated, chunk,
+		    (size_t)n, false);
+}
+
+/* bwrap's status stream: one JSON object per line. */
+static void
+engine_status(int fd, short revents, void *arg)
+{
+	struct engine	*e = arg;
+	char		 chunk[4096], *nl;
+	ssize_t		 n;
+
+	n = read(fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		loop_remove(e->loop, fd);
+		return;
+	}
+	buf_add(&e->status, chunk, (size_t)n);
+	while ((nl = memchr(e->status.data, '\n', e->status.len)) != NULL) {
+		cJSON	*j, *v;
+
+		*nl = '\0';
+		j = cJSON_Parse(e->status.data);
+		buf_consume(&e->status, (size_t)(nl - e->status.data) + 1);
+		if (j == NULL)
+			continue;
+		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
+		    cJSON_IsNumber(v))
+			e->pidns = (uint64_t)v->valuedouble;
+		if ((v = cJSON_GetObjectItem(j, "exit-code")) != NULL &&
+		    cJSON_IsNumber(v)) {
+			e->have_exit = true;
+			e->exit_code = v->valueint;
+		}
+		cJSON_Delete(j);
+	}
+}
+
+static void
+engine_bwrap_exited(int fd, short revents, void *arg)
+{
+	struct engine	*e = arg;
+
+	loop_remove(e->loop, fd);
+	runner_wait(&e->run);
+	e->bwrap_done = true;
+	LOG("bwrap exited after %lld ms", (long long)(loop_now_ms() -
+	    e->start_ms));
+	/* Pipes close when the pid namespace is gone; do not wait forever
+	   for a descriptor something leaked outside it. */
+	e->drain_deadline = loop_now_ms() + 2000;
+}
+
+static void
+engine_grace_over(void *arg)
+{
+	struct engine	*e = arg;
+
+	e->grace_timer = 0;
+	LOG("grace period over: SIGKILL");
+	runner_kill_tree(&e->run, e->pidns, SIGKILL);
+}
+
+static void
+engine_kill(struct engine *e, bool timeout)
+{
+	if (e->killing || e->bwrap_done)
+		return;
+	e->killing = true;
+	if (timeout)
+		e->r->timed_out = true;
+	else
+		e->r->killed = true;
+	runner_kill_tree(&e->run, e->pidns, SIGTERM);
+	e->grace_timer = loop_timer(e->loop, e->opts->grace_ms,
+	    engine_grace_over, e);
+}
+
+static void
+engine_timeout(void *arg)
+{
+	engine_kill(arg, true);
+}
+
+static void
+engine_signal(int signo, void *arg)
+{
+	LOG("signal %d: killing the sandbox", signo);
+	engine_kill(arg, false);
+}
+
+/* One JSON line on the events descriptor (takes j). */
+static void
+engine_emit(struct engine *e, cJSON *j)
+{
+	char	*line = json_line(j);
+	size_t	 n = strlen(line);
+
+	cJSON_Delete(j);
+	line = xrealloc(line, n + 2);
+	line[n++] = '\n';
+	(void)write_full(e->opts->events_fd, line, n);
+	free(line);
+}
+
+static void
+engine_event(const struct fs_event *ev, void *arg)
+{
+	struct engine	*e = arg;
+
+	if (e->opts->events_fd >= 0)
+		engine_emit(e, fs_event_json(ev));
+}
+
+/* Tell the stream's readers at once that it lost events. */
+static void
+engine_lossy_event(struct engine *e)
+{
+	const struct strv	*w = monitor_warnings(e->mon);
+	cJSON			*j;
+
+	if (e->lossy_told || !monitor_lossy(e->mon) || e->opts->events_fd < 0)
+		return;
+	e->lossy_told = true;
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "event", "lossy");
+	cJSON_AddStringToObject(j, "warning", w->n > 0 ? w->v[w->n - 1] :
+	    "live events incomplete; the change report is still exact");
+	cJSON_AddNumberToObject(j, "time_ms", (double)(time(NULL) * 1000));
+	engine_emit(e, j);
+}
+
+static void
+engine_monitor(int fd, short revents, void *arg)
+{
+	struct engine	*e = arg;
+
+	if (monitor_read(e->mon, engine_event, e) < 0)
+		loop_remove(e->loop, fd);
+	engine_lossy_event(e);
+}
+
+/* How the sandbox was built, for the report. */
+static cJSON *
+engine_sandbox_json(const struct probe *p, const struct sandbox *sb,
+    const struct sandbox_policy *pol)
+{
+	cJSON	*j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "profile", pol->profile ? pol->profile :
+	    "");
+	cJSON_AddBoolToObject(j, "nested", p->nested);
+	if (p->nested_in != NULL)
+		cJSON_AddStringToObject(j, "nested_in", p->nested_in);
+	cJSON_AddStringToObject(j, "proc", sb->proc_mode ? sb->proc_mode :
+	    "");
+	cJSON_AddBoolToObject(j, "network", pol->network);
+	cJSON_AddBoolToObject(j, "seccomp", pol->seccomp);
+	cJSON_AddBoolToObject(j, "disable_userns", !pol->allow_userns &&
+	    p->disable_userns);
+	cJSON_AddItemToObject(j, "mounts", sandbox_mounts_json(sb));
+	cJSON_AddItemToObject(j, "warnings", json_strv(&sb->warnings));
+	return j;
+}
+
+static void
+engine_fail(struct result *r, char *cause)
+{
+	free(r->error);
+	r->error = cause;
+}
+
+/* Fill the exit fields from bwrap's status stream and wait status. */
+static void
+engine_exit_status(struct engine *e)
+{
+	struct result	*r = e->r;
+
+	if (!e->have_exit) {
+		/* bwrap failed before the command ran (or was killed). */
+		if (e->r->killed || e->r->timed_out) {
+			r->started = true;
+			r->signal = SIGKILL;
+			return;
+		}
+		if (e->bwrap_err.len > 0) {
+			char *nl = memchr(e->bwrap_err.data, '\n',
+			    e->bwrap_err.len);
+
+			if (nl != NULL)
+				*nl = '\0';
+			if (strstr(e->bwrap_err.data, "execvp") != NULL) {
+				/* The command itself was not found. */
+				r->started = true;
+				r->exit_code = 127;
+				return;
+			}
+			engine_fail(r, xasprintf("sandbox setup failed: %s",
+			    e->bwrap_err.data + 7));
+		} else
+			engine_fail(r, xstrdup("sandbox setup failed (bwrap "
+			    "exited before running the command)"));
+		return;
+	}
+	r->started = true;
+	/* As in a shell: a status above 128 means death by signal. */
+	if (e->exit_code > 128 && e->exit_code <= 128 + 64) {
+		r->signal = e->exit_code - 128;
+		r->exit_code = -1;
+	} else
+		r->exit_code = e->exit_code;
+}
+
+static void
+engine_loop(struct engine *e)
+{
+	while (!e->bwrap_done || e->out_open || e->err_open) {
+		int wait = -1;
+
+		if (e->bwrap_done) {
+			int64_t left = e->drain_deadline - loop_now_ms();
+
+			if (left <= 0)
+				break;
+			wait = (int)left;
+		}
+		loop_run_once(e->loop, wait);
+	}
+	/* Whatever the status stream still holds. */
+	if (e->status_fd >= 0)
+		engine_status(e->status_fd, POLLIN, e);
+}
+
+int
+engine_run(const struct engine_opts *o, struct result *r)
+{
+	struct engine		 e = { .opts = o, .r = r, .status_fd = -1 };
+	struct sandbox_policy	 pol;
+	struct sandbox		 sb = SANDBOX_INIT;
+	struct probe		 probe;
+	struct strv		 full = STRV_INIT;
+	struct snapshot		*before = NULL, *after = NULL;
+	struct strv		 skip = STRV_INIT;
+	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
+	char			*cause = NULL;
+	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
+	int			 slot, rc = -1;
+
+	strv_copy(&r->argv, &o->argv);
+	r->command = o->command ? xstrdup(o->command) : NULL;
+	r->cwd = xstrdup(o->policy.cwd);
+	r->project = xstrdup(o->policy.project);
+	r->profile = xstrdup(o->policy.profile ? o->policy.profile : "");
+	sandbox_policy_copy(&pol, &o->policy);
+	probe_init(&probe);
+	LOG("start");
+	probe_host(&probe, true);
+	LOG("probed");
+	if (!probe.userns_ok) {
+		engine_fail(r, probe.fix != NULL ? xasprintf("%s (fix: %s)",
+		    probe.error, probe.fix) : xstrdup(probe.error));
+		goto out;
+	}
+	if (o->argv.n == 0) {
+		engine_fail(r, xstrdup("no command to run"));
+		goto out;
+	}
+	/* The violation observer: bwrap runs its helper first. */
+	if (o->observe && (e.obs = observe_prepare(&pol, &cause)) == NULL) {
+		strv_push_owned(&r->warnings, xasprintf("violations are "
+		    "inferred from error output: %s", cause));
+		free(cause);
+		cause = NULL;
+	}
+	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) {
+		engine_fail(r, cause);
+		goto out;
+	}
+	/* Placeholders are bwgate's, not the command's changes. */
+	for (size_t i = 0; i < sb.placeholders.n; i++)
+		strv_push_owned(&skip, path_relative(sb.placeholders.v[i],
+		    pol.project));
+	LOG("sandbox built");
+	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
+	/* With a bound /proc the command can see our /proc entry: keep our
+	   descriptors and memory out of its reach. */
+	if (!probe.proc_fresh)
+		prctl(PR_SET_DUMPABLE, 0);
+	strv_copy(&r->warnings, &sb.warnings);
+	if (pipe2(spipe, O_CLOEXEC) != 0 || pipe2(bpipe, O_CLOEXEC) != 0) {
+		engine_fail(r, xasprintf("cannot create a pipe: %s",
+		    strerror(errno)));
+		goto out;
+	}
+	slot = sandbox_status_slot(&sb);
+	sb.fds[slot] = spipe[1];	/* now owned by sb */
+	spipe[1] = -1;
+	slot = sandbox_fd_slot(&sb, "--block-fd");
+	sb.fds[slot] = bpipe[0];
+	bpipe[0] = -1;
+	strv_copy(&full, &sb.argv);
+	strv_copy(&full, &o->argv);
+	strv_copy(&r->bwrap_argv, &full);
+
+	/*
+	 * bwrap builds the namespaces and mounts while we take the snapshot
+	 * and start the monitor; it waits on --block-fd before running the
+	 * command, so nothing the command does is missed.
+	 */
+	e.loop = loop_new();
+	e.start_ms = loop_now_ms();
+	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
+	    &cause) != 0) {
+		engine_fail(r, cause);
+		goto out;
+	}
+	/* Our copies of the sandbox's descriptors are no longer needed. */
+	for (size_t i = 0; i < sb.nfds; i++) {
+		if (sb.fds[i] > 2)
+			close(sb.fds[i]);
+		sb.fds[i] = -1;
+	}
+	LOG("spawned");
+	if (o->snapshot) {
+		before = snapshot_take(pol.project, &snap, &cause);
+		if (before == NULL) {
+			strv_push_owned(&r->warnings, xasprintf("no change "
+			    "report: %s", cause));
+			free(cause);
+		}
+	}
+	if (o->monitor) {
+		e.mon = monitor_start(pol.project, &o->exclude, &cause);
+		if (e.mon == NULL) {
+			strv_push_owned(&r->warnings, xasprintf("no live "
+			    "events: %s", cause));
+			free(cause);
+		} else
+			loop_add(e.loop, monitor_fd(e.mon), POLLIN,
+			    engine_monitor, &e);
+	}
+	LOG("snapshot taken, monitor started");
+	(void)!write(bpipe[1], "", 1);	/* go */
+	close(bpipe[1]);
+	bpipe[1] = -1;
+	e.status_fd = spipe[0];
+	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
+	e.out_open = e.err_open = true;
+	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
+	loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
+	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
+	if (e.run.pidfd >= 0)
+		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);
+	loop_signal(e.loop, SIGINT, engine_signal, &e);
+	loop_signal(e.loop, SIGTERM, engine_signal, &e);
+	loop_signal(e.loop, SIGHUP, engine_signal, &e);
+	if (o->timeout_ms > 0)
+		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
+	observe_attach(e.obs, e.loop, &sb, &r->violations);
+	engine_loop(&e);
+	observe_finish(e.obs);
+	if (!e.bwrap_done) {
+		/* A pipe stayed open after bwrap's pidfd vanished. */
+		runner_wait(&e.run);
+		e.bwrap_done = true;
+	}
+	r->duration_ms = loop_now_ms() - e.start_ms;
+	engine_exit_status(&e);
+	/* Without notifications, read refusals from the error output. */
+	if (o->observe && r->started && !observe_exact(e.obs))
+		observe_infer(r->err.data, r->err.len, &sb, pol.cwd,
+		    pol.network, &r->violations);
+	if (o->observe && r->sandbox != NULL)
+		cJSON_AddStringToObject(r->sandbox, "violations",
+		    observe_exact(e.obs) ? "exact" : "inferred");
+	if (o->observe && r->sandbox != NULL)
+		cJSON_AddNumberToObject(r->sandbox, "observed_calls",
+		    (double)observe_count(e.obs));
+	if (o->observe && e.obs != NULL && !observe_exact(e.obs))
+		strv_push_owned(&r->warnings, xasprintf("violations are "
+		    "inferred from error output (no seccomp notification: "
+		    "%s)", observe_status(e.obs)));
+	LOG("command over");
+	if (e.mon != NULL) {
+		monitor_stop(e.mon, engine_event, &e);
+		engine_lossy_event(&e);
+		LOG("monitor stopped");
+		r->events_lossy = monitor_lossy(e.mon);
+		strv_copy(&r->warnings, monitor_warnings(e.mon));
+	}
+	if (before != NULL) {
+		after = snapshot_take(pol.project, &snap, &cause);
+		if (after == NULL) {
+			strv_push_owned(&r->warnings, xasprintf("no change "
+			    "report: %s", cause));
+			free(cause);
+		} else {
+			snapshot_diff(before, after, &r->changes);
+			r->changes_known = true;
+			strv_copy(&r->warnings, snapshot_warnings(after));
+		}
+	}
+	rc = r->error != NULL ? -1 : 0;
+	LOG("done");
+out:
+	observe_free(e.obs);
+	if (e.mon != NULL)
+		monitor_free(e.mon);
+	snapshot_free(before);
+	snapshot_free(after);
+	if (e.loop != NULL) {
+		runner_close(&e.run);
+		loop_free(e.loop);
+	}
+	if (spipe[0] >= 0)
+		close(spipe[0]);
+	if (spipe[1] >= 0)
+		close(spipe[1]);
+	for (int i = 0; i < 2; i++)
+		if (bpipe[i] >= 0)
+			close(bpipe[i]);
+	sandbox_release(&sb);
+	buf_release(&e.status);
+	buf_release(&e.bwrap_err);
+	strv_release(&full);
+	strv_release(&skip);
+	sandbox_policy_release(&pol);
+	probe_release(&probe);
+	return rc;
+}

@@ -1,0 +1,11 @@
+# run: start a built sandbox and watch it: runner, engine, change report
+# (snapshot), live events (monitor) and violations (observe).
+noinst_LIBRARIES += %D%/librun.a
+%C%_librun_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+%C%_librun_a_SOURCES = \
+	%D%/runner.c %D%/runner.h \
+	%D%/engine.c %D%/engine.h \
+	%D%/report.c %D%/report.h \
+	%D%/snapshot.c %D%/snapshot.h \
+	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
+	%D%/observe.c %D%/observe.h

@@ -1,0 +1,321 @@
+/*
+ * report: the result of a sandboxed command as JSON and as a short summary.
+ *
+ * Field names are documented in doc/report.md and must stay stable.
+ */
+#include "autoconf.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "report.h"
+#include "xalloc.h"
+
+static const char *const violation_reason_names[] = {
+	[VIOLATION_READ_ONLY] = "read-only",
+	[VIOLATION_NOT_VISIBLE] = "not-visible",
+	[VIOLATION_PROTECTED] = "protected",
+	[VIOLATION_NETWORK] = "network",
+};
+
+/* What the agent can do about each kind of refusal. */
+static const char *const violation_hints[] = {
+	[VIOLATION_READ_ONLY] = "writes outside the project are blocked: write "
+	    "under the project or ask the operator to add a writable path",
+	[VIOLATION_NOT_VISIBLE] = "the sandbox does not show this place "
+	    "(home and the host's /tmp are empty, private and discarded): "
+	    "work inside the project or ask the operator to add the path",
+	[VIOLATION_PROTECTED] = "this path is protected (git metadata and "
+	    "bwgate policy stay read-only): leave it alone or ask the operator "
+	    "for the git-write profile",
+	[VIOLATION_NETWORK] = "the network is off in the sandbox: work offline "
+	    "or ask the operator to allow network for this command",
+};
+
+void
+changes_release(struct changes *c)
+{
+	strv_release(&c->created);
+	strv_release(&c->modified);
+	strv_release(&c->deleted);
+	for (size_t i = 0; i < c->nrenamed; i++) {
+		free(c->renamed[i].from);
+		free(c->renamed[i].to);
+	}
+	free(c->renamed);
+	memset(c, 0, sizeof *c);
+}
+
+void
+changes_add_rename(struct changes *c, const char *from, const char *to)
+{
+	c->renamed = xreallocarray(c->renamed, c->nrenamed + 1,
+	    sizeof *c->renamed);
+	c->renamed[c->nrenamed].from = xstrdup(from);
+	c->renamed[c->nrenamed].to = xstrdup(to);
+	c->nrenamed++;
+}
+
+size_t
+changes_count(const struct changes *c)
+{
+	return c->created.n + c->modified.n + c->deleted.n + c->nrenamed;
+}
+
+/* Paths as JSON strings (see json_path for names that are not UTF-8). */
+static cJSON *
+paths_json(const struct strv *sv, bool *escaped)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < sv->n; i++)
+		cJSON_AddItemToArray(a, json_path(sv->v[i], escaped));
+	return a;
+}
+
+cJSON *
+changes_json(const struct changes *c)
+{
+	cJSON	*j = cJSON_CreateObject(), *r = cJSON_CreateArray();
+	bool	 escaped = false;
+
+	cJSON_AddItemToObject(j, "created", paths_json(&c->created, &escaped));
+	cJSON_AddItemToObject(j, "modified", paths_json(&c->modified,
+	    &escaped));
+	cJSON_AddItemToObject(j, "deleted", paths_json(&c->deleted, &escaped));
+	for (size_t i = 0; i < c->nrenamed; i++) {
+		cJSON	*e = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(e, "from", json_path(c->renamed[i].from,
+		    &escaped));
+		cJSON_AddItemToObject(e, "to", json_path(c->renamed[i].to,
+		    &escaped));
+		cJSON_AddItemToArray(r, e);
+	}
+	cJSON_AddItemToObject(j, "renamed", r);
+	if (escaped)
+		cJSON_AddBoolToObject(j, "escaped", true);
+	return j;
+}
+
+const char *
+violation_reason_name(enum violation_reason r)
+{
+	return violation_reason_names[r];
+}
+
+const char *
+violation_hint(enum violation_reason r)
+{
+	return violation_hints[r];
+}
+
+void
+violations_add(struct violations *vs, const char *path, const char *op,
+    enum violation_reason reason, bool exact)
+{
+	for (size_t i = 0; i < vs->n; i++) {
+		struct violation *v = &vs->v[i];
+
+		if (v->reason == reason && strcmp(v->path, path) == 0 &&
+		    strcmp(v->operation, op) == 0) {
+			v->count++;
+			v->exact = v->exact || exact;
+			return;
+		}
+	}
+	vs->v = xreallocarray(vs->v, vs->n + 1, sizeof *vs->v);
+	vs->v[vs->n++] = (struct violation){ xstrdup(path), xstrdup(op),
+	    reason, 1, exact };
+}
+
+void
+violations_release(struct violations *vs)
+{
+	for (size_t i = 0; i < vs->n; i++) {
+		free(vs->v[i].path);
+		free(vs->v[i].operation);
+	}
+	free(vs->v);
+	vs->v = NULL;
+	vs->n = 0;
+}
+
+cJSON *
+violations_json(const struct violations *vs)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < vs->n; i++) {
+		const struct violation	*v = &vs->v[i];
+		cJSON			*e = cJSON_CreateObject();
+
+		bool			 escaped = false;
+
+		cJSON_AddItemToObject(e, "path", json_path(v->path, &escaped));
+		if (escaped)
+			cJSON_AddBoolToObject(e, "escaped", true);
+		cJSON_AddStringToObject(e, "operation", v->operation);
+		cJSON_AddStringToObject(e, "reason",
+		    violation_reason_name(v->reason));
+		cJSON_AddNumberToObject(e, "count", v->count);
+		cJSON_AddStringToObject(e, "hint", violation_hint(v->reason));
+		cJSON_AddBoolToObject(e, "exact", v->exact);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+void
+result_release(struct result *r)
+{
+	strv_release(&r->argv);
+	free(r->command);
+	free(r->cwd);
+	free(r->project);
+	free(r->profile);
+	strv_release(&r->bwrap_argv);
+	buf_release(&r->out);
+	buf_release(&r->err);
+	changes_release(&r->changes);
+	violations_release(&r->violations);
+	cJSON_Delete(r->sandbox);
+	strv_release(&r->warnings);
+	free(r->error);
+	memset(r, 0, sizeof *r);
+	r->exit_code = -1;
+}
+
+cJSON *
+result_json(const struct result *r)
+{
+	cJSON	*j = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(j, "argv", json_strv(&r->argv));
+	if (r->command != NULL)
+		cJSON_AddStringToObject(j, "command", r->command);
+	cJSON_AddStringToObject(j, "cwd", r->cwd ? r->cwd : "");
+	cJSON_AddStringToObject(j, "project", r->project ? r->project : "");
+	cJSON_AddStringToObject(j, "profile", r->profile ? r->profile : "");
+	cJSON_AddItemToObject(j, "bwrap_argv", json_strv(&r->bwrap_argv));
+	cJSON_AddBoolToObject(j, "started", r->started);
+	if (r->exit_code >= 0)
+		cJSON_AddNumberToObject(j, "exit_code", r->exit_code);
+	else
+		cJSON_AddNullToObject(j, "exit_code");
+	if (r->signal > 0) {
+		const char	*abbrev = sigabbrev_np(r->signal);
+		char		 name[32];
+
+		snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "UNKNOWN");
+		cJSON_AddStringToObject(j, "signal", name);
+	} else
+		cJSON_AddNullToObject(j, "signal");
+	cJSON_AddBoolToObject(j, "timed_out", r->timed_out);
+	cJSON_AddBoolToObject(j, "killed", r->killed);
+	cJSON_AddNumberToObject(j, "duration_ms", (double)r->duration_ms);
+	cJSON_AddItemToObject(j, "stdout", json_bytes(r->out.data, r->out.len));
+	cJSON_AddItemToObject(j, "stderr", json_bytes(r->err.data, r->err.len));
+	cJSON_AddBoolToObject(j, "stdout_truncated", r->out_truncated);
+	cJSON_AddBoolToObject(j, "stderr_truncated", r->err_truncated);
+	if (r->changes_known)
+		cJSON_AddItemToObject(j, "changes", changes_json(&r->changes));
+	else
+		cJSON_AddNullToObject(j, "changes");
+	cJSON_AddItemToObject(j, "violations",
+	    violations_json(&r->violations));
+	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
+	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
+	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());
+	cJSON_AddItemToObject(j, "warnings", json_strv(&r->warnings));
+	if (r->error != NULL)
+		cJSON_AddStringToObject(j, "error", r->error);
+	else
+		cJSON_AddNullToObject(j, "error");
+	return j;
+}
+
+int
+result_exit_status(const struct result *r)
+{
+	if (!r->started || r->error != NULL)
+		return 125;
+	if (r->signal > 0)
+		return 128 + r->signal;
+	return r->exit_code < 0 ? 125 : r->exit_code;
+}
+
+static void
+print_list(FILE *f, const char *mark, const struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		fprintf(f, "bwgate:   %s %s\n", mark, sv->v[i]);
+}
+
+/* One line: did it fail on its own, or did the sandbox stop it? */
+static void
+print_verdict(FILE *f, const struct result *r)
+{
+	const char	*how = r->violations.n > 0 && r->violations.v[0].exact ?
+			    "" : " (inferred from its error output)";
+
+	if (r->timed_out)
+		fprintf(f, "bwgate: timed out after %lld ms and was killed\n",
+		    (long long)r->duration_ms);
+	else if (r->killed)
+		fprintf(f, "bwgate: killed on request\n");
+	else if (r->violations.n > 0 && result_exit_status(r) != 0)
+		fprintf(f, "bwgate: exit %d: stopped by the sandbox%s\n",
+		    result_exit_status(r), how);
+	else if (r->violations.n > 0)
+		fprintf(f, "bwgate: exit 0, but the sandbox refused %zu "
+		    "operation(s)%s\n", r->violations.n, how);
+	else if (result_exit_status(r) != 0)
+		fprintf(f, "bwgate: exit %d: the command failed on its own "
+		    "(the sandbox refused nothing)\n", result_exit_status(r));
+}
+
+void
+result_print_summary(FILE *f, const struct result *r)
+{
+	const struct changes	*c = &r->changes;
+
+	if (r->error != NULL) {
+		fprintf(f, "bwgate: %s\n", r->error);
+		return;
+	}
+	print_verdict(f, r);
+	if (r->changes_known) {
+		if (changes_count(c) == 0)
+			fprintf(f, "bwgate: no changes in the project\n");
+		else
+			fprintf(f, "bwgate: %zu created, %zu modified, "
+			    "%zu deleted, %zu renamed\n", c->created.n,
+			    c->modified.n, c->deleted.n, c->nrenamed);
+		print_list(f, "+", &c->created);
+		print_list(f, "~", &c->modified);
+		print_list(f, "-", &c->deleted);
+		for (size_t i = 0; i < c->nrenamed; i++)
+			fprintf(f, "bwgate:   > %s -> %s\n", c->renamed[i].from,
+			    c->renamed[i].to);
+	}
+	for (size_t i = 0; i < r->violations.n; i++) {
+		const struct violation *v = &r->violations.v[i];
+		char	times[32] = "";
+
+		if (v->count > 1)
+			snprintf(times, sizeof times, " x%u", v->count);
+		fprintf(f, "bwgate: refused %s '%s' (%s)%s: %s\n",
+		    v->operation, v->path, violation_reason_name(v->reason),
+		    times, violation_hint(v->reason));
+	}
+	if (r->out_truncated || r->err_truncated)
+		fprintf(f, "bwgate: output was truncated in the report\n");
+	if (r->events_lossy)
+		fprintf(f, "bwgate: the live event stream lost events; the "
+		    "change report above is still exact\n");
+	for (size_t i = 0; i < r->warnings.n; i++)
+		fprintf(f, "bwgate: warning: %s\n", r->warnings.v[i]);
+}

@@ -1,0 +1,15 @@
+# sandbox: a policy and the host's probe -> the exact bwrap argv, with the
+# placeholders, seccomp programs and the in-sandbox helper it needs.
+noinst_LIBRARIES += %D%/libsandbox.a
+%C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
+%C%_libsandbox_a_SOURCES = \
+	%D%/sandbox.c %D%/sandbox.h \
+	%D%/placeholder.c %D%/placeholder.h \
+	%D%/probe.c %D%/probe.h \
+	%D%/seccomp-deny.c %D%/seccomp-deny.h \
+	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
+	%D%/bpfcache.c %D%/bpfcache.h
+# Runs first inside the sandbox: installs the observer's seccomp filter.
+pkglibexec_PROGRAMS += bwgate-helper
+bwgate_helper_CFLAGS = $(AM_CFLAGS)
+bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h

@@ -1,0 +1,141 @@
+/*
+ * observe-filter: build (or load from the cache) the observer's program.
+ *
+ * The rule table lists the write-intent system calls; open-style calls are
+ * notified only when their flags can write. The helper's own reply socket
+ * sits at OBSERVE_SOCK_FD, so its sendmsg is not notified (it would wait
+ * for a listener that is still on its way to bwgate).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfcache.h"
+#include "observe-filter.h"
+#include "observe-proto.h"
+#include "xalloc.h"
+
+/* A system call to notify on, with at most one argument condition. */
+struct filter_rule {
+	const char		*name;
+	int			 net;	/* only with OBSERVE_F_NET */
+	int			 arg;	/* -1: always */
+	enum scmp_compare	 op;
+	scmp_datum_t		 a;
+	scmp_datum_t		 b;
+};
+
+#define ALWAYS(n)		{ n, 0, -1, 0, 0, 0 }
+#define MASKED(n, i, m, v)	{ n, 0, i, SCMP_CMP_MASKED_EQ, m, v }
+/* open-style flags that mean "may write": one rule per test (OR). */
+#define OPENFLAGS(n, i)							\
+	MASKED(n, i, O_ACCMODE, O_WRONLY),				\
+	MASKED(n, i, O_ACCMODE, O_RDWR),				\
+	MASKED(n, i, O_CREAT, O_CREAT),					\
+	MASKED(n, i, O_TRUNC, O_TRUNC)
+
+static const struct filter_rule filter_rules[] = {
+	OPENFLAGS("open", 1),
+	OPENFLAGS("openat", 2),
+	ALWAYS("openat2"),	/* flags are in a struct: bwgate reads them */
+	ALWAYS("creat"),
+	ALWAYS("mkdir"), ALWAYS("mkdirat"),
+	ALWAYS("mknod"), ALWAYS("mknodat"),
+	ALWAYS("unlink"), ALWAYS("unlinkat"), ALWAYS("rmdir"),
+	ALWAYS("rename"), ALWAYS("renameat"), ALWAYS("renameat2"),
+	ALWAYS("link"), ALWAYS("linkat"),
+	ALWAYS("symlink"), ALWAYS("symlinkat"),
+	ALWAYS("truncate"),
+	ALWAYS("chmod"), ALWAYS("fchmodat"), ALWAYS("fchmodat2"),
+	ALWAYS("chown"), ALWAYS("lchown"), ALWAYS("fchownat"),
+	ALWAYS("utime"), ALWAYS("utimes"), ALWAYS("futimesat"),
+	ALWAYS("utimensat"),
+	ALWAYS("setxattr"), ALWAYS("lsetxattr"),
+	ALWAYS("removexattr"), ALWAYS("lremovexattr"),
+	{ "connect", 1, -1, 0, 0, 0 },
+	/* sendto with a destination address (not connected sockets). */
+	{ "sendto", 1, 4, SCMP_CMP_NE, 0, 0 },
+	/* sendmsg except on the helper's own socket. */
+	{ "sendmsg", 1, 0, SCMP_CMP_NE, OBSERVE_SOCK_FD, 0 },
+};
+
+/* Compile the table with libseccomp into prog. */
+static int
+filter_compile(uint32_t flags, struct buf *prog, char **cause)
+{
+	scmp_filter_ctx	 ctx;
+	const char	*what = "seccomp_init";
+	int		 rc = 0, nr;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
+		*cause = xstrdup("cannot build the observer filter: "
+		    "seccomp_init failed");
+		return -1;
+	}
+	/* Other architectures run unobserved (the deny filter still holds). */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	for (size_t i = 0; rc == 0 &&
+	    i < sizeof filter_rules / sizeof filter_rules[0]; i++) {
+		const struct filter_rule *r = &filter_rules[i];
+		struct scmp_arg_cmp	 cmp;
+
+		if (r->net && (flags & OBSERVE_F_NET) == 0)
+			continue;
+		nr = seccomp_syscall_resolve_name(r->name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;	/* unknown to this libseccomp */
+		what = r->name;
+		if (r->arg < 0) {
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+			continue;
+		}
+		cmp.arg = (unsigned)r->arg;
+		cmp.op = r->op;
+		cmp.datum_a = r->a;
+		cmp.datum_b = r->b;
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp);
+	}
+	if (rc != 0) {
+		*cause = xasprintf("cannot build the observer filter (%s): %s",
+		    what, strerror(rc < 0 ? -rc : rc));
+		seccomp_release(ctx);
+		return -1;
+	}
+	rc = bpf_export(ctx, prog, cause);
+	seccomp_release(ctx);
+	return rc;
+}
+
+static int
+filter_build(void *arg, struct buf *prog, char **cause)
+{
+	return filter_compile(*(uint32_t *)arg, prog, cause);
+}
+
+int
+observe_filter_build(uint32_t flags, struct buf *prog, char **cause)
+{
+	uint32_t	h = 2166136261u;
+	char		name[64];
+
+	/* Keyed by the rule table too, so an edited table is never stale. */
+	for (size_t i = 0; i < sizeof filter_rules / sizeof filter_rules[0];
+	    i++) {
+		const unsigned char *p = (const void *)&filter_rules[i];
+
+		for (const char *c = filter_rules[i].name; *c != '\0'; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		for (size_t k = sizeof(const char *); k < sizeof filter_rules[0];
+		    k++)
+			h = (h ^ p[k]) * 16777619u;
+	}
+	snprintf(name, sizeof name, "observe-%u-v%d-%08x", flags,
+	    OBSERVE_VERSION, h);
+	return bpf_cache_get(name, filter_build, &flags, prog, cause);
+}

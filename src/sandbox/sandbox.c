@@ -1,0 +1,818 @@
+/*
+ * sandbox: build the exact bwrap argv for a policy.
+ *
+ * The layout, in bwrap order (later mounts cover earlier ones):
+ *
+ *	namespaces, session, capabilities	--unshare-all --new-session ...
+ *	environment				--clearenv --setenv ...
+ *	system, read-only			/usr /etc ... (usr-merge symlinks kept)
+ *	fresh /dev and /proc			(or a bind of /proc when nested)
+ *	private tmpfs				/tmp /var/tmp /run, and $HOME
+ *	extra read-only / writable paths	--ro-bind-fd / --bind-fd
+ *	the project				--bind-fd (or --ro-bind-fd)
+ *	protected paths inside it		--ro-bind-fd (placeholders if missing)
+ *	hidden paths				--tmpfs / --ro-bind /dev/null
+ *	seccomp, status, helper			--seccomp --json-status-fd ...
+ *
+ * Host paths the command could influence (the project and everything named
+ * by the operator) are opened with O_PATH|O_NOFOLLOW and mounted by
+ * descriptor, so a symlink swapped in between the check and the mount
+ * cannot redirect it. System directories are root-owned and bound by path.
+ *
+ * A protected path that does not exist gets a placeholder (an empty file or
+ * directory created with O_EXCL here) mounted read-only over itself. The
+ * placeholders of a project are shared by the sandboxes running in it and
+ * removed by the last one to finish (placeholder.h), so the host project
+ * is left as it was.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "jsonutil.h"
+#include "path.h"
+#include "placeholder.h"
+#include "probe.h"
+#include "sandbox.h"
+#include "seccomp-deny.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+/* System directories shown read-only (those that exist). */
+static const char *const sandbox_system_ro[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", NULL
+};
+
+/* Private, empty, writable directories. */
+static const char *const sandbox_private_tmpfs[] = {
+	"/tmp", "/var/tmp", "/run", NULL
+};
+
+/* Always protected inside the project; "/" marks a directory. */
+struct protect_entry {
+	const char	*path;
+	bool		 dir;
+	bool		 git;	/* lifted by the git-write profile */
+};
+static const struct protect_entry sandbox_protected[] = {
+	{ ".git", true, true },
+	{ ".git/hooks", true, false },
+	{ ".git/config", false, false },
+	{ ".bwgate.json", false, false },
+	{ NULL, false, false }
+};
+
+/* Environment passed through by default. */
+static const char *const sandbox_env_allow[] = {
+	"PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "USER", "LOGNAME",
+	"COLORTERM", "NO_COLOR", NULL
+};
+
+/* Names that look like secrets: passed only when named explicitly. */
+static const char *const sandbox_env_secret[] = {
+	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*",
+	"*_KEY", "*_KEY_*", "*APIKEY*", "*API_KEY*", "*CREDENTIAL*",
+	"*COOKIE*", "*SESSION*", "*AUTH*", "AWS_*", "AZURE_*", "GOOGLE_*",
+	"GCP_*", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_*",
+	"XDG_RUNTIME_DIR", "KRB5*", "NPM_CONFIG__AUTH*", "BWGATE_SOCKET", NULL
+};
+
+static const char *const mount_kind_names[] = {
+	[MOUNT_RO] = "ro",
+	[MOUNT_RW] = "rw",
+	[MOUNT_PROTECTED] = "protected",
+	[MOUNT_HIDDEN] = "hidden",
+	[MOUNT_TMPFS] = "tmpfs",
+	[MOUNT_PROC] = "proc",
+	[MOUNT_DEV] = "dev",
+	[MOUNT_SYMLINK] = "symlink",
+};
+
+struct build {
+	const struct sandbox_policy	*pol;
+	const struct probe		*probe;
+	struct sandbox			*sb;
+	bool				 dry;
+	struct placeholders		*ph;	/* locked while protecting */
+};
+
+static void	build_mount(struct build *, enum mount_kind, const char *,
+		    const char *);
+static int	build_protected_paths(struct build *, char **);
+static int	build_fd(struct build *, int);
+
+const char *
+mount_kind_name(enum mount_kind k)
+{
+	return mount_kind_names[k];
+}
+
+void
+sandbox_policy_init(struct sandbox_policy *pol)
+{
+	memset(pol, 0, sizeof *pol);
+	pol->profile = xstrdup("project");
+	pol->seccomp = true;
+	pol->helper_fd = -1;
+}
+
+void
+sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src)
+{
+	sandbox_policy_init(dst);
+	free(dst->profile);
+	dst->project = src->project ? xstrdup(src->project) : NULL;
+	dst->cwd = src->cwd ? xstrdup(src->cwd) : NULL;
+	dst->profile = src->profile ? xstrdup(src->profile) : NULL;
+	dst->project_readonly = src->project_readonly;
+	dst->git_writable = src->git_writable;
+	dst->network = src->network;
+	dst->allow_userns = src->allow_userns;
+	dst->allow_ptrace = src->allow_ptrace;
+	dst->seccomp = src->seccomp;
+	strv_copy(&dst->rw_paths, &src->rw_paths);
+	strv_copy(&dst->ro_paths, &src->ro_paths);
+	strv_copy(&dst->hide_paths, &src->hide_paths);
+	strv_copy(&dst->protected, &src->protected);
+	strv_copy(&dst->env_pass, &src->env_pass);
+	strv_copy(&dst->env_set, &src->env_set);
+	dst->helper = src->helper ? xstrdup(src->helper) : NULL;
+	dst->helper_fd = src->helper_fd;
+}
+
+void
+sandbox_policy_release(struct sandbox_policy *pol)
+{
+	free(pol->project);
+	free(pol->cwd);
+	free(pol->profile);
+	free(pol->helper);
+	strv_release(&pol->rw_paths);
+	strv_release(&pol->ro_paths);
+	strv_release(&pol->hide_paths);
+	strv_release(&pol->protected);
+	strv_release(&pol->env_pass);
+	strv_release(&pol->env_set);
+	memset(pol, 0, sizeof *pol);
+	pol->helper_fd = -1;
+}
+
+int
+sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
+    const char *cwd, char **cause)
+{
+	_cleanup_free_ char	*here = getcwd(NULL, 0);
+	char			*p, *c;
+	struct stat		 st;
+
+	if (here == NULL) {
+		*cause = xasprintf("cannot get the current directory: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (project == NULL) {
+		p = path_git_toplevel(here);
+		if (p == NULL)
+			p = xstrdup(here);
+		project = p;
+		c = path_canonical(p, cause);
+		free(p);
+		p = c;
+	} else
+		p = path_canonical(project, cause);
+	if (p == NULL)
+		return -1;
+	if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("project '%s' is not a directory", p);
+		free(p);
+		return -1;
+	}
+	if (strcmp(p, "/") == 0) {
+		*cause = xstrdup("the project cannot be '/'");
+		free(p);
+		return -1;
+	}
+	c = path_canonical(cwd != NULL ? cwd : here, cause);
+	if (c == NULL) {
+		free(p);
+		return -1;
+	}
+	if (stat(c, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("working directory '%s' is not a directory",
+		    c);
+		free(p);
+		free(c);
+		return -1;
+	}
+	if (!path_is_under(c, p)) {
+		if (cwd != NULL) {
+			*cause = xasprintf("working directory '%s' is outside "
+			    "the project '%s'", c, p);
+			free(p);
+			free(c);
+			return -1;
+		}
+		/* Started outside the named project: run at its root. */
+		free(c);
+		c = xstrdup(p);
+	}
+	free(pol->project);
+	free(pol->cwd);
+	pol->project = p;
+	pol->cwd = c;
+	return 0;
+}
+
+bool
+sandbox_env_is_secret(const char *name)
+{
+	for (const char *const *g = sandbox_env_secret; *g != NULL; g++)
+		if (fnmatch(*g, name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Does the default allowlist pass this name? */
+static bool
+env_allowed(const char *name)
+{
+	for (const char *const *g = sandbox_env_allow; *g != NULL; g++)
+		if (fnmatch(*g, name, 0) == 0)
+			return !sandbox_env_is_secret(name);
+	return false;
+}
+
+static void
+add(struct build *b, const char *arg)
+{
+	strv_push(&b->sb->argv, arg);
+}
+
+static void
+add2(struct build *b, const char *opt, const char *arg)
+{
+	add(b, opt);
+	add(b, arg);
+}
+
+static void
+add3(struct build *b, const char *opt, const char *a1, const char *a2)
+{
+	add(b, opt);
+	add(b, a1);
+	add(b, a2);
+}
+
+/* Record a mount for the table people read (and violations resolve). */
+static void
+build_mount(struct build *b, enum mount_kind kind, const char *path,
+    const char *why)
+{
+	struct sandbox	*sb = b->sb;
+
+	sb->mounts = xreallocarray(sb->mounts, sb->nmounts + 1,
+	    sizeof *sb->mounts);
+	sb->mounts[sb->nmounts++] = (struct sandbox_mount){ kind,
+	    xstrdup(path), xstrdup(why) };
+}
+
+/* Reserve the next descriptor number for fd (-1 in dry runs). */
+static int
+build_fd(struct build *b, int fd)
+{
+	return sandbox_add_fd(b->sb, fd);
+}
+
+int
+sandbox_add_fd(struct sandbox *sb, int fd)
+{
+	sb->fds = xreallocarray(sb->fds, sb->nfds + 1, sizeof *sb->fds);
+	sb->fds[sb->nfds] = fd;
+	return SANDBOX_FD_BASE + (int)sb->nfds++;
+}
+
+/* Mount a host path by descriptor: --ro-bind-fd / --bind-fd N path. */
+static int
+build_bind_fd(struct build *b, const char *path, bool writable,
+    enum mount_kind kind, const char *why, char **cause)
+{
+	int		 fd = -1, n;
+	char		 num[16];
+
+	if (!b->dry) {
+		struct stat st;
+
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			*cause = xasprintf("cannot open '%s': %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+			close(fd);
+			*cause = xasprintf("'%s' is a symbolic link: name "
+			    "its target instead", path);
+			return -1;
+		}
+	}
+	n = build_fd(b, fd);
+	snprintf(num, sizeof num, "%d", n);
+	add3(b, writable ? "--bind-fd" : "--ro-bind-fd", num, path);
+	build_mount(b, kind, path, why);
+	return 0;
+}
+
+static void
+build_namespaces(struct build *b)
+{
+	const struct sandbox_policy	*pol = b->pol;
+
+	add(b, "--unshare-all");
+	add(b, "--unshare-user");
+	if (pol->network)
+		add(b, "--share-net");
+	add(b, "--die-with-parent");
+	add(b, "--new-session");
+	if (!pol->allow_userns) {
+		if (b->probe->disable_userns)
+			add(b, "--disable-userns");
+		else
+			strv_push(&b->sb->warnings, "--disable-userns does not "
+			    "work here: nested user namespaces are refused by "
+			    "the seccomp filter only");
+	}
+	add2(b, "--cap-drop", "ALL");
+}
+
+static void
+build_env(struct build *b)
+{
+	const struct sandbox_policy	*pol = b->pol;
+	const char			*home = getenv("HOME");
+	bool				 have_path = false;
+
+	add(b, "--clearenv");
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char	*eq = strchr(*e, '=');
+		_cleanup_free_ char *name = NULL;
+
+		if (eq == NULL)
+			continue;
+		name = xstrndup(*e, (size_t)(eq - *e));
+		if (!env_allowed(name) && !strv_contains(&pol->env_pass, name))
+			continue;
+		if (strcmp(name, "PATH") == 0)
+			have_path = true;
+		add3(b, "--setenv", name, eq + 1);
+	}
+	if (!have_path)
+		add3(b, "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin");
+	add3(b, "--setenv", "HOME", home != NULL && home[0] == '/' ? home :
+	    "/tmp");
+	for (size_t i = 0; i < pol->env_set.n; i++) {
+		const char	*kv = pol->env_set.v[i], *eq = strchr(kv, '=');
+		_cleanup_free_ char *name = NULL;
+
+		if (eq == NULL || eq == kv)
+			continue;
+		name = xstrndup(kv, (size_t)(eq - kv));
+		add3(b, "--setenv", name, eq + 1);
+	}
+}
+
+static void
+build_system(struct build *b)
+{
+	for (const char *const *p = sandbox_system_ro; *p != NULL; p++) {
+		struct stat	st;
+		char		target[PATH_MAX];
+		ssize_t		n;
+
+		if (lstat(*p, &st) != 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			n = readlink(*p, target, sizeof target - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			add3(b, "--symlink", target, *p);
+			build_mount(b, MOUNT_SYMLINK, *p, "usr-merge symlink");
+		} else if (S_ISDIR(st.st_mode)) {
+			add3(b, "--ro-bind", *p, *p);
+			build_mount(b, MOUNT_RO, *p, "system, read-only");
+		}
+	}
+}
+
+/* /etc/resolv.conf pointing into /run must stay reachable with network on. */
+static void
+build_resolv(struct build *b)
+{
+	char	*real = realpath("/etc/resolv.conf", NULL);
+	char	*dir, *slash;
+
+	if (real == NULL)
+		return;
+	if (path_is_under(real, "/run")) {
+		dir = xstrdup(real);
+		slash = strrchr(dir, '/');
+		*slash = '\0';
+		add3(b, "--ro-bind", dir, dir);
+		build_mount(b, MOUNT_RO, dir, "name resolution (network on)");
+		free(dir);
+	}
+	free(real);
+}
+
+static void
+build_private(struct build *b)
+{
+	const char	*home = getenv("HOME");
+
+	add2(b, "--dev", "/dev");
+	build_mount(b, MOUNT_DEV, "/dev", "fresh minimal /dev");
+	build_mount(b, MOUNT_TMPFS, "/dev/shm", "private (fresh /dev)");
+	if (b->probe->proc_fresh) {
+		add2(b, "--proc", "/proc");
+		b->sb->proc_mode = xstrdup("fresh");
+		build_mount(b, MOUNT_PROC, "/proc", "fresh /proc");
+	} else {
+		add3(b, "--ro-bind", "/proc", "/proc");
+		b->sb->proc_mode = xstrdup("bind");
+		build_mount(b, MOUNT_PROC, "/proc", "existing /proc (nested)");
+		strv_push(&b->sb->warnings, "a fresh /proc cannot be mounted "
+		    "here (nested sandbox): the existing /proc is bound "
+		    "read-only, so processes outside the sandbox are visible "
+		    "in it");
+	}
+	for (const char *const *p = sandbox_private_tmpfs; *p != NULL; p++) {
+		add2(b, "--tmpfs", *p);
+		build_mount(b, MOUNT_TMPFS, *p, "private, discarded");
+	}
+	if (b->pol->network)
+		build_resolv(b);
+	if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0) {
+		add2(b, "--tmpfs", home);
+		/* Hidden: writes there are discarded (a violation). */
+		build_mount(b, MOUNT_HIDDEN, home, "home, empty and private");
+	}
+}
+
+/* Extra operator/policy paths; each must exist. */
+static int
+build_extra(struct build *b, char **cause)
+{
+	const struct sandbox_policy	*pol = b->pol;
+	const struct strv		*lists[] = { &pol->ro_paths,
+					    &pol->rw_paths };
+
+	for (size_t l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			_cleanup_free_ char *p = NULL;
+
+			p = path_canonical(lists[l]->v[i], cause);
+			if (p == NULL)
+				return -1;
+			if (build_bind_fd(b, p, l == 1, l == 1 ? MOUNT_RW :
+			    MOUNT_RO, l == 1 ? "writable by request" :
+			    "read-only by request", cause) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* An empty file or directory to mount over (shared, see placeholder.h). */
+static int
+build_placeholder(struct build *b, const char *path, bool dir, char **cause)
+{
+	if (b->dry)
+		return 0;
+	if (placeholders_make(b->ph, path, dir, cause) != 0)
+		return -1;
+	strv_push(&b->sb->placeholders, path);
+	return 0;
+}
+
+/* Is rel (or an ancestor of it) already mounted read-only below project? */
+static bool
+covered_by_protected(struct build *b, const char *abs)
+{
+	for (size_t i = 0; i < b->sb->nmounts; i++) {
+		const struct sandbox_mount *m = &b->sb->mounts[i];
+
+		if (m->kind == MOUNT_PROTECTED && path_is_under(abs, m->path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Protect one project-relative path. When it is missing, the first missing
+ * component gets a placeholder so nothing can be created there.
+ */
+static int
+build_protect(struct build *b, const char *rel, bool dir, char **cause)
+{
+	_cleanup_free_ char	*abs = path_join(b->pol->project, rel);
+	_cleanup_free_ char	*first = NULL;
+	struct stat		 st;
+
+	if (covered_by_protected(b, abs))
+		return 0;
+	if (lstat(abs, &st) == 0) {
+		if (b->ph != NULL && placeholders_known(b->ph, abs)) {
+			/* Another sandbox's placeholder: share it. */
+			strv_push(&b->sb->placeholders, abs);
+			return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
+			    "protected (absent: nothing may be created)",
+			    cause);
+		}
+		if (S_ISLNK(st.st_mode)) {
+			*cause = xasprintf("protected path '%s' is a symbolic "
+			    "link: refusing to run with it", abs);
+			return -1;
+		}
+		return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
+		    "protected", cause);
+	}
+	if (errno != ENOENT && errno != ENOTDIR) {
+		*cause = xasprintf("cannot check '%s': %s", abs,
+		    strerror(errno));
+		return -1;
+	}
+	/* Find the first missing component below the project. */
+	first = xstrdup(abs);
+	for (;;) {
+		char *slash = strrchr(first, '/');
+
+		*slash = '\0';
+		if (lstat(first, &st) == 0) {
+			*slash = '/';
+			break;
+		}
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("cannot protect '%s': a parent is not a "
+		    "directory", abs);
+		return -1;
+	}
+	if (covered_by_protected(b, first))
+		return 0;
+	if (build_placeholder(b, first, strcmp(first, abs) != 0 || dir,
+	    cause) != 0)
+		return -1;
+	return build_bind_fd(b, first, false, MOUNT_PROTECTED,
+	    "protected (absent: nothing may be created)", cause);
+}
+
+static int
+build_project(struct build *b, char **cause)
+{
+	const struct sandbox_policy	*pol = b->pol;
+	int				 rc;
+
+	if (build_bind_fd(b, pol->project, !pol->project_readonly,
+	    pol->project_readonly ? MOUNT_RO : MOUNT_RW, pol->project_readonly ?
+	    "project, read-only (profile)" : "project", cause) != 0)
+		return -1;
+	if (pol->project_readonly)
+		return 0;	/* nothing inside can be written anyway */
+	if (!b->dry) {
+		if ((b->ph = placeholders_open(pol->project, cause)) == NULL)
+			return -1;
+		b->sb->ph_project = xstrdup(pol->project);
+	}
+	rc = build_protected_paths(b, cause);
+	if (b->ph != NULL)
+		placeholders_close(b->ph);
+	b->ph = NULL;
+	return rc;
+}
+
+/* The built-in protected paths, then the configured ones. */
+static int
+build_protected_paths(struct build *b, char **cause)
+{
+	const struct sandbox_policy	*pol = b->pol;
+
+	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
+	    e++) {
+		if (e->git && pol->git_writable)
+			continue;
+		if (build_protect(b, e->path, e->dir, cause) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < pol->protected.n; i++) {
+		const char	*rel = pol->protected.v[i];
+		size_t		 len = strlen(rel);
+		_cleanup_free_ char *clean = NULL;
+
+		while (*rel == '/')
+			rel++;
+		len = strlen(rel);
+		if (len == 0 || strstr(rel, "..") != NULL)
+			continue;
+		clean = xstrndup(rel, rel[len - 1] == '/' ? len - 1 : len);
+		if (build_protect(b, clean, rel[len - 1] == '/', cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+build_hidden(struct build *b, char **cause)
+{
+	for (size_t i = 0; i < b->pol->hide_paths.n; i++) {
+		_cleanup_free_ char *p = NULL;
+		struct stat	 st;
+
+		p = path_canonical_maybe(b->pol->hide_paths.v[i], cause);
+		if (p == NULL)
+			return -1;
+		if (stat(p, &st) != 0)
+			continue;	/* nothing to hide */
+		if (S_ISDIR(st.st_mode))
+			add2(b, "--tmpfs", p);
+		else
+			add3(b, "--ro-bind", "/dev/null", p);
+		build_mount(b, MOUNT_HIDDEN, p, "hidden by request");
+	}
+	return 0;
+}
+
+static int
+build_seccomp(struct build *b, char **cause)
+{
+	int	fd = -1;
+	char	num[16];
+
+	if (!b->pol->seccomp)
+		return 0;
+	if (!b->dry) {
+		fd = seccomp_deny_fd(b->pol->allow_ptrace,
+		    b->pol->allow_userns, cause);
+		if (fd < 0)
+			return -1;
+	}
+	snprintf(num, sizeof num, "%d", build_fd(b, fd));
+	add2(b, "--seccomp", num);
+	return 0;
+}
+
+static int
+build_helper(struct build *b, char **cause)
+{
+	int	fd = -1;
+	char	num[16];
+
+	if (b->pol->helper == NULL)
+		return 0;
+	if (!b->dry) {
+		fd = open(b->pol->helper, O_PATH | O_CLOEXEC);
+		if (fd < 0) {
+			*cause = xasprintf("cannot open helper '%s': %s",
+			    b->pol->helper, strerror(errno));
+			return -1;
+		}
+	}
+	snprintf(num, sizeof num, "%d", build_fd(b, fd));
+	add3(b, "--ro-bind-fd", num, SANDBOX_HELPER_PATH);
+	return 0;
+}
+
+int
+sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
+    int flags, struct sandbox *sb, char **cause)
+{
+	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL };
+	char		num[16];
+
+	if (pol->project == NULL || pol->cwd == NULL) {
+		*cause = xstrdup("no project directory");
+		return -1;
+	}
+	if (!probe->userns_ok) {
+		*cause = xstrdup(probe->error != NULL ? probe->error :
+		    "no sandbox can be built on this host");
+		return -1;
+	}
+	sb->nested = probe->nested;
+	sb->network = pol->network;
+	add(&b, probe->bwrap);
+	build_namespaces(&b);
+	build_env(&b);
+	build_system(&b);
+	build_private(&b);
+	if (build_extra(&b, cause) != 0 || build_project(&b, cause) != 0 ||
+	    build_hidden(&b, cause) != 0 || build_seccomp(&b, cause) != 0 ||
+	    build_helper(&b, cause) != 0)
+		goto fail;
+	/* The engine supplies these pipes (see sandbox_fd_slot). */
+	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
+	add2(&b, "--block-fd", num);
+	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
+	add2(&b, "--json-status-fd", num);
+	add2(&b, "--chdir", pol->cwd);
+	if (pol->helper != NULL && pol->helper_fd >= 0) {
+		snprintf(num, sizeof num, "%d", build_fd(&b, pol->helper_fd));
+		add(&b, "--");
+		add2(&b, SANDBOX_HELPER_PATH, num);
+	}
+	add(&b, "--");
+	return 0;
+fail:
+	sandbox_finish(sb);
+	return -1;
+}
+
+int
+sandbox_fd_slot(const struct sandbox *sb, const char *option)
+{
+	for (size_t i = 0; i + 1 < sb->argv.n; i++)
+		if (strcmp(sb->argv.v[i], option) == 0)
+			return atoi(sb->argv.v[i + 1]) - SANDBOX_FD_BASE;
+	return -1;
+}
+
+int
+sandbox_status_slot(const struct sandbox *sb)
+{
+	return sandbox_fd_slot(sb, "--json-status-fd");
+}
+
+void
+sandbox_finish(struct sandbox *sb)
+{
+	if (sb->ph_project != NULL)
+		placeholders_release(sb->ph_project);
+	free(sb->ph_project);
+	sb->ph_project = NULL;
+	strv_release(&sb->placeholders);
+	for (size_t i = 0; i < sb->nfds; i++) {
+		if (sb->fds[i] >= 0 && sb->fds[i] > 2)
+			close(sb->fds[i]);
+		sb->fds[i] = -1;
+	}
+}
+
+void
+sandbox_release(struct sandbox *sb)
+{
+	sandbox_finish(sb);
+	strv_release(&sb->argv);
+	free(sb->fds);
+	for (size_t i = 0; i < sb->nmounts; i++) {
+		free(sb->mounts[i].path);
+		free(sb->mounts[i].why);
+	}
+	free(sb->mounts);
+	strv_release(&sb->warnings);
+	free(sb->proc_mode);
+	memset(sb, 0, sizeof *sb);
+}
+
+cJSON *
+sandbox_mounts_json(const struct sandbox *sb)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < sb->nmounts; i++) {
+		cJSON	*m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "path", sb->mounts[i].path);
+		cJSON_AddStringToObject(m, "mode",
+		    mount_kind_name(sb->mounts[i].kind));
+		cJSON_AddStringToObject(m, "why", sb->mounts[i].why);
+		cJSON_AddItemToArray(a, m);
+	}
+	return a;
+}
+
+const struct sandbox_mount *
+sandbox_mount_for(const struct sandbox *sb, const char *path)
+{
+	const struct sandbox_mount	*best = NULL;
+
+	/* Later mounts cover earlier ones: the last deepest match wins. */
+	for (size_t i = 0; i < sb->nmounts; i++) {
+		const struct sandbox_mount *m = &sb->mounts[i];
+
+		if (!path_is_under(path, m->path))
+			continue;
+		if (best == NULL || strlen(m->path) >= strlen(best->path))
+			best = m;
+	}
+	return best;
+}

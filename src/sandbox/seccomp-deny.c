@@ -1,0 +1,176 @@
+/* seccomp-deny: build the sandbox's syscall deny filter. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bpfcache.h"
+#include "seccomp-deny.h"
+#include "xalloc.h"
+
+/* Always denied. */
+static const char *const seccomp_denied[] = {
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"keyctl", "add_key", "request_key",
+	"bpf", "perf_event_open", "userfaultfd",
+	"kexec_load", "kexec_file_load", "reboot",
+	"init_module", "finit_module", "delete_module",
+	"swapon", "swapoff", "acct",
+	"open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
+	"syslog", "vhangup", "quotactl", "nfsservctl",
+	NULL
+};
+
+/* Denied unless nested sandboxes are allowed (they need them inside
+   their own user namespace, where they cannot reach the host). */
+static const char *const seccomp_mount[] = {
+	"mount", "umount", "umount2", "pivot_root", "chroot",
+	"move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+	"mount_setattr", "setns", NULL
+};
+
+/* Denied unless debuggers are allowed. */
+static const char *const seccomp_ptrace[] = {
+	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", NULL
+};
+
+static int
+deny_list(scmp_filter_ctx ctx, const char *const *names)
+{
+	for (; *names != NULL; names++) {
+		int nr = seccomp_syscall_resolve_name(*names);
+
+		if (nr == __NR_SCMP_ERROR)
+			continue;	/* not on this architecture */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Namespace creation: unshare and clone with any CLONE_NEW* flag (one rule
+ * per flag: libseccomp compares masked values for equality only). clone3
+ * keeps its flags in memory the filter cannot read, so it gets ENOSYS and
+ * libc falls back to clone.
+ */
+static int
+deny_namespaces(scmp_filter_ctx ctx)
+{
+	static const scmp_datum_t flags[] = { CLONE_NEWNS, CLONE_NEWUSER,
+	    CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWIPC,
+	    CLONE_NEWCGROUP };
+
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flags[i],
+		    flags[i])) != 0)
+			return -1;
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(unshare), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flags[i],
+		    flags[i])) != 0)
+			return -1;
+	}
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
+	    0);
+}
+
+/* FNV-1a over the names in the tables. */
+static uint32_t
+deny_tables_hash(void)
+{
+	const char *const	*tables[] = { seccomp_denied, seccomp_ptrace,
+				    seccomp_mount };
+	uint32_t		 h = 2166136261u;
+
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (const char *const *n = tables[t]; *n != NULL; n++)
+			for (const char *c = *n; ; c++) {
+				h = (h ^ (unsigned char)*c) * 16777619u;
+				if (*c == '\0')
+					break;
+			}
+	return h;
+}
+
+struct deny_args {
+	bool	allow_ptrace;
+	bool	allow_userns;
+};
+
+/* Compile the deny filter into prog. */
+static int
+deny_build(void *arg, struct buf *prog, char **cause)
+{
+	const struct deny_args	*a = arg;
+	scmp_filter_ctx		 ctx;
+	int			 rc;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL) {
+		*cause = xstrdup("cannot initialise seccomp");
+		return -1;
+	}
+	/* 32-bit and x32 binaries use other syscall numbers: cover them. */
+#if defined(__x86_64__)
+	seccomp_arch_add(ctx, SCMP_ARCH_X86);
+	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+#endif
+	rc = deny_list(ctx, seccomp_denied);
+	if (rc == 0 && !a->allow_ptrace)
+		rc = deny_list(ctx, seccomp_ptrace);
+	if (rc == 0 && !a->allow_userns)
+		rc = deny_list(ctx, seccomp_mount);
+	if (rc == 0 && !a->allow_userns)
+		rc = deny_namespaces(ctx);
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    0xffffffffu, TIOCSTI));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    0xffffffffu, TIOCLINUX));
+	if (rc != 0)
+		*cause = xasprintf("cannot build the seccomp filter: %s",
+		    strerror(-rc));
+	else
+		rc = bpf_export(ctx, prog, cause);
+	seccomp_release(ctx);
+	return rc == 0 ? 0 : -1;
+}
+
+int
+seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
+{
+	struct deny_args	 a = { allow_ptrace, allow_userns };
+	struct buf		 prog = BUF_INIT;
+	char			 name[32];
+	int			 fd;
+
+	/* Keyed by the tables too, so an edited table is never stale. */
+	snprintf(name, sizeof name, "deny-%d%d-%08x", allow_ptrace,
+	    allow_userns, deny_tables_hash());
+	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
+		return -1;
+	/* bwrap reads the program from a descriptor. */
+	fd = memfd_create("bwgate-seccomp", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, prog.data, prog.len) != (ssize_t)prog.len ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		*cause = xasprintf("cannot pass the seccomp filter: %s",
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	buf_release(&prog);
+	return fd;
+}

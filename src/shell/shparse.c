@@ -1,0 +1,1058 @@
+/*
+ * shparse: the grammar half of the shell parser (lists, pipelines, simple
+ * and compound commands, redirections). Words come from shlex.c.
+ *
+ * Commands are recorded when they are complete, so the commands of the
+ * substitutions inside a command come before it (the order bash runs
+ * them in). A compound command's own redirections become a command
+ * without words, after the commands inside it.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "shlex.h"
+#include "xalloc.h"
+
+static int	 parse_and_or(struct sh_parser *);
+static int	 parse_pipeline(struct sh_parser *);
+static int	 parse_command(struct sh_parser *, size_t *);
+static int	 parse_simple(struct sh_parser *, size_t *);
+static int	 parse_redir(struct sh_parser *, struct sh_cmd *);
+static int	 parse_compound_redirs(struct sh_parser *, int);
+static int	 parse_subshell(struct sh_parser *);
+static int	 parse_group(struct sh_parser *);
+static int	 parse_if(struct sh_parser *);
+static int	 parse_while(struct sh_parser *);
+static int	 parse_for(struct sh_parser *);
+static int	 parse_case(struct sh_parser *);
+static int	 parse_cond(struct sh_parser *);
+static int	 parse_arith_cmd(struct sh_parser *, bool *);
+static int	 parse_function(struct sh_parser *, bool);
+static int	 parse_coproc(struct sh_parser *);
+
+/* Reserved words that end a list when in command position. */
+static const char *const list_enders[] = {
+	"then", "elif", "else", "fi", "do", "done", "esac", "}", NULL
+};
+
+/* The input byte at i, or NUL past the end. */
+static char
+peekc_raw(const struct sh_parser *p, size_t i)
+{
+	return i < p->len ? p->s[i] : '\0';
+}
+
+/* Is the token the unquoted word w (a reserved word)? */
+static bool
+tok_is(const struct sh_token *t, const char *w)
+{
+	return t->type == TOK_WORD && t->word.flags == 0 &&
+	    strcmp(t->word.text, w) == 0;
+}
+
+/* Can the token start a command (in command position)? */
+static bool
+command_start(const struct sh_token *t)
+{
+	size_t	i;
+
+	if (t->type == TOK_REDIR || t->type == TOK_LPAREN)
+		return true;
+	if (t->type != TOK_WORD)
+		return false;
+	for (i = 0; list_enders[i] != NULL; i++)
+		if (tok_is(t, list_enders[i]))
+			return false;
+	return true;
+}
+
+/* Report the lookahead token as unexpected; always -1. */
+static int
+unexpected(struct sh_parser *p, const char *wanted)
+{
+	struct sh_token	*t;
+	char		 what[64];
+
+	if (lex_peek(p, &t) != 0)
+		return -1;
+	lex_describe(t, what, sizeof what);
+	if (wanted != NULL)
+		return sh_error(p, t->start, "syntax error: expected '%s' "
+		    "but found %s", wanted, what);
+	if (t->type == TOK_EOF)
+		return sh_error(p, t->start, "unexpected end of input");
+	return sh_error(p, t->start, "syntax error near unexpected %s", what);
+}
+
+/* Consume the reserved word w or fail. */
+static int
+expect(struct sh_parser *p, const char *w)
+{
+	struct sh_token	*t;
+
+	if (lex_peek(p, &t) != 0)
+		return -1;
+	if (!tok_is(t, w))
+		return unexpected(p, w);
+	return lex_drop(p);
+}
+
+/* Consume any newlines (reading here-document bodies). */
+static int
+skip_newlines(struct sh_parser *p)
+{
+	struct sh_token	*t;
+
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		if (t->type != TOK_NEWLINE)
+			return 0;
+		if (lex_drop(p) != 0)
+			return -1;
+	}
+}
+
+/* Grow an array of n elements of size sz by one zeroed element. */
+static void *
+grow(void *v, size_t *n, size_t sz)
+{
+	size_t	cap;
+
+	/* Capacity is the next power of two: no separate field needed. */
+	if (*n == 0 || (*n & (*n - 1)) == 0) {
+		cap = *n == 0 ? 1 : *n * 2;
+		v = xreallocarray(v, cap, sz);
+	}
+	memset((char *)v + *n * sz, 0, sz);
+	(*n)++;
+	return v;
+}
+
+/* Release what a command owns. */
+static void
+cmd_release(struct sh_cmd *c)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nassigns; i++)
+		sh_word_free(&c->assigns[i]);
+	for (i = 0; i < c->nwords; i++)
+		sh_word_free(&c->words[i]);
+	for (i = 0; i < c->nredirs; i++)
+		sh_word_free(&c->redirs[i].target);
+	free(c->assigns);
+	free(c->words);
+	free(c->redirs);
+	memset(c, 0, sizeof *c);
+}
+
+/* Record a finished command; its queued here-documents point at it. */
+static size_t
+cmd_add(struct sh_parser *p, struct sh_cmd *c)
+{
+	struct sh_script	*s = p->sh->script;
+	size_t			 idx = s->ncmds, i;
+
+	s->cmds = grow(s->cmds, &s->ncmds, sizeof *s->cmds);
+	s->cmds[idx] = *c;
+	memset(c, 0, sizeof *c);
+	for (i = 0; i < p->nhd; i++)
+		if (p->hd[i].cmd == SIZE_MAX)
+			p->hd[i].cmd = idx;
+	return idx;
+}
+
+/* Set flag on the commands recorded since first. */
+static void
+mark(struct sh_parser *p, size_t first, int flag)
+{
+	struct sh_script	*s = p->sh->script;
+	size_t			 i;
+
+	for (i = first; i < s->ncmds; i++)
+		s->cmds[i].flags |= flag;
+}
+
+/*
+ * A list: and-or lists separated by ; & or newlines, up to a token that
+ * cannot start a command (the caller checks which one it is).
+ */
+int
+shparse_list(struct sh_parser *p, size_t *count)
+{
+	struct sh_token	*t;
+	size_t		 n = 0, first;
+
+	for (;;) {
+		if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
+			return -1;
+		if (!command_start(t))
+			break;
+		first = p->sh->script->ncmds;
+		if (parse_and_or(p) != 0 || lex_peek(p, &t) != 0)
+			return -1;
+		n++;
+		if (t->type == TOK_SEMI) {
+			if (lex_drop(p) != 0)
+				return -1;
+		} else if (t->type == TOK_AMP) {
+			if (lex_drop(p) != 0)
+				return -1;
+			mark(p, first, SH_C_BACKGROUND);
+			sh_unknown(p, "background job '&'");
+		} else if (t->type != TOK_NEWLINE)
+			break;
+	}
+	if (count != NULL)
+		*count = n;
+	return 0;
+}
+
+/* A list that must hold at least one command. */
+static int
+parse_list_required(struct sh_parser *p)
+{
+	size_t	n;
+
+	if (shparse_list(p, &n) != 0)
+		return -1;
+	if (n == 0)
+		return unexpected(p, NULL);
+	return 0;
+}
+
+/*
+ * Parse a separate input (the inside of `...`, a here-document body) as a
+ * whole script; commands go to the same script.
+ */
+int
+shparse_sub(struct sh_parser *parent, const char *s, size_t len,
+    size_t base, int ctx)
+{
+	struct sh_parser	 sub;
+	struct sh_token		*t;
+	int			 r;
+
+	memset(&sub, 0, sizeof sub);
+	sub.sh = parent->sh;
+	sub.s = s;
+	sub.len = len;
+	sub.base = base;
+	sub.depth = parent->depth;
+	sub.ctx = ctx;
+	r = sh_enter(&sub, 0);
+	if (r == 0)
+		r = shparse_list(&sub, NULL);
+	if (r == 0 && lex_peek(&sub, &t) == 0 && t->type != TOK_EOF)
+		r = unexpected(&sub, NULL);
+	if (r == 0 && sub.nhd > 0)
+		r = sh_error(&sub, sub.hd[0].start, "here-document '%.32s' has "
+		    "no body", sub.hd[0].delim);
+	lex_parser_done(&sub);
+	return r != 0 || parent->sh->cause != NULL ? -1 : 0;
+}
+
+/* pipeline { && or || pipeline } */
+static int
+parse_and_or(struct sh_parser *p)
+{
+	struct sh_token	*t;
+
+	if (parse_pipeline(p) != 0)
+		return -1;
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		if (t->type != TOK_AND && t->type != TOK_OR)
+			return 0;
+		if (lex_drop(p) != 0 || skip_newlines(p) != 0 ||
+		    lex_peek(p, &t) != 0)
+			return -1;
+		if (!command_start(t))
+			return unexpected(p, NULL);
+		if (parse_pipeline(p) != 0)
+			return -1;
+	}
+}
+
+/* Add 2>&1 to a simple command (for |&). */
+static void
+add_stderr_dup(struct sh_parser *p, size_t idx)
+{
+	struct sh_cmd	*c = &p->sh->script->cmds[idx];
+	struct sh_redir	*r;
+
+	c->redirs = grow(c->redirs, &c->nredirs, sizeof *c->redirs);
+	r = &c->redirs[c->nredirs - 1];
+	r->fd = 2;
+	r->op = SH_R_DUP_OUT;
+	r->target.text = xstrdup("1");
+	r->target.raw = xstrdup("|&");
+	r->target.flags = 0;
+}
+
+/* [time [-p]] [!] command { | or |& command } */
+static int
+parse_pipeline(struct sh_parser *p)
+{
+	struct sh_token	*t;
+	size_t		 first = p->sh->script->ncmds, last, n = 1;
+
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		if (tok_is(t, "!")) {
+			if (lex_drop(p) != 0)
+				return -1;
+		} else if (tok_is(t, "time")) {
+			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+				return -1;
+			if (tok_is(t, "-p") && lex_drop(p) != 0)
+				return -1;
+		} else
+			break;
+	}
+	if (!command_start(t))
+		return unexpected(p, NULL);
+	if (parse_command(p, &last) != 0)
+		return -1;
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		if (t->type != TOK_PIPE && t->type != TOK_PIPEAMP)
+			break;
+		if (t->type == TOK_PIPEAMP && last != SIZE_MAX)
+			add_stderr_dup(p, last);
+		if (lex_drop(p) != 0 || skip_newlines(p) != 0 ||
+		    lex_peek(p, &t) != 0)
+			return -1;
+		if (!command_start(t))
+			return unexpected(p, NULL);
+		if (parse_command(p, &last) != 0)
+			return -1;
+		n++;
+	}
+	if (n > 1)
+		mark(p, first, SH_C_PIPED);
+	return 0;
+}
+
+/* A simple or compound command; *last is the simple command's index. */
+static int
+parse_command(struct sh_parser *p, size_t *last)
+{
+	struct sh_token	*t;
+	bool		 done;
+	const char	*w;
+
+	*last = SIZE_MAX;
+	if (lex_peek(p, &t) != 0)
+		return -1;
+	if (t->type == TOK_LPAREN) {
+		if (peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
+			if (parse_arith_cmd(p, &done) != 0)
+				return -1;
+			if (done)
+				return 0;
+		}
+		return parse_subshell(p);
+	}
+	if (t->type == TOK_WORD && t->word.flags == 0) {
+		w = t->word.text;
+		if (strcmp(w, "if") == 0)
+			return parse_if(p);
+		if (strcmp(w, "while") == 0 || strcmp(w, "until") == 0)
+			return parse_while(p);
+		if (strcmp(w, "for") == 0 || strcmp(w, "select") == 0)
+			return parse_for(p);
+		if (strcmp(w, "case") == 0)
+			return parse_case(p);
+		if (strcmp(w, "{") == 0)
+			return parse_group(p);
+		if (strcmp(w, "[[") == 0)
+			return parse_cond(p);
+		if (strcmp(w, "function") == 0)
+			return parse_function(p, true);
+		if (strcmp(w, "coproc") == 0)
+			return parse_coproc(p);
+	}
+	if (t->type == TOK_WORD || t->type == TOK_REDIR)
+		return parse_simple(p, last);
+	return unexpected(p, NULL);
+}
+
+/* Assignments, words and redirections; or the start of NAME () body. */
+static int
+parse_simple(struct sh_parser *p, size_t *last)
+{
+	struct sh_cmd	 c;
+	struct sh_token	*t;
+	struct sh_word	*w;
+
+	memset(&c, 0, sizeof c);
+	c.flags = p->ctx;
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			goto fail;
+		if (t->type == TOK_REDIR) {
+			if (parse_redir(p, &c) != 0)
+				goto fail;
+			continue;
+		}
+		if (t->type != TOK_WORD)
+			break;
+		if (t->array)
+			sh_unknown(p, "array assignment");
+		if (c.nwords == 0 && t->assign) {
+			c.assigns = grow(c.assigns, &c.nassigns,
+			    sizeof *c.assigns);
+			w = &c.assigns[c.nassigns - 1];
+		} else {
+			c.words = grow(c.words, &c.nwords, sizeof *c.words);
+			w = &c.words[c.nwords - 1];
+		}
+		lex_take_word(p, w);
+		if (c.nwords != 1 || c.nassigns != 0 || c.nredirs != 0)
+			continue;
+		if (lex_peek(p, &t) != 0)
+			goto fail;
+		if (t->type == TOK_LPAREN) {
+			/* NAME () compound-command */
+			if (c.words[0].flags != 0) {
+				sh_error(p, t->start, "bad function name");
+				goto fail;
+			}
+			cmd_release(&c);
+			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+				return -1;
+			if (t->type != TOK_RPAREN)
+				return unexpected(p, ")");
+			if (lex_drop(p) != 0)
+				return -1;
+			return parse_function(p, false);
+		}
+	}
+	*last = cmd_add(p, &c);
+	return 0;
+
+fail:
+	cmd_release(&c);
+	return -1;
+}
+
+/* Is a >& target a file descriptor (N, N-, -) rather than a file? */
+static bool
+dup_target(const struct sh_word *w)
+{
+	const char	*s = w->text;
+
+	if (w->flags != 0)
+		return false;
+	if (strcmp(s, "-") == 0)
+		return true;
+	if (*s < '0' || *s > '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return *s == '\0' || strcmp(s, "-") == 0;
+}
+
+/* A redirection and its target word (or here-document delimiter). */
+static int
+parse_redir(struct sh_parser *p, struct sh_cmd *c)
+{
+	struct sh_token	*t;
+	struct sh_heredoc h;
+	struct sh_redir	*r;
+	struct sh_word	 target;
+	enum sh_redir_op op;
+	size_t		 start;
+	int		 fd;
+	bool		 strip;
+
+	if (lex_peek(p, &t) != 0)
+		return -1;
+	op = t->op;
+	fd = t->fd;
+	strip = t->strip;
+	start = t->start;
+	if (t->fdvar)
+		sh_unknown(p, "file descriptor variable '{name}>'");
+	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+		return -1;
+	if (t->type != TOK_WORD)
+		return unexpected(p, NULL);
+	lex_take_word(p, &target);
+	if (op == SH_R_DUP_OUT && fd == -1 && !dup_target(&target))
+		op = SH_R_OUT_ERR;
+	if (op == SH_R_HEREDOC) {
+		memset(&h, 0, sizeof h);
+		h.cmd = SIZE_MAX;
+		h.redir = c->nredirs;
+		h.delim = target.text;
+		h.strip = strip;
+		h.quoted = (target.flags & SH_W_QUOTED) != 0;
+		h.ctx = p->ctx;
+		h.start = start;
+		lex_heredoc_push(p, &h);
+		free(target.raw);
+		target.text = xstrdup("");
+		target.raw = xstrdup("");
+		target.flags = 0;
+	}
+	c->redirs = grow(c->redirs, &c->nredirs, sizeof *c->redirs);
+	r = &c->redirs[c->nredirs - 1];
+	r->fd = fd;
+	r->op = op;
+	r->target = target;
+	return 0;
+}
+
+/* Redirections after a compound command: a command without words. */
+static int
+parse_compound_redirs(struct sh_parser *p, int flags)
+{
+	struct sh_cmd	 c;
+	struct sh_token	*t;
+
+	memset(&c, 0, sizeof c);
+	c.flags = p->ctx | flags;
+	for (;;) {
+		if (lex_peek(p, &t) != 0) {
+			cmd_release(&c);
+			return -1;
+		}
+		if (t->type != TOK_REDIR)
+			break;
+		if (parse_redir(p, &c) != 0) {
+			cmd_release(&c);
+			return -1;
+		}
+	}
+	if (c.nredirs > 0)
+		cmd_add(p, &c);
+	return 0;
+}
+
+/* Run body with extra command flags inside one more nesting level. */
+static int
+nested(struct sh_parser *p, size_t start, int flags,
+    int (*body)(struct sh_parser *))
+{
+	int	ctx = p->ctx, r;
+
+	if (sh_enter(p, start) != 0)
+		return -1;
+	p->ctx |= flags;
+	r = body(p);
+	p->ctx = ctx;
+	sh_leave(p);
+	if (r != 0)
+		return -1;
+	return parse_compound_redirs(p, flags);
+}
+
+/* ( list ) */
+static int
+subshell_body(struct sh_parser *p)
+{
+	struct sh_token	*t;
+
+	if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
+	    lex_peek(p, &t) != 0)
+		return -1;
+	if (t->type != TOK_RPAREN)
+		return unexpected(p, ")");
+	return lex_drop(p);
+}
+
+static int
+parse_subshell(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_SUBSHELL, subshell_body);
+}
+
+/* { list ; } */
+static int
+group_body(struct sh_parser *p)
+{
+	if (lex_drop(p) != 0 || parse_list_required(p) != 0)
+		return -1;
+	return expect(p, "}");
+}
+
+static int
+parse_group(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_GROUP, group_body);
+}
+
+/* if list then list { elif list then list } [ else list ] fi */
+static int
+if_body(struct sh_parser *p)
+{
+	struct sh_token	*t;
+
+	sh_unknown(p, "control flow 'if'");
+	if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
+	    expect(p, "then") != 0 || parse_list_required(p) != 0)
+		return -1;
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		if (tok_is(t, "elif")) {
+			if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
+			    expect(p, "then") != 0 ||
+			    parse_list_required(p) != 0)
+				return -1;
+		} else if (tok_is(t, "else")) {
+			if (lex_drop(p) != 0 || parse_list_required(p) != 0)
+				return -1;
+			return expect(p, "fi");
+		} else
+			return expect(p, "fi");
+	}
+}
+
+static int
+parse_if(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_CONTROL, if_body);
+}
+
+/* while|until list do list done */
+static int
+while_body(struct sh_parser *p)
+{
+	sh_unknown(p, tok_is(&p->tok, "while") ? "control flow 'while'" :
+	    "control flow 'until'");
+	if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
+	    expect(p, "do") != 0 || parse_list_required(p) != 0)
+		return -1;
+	return expect(p, "done");
+}
+
+static int
+parse_while(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_CONTROL, while_body);
+}
+
+/* The do list done (or { list }) of for and select. */
+static int
+loop_do(struct sh_parser *p)
+{
+	struct sh_token	*t;
+
+	if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
+		return -1;
+	if (tok_is(t, "{")) {
+		if (lex_drop(p) != 0 || parse_list_required(p) != 0)
+			return -1;
+		return expect(p, "}");
+	}
+	if (expect(p, "do") != 0 || parse_list_required(p) != 0)
+		return -1;
+	return expect(p, "done");
+}
+
+/*
+ * for|select NAME [in words] ; do list done, and for (( ; ; )) do list
+ * done. The words are expanded but are not commands; the substitutions
+ * inside them were recorded when they were read.
+ */
+static int
+for_body(struct sh_parser *p)
+{
+	struct sh_token	*t;
+	bool		 isfor = tok_is(&p->tok, "for");
+	size_t		 start, end, after;
+	int		 r, flags;
+
+	sh_unknown(p, isfor ? "control flow 'for'" : "control flow 'select'");
+	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+		return -1;
+	if (isfor && t->type == TOK_LPAREN &&
+	    peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
+		start = lex_skip_cont(p, t->start + 1) + 1;
+		r = lex_arith_prescan(p, start, &end, &after);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return sh_error(p, start, "bad arithmetic for loop");
+		if (lex_drop(p) != 0 ||
+		    lex_arith_body(p, start, end, p->ctx, &flags) != 0)
+			return -1;
+		p->pos = after;
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		if (t->type == TOK_SEMI && lex_drop(p) != 0)
+			return -1;
+		return loop_do(p);
+	}
+	if (t->type != TOK_WORD)
+		return unexpected(p, NULL);
+	if (lex_drop(p) != 0 || skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
+		return -1;
+	if (tok_is(t, "in")) {
+		if (lex_drop(p) != 0)
+			return -1;
+		for (;;) {
+			if (lex_peek(p, &t) != 0)
+				return -1;
+			if (t->type != TOK_WORD)
+				break;
+			if (lex_drop(p) != 0)
+				return -1;
+		}
+		if (t->type != TOK_SEMI && t->type != TOK_NEWLINE)
+			return unexpected(p, NULL);
+		if (lex_drop(p) != 0)
+			return -1;
+	} else if (t->type == TOK_SEMI && lex_drop(p) != 0)
+		return -1;
+	return loop_do(p);
+}
+
+static int
+parse_for(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_CONTROL, for_body);
+}
+
+/* case word in [(] pattern { | pattern } ) list ;; ... esac */
+static int
+case_body(struct sh_parser *p)
+{
+	struct sh_token	*t;
+
+	sh_unknown(p, "control flow 'case'");
+	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+		return -1;
+	if (t->type != TOK_WORD)
+		return unexpected(p, NULL);
+	if (lex_drop(p) != 0 || skip_newlines(p) != 0 || expect(p, "in") != 0)
+		return -1;
+	for (;;) {
+		if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
+			return -1;
+		if (tok_is(t, "esac"))
+			return lex_drop(p);
+		if (t->type == TOK_LPAREN &&
+		    (lex_drop(p) != 0 || lex_peek(p, &t) != 0))
+			return -1;
+		for (;;) {
+			if (t->type != TOK_WORD)
+				return unexpected(p, NULL);
+			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+				return -1;
+			if (t->type != TOK_PIPE)
+				break;
+			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+				return -1;
+		}
+		if (t->type != TOK_RPAREN)
+			return unexpected(p, ")");
+		if (lex_drop(p) != 0 || shparse_list(p, NULL) != 0 ||
+		    lex_peek(p, &t) != 0)
+			return -1;
+		if (tok_is(t, "esac"))
+			return lex_drop(p);
+		if (t->type != TOK_DSEMI && t->type != TOK_SEMIAND &&
+		    t->type != TOK_DSEMIAND)
+			return unexpected(p, "esac");
+		if (lex_drop(p) != 0)
+			return -1;
+	}
+}
+
+static int
+parse_case(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_CONTROL, case_body);
+}
+
+/*
+ * [[ expression ]]: words and the operators of the expression; < and >
+ * compare strings here. Only the substitutions inside hold commands.
+ */
+static int
+cond_body(struct sh_parser *p)
+{
+	struct sh_token	*t;
+	size_t		 start = p->tok.start;
+
+	sh_unknown(p, "conditional '[[ ]]'");
+	if (lex_drop(p) != 0)
+		return -1;
+	for (;;) {
+		if (lex_peek(p, &t) != 0)
+			return -1;
+		switch (t->type) {
+		case TOK_EOF:
+			return sh_error(p, start, "unterminated '[['");
+		case TOK_WORD:
+			if (tok_is(t, "]]"))
+				return lex_drop(p);
+			if (tok_is(t, "=~")) {
+				if (lex_drop(p) != 0 || lex_regex_word(p) != 0)
+					return -1;
+				continue;
+			}
+			break;
+		case TOK_REDIR:
+			if ((t->op != SH_R_IN && t->op != SH_R_OUT) ||
+			    t->fd != -1)
+				return unexpected(p, NULL);
+			break;
+		case TOK_LPAREN:
+		case TOK_RPAREN:
+		case TOK_AND:
+		case TOK_OR:
+		case TOK_NEWLINE:
+			break;
+		default:
+			return unexpected(p, NULL);
+		}
+		if (lex_drop(p) != 0)
+			return -1;
+	}
+}
+
+static int
+parse_cond(struct sh_parser *p)
+{
+	return nested(p, p->tok.start, SH_C_CONTROL, cond_body);
+}
+
+/* (( expression )): *done is false when it is a nested subshell. */
+static int
+parse_arith_cmd(struct sh_parser *p, bool *done)
+{
+	size_t	start = p->tok.start, end, after, from;
+	int	r, flags;
+
+	*done = false;
+	from = lex_skip_cont(p, start + 1) + 1;
+	r = lex_arith_prescan(p, from, &end, &after);
+	if (r <= 0)
+		return r;
+	*done = true;
+	if (lex_drop(p) != 0 || sh_enter(p, start) != 0)
+		return -1;
+	sh_unknown(p, "arithmetic command '(( ))'");
+	r = lex_arith_body(p, from, end, p->ctx | SH_C_CONTROL, &flags);
+	sh_leave(p);
+	if (r != 0)
+		return -1;
+	p->pos = after;
+	return parse_compound_redirs(p, SH_C_CONTROL);
+}
+
+/* function NAME [()] body, or (named already) NAME () body. */
+static int
+parse_function(struct sh_parser *p, bool keyword)
+{
+	struct sh_token	*t;
+	size_t		 last;
+	int		 ctx = p->ctx, r;
+
+	sh_unknown(p, "function definition");
+	if (keyword) {
+		if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+			return -1;
+		if (t->type != TOK_WORD)
+			return unexpected(p, NULL);
+		if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+			return -1;
+		if (t->type == TOK_LPAREN) {
+			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
+				return -1;
+			if (t->type != TOK_RPAREN)
+				return unexpected(p, ")");
+			if (lex_drop(p) != 0)
+				return -1;
+		}
+	}
+	if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
+		return -1;
+	if (t->type != TOK_LPAREN && !tok_is(t, "{") && !tok_is(t, "if") &&
+	    !tok_is(t, "while") && !tok_is(t, "until") && !tok_is(t, "for") &&
+	    !tok_is(t, "select") && !tok_is(t, "case") && !tok_is(t, "[["))
+		return unexpected(p, "{");
+	if (sh_enter(p, t->start) != 0)
+		return -1;
+	p->ctx |= SH_C_CONTROL;
+	r = parse_command(p, &last);
+	p->ctx = ctx;
+	sh_leave(p);
+	return r;
+}
+
+/* coproc [NAME] command: runs in the background. */
+static int
+parse_coproc(struct sh_parser *p)
+{
+	size_t	first = p->sh->script->ncmds, last;
+	size_t	start = p->tok.start;
+	int	r;
+
+	sh_unknown(p, "coprocess");
+	if (lex_drop(p) != 0 || sh_enter(p, start) != 0)
+		return -1;
+	r = parse_command(p, &last);
+	sh_leave(p);
+	mark(p, first, SH_C_BACKGROUND);
+	return r;
+}
+
+/* Parse len bytes of s (NUL bytes are refused). */
+int
+sh_parse_mem(const char *s, size_t len, struct sh_script *script,
+    char **cause)
+{
+	struct sh_shared	 sh;
+	struct sh_parser	 p;
+	struct sh_token		*t;
+	const char		*nul;
+	int			 r;
+
+	memset(&sh, 0, sizeof sh);
+	sh.script = script;
+	memset(&p, 0, sizeof p);
+	p.sh = &sh;
+	p.s = s;
+	p.len = len;
+	if (len > SH_MAX_INPUT)
+		sh.cause = xasprintf("command too long (%zu bytes, at most "
+		    "%d)", len, SH_MAX_INPUT);
+	else if ((nul = memchr(s, '\0', len)) != NULL)
+		sh.cause = xasprintf("nul byte at %zu", (size_t)(nul - s));
+	if (sh.cause != NULL)
+		r = -1;
+	else {
+		sh.budget = 2 * (SH_MAX_DEPTH + 1) * len + 4096;
+		r = shparse_list(&p, NULL);
+		if (r == 0 && lex_peek(&p, &t) == 0 && t->type != TOK_EOF)
+			r = unexpected(&p, NULL);
+		if (r == 0 && p.nhd > 0)
+			r = sh_error(&p, p.hd[0].start, "here-document '%.32s' "
+			    "has no body", p.hd[0].delim);
+		if (sh.cause != NULL)
+			r = -1;
+	}
+	lex_parser_done(&p);
+	if (r != 0) {
+		sh_script_release(script);
+		if (cause != NULL)
+			*cause = sh.cause != NULL ? sh.cause :
+			    xstrdup("syntax error");
+		else
+			free(sh.cause);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parse a NUL-terminated command string. */
+int
+sh_parse(const char *s, struct sh_script *script, char **cause)
+{
+	return sh_parse_mem(s, strlen(s), script, cause);
+}
+
+/* Free everything a script holds; it is empty (reusable) afterwards. */
+void
+sh_script_release(struct sh_script *s)
+{
+	size_t	i;
+
+	for (i = 0; i < s->ncmds; i++)
+		cmd_release(&s->cmds[i]);
+	free(s->cmds);
+	s->cmds = NULL;
+	s->ncmds = 0;
+	strv_release(&s->unknown);
+}
+
+/* Append s with control characters escaped as in $'...'. */
+static void
+add_escaped(struct buf *b, const char *s)
+{
+	unsigned char	c;
+
+	for (; *s != '\0'; s++) {
+		c = (unsigned char)*s;
+		if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c == '\r')
+			buf_puts(b, "\\r");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(b, "\\x%02x", c);
+		else
+			buf_putc(b, (char)c);
+	}
+}
+
+/*
+ * One word for display, on one line: a literal word quoted (shell_quote
+ * uses $'...' when it holds control characters, which is exact), any
+ * other word as written with its control characters shown escaped.
+ */
+static void
+add_display_word(struct buf *b, const struct sh_word *w, bool space)
+{
+	char	*q;
+
+	if (space && b->len > 0)
+		buf_putc(b, ' ');
+	if (!SH_WORD_LITERAL(w))
+		add_escaped(b, w->raw);
+	else {
+		q = shell_quote(w->text);
+		buf_puts(b, q);
+		free(q);
+	}
+}
+
+/* The simple command as one readable line. */
+char *
+sh_cmd_string(const struct sh_cmd *c)
+{
+	static const char *const ops[] = {
+		[SH_R_IN] = "<", [SH_R_OUT] = ">", [SH_R_APPEND] = ">>",
+		[SH_R_CLOBBER] = ">|", [SH_R_INOUT] = "<>",
+		[SH_R_DUP_IN] = "<&", [SH_R_DUP_OUT] = ">&",
+		[SH_R_OUT_ERR] = "&>", [SH_R_APPEND_ERR] = "&>>",
+		[SH_R_HEREDOC] = "<<", [SH_R_HERESTRING] = "<<<",
+	};
+	struct buf		 b = BUF_INIT;
+	const struct sh_redir	*r;
+	size_t			 i;
+
+	for (i = 0; i < c->nassigns; i++)
+		add_display_word(&b, &c->assigns[i], true);
+	for (i = 0; i < c->nwords; i++)
+		add_display_word(&b, &c->words[i], true);
+	for (i = 0; i < c->nredirs; i++) {
+		r = &c->redirs[i];
+		if (b.len > 0)
+			buf_putc(&b, ' ');
+		if (r->fd >= 0)
+			buf_printf(&b, "%d", r->fd);
+		buf_puts(&b, ops[r->op]);
+		if (r->op == SH_R_HEREDOC) {
+			buf_puts(&b, "(here-document)");
+			continue;
+		}
+		add_display_word(&b, &r->target, false);
+	}
+	return buf_detach(&b);
+}

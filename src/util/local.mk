@@ -1,0 +1,15 @@
+# util: allocation, buffers, string vectors, paths, logging, JSON helpers,
+# the event loop, the runtime directory. Calls nothing of bwgate's.
+noinst_LIBRARIES += %D%/libutil.a
+%C%_libutil_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+%C%_libutil_a_SOURCES = \
+	%D%/xalloc.c %D%/xalloc.h \
+	%D%/cleanup.h \
+	%D%/strv.c %D%/strv.h \
+	%D%/buf.c %D%/buf.h \
+	%D%/path.c %D%/path.h \
+	%D%/log.c %D%/log.h \
+	%D%/jsonutil.c %D%/jsonutil.h \
+	%D%/loop.c %D%/loop.h \
+	%D%/rundir.c %D%/rundir.h \
+	%D%/sha256.c %D%/sha256.h

@@ -1,0 +1,47 @@
+/* log: optional debug log to a file, one line per call with the caller. */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static FILE	*log_file;
+
+int
+log_open(const char *path)
+{
+	log_close();
+	log_file = fopen(path, "ae");
+	if (log_file == NULL)
+		return -1;
+	setvbuf(log_file, NULL, _IOLBF, 0);
+	return 0;
+}
+
+void
+log_close(void)
+{
+	if (log_file != NULL)
+		fclose(log_file);
+	log_file = NULL;
+}
+
+void
+log_write(const char *func, const char *fmt, ...)
+{
+	struct timespec	ts;
+	va_list		ap;
+
+	if (log_file == NULL)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(log_file, "%lld.%06ld %d %s: ", (long long)ts.tv_sec,
+	    ts.tv_nsec / 1000, (int)getpid(), func);
+	va_start(ap, fmt);
+	vfprintf(log_file, fmt, ap);
+	va_end(ap);
+	fputc('\n', log_file);
+}

@@ -1,0 +1,134 @@
+/* path: joining, canonicalising and comparing absolute paths. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "path.h"
+#include "xalloc.h"
+
+char *
+path_join(const char *a, const char *b)
+{
+	size_t	la = strlen(a);
+
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (*b == '/')
+		b++;
+	if (*b == '\0')
+		return la == 0 ? xstrdup("/") : xstrndup(a, la);
+	return xasprintf("%.*s/%s", (int)la, a, b);
+}
+
+bool
+path_is_under(const char *path, const char *dir)
+{
+	size_t	n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+char *
+path_relative(const char *path, const char *dir)
+{
+	size_t	n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		n = 0;
+	if (!path_is_under(path, dir))
+		return xstrdup(path);
+	if (path[n] == '\0')
+		return xstrdup(".");
+	return xstrdup(path + n + 1);
+}
+
+char *
+path_canonical(const char *p, char **cause)
+{
+	char	*r = realpath(p, NULL);
+
+	if (r == NULL)
+		*cause = xasprintf("cannot resolve '%s': %s", p,
+		    strerror(errno));
+	return r;
+}
+
+char *
+path_canonical_maybe(const char *p, char **cause)
+{
+	char	*dir, *base, *slash, *r, *out;
+
+	if ((r = realpath(p, NULL)) != NULL)
+		return r;
+	if (errno != ENOENT) {
+		*cause = xasprintf("cannot resolve '%s': %s", p,
+		    strerror(errno));
+		return NULL;
+	}
+	dir = xstrdup(p);
+	while ((slash = strrchr(dir, '/')) != NULL && slash[1] == '\0' &&
+	    slash != dir)
+		*slash = '\0';
+	slash = strrchr(dir, '/');
+	if (slash == NULL) {
+		base = xstrdup(dir);
+		free(dir);
+		dir = xstrdup(".");
+	} else {
+		base = xstrdup(slash + 1);
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	r = path_canonical(dir, cause);
+	out = r == NULL ? NULL : path_join(r, base);
+	free(r);
+	free(dir);
+	free(base);
+	return out;
+}
+
+char *
+path_git_toplevel(const char *dir)
+{
+	char		*cur = xstrdup(dir), *git, *slash;
+	struct stat	 st;
+
+	for (;;) {
+		git = path_join(cur, ".git");
+		if (lstat(git, &st) == 0) {
+			free(git);
+			return cur;
+		}
+		free(git);
+		slash = strrchr(cur, '/');
+		if (slash == NULL || (slash == cur && cur[1] == '\0'))
+			break;
+		if (slash == cur)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(cur);
+	return NULL;
+}
+
+char *
+path_expand_home(const char *p)
+{
+	const char	*home = getenv("HOME");
+
+	if (strncmp(p, "~/", 2) == 0 && home != NULL)
+		return path_join(home, p + 2);
+	if (strcmp(p, "~") == 0 && home != NULL)
+		return xstrdup(home);
+	return xstrdup(p);
+}

@@ -1,0 +1,19 @@
+/*
+ * rundir: the per-user runtime directory: $XDG_RUNTIME_DIR/bwgate, else
+ * /tmp/bwgate-UID. It holds the console's sockets and the caches of the
+ * probe, the compiled seccomp programs and the placeholder registry, so it
+ * must be ours and private (0700, not a symlink).
+ */
+#ifndef BWGATE_RUNDIR_H
+#define BWGATE_RUNDIR_H
+
+#include <stdbool.h>
+
+/* The default socket directory (created 0700 when create is true and
+   checked to be ours and private either way); caller frees. */
+char	*rundir_get(bool create, char **cause);
+/* Is dir a private directory of ours (owned by us, not group/other
+   accessible, not a symlink)? -1 with cause if not. */
+int	 rundir_check(const char *dir, char **cause);
+
+#endif
