@@ -1,0 +1,167 @@
+/*
+ * console-int.h: what the console's own files share (not for other
+ * modules; console.h is the API). See console.c for the overview.
+ */
+#ifndef BWGATE_CONSOLE_INT_H
+#define BWGATE_CONSOLE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "allowlist.h"
+#include "audit.h"
+#include "buf.h"
+#include "config.h"
+#include "console.h"
+#include "probe.h"
+#include "protocol.h"
+#include "queue.h"
+
+#define CONSOLE_MAX_OUTBUF	(64 * 1024 * 1024)	/* unread replies */
+#define CONSOLE_MAX_REPORT	(512 * 1024 * 1024)
+#define CONSOLE_KILL_WAIT_MS	10000	/* SIGTERM -> SIGKILL of exec */
+#define CONSOLE_DRAIN_MS	2000	/* pipes after the child exited */
+#define CONSOLE_SHUTDOWN_MS	15000	/* longest orderly shutdown */
+#define CONSOLE_EXIT_FAILED	125	/* bwgate failed before running it */
+
+enum conn_kind {
+	CONN_AGENT,
+	CONN_CONTROL,
+};
+
+struct conn {
+	struct console		*c;
+	int			 fd;
+	enum conn_kind		 kind;
+	uid_t			 uid;
+	pid_t			 pid;
+	struct proto_reader	 rd;
+	struct buf		 out;
+	bool			 closing;	/* close once out is flushed */
+	bool			 dead;		/* close at the next chance */
+	LIST_ENTRY(conn)	 entry;
+};
+LIST_HEAD(conn_list, conn);
+
+enum {
+	JOB_OUT,
+	JOB_ERR,
+	JOB_JSON,
+	JOB_EVENTS,
+	JOB_NFDS
+};
+
+struct job {
+	struct console		*c;
+	struct request		*r;
+	struct conn		*conn;		/* NULL: FIFO, rerun, gone */
+	pid_t			 pid;
+	int			 fds[JOB_NFDS];
+	struct buf		 json;
+	struct proto_reader	 evrd;
+	char			 hold[2][4];	/* split UTF-8 sequences */
+	size_t			 holdlen[2];
+	bool			 exited;
+	int			 wstatus;
+	bool			 killing;
+	int			 kill_timer;
+	int			 drain_timer;
+	int			 approval_timer;
+	struct buf		 log;		/* kept output */
+	cJSON			*events;	/* kept events */
+};
+
+struct console_sub {
+	console_cb	 cb;
+	void		*arg;
+};
+
+struct console {
+	struct loop		*loop;
+	char			*project;
+	char			*socket_path;
+	char			*control_path;
+	char			*fifo_path;
+	char			*exec_path;
+	char			*config_file;
+	bool			 headless;
+	bool			 auto_allowlisted;
+	int			 approval_timeout_s;
+	uid_t			 uid;
+
+	struct queue		 q;
+	struct audit		*audit;
+	struct config		 cfg;
+	struct allowlist	*al;
+	struct probe		 probe;
+
+	int			 agent_fd;
+	int			 control_fd;
+	struct stat		 agent_st;
+	struct stat		 control_st;
+	int			 fifo_fd;
+	bool			 fifo_created;
+	struct proto_reader	 fiford;
+
+	struct conn_list	 conns;
+	size_t			 nconns;
+	bool			 reap_armed;
+	bool			 audit_dirty;	/* appended, not yet synced */
+	bool			 commit_armed;
+
+	struct console_sub	*subs;
+	size_t			 nsubs;
+	unsigned		 dirty;
+
+	bool			 shutting_down;
+	bool			 done;
+	int			 shutdown_timer;
+};
+
+/* console.c */
+void	console_emit(struct console *c, const struct console_event *ev);
+void	console_emit_request(struct console *c, enum console_event_type type,
+	    struct request *r);
+void	console_commit(void *arg);
+void	console_arm_commit(struct console *c);
+int	console_audit(struct console *c, cJSON *rec);
+cJSON	*audit_record(const char *what, const struct request *r);
+void	console_message(struct console *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* console-server.c */
+void	conn_flush(struct conn *cn);
+void	request_send(struct request *r, cJSON *j);
+void	console_accept(int lfd, short revents, void *arg);
+int	console_open_fifo(struct console *c, char **cause);
+int	console_listen(const char *path, struct stat *stp, char **cause);
+void	console_close_listeners(struct console *c);
+
+/* console-request.c */
+void	request_classify(struct console *c, struct request *r);
+int	request_announce(struct console *c, struct request *r);
+void	request_auto_deny(struct console *c, struct request *r,
+	    enum request_by by, const char *note);
+void	request_first_decision(struct console *c, struct request *r,
+	    const char *operator);
+struct job	*job_new(struct console *c, struct request *r, struct conn *cn);
+void	job_free(struct job *jb);
+void	request_ended_cleanup(struct console *c, struct request *r);
+void	request_decided(struct console *c, struct request *r);
+uint32_t	console_submit_msg(struct console *c, struct conn *cn,
+	    struct proto_msg *m, const char *agent, char **cause);
+
+/* console-job.c */
+void	job_kill(struct job *jb, enum request_by by, const char *why);
+void	console_schedule(struct console *c);
+void	console_sigchld(int signo, void *arg);
+
+/* console-lifecycle.c */
+void	console_check_done(struct console *c);
+
+#endif

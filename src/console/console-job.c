@@ -1,0 +1,527 @@
+/* console-job: running: the bwgate exec child of each request, its pipes, scheduling. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "audit.h"
+#include "cleanup.h"
+#include "client.h"
+#include "config.h"
+#include "console-int.h"
+#include "console.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "path.h"
+#include "probe.h"
+#include "xalloc.h"
+
+static void	job_check_done(struct job *);
+
+/* ---- running ---- */
+
+/* Record and report the end of a run. */
+static void
+job_finish(struct job *jb)
+{
+	struct console	*c = jb->c;
+	struct request	*r = jb->r;
+	enum request_state state;
+	cJSON		*report = NULL, *rec, *j, *copy;
+	const cJSON	*f;
+	char		*cause = NULL;
+	int		 code;
+
+	if (jb->json.len > 0)
+		report = cJSON_ParseWithLength(jb->json.data, jb->json.len);
+	if (WIFEXITED(jb->wstatus))
+		code = WEXITSTATUS(jb->wstatus);
+	else
+		code = 128 + WTERMSIG(jb->wstatus);
+	if (report == NULL) {
+		state = jb->killing ? REQUEST_KILLED : REQUEST_FAILED;
+		if (r->error == NULL)
+			r->error = xasprintf("bwgate exec ended with status "
+			    "%d and wrote no report", code);
+	} else if (cJSON_IsTrue(cJSON_GetObjectItem(report, "timed_out")))
+		state = REQUEST_TIMED_OUT;
+	else if (jb->killing ||
+	    cJSON_IsTrue(cJSON_GetObjectItem(report, "killed")))
+		state = REQUEST_KILLED;
+	else if (!cJSON_IsTrue(cJSON_GetObjectItem(report, "started")) &&
+	    cJSON_IsString(f = cJSON_GetObjectItem(report, "error"))) {
+		state = REQUEST_FAILED;
+		if (r->error == NULL)
+			r->error = xstrdup(f->valuestring);
+	} else
+		state = REQUEST_FINISHED;
+	if (queue_finish(&c->q, r, state, &cause) != 0) {
+		console_message(c, "request %u: %s", r->id, cause);
+		free(cause);
+	}
+	r->exit_status = code;
+	cJSON_Delete(r->report);
+	r->report = report;
+
+	/* The audit copy leaves out the output itself. */
+	rec = audit_record("result", r);
+	cJSON_AddStringToObject(rec, "state", request_state_name(state));
+	cJSON_AddNumberToObject(rec, "exit_status", code);
+	if (jb->killing)
+		cJSON_AddStringToObject(rec, "by", request_by_name(r->by));
+	if (r->note != NULL && jb->killing)
+		cJSON_AddStringToObject(rec, "note", r->note);
+	if (r->error != NULL)
+		cJSON_AddStringToObject(rec, "error", r->error);
+	if (report != NULL) {
+		copy = cJSON_Duplicate(report, 1);
+		cJSON_DeleteItemFromObject(copy, "stdout");
+		cJSON_DeleteItemFromObject(copy, "stderr");
+		cJSON_AddItemToObject(rec, "report", copy);
+	}
+	console_audit(c, rec);
+
+	j = proto_reply_new("result", r->id, r->tag);
+	cJSON_AddStringToObject(j, "state", request_state_name(state));
+	cJSON_AddNumberToObject(j, "exit_status", code);
+	if (jb->killing && r->note != NULL)
+		cJSON_AddStringToObject(j, "note", r->note);
+	if (r->error != NULL)
+		cJSON_AddStringToObject(j, "error", r->error);
+	if (report != NULL)
+		cJSON_AddItemToObject(j, "report", cJSON_Duplicate(report, 1));
+	request_send(r, j);
+	LOG("request %u %s, status %d", r->id, request_state_name(state),
+	    code);
+	console_emit_request(c, CONSOLE_EV_CHANGED, r);
+	request_ended_cleanup(c, r);
+	console_schedule(c);
+	console_check_done(c);
+}
+
+/* Finish once the child is reaped and its pipes are drained. */
+static void
+job_check_done(struct job *jb)
+{
+	if (!jb->exited || jb->r->state != REQUEST_RUNNING)
+		return;
+	for (int i = 0; i < JOB_NFDS; i++)
+		if (jb->fds[i] != -1)
+			return;
+	job_finish(jb);
+}
+
+/* Pipes still open long after the child exited: give up on them. */
+static void
+job_drain_timeout(void *arg)
+{
+	struct job	*jb = arg;
+
+	jb->drain_timer = 0;
+	for (int i = 0; i < JOB_NFDS; i++) {
+		if (jb->fds[i] != -1) {
+			loop_remove(jb->c->loop, jb->fds[i]);
+			close(jb->fds[i]);
+			jb->fds[i] = -1;
+		}
+	}
+	job_check_done(jb);
+}
+
+/* Forward a chunk of stdout or stderr. */
+static void
+job_output(struct job *jb, int which, const char *data, size_t len,
+    bool eof)
+{
+	struct console		*c = jb->c;
+	struct console_event	 ev = { .type = CONSOLE_EV_OUTPUT, .r = jb->r };
+	struct buf		 b = BUF_INIT;
+	const char		*stream = which == JOB_OUT ? "stdout" :
+				    "stderr";
+	size_t			 keep;
+	cJSON			*j;
+	char			*s;
+
+	buf_add(&b, jb->hold[which], jb->holdlen[which]);
+	buf_add(&b, data, len);
+	jb->holdlen[which] = 0;
+	keep = eof ? b.len : proto_utf8_complete(b.data, b.len);
+	if (keep < b.len) {
+		jb->holdlen[which] = b.len - keep;
+		memcpy(jb->hold[which], b.data + keep, b.len - keep);
+	}
+	if (keep == 0) {
+		buf_release(&b);
+		return;
+	}
+	j = proto_reply_new("output", jb->r->id, jb->r->tag);
+	cJSON_AddStringToObject(j, "stream", stream);
+	if (proto_utf8_valid(b.data, keep, NULL) &&
+	    memchr(b.data, '\0', keep) == NULL) {
+		b.data[keep] = '\0';
+		cJSON_AddStringToObject(j, "data", b.data);
+	} else {
+		s = proto_base64_encode(b.data, keep);
+		cJSON_AddStringToObject(j, "data_base64", s);
+		free(s);
+	}
+	request_send(jb->r, j);
+
+	buf_add(&jb->log, b.data, keep);
+	if (jb->log.len > CONSOLE_OUTPUT_KEEP)
+		buf_consume(&jb->log, jb->log.len - CONSOLE_OUTPUT_KEEP / 2);
+	ev.stream = stream;
+	ev.data = b.data;
+	ev.len = keep;
+	console_emit(c, &ev);
+	buf_release(&b);
+}
+
+/* Forward complete lines of live filesystem events. */
+static void
+job_events(struct job *jb)
+{
+	struct console_event	 ev = { .type = CONSOLE_EV_FSEVENT, .r = jb->r };
+	char			*line;
+	size_t			 len;
+	enum proto_line		 rc;
+	cJSON			*e, *j;
+
+	while ((rc = proto_reader_next(&jb->evrd, &line, &len)) !=
+	    PROTO_LINE_NONE) {
+		if (rc != PROTO_LINE_OK)
+			continue;
+		e = cJSON_ParseWithLength(line, len);
+		if (e == NULL || !cJSON_IsObject(e)) {
+			cJSON_Delete(e);
+			continue;
+		}
+		j = proto_reply_new("event", jb->r->id, jb->r->tag);
+		cJSON_AddItemToObject(j, "event", cJSON_Duplicate(e, 1));
+		request_send(jb->r, j);
+		ev.json = e;
+		console_emit(jb->c, &ev);
+		cJSON_AddItemToArray(jb->events, e);
+		if (cJSON_GetArraySize(jb->events) > CONSOLE_EVENTS_KEEP)
+			cJSON_DeleteItemFromArray(jb->events, 0);
+	}
+}
+
+/* One of a job's pipes is readable (or closed). */
+static void
+job_read(int fd, short revents, void *arg)
+{
+	struct job	*jb = arg;
+	char		 buf[65536];
+	ssize_t		 n;
+	int		 which;
+
+	for (which = 0; which < JOB_NFDS; which++)
+		if (jb->fds[which] == fd)
+			break;
+	if (which == JOB_NFDS)
+		return;
+	n = read(fd, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		switch (which) {
+		case JOB_OUT:
+		case JOB_ERR:
+			job_output(jb, which, buf, (size_t)n, false);
+			break;
+		case JOB_JSON:
+			if (jb->json.len < CONSOLE_MAX_REPORT)
+				buf_add(&jb->json, buf, (size_t)n);
+			break;
+		case JOB_EVENTS:
+			proto_reader_feed(&jb->evrd, buf, (size_t)n);
+			job_events(jb);
+			break;
+		}
+		return;
+	}
+	/* End of file (or an error: treat alike). */
+	if ((which == JOB_OUT || which == JOB_ERR) && jb->holdlen[which] > 0)
+		job_output(jb, which, "", 0, true);
+	loop_remove(jb->c->loop, fd);
+	close(fd);
+	jb->fds[which] = -1;
+	job_check_done(jb);
+}
+
+/* Escalate: the exec child did not stop after SIGTERM. */
+static void
+job_kill_timeout(void *arg)
+{
+	struct job	*jb = arg;
+
+	jb->kill_timer = 0;
+	if (jb->pid > 0 && !jb->exited) {
+		LOG("request %u: exec pid %ld ignored SIGTERM, killing",
+		    jb->r->id, (long)jb->pid);
+		kill(jb->pid, SIGKILL);
+	}
+}
+
+/* Stop a running request (the exec child kills its sandbox). */
+void
+job_kill(struct job *jb, enum request_by by, const char *why)
+{
+	struct request	*r = jb->r;
+
+	if (r->state != REQUEST_RUNNING || jb->exited)
+		return;
+	if (jb->killing) {
+		kill(jb->pid, SIGKILL);
+		return;
+	}
+	jb->killing = true;
+	r->by = by;
+	free(r->note);
+	r->note = xstrdup(why);
+	kill(jb->pid, SIGTERM);
+	jb->kill_timer = loop_timer(jb->c->loop, CONSOLE_KILL_WAIT_MS,
+	    job_kill_timeout, jb);
+	console_emit_request(jb->c, CONSOLE_EV_CHANGED, r);
+}
+
+/* Move fd to a number >= 10 (so dup2 to 1..4 in the child is safe). */
+static int
+fd_high(int fd)
+{
+	int	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+
+	close(fd);
+	return nfd;
+}
+
+/* The `bwgate exec` command line for a request. */
+static void
+job_argv(struct console *c, struct request *r, struct strv *av)
+{
+	const struct proto_mounts *m = console_mounts(r);
+
+	strv_push(av, c->exec_path);
+	strv_push(av, "exec");
+	strv_push(av, "--project");
+	strv_push(av, c->project);
+	strv_push(av, "--cwd");
+	strv_push(av, r->cwd);
+	if (c->config_file != NULL) {
+		strv_push(av, "--config");
+		strv_push(av, c->config_file);
+	}
+	if (r->profile != NULL) {
+		strv_push(av, "--profile");
+		strv_push(av, r->profile);
+	}
+	if (m->network == 1)
+		strv_push(av, "--network");
+	else if (m->network == 0)
+		strv_push(av, "--no-network");	/* even if the profile has it */
+	for (size_t i = 0; i < m->rw.n; i++) {
+		strv_push(av, "--rw");
+		strv_push(av, m->rw.v[i]);
+	}
+	for (size_t i = 0; i < m->ro.n; i++) {
+		strv_push(av, "--ro");
+		strv_push(av, m->ro.v[i]);
+	}
+	for (size_t i = 0; i < m->hide.n; i++) {
+		strv_push(av, "--hide");
+		strv_push(av, m->hide.v[i]);
+	}
+	if (r->timeout_s > 0) {
+		strv_push(av, "--timeout");
+		strv_pushf(av, "%d", r->timeout_s);
+	}
+	strv_push(av, "--json-fd");
+	strv_push(av, "3");
+	strv_push(av, "--events-fd");
+	strv_push(av, "4");
+	strv_push(av, "--quiet");
+	if (!r->is_argv) {
+		strv_push(av, "--command");
+		strv_push(av, r->command);
+	}
+	strv_push(av, "--");
+	for (size_t i = 0; i < r->argv.n; i++)
+		strv_push(av, r->argv.v[i]);
+}
+
+/* Start `bwgate exec` for an approved request. */
+static int
+job_spawn(struct job *jb, char **cause)
+{
+	struct console	*c = jb->c;
+	struct strv	 av = STRV_INIT;
+	int		 p[JOB_NFDS][2], ep[2] = { -1, -1 }, child[JOB_NFDS];
+	int		 devnull, err = 0, i, made = 0;
+	ssize_t		 n;
+	pid_t		 pid;
+	cJSON		*rec;
+
+	for (i = 0; i < JOB_NFDS; i++)
+		p[i][0] = p[i][1] = -1;
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		goto syserr;
+	devnull = fd_high(devnull);
+	for (i = 0; i < JOB_NFDS; i++, made++) {
+		if (pipe2(p[i], O_CLOEXEC) != 0)
+			goto syserr;
+		if ((p[i][1] = fd_high(p[i][1])) < 0)
+			goto syserr;
+		child[i] = p[i][1];
+	}
+	if (pipe2(ep, O_CLOEXEC) != 0)
+		goto syserr;
+	job_argv(c, jb->r, &av);
+
+	pid = fork();
+	if (pid < 0)
+		goto syserr;
+	if (pid == 0) {
+		/* Only async-signal-safe calls from here on. */
+		sigset_t	none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		setpgid(0, 0);	/* terminal ^C goes to the console only */
+		if (dup2(devnull, 0) < 0 || dup2(child[JOB_OUT], 1) < 0 ||
+		    dup2(child[JOB_ERR], 2) < 0 ||
+		    dup2(child[JOB_JSON], 3) < 0 ||
+		    dup2(child[JOB_EVENTS], 4) < 0)
+			goto child_fail;
+		execv(av.v[0], av.v);
+child_fail:
+		err = errno;
+		(void)!write(ep[1], &err, sizeof err);
+		_exit(127);
+	}
+	close(ep[1]);
+	ep[1] = -1;
+	do
+		n = read(ep[0], &err, sizeof err);
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	close(devnull);
+	for (i = 0; i < JOB_NFDS; i++)
+		close(p[i][1]);
+	if (n == (ssize_t)sizeof err) {
+		waitpid(pid, NULL, 0);
+		for (i = 0; i < JOB_NFDS; i++)
+			close(p[i][0]);
+		*cause = xasprintf("cannot run '%s': %s", av.v[0],
+		    strerror(err));
+		strv_release(&av);
+		return -1;
+	}
+	jb->pid = pid;
+	for (i = 0; i < JOB_NFDS; i++) {
+		jb->fds[i] = p[i][0];
+		fcntl(jb->fds[i], F_SETFL, O_NONBLOCK);
+		loop_add(c->loop, jb->fds[i], POLLIN, job_read, jb);
+	}
+	rec = audit_record("start", jb->r);
+	cJSON_AddNumberToObject(rec, "pid", pid);
+	cJSON_AddItemToObject(rec, "exec_argv", json_strv(&av));
+	console_audit(c, rec);
+	strv_release(&av);
+	return 0;
+
+syserr:
+	*cause = xasprintf("cannot start bwgate exec: %s", strerror(errno));
+	if (devnull >= 0)
+		close(devnull);
+	for (i = 0; i < JOB_NFDS; i++) {
+		if (p[i][0] >= 0)
+			close(p[i][0]);
+		if (p[i][1] >= 0)
+			close(p[i][1]);
+	}
+	if (ep[0] >= 0)
+		close(ep[0]);
+	if (ep[1] >= 0)
+		close(ep[1]);
+	strv_release(&av);
+	return -1;
+}
+
+/* Start whatever may start now. */
+void
+console_schedule(struct console *c)
+{
+	struct request	*r;
+	struct job	*jb;
+	char		*cause = NULL;
+	cJSON		*j;
+
+	if (c->shutting_down)
+		return;
+	while ((r = queue_next(&c->q)) != NULL) {
+		jb = r->owner;
+		if (queue_start(&c->q, r, &cause) != 0) {
+			console_message(c, "%s", cause);
+			free(cause);
+			return;
+		}
+		if (job_spawn(jb, &cause) != 0) {
+			r->error = cause;
+			cause = NULL;
+			jb->exited = true;
+			jb->wstatus = CONSOLE_EXIT_FAILED << 8;
+			job_finish(jb);
+			continue;
+		}
+		j = proto_reply_new("started", r->id, r->tag);
+		cJSON_AddNumberToObject(j, "pid", jb->pid);
+		request_send(r, j);
+		console_emit_request(c, CONSOLE_EV_CHANGED, r);
+	}
+}
+
+/* Reap exec children. */
+void
+console_sigchld(int signo, void *arg)
+{
+	struct console	*c = arg;
+	struct request	*r;
+	struct job	*jb;
+	pid_t		 pid;
+	int		 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		TAILQ_FOREACH(r, &c->q.requests, entry) {
+			jb = r->owner;
+			if (jb == NULL || jb->pid != pid || jb->exited ||
+			    r->state != REQUEST_RUNNING)
+				continue;
+			jb->exited = true;
+			jb->wstatus = status;
+			if (jb->kill_timer != 0) {
+				loop_cancel(c->loop, jb->kill_timer);
+				jb->kill_timer = 0;
+			}
+			jb->drain_timer = loop_timer(c->loop,
+			    CONSOLE_DRAIN_MS, job_drain_timeout, jb);
+			job_check_done(jb);
+			break;
+		}
+	}
+}

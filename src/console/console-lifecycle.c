@@ -1,0 +1,327 @@
+/* console-lifecycle: creating, shutting down and freeing a console. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "audit.h"
+#include "cleanup.h"
+#include "client.h"
+#include "config.h"
+#include "console-int.h"
+#include "console.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "path.h"
+#include "probe.h"
+#include "xalloc.h"
+
+/* ---- lifecycle ---- */
+
+/* SIGINT, SIGTERM, SIGHUP: shut down in order (twice: hurry). */
+static void
+console_sigterm(int signo, void *arg)
+{
+	struct console	*c = arg;
+	char		*why = xasprintf("signal %s", strsignal(signo));
+
+	console_shutdown(c, why);
+	free(why);
+}
+
+/* The shutdown took too long: kill what is left and stop. */
+static void
+console_shutdown_timeout(void *arg)
+{
+	struct console	*c = arg;
+	struct request	*r;
+	struct job	*jb;
+
+	c->shutdown_timer = 0;
+	TAILQ_FOREACH(r, &c->q.requests, entry) {
+		jb = r->owner;
+		if (r->state == REQUEST_RUNNING && jb != NULL && !jb->exited)
+			kill(jb->pid, SIGKILL);
+	}
+	c->done = true;
+}
+
+/* Is the orderly shutdown complete? */
+void
+console_check_done(struct console *c)
+{
+	if (c->shutting_down && c->q.running == 0)
+		c->done = true;
+}
+
+/* Begin shutting down. */
+void
+console_shutdown(struct console *c, const char *why)
+{
+	struct request	*r, *next;
+	struct job	*jb;
+	struct console_event ev = { .type = CONSOLE_EV_QUIT };
+	char		*note, *cause = NULL;
+
+	if (c->shutting_down) {
+		/* Asked again: do not wait for anyone. */
+		console_shutdown_timeout(c);
+		return;
+	}
+	c->shutting_down = true;
+	note = xasprintf("the console is shutting down (%s)", why);
+	ev.message = note;
+	console_emit(c, &ev);
+	LOG("%s", note);
+	console_close_listeners(c);
+	for (r = TAILQ_FIRST(&c->q.requests); r != NULL; r = next) {
+		next = TAILQ_NEXT(r, entry);
+		jb = r->owner;
+		if (r->state == REQUEST_PENDING) {
+			if (queue_decide(&c->q, r, false, BY_CONSOLE, NULL,
+			    note, &cause) == 0)
+				request_decided(c, r);
+		} else if (r->state == REQUEST_APPROVED) {
+			if (queue_withdraw(&c->q, r, BY_CONSOLE, note,
+			    &cause) == 0)
+				request_decided(c, r);
+		} else if (r->state == REQUEST_RUNNING && jb != NULL)
+			job_kill(jb, BY_CONSOLE, note);
+		free(cause);
+		cause = NULL;
+	}
+	free(note);
+	c->shutdown_timer = loop_timer(c->loop, CONSOLE_SHUTDOWN_MS,
+	    console_shutdown_timeout, c);
+	console_check_done(c);
+}
+
+/* Has the shutdown finished? */
+bool
+console_done(const struct console *c)
+{
+	return c->done;
+}
+
+/* The project root this console serves (as bwgate exec finds it). */
+static char *
+console_find_project(const char *opt, char **cause)
+{
+	_cleanup_free_ char	*cwd = NULL;
+	char			*top;
+
+	if (opt != NULL)
+		return path_canonical(opt, cause);
+	if ((cwd = getcwd(NULL, 0)) == NULL) {
+		*cause = xasprintf("cannot get the current directory: %s",
+		    strerror(errno));
+		return NULL;
+	}
+	if ((top = path_git_toplevel(cwd)) != NULL)
+		return top;
+	return path_canonical(cwd, cause);
+}
+
+/* Set the console up. */
+struct console *
+console_new(const struct console_opts *o, struct loop *l, char **cause)
+{
+	struct console	*c = xcalloc(1, sizeof *c);
+	struct stat	 st;
+	char		 exe[PATH_MAX];
+	char		*dir = NULL;
+	ssize_t		 n;
+	cJSON		*rec;
+
+	c->loop = l;
+	c->agent_fd = c->control_fd = c->fifo_fd = -1;
+	c->uid = getuid();
+	c->headless = o->headless;
+	c->auto_allowlisted = o->auto_allowlisted;
+	c->approval_timeout_s = o->approval_timeout_s;
+	queue_init(&c->q);
+	c->q.max_running = o->max_running != 0 ? o->max_running :
+	    CONSOLE_MAX_RUNNING;
+	LIST_INIT(&c->conns);
+	config_init(&c->cfg);
+	probe_init(&c->probe);
+
+	if ((c->project = console_find_project(o->project, cause)) == NULL)
+		goto fail;
+	if (stat(c->project, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("project '%s' is not a directory",
+		    c->project);
+		goto fail;
+	}
+	if (o->exec_path != NULL)
+		c->exec_path = xstrdup(o->exec_path);
+	else {
+		n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0) {
+			*cause = xasprintf("cannot find the bwgate binary "
+			    "(/proc/self/exe): %s", strerror(errno));
+			goto fail;
+		}
+		exe[n] = '\0';
+		c->exec_path = xstrdup(exe);
+	}
+	if (o->config_file != NULL)
+		c->config_file = xstrdup(o->config_file);
+	if (config_load(&c->cfg, o->config_file, cause) != 0)
+		goto fail;
+	if ((c->al = allowlist_load(c->project, cause)) == NULL)
+		goto fail;
+	probe_host(&c->probe, true);
+	if (!c->probe.userns_ok && c->probe.error != NULL)
+		LOG("no sandbox possible: %s", c->probe.error);
+	if ((c->audit = audit_open(o->audit_file, cause)) == NULL)
+		goto fail;
+
+	/* Sockets: the default directory is made private; explicit paths
+	   are the user's choice. */
+	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL &&
+	    (dir = rundir_get(true, cause)) == NULL)
+		goto fail;
+	free(dir);
+	if ((c->socket_path = client_socket_path(o->socket, cause)) == NULL)
+		goto fail;
+	c->control_path = client_control_path(c->socket_path);
+	c->agent_fd = console_listen(c->socket_path, &c->agent_st, cause);
+	if (c->agent_fd < 0)
+		goto fail;
+	c->control_fd = console_listen(c->control_path, &c->control_st,
+	    cause);
+	if (c->control_fd < 0)
+		goto fail;
+	loop_add(l, c->agent_fd, POLLIN, console_accept, c);
+	loop_add(l, c->control_fd, POLLIN, console_accept, c);
+	if (o->fifo != NULL) {
+		c->fifo_path = xstrdup(o->fifo);
+		if (console_open_fifo(c, cause) != 0)
+			goto fail;
+	}
+	loop_signal(l, SIGCHLD, console_sigchld, c);
+	loop_signal(l, SIGINT, console_sigterm, c);
+	loop_signal(l, SIGTERM, console_sigterm, c);
+	loop_signal(l, SIGHUP, console_sigterm, c);
+
+	rec = audit_record("console-start", NULL);
+	cJSON_AddStringToObject(rec, "project", c->project);
+	cJSON_AddStringToObject(rec, "socket", c->socket_path);
+	cJSON_AddStringToObject(rec, "control", c->control_path);
+	if (c->fifo_path != NULL)
+		cJSON_AddStringToObject(rec, "fifo", c->fifo_path);
+	cJSON_AddNumberToObject(rec, "pid", getpid());
+	cJSON_AddNumberToObject(rec, "uid", c->uid);
+	cJSON_AddBoolToObject(rec, "headless", c->headless);
+	cJSON_AddBoolToObject(rec, "auto_allowlisted", c->auto_allowlisted);
+	cJSON_AddStringToObject(rec, "version", PACKAGE_VERSION);
+	if (audit_write(c->audit, rec, cause) != 0)
+		goto fail;
+	return c;
+fail:
+	console_free(c);
+	return NULL;
+}
+
+/* Try for a short while to deliver what clients have not read yet. */
+static void
+console_flush_all(struct console *c)
+{
+	int64_t		 deadline = loop_now_ms() + 1000;
+	struct conn	*cn;
+	bool		 left = true;
+	char		*cause = NULL;
+
+	if (c->audit != NULL && audit_sync(c->audit, &cause) != 0)
+		free(cause);
+	c->audit_dirty = false;
+
+	while (left && loop_now_ms() < deadline) {
+		left = false;
+		LIST_FOREACH(cn, &c->conns, entry) {
+			if (cn->dead || cn->out.len == 0)
+				continue;
+			conn_flush(cn);
+			if (!cn->dead && cn->out.len > 0)
+				left = true;
+		}
+		if (left)
+			poll(NULL, 0, 10);
+	}
+}
+
+/* Tear everything down. */
+void
+console_free(struct console *c)
+{
+	struct request	*r;
+	struct conn	*cn;
+	struct job	*jb;
+	cJSON		*rec;
+
+	if (c == NULL)
+		return;
+	/* Whatever still runs dies now (exec kills its sandbox). */
+	TAILQ_FOREACH(r, &c->q.requests, entry) {
+		jb = r->owner;
+		if (jb != NULL && jb->pid > 0 && !jb->exited) {
+			kill(jb->pid, SIGTERM);
+			waitpid(jb->pid, NULL, 0);
+			jb->exited = true;
+		}
+	}
+	console_flush_all(c);
+	while ((cn = LIST_FIRST(&c->conns)) != NULL) {
+		cn->dead = true;
+		/* No request may point at a freed connection. */
+		TAILQ_FOREACH(r, &c->q.requests, entry)
+			if (r->owner != NULL &&
+			    ((struct job *)r->owner)->conn == cn)
+				((struct job *)r->owner)->conn = NULL;
+		loop_remove(c->loop, cn->fd);
+		close(cn->fd);
+		LIST_REMOVE(cn, entry);
+		proto_reader_release(&cn->rd);
+		buf_release(&cn->out);
+		free(cn);
+	}
+	console_close_listeners(c);
+	if (c->shutdown_timer != 0)
+		loop_cancel(c->loop, c->shutdown_timer);
+	if (c->audit != NULL) {
+		rec = audit_record("console-stop", NULL);
+		cJSON_AddNumberToObject(rec, "requests", c->q.next_id - 1);
+		console_audit(c, rec);
+		audit_close(c->audit);
+	}
+	while ((r = TAILQ_FIRST(&c->q.requests)) != NULL) {
+		job_free(r->owner);
+		queue_remove(&c->q, r);
+	}
+	queue_release(&c->q);
+	allowlist_free(c->al);
+	config_release(&c->cfg);
+	probe_release(&c->probe);
+	free(c->project);
+	free(c->socket_path);
+	free(c->control_path);
+	free(c->fifo_path);
+	free(c->exec_path);
+	free(c->config_file);
+	free(c->subs);
+	free(c);
+}

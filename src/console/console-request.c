@@ -1,0 +1,447 @@
+/* console-request: requests: classification, decisions, submission. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "audit.h"
+#include "cleanup.h"
+#include "client.h"
+#include "config.h"
+#include "console-int.h"
+#include "console.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "path.h"
+#include "probe.h"
+#include "xalloc.h"
+
+/* ---- requests ---- */
+
+/* The mounts a request runs with. */
+const struct proto_mounts *
+console_mounts(const struct request *r)
+{
+	return r->edited ? &r->edits : &r->asked;
+}
+
+/* Classify a request's command and build its dry-run sandbox argv. */
+void
+request_classify(struct console *c, struct request *r)
+{
+	struct classification	 cl = CLASSIFICATION_INIT;
+	struct sandbox_policy	 pol;
+	struct sandbox		 sb = SANDBOX_INIT;
+	const struct proto_mounts *m = console_mounts(r);
+	char			*cause = NULL;
+
+	if (r->is_argv)
+		allowlist_classify_argv(c->al, &r->argv, &cl);
+	else
+		allowlist_classify(c->al, r->command, &cl);
+	r->verdict = cl.verdict;
+	free(r->rule);
+	r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
+	free(r->reason);
+	r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
+	free(r->profile);
+	r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+	classification_release(&cl);
+
+	/* More than the profile gives always needs a person. */
+	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(&r->asked)) {
+		char *s = xasprintf("%s; but the request asks for network "
+		    "or extra paths, which needs an operator", r->reason);
+
+		free(r->reason);
+		r->reason = s;
+		r->verdict = VERDICT_ASK;
+	}
+
+	sandbox_policy_init(&pol);
+	free(r->error);
+	r->error = NULL;
+	if (sandbox_policy_set_dirs(&pol, c->project, r->cwd, &cause) != 0)
+		goto fail;
+	config_apply(&c->cfg, &pol);
+	if (r->profile != NULL && allowlist_profile_apply(c->al, r->profile,
+	    &pol, &cause) != 0)
+		goto fail;
+	if (m->network != -1)
+		pol.network = pol.network || m->network == 1;
+	for (size_t i = 0; i < m->rw.n; i++)
+		strv_push(&pol.rw_paths, m->rw.v[i]);
+	for (size_t i = 0; i < m->ro.n; i++)
+		strv_push(&pol.ro_paths, m->ro.v[i]);
+	for (size_t i = 0; i < m->hide.n; i++)
+		strv_push(&pol.hide_paths, m->hide.v[i]);
+	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
+		goto fail;
+	r->writes = !pol.project_readonly;
+	strv_release(&r->bwrap_argv);
+	strv_copy(&r->bwrap_argv, &sb.argv);
+	for (size_t i = 0; i < r->argv.n; i++)
+		strv_push(&r->bwrap_argv, r->argv.v[i]);
+	cJSON_Delete(r->mounts);
+	r->mounts = sandbox_mounts_json(&sb);
+	sandbox_release(&sb);
+	sandbox_policy_release(&pol);
+	return;
+fail:
+	r->error = xasprintf("cannot build the sandbox: %s", cause);
+	r->writes = true;
+	free(cause);
+	sandbox_release(&sb);
+	sandbox_policy_release(&pol);
+}
+
+/* The "queued" message. */
+static cJSON *
+request_queued_json(const struct request *r)
+{
+	cJSON	*j = proto_reply_new("queued", r->id, r->tag);
+
+	cJSON_AddStringToObject(j, "command", r->command);
+	cJSON_AddStringToObject(j, "cwd", r->cwd);
+	cJSON_AddStringToObject(j, "verdict", verdict_name(r->verdict));
+	if (r->rule != NULL)
+		cJSON_AddStringToObject(j, "rule", r->rule);
+	cJSON_AddStringToObject(j, "reason", r->reason);
+	if (r->profile != NULL)
+		cJSON_AddStringToObject(j, "profile", r->profile);
+	cJSON_AddBoolToObject(j, "writes_project", r->writes);
+	cJSON_AddItemToObject(j, "bwrap_argv", json_strv(&r->bwrap_argv));
+	if (r->mounts != NULL)
+		cJSON_AddItemToObject(j, "mounts",
+		    cJSON_Duplicate(r->mounts, 1));
+	if (r->error != NULL)
+		cJSON_AddStringToObject(j, "error", r->error);
+	return j;
+}
+
+/* Audit, tell the agent and the front end about a new request. */
+int
+request_announce(struct console *c, struct request *r)
+{
+	cJSON	*rec = audit_record("request", r);
+
+	cJSON_AddItemToObject(rec, "request", request_json(r));
+	cJSON_AddItemToObject(rec, "bwrap_argv", json_strv(&r->bwrap_argv));
+	if (console_audit(c, rec) != 0)
+		return -1;
+	request_send(r, request_queued_json(r));
+	console_emit_request(c, CONSOLE_EV_ADDED, r);
+	return 0;
+}
+
+/* Deny a pending request without a person (rule, headless, console). */
+void
+request_auto_deny(struct console *c, struct request *r, enum request_by by,
+    const char *note)
+{
+	char	*cause = NULL;
+
+	if (queue_decide(&c->q, r, false, by, NULL, note, &cause) != 0) {
+		free(cause);
+		return;
+	}
+	request_decided(c, r);
+}
+
+/* Deny a pending request after its approval timeout. */
+static void
+request_approval_timeout(void *arg)
+{
+	struct request	*r = arg;
+	struct job	*jb = r->owner;
+	char		*note;
+
+	jb->approval_timer = 0;
+	if (r->state != REQUEST_PENDING)
+		return;
+	note = xasprintf("no decision within %d seconds",
+	    jb->c->approval_timeout_s);
+	request_auto_deny(jb->c, r, BY_TIMEOUT, note);
+	free(note);
+}
+
+/* The first decision: by rule, by the headless rule, or wait. */
+void
+request_first_decision(struct console *c, struct request *r,
+    const char *operator)
+{
+	struct job	*jb = r->owner;
+	char		*cause = NULL;
+
+	if (c->shutting_down) {
+		request_auto_deny(c, r, BY_CONSOLE,
+		    "the console is shutting down");
+		return;
+	}
+	if (r->error != NULL) {
+		request_auto_deny(c, r, BY_CONSOLE, r->error);
+		return;
+	}
+	if (r->verdict == VERDICT_DENY) {
+		request_auto_deny(c, r, BY_ALLOWLIST, r->reason);
+		return;
+	}
+	if (operator != NULL) {
+		if (queue_decide(&c->q, r, true, BY_OPERATOR, operator,
+		    NULL, &cause) == 0)
+			request_decided(c, r);
+		free(cause);
+		return;
+	}
+	if (r->verdict == VERDICT_ALLOW && c->auto_allowlisted) {
+		if (queue_decide(&c->q, r, true, BY_ALLOWLIST, r->rule, NULL,
+		    &cause) == 0)
+			request_decided(c, r);
+		free(cause);
+		return;
+	}
+	if (c->headless && c->auto_allowlisted) {
+		request_auto_deny(c, r, BY_HEADLESS, "the command needs an "
+		    "operator's approval and this console runs headless "
+		    "with --auto-allowlisted (only allowlisted commands run)");
+		return;
+	}
+	if (c->approval_timeout_s > 0)
+		jb->approval_timer = loop_timer(c->loop,
+		    (int64_t)c->approval_timeout_s * 1000,
+		    request_approval_timeout, r);
+	/* It waits for the operator. */
+	console_emit_request(c, CONSOLE_EV_CHANGED, r);
+}
+
+/* A new job record for a request. */
+struct job *
+job_new(struct console *c, struct request *r, struct conn *cn)
+{
+	struct job	*jb = xcalloc(1, sizeof *jb);
+
+	jb->c = c;
+	jb->r = r;
+	jb->conn = cn;
+	jb->pid = -1;
+	for (int i = 0; i < JOB_NFDS; i++)
+		jb->fds[i] = -1;
+	jb->evrd = (struct proto_reader)PROTO_READER_INIT;
+	jb->events = cJSON_CreateArray();
+	r->owner = jb;
+	return jb;
+}
+
+/* Close a job's pipes and cancel its timers (the record stays). */
+static void
+job_stop_io(struct job *jb)
+{
+	struct loop	*l = jb->c->loop;
+
+	for (int i = 0; i < JOB_NFDS; i++) {
+		if (jb->fds[i] != -1) {
+			loop_remove(l, jb->fds[i]);
+			close(jb->fds[i]);
+			jb->fds[i] = -1;
+		}
+	}
+	if (jb->kill_timer != 0)
+		loop_cancel(l, jb->kill_timer);
+	if (jb->drain_timer != 0)
+		loop_cancel(l, jb->drain_timer);
+	if (jb->approval_timer != 0)
+		loop_cancel(l, jb->approval_timer);
+	jb->kill_timer = jb->drain_timer = jb->approval_timer = 0;
+	buf_release(&jb->json);
+	proto_reader_release(&jb->evrd);
+}
+
+/* Free a job entirely. */
+void
+job_free(struct job *jb)
+{
+	if (jb == NULL)
+		return;
+	job_stop_io(jb);
+	buf_release(&jb->log);
+	cJSON_Delete(jb->events);
+	jb->r->owner = NULL;
+	free(jb);
+}
+
+/* Forget the oldest ended requests. */
+static void
+console_prune(struct console *c)
+{
+	struct request	*r, *next;
+	size_t		 ended = 0;
+
+	TAILQ_FOREACH(r, &c->q.requests, entry)
+		if (request_ended(r))
+			ended++;
+	for (r = TAILQ_FIRST(&c->q.requests);
+	    r != NULL && ended > CONSOLE_HISTORY_KEEP; r = next) {
+		next = TAILQ_NEXT(r, entry);
+		if (!request_ended(r))
+			continue;
+		console_emit_request(c, CONSOLE_EV_REMOVED, r);
+		job_free(r->owner);
+		queue_remove(&c->q, r);
+		ended--;
+	}
+}
+
+/* After a request ended: release what it held. */
+void
+request_ended_cleanup(struct console *c, struct request *r)
+{
+	struct job	*jb = r->owner;
+
+	if (jb != NULL) {
+		job_stop_io(jb);
+		jb->conn = NULL;
+	}
+	console_prune(c);
+}
+
+/* A decision (or withdrawal) was made: audit, tell, go on. */
+void
+request_decided(struct console *c, struct request *r)
+{
+	struct job	*jb = r->owner;
+	cJSON		*rec, *j;
+	bool		 withdrawn = r->state == REQUEST_WITHDRAWN;
+
+	if (jb != NULL && jb->approval_timer != 0) {
+		loop_cancel(c->loop, jb->approval_timer);
+		jb->approval_timer = 0;
+	}
+	rec = audit_record(withdrawn ? "withdrawn" : "decision", r);
+	cJSON_AddStringToObject(rec, "decision",
+	    request_state_name(r->state));
+	cJSON_AddStringToObject(rec, "by", request_by_name(r->by));
+	if (r->who != NULL)
+		cJSON_AddStringToObject(rec, "who", r->who);
+	if (r->note != NULL)
+		cJSON_AddStringToObject(rec, "note", r->note);
+	if (r->edited) {
+		cJSON_AddItemToObject(rec, "edits",
+		    proto_mounts_json(&r->edits));
+		cJSON_AddItemToObject(rec, "bwrap_argv",
+		    json_strv(&r->bwrap_argv));
+	}
+	console_audit(c, rec);
+
+	if (withdrawn) {
+		j = proto_reply_new("withdrawn", r->id, r->tag);
+		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
+		if (r->note != NULL)
+			cJSON_AddStringToObject(j, "note", r->note);
+	} else {
+		j = proto_reply_new("decided", r->id, r->tag);
+		cJSON_AddStringToObject(j, "decision",
+		    request_state_name(r->state));
+		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
+		if (r->who != NULL)
+			cJSON_AddStringToObject(j, "who", r->who);
+		if (r->note != NULL)
+			cJSON_AddStringToObject(j, "note", r->note);
+		if (r->edited) {
+			cJSON_AddItemToObject(j, "edits",
+			    proto_mounts_json(&r->edits));
+			cJSON_AddItemToObject(j, "bwrap_argv",
+			    json_strv(&r->bwrap_argv));
+		}
+	}
+	request_send(r, j);
+	console_emit_request(c, CONSOLE_EV_CHANGED, r);
+	if (request_ended(r))
+		request_ended_cleanup(c, r);
+	else
+		console_schedule(c);
+}
+
+/* Make a request from a decoded submit (conn NULL: FIFO or front end). */
+uint32_t
+console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
+    const char *agent, char **cause)
+{
+	_cleanup_free_ char	*cwd = NULL;
+	struct request		*r;
+	struct stat		 st;
+	const char		*shell;
+
+	if (c->shutting_down) {
+		*cause = xstrdup("the console is shutting down");
+		return 0;
+	}
+	cwd = path_canonical(m->cwd != NULL ? m->cwd : c->project, cause);
+	if (cwd == NULL)
+		return 0;
+	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("cwd '%s' is not a directory", m->cwd);
+		return 0;
+	}
+	if (!path_is_under(cwd, c->project)) {
+		*cause = xasprintf("cwd '%s' is outside the project '%s'",
+		    m->cwd, c->project);
+		return 0;
+	}
+
+	r = queue_add(&c->q);
+	job_new(c, r, cn);
+	r->agent = xstrdup(m->agent != NULL ? m->agent : agent);
+	r->tag = m->tag != NULL ? xstrdup(m->tag) : NULL;
+	r->cwd = steal_pointer(&cwd);
+	r->timeout_s = m->timeout_s;
+	proto_mounts_copy(&r->asked, &m->mounts);
+	if (m->command != NULL) {
+		shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" :
+		    "/bin/sh";
+		r->command = xstrdup(m->command);
+		strv_push(&r->argv, shell);
+		strv_push(&r->argv, "-c");
+		strv_push(&r->argv, m->command);
+	} else {
+		r->is_argv = true;
+		strv_copy(&r->argv, &m->argv);
+		r->command = strv_join(&m->argv, " ", true);
+	}
+	request_classify(c, r);
+	if (request_announce(c, r) != 0) {
+		/* Never run what the audit log does not show. */
+		request_auto_deny(c, r, BY_CONSOLE,
+		    "cannot write the audit log");
+		return r->id;
+	}
+	request_first_decision(c, r, NULL);
+	return r->id;
+}
+
+/* Submit a command string from a front end (like a FIFO line). */
+uint32_t
+console_submit(struct console *c, const char *command, const char *agent,
+    char **cause)
+{
+	struct proto_msg	m = PROTO_MSG_INIT;
+	uint32_t		id;
+
+	m.command = xstrdup(command);
+	id = console_submit_msg(c, NULL, &m, agent != NULL ? agent :
+	    "console", cause);
+	proto_msg_release(&m);
+	return id;
+}

@@ -1,0 +1,640 @@
+/* console-server: connections, incoming messages, the FIFO, the listening sockets. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "audit.h"
+#include "cleanup.h"
+#include "client.h"
+#include "config.h"
+#include "console-int.h"
+#include "console.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "path.h"
+#include "probe.h"
+#include "xalloc.h"
+
+static void	conn_read(int, short, void *);
+static void	conn_kill(struct conn *);
+
+/* ---- connections ---- */
+
+/* Write what we can of a connection's output. */
+void
+conn_flush(struct conn *cn)
+{
+	ssize_t	n;
+
+	/* Nothing leaves before the audit records it depends on are on
+	   disk (console_commit flushes once they are). */
+	if (cn->c->audit_dirty) {
+		console_arm_commit(cn->c);
+		return;
+	}
+	while (cn->out.len > 0 && !cn->dead) {
+		n = send(cn->fd, cn->out.data, cn->out.len,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			conn_kill(cn);
+			return;
+		}
+		buf_consume(&cn->out, (size_t)n);
+	}
+	if (cn->dead)
+		return;
+	if (cn->out.len == 0 && cn->closing) {
+		conn_kill(cn);
+		return;
+	}
+	loop_set_events(cn->c->loop, cn->fd, (cn->closing ? 0 : POLLIN) |
+	    (cn->out.len > 0 ? POLLOUT : 0));
+}
+
+/* Queue one message (frees j). */
+static void
+conn_send(struct conn *cn, cJSON *j)
+{
+	char	*line;
+
+	if (cn == NULL || cn->dead) {
+		cJSON_Delete(j);
+		return;
+	}
+	line = proto_encode(j);
+	buf_puts(&cn->out, line);
+	free(line);
+	if (cn->out.len > CONSOLE_MAX_OUTBUF) {
+		console_message(cn->c, "client pid %ld is not reading its "
+		    "replies: disconnected", (long)cn->pid);
+		conn_kill(cn);
+		return;
+	}
+	conn_flush(cn);
+}
+
+/* Send a message to a request's agent, if it is still connected. */
+void
+request_send(struct request *r, cJSON *j)
+{
+	struct job	*jb = r->owner;
+
+	conn_send(jb != NULL ? jb->conn : NULL, j);
+}
+
+/* Close and free a connection now; its requests lose their agent. */
+static void
+conn_free(struct conn *cn)
+{
+	struct console	*c = cn->c;
+	struct request	*r, *next;
+	struct job	*jb;
+	char		*cause = NULL;
+
+	for (r = TAILQ_FIRST(&c->q.requests); r != NULL; r = next) {
+		next = TAILQ_NEXT(r, entry);
+		jb = r->owner;
+		if (jb == NULL || jb->conn != cn)
+			continue;
+		jb->conn = NULL;
+		if (r->state == REQUEST_PENDING ||
+		    r->state == REQUEST_APPROVED) {
+			if (queue_withdraw(&c->q, r, BY_AGENT,
+			    "the agent disconnected", &cause) != 0) {
+				free(cause);
+				cause = NULL;
+				continue;
+			}
+			request_decided(c, r);
+		} else if (r->state == REQUEST_RUNNING)
+			job_kill(jb, BY_AGENT, "the agent disconnected");
+	}
+	if (proto_reader_pending(&cn->rd) != 0 && !cn->closing)
+		LOG("client pid %ld left half a line (%zu bytes)",
+		    (long)cn->pid, proto_reader_pending(&cn->rd));
+	loop_remove(c->loop, cn->fd);
+	close(cn->fd);
+	LIST_REMOVE(cn, entry);
+	c->nconns--;
+	proto_reader_release(&cn->rd);
+	buf_release(&cn->out);
+	free(cn);
+	console_emit_request(c, CONSOLE_EV_CLIENTS, NULL);
+	console_check_done(c);
+}
+
+/* Free every connection marked dead (from a zero-delay timer). */
+static void
+console_reap_conns(void *arg)
+{
+	struct console	*c = arg;
+	struct conn	*cn, *next;
+
+	c->reap_armed = false;
+	for (cn = LIST_FIRST(&c->conns); cn != NULL; cn = next) {
+		next = LIST_NEXT(cn, entry);
+		if (cn->dead)
+			conn_free(cn);
+	}
+}
+
+/* Mark a connection dead; it is closed once the current handler ends. */
+static void
+conn_kill(struct conn *cn)
+{
+	struct console	*c = cn->c;
+
+	if (cn->dead)
+		return;
+	cn->dead = true;
+	loop_set_events(c->loop, cn->fd, 0);
+	if (!c->reap_armed) {
+		c->reap_armed = true;
+		loop_timer(c->loop, 0, console_reap_conns, c);
+	}
+}
+
+/* Reply with an error. */
+static void
+conn_error(struct conn *cn, uint32_t id, const char *tag, const char *code,
+    const char *message)
+{
+	conn_send(cn, proto_error_new(id, tag, code, message));
+}
+
+/* Who a control connection is, for decisions. */
+static char *
+conn_who(const struct conn *cn)
+{
+	return xasprintf("uid %u pid %ld (control socket)",
+	    (unsigned)cn->uid, (long)cn->pid);
+}
+
+/* ---- incoming messages ---- */
+
+/* A message on the agent socket. */
+static void
+conn_agent_msg(struct conn *cn, struct proto_msg *m)
+{
+	struct console	*c = cn->c;
+	struct request	*r;
+	struct job	*jb;
+	char		*cause = NULL, *agent;
+
+	switch (m->type) {
+	case PROTO_SUBMIT:
+		agent = xasprintf("pid %ld", (long)cn->pid);
+		if (console_submit_msg(c, cn, m, agent, &cause) == 0) {
+			conn_error(cn, 0, m->tag, c->shutting_down ?
+			    "shutdown" : "cwd", cause);
+			free(cause);
+		}
+		free(agent);
+		return;
+	case PROTO_CANCEL:
+		r = queue_find(&c->q, m->id);
+		jb = r != NULL ? r->owner : NULL;
+		if (jb == NULL || jb->conn != cn) {
+			cause = xasprintf("no request %u of yours", m->id);
+			conn_error(cn, m->id, m->tag, "unknown-id", cause);
+			free(cause);
+			return;
+		}
+		if (r->state == REQUEST_RUNNING) {
+			job_kill(jb, BY_AGENT, "cancelled by the agent");
+			return;
+		}
+		if (queue_withdraw(&c->q, r, BY_AGENT,
+		    "cancelled by the agent", &cause) != 0) {
+			conn_error(cn, m->id, m->tag, "state", cause);
+			free(cause);
+			return;
+		}
+		request_decided(c, r);
+		return;
+	default:
+		cause = xasprintf("'%s' is not accepted on the agent socket: "
+		    "decisions come only from the operator (the terminal or "
+		    "the control socket)", proto_type_name(m->type));
+		conn_error(cn, m->id, m->tag, "forbidden", cause);
+		free(cause);
+		return;
+	}
+}
+
+/* A message on the control socket. */
+static void
+conn_control_msg(struct conn *cn, struct proto_msg *m)
+{
+	struct console	*c = cn->c;
+	struct request	*r;
+	char		*cause = NULL, *who = conn_who(cn);
+	cJSON		*j, *a;
+	int		 rc = 0;
+	uint32_t	 id = m->id;
+
+	switch (m->type) {
+	case PROTO_LIST:
+		j = proto_reply_new("list", 0, m->tag);
+		cJSON_AddStringToObject(j, "project", c->project);
+		cJSON_AddNumberToObject(j, "clients", (double)c->nconns);
+		a = cJSON_AddArrayToObject(j, "requests");
+		TAILQ_FOREACH(r, &c->q.requests, entry)
+			cJSON_AddItemToArray(a, request_json(r));
+		conn_send(cn, j);
+		free(who);
+		return;
+	case PROTO_APPROVE:
+		if (!proto_mounts_empty(&m->mounts))
+			rc = console_set_mounts(c, m->id, &m->mounts, &cause);
+		if (rc == 0)
+			rc = console_approve(c, m->id, who, m->note, &cause);
+		break;
+	case PROTO_DENY:
+		rc = console_deny(c, m->id, who, m->note, &cause);
+		break;
+	case PROTO_KILL:
+		rc = console_kill(c, m->id, who, &cause);
+		break;
+	case PROTO_RERUN:
+		id = console_rerun(c, m->id, who, &cause);
+		rc = id == 0 ? -1 : 0;
+		break;
+	default:
+		cause = xasprintf("'%s' is not accepted on the control "
+		    "socket (agents use the agent socket)",
+		    proto_type_name(m->type));
+		conn_error(cn, m->id, m->tag, "forbidden", cause);
+		free(cause);
+		free(who);
+		return;
+	}
+	if (rc != 0)
+		conn_error(cn, m->id, m->tag, "refused", cause);
+	else {
+		j = proto_reply_new("ok", id, m->tag);
+		cJSON_AddStringToObject(j, "action", proto_type_name(m->type));
+		conn_send(cn, j);
+	}
+	free(cause);
+	free(who);
+}
+
+/* Handle every complete line a connection sent. */
+static void
+conn_lines(struct conn *cn)
+{
+	struct proto_msg	 m;
+	char			*line, *cause = NULL, *msg;
+	size_t			 len;
+	enum proto_line		 rc;
+
+	while (!cn->dead && !cn->closing &&
+	    (rc = proto_reader_next(&cn->rd, &line, &len)) !=
+	    PROTO_LINE_NONE) {
+		if (rc == PROTO_LINE_TOO_LONG) {
+			msg = xasprintf("line longer than %d bytes: ignored "
+			    "up to its end", PROTO_MAX_LINE);
+			conn_error(cn, 0, NULL, "too-long", msg);
+			free(msg);
+			continue;
+		}
+		if (len == 0 || line[strspn(line, " \t\r")] == '\0')
+			continue;
+		m = (struct proto_msg)PROTO_MSG_INIT;
+		if (proto_decode(line, len, &m, &cause) != 0) {
+			conn_error(cn, 0, m.tag, "invalid", cause);
+			free(cause);
+			cause = NULL;
+		} else if (cn->kind == CONN_AGENT)
+			conn_agent_msg(cn, &m);
+		else
+			conn_control_msg(cn, &m);
+		proto_msg_release(&m);
+	}
+}
+
+/* A connection is readable or writable. */
+static void
+conn_read(int fd, short revents, void *arg)
+{
+	struct conn	*cn = arg;
+	char		 buf[65536];
+	ssize_t		 n;
+
+	if (cn->dead)
+		return;
+	if (revents & POLLOUT)
+		conn_flush(cn);
+	if (cn->dead || !(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	if (cn->closing) {
+		if (revents & (POLLHUP | POLLERR))
+			conn_kill(cn);
+		return;
+	}
+	n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		conn_kill(cn);
+		return;
+	}
+	proto_reader_feed(&cn->rd, buf, (size_t)n);
+	conn_lines(cn);
+}
+
+/* May this uid use this socket? */
+static bool
+console_uid_allowed(struct console *c, enum conn_kind kind, uid_t uid)
+{
+	if (uid == c->uid)
+		return true;
+	if (kind == CONN_CONTROL)
+		return false;
+	for (size_t i = 0; i < c->cfg.nallowed_uids; i++)
+		if (c->cfg.allowed_uids[i] == uid)
+			return true;
+	return false;
+}
+
+/* Accept clients on a listening socket. */
+void
+console_accept(int lfd, short revents, void *arg)
+{
+	struct console	*c = arg;
+	enum conn_kind	 kind = lfd == c->agent_fd ? CONN_AGENT : CONN_CONTROL;
+	struct ucred	 cred;
+	socklen_t	 len;
+	struct conn	*cn;
+	cJSON		*j, *rec;
+	char		*msg;
+	int		 fd;
+
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				console_message(c, "accept: %s",
+				    strerror(errno));
+			return;
+		}
+		len = sizeof cred;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+			close(fd);
+			continue;
+		}
+		cn = xcalloc(1, sizeof *cn);
+		cn->c = c;
+		cn->fd = fd;
+		cn->kind = kind;
+		cn->uid = cred.uid;
+		cn->pid = cred.pid;
+		cn->rd = (struct proto_reader)PROTO_READER_INIT;
+		LIST_INSERT_HEAD(&c->conns, cn, entry);
+		c->nconns++;
+		loop_add(c->loop, fd, POLLIN, conn_read, cn);
+
+		if (!console_uid_allowed(c, kind, cred.uid)) {
+			msg = xasprintf("uid %u may not use this console "
+			    "(it runs as uid %u)", (unsigned)cred.uid,
+			    (unsigned)c->uid);
+			console_message(c, "refused %s client pid %ld: %s",
+			    kind == CONN_AGENT ? "agent" : "control",
+			    (long)cred.pid, msg);
+			rec = audit_record("refused", NULL);
+			cJSON_AddNumberToObject(rec, "uid", cred.uid);
+			cJSON_AddNumberToObject(rec, "pid", cred.pid);
+			cJSON_AddStringToObject(rec, "socket", kind ==
+			    CONN_AGENT ? "agent" : "control");
+			console_audit(c, rec);
+			conn_error(cn, 0, NULL, "forbidden", msg);
+			free(msg);
+			cn->closing = true;
+			conn_flush(cn);
+			continue;
+		}
+		j = proto_reply_new("hello", 0, NULL);
+		cJSON_AddStringToObject(j, "console", "bwgate " PACKAGE_VERSION);
+		cJSON_AddStringToObject(j, "project", c->project);
+		cJSON_AddStringToObject(j, "socket", kind == CONN_AGENT ?
+		    "agent" : "control");
+		conn_send(cn, j);
+		console_emit_request(c, CONSOLE_EV_CLIENTS, NULL);
+	}
+}
+
+/* ---- the FIFO ---- */
+
+/* One line from the FIFO: a JSON submit or a plain command. */
+static void
+console_fifo_line(struct console *c, const char *line, size_t len)
+{
+	struct proto_msg	 m = PROTO_MSG_INIT;
+	char			*cause = NULL;
+	const char		*p = line + strspn(line, " \t");
+	cJSON			*rec;
+
+	if (*p == '\0')
+		return;
+	if (*p == '{') {
+		if (proto_decode(line, len, &m, &cause) == 0 &&
+		    m.type != PROTO_SUBMIT)
+			cause = xasprintf("the FIFO takes only submit, not "
+			    "'%s'", proto_type_name(m.type));
+	} else if (!proto_utf8_valid(line, len, NULL))
+		cause = xstrdup("invalid UTF-8");
+	else
+		m.command = xstrdup(line);
+	if (cause == NULL)
+		console_submit_msg(c, NULL, &m, "fifo", &cause);
+	if (cause != NULL) {
+		console_message(c, "FIFO: %s", cause);
+		rec = audit_record("fifo-error", NULL);
+		cJSON_AddStringToObject(rec, "error", cause);
+		console_audit(c, rec);
+		free(cause);
+	}
+	proto_msg_release(&m);
+}
+
+/* The FIFO is readable. */
+static void
+console_fifo_read(int fd, short revents, void *arg)
+{
+	struct console	*c = arg;
+	char		 buf[65536], *line;
+	size_t		 len;
+	ssize_t		 n;
+	enum proto_line	 rc;
+
+	n = read(fd, buf, sizeof buf);
+	if (n <= 0)
+		return;
+	proto_reader_feed(&c->fiford, buf, (size_t)n);
+	while ((rc = proto_reader_next(&c->fiford, &line, &len)) !=
+	    PROTO_LINE_NONE) {
+		if (rc == PROTO_LINE_TOO_LONG)
+			console_message(c, "FIFO: line longer than %d bytes "
+			    "ignored", PROTO_MAX_LINE);
+		else
+			console_fifo_line(c, line, len);
+	}
+}
+
+/* Create (or reuse) and open the FIFO. */
+int
+console_open_fifo(struct console *c, char **cause)
+{
+	struct stat	st;
+
+	if (lstat(c->fifo_path, &st) == 0) {
+		if (!S_ISFIFO(st.st_mode) || st.st_uid != c->uid) {
+			*cause = xasprintf("'%s' exists and is not a FIFO of "
+			    "ours", c->fifo_path);
+			return -1;
+		}
+	} else if (mkfifo(c->fifo_path, 0600) != 0) {
+		*cause = xasprintf("cannot create '%s': %s", c->fifo_path,
+		    strerror(errno));
+		return -1;
+	} else
+		c->fifo_created = true;
+	/* Read-write, so the FIFO never reports end of file. */
+	c->fifo_fd = open(c->fifo_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (c->fifo_fd < 0) {
+		*cause = xasprintf("cannot open '%s': %s", c->fifo_path,
+		    strerror(errno));
+		return -1;
+	}
+	c->fiford = (struct proto_reader)PROTO_READER_INIT;
+	loop_add(c->loop, c->fifo_fd, POLLIN, console_fifo_read, c);
+	return 0;
+}
+
+/* ---- sockets ---- */
+
+/* Bind a listening socket, replacing a stale one, never a live one. */
+int
+console_listen(const char *path, struct stat *stp, char **cause)
+{
+	struct sockaddr_un	sun;
+	struct stat		st;
+	mode_t			old;
+	int			fd, probe;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path) {
+		*cause = xasprintf("socket path '%s' is too long", path);
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			*cause = xasprintf("'%s' exists and is not a socket",
+			    path);
+			return -1;
+		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && connect(probe, (struct sockaddr *)&sun,
+		    sizeof sun) == 0) {
+			close(probe);
+			*cause = xasprintf("a console is already listening on "
+			    "'%s'", path);
+			return -1;
+		}
+		if (probe >= 0)
+			close(probe);
+		if (errno != ECONNREFUSED) {
+			*cause = xasprintf("cannot check '%s': %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		if (unlink(path) != 0) {
+			*cause = xasprintf("cannot remove stale '%s': %s",
+			    path, strerror(errno));
+			return -1;
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		*cause = xasprintf("cannot create a socket: %s",
+		    strerror(errno));
+		return -1;
+	}
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		umask(old);
+		*cause = xasprintf("cannot bind '%s': %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	umask(old);
+	if (chmod(path, 0600) != 0 || listen(fd, SOMAXCONN) != 0 ||
+	    stat(path, stp) != 0) {
+		*cause = xasprintf("cannot listen on '%s': %s", path,
+		    strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return fd;
+}
+
+/* Remove a socket file if it is still the one we made. */
+static void
+console_unlink(const char *path, const struct stat *mine)
+{
+	struct stat	st;
+
+	if (path != NULL && lstat(path, &st) == 0 &&
+	    st.st_ino == mine->st_ino && st.st_dev == mine->st_dev)
+		unlink(path);
+}
+
+/* Stop listening and remove the socket files and the FIFO. */
+void
+console_close_listeners(struct console *c)
+{
+	if (c->agent_fd != -1) {
+		loop_remove(c->loop, c->agent_fd);
+		close(c->agent_fd);
+		c->agent_fd = -1;
+		console_unlink(c->socket_path, &c->agent_st);
+	}
+	if (c->control_fd != -1) {
+		loop_remove(c->loop, c->control_fd);
+		close(c->control_fd);
+		c->control_fd = -1;
+		console_unlink(c->control_path, &c->control_st);
+	}
+	if (c->fifo_fd != -1) {
+		loop_remove(c->loop, c->fifo_fd);
+		close(c->fifo_fd);
+		c->fifo_fd = -1;
+		if (c->fifo_created)
+			unlink(c->fifo_path);
+		proto_reader_release(&c->fiford);
+	}
+}
