@@ -48,6 +48,11 @@ fd_count() {
 	ls "/proc/$1/fd" | wc -l
 }
 
+# Does the console hold at most $1 descriptors now? (for wait_for)
+fds_at_most() {
+	test "$(fd_count "$CPID")" -le "$1"
+}
+
 # Zombie children of a process.
 zombies() {
 	ps -o stat= --ppid "$1" | grep -c '^Z' || true

@@ -17,6 +17,11 @@ state_of() {
 	"$BWGATE" list --json | jq -r ".[] | select(.id == $1) | .state"
 }
 
+# Is request $1 in state $2 now? (for wait_for: evaluated on every poll)
+state_is() {
+	test "$(state_of "$1")" = "$2"
+}
+
 # --- headless without --auto-allowlisted: the operator decides ---
 start_console --headless
 "$BWGATE" run -- echo approved > "$T/a.out" 2> "$T/a.err" &
@@ -36,7 +41,7 @@ ok_if "decision by the operator in the audit log" \
 
 "$BWGATE" run -- echo nope > /dev/null 2> "$T/d.err" &
 RUNPID=$!
-wait_for 10 test "$(state_of 2)" = pending
+wait_for 10 state_is 2 pending
 "$BWGATE" deny --note "not today" 2; assert_eq "bwgate deny" "$?" 0
 wait $RUNPID; assert_eq "denied run exits 77" "$?" 77
 assert_match "operator's note reaches the agent" "$(cat "$T/d.err")" \
@@ -50,7 +55,7 @@ assert_match "and says why" "$err" "cannot approve request 2: it is denied"
 mkdir -p "$T/extra"
 "$BWGATE" run -- touch "$T/extra/f" > /dev/null 2>&1 &
 RUNPID=$!
-wait_for 10 test "$(state_of 3)" = pending
+wait_for 10 state_is 3 pending
 "$BWGATE" approve --rw "$T/extra" 3
 wait $RUNPID; assert_eq "approved with an extra writable path" "$?" 0
 ok_if "the command wrote there" test -f "$T/extra/f"
@@ -61,7 +66,7 @@ ok_if "the edit is in the audit log" sh -c \
 # Kill a running request.
 "$BWGATE" run -- sleep 341 > /dev/null 2>&1 &
 RUNPID=$!
-wait_for 10 test "$(state_of 4)" = pending
+wait_for 10 state_is 4 pending
 "$BWGATE" approve 4
 ok_if "sleep runs" wait_for 10 running "sleep 341"
 "$BWGATE" kill 4; assert_eq "bwgate kill" "$?" 0
@@ -73,7 +78,7 @@ ok_unless "the sandboxed process is gone" running "sleep 341"
 # Disconnect while pending: the request is withdrawn.
 printf '{"type":"submit","command":"sleep 342"}\n' | "$PEER" -t 10 -w queued "$S" >/dev/null
 ok_if "pending request withdrawn when its agent leaves" \
-    wait_for 10 test "$(state_of 5)" = withdrawn
+    wait_for 10 state_is 5 withdrawn
 stop_console
 
 # Approval timeout denies.

@@ -29,13 +29,17 @@ ok_unless "placeholders never reported as changes" \
 
 # While a sandbox runs, the placeholder for the absent .bwgate.json exists:
 # classifying and running other commands in the project must not mind it.
-"$BWGATE" exec --quiet --project "$P" -- sh -c 'sleep 2' &
+mkdir -p "$T/gate"
+# It runs until the test has looked ($T/release), not for a fixed time.
+"$BWGATE" exec --quiet --project "$P" --rw "$T/gate" -- sh -c \
+    "while [ ! -e '$T/gate/release' ]; do sleep 0.05; done" &
 slow=$!
 wait_for 5 test -e "$P/.bwgate.json"
 "$BWGATE" check --project "$P" -- ls > /dev/null 2>"$T/err"
 assert_eq "check is not confused by a placeholder .bwgate.json" "$?" 0
 "$BWGATE" exec --quiet --project "$P" --profile readonly -- true 2>>"$T/err"
 assert_eq "exec --profile is not confused by it either" "$?" 0
+touch "$T/gate/release"
 wait $slow
 
 # A crashed run's placeholder (registry still names it) is removed later.

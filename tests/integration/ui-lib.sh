@@ -32,9 +32,16 @@ tm() {
 	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
 }
 
+# Is every process gone whose arguments name the test directory? Called
+# directly: pgrep leaves itself out, but a `sh -c` around it would match
+# its own arguments and keep the teardown waiting for the full deadline.
+test_procs_gone() {
+	! pgrep -f -- "$T/" > /dev/null
+}
+
 # The tmux server (and so the console, and the agents waiting on it) goes
 # before the test directory does.
-trap 'tm kill-server 2>/dev/null; wait_for 10 sh -c "! pgrep -f -- \"$T/\" >/dev/null"; cleanup' EXIT
+trap 'tm kill-server 2>/dev/null; wait_for 10 test_procs_gone; cleanup' EXIT
 
 ui_start() {
 	local cols="$1" lines="$2"; shift 2
