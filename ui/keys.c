@@ -54,6 +54,7 @@ static void	key_follow(struct ui *);
 static void	key_argv(struct ui *);
 static void	key_help(struct ui *);
 static void	key_redraw(struct ui *);
+static void	key_reload(struct ui *);
 static void	key_quit(struct ui *);
 
 static const struct key_binding key_table[] = {
@@ -100,6 +101,8 @@ static const struct key_binding key_table[] = {
 	  key_argv, false },
 	{ '?', true, "?", "this help", key_help, false },
 	{ CTRL('l'), true, "^L", "redraw the screen", key_redraw, false },
+	{ 'R', true, "R", "read the configuration and rule files again",
+	  key_reload, false },
 	{ 'q', true, "q", "quit (asks when anything is pending or running)",
 	  key_quit, false },
 	{ CTRL('c'), true, NULL, NULL, key_quit, false },
@@ -438,6 +441,18 @@ key_help(struct ui *ui)
 	ui->help_scroll = 0;
 	ui->dirty_overlay = true;
 	ui_dirty_panes(ui);
+}
+
+/* R: read the configuration and rules again (the console says how it
+   went on the status line). */
+static void
+key_reload(struct ui *ui)
+{
+	char	*who = key_who(), *cause = NULL;
+
+	if (console_reload(ui->c, who, &cause) != 0)
+		free(cause);
+	free(who);
 }
 
 /* ^L: redraw everything. */

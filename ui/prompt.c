@@ -554,7 +554,7 @@ rule_commit(struct ui *ui, struct request *r)
 	}
 	id = cJSON_GetObjectItemCaseSensitive(rule, "id");
 	note = xasprintf("rule %s added to %s", id->valuestring, path);
-	if (console_reload_allowlist(ui->c, &cause) != 0) {
+	if (console_reload(ui->c, who, &cause) != 0) {
 		ui_message(ui, true, "rule written, but the rule files do not "
 		    "load: %s", cause);
 		free(cause);

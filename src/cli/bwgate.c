@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },
+	{ "reload", cmd_reload, "read configuration and rules again" },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,6 +1,7 @@
 /*
  * cmd-control: the operator's command-line clients of the control socket:
- * `bwgate list`, `bwgate approve ID`, `bwgate deny ID`, `bwgate kill ID`.
+ * `bwgate list`, `bwgate approve ID`, `bwgate deny ID`, `bwgate kill ID`,
+ * `bwgate reload`.
  * Exit status: 0 done, 1 the console refused (the reason on stderr), 125
  * the console cannot be reached.
  */
@@ -32,6 +33,7 @@ static const struct control_cmd control_cmds[] = {
 	{ "approve", "approve", true, true, true },
 	{ "deny", "deny", true, true, false },
 	{ "kill", "kill", true, false, false },
+	{ "reload", "reload", false, false, false },
 	{ NULL, NULL, false, false, false }
 };
 
@@ -52,6 +54,8 @@ control_usage(FILE *f, const struct control_cmd *cc)
 {
 	if (strcmp(cc->name, "list") == 0)
 		fprintf(f, "usage: bwgate list [--socket PATH] [--json]\n");
+	else if (!cc->takes_id)
+		fprintf(f, "usage: bwgate %s [--socket PATH]\n", cc->name);
 	else if (cc->takes_mounts)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
 		    "[--network] [--rw PATH]... [--ro PATH]...\n"
@@ -119,7 +123,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	}
 	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
 	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0)) ||
-	    (json && cc->takes_id)) {
+	    (json && strcmp(cc->name, "list") != 0)) {
 		fprintf(stderr, "bwgate: %s: option not accepted here\n",
 		    cc->name);
 		control_usage(stderr, cc);
@@ -242,4 +246,10 @@ int
 cmd_kill(int argc, char **argv)
 {
 	return control_dispatch("kill", argc, argv);
+}
+
+int
+cmd_reload(int argc, char **argv)
+{
+	return control_dispatch("reload", argc, argv);
 }

@@ -25,6 +25,7 @@ int	cmd_list(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
+int	cmd_reload(int, char **);
 
 /* One command for the console, as `bwgate run` and `bwgate sh` send it. */
 struct run_request {

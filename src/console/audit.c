@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "buf.h"
 #include "cleanup.h"
 #include "config.h"
 #include "jsonutil.h"
@@ -24,6 +25,9 @@ struct audit {
 	int		 fd;
 	uint64_t	 seq;
 	bool		 unsynced;	/* appended since the last fsync */
+	off_t		 size;		/* of the current file */
+	size_t		 max_bytes;	/* rotate past this; 0: never */
+	int		 keep;		/* rotated files kept */
 };
 
 /* The default log path. */
@@ -117,6 +121,9 @@ audit_open(const char *path, char **cause)
 	a = xcalloc(1, sizeof *a);
 	a->path = xstrdup(path);
 	a->fd = fd;
+	a->size = lseek(fd, 0, SEEK_END);
+	if (a->size < 0)
+		a->size = 0;
 	return a;
 }
 
@@ -125,6 +132,132 @@ const char *
 audit_path(const struct audit *a)
 {
 	return a->path;
+}
+
+/* Add "seq", "time_ms" and "time" (ISO 8601, UTC), first for people. */
+static void
+audit_stamp(struct audit *a, cJSON *rec)
+{
+	struct timespec	 ts;
+	struct tm	 tm;
+	char		 iso[64];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(iso, sizeof iso, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	cJSON_AddItemToObject(rec, "seq", cJSON_CreateNumber(
+	    (double)++a->seq));
+	cJSON_AddItemToObject(rec, "time_ms", cJSON_CreateNumber(
+	    (double)ts.tv_sec * 1000 + (double)(ts.tv_nsec / 1000000)));
+	cJSON_AddItemToObject(rec, "time", cJSON_CreateString(iso));
+}
+
+/* Make a rename or link in path's directory durable. */
+static void
+audit_sync_dir(const char *path)
+{
+	_cleanup_free_ char	*dir = xstrdup(path);
+	char			*slash = strrchr(dir, '/');
+	int			 fd;
+
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	if ((fd = open(*dir != '\0' ? dir : "/", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+/* Rotate past max_bytes, keeping keep older files (0: no rotation). */
+void
+audit_set_rotation(struct audit *a, size_t max_bytes, int keep)
+{
+	a->max_bytes = max_bytes;
+	a->keep = keep < 1 ? 1 : keep;
+}
+
+/* "audit.jsonl" -> "audit.jsonl.N" (caller frees). */
+static char *
+audit_rotated_name(const char *path, int n)
+{
+	return xasprintf("%s.%d", path, n);
+}
+
+/*
+ * Start a new file. At every moment the log's name holds a whole file:
+ * the older files shift up one number (the oldest is dropped), the current
+ * file gets a second name, path.1, with link(2), and a new file, whose
+ * first record names the one before it, replaces path with rename(2).
+ * Every step is synced before the next, so a crash leaves at worst a
+ * second name of the current file, which the next rotation replaces.
+ */
+static int
+audit_rotate(struct audit *a, char **cause)
+{
+	_cleanup_free_ char	*tmp = xasprintf("%s.new", a->path);
+	_cleanup_free_ char	*first = audit_rotated_name(a->path, 1);
+	cJSON			*rec;
+	char			*s, *line, *from, *to, *base;
+	struct stat		 st;
+	int			 fd, i, rc = -1;
+
+	if (fsync(a->fd) != 0 || fstat(a->fd, &st) != 0)
+		goto fail;
+	for (i = a->keep; i >= 1; i--) {
+		from = audit_rotated_name(a->path, i);
+		to = audit_rotated_name(a->path, i + 1);
+		if (i == a->keep)
+			(void)unlink(from);
+		else if (rename(from, to) != 0 && errno != ENOENT) {
+			free(from);
+			free(to);
+			goto fail;
+		}
+		free(from);
+		free(to);
+	}
+	if (link(a->path, first) != 0)
+		goto fail;
+
+	(void)unlink(tmp);
+	fd = open(tmp, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (fd < 0)
+		goto fail;
+	base = strrchr(first, '/');
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "record", "audit-rotated");
+	cJSON_AddStringToObject(rec, "previous", base != NULL ? base + 1 :
+	    first);
+	cJSON_AddNumberToObject(rec, "previous_last_seq", (double)a->seq);
+	cJSON_AddNumberToObject(rec, "previous_bytes", (double)st.st_size);
+	audit_stamp(a, rec);
+	s = json_line(rec);
+	cJSON_Delete(rec);
+	line = xasprintf("%s\n", s);
+	free(s);
+	if (write_full(fd, line, strlen(line)) != 0 || fsync(fd) != 0 ||
+	    rename(tmp, a->path) != 0) {
+		free(line);
+		close(fd);
+		(void)unlink(tmp);
+		goto fail;
+	}
+	a->size = (off_t)strlen(line);
+	free(line);
+	close(a->fd);
+	a->fd = fd;
+	audit_sync_dir(a->path);
+	rc = 0;
+fail:
+	if (rc != 0)
+		*cause = xasprintf("cannot rotate '%s': %s", a->path,
+		    strerror(errno));
+	return rc;
 }
 
 /* Write one whole record and fsync it. */
@@ -155,25 +288,26 @@ audit_sync(struct audit *a, char **cause)
 int
 audit_append(struct audit *a, cJSON *rec, char **cause)
 {
-	struct timespec	 ts;
-	struct tm	 tm;
-	char		 iso[64], *s, *line;
+	char		*s, *line;
 	size_t		 len, off = 0;
 	ssize_t		 n;
 	int		 rc = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(iso, sizeof iso, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-	/* Put time and seq first, for people reading the file. */
-	cJSON_AddItemToObject(rec, "seq", cJSON_CreateNumber(
-	    (double)++a->seq));
-	cJSON_AddItemToObject(rec, "time_ms", cJSON_CreateNumber(
-	    (double)ts.tv_sec * 1000 + (double)(ts.tv_nsec / 1000000)));
-	cJSON_AddItemToObject(rec, "time", cJSON_CreateString(iso));
+	audit_stamp(a, rec);
 	s = json_line(rec);
+	if (a->max_bytes > 0 && a->size > 0 &&
+	    (size_t)a->size + strlen(s) + 1 > a->max_bytes) {
+		free(s);
+		a->seq--;	/* the rotation record comes first */
+		if (audit_rotate(a, cause) != 0) {
+			cJSON_Delete(rec);
+			return -1;
+		}
+		/* After the rotation record, in sequence. */
+		cJSON_ReplaceItemInObject(rec, "seq",
+		    cJSON_CreateNumber((double)++a->seq));
+		s = json_line(rec);
+	}
 	cJSON_Delete(rec);
 	line = xasprintf("%s\n", s);
 	free(s);
@@ -194,6 +328,7 @@ audit_append(struct audit *a, cJSON *rec, char **cause)
 		}
 		off += (size_t)n;
 	}
+	a->size += (off_t)off;
 	free(line);
 	a->unsynced = true;
 	return rc;

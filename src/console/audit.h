@@ -14,6 +14,12 @@
  *
  * Each record gets "time" (ISO 8601, UTC), "time_ms" and "seq" members.
  *
+ * Rotation (audit_set_rotation): a record that would take the file past
+ * max_bytes first moves it to NAME.1 (NAME.1 to NAME.2 ..., keeping keep
+ * files) and starts a new NAME whose first record, "audit-rotated", names
+ * the file before it; records are never split across files, and NAME is
+ * never missing or partial while this happens.
+ *
  *	struct audit *a = audit_open(NULL, &cause);	default path
  *	cJSON *rec = cJSON_CreateObject(); ... "record": "decision" ...
  *	audit_write(a, rec, &cause);			takes rec
@@ -31,6 +37,8 @@ char		*audit_default_path(void);
 /* Open (creating 0600) path, or the default when NULL. */
 struct audit	*audit_open(const char *path, char **cause);
 const char	*audit_path(const struct audit *);
+/* Rotate past max_bytes (0: never), keeping keep rotated files. */
+void		 audit_set_rotation(struct audit *, size_t max_bytes, int keep);
 /* Append one record (frees rec); -1 with cause if it is not on disk. */
 int		 audit_write(struct audit *, cJSON *rec, char **cause);
 /* Group commit: append with one write(2) but no fsync, then make every

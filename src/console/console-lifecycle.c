@@ -31,6 +31,18 @@
 
 /* ---- lifecycle ---- */
 
+/* SIGHUP of a headless console: read configuration and rules again. */
+static void
+console_sighup(int signo, void *arg)
+{
+	struct console	*c = arg;
+	char		*cause = NULL;
+
+	(void)signo;
+	if (console_reload(c, "SIGHUP", &cause) != 0)
+		free(cause);
+}
+
 /* SIGINT, SIGTERM, SIGHUP: shut down in order (twice: hurry). */
 static void
 console_sigterm(int signo, void *arg)
@@ -189,6 +201,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		LOG("no sandbox possible: %s", c->probe.error);
 	if ((c->audit = audit_open(o->audit_file, cause)) == NULL)
 		goto fail;
+	audit_set_rotation(c->audit, c->cfg.audit_max_bytes,
+	    c->cfg.audit_keep);
 
 	/* Sockets: the default directory is made private; explicit paths
 	   are the user's choice. */
@@ -216,7 +230,10 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	loop_signal(l, SIGCHLD, console_sigchld, c);
 	loop_signal(l, SIGINT, console_sigterm, c);
 	loop_signal(l, SIGTERM, console_sigterm, c);
-	loop_signal(l, SIGHUP, console_sigterm, c);
+	/* A daemon reloads on SIGHUP; on a terminal it means the terminal
+	   went away. */
+	loop_signal(l, SIGHUP, c->headless ? console_sighup : console_sigterm,
+	    c);
 
 	rec = audit_record("console-start", NULL);
 	cJSON_AddStringToObject(rec, "project", c->project);

@@ -278,6 +278,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		id = console_rerun(c, m->id, who, &cause);
 		rc = id == 0 ? -1 : 0;
 		break;
+	case PROTO_RELOAD:
+		rc = console_reload(c, who, &cause);
+		break;
 	default:
 		cause = xasprintf("'%s' is not accepted on the control "
 		    "socket (agents use the agent socket)",

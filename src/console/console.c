@@ -384,19 +384,44 @@ console_events(const struct console *c, const struct request *r)
 
 /* ---- added for the terminal UI (ui/, issue 6) ---- */
 
-/* Load the rule files again; keep the old ones if that fails. */
+/*
+ * Read the configuration and the rule files again (the operator's key,
+ * `bwgate reload`, SIGHUP when headless). Requests already queued keep the
+ * verdict and sandbox they were shown; new ones get the new rules. If
+ * anything fails to load, the old configuration and rules stay, and the
+ * audit log and the status line say why.
+ */
 int
-console_reload_allowlist(struct console *c, char **cause)
+console_reload(struct console *c, const char *who, char **cause)
 {
-	struct allowlist	*al = allowlist_load(c->project, cause);
+	struct config		 cfg;
+	struct allowlist	*al = NULL;
 	cJSON			*rec;
 
-	if (al == NULL)
+	config_init(&cfg);
+	if (config_load(&cfg, c->config_file, cause) != 0 ||
+	    (al = allowlist_load(c->project, cause)) == NULL) {
+		config_release(&cfg);
+		rec = audit_record("reload", NULL);
+		cJSON_AddStringToObject(rec, "by", who);
+		cJSON_AddBoolToObject(rec, "ok", false);
+		cJSON_AddStringToObject(rec, "error", *cause);
+		console_audit(c, rec);
+		console_message(c, "reload failed, the old configuration and "
+		    "rules stay: %s", *cause);
 		return -1;
+	}
+	config_release(&c->cfg);
+	c->cfg = cfg;
 	allowlist_free(c->al);
 	c->al = al;
-	rec = audit_record("allowlist-reload", NULL);
+	audit_set_rotation(c->audit, c->cfg.audit_max_bytes,
+	    c->cfg.audit_keep);
+	rec = audit_record("reload", NULL);
+	cJSON_AddStringToObject(rec, "by", who);
+	cJSON_AddBoolToObject(rec, "ok", true);
+	cJSON_AddItemToObject(rec, "files", json_strv(&c->cfg.files));
 	console_audit(c, rec);
-	console_message(c, "rule files loaded again");
+	console_message(c, "configuration and rules loaded again");
 	return 0;
 }

@@ -153,9 +153,9 @@ int		 console_set_mounts(struct console *, uint32_t id,
 uint32_t	 console_submit(struct console *, const char *command,
 		    const char *agent, char **cause);
 
-/* ---- added for the terminal UI (ui/, issue 6) ---- */
-/* Load the rule files again (after the operator added a rule); requests
-   already queued keep their verdicts. -1 with cause (old rules kept). */
-int		 console_reload_allowlist(struct console *, char **cause);
+/* Read the configuration and rule files again (after the operator added a
+   rule, `bwgate reload`, SIGHUP when headless); requests already queued
+   keep their verdicts and sandboxes. -1 with cause (old ones kept). */
+int		 console_reload(struct console *, const char *who, char **cause);
 
 #endif

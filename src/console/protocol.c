@@ -31,6 +31,7 @@ static const struct {
 	{ "deny",	PROTO_DENY,	true },
 	{ "kill",	PROTO_KILL,	true },
 	{ "rerun",	PROTO_RERUN,	true },
+	{ "reload",	PROTO_RELOAD,	false },
 };
 
 /* The name of a message type. */

@@ -47,6 +47,7 @@ enum proto_type {
 	PROTO_DENY,		/* control: deny with a note */
 	PROTO_KILL,		/* control: kill a running request */
 	PROTO_RERUN,		/* control: submit a finished request again */
+	PROTO_RELOAD,		/* control: read configuration and rules again */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */

@@ -18,6 +18,8 @@
 
 #define DEFAULT_OUTPUT_LIMIT	(1024 * 1024)
 #define DEFAULT_GRACE_MS	2000
+#define DEFAULT_AUDIT_MAX	(16 * 1024 * 1024)
+#define DEFAULT_AUDIT_KEEP	8
 
 enum config_type { CT_BOOL, CT_STRV, CT_SIZE, CT_INT, CT_UIDS };
 
@@ -44,6 +46,8 @@ static const struct config_key config_keys[] = {
 	{ NULL, "timeout", CT_INT, F(timeout_s) },
 	{ NULL, "grace_ms", CT_INT, F(grace_ms) },
 	{ "console", "allowed_uids", CT_UIDS, 0 },
+	{ "console", "audit_max_bytes", CT_SIZE, F(audit_max_bytes) },
+	{ "console", "audit_keep", CT_INT, F(audit_keep) },
 };
 #undef F
 
@@ -55,6 +59,8 @@ config_init(struct config *c)
 	memset(c, 0, sizeof *c);
 	c->output_limit = DEFAULT_OUTPUT_LIMIT;
 	c->grace_ms = DEFAULT_GRACE_MS;
+	c->audit_max_bytes = DEFAULT_AUDIT_MAX;
+	c->audit_keep = DEFAULT_AUDIT_KEEP;
 }
 
 void

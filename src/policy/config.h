@@ -29,6 +29,8 @@ struct config {
 	size_t		 output_limit;
 	int		 timeout_s;	/* default command timeout, 0: none */
 	int		 grace_ms;
+	size_t		 audit_max_bytes; /* rotate the audit log past this */
+	int		 audit_keep;	/* rotated audit files kept */
 	uid_t		*allowed_uids;	/* besides our own */
 	size_t		 nallowed_uids;
 	struct strv	 files;		/* the files that were read */
