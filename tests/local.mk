@@ -125,3 +125,16 @@ EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.
 TESTS += %D%/build/layers.sh
 EXTRA_DIST += %D%/build/layers.sh
+# Fault injection: a shim that fails writes and syncs of the audit log.
+# (A shared object: built by hand, as automake builds no .so without libtool;
+# no sanitizer flags, it is preloaded into whatever binary is tested.)
+check_DATA = tests/fault/libauditfault.so
+tests/fault/libauditfault.so: $(srcdir)/tests/fault/auditfault.c
+	@$(MKDIR_P) tests/fault
+	$(AM_V_CC)$(CC) -O1 -g -Wall -Wextra -shared -fPIC -o $@ \
+	    $(srcdir)/tests/fault/auditfault.c -ldl
+CLEANFILES += $(check_DATA)
+EXTRA_DIST += %D%/fault/auditfault.c
+FAULT_TESTS = %D%/integration/fault-audit.sh %D%/integration/fault-kill.sh
+TESTS += $(FAULT_TESTS)
+EXTRA_DIST += $(FAULT_TESTS)

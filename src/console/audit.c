@@ -17,8 +17,12 @@
 #include "cleanup.h"
 #include "config.h"
 #include "jsonutil.h"
+#include "log.h"
 #include "path.h"
 #include "xalloc.h"
+
+/* Records kept in memory while the file cannot be written. */
+#define AUDIT_MAX_PENDING	(32 * 1024 * 1024)
 
 struct audit {
 	char		*path;
@@ -26,6 +30,8 @@ struct audit {
 	uint64_t	 seq;
 	bool		 unsynced;	/* appended since the last fsync */
 	off_t		 size;		/* of the current file */
+	struct buf	 pending;	/* records not written yet, in order */
+	uint64_t	 lost;		/* records dropped: pending was full */
 	size_t		 max_bytes;	/* rotate past this; 0: never */
 	int		 keep;		/* rotated files kept */
 };
@@ -269,10 +275,78 @@ audit_write(struct audit *a, cJSON *rec, char **cause)
 	return audit_sync(a, cause);
 }
 
-/* Make what was appended durable. */
+/* Write what is kept, in order; what the kernel does not take stays kept
+   (a short write leaves the rest of the record for the next try, so the
+   record is completed, not torn). */
+static int
+audit_flush(struct audit *a, char **cause)
+{
+	ssize_t	n;
+
+	while (a->pending.len > 0) {
+		n = write(a->fd, a->pending.data, a->pending.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*cause = xasprintf("cannot write '%s': %s", a->path,
+			    n < 0 ? strerror(errno) : "short write");
+			return -1;
+		}
+		buf_consume(&a->pending, (size_t)n);
+		a->size += n;
+		a->unsynced = true;
+	}
+	return 0;
+}
+
+/* Keep a line to write after the ones already kept, or count it lost. */
+static int
+audit_keep(struct audit *a, const char *line, size_t len, char **cause)
+{
+	if (a->pending.len + len > AUDIT_MAX_PENDING) {
+		a->lost++;
+		*cause = xasprintf("'%s' cannot be written and %zu bytes of "
+		    "records wait: a record is lost", a->path, a->pending.len);
+		return -1;
+	}
+	buf_add(&a->pending, line, len);
+	return 0;
+}
+
+/* Say in the log how many records were lost while it could not be
+   written (once it can). */
+static void
+audit_note_lost(struct audit *a)
+{
+	cJSON	*rec;
+	char	*s, *line;
+
+	if (a->lost == 0)
+		return;
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "record", "audit-lost");
+	cJSON_AddNumberToObject(rec, "count", (double)a->lost);
+	audit_stamp(a, rec);
+	s = json_line(rec);
+	cJSON_Delete(rec);
+	line = xasprintf("%s\n", s);
+	free(s);
+	buf_add(&a->pending, line, strlen(line));
+	free(line);
+	a->lost = 0;
+}
+
+/* Make what was appended durable: write what is kept, then fsync. */
 int
 audit_sync(struct audit *a, char **cause)
 {
+	if (audit_flush(a, cause) != 0)
+		return -1;
+	if (a->lost > 0) {
+		audit_note_lost(a);
+		if (audit_flush(a, cause) != 0)
+			return -1;
+	}
 	if (!a->unsynced)
 		return 0;
 	if (fsync(a->fd) != 0) {
@@ -284,24 +358,31 @@ audit_sync(struct audit *a, char **cause)
 	return 0;
 }
 
-/* Write one whole record (no fsync). */
+/*
+ * Append one whole record with one write(2), no fsync. While the file
+ * cannot be written (a full disk, an I/O error), records are kept in
+ * memory in order and written by the next audit_sync() that succeeds, so
+ * nothing is lost unless more than AUDIT_MAX_PENDING bytes wait: then -1.
+ * audit_sync() says whether everything is on disk.
+ */
 int
 audit_append(struct audit *a, cJSON *rec, char **cause)
 {
-	char		*s, *line;
-	size_t		 len, off = 0;
-	ssize_t		 n;
-	int		 rc = 0;
+	char	*s, *line;
+	size_t	 len;
+	int	 rc;
 
 	audit_stamp(a, rec);
 	s = json_line(rec);
-	if (a->max_bytes > 0 && a->size > 0 &&
+	if (a->max_bytes > 0 && a->size > 0 && a->pending.len == 0 &&
 	    (size_t)a->size + strlen(s) + 1 > a->max_bytes) {
 		free(s);
 		a->seq--;	/* the rotation record comes first */
 		if (audit_rotate(a, cause) != 0) {
-			cJSON_Delete(rec);
-			return -1;
+			/* Keep writing to the current file. */
+			LOG("%s", *cause);
+			free(*cause);
+			*cause = NULL;
 		}
 		/* After the rotation record, in sequence. */
 		cJSON_ReplaceItemInObject(rec, "seq",
@@ -312,36 +393,36 @@ audit_append(struct audit *a, cJSON *rec, char **cause)
 	line = xasprintf("%s\n", s);
 	free(s);
 	len = strlen(line);
-
-	/* One write; loop only if the kernel wrote less (then repair). */
-	while (off < len) {
-		n = write(a->fd, line + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			*cause = xasprintf("cannot write '%s': %s", a->path,
-			    n < 0 ? strerror(errno) : "short write");
-			rc = -1;
-			if (off > 0)
-				(void)!write(a->fd, "\n", 1);
-			break;
-		}
-		off += (size_t)n;
-	}
-	a->size += (off_t)off;
+	rc = audit_keep(a, line, len, cause);
 	free(line);
-	a->unsynced = true;
+	if (rc == 0 && audit_flush(a, cause) != 0) {
+		/* Kept for later: not an error for this record. */
+		free(*cause);
+		*cause = NULL;
+	}
 	return rc;
+}
+
+/* Is everything appended written (not necessarily synced)? */
+bool
+audit_behind(const struct audit *a)
+{
+	return a->pending.len > 0 || a->lost > 0;
 }
 
 /* Sync and close. */
 void
 audit_close(struct audit *a)
 {
+	char	*cause = NULL;
+
 	if (a == NULL)
 		return;
+	(void)audit_flush(a, &cause);
+	free(cause);
 	fsync(a->fd);
 	close(a->fd);
+	buf_release(&a->pending);
 	free(a->path);
 	free(a);
 }

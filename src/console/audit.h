@@ -12,6 +12,11 @@
  * A busy console appends several records per loop pass and syncs once
  * (audit_append + audit_sync) before any reply leaves the process.
  *
+ * When the file cannot be written (ENOSPC, EIO), records are kept in
+ * memory in order, up to a bound, and written by the next audit_sync()
+ * that succeeds; audit_sync() fails until then. A record is only lost
+ * when the bound is reached, and an "audit-lost" record then says how many.
+ *
  * Each record gets "time" (ISO 8601, UTC), "time_ms" and "seq" members.
  *
  * Rotation (audit_set_rotation): a record that would take the file past
@@ -29,6 +34,7 @@
 #define BWGATE_AUDIT_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 
 struct audit;
 
@@ -45,6 +51,8 @@ int		 audit_write(struct audit *, cJSON *rec, char **cause);
    appended record durable with one audit_sync() before replying. */
 int		 audit_append(struct audit *, cJSON *rec, char **cause);
 int		 audit_sync(struct audit *, char **cause);
+/* Are records waiting in memory (the file could not be written)? */
+bool		 audit_behind(const struct audit *);
 void		 audit_close(struct audit *);
 
 #endif

@@ -28,6 +28,7 @@
 #define CONSOLE_DRAIN_MS	2000	/* pipes after the child exited */
 #define CONSOLE_SHUTDOWN_MS	15000	/* longest orderly shutdown */
 #define CONSOLE_EXIT_FAILED	125	/* bwgate failed before running it */
+#define CONSOLE_AUDIT_RETRY_MS	500	/* while the audit log fails */
 
 enum conn_kind {
 	CONN_AGENT,
@@ -112,6 +113,7 @@ struct console {
 	size_t			 nconns;
 	bool			 reap_armed;
 	bool			 audit_dirty;	/* appended, not yet synced */
+	bool			 audit_failing;	/* the last sync failed */
 	bool			 commit_armed;
 
 	struct console_sub	*subs;

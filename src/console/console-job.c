@@ -474,6 +474,11 @@ console_schedule(struct console *c)
 
 	if (c->shutting_down)
 		return;
+	/* Approvals are on disk before what they approve starts. */
+	if (c->audit_dirty) {
+		console_arm_commit(c);
+		return;
+	}
 	while ((r = queue_next(&c->q)) != NULL) {
 		jb = r->owner;
 		if (queue_start(&c->q, r, &cause) != 0) {

@@ -40,9 +40,12 @@ conn_flush(struct conn *cn)
 {
 	ssize_t	n;
 
-	/* Nothing leaves before the audit records it depends on are on
-	   disk (console_commit flushes once they are). */
-	if (cn->c->audit_dirty) {
+	/* Nothing reaches an agent before the audit records it depends on
+	   are on disk (console_commit flushes once they are). The operator's
+	   connections are answered at once, so `bwgate list` works while the
+	   log cannot be written; what they decide still starts only once it
+	   is recorded (console_schedule). */
+	if (cn->c->audit_dirty && cn->kind == CONN_AGENT) {
 		console_arm_commit(cn->c);
 		return;
 	}

@@ -111,7 +111,11 @@ console_message(struct console *c, const char *fmt, ...)
 
 /*
  * Group commit: make the audit records of this loop pass durable with one
- * fsync, then let the replies that wait for them go out.
+ * fsync, then let the replies that wait for them go out and start what was
+ * approved. While the log cannot be written (a full disk, an I/O error),
+ * nothing is sent that depends on a record and nothing starts: the records
+ * wait in memory (audit.h) and this retries every CONSOLE_AUDIT_RETRY_MS
+ * until they are on disk.
  */
 void
 console_commit(void *arg)
@@ -122,23 +126,36 @@ console_commit(void *arg)
 
 	c->commit_armed = false;
 	if (c->audit_dirty && audit_sync(c->audit, &cause) != 0) {
-		console_message(c, "audit log: %s", cause);
+		if (!c->audit_failing)
+			console_message(c, "audit log: %s; nothing starts "
+			    "until it can be written", cause);
+		c->audit_failing = true;
 		free(cause);
+		console_arm_commit(c);
+		return;
 	}
 	c->audit_dirty = false;
+	if (c->audit_failing) {
+		c->audit_failing = false;
+		console_message(c, "audit log: written again; nothing "
+		    "recorded was lost");
+	}
 	LIST_FOREACH(cn, &c->conns, entry)
 		if (!cn->dead && cn->out.len > 0)
 			conn_flush(cn);
+	console_schedule(c);
 }
 
-/* Run console_commit at the end of this loop pass. */
+/* Run console_commit at the end of this loop pass (later while the log
+   cannot be written). */
 void
 console_arm_commit(struct console *c)
 {
 	if (c->commit_armed)
 		return;
 	c->commit_armed = true;
-	loop_timer(c->loop, 0, console_commit, c);
+	loop_timer(c->loop, c->audit_failing ? CONSOLE_AUDIT_RETRY_MS : 0,
+	    console_commit, c);
 }
 
 /* Append an audit record (synced before any reply leaves). */

@@ -1,0 +1,2 @@
+#!/bin/bash
+# fault-kill: placeholder until written
