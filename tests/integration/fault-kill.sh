@@ -1,2 +1,114 @@
 #!/bin/bash
-# fault-kill: placeholder until written
+# fault-kill: SIGKILL of the console at each phase of a request (queued,
+# decided, running, ended) and of `bwgate exec` while it runs. No sandbox
+# survives, the audit log ends with a whole record, nothing approved runs
+# after the console that approved it died, and a restarted console starts
+# clean (stale sockets replaced, no placeholder left in the project).
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+cd "$P"
+ls -A "$P" | sort > "$T/before"
+
+# Is every process of a sandbox of this project gone (bwrap, the exec
+# child, the command)? $1: the command's unique sleep.
+sandbox_gone() {
+	! pgrep -f -- "--chdir $P( |\$)" > /dev/null &&
+	    ! pgrep -f -- " exec .*$P" > /dev/null &&
+	    ! pgrep -fx -- "sleep $1" > /dev/null
+}
+state_is() {
+	test "$("$BWGATE" list --json | jq -r ".[] | select(.id == $1) | .state")" = "$2"
+}
+log_whole() {
+	[ -s "$AUDIT" ] && [ "$(tail -c 1 "$AUDIT" | od -An -c | tr -d ' ')" = '\n' ] &&
+	    jq -e . "$AUDIT" > /dev/null
+}
+agent_run() {
+	local name="$1"; shift
+	rm -f "$T/$name.rc"
+	{ ( cd "$P" && exec "$BWGATE" run -- "$@" > "$T/$name.out" \
+	    2> "$T/$name.err" < /dev/null ); echo $? > "$T/$name.rc"; } &
+}
+kill_console() {
+	kill -KILL "$CPID"
+	wait "$CPID" 2> /dev/null
+}
+# After a console died: its agents hear of it, nothing is left behind, and
+# a new console takes over the sockets.
+after_death() {
+	local phase="$1" agent="$2" marker="$3"
+	ok_if "$phase: the agent is told (exit 125)" \
+	    wait_for 10 sh -c "test \"\$(cat '$T/$agent.rc' 2>/dev/null)\" = 125"
+	ok_if "$phase: no sandbox survives" wait_for 10 sandbox_gone "$marker"
+	ok_if "$phase: the audit log ends with a whole record" log_whole
+	start_console --headless
+	ok_if "$phase: a new console starts and serves" \
+	    "$BWGATE" list
+	ls -A "$P" | sort > "$T/after"
+	ok_if "$phase: no placeholder left in the project" \
+	    cmp "$T/before" "$T/after"
+}
+
+# queued: waiting for the operator.
+start_console --headless
+agent_run q sleep 4701
+wait_for 10 state_is 1 pending
+kill_console
+after_death queued q 4701
+
+# decided: approved, but the approval is not on disk yet (the log fails),
+# so it has not started; the console dies. It must never run.
+SHIM="$BWGATE_BUILDDIR/tests/fault/libauditfault.so"
+stop_console
+export BWGATE_FAULT_CTL="$T/fault" LD_PRELOAD="$SHIM"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+start_console --headless
+agent_run d touch decided-ran
+wait_for 10 state_is 1 pending
+echo enospc > "$T/fault"
+"$BWGATE" approve 1 > /dev/null
+ok_if "decided: approved, waiting for the log" wait_for 10 state_is 1 approved
+kill_console
+rm -f "$T/fault"
+unset LD_PRELOAD BWGATE_FAULT_CTL
+after_death decided d 4702
+ok_unless "decided: the approved command never ran" test -e "$P/decided-ran"
+ls -A "$P" | sort > "$T/before"
+
+# running: the console dies under a running sandbox.
+agent_run r sleep 4703
+wait_for 10 state_is 1 pending
+"$BWGATE" approve 1 > /dev/null
+ok_if "running: the sandbox runs" wait_for 10 pgrep -fx "sleep 4703"
+kill_console
+after_death running r 4703
+
+# running: bwgate exec is killed; the console stays and reports it.
+agent_run e sleep 4704
+wait_for 10 state_is 1 pending
+"$BWGATE" approve 1 > /dev/null
+ok_if "exec killed: the sandbox runs" wait_for 10 pgrep -fx "sleep 4704"
+pkill -KILL -f -- " exec .*$P.*sleep 4704"
+ok_if "exec killed: no sandbox survives" wait_for 10 sandbox_gone 4704
+ok_if "exec killed: the agent gets a result" wait_for 10 test -s "$T/e.rc"
+ok_if "exec killed: it is not reported as success" \
+    sh -c "test \"\$(cat '$T/e.rc')\" -ne 0"
+ok_if "exec killed: the result is in the audit log" \
+    wait_for 10 sh -c "jq -s -e 'any(.[]; .record == \"result\" and .id == 1)' '$AUDIT'"
+ok_if "exec killed: the console still serves" "$BWGATE" list
+
+# ended: the console dies right after a result.
+agent_run n true
+wait_for 10 state_is 2 pending
+"$BWGATE" approve 2 > /dev/null
+wait_for 10 test -s "$T/n.rc"
+kill_console
+rm -f "$T/n.rc"; echo 125 > "$T/n.rc"	# it already had its answer
+after_death ended n 4705
+ok_if "ended: the result record is in the log" \
+    jq -s -e 'any(.[]; .record == "result" and .id == 2)' "$AUDIT"
+
+stop_console
+done_testing
