@@ -34,5 +34,5 @@ EXTRA_DIST += %D%/bench-classify.sh
 
 # The console end to end (run by bench/run): bwgate run against bare bwrap,
 # and 1,000 queued requests answered.
-EXTRA_DIST += %D%/bench-console.sh
+EXTRA_DIST += %D%/bench-console.sh %D%/bench-soak.sh
 bench: tests/integration/console-peer
