@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },
 	{ "reload", cmd_reload, "read configuration and rules again" },
+	{ "show", cmd_show, "one request's record, report or output" },
 	{ NULL, NULL, NULL }
 };
 

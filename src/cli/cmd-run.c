@@ -22,7 +22,6 @@
 #include "protocol.h"
 #include "xalloc.h"
 
-#define RUN_LIST_MAX	20	/* paths listed per kind in the summary */
 #define RUN_QUIET_MS	200	/* before saying we wait for approval */
 
 static const struct option run_options[] = {
@@ -77,37 +76,12 @@ run_output(const cJSON *j)
 	buf_release(&b);
 }
 
-/* A list of paths from the change report. */
-static void
-run_print_list(const cJSON *ch, const char *name, const char *mark)
-{
-	const cJSON	*a = cJSON_GetObjectItem(ch, name), *e;
-	int		 i = 0, n = cJSON_GetArraySize(a);
-
-	cJSON_ArrayForEach(e, a) {
-		if (i++ == RUN_LIST_MAX) {
-			fprintf(stderr, "bwgate:   ... and %d more\n",
-			    n - RUN_LIST_MAX);
-			break;
-		}
-		if (cJSON_IsString(e))
-			fprintf(stderr, "bwgate:   %s %s\n", mark,
-			    e->valuestring);
-		else if (cJSON_IsObject(e))
-			fprintf(stderr, "bwgate:   %s %s -> %s\n", mark,
-			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
-			    "from")), cJSON_GetStringValue(
-			    cJSON_GetObjectItem(e, "to")));
-	}
-}
-
 /* The change report summary on stderr. */
 static void
 run_summary(const cJSON *res)
 {
 	const cJSON	*rep = cJSON_GetObjectItem(res, "report");
 	const cJSON	*state = cJSON_GetObjectItem(res, "state");
-	const cJSON	*ch, *v, *e;
 	const char	*s, *note;
 
 	s = cJSON_GetStringValue(state);
@@ -118,36 +92,8 @@ run_summary(const cJSON *res)
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"))) !=
 	    NULL)
 		fprintf(stderr, "bwgate: %s\n", s);
-	if (!cJSON_IsObject(rep))
-		return;
-	ch = cJSON_GetObjectItem(rep, "changes");
-	if (cJSON_IsObject(ch)) {
-		int c = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created"));
-		int m = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));
-		int d = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
-		int r = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
-
-		if (c + m + d + r == 0)
-			fprintf(stderr, "bwgate: no changes in the project\n");
-		else
-			fprintf(stderr, "bwgate: %d created, %d modified, %d "
-			    "deleted, %d renamed\n", c, m, d, r);
-		run_print_list(ch, "created", "+");
-		run_print_list(ch, "modified", "~");
-		run_print_list(ch, "deleted", "-");
-		run_print_list(ch, "renamed", ">");
-	}
-	v = cJSON_GetObjectItem(rep, "violations");
-	cJSON_ArrayForEach(e, v) {
-		fprintf(stderr, "bwgate: refused %s '%s' (%s): %s\n",
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
-	}
-	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||
-	    cJSON_IsTrue(cJSON_GetObjectItem(rep, "stderr_truncated")))
-		fprintf(stderr, "bwgate: output was truncated in the report\n");
+	if (cJSON_IsObject(rep))
+		summary_print(stderr, "bwgate: ", rep);
 }
 
 /* Submit one command and follow it to its end; returns the exit status. */

@@ -5,7 +5,9 @@
 #ifndef BWGATE_CMD_H
 #define BWGATE_CMD_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "strv.h"
 
@@ -26,6 +28,7 @@ int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
 int	cmd_reload(int, char **);
+int	cmd_show(int, char **);
 
 /* One command for the console, as `bwgate run` and `bwgate sh` send it. */
 struct run_request {
@@ -42,6 +45,11 @@ struct run_request {
 };
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
 	false, STRV_INIT, STRV_INIT }
+
+/* Text a command or a file controls, control characters visible. */
+void	summary_text(FILE *, const char *);
+/* A JSON change report as a few lines, each after pfx (summary.c). */
+void	summary_print(FILE *, const char *pfx, const cJSON *report);
 
 /* Submit and follow to the end (cmd-run.c); returns the exit status. */
 int	run_submit(const struct run_request *);

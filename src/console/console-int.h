@@ -133,6 +133,7 @@ void	console_commit(void *arg);
 void	console_arm_commit(struct console *c);
 int	console_audit(struct console *c, cJSON *rec);
 cJSON	*audit_record(const char *what, const struct request *r);
+struct request	*console_find(struct console *c, uint32_t id, char **cause);
 void	console_message(struct console *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -265,6 +265,17 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		conn_send(cn, j);
 		free(who);
 		return;
+	case PROTO_SHOW:
+		if ((r = console_find(c, m->id, &cause)) == NULL)
+			break;
+		j = proto_reply_new("show", r->id, m->tag);
+		cJSON_AddItemToObject(j, "request", request_json(r));
+		if (r->report != NULL)
+			cJSON_AddItemToObject(j, "report",
+			    cJSON_Duplicate(r->report, 1));
+		conn_send(cn, j);
+		free(who);
+		return;
 	case PROTO_APPROVE:
 		if (!proto_mounts_empty(&m->mounts))
 			rc = console_set_mounts(c, m->id, &m->mounts, &cause);

@@ -189,7 +189,7 @@ audit_record(const char *what, const struct request *r)
 /* ---- operator actions ---- */
 
 /* Find a request or say there is none. */
-static struct request *
+struct request *
 console_find(struct console *c, uint32_t id, char **cause)
 {
 	struct request	*r = queue_find(&c->q, id);

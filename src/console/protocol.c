@@ -32,6 +32,7 @@ static const struct {
 	{ "kill",	PROTO_KILL,	true },
 	{ "rerun",	PROTO_RERUN,	true },
 	{ "reload",	PROTO_RELOAD,	false },
+	{ "show",	PROTO_SHOW,	true },
 };
 
 /* The name of a message type. */

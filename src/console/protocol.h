@@ -48,6 +48,7 @@ enum proto_type {
 	PROTO_KILL,		/* control: kill a running request */
 	PROTO_RERUN,		/* control: submit a finished request again */
 	PROTO_RELOAD,		/* control: read configuration and rules again */
+	PROTO_SHOW,		/* control: one request with its report */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */

@@ -1,0 +1,319 @@
+/*
+ * cmd-show: `bwgate show ID [--output|--report|--json]`: one request's
+ * record, so whatever a pane or a summary cut is one command away. From
+ * the running console (control socket) when it still holds the request,
+ * else from the audit log, rotated files included (the newest request
+ * with that id). The audit log keeps the report without the output.
+ */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "buf.h"
+#include "client.h"
+#include "cmd.h"
+#include "jsonutil.h"
+#include "protocol.h"
+#include "xalloc.h"
+
+enum show_what { SHOW_SUMMARY, SHOW_OUTPUT, SHOW_REPORT, SHOW_JSON };
+
+static const struct option show_options[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "audit", required_argument, NULL, 'a' },
+	{ "output", no_argument, NULL, 'o' },
+	{ "report", no_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+show_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate show [--socket PATH] [--audit FILE] "
+	    "[--output | --report | --json] ID\n");
+}
+
+/* Ask the running console; NULL if it cannot be reached or has no such
+   request (then the audit log is asked). */
+static cJSON *
+show_from_console(const char *socket, uint32_t id)
+{
+	struct client	*cl;
+	char		*path, *ctl, *cause = NULL;
+	const char	*type;
+	cJSON		*j;
+
+	if ((path = client_socket_path(socket, &cause)) == NULL) {
+		free(cause);
+		return NULL;
+	}
+	ctl = client_control_path(path);
+	free(path);
+	cl = client_connect(ctl, &cause);
+	free(ctl);
+	free(cause);
+	cause = NULL;
+	if (cl == NULL)
+		return NULL;
+	if (client_send(cl, proto_reply_new("show", id, NULL), &cause) != 0) {
+		free(cause);
+		client_free(cl);
+		return NULL;
+	}
+	while ((j = client_recv(cl, &cause)) != NULL) {
+		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		if (type != NULL && strcmp(type, "hello") != 0)
+			break;
+		cJSON_Delete(j);
+	}
+	free(cause);
+	client_free(cl);
+	if (j != NULL && strcmp(type, "show") != 0) {
+		cJSON_Delete(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* Read one audit file's records for id into recs (a new "request" record
+   for the id starts them afresh: ids restart with a console). */
+static void
+show_scan_file(const char *path, uint32_t id, cJSON **recs)
+{
+	char		*line = NULL, *nl;
+	cJSON		*r, *f;
+	const char	*what;
+	FILE		*fp;
+	size_t		 len = 0;
+
+	if ((fp = fopen(path, "re")) == NULL)
+		return;
+	while (getline(&line, &len, fp) > 0) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		if ((r = cJSON_Parse(line)) == NULL)
+			continue;	/* a torn line */
+		f = cJSON_GetObjectItem(r, "id");
+		what = cJSON_GetStringValue(cJSON_GetObjectItem(r, "record"));
+		if (!cJSON_IsNumber(f) || f->valuedouble != (double)id ||
+		    what == NULL) {
+			cJSON_Delete(r);
+			continue;
+		}
+		if (strcmp(what, "request") == 0) {
+			cJSON_Delete(*recs);
+			*recs = cJSON_CreateArray();
+		}
+		if (*recs == NULL)
+			*recs = cJSON_CreateArray();
+		cJSON_AddItemToArray(*recs, r);
+	}
+	free(line);
+	fclose(fp);
+}
+
+/* The request's records from the audit log, oldest file first. */
+static cJSON *
+show_from_audit(const char *audit, uint32_t id, char **cause)
+{
+	char	*def = NULL, *path;
+	cJSON	*recs = NULL, *j, *r, *rep = NULL, *req = NULL;
+	int	 n;
+
+	if (audit == NULL)
+		audit = def = audit_default_path();
+	/* Rotated files are audit.jsonl.1 (newest) ... .N (oldest). */
+	for (n = 1; ; n++) {
+		path = xasprintf("%s.%d", audit, n);
+		if (access(path, F_OK) != 0) {
+			free(path);
+			break;
+		}
+		free(path);
+	}
+	while (--n >= 1) {
+		path = xasprintf("%s.%d", audit, n);
+		show_scan_file(path, id, &recs);
+		free(path);
+	}
+	show_scan_file(audit, id, &recs);
+	if (recs == NULL) {
+		*cause = xasprintf("no request %u in the console or in '%s'",
+		    id, audit);
+		free(def);
+		return NULL;
+	}
+	free(def);
+	cJSON_ArrayForEach(r, recs) {
+		const char *what = cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "record"));
+
+		if (strcmp(what, "request") == 0)
+			req = cJSON_GetObjectItem(r, "request");
+		else if (strcmp(what, "result") == 0)
+			rep = cJSON_GetObjectItem(r, "report");
+	}
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "show");
+	cJSON_AddNumberToObject(j, "id", id);
+	cJSON_AddStringToObject(j, "from", "audit");
+	if (req != NULL)
+		cJSON_AddItemToObject(j, "request", cJSON_Duplicate(req, 1));
+	if (rep != NULL)
+		cJSON_AddItemToObject(j, "report", cJSON_Duplicate(rep, 1));
+	cJSON_AddItemToObject(j, "records", recs);
+	return j;
+}
+
+/* One labelled value an agent or a file controls. */
+static void
+show_text(const char *label, const cJSON *o, const char *key)
+{
+	const char	*s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+
+	if (s == NULL)
+		return;
+	printf("%-9s ", label);
+	summary_text(stdout, s);
+	putchar('\n');
+}
+
+/* The human summary: who, what, how it ended, what it changed. */
+static void
+show_summary(const cJSON *j)
+{
+	const cJSON	*req = cJSON_GetObjectItem(j, "request");
+	const cJSON	*rep = cJSON_GetObjectItem(j, "report");
+	const cJSON	*recs = cJSON_GetObjectItem(j, "records"), *r, *f;
+
+	printf("request   %.0f\n", cJSON_GetNumberValue(
+	    cJSON_GetObjectItem(j, "id")));
+	show_text("command", req, "command");
+	show_text("agent", req, "agent");
+	show_text("cwd", req, "cwd");
+	show_text("verdict", req, "verdict");
+	show_text("rule", req, "rule");
+	show_text("reason", req, "reason");
+	show_text("profile", req, "profile");
+	show_text("state", req, "state");
+	show_text("by", req, "by");
+	show_text("note", req, "note");
+	/* From the audit log, the state and decision are later records. */
+	cJSON_ArrayForEach(r, recs) {
+		const char *what = cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "record"));
+
+		if (strcmp(what, "decision") == 0) {
+			show_text("decision", r, "decision");
+			show_text("by", r, "by");
+			show_text("note", r, "note");
+		} else if (strcmp(what, "result") == 0)
+			show_text("state", r, "state");
+	}
+	f = cJSON_GetObjectItem(req, "exit_status");
+	if (!cJSON_IsNumber(f) && recs != NULL) {
+		cJSON_ArrayForEach(r, recs)
+			if (cJSON_IsNumber(cJSON_GetObjectItem(r,
+			    "exit_status")))
+				f = cJSON_GetObjectItem(r, "exit_status");
+	}
+	if (cJSON_IsNumber(f))
+		printf("exit      %.0f\n", f->valuedouble);
+	if (cJSON_IsObject(rep))
+		summary_print(stdout, "", rep);
+	if (recs != NULL)
+		printf("(from the audit log: the output is kept only by the "
+		    "console that ran it)\n");
+}
+
+int
+cmd_show(int argc, char **argv)
+{
+	const char	*socket = NULL, *audit = NULL;
+	enum show_what	 what = SHOW_SUMMARY;
+	char		*cause = NULL, *end, *s;
+	const cJSON	*rep, *f;
+	cJSON		*j;
+	long		 id;
+	int		 c, status = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:a:orjh", show_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 's': socket = optarg; break;
+		case 'a': audit = optarg; break;
+		case 'o': what = SHOW_OUTPUT; break;
+		case 'r': what = SHOW_REPORT; break;
+		case 'j': what = SHOW_JSON; break;
+		case 'h': show_usage(stdout); return 0;
+		default: show_usage(stderr); return EXIT_BWGATE_FAILED;
+		}
+	}
+	if (optind + 1 != argc) {
+		show_usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	id = strtol(argv[optind], &end, 10);
+	if (*argv[optind] == '\0' || *end != '\0' || id < 1 ||
+	    id > (long)PROTO_MAX_ID) {
+		fprintf(stderr, "bwgate: show: '%s' is not a request id\n",
+		    argv[optind]);
+		return EXIT_BWGATE_FAILED;
+	}
+	if ((j = show_from_console(socket, (uint32_t)id)) == NULL &&
+	    (j = show_from_audit(audit, (uint32_t)id, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	rep = cJSON_GetObjectItem(j, "report");
+	switch (what) {
+	case SHOW_SUMMARY:
+		show_summary(j);
+		status = 0;
+		break;
+	case SHOW_JSON:
+		s = cJSON_Print(j);
+		printf("%s\n", s);
+		free(s);
+		status = 0;
+		break;
+	case SHOW_REPORT:
+		if (!cJSON_IsObject(rep)) {
+			fprintf(stderr, "bwgate: request %ld has no report "
+			    "(it did not run)\n", id);
+			break;
+		}
+		s = cJSON_Print(rep);
+		printf("%s\n", s);
+		free(s);
+		status = 0;
+		break;
+	case SHOW_OUTPUT:
+		f = cJSON_GetObjectItem(rep, "stdout");
+		if (cJSON_GetObjectItem(j, "records") != NULL ||
+		    !cJSON_IsString(f)) {
+			fprintf(stderr, "bwgate: request %ld: no output kept "
+			    "(the audit log holds the report without it)\n",
+			    id);
+			break;
+		}
+		(void)write_full(1, f->valuestring, strlen(f->valuestring));
+		f = cJSON_GetObjectItem(rep, "stderr");
+		if (cJSON_IsString(f))
+			(void)write_full(2, f->valuestring,
+			    strlen(f->valuestring));
+		status = 0;
+		break;
+	}
+	cJSON_Delete(j);
+	return status;
+}
