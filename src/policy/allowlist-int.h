@@ -30,6 +30,11 @@ struct allowlist {
 void	 allowlist_classify_only(const struct allowlist *,
 	    const struct rule *, const char *, struct classification *);
 
+/* allowlist-layers.c: a profile, later layers first; untrusted project
+   files skipped. */
+const struct profile *allowlist_profile(const struct allowlist *,
+	    const char *);
+
 /* allowlist-trust.c: is this content (sha256) of file trusted? */
 bool	 allowlist_is_trusted(const char *, const char *, char **);
 

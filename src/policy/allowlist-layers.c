@@ -30,7 +30,7 @@ static int	 allowlist_check_examples(const struct allowlist *,
 		    const struct layer *, char **);
 
 /* Find a profile, later layers first; untrusted project files skipped. */
-static const struct profile *
+const struct profile *
 allowlist_profile(const struct allowlist *al, const char *name)
 {
 	const struct profile	*p;

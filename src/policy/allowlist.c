@@ -42,6 +42,17 @@
 /* Longer command strings are never allowed automatically. */
 #define ALLOWLIST_MAX_TEXT	(64 * 1024)
 
+/* Devices that bash turns into network connections in redirections. */
+static const char *const allowlist_netdevs[] = { "tcp", "udp", NULL };
+
+/* Devices whose reading never ends. */
+static const char *const allowlist_endless[] = {
+	"zero", "urandom", "random", "full", NULL
+};
+
+/* Builtins that change the directory later commands run in. */
+static const char *const allowlist_cd[] = { "cd", "pushd", "popd", NULL };
+
 /* Directories whose programs may be named by absolute path. */
 static const char *const allowlist_sysdirs[] = {
 	"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin",
@@ -90,6 +101,13 @@ struct cmdview {
 	const char		 *launcher;	/* why it runs other programs */
 	char			 *unsafe;	/* why it cannot be allowed */
 	char			 *writes;	/* a redirection that writes */
+	char			 *network;	/* a /dev/tcp redirection */
+	char			 *endless;	/* reads a device that never
+						   ends (/dev/zero) */
+	bool			 *globs;	/* per word: a glob pattern */
+	const char		 *glob;		/* the first glob word */
+	bool			  dirchange;	/* the string changes the
+						   directory (cd, pushd, popd) */
 };
 
 /* The decision for one simple command. */
@@ -123,7 +141,9 @@ classification_release(struct classification *c)
 	free(c->rule);
 	free(c->reason);
 	strv_release(&c->commands);
+	strv_release(&c->runs);
 	free(c->profile);
+	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = NULL;
 }
@@ -237,6 +257,90 @@ allowlist_digits(const char *s)
 	return true;
 }
 
+/* Is s one of the NULL-terminated list? */
+static bool
+allowlist_in(const char *const *list, const char *s)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(*list, s) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Does w, read as a path whatever its spelling (//, /./, a/../, after an
+ * option's '='), name dev/X for an X in names (a directory of it when
+ * below is set)? Looks for the components "dev" and X in a row; the
+ * command's directory is not known, so relative paths count too.
+ */
+static bool
+allowlist_dev_path(const char *w, const char *const *names, bool below)
+{
+	const char	*comp[64];
+	size_t		 len[64], n = 0, i, l;
+	const char	*p = w, *e;
+
+	while (*p != '\0') {
+		e = strchrnul(p, '/');
+		l = e - p;
+		/* An option's value ("--from=/dev/zero", "-f/dev/zero")
+		   is a path too: the text before it is a component. */
+		if (l == 0 || (l == 1 && p[0] == '.'))
+			;
+		else if (l == 2 && p[0] == '.' && p[1] == '.' && n > 0 &&
+		    !(len[n - 1] == 2 && strncmp(comp[n - 1], "..", 2) == 0))
+			n--;
+		else if (n == sizeof comp / sizeof *comp)
+			return true;	/* too deep to tell: assume so */
+		else {
+			comp[n] = p;
+			len[n++] = l;
+		}
+		p = *e == '/' ? e + 1 : e;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		l = len[i];
+		if (!(l >= 3 && strncmp(comp[i] + l - 3, "dev", 3) == 0 &&
+		    (l == 3 || comp[i][l - 4] == '=')))
+			continue;
+		for (const char *const *x = names; *x != NULL; x++) {
+			if (strlen(*x) == len[i + 1] &&
+			    strncmp(*x, comp[i + 1], len[i + 1]) == 0 &&
+			    (below || i + 2 == n))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Could glob pattern w expand to an endless device (/dev/zero)? */
+static bool
+allowlist_glob_endless(const char *w)
+{
+	char		 path[32];
+	const char	*const *x;
+
+	for (x = allowlist_endless; *x != NULL; x++) {
+		snprintf(path, sizeof path, "/dev/%s", *x);
+		if (fnmatch(w, path, FNM_PATHNAME | FNM_PERIOD) == 0 ||
+		    fnmatch(w, path + 1, FNM_PATHNAME | FNM_PERIOD) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Does w hold a path component "dev" (a directory of devices)? */
+static bool
+allowlist_dev_dir(const char *w)
+{
+	const char	*p;
+
+	for (p = w; (p = strstr(p, "dev")) != NULL; p += 3)
+		if ((p == w || p[-1] == '/') && (p[3] == '\0' || p[3] == '/'))
+			return true;
+	return false;
+}
+
 /* Note the first reason a command cannot be allowed. */
 static void
 cmdview_unsafe(struct cmdview *cv, char *why)
@@ -270,12 +374,26 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 	cv->cmd = cmd;
 	cv->argc = cmd->nwords;
 	cv->argv = xcalloc(cmd->nwords + 1, sizeof *cv->argv);
+	cv->globs = xcalloc(cmd->nwords + 1, sizeof *cv->globs);
 	for (i = 0; i < cmd->nwords; i++) {
 		cv->argv[i] = cmd->words[i].text;
-		if (!SH_WORD_LITERAL(&cmd->words[i]))
+		/* A glob after the name may pass the command's grammar
+		   (opt_check_words); it must not reach a device. */
+		if (i > 0 && (cmd->words[i].flags & ~SH_W_QUOTED) ==
+		    SH_W_GLOB && !allowlist_dev_dir(cv->argv[i]) &&
+		    strstr(cv->argv[i], "..") == NULL) {
+			cv->globs[i] = true;
+			if (cv->glob == NULL)
+				cv->glob = cmd->words[i].raw;
+		} else if (!SH_WORD_LITERAL(&cmd->words[i]))
 			cmdview_unsafe(cv, quoted_reason("", cmd->words[i].raw,
 			    " is expanded when it runs: its value is not known "
 			    "now"));
+		if (i > 0 && cv->endless == NULL &&
+		    (allowlist_dev_path(cv->argv[i], allowlist_endless, false) ||
+		    (cv->globs[i] && allowlist_glob_endless(cv->argv[i]))))
+			cv->endless = quoted_reason("it reads ", cv->argv[i],
+			    ", which never ends");
 	}
 	if (cmd->nassigns > 0)
 		cmdview_unsafe(cv, quoted_reason("the assignment ",
@@ -302,6 +420,16 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 		cv->name_ok = cv->name[0] != '\0';
 	}
 	cv->launcher = cv->name[0] != '\0' ? rule_launcher(cv->name) : NULL;
+	if (allowlist_in(allowlist_cd, cv->name)) {
+		for (i = 1; i < cv->argc; i++) {
+			if (strcmp(cv->argv[i], "-") == 0)
+				cmdview_unsafe(cv, xstrdup("'cd -' returns to a "
+				    "directory not known now"));
+			else if (allowlist_dev_dir(cv->argv[i]))
+				cmdview_unsafe(cv, quoted_reason("", cv->argv[i],
+				    " is a directory of devices"));
+		}
+	}
 	for (i = 0; i < cmd->nredirs; i++) {
 		r = &cmd->redirs[i];
 		t = r->target.text;
@@ -311,6 +439,19 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 			    "runs"));
 			continue;
 		}
+		if (r->op != SH_R_DUP_IN && r->op != SH_R_DUP_OUT &&
+		    r->op != SH_R_HEREDOC && r->op != SH_R_HERESTRING &&
+		    cv->network == NULL &&
+		    allowlist_dev_path(t, allowlist_netdevs, true)) {
+			cv->network = quoted_reason("the redirection ", t,
+			    " opens a network connection (bash)");
+			continue;
+		}
+		if ((r->op == SH_R_IN || r->op == SH_R_INOUT) &&
+		    cv->endless == NULL &&
+		    allowlist_dev_path(t, allowlist_endless, false))
+			cv->endless = quoted_reason("it reads ", t,
+			    ", which never ends");
 		switch (r->op) {
 		case SH_R_IN:
 		case SH_R_HEREDOC:
@@ -343,8 +484,11 @@ static void
 cmdview_release(struct cmdview *cv)
 {
 	free(cv->argv);
+	free(cv->globs);
 	free(cv->unsafe);
 	free(cv->writes);
+	free(cv->network);
+	free(cv->endless);
 }
 
 /* Does one argv pattern match? A final lone '*' matches any rest. */
@@ -373,11 +517,12 @@ enum match {
 /* Match one rule against one command. */
 static enum match
 allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
-    char **why)
+    bool *bounded, char **why)
 {
 	size_t	i;
 
 	*why = NULL;
+	*bounded = false;
 	if (cv->argc == 0)
 		return MATCH_NO;
 	if (r->type == RULE_PATTERN) {
@@ -388,7 +533,8 @@ allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
 	}
 	if (!strv_contains(&r->names, cv->name))
 		return MATCH_NO;
-	if (opt_check(&r->grammar, cv->argv + 1, cv->argc - 1, why) == 0)
+	if (opt_check_words(&r->grammar, cv->argv + 1, cv->globs + 1,
+	    cv->argc - 1, bounded, why) == 0)
 		return MATCH_YES;
 	return MATCH_REJECT;
 }
@@ -402,6 +548,7 @@ allowlist_find_deny(const struct allowlist *al, const struct rule *only,
 	char			*why;
 	size_t			 i, j;
 	enum match		 m;
+	bool			 bounded;
 
 	for (i = 0; i < al->nlayers; i++) {
 		for (j = 0; j < al->layers[i].rf.nrules; j++) {
@@ -409,7 +556,7 @@ allowlist_find_deny(const struct allowlist *al, const struct rule *only,
 			if (r->verdict != VERDICT_DENY ||
 			    (only != NULL && r != only))
 				continue;
-			m = allowlist_rule_match(r, cv, &why);
+			m = allowlist_rule_match(r, cv, &bounded, &why);
 			free(why);
 			if (m == MATCH_YES) {
 				*lp = &al->layers[i];
@@ -461,6 +608,7 @@ allowlist_find_nested_deny(const struct allowlist *al,
 			continue;
 		sub = *cv;
 		sub.argv = cv->argv + k;
+		sub.globs = cv->globs + k;
 		sub.argc = cv->argc - k;
 		slash = strrchr(w, '/');
 		sub.name = slash != NULL ? slash + 1 : w;
@@ -491,6 +639,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 	char			*why, *hint = NULL, *untrusted = NULL;
 	enum match		 m;
 	size_t			 i, j;
+	bool			 bounded, allow_bounded = false;
 
 	memset(d, 0, sizeof *d);
 	for (i = 0; i < al->nlayers; i++) {
@@ -499,7 +648,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 			r = &l->rf.rules[j];
 			if (only != NULL && r != only)
 				continue;
-			m = allowlist_rule_match(r, cv, &why);
+			m = allowlist_rule_match(r, cv, &bounded, &why);
 			if (m == MATCH_REJECT && hint == NULL) {
 				hint = why;
 				hint_rule = r;
@@ -533,6 +682,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 					continue;
 				allow = r;
 				allow_l = l;
+				allow_bounded = bounded;
 			}
 		}
 	}
@@ -550,9 +700,29 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 		d->layer = ask_l;
 		d->reason = xstrdup(ask->reason);
 		d->profile = ask_l->trusted ? ask->profile : "project";
+	} else if (cv->network != NULL) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: %s", cv->name, cv->network);
 	} else if (allow != NULL && cv->unsafe != NULL) {
 		d->verdict = VERDICT_ASK;
 		d->reason = xasprintf("%s: %s", cv->name, cv->unsafe);
+	} else if (allow != NULL && cv->glob != NULL &&
+	    (allow->type != RULE_GRAMMAR ||
+	    strcmp(allow->profile, "readonly") != 0)) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: '%s' is expanded when it runs: "
+		    "patterns pass only with read-only command grammars",
+		    cv->name, cv->glob);
+	} else if (allow != NULL && cv->endless != NULL && !allow_bounded) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: %s (only an option that stops the "
+		    "reading, such as head -c, makes it end)", cv->name,
+		    cv->endless);
+	} else if (allow != NULL && allow->project_root && cv->dirchange) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: the command changes the directory "
+		    "first, so it may reach another repository, whose "
+		    "configuration can run programs", cv->name);
 	} else if (allow != NULL && cv->writes != NULL &&
 	    !allow->redirect_writes) {
 		d->verdict = VERDICT_ASK;
@@ -583,17 +753,27 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 		else
 			d->reason = xasprintf("no rule allows '%s'", cv->name);
 	}
+	/* A /dev/tcp redirection can only work with the network on. */
+	if (cv->network != NULL && d->verdict == VERDICT_ASK &&
+	    d->rule == NULL && allowlist_profile(al, "network") != NULL)
+		d->profile = "network";
 	free(hint);
 	free(untrusted);
 }
 
 /* Decide the redirections of a compound command ({ ...; } >f). */
 static void
-allowlist_decide_redirs(const struct cmdview *cv, struct decision *d)
+allowlist_decide_redirs(const struct allowlist *al, const struct cmdview *cv,
+    struct decision *d)
 {
 	memset(d, 0, sizeof *d);
 	d->profile = "readonly";
-	if (cv->unsafe != NULL || cv->writes != NULL) {
+	if (cv->network != NULL) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("a compound command: %s", cv->network);
+		d->profile = allowlist_profile(al, "network") != NULL ?
+		    "network" : "project";
+	} else if (cv->unsafe != NULL || cv->writes != NULL) {
 		d->verdict = VERDICT_ASK;
 		d->reason = xasprintf("a compound command's %s",
 		    cv->unsafe != NULL ? cv->unsafe : cv->writes);
@@ -601,6 +781,48 @@ allowlist_decide_redirs(const struct cmdview *cv, struct decision *d)
 	} else {
 		d->verdict = VERDICT_ALLOW;
 		d->reason = xstrdup("harmless redirections");
+	}
+}
+
+/* Note what an allowed command may run: itself and its rule's "runs". */
+static void
+allowlist_foresee(struct classification *c, const struct cmdview *cv,
+    const struct rule *r)
+{
+	size_t	i;
+
+	if (cv->name[0] != '\0' && !strv_contains(&c->runs, cv->name))
+		strv_push(&c->runs, cv->name);
+	for (i = 0; i < r->runs.n; i++)
+		if (!strv_contains(&c->runs, r->runs.v[i]))
+			strv_push(&c->runs, r->runs.v[i]);
+	if (r->project_root)
+		c->project_root = true;
+}
+
+/*
+ * The programs an allowed command executed that its rules did not
+ * foresee (git -> gpg): basenames of executed that match no name in
+ * c->runs (glob(7) patterns), each once, pushed to out.
+ */
+void
+classification_unforeseen(const struct classification *c,
+    const struct strv *executed, struct strv *out)
+{
+	const char	*e, *slash;
+	size_t		 i, j;
+
+	for (i = 0; i < executed->n; i++) {
+		e = executed->v[i];
+		if ((slash = strrchr(e, '/')) != NULL)
+			e = slash + 1;
+		if (*e == '\0')
+			continue;
+		for (j = 0; j < c->runs.n; j++)
+			if (fnmatch(c->runs.v[j], e, 0) == 0)
+				break;
+		if (j == c->runs.n && !strv_contains(out, e))
+			strv_push(out, e);
 	}
 }
 
@@ -624,6 +846,7 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	struct strv		 reasons = STRV_INIT;
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
+	bool			 dirchange = false;
 
 	classification_release(c);
 	problem = allowlist_text_problem(text);
@@ -642,10 +865,15 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_init(&cvs[i], &s.cmds[i]);
+		if (allowlist_in(allowlist_cd, cvs[i].name))
+			dirchange = true;
+	}
+	for (i = 0; i < s.ncmds; i++) {
+		cvs[i].dirchange = dirchange;
 		if (s.cmds[i].nwords == 0 && s.cmds[i].nassigns == 0 &&
 		    s.cmds[i].nredirs > 0) {
 			/* The redirections of a compound command. */
-			allowlist_decide_redirs(&cvs[i], &ds[i]);
+			allowlist_decide_redirs(al, &cvs[i], &ds[i]);
 		} else {
 			strv_push_owned(&c->commands,
 			    sh_cmd_string(&s.cmds[i]));
@@ -688,6 +916,7 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 		for (i = 0; i < s.ncmds; i++) {
 			if (ds[i].rule == NULL)
 				continue;
+			allowlist_foresee(c, &cvs[i], ds[i].rule);
 			u = allowlist_rule_name(ds[i].layer, ds[i].rule);
 			if (!strv_contains(&rules, u)) {
 				strv_push(&rules, u);

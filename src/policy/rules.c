@@ -160,6 +160,8 @@ static const struct rule_key rule_rule_keys[] = {
 	{ "redirect_writes", T_BOOL },
 	{ "match", T_ARRAY },
 	{ "no_match", T_ARRAY },
+	{ "runs", T_ARRAY },
+	{ "project_root", T_BOOL },
 	/* Grammar keys, also allowed in subcommands. */
 	{ "options", T_ARRAY },
 	{ "forbidden", T_OBJECT },
@@ -171,9 +173,19 @@ static const struct rule_key rule_rule_keys[] = {
 	{ "operands", T_OBJECT },
 	{ "script", T_STRING },
 	{ "subcommands", T_OBJECT },
+	{ "values", T_OBJECT },
+	{ "refused_values", T_OBJECT },
+	{ "bounded", T_ARRAY },
+	{ "operand_numbers", T_NUMBER },
 	{ NULL, 0 }
 };
-#define RULE_FIRST_GRAMMAR_KEY 9
+#define RULE_FIRST_GRAMMAR_KEY 11
+
+static const struct rule_key rule_refused_keys[] = {
+	{ "match", T_ARRAY },
+	{ "reason", T_STRING },
+	{ NULL, 0 }
+};
 
 static const struct rule_key rule_operand_keys[] = {
 	{ "min", T_NUMBER },
@@ -222,6 +234,7 @@ rule_release(struct rule *r)
 	free(r->patterns);
 	strv_release(&r->match);
 	strv_release(&r->no_match);
+	strv_release(&r->runs);
 }
 
 /* Free everything a rule file holds. */
@@ -430,6 +443,111 @@ rule_int(struct rule_ctx *c, const cJSON *j, const char *key, int min,
 	return 0;
 }
 
+/* The spec an option-keyed object names, or an error. */
+static struct opt_spec *
+rule_keyed_spec(struct rule_ctx *c, const struct opt_grammar *g,
+    const char *key, const char *name)
+{
+	struct opt_spec	*s;
+
+	if ((s = opt_grammar_find(g, name)) == NULL) {
+		rule_ctx_error(c, "%s option \"%s\" is not in \"options\"",
+		    key, name);
+		return NULL;
+	}
+	if (s->arg == OPT_ARG_NONE && strcmp(key, "bounded") != 0) {
+		rule_ctx_error(c, "option \"%s\" takes no value", name);
+		return NULL;
+	}
+	return s;
+}
+
+/* The keys about option values: values, refused_values, bounded,
+   operand_numbers. */
+static int
+rule_value_keys(struct rule_ctx *c, const cJSON *obj, struct opt_grammar *g)
+{
+	const cJSON	*j, *e, *m;
+	struct opt_spec	*s;
+	struct strv	 sv = STRV_INIT;
+	size_t		 i;
+	double		 d;
+
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "values")) != NULL) {
+		rule_ctx_push(c, "values");
+		cJSON_ArrayForEach(e, j) {
+			rule_ctx_push(c, e->string);
+			if ((s = rule_keyed_spec(c, g, "values", e->string)) ==
+			    NULL)
+				return -1;
+			if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) == 0)
+				return rule_ctx_error(c, "the values of an "
+				    "option are a non-empty array");
+			rule_ctx_pop(c);
+			if (rule_strings(c, e, e->string, &s->values) != 0)
+				return -1;
+		}
+		rule_ctx_pop(c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "refused_values"))) {
+		rule_ctx_push(c, "refused_values");
+		cJSON_ArrayForEach(e, j) {
+			rule_ctx_push(c, e->string);
+			if ((s = rule_keyed_spec(c, g, "refused_values",
+			    e->string)) == NULL)
+				return -1;
+			if (!cJSON_IsObject(e))
+				return rule_ctx_error(c, "refused values are "
+				    "an object with \"match\" and "
+				    "\"reason\"");
+			if (rule_check_keys(c, e, rule_refused_keys,
+			    SIZE_MAX) != 0)
+				return -1;
+			m = cJSON_GetObjectItemCaseSensitive(e, "reason");
+			if (m == NULL || m->valuestring[0] == '\0' ||
+			    !cJSON_HasObjectItem(e, "match"))
+				return rule_ctx_error(c, "refused values need "
+				    "\"match\" patterns and a \"reason\"");
+			free(s->refused_why);
+			s->refused_why = xstrdup(m->valuestring);
+			m = cJSON_GetObjectItemCaseSensitive(e, "match");
+			if (rule_strings(c, m, "match", &s->refused) != 0)
+				return -1;
+			rule_ctx_pop(c);
+		}
+		rule_ctx_pop(c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "bounded")) != NULL) {
+		if (rule_strings(c, j, "bounded", &sv) != 0)
+			return -1;
+		rule_ctx_push(c, "bounded");
+		for (i = 0; i < sv.n; i++) {
+			if (strcmp(sv.v[i], "*") == 0) {
+				g->bounded = true;
+				continue;
+			}
+			if ((s = rule_keyed_spec(c, g, "bounded", sv.v[i])) ==
+			    NULL) {
+				strv_release(&sv);
+				return -1;
+			}
+			s->bounds = true;
+		}
+		rule_ctx_pop(c);
+		strv_release(&sv);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "operand_numbers"))) {
+		d = j->valuedouble;
+		if (d != (double)(long long)d || d < 1 || d > 1e15) {
+			rule_ctx_push(c, "operand_numbers");
+			return rule_ctx_error(c, "\"operand_numbers\" must be "
+			    "a whole number from 1");
+		}
+		g->operand_numbers = (unsigned long long)d;
+	}
+	return 0;
+}
+
 /* Parse the grammar keys of obj (a rule or a subcommand) into g. */
 static int
 rule_grammar(struct rule_ctx *c, const cJSON *obj, struct opt_grammar *g,
@@ -521,6 +639,8 @@ rule_grammar(struct rule_ctx *c, const cJSON *obj, struct opt_grammar *g,
 		g->script = xstrdup(j->valuestring);
 		rule_ctx_pop(c);
 	}
+	if (rule_value_keys(c, obj, g) != 0)
+		return -1;
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "subcommands")) != NULL) {
 		if (!top) {
 			rule_ctx_push(c, "subcommands");
@@ -558,6 +678,8 @@ rule_plain_name(const char *s)
 {
 	if (*s == '\0')
 		return false;
+	if (strcmp(s, "[") == 0)	/* test's other name, matched exactly */
+		return true;
 	for (; *s != '\0'; s++)
 		if (strchr("/*?[]\\ \t\n", *s) != NULL)
 			return false;
@@ -622,6 +744,11 @@ rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
 	r->profile = xstrdup(j != NULL ? j->valuestring : "project");
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "redirect_writes")))
 		r->redirect_writes = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "project_root")))
+		r->project_root = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "runs")) != NULL &&
+	    rule_strings(c, j, "runs", &r->runs) != 0)
+		return -1;
 
 	j = cJSON_GetObjectItemCaseSensitive(obj, "command");
 	if (j != NULL) {
