@@ -114,6 +114,9 @@ TESTS += tests/unit/test-allowlist-table
 endif
 EXTRA_DIST += %D%/policy/semantics.txt
 TESTS += %D%/integration/check.sh
+# git's allow rule only for the project's own top-level repository
+TESTS += %D%/integration/allowlist-git.sh
+EXTRA_DIST += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/check.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
