@@ -93,6 +93,8 @@ void	 opt_spec_release(struct opt_spec *);
 struct opt_spec *opt_grammar_find(const struct opt_grammar *, const char *);
 /* Is this a known script checker name? */
 bool	 opt_script_known(const char *);
+/* optparse-sed.c: the sed-print checker; 0 for a print-only script. */
+int	 opt_sed_print(const char *script, char **why);
 /* Run a script checker; 0 when the script is acceptable. */
 int	 opt_script_check(const char *checker, const char *script, char **why);
 /*
