@@ -108,8 +108,17 @@ check_PROGRAMS += tests/unit/test-allowlist
 tests_unit_test_allowlist_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_allowlist_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-allowlist
+# the semantic-trap table (tests/policy/semantics.txt) and the new keys
+check_PROGRAMS += tests/unit/test-allowlist-table
+tests_unit_test_allowlist_table_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_allowlist_table_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-allowlist-table
 endif
+EXTRA_DIST += %D%/policy/semantics.txt
 TESTS += %D%/integration/check.sh
+# git's allow rule only for the project's own top-level repository
+TESTS += %D%/integration/allowlist-git.sh
+EXTRA_DIST += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/check.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \

@@ -37,75 +37,7 @@
 #include "shparse.h"
 #include "xalloc.h"
 
-/* Longer command strings are never allowed automatically. */
-#define ALLOWLIST_MAX_TEXT	(64 * 1024)
-
-enum layer_kind {
-	LAYER_DEFAULT,
-	LAYER_USER,
-	LAYER_PROJECT,
-};
-
-struct layer {
-	enum layer_kind	 kind;
-	struct rulefile	 rf;
-	bool		 trusted;	/* allow rules and profiles count */
-};
-
-struct allowlist {
-	struct layer	 layers[3];
-	size_t		 nlayers;
-};
-
-/* Directories whose programs may be named by absolute path. */
-static const char *const allowlist_sysdirs[] = {
-	"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin",
-	"/usr/local/sbin",
-};
-
-/* Invisible, spacing and bidirectional code points (inclusive ranges). */
-static const struct {
-	unsigned	lo, hi;
-	const char	*what;
-} allowlist_invisible[] = {
-	{ 0x0080, 0x009f, "a C1 control character" },
-	{ 0x00a0, 0x00a0, "a no-break space" },
-	{ 0x00ad, 0x00ad, "a soft hyphen" },
-	{ 0x034f, 0x034f, "an invisible combining mark" },
-	{ 0x061c, 0x061c, "a bidirectional mark" },
-	{ 0x115f, 0x1160, "an invisible filler" },
-	{ 0x1680, 0x1680, "a unicode space" },
-	{ 0x17b4, 0x17b5, "an invisible vowel" },
-	{ 0x180b, 0x180f, "an invisible mongolian mark" },
-	{ 0x2000, 0x200a, "a unicode space" },
-	{ 0x200b, 0x200f, "a zero-width or bidirectional mark" },
-	{ 0x2028, 0x2029, "a line or paragraph separator" },
-	{ 0x202a, 0x202e, "a bidirectional override" },
-	{ 0x202f, 0x202f, "a no-break space" },
-	{ 0x205f, 0x2064, "an invisible operator or space" },
-	{ 0x2066, 0x2069, "a bidirectional isolate" },
-	{ 0x206a, 0x206f, "a deprecated format character" },
-	{ 0x3000, 0x3000, "an ideographic space" },
-	{ 0x3164, 0x3164, "an invisible filler" },
-	{ 0xfe00, 0xfe0f, "a variation selector" },
-	{ 0xfeff, 0xfeff, "a zero-width no-break space" },
-	{ 0xffa0, 0xffa0, "an invisible filler" },
-	{ 0xfff0, 0xfffb, "an invisible special" },
-	{ 0x1d173, 0x1d17a, "an invisible musical format mark" },
-	{ 0xe0000, 0xe0fff, "a tag or variation selector" },
-};
-
-/* One simple command as the rules see it. */
-struct cmdview {
-	const struct sh_cmd	*cmd;
-	const char		**argv;		/* word texts */
-	size_t			  argc;
-	const char		 *name;		/* basename of argv[0] */
-	bool			  name_ok;	/* plain or in a system dir */
-	const char		 *launcher;	/* why it runs other programs */
-	char			 *unsafe;	/* why it cannot be allowed */
-	char			 *writes;	/* a redirection that writes */
-};
+#include "allowlist-int.h"
 
 /* The decision for one simple command. */
 struct decision {
@@ -115,12 +47,6 @@ struct decision {
 	char			*reason;
 	const char		*profile;
 };
-
-static int	 allowlist_check_examples(const struct allowlist *,
-		    const struct layer *, char **);
-static void	 allowlist_classify_only(const struct allowlist *,
-		    const struct rule *, const char *,
-		    struct classification *);
 
 /* Name of a verdict. */
 const char *
@@ -144,7 +70,9 @@ classification_release(struct classification *c)
 	free(c->rule);
 	free(c->reason);
 	strv_release(&c->commands);
+	strv_release(&c->runs);
 	free(c->profile);
+	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = NULL;
 }
@@ -165,207 +93,6 @@ classification_json(const struct classification *c)
 	cJSON_AddStringToObject(j, "profile",
 	    c->profile ? c->profile : "project");
 	return j;
-}
-
-/*
- * Check the raw text: return why it cannot be allowed, or NULL.
- */
-static char *
-allowlist_text_problem(const char *text)
-{
-	const unsigned char	*p = (const unsigned char *)text;
-	unsigned		 cp;
-	size_t			 i, n, len = strlen(text);
-	int			 extra;
-
-	if (len > ALLOWLIST_MAX_TEXT)
-		return xasprintf("the command is too long to check (%zu "
-		    "bytes)", len);
-	for (i = 0; i < len; i += n) {
-		cp = p[i];
-		n = 1;
-		if (cp == '\r')
-			return xasprintf("a carriage return at byte %zu "
-			    "(it can hide text on a terminal)", i);
-		if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f)
-			return xasprintf("a control character (0x%02x) at byte "
-			    "%zu", cp, i);
-		if (cp < 0x80)
-			continue;
-		if (cp >= 0xc2 && cp <= 0xdf) {
-			extra = 1;
-			cp &= 0x1f;
-		} else if (cp >= 0xe0 && cp <= 0xef) {
-			extra = 2;
-			cp &= 0x0f;
-		} else if (cp >= 0xf0 && cp <= 0xf4) {
-			extra = 3;
-			cp &= 0x07;
-		} else
-			goto invalid;
-		for (n = 1; n <= (size_t)extra; n++) {
-			if (i + n >= len || (p[i + n] & 0xc0) != 0x80)
-				goto invalid;
-			cp = (cp << 6) | (p[i + n] & 0x3f);
-		}
-		if ((extra == 2 && cp < 0x800) || (extra == 3 &&
-		    (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			goto invalid;
-		for (size_t k = 0; k < sizeof allowlist_invisible /
-		    sizeof *allowlist_invisible; k++) {
-			if (cp >= allowlist_invisible[k].lo &&
-			    cp <= allowlist_invisible[k].hi)
-				return xasprintf("%s (U+%04X) at byte %zu: it "
-				    "looks like something else",
-				    allowlist_invisible[k].what, cp, i);
-		}
-	}
-	return NULL;
-invalid:
-	return xasprintf("invalid UTF-8 at byte %zu", i);
-}
-
-/* Is an absolute command path a program in a system directory? */
-static bool
-allowlist_system_path(const char *path)
-{
-	const char	*slash = strrchr(path, '/');
-	size_t		 dirlen = slash - path, i;
-
-	if (strstr(path, "/./") != NULL || strstr(path, "/../") != NULL ||
-	    strstr(path, "//") != NULL || slash[1] == '\0' ||
-	    strcmp(slash, "/.") == 0 || strcmp(slash, "/..") == 0)
-		return false;
-	for (i = 0; i < sizeof allowlist_sysdirs / sizeof *allowlist_sysdirs;
-	    i++) {
-		if (strlen(allowlist_sysdirs[i]) == dirlen &&
-		    strncmp(allowlist_sysdirs[i], path, dirlen) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* Are all characters digits (an fd number)? */
-static bool
-allowlist_digits(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s != '\0'; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
-/* Note the first reason a command cannot be allowed. */
-static void
-cmdview_unsafe(struct cmdview *cv, char *why)
-{
-	if (cv->unsafe == NULL)
-		cv->unsafe = why;
-	else
-		free(why);
-}
-
-/* A reason naming shell text, quoted so it stays on one line. */
-static char *
-quoted_reason(const char *before, const char *text, const char *after)
-{
-	char	*q = shell_quote(text), *s;
-
-	s = xasprintf("%s%s%s", before, q, after);
-	free(q);
-	return s;
-}
-
-/* Build the view of one simple command. */
-static void
-cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
-{
-	const struct sh_redir	*r;
-	const char		*t;
-	size_t			 i;
-
-	memset(cv, 0, sizeof *cv);
-	cv->cmd = cmd;
-	cv->argc = cmd->nwords;
-	cv->argv = xcalloc(cmd->nwords + 1, sizeof *cv->argv);
-	for (i = 0; i < cmd->nwords; i++) {
-		cv->argv[i] = cmd->words[i].text;
-		if (!SH_WORD_LITERAL(&cmd->words[i]))
-			cmdview_unsafe(cv, quoted_reason("", cmd->words[i].raw,
-			    " is expanded when it runs: its value is not known "
-			    "now"));
-	}
-	if (cmd->nassigns > 0)
-		cmdview_unsafe(cv, quoted_reason("the assignment ",
-		    cmd->assigns[0].raw, " changes how the command runs"));
-	if (cmd->flags & SH_C_BACKGROUND)
-		cmdview_unsafe(cv, xstrdup("a background job ('&') outlives "
-		    "the command"));
-	if (cmd->flags & SH_C_CONTROL)
-		cmdview_unsafe(cv, xstrdup("control flow is not checked"));
-	if (cmd->flags & SH_C_SUBST)
-		cmdview_unsafe(cv, xstrdup("its output becomes part of "
-		    "another command"));
-	if (cmd->nwords == 0) {
-		cv->name = "";
-		if (cmd->nredirs == 0)
-			cmdview_unsafe(cv, xstrdup("a command without a "
-			    "name"));
-	} else if (strchr(cv->argv[0], '/') != NULL) {
-		cv->name = strrchr(cv->argv[0], '/') + 1;
-		cv->name_ok = cv->argv[0][0] == '/' &&
-		    allowlist_system_path(cv->argv[0]);
-	} else {
-		cv->name = cv->argv[0];
-		cv->name_ok = cv->name[0] != '\0';
-	}
-	cv->launcher = cv->name[0] != '\0' ? rule_launcher(cv->name) : NULL;
-	for (i = 0; i < cmd->nredirs; i++) {
-		r = &cmd->redirs[i];
-		t = r->target.text;
-		if (!SH_WORD_LITERAL(&r->target)) {
-			cmdview_unsafe(cv, quoted_reason("the redirection "
-			    "target ", r->target.raw, " is expanded when it "
-			    "runs"));
-			continue;
-		}
-		switch (r->op) {
-		case SH_R_IN:
-		case SH_R_HEREDOC:
-		case SH_R_HERESTRING:
-			break;
-		case SH_R_DUP_IN:
-		case SH_R_DUP_OUT:
-			if (!allowlist_digits(t) && strcmp(t, "-") != 0)
-				cmdview_unsafe(cv, quoted_reason("the "
-				    "redirection to ", t, " is not a descriptor"));
-			break;
-		case SH_R_OUT:
-		case SH_R_APPEND:
-		case SH_R_CLOBBER:
-		case SH_R_OUT_ERR:
-		case SH_R_APPEND_ERR:
-		case SH_R_INOUT:
-			if (strcmp(t, "/dev/null") == 0 && r->op != SH_R_INOUT)
-				break;
-			if (cv->writes == NULL)
-				cv->writes = xasprintf("the redirection writes "
-				    "'%s'", t);
-			break;
-		}
-	}
-}
-
-/* Free what a command view holds. */
-static void
-cmdview_release(struct cmdview *cv)
-{
-	free(cv->argv);
-	free(cv->unsafe);
-	free(cv->writes);
 }
 
 /* Does one argv pattern match? A final lone '*' matches any rest. */
@@ -394,11 +121,12 @@ enum match {
 /* Match one rule against one command. */
 static enum match
 allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
-    char **why)
+    bool *bounded, char **why)
 {
 	size_t	i;
 
 	*why = NULL;
+	*bounded = false;
 	if (cv->argc == 0)
 		return MATCH_NO;
 	if (r->type == RULE_PATTERN) {
@@ -409,7 +137,11 @@ allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
 	}
 	if (!strv_contains(&r->names, cv->name))
 		return MATCH_NO;
-	if (opt_check(&r->grammar, cv->argv + 1, cv->argc - 1, why) == 0)
+	/* Deny rules see a glob as the word it is written as, as they
+	   always did: a glob must never turn a deny into a reject. */
+	if (opt_check_words(&r->grammar, cv->argv + 1,
+	    r->verdict == VERDICT_DENY ? NULL : cv->globs + 1,
+	    cv->argc - 1, bounded, why) == 0)
 		return MATCH_YES;
 	return MATCH_REJECT;
 }
@@ -423,6 +155,7 @@ allowlist_find_deny(const struct allowlist *al, const struct rule *only,
 	char			*why;
 	size_t			 i, j;
 	enum match		 m;
+	bool			 bounded;
 
 	for (i = 0; i < al->nlayers; i++) {
 		for (j = 0; j < al->layers[i].rf.nrules; j++) {
@@ -430,7 +163,7 @@ allowlist_find_deny(const struct allowlist *al, const struct rule *only,
 			if (r->verdict != VERDICT_DENY ||
 			    (only != NULL && r != only))
 				continue;
-			m = allowlist_rule_match(r, cv, &why);
+			m = allowlist_rule_match(r, cv, &bounded, &why);
 			free(why);
 			if (m == MATCH_YES) {
 				*lp = &al->layers[i];
@@ -482,6 +215,7 @@ allowlist_find_nested_deny(const struct allowlist *al,
 			continue;
 		sub = *cv;
 		sub.argv = cv->argv + k;
+		sub.globs = cv->globs + k;
 		sub.argc = cv->argc - k;
 		slash = strrchr(w, '/');
 		sub.name = slash != NULL ? slash + 1 : w;
@@ -512,6 +246,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 	char			*why, *hint = NULL, *untrusted = NULL;
 	enum match		 m;
 	size_t			 i, j;
+	bool			 bounded, allow_bounded = false;
 
 	memset(d, 0, sizeof *d);
 	for (i = 0; i < al->nlayers; i++) {
@@ -520,7 +255,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 			r = &l->rf.rules[j];
 			if (only != NULL && r != only)
 				continue;
-			m = allowlist_rule_match(r, cv, &why);
+			m = allowlist_rule_match(r, cv, &bounded, &why);
 			if (m == MATCH_REJECT && hint == NULL) {
 				hint = why;
 				hint_rule = r;
@@ -554,6 +289,7 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 					continue;
 				allow = r;
 				allow_l = l;
+				allow_bounded = bounded;
 			}
 		}
 	}
@@ -571,9 +307,29 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 		d->layer = ask_l;
 		d->reason = xstrdup(ask->reason);
 		d->profile = ask_l->trusted ? ask->profile : "project";
+	} else if (cv->network != NULL) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: %s", cv->name, cv->network);
 	} else if (allow != NULL && cv->unsafe != NULL) {
 		d->verdict = VERDICT_ASK;
 		d->reason = xasprintf("%s: %s", cv->name, cv->unsafe);
+	} else if (allow != NULL && cv->glob != NULL &&
+	    (allow->type != RULE_GRAMMAR ||
+	    strcmp(allow->profile, "readonly") != 0)) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: '%s' is expanded when it runs: "
+		    "patterns pass only with read-only command grammars",
+		    cv->name, cv->glob);
+	} else if (allow != NULL && cv->endless != NULL && !allow_bounded) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: %s (only an option that stops the "
+		    "reading, such as head -c, makes it end)", cv->name,
+		    cv->endless);
+	} else if (allow != NULL && allow->project_root && cv->dirchange) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("%s: the command changes the directory "
+		    "first, so it may reach another repository, whose "
+		    "configuration can run programs", cv->name);
 	} else if (allow != NULL && cv->writes != NULL &&
 	    !allow->redirect_writes) {
 		d->verdict = VERDICT_ASK;
@@ -604,17 +360,27 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 		else
 			d->reason = xasprintf("no rule allows '%s'", cv->name);
 	}
+	/* A /dev/tcp redirection can only work with the network on. */
+	if (cv->network != NULL && d->verdict == VERDICT_ASK &&
+	    d->rule == NULL && allowlist_profile(al, "network") != NULL)
+		d->profile = "network";
 	free(hint);
 	free(untrusted);
 }
 
 /* Decide the redirections of a compound command ({ ...; } >f). */
 static void
-allowlist_decide_redirs(const struct cmdview *cv, struct decision *d)
+allowlist_decide_redirs(const struct allowlist *al, const struct cmdview *cv,
+    struct decision *d)
 {
 	memset(d, 0, sizeof *d);
 	d->profile = "readonly";
-	if (cv->unsafe != NULL || cv->writes != NULL) {
+	if (cv->network != NULL) {
+		d->verdict = VERDICT_ASK;
+		d->reason = xasprintf("a compound command: %s", cv->network);
+		d->profile = allowlist_profile(al, "network") != NULL ?
+		    "network" : "project";
+	} else if (cv->unsafe != NULL || cv->writes != NULL) {
 		d->verdict = VERDICT_ASK;
 		d->reason = xasprintf("a compound command's %s",
 		    cv->unsafe != NULL ? cv->unsafe : cv->writes);
@@ -622,6 +388,48 @@ allowlist_decide_redirs(const struct cmdview *cv, struct decision *d)
 	} else {
 		d->verdict = VERDICT_ALLOW;
 		d->reason = xstrdup("harmless redirections");
+	}
+}
+
+/* Note what an allowed command may run: itself and its rule's "runs". */
+static void
+allowlist_foresee(struct classification *c, const struct cmdview *cv,
+    const struct rule *r)
+{
+	size_t	i;
+
+	if (cv->name[0] != '\0' && !strv_contains(&c->runs, cv->name))
+		strv_push(&c->runs, cv->name);
+	for (i = 0; i < r->runs.n; i++)
+		if (!strv_contains(&c->runs, r->runs.v[i]))
+			strv_push(&c->runs, r->runs.v[i]);
+	if (r->project_root)
+		c->project_root = true;
+}
+
+/*
+ * The programs an allowed command executed that its rules did not
+ * foresee (git -> gpg): basenames of executed that match no name in
+ * c->runs (glob(7) patterns), each once, pushed to out.
+ */
+void
+classification_unforeseen(const struct classification *c,
+    const struct strv *executed, struct strv *out)
+{
+	const char	*e, *slash;
+	size_t		 i, j;
+
+	for (i = 0; i < executed->n; i++) {
+		e = executed->v[i];
+		if ((slash = strrchr(e, '/')) != NULL)
+			e = slash + 1;
+		if (*e == '\0')
+			continue;
+		for (j = 0; j < c->runs.n; j++)
+			if (fnmatch(c->runs.v[j], e, 0) == 0)
+				break;
+		if (j == c->runs.n && !strv_contains(out, e))
+			strv_push(out, e);
 	}
 }
 
@@ -634,7 +442,7 @@ allowlist_add_profile(struct strv *names, const char *p)
 }
 
 /* Classify text; with only != NULL consider just that rule. */
-static void
+void
 allowlist_classify_only(const struct allowlist *al, const struct rule *only,
     const char *text, struct classification *c)
 {
@@ -645,6 +453,7 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	struct strv		 reasons = STRV_INIT;
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
+	bool			 dirchange = false;
 
 	classification_release(c);
 	problem = allowlist_text_problem(text);
@@ -663,10 +472,15 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_init(&cvs[i], &s.cmds[i]);
+		if (cmdview_changes_dir(&cvs[i]))
+			dirchange = true;
+	}
+	for (i = 0; i < s.ncmds; i++) {
+		cvs[i].dirchange = dirchange;
 		if (s.cmds[i].nwords == 0 && s.cmds[i].nassigns == 0 &&
 		    s.cmds[i].nredirs > 0) {
 			/* The redirections of a compound command. */
-			allowlist_decide_redirs(&cvs[i], &ds[i]);
+			allowlist_decide_redirs(al, &cvs[i], &ds[i]);
 		} else {
 			strv_push_owned(&c->commands,
 			    sh_cmd_string(&s.cmds[i]));
@@ -709,6 +523,7 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 		for (i = 0; i < s.ncmds; i++) {
 			if (ds[i].rule == NULL)
 				continue;
+			allowlist_foresee(c, &cvs[i], ds[i].rule);
 			u = allowlist_rule_name(ds[i].layer, ds[i].rule);
 			if (!strv_contains(&rules, u)) {
 				strv_push(&rules, u);
@@ -780,414 +595,4 @@ allowlist_classify_argv(const struct allowlist *al, const struct strv *argv,
 
 	allowlist_classify_only(al, NULL, text, c);
 	free(text);
-}
-
-/* Find a profile, later layers first; untrusted project files skipped. */
-static const struct profile *
-allowlist_profile(const struct allowlist *al, const char *name)
-{
-	const struct profile	*p;
-	size_t			 i;
-
-	for (i = al->nlayers; i > 0; i--) {
-		if (!al->layers[i - 1].trusted)
-			continue;
-		p = rulefile_profile(&al->layers[i - 1].rf, name);
-		if (p != NULL)
-			return p;
-	}
-	return NULL;
-}
-
-/* Apply a profile ("a" or "a+b+...") to a policy. */
-int
-allowlist_profile_apply(const struct allowlist *al, const char *name,
-    struct sandbox_policy *pol, char **cause)
-{
-	const struct profile	*p;
-	struct strv		 rw = STRV_INIT;
-	struct stat		 st;
-	char			*copy, *n, *last, *path;
-	bool			 ro = true, net = false, git = false;
-	size_t			 i;
-
-	copy = xstrdup(name);
-	for (n = strtok_r(copy, "+", &last); n != NULL;
-	    n = strtok_r(NULL, "+", &last)) {
-		if ((p = allowlist_profile(al, n)) == NULL) {
-			*cause = xasprintf("unknown sandbox profile '%s'", n);
-			free(copy);
-			strv_release(&rw);
-			return -1;
-		}
-		ro = ro && p->project_readonly;
-		net = net || p->network;
-		git = git || p->git_writable;
-		for (i = 0; i < p->writable.n; i++) {
-			path = path_expand_home(p->writable.v[i]);
-			if (path != NULL && stat(path, &st) == 0 &&
-			    !strv_contains(&rw, path))
-				strv_push(&rw, path);
-			free(path);
-		}
-	}
-	free(copy);
-	pol->project_readonly = ro;
-	pol->network = pol->network || net;
-	pol->git_writable = pol->git_writable || git;
-	for (i = 0; i < rw.n; i++)
-		if (!strv_contains(&pol->rw_paths, rw.v[i]))
-			strv_push(&pol->rw_paths, rw.v[i]);
-	free(pol->profile);
-	pol->profile = xstrdup(name);
-	strv_release(&rw);
-	return 0;
-}
-
-/* Path of the trust table (caller frees). */
-static char *
-allowlist_trust_path(void)
-{
-	char	*dir = config_user_dir(), *p;
-
-	p = path_join(dir, "trusted.json");
-	free(dir);
-	return p;
-}
-
-/* The trust table: { "/abs/.bwgate.json": "sha256", ... }. */
-cJSON *
-allowlist_trusted(char **cause)
-{
-	_cleanup_free_ char	*path = allowlist_trust_path();
-	cJSON			*j, *e;
-	struct stat		 st;
-
-	if (stat(path, &st) != 0) {
-		if (errno == ENOENT)
-			return cJSON_CreateObject();
-		*cause = xasprintf("cannot read '%s': %s", path,
-		    strerror(errno));
-		return NULL;
-	}
-	if (rulefile_mode_problem(&st) != NULL) {
-		*cause = xasprintf("'%s' is %s: refused (chmod go-w '%s')",
-		    path, rulefile_mode_problem(&st), path);
-		return NULL;
-	}
-	if ((j = json_load_file(path, cause)) == NULL)
-		return NULL;
-	if (!cJSON_IsObject(j))
-		goto bad;
-	cJSON_ArrayForEach(e, j) {
-		if (!cJSON_IsString(e) || strlen(e->valuestring) != 64)
-			goto bad;
-	}
-	return j;
-bad:
-	cJSON_Delete(j);
-	*cause = xasprintf("'%s': expected an object mapping rule files to "
-	    "sha256 digests", path);
-	return NULL;
-}
-
-/* Canonical path of a project's rule file (it may not exist). */
-char *
-allowlist_project_file(const char *project, char **cause)
-{
-	char	*dir, *p;
-
-	if ((dir = path_canonical(project, cause)) == NULL)
-		return NULL;
-	p = path_join(dir, ".bwgate.json");
-	free(dir);
-	return p;
-}
-
-/* Write the trust table atomically (mode 0600). */
-static int
-allowlist_trust_write(cJSON *j, char **cause)
-{
-	_cleanup_free_ char	*dir = config_user_dir();
-	_cleanup_free_ char	*path = allowlist_trust_path();
-	_cleanup_free_ char	*tmp = xasprintf("%s.%ld.tmp", path,
-				    (long)getpid());
-	_cleanup_free_ char	*text = cJSON_Print(j);
-	char			*p;
-	FILE			*f;
-	int			 fd;
-
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		*cause = xasprintf("cannot create '%s': %s", dir,
-		    strerror(errno));
-		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		*cause = xasprintf("cannot write '%s': %s", tmp,
-		    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	fprintf(f, "%s\n", text);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
-		*cause = xasprintf("cannot write '%s': %s", path,
-		    strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-/* Trust (or, with sha NULL, stop trusting) a project's rule file. */
-int
-allowlist_trust_record(const char *file, const char *sha, char **cause)
-{
-	cJSON	*j;
-	int	 rc;
-
-	if ((j = allowlist_trusted(cause)) == NULL)
-		return -1;
-	cJSON_DeleteItemFromObjectCaseSensitive(j, file);
-	if (sha != NULL)
-		cJSON_AddStringToObject(j, file, sha);
-	rc = allowlist_trust_write(j, cause);
-	cJSON_Delete(j);
-	return rc;
-}
-
-/* Is this content of file trusted? */
-static bool
-allowlist_is_trusted(const char *file, const char *sha, char **cause)
-{
-	cJSON		*j;
-	const cJSON	*e;
-	bool		 ok;
-
-	if ((j = allowlist_trusted(cause)) == NULL)
-		return false;
-	e = cJSON_GetObjectItemCaseSensitive(j, file);
-	ok = cJSON_IsString(e) && strcmp(e->valuestring, sha) == 0;
-	cJSON_Delete(j);
-	return ok;
-}
-
-/* Load one layer if its file exists; 1 loaded, 0 absent, -1 error. */
-static int
-allowlist_load_layer(struct allowlist *al, enum layer_kind kind,
-    const char *path, bool must_exist, char **cause)
-{
-	struct layer	*l = &al->layers[al->nlayers];
-	struct stat	 st;
-	bool		 have = lstat(path, &st) == 0;
-
-	if (!must_exist && !have && errno == ENOENT)
-		return 0;
-	/* An empty project file has no rules: it is also what a running
-	   sandbox's placeholder for an absent .bwgate.json looks like. */
-	if (kind == LAYER_PROJECT && have && S_ISREG(st.st_mode) &&
-	    st.st_size == 0)
-		return 0;
-	rulefile_init(&l->rf);
-	l->kind = kind;
-	l->trusted = kind != LAYER_PROJECT;
-	if (rulefile_load(path, &l->rf, cause) != 0) {
-		rulefile_release(&l->rf);
-		return -1;
-	}
-	al->nlayers++;
-	return 1;
-}
-
-/* Check the profiles rules name exist, then the examples. */
-static int
-allowlist_check_layer(const struct allowlist *al, const struct layer *l,
-    bool examples, char **cause)
-{
-	const struct rule	*r;
-	char			*copy, *n, *last;
-	size_t			 i;
-
-	for (i = 0; i < l->rf.nrules; i++) {
-		r = &l->rf.rules[i];
-		copy = xstrdup(r->profile);
-		for (n = strtok_r(copy, "+", &last); n != NULL;
-		    n = strtok_r(NULL, "+", &last)) {
-			if (allowlist_profile(al, n) == NULL &&
-			    rulefile_profile(&l->rf, n) == NULL) {
-				*cause = rulefile_error(&l->rf, i, "profile",
-				    "unknown profile \"%s\"", n);
-				free(copy);
-				return -1;
-			}
-		}
-		free(copy);
-	}
-	return examples ? allowlist_check_examples(al, l, cause) : 0;
-}
-
-/* Does the rule decide this example with its own verdict? */
-static bool
-allowlist_example_matches(const struct allowlist *al, const struct rule *r,
-    const char *text)
-{
-	struct classification	c = CLASSIFICATION_INIT;
-	bool			ok;
-
-	allowlist_classify_only(al, r, text, &c);
-	ok = c.verdict == r->verdict && c.rule != NULL;
-	classification_release(&c);
-	return ok;
-}
-
-/* Every rule's match examples match it and no_match ones do not. */
-static int
-allowlist_check_examples(const struct allowlist *al, const struct layer *l,
-    char **cause)
-{
-	const struct rule	*r;
-	size_t			 i, k;
-
-	for (i = 0; i < l->rf.nrules; i++) {
-		r = &l->rf.rules[i];
-		for (k = 0; k < r->match.n; k++) {
-			if (!allowlist_example_matches(al, r, r->match.v[k])) {
-				*cause = rulefile_error(&l->rf, i, "match",
-				    "the example '%s' does not match this "
-				    "rule", r->match.v[k]);
-				return -1;
-			}
-		}
-		for (k = 0; k < r->no_match.n; k++) {
-			if (allowlist_example_matches(al, r,
-			    r->no_match.v[k])) {
-				*cause = rulefile_error(&l->rf, i, "no_match",
-				    "the example '%s' matches this rule",
-				    r->no_match.v[k]);
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Load the shipped, user and project layers. */
-/* Load the layers; check the rules' examples too when asked. */
-static struct allowlist *
-allowlist_load_opts(const char *project, bool examples, char **cause)
-{
-	struct allowlist	*al = xcalloc(1, sizeof *al);
-	_cleanup_free_ char	*shipped = NULL, *dir = NULL, *user = NULL;
-	_cleanup_free_ char	*file = NULL;
-	struct layer		*l;
-	size_t			 i;
-
-	shipped = path_join(config_datadir(), "allowlist.json");
-	if (allowlist_load_layer(al, LAYER_DEFAULT, shipped, true, cause) < 0)
-		goto fail;
-	if ((dir = config_user_dir()) != NULL) {
-		user = path_join(dir, "allowlist.json");
-		if (allowlist_load_layer(al, LAYER_USER, user, false,
-		    cause) < 0)
-			goto fail;
-	}
-	if (project != NULL) {
-		if ((file = allowlist_project_file(project, cause)) == NULL)
-			goto fail;
-		switch (allowlist_load_layer(al, LAYER_PROJECT, file, false,
-		    cause)) {
-		case -1:
-			goto fail;
-		case 1:
-			l = &al->layers[al->nlayers - 1];
-			*cause = NULL;
-			l->trusted = allowlist_is_trusted(file, l->rf.sha256,
-			    cause);
-			if (*cause != NULL)
-				goto fail;
-			break;
-		}
-	}
-	for (i = 0; i < al->nlayers; i++)
-		if (allowlist_check_layer(al, &al->layers[i], examples,
-		    cause) != 0)
-			goto fail;
-	return al;
-fail:
-	allowlist_free(al);
-	return NULL;
-}
-
-struct allowlist *
-allowlist_load(const char *project, char **cause)
-{
-	return allowlist_load_opts(project, true, cause);
-}
-
-struct allowlist *
-allowlist_load_profiles(const char *project, char **cause)
-{
-	return allowlist_load_opts(project, false, cause);
-}
-
-/* Load a single rule file as the only layer (for tests and tools). */
-struct allowlist *
-allowlist_load_file(const char *path, char **cause)
-{
-	struct allowlist	*al = xcalloc(1, sizeof *al);
-
-	if (allowlist_load_layer(al, LAYER_DEFAULT, path, true, cause) < 0 ||
-	    allowlist_check_layer(al, &al->layers[0], true, cause) != 0) {
-		allowlist_free(al);
-		return NULL;
-	}
-	return al;
-}
-
-/* Free an allowlist. */
-void
-allowlist_free(struct allowlist *al)
-{
-	size_t	i;
-
-	if (al == NULL)
-		return;
-	for (i = 0; i < al->nlayers; i++)
-		rulefile_release(&al->layers[i].rf);
-	free(al);
-}
-
-/* The project's rule file, if one was loaded, and whether it counts. */
-const char *
-allowlist_project(const struct allowlist *al, bool *trusted)
-{
-	size_t	i;
-
-	for (i = 0; i < al->nlayers; i++) {
-		if (al->layers[i].kind == LAYER_PROJECT) {
-			if (trusted != NULL)
-				*trusted = al->layers[i].trusted;
-			return al->layers[i].rf.path;
-		}
-	}
-	return NULL;
-}
-
-/* The rule files in use, in layer order. */
-void
-allowlist_files(const struct allowlist *al, struct strv *out)
-{
-	size_t	i;
-
-	for (i = 0; i < al->nlayers; i++)
-		strv_push(out, al->layers[i].rf.path);
 }

@@ -36,8 +36,13 @@ struct classification {
 	char		*reason;	/* in words, for people and agents */
 	struct strv	 commands;	/* the simple commands found */
 	char		*profile;	/* sandbox profile name */
+	struct strv	 runs;		/* allow: the programs its rules
+					   foresee (glob(7) patterns) */
+	bool		 project_root;	/* allow: only where it runs in the
+					   project's top directory */
 };
-#define CLASSIFICATION_INIT { VERDICT_ASK, NULL, NULL, STRV_INIT, NULL }
+#define CLASSIFICATION_INIT \
+	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false }
 
 struct allowlist;
 
@@ -78,6 +83,10 @@ int		 allowlist_trust_record(const char *file, const char *sha256,
 		    char **cause);
 
 void		 classification_release(struct classification *);
+/* Basenames of the executed programs (paths or names) that an allowed
+   command's rules did not foresee (git -> gpg), each once, into out. */
+void		 classification_unforeseen(const struct classification *,
+		    const struct strv *executed, struct strv *out);
 cJSON		*classification_json(const struct classification *);
 const char	*verdict_name(enum verdict);
 

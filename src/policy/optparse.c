@@ -15,6 +15,9 @@
 #include "autoconf.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +30,6 @@ struct opt_checker {
 	int		(*check)(const char *, char **);
 };
 
-static int	 opt_sed_print(const char *, char **);
 
 static const struct opt_checker opt_checkers[] = {
 	{ "sed-print", opt_sed_print },
@@ -40,6 +42,8 @@ static const char *const opt_kind_names[] = {
 	[OPT_KIND_WFILE] = "WFILE",
 	[OPT_KIND_PROG] = "PROG",
 	[OPT_KIND_SCRIPT] = "SCRIPT",
+	[OPT_KIND_SIZE] = "SIZE",
+	[OPT_KIND_COUNT] = "COUNT",
 };
 
 /* Set up an empty grammar. */
@@ -58,8 +62,11 @@ void
 opt_spec_release(struct opt_spec *s)
 {
 	strv_release(&s->names);
+	strv_release(&s->values);
+	strv_release(&s->refused);
 	free(s->forbidden);
-	s->forbidden = NULL;
+	free(s->refused_why);
+	s->forbidden = s->refused_why = NULL;
 }
 
 /* Free a grammar and its subcommands. */
@@ -104,12 +111,66 @@ opt_name_valid(const char *name, enum opt_style style)
 	return true;
 }
 
+/* Only digits, at least one? */
+static bool
+opt_all_digits(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/*
+ * A size: digits, then nothing or one of b k K m M g G t T ... (b is 512,
+ * the others powers of 1024, also written KB, KiB ...: every reading is
+ * taken as its largest, since a ceiling must hold for all of them).
+ */
+int
+opt_parse_size(const char *s, unsigned long long *out)
+{
+	static const char	 units[] = "kmgtpezyrq";
+	unsigned long long	 v = 0, mul = 1;
+	const char		*u;
+	int			 d;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		d = *s - '0';
+		if (v > (ULLONG_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (*s == 'b' && s[1] == '\0')
+		mul = 512;
+	else if (*s != '\0') {
+		if ((u = strchr(units, tolower((unsigned char)*s))) == NULL)
+			return -1;
+		for (d = 0; d <= u - units; d++) {
+			if (mul > ULLONG_MAX / 1024)
+				return -1;
+			mul *= 1024;
+		}
+		s++;
+		if (strcmp(s, "") != 0 && strcmp(s, "B") != 0 &&
+		    strcmp(s, "iB") != 0)
+			return -1;
+	}
+	if (v != 0 && mul > ULLONG_MAX / v)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 /* Parse one spec string into s. */
 int
 opt_spec_parse(const char *text, enum opt_style style, struct opt_spec *s,
     char **cause)
 {
-	char		*copy, *names, *kind = NULL, *name, *last;
+	char		*copy, *names, *kind = NULL, *name, *last, *ceil = NULL;
 	size_t		 len, i;
 
 	memset(s, 0, sizeof *s);
@@ -128,6 +189,10 @@ opt_spec_parse(const char *text, enum opt_style style, struct opt_spec *s,
 		s->arg = OPT_ARG_REQUIRED;
 	}
 	s->kind = OPT_KIND_ARG;
+	if (kind != NULL && (ceil = strstr(kind, "<=")) != NULL) {
+		*ceil = '\0';
+		ceil += 2;
+	}
 	if (kind != NULL) {
 		for (i = 0; i < sizeof opt_kind_names / sizeof *opt_kind_names;
 		    i++) {
@@ -136,12 +201,21 @@ opt_spec_parse(const char *text, enum opt_style style, struct opt_spec *s,
 		}
 		if (i == sizeof opt_kind_names / sizeof *opt_kind_names) {
 			*cause = xasprintf("option \"%s\": unknown value kind "
-			    "\"%s\" (ARG, FILE, WFILE, PROG or SCRIPT)", text,
-			    kind);
+			    "\"%s\" (ARG, FILE, WFILE, PROG, SCRIPT, SIZE or "
+			    "COUNT)", text, kind);
 			free(copy);
 			return -1;
 		}
 		s->kind = i;
+	}
+	if ((s->kind == OPT_KIND_SIZE || s->kind == OPT_KIND_COUNT) !=
+	    (ceil != NULL) || (ceil != NULL && (opt_parse_size(ceil,
+	    &s->ceiling) != 0 || (s->kind == OPT_KIND_COUNT &&
+	    !opt_all_digits(ceil))))) {
+		*cause = xasprintf("option \"%s\": SIZE and COUNT need a "
+		    "ceiling (SIZE<=1G, COUNT<=16), other kinds none", text);
+		free(copy);
+		return -1;
 	}
 	for (name = strtok_r(names, "|", &last); name != NULL;
 	    name = strtok_r(NULL, "|", &last)) {
@@ -266,9 +340,44 @@ opt_find_long(const struct opt_grammar *g, const char *name, size_t len,
 struct opt_state {
 	const struct opt_grammar *g;
 	bool			*seen;		/* per spec */
+	const bool		*globs;		/* per word, or NULL */
 	bool			 script_seen;
+	bool			 bounded;	/* a bounding option was used */
 	struct strv		 operands;
 };
+
+/* Check an option's value against its kind, values and refusals. */
+static int
+opt_value(const struct opt_spec *s, const char *shown, const char *value,
+    char **why)
+{
+	unsigned long long	v;
+	size_t			i;
+
+	if ((s->kind == OPT_KIND_SIZE || s->kind == OPT_KIND_COUNT) &&
+	    (opt_parse_size(value, &v) != 0 || (s->kind == OPT_KIND_COUNT &&
+	    !opt_all_digits(value)) || v > s->ceiling)) {
+		*why = xasprintf("option '%s': '%s' is not a %s up to %llu "
+		    "(a resource the command would take)", shown, value,
+		    s->kind == OPT_KIND_SIZE ? "size" : "count", s->ceiling);
+		return -1;
+	}
+	if (s->values.n > 0 && !strv_contains(&s->values, value)) {
+		*why = xasprintf("option '%s': only %s%s accepted, not '%s'",
+		    shown, s->values.v[0], s->values.n > 1 ? " (and the "
+		    "other listed values)" : "", value);
+		return -1;
+	}
+	for (i = 0; i < s->refused.n; i++) {
+		if (fnmatch(s->refused.v[i], value, 0) == 0) {
+			*why = xasprintf("option '%s': '%s' is refused: %s",
+			    shown, value, s->refused_why != NULL ?
+			    s->refused_why : "a refused value");
+			return -1;
+		}
+	}
+	return 0;
+}
 
 /* Record a use of s with value (or NULL); -1 with why if refused. */
 static int
@@ -282,6 +391,10 @@ opt_use(struct opt_state *st, const struct opt_spec *s, const char *shown,
 		return -1;
 	}
 	st->seen[s - st->g->specs] = true;
+	if (s->bounds)
+		st->bounded = true;
+	if (value != NULL && opt_value(s, shown, value, why) != 0)
+		return -1;
 	if (s->kind == OPT_KIND_SCRIPT && value != NULL) {
 		st->script_seen = true;
 		if (st->g->script == NULL) {
@@ -293,6 +406,75 @@ opt_use(struct opt_state *st, const struct opt_spec *s, const char *shown,
 			return -1;
 	}
 	return 0;
+}
+
+/* Refuse a glob pattern as the value of an option (word i). */
+static int
+opt_glob_value(const struct opt_state *st, size_t i, const char *name,
+    char **why)
+{
+	if (st->globs == NULL || !st->globs[i])
+		return 0;
+	*why = xasprintf("the value of '%s' is a pattern expanded when it "
+	    "runs: its value is not known now", name);
+	return -1;
+}
+
+/* Does g have an option that writes, runs a program or reads a script? */
+static bool
+opt_dangerous(const struct opt_grammar *g)
+{
+	size_t	i;
+
+	for (i = 0; i < g->nspecs; i++)
+		if (g->specs[i].forbidden != NULL ||
+		    g->specs[i].kind == OPT_KIND_WFILE ||
+		    g->specs[i].kind == OPT_KIND_PROG ||
+		    g->specs[i].kind == OPT_KIND_SCRIPT)
+			return true;
+	return g->script != NULL;
+}
+
+/*
+ * May the glob operand w stand here? Its expansions are operands only if
+ * options have ended, or its first character is literal and not '-', or
+ * no option of the grammar could do harm; and the count of operands must
+ * not matter (an extra one may be written), nor may it be a script.
+ */
+static int
+opt_glob_operand(const struct opt_grammar *g, const char *w, bool options,
+    char **why)
+{
+	if (g->max_operands >= 0 || g->script != NULL || g->nsubs > 0 ||
+	    g->operand_numbers != 0) {
+		*why = xasprintf("'%s' is a pattern expanded when it runs, "
+		    "where the number or kind of operands matters", w);
+		return -1;
+	}
+	if (options && strchr("-*?[\\", w[0]) != NULL && opt_dangerous(g)) {
+		*why = xasprintf("'%s' is a pattern expanded when it runs: a "
+		    "file named like an option (--output=x) would become one "
+		    "(put it after --)", w);
+		return -1;
+	}
+	return 0;
+}
+
+/* An operand that must be a whole number within +-limit. */
+static int
+opt_number(const struct opt_grammar *g, const char *w, char **why)
+{
+	unsigned long long	v;
+	const char		*p = w;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	if (opt_all_digits(p) && opt_parse_size(p, &v) == 0 &&
+	    v <= g->operand_numbers)
+		return 0;
+	*why = xasprintf("'%s' is not a whole number from -%llu to %llu",
+	    w, g->operand_numbers, g->operand_numbers);
+	return -1;
 }
 
 /* A word of all digits after '-'? */
@@ -335,6 +517,8 @@ opt_short(struct opt_state *st, const char *const *argv, size_t argc,
 				    name);
 				return -1;
 			}
+			if (opt_glob_value(st, *i + 1, name, why) != 0)
+				return -1;
 			value = argv[++*i];
 		}
 		return opt_use(st, s, name, value, why);
@@ -367,6 +551,8 @@ opt_long(struct opt_state *st, const char *const *argv, size_t argc,
 			*why = xasprintf("option '%s' needs a value", w);
 			return -1;
 		}
+		if (opt_glob_value(st, *i + 1, w, why) != 0)
+			return -1;
 		value = argv[++*i];
 	}
 	return opt_use(st, s, s->names.v[s->names.n - 1], value, why);
@@ -389,13 +575,15 @@ opt_find_word(struct opt_state *st, const char *const *argv, size_t argc,
 			*why = xasprintf("'%s' needs a value", argv[*i]);
 			return -1;
 		}
+		if (opt_glob_value(st, *i + 1, argv[*i], why) != 0)
+			return -1;
 		value = argv[++*i];
 	}
 	return opt_use(st, s, argv[*i - (value != NULL)], value, why);
 }
 
 static int	opt_check_from(const struct opt_grammar *, const char *const *,
-		    size_t, char **);
+		    const bool *, size_t, bool *, char **);
 
 /* After all words: required options, operand counts, script operand. */
 static int
@@ -440,7 +628,7 @@ opt_finish(struct opt_state *st, char **why)
 /* The body of opt_check. */
 static int
 opt_check_from(const struct opt_grammar *g, const char *const *argv,
-    size_t argc, char **why)
+    const bool *globs, size_t argc, bool *bounded, char **why)
 {
 	struct opt_state	 st;
 	const char		*w;
@@ -450,9 +638,16 @@ opt_check_from(const struct opt_grammar *g, const char *const *argv,
 
 	memset(&st, 0, sizeof st);
 	st.g = g;
+	st.globs = globs;
 	st.seen = xcalloc(g->nspecs + 1, sizeof *st.seen);
 	for (i = 0; i < argc; i++) {
 		w = argv[i];
+		if (globs != NULL && globs[i] && options && w[0] == '-' &&
+		    w[1] != '\0') {
+			*why = xasprintf("'%s' is a pattern expanded when it "
+			    "runs, where an option is read", w);
+			goto out;
+		}
 		if (!options || w[0] != '-' || w[1] == '\0') {
 			if (g->nsubs > 0) {
 				for (j = 0; j < g->nsubs; j++)
@@ -465,10 +660,20 @@ opt_check_from(const struct opt_grammar *g, const char *const *argv,
 				}
 				if (opt_finish(&st, why) != 0)
 					goto out;
+				if (bounded != NULL)
+					*bounded = *bounded || st.bounded;
 				rc = opt_check_from(&g->subs[j].g, argv + i + 1,
-				    argc - i - 1, why);
+				    globs != NULL ? globs + i + 1 : NULL,
+				    argc - i - 1, bounded, why);
+				bounded = NULL;
 				goto out;
 			}
+			if (globs != NULL && globs[i] &&
+			    opt_glob_operand(g, w, options, why) != 0)
+				goto out;
+			if (g->operand_numbers != 0 &&
+			    opt_number(g, w, why) != 0)
+				goto out;
 			strv_push(&st.operands, w);
 			if (!g->permute)
 				options = false;
@@ -483,8 +688,12 @@ opt_check_from(const struct opt_grammar *g, const char *const *argv,
 			options = false;
 			continue;
 		}
-		if (g->numeric && opt_is_numeric(w))
+		if (g->numeric && opt_is_numeric(w)) {
+			if (g->operand_numbers != 0 &&
+			    opt_number(g, w, why) != 0)
+				goto out;
 			continue;
+		}
 		if (w[1] == '-') {
 			if (opt_long(&st, argv, argc, &i, why) != 0)
 				goto out;
@@ -493,6 +702,8 @@ opt_check_from(const struct opt_grammar *g, const char *const *argv,
 	}
 	rc = opt_finish(&st, why);
 out:
+	if (rc == 0 && bounded != NULL)
+		*bounded = *bounded || st.bounded || g->bounded;
 	free(st.seen);
 	strv_release(&st.operands);
 	return rc;
@@ -504,149 +715,16 @@ opt_check(const struct opt_grammar *g, const char *const *argv, size_t argc,
     char **why)
 {
 	*why = NULL;
-	return opt_check_from(g, argv, argc, why);
+	return opt_check_from(g, argv, NULL, argc, NULL, why);
 }
 
-/*
- * sed print scripts. Accepted: addresses (N, $, first~step, /re/ and
- * \cREc with I/M flags, addr1,addr2, addr,+N, addr,~N, 0,/re/, "!"),
- * blocks { }, and the commands p P = l [N] q [N] Q [N] separated by ';'
- * or newlines. Everything else (s, y, w, W, r, R, e, a, i, c, comments,
- * labels and branches) is refused, so no script can write, read another
- * file or run a program.
- */
-
-/* Skip blanks within a line. */
-static const char *
-sed_skip_space(const char *p)
+/* Check argv against g, knowing which words are globs. */
+int
+opt_check_words(const struct opt_grammar *g, const char *const *argv,
+    const bool *globs, size_t argc, bool *bounded, char **why)
 {
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* Parse a regex address delimited by delim at *pp (after the opener). */
-static int
-sed_regex(const char **pp, char delim)
-{
-	const char	*p = *pp;
-
-	for (; *p != '\0' && *p != delim; p++) {
-		if (*p == '\n')
-			return -1;
-		if (*p == '\\') {
-			if (p[1] == '\0' || p[1] == '\n')
-				return -1;
-			p++;
-		}
-	}
-	if (*p != delim)
-		return -1;
-	p++;
-	while (*p == 'I' || *p == 'M')
-		p++;
-	*pp = p;
-	return 0;
-}
-
-/* Parse one address at *pp; 1 if one was found, 0 if none, -1 on error. */
-static int
-sed_address(const char **pp, bool second)
-{
-	const char	*p = *pp;
-
-	if (second && (*p == '+' || *p == '~')) {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		while (isdigit((unsigned char)*p))
-			p++;
-	} else if (isdigit((unsigned char)*p)) {
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p == '~') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			while (isdigit((unsigned char)*p))
-				p++;
-		}
-	} else if (*p == '$')
-		p++;
-	else if (*p == '/') {
-		p++;
-		if (sed_regex(&p, '/') != 0)
-			return -1;
-	} else if (*p == '\\') {
-		p++;
-		if (*p == '\0' || *p == '\n' || *p == '\\')
-			return -1;
-		p++;
-		if (sed_regex(&p, p[-1]) != 0)
-			return -1;
-	} else
-		return 0;
-	*pp = p;
-	return 1;
-}
-
-/* The sed-print checker: 0 for a print-only script. */
-static int
-opt_sed_print(const char *script, char **why)
-{
-	const char	*p = script;
-	int		 depth = 0, r;
-
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';')
-			p++;
-		if (*p == '\0')
-			break;
-		if (*p == '}') {
-			if (--depth < 0)
-				goto bad;
-			p++;
-			continue;
-		}
-		if ((r = sed_address(&p, false)) < 0)
-			goto bad;
-		if (r == 1) {
-			p = sed_skip_space(p);
-			if (*p == ',') {
-				p = sed_skip_space(p + 1);
-				if (sed_address(&p, true) != 1)
-					goto bad;
-			}
-		}
-		p = sed_skip_space(p);
-		while (*p == '!')
-			p = sed_skip_space(p + 1);
-		switch (*p) {
-		case '{':
-			depth++;
-			p++;
-			continue;
-		case 'p': case 'P': case '=':
-			p++;
-			break;
-		case 'l': case 'q': case 'Q':
-			p = sed_skip_space(p + 1);
-			while (isdigit((unsigned char)*p))
-				p++;
-			break;
-		default:
-			goto bad;
-		}
-		p = sed_skip_space(p);
-		if (*p != '\0' && *p != ';' && *p != '\n' && *p != '}')
-			goto bad;
-	}
-	if (depth != 0)
-		goto bad;
-	return 0;
-bad:
-	*why = xasprintf("sed script '%s' is not a print-only script "
-	    "(only addresses with p, P, =, l, q and Q are known to be "
-	    "harmless)", script);
-	return -1;
+	*why = NULL;
+	if (bounded != NULL)
+		*bounded = false;
+	return opt_check_from(g, argv, globs, argc, bounded, why);
 }

@@ -37,6 +37,8 @@ enum opt_kind {
 	OPT_KIND_WFILE,		/* a path that is written: refused */
 	OPT_KIND_PROG,		/* a program that is run: refused */
 	OPT_KIND_SCRIPT,	/* checked by the grammar's script checker */
+	OPT_KIND_SIZE,		/* a size (100K, 1G) up to a ceiling */
+	OPT_KIND_COUNT,		/* a whole number up to a ceiling */
 };
 
 enum opt_style {
@@ -49,6 +51,11 @@ struct opt_spec {
 	enum opt_arg	 arg;
 	enum opt_kind	 kind;
 	char		*forbidden;	/* why it is refused, or NULL */
+	unsigned long long ceiling;	/* SIZE, COUNT: largest accepted */
+	struct strv	 values;	/* if any: the only values accepted */
+	struct strv	 refused;	/* glob(7) patterns of refused values */
+	char		*refused_why;	/* why those are refused */
+	bool		 bounds;	/* stops reading after its value */
 };
 
 struct opt_sub;
@@ -60,10 +67,13 @@ struct opt_grammar {
 	bool		 abbrev;	/* long options may be abbreviated */
 	bool		 permute;	/* options may follow operands */
 	bool		 numeric;	/* -NUM is a count (head -5) */
+	bool		 bounded;	/* never reads a file to its end */
 	struct strv	 required;	/* options that must be given */
 	int		 min_operands;
 	int		 max_operands;	/* -1: any number */
 	char		*script;	/* script checker name, or NULL */
+	unsigned long long operand_numbers; /* if not 0: operands are whole
+					   numbers within +-this */
 	struct opt_sub	*subs;		/* subcommands, if any */
 	size_t		 nsubs;
 };
@@ -83,6 +93,8 @@ void	 opt_spec_release(struct opt_spec *);
 struct opt_spec *opt_grammar_find(const struct opt_grammar *, const char *);
 /* Is this a known script checker name? */
 bool	 opt_script_known(const char *);
+/* optparse-sed.c: the sed-print checker; 0 for a print-only script. */
+int	 opt_sed_print(const char *script, char **why);
 /* Run a script checker; 0 when the script is acceptable. */
 int	 opt_script_check(const char *checker, const char *script, char **why);
 /*
@@ -91,5 +103,19 @@ int	 opt_script_check(const char *checker, const char *script, char **why);
  */
 int	 opt_check(const struct opt_grammar *, const char *const *argv,
 	    size_t argc, char **why);
+/*
+ * The same with what the shell will expand: globs[i] says argv[i] is an
+ * unquoted glob pattern. A glob is accepted only as an operand, and only
+ * where no expansion can become an option of a grammar that has options
+ * that write, run programs or read scripts (after "--", or when the
+ * pattern starts with a literal character other than '-'), and never
+ * where operands are counted, scripts or subcommands. *bounded (may be
+ * NULL) is set when an option that stops the reading was given.
+ */
+int	 opt_check_words(const struct opt_grammar *, const char *const *argv,
+	    const bool *globs, size_t argc, bool *bounded, char **why);
+/* A size such as 100K, 1GiB or 512 (suffixes as GNU coreutils read them,
+   the larger reading where two exist); -1 if it is not one. */
+int	 opt_parse_size(const char *, unsigned long long *);
 
 #endif

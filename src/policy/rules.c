@@ -30,6 +30,8 @@
 #include "sha256.h"
 #include "xalloc.h"
 
+#include "rules-int.h"
+
 /* Commands that run other commands: never allowed by name alone. */
 static const struct {
 	const char	*glob;
@@ -119,20 +121,6 @@ static const struct {
 	{ "newgrp", "newgrp runs a shell" },
 };
 
-/* Key tables: the keys each kind of object may have, and their types. */
-enum rule_type_mask {
-	T_STRING = (1 << 0),
-	T_BOOL = (1 << 1),
-	T_NUMBER = (1 << 2),
-	T_ARRAY = (1 << 3),
-	T_OBJECT = (1 << 4),
-};
-
-struct rule_key {
-	const char	*name;
-	int		 types;
-};
-
 static const struct rule_key rule_top_keys[] = {
 	{ "version", T_NUMBER },
 	{ "description", T_STRING },
@@ -150,7 +138,7 @@ static const struct rule_key rule_profile_keys[] = {
 	{ NULL, 0 }
 };
 
-static const struct rule_key rule_rule_keys[] = {
+const struct rule_key rule_rule_keys[] = {
 	{ "id", T_STRING },
 	{ "reason", T_STRING },
 	{ "verdict", T_STRING },
@@ -160,6 +148,8 @@ static const struct rule_key rule_rule_keys[] = {
 	{ "redirect_writes", T_BOOL },
 	{ "match", T_ARRAY },
 	{ "no_match", T_ARRAY },
+	{ "runs", T_ARRAY },
+	{ "project_root", T_BOOL },
 	/* Grammar keys, also allowed in subcommands. */
 	{ "options", T_ARRAY },
 	{ "forbidden", T_OBJECT },
@@ -171,33 +161,13 @@ static const struct rule_key rule_rule_keys[] = {
 	{ "operands", T_OBJECT },
 	{ "script", T_STRING },
 	{ "subcommands", T_OBJECT },
-	{ NULL, 0 }
-};
-#define RULE_FIRST_GRAMMAR_KEY 9
-
-static const struct rule_key rule_operand_keys[] = {
-	{ "min", T_NUMBER },
-	{ "max", T_NUMBER },
+	{ "values", T_OBJECT },
+	{ "refused_values", T_OBJECT },
+	{ "bounded", T_ARRAY },
+	{ "operand_numbers", T_NUMBER },
 	{ NULL, 0 }
 };
 
-/* Where we are in the file, for messages. */
-#define RULE_MAXDEPTH 12
-struct rule_ctx {
-	const char	*path;
-	const char	*text;
-	const char	*at[RULE_MAXDEPTH];	/* keys, or "#N" indexes */
-	char		 idx[RULE_MAXDEPTH][24];
-	size_t		 depth;
-	const char	*rule_id;
-	char		*cause;
-};
-
-static void	rule_ctx_push(struct rule_ctx *, const char *);
-static void	rule_ctx_pushi(struct rule_ctx *, size_t);
-static void	rule_ctx_pop(struct rule_ctx *);
-static int	rule_ctx_error(struct rule_ctx *, const char *, ...)
-		    __attribute__((format(printf, 2, 3)));
 
 /* Initialise an empty rule file. */
 void
@@ -222,6 +192,7 @@ rule_release(struct rule *r)
 	free(r->patterns);
 	strv_release(&r->match);
 	strv_release(&r->no_match);
+	strv_release(&r->runs);
 }
 
 /* Free everything a rule file holds. */
@@ -273,396 +244,11 @@ rulefile_profile(const struct rulefile *rf, const char *name)
 	return NULL;
 }
 
-/*
- * A tiny JSON walker that only knows where values are, for line numbers.
- */
-static const char *
-js_ws(const char *p, int *line)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-		if (*p == '\n')
-			(*line)++;
-		p++;
-	}
-	return p;
-}
-
-/* Skip a string starting at '"'. */
-static const char *
-js_string(const char *p, int *line)
-{
-	for (p++; *p != '\0' && *p != '"'; p++) {
-		if (*p == '\\' && p[1] != '\0')
-			p++;
-		else if (*p == '\n')
-			(*line)++;
-	}
-	return *p == '"' ? p + 1 : p;
-}
-
-/* Skip any value. */
-static const char *
-js_value(const char *p, int *line)
-{
-	int	depth = 0;
-
-	p = js_ws(p, line);
-	if (*p == '"')
-		return js_string(p, line);
-	if (*p != '{' && *p != '[') {
-		while (*p != '\0' && strchr(",}] \t\r\n", *p) == NULL)
-			p++;
-		return p;
-	}
-	for (; *p != '\0'; p++) {
-		if (*p == '"') {
-			p = js_string(p, line) - 1;
-			continue;
-		}
-		if (*p == '\n')
-			(*line)++;
-		else if (*p == '{' || *p == '[')
-			depth++;
-		else if ((*p == '}' || *p == ']') && --depth == 0)
-			return p + 1;
-	}
-	return p;
-}
-
-/* Find the line of the value at path below the value at p. */
-static int
-js_locate(const char *p, int line, const char *const *path, size_t n)
-{
-	const char	*key;
-	size_t		 len, want, k = 0;
-	int		 keyline;
-
-	p = js_ws(p, &line);
-	if (n == 0)
-		return line;
-	if (*p == '{' && path[0][0] != '#') {
-		len = strlen(path[0]);
-		for (p++;;) {
-			p = js_ws(p, &line);
-			if (*p != '"')
-				return 0;
-			key = p + 1;
-			keyline = line;
-			p = js_string(p, &line);
-			if ((size_t)(p - 1 - key) == len &&
-			    strncmp(key, path[0], len) == 0) {
-				p = js_ws(p, &line);
-				if (*p != ':')
-					return 0;
-				if (n == 1)
-					return keyline;
-				return js_locate(p + 1, line, path + 1, n - 1);
-			}
-			p = js_ws(p, &line);
-			if (*p != ':')
-				return 0;
-			p = js_value(p + 1, &line);
-			p = js_ws(p, &line);
-			if (*p != ',')
-				return 0;
-			p++;
-		}
-	}
-	if (*p == '[' && path[0][0] == '#') {
-		want = strtoul(path[0] + 1, NULL, 10);
-		for (p++;; k++) {
-			p = js_ws(p, &line);
-			if (*p == ']' || *p == '\0')
-				return 0;
-			if (k == want)
-				return js_locate(p, line, path + 1, n - 1);
-			p = js_value(p, &line);
-			p = js_ws(p, &line);
-			if (*p != ',')
-				return 0;
-			p++;
-		}
-	}
-	return 0;
-}
-
 /* Line of the value at path in text. */
 int
 rulefile_line(const char *text, const char *const *path, size_t n)
 {
-	return js_locate(text, 1, path, n);
-}
-
-/* Enter a key of the JSON path (for messages). */
-static void
-rule_ctx_push(struct rule_ctx *c, const char *key)
-{
-	if (c->depth < RULE_MAXDEPTH)
-		c->at[c->depth] = key;
-	c->depth++;
-}
-
-/* Enter an array index of the JSON path. */
-static void
-rule_ctx_pushi(struct rule_ctx *c, size_t i)
-{
-	if (c->depth < RULE_MAXDEPTH) {
-		snprintf(c->idx[c->depth], sizeof c->idx[c->depth], "#%zu", i);
-		c->at[c->depth] = c->idx[c->depth];
-	}
-	c->depth++;
-}
-
-/* Leave the last JSON path element. */
-static void
-rule_ctx_pop(struct rule_ctx *c)
-{
-	c->depth--;
-}
-
-/* "rules[3].options[2]" for the current position. */
-static char *
-rule_ctx_where(const struct rule_ctx *c)
-{
-	struct buf	b = BUF_INIT;
-	size_t		i, n = c->depth < RULE_MAXDEPTH ? c->depth :
-			    RULE_MAXDEPTH;
-
-	for (i = 0; i < n; i++) {
-		if (c->at[i][0] == '#')
-			buf_printf(&b, "[%s]", c->at[i] + 1);
-		else
-			buf_printf(&b, "%s%s", i == 0 ? "" : ".", c->at[i]);
-	}
-	if (b.data == NULL)
-		buf_puts(&b, "top level");
-	return buf_detach(&b);
-}
-
-/* Set c->cause to "'file':LINE: where (rule "id"): message"; returns -1. */
-static int
-rule_ctx_error(struct rule_ctx *c, const char *fmt, ...)
-{
-	va_list		 ap;
-	char		*msg, *where;
-	size_t		 n = c->depth < RULE_MAXDEPTH ? c->depth :
-			    RULE_MAXDEPTH;
-	int		 line = 0;
-
-	if (c->cause != NULL)
-		return -1;
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	while (line == 0 && n > 0)
-		line = rulefile_line(c->text, c->at, n--);
-	where = rule_ctx_where(c);
-	if (c->rule_id != NULL)
-		c->cause = xasprintf("'%s':%d: %s (rule \"%s\"): %s", c->path,
-		    line, where, c->rule_id, msg);
-	else
-		c->cause = xasprintf("'%s':%d: %s: %s", c->path, line, where,
-		    msg);
-	free(where);
-	free(msg);
-	return -1;
-}
-
-/* Check that obj has only known keys of the right types. */
-static int
-rule_check_keys(struct rule_ctx *c, const cJSON *obj,
-    const struct rule_key *keys, size_t nkeys)
-{
-	const cJSON	*e;
-	size_t		 i;
-	int		 t;
-
-	cJSON_ArrayForEach(e, obj) {
-		for (i = 0; i < nkeys && keys[i].name != NULL; i++)
-			if (strcmp(keys[i].name, e->string) == 0)
-				break;
-		rule_ctx_push(c, e->string);
-		if (i == nkeys || keys[i].name == NULL)
-			return rule_ctx_error(c, "unknown key \"%s\"",
-			    e->string);
-		t = cJSON_IsString(e) ? T_STRING : cJSON_IsBool(e) ? T_BOOL :
-		    cJSON_IsNumber(e) ? T_NUMBER : cJSON_IsArray(e) ? T_ARRAY :
-		    cJSON_IsObject(e) ? T_OBJECT : 0;
-		if ((t & keys[i].types) == 0)
-			return rule_ctx_error(c, "\"%s\" must be %s",
-			    e->string, (keys[i].types & T_STRING) &&
-			    (keys[i].types & T_ARRAY) ? "a string or an array "
-			    "of strings" : keys[i].types == T_STRING ?
-			    "a string" : keys[i].types == T_BOOL ?
-			    "true or false" : keys[i].types == T_NUMBER ?
-			    "a number" : keys[i].types == T_ARRAY ?
-			    "an array" : "an object");
-		rule_ctx_pop(c);
-	}
-	return 0;
-}
-
-/* A string or an array of strings into sv. */
-static int
-rule_strings(struct rule_ctx *c, const cJSON *j, const char *key,
-    struct strv *sv)
-{
-	const cJSON	*e;
-	size_t		 i = 0;
-
-	if (cJSON_IsString(j)) {
-		strv_push(sv, j->valuestring);
-		return 0;
-	}
-	rule_ctx_push(c, key);
-	cJSON_ArrayForEach(e, j) {
-		rule_ctx_pushi(c, i++);
-		if (!cJSON_IsString(e))
-			return rule_ctx_error(c, "\"%s\" must hold strings",
-			    key);
-		strv_push(sv, e->valuestring);
-		rule_ctx_pop(c);
-	}
-	rule_ctx_pop(c);
-	return 0;
-}
-
-/* An integer value. */
-static int
-rule_int(struct rule_ctx *c, const cJSON *j, const char *key, int min,
-    int *out)
-{
-	double	d = j->valuedouble;
-
-	rule_ctx_push(c, key);
-	if (d != (double)(int)d || d < min || d > 1000000)
-		return rule_ctx_error(c, "\"%s\" must be a whole number "
-		    "from %d", key, min);
-	rule_ctx_pop(c);
-	*out = (int)d;
-	return 0;
-}
-
-/* Parse the grammar keys of obj (a rule or a subcommand) into g. */
-static int
-rule_grammar(struct rule_ctx *c, const cJSON *obj, struct opt_grammar *g,
-    bool top)
-{
-	const cJSON	*j, *e;
-	struct opt_spec	*s;
-	struct strv	 sv = STRV_INIT;
-	char		*cause = NULL;
-	size_t		 i;
-
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "style")) != NULL) {
-		rule_ctx_push(c, "style");
-		if (strcmp(j->valuestring, "find") == 0)
-			g->style = OPT_STYLE_FIND;
-		else if (strcmp(j->valuestring, "gnu") != 0)
-			return rule_ctx_error(c, "style must be \"gnu\" or "
-			    "\"find\"");
-		rule_ctx_pop(c);
-	}
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "options")) != NULL) {
-		if (rule_strings(c, j, "options", &sv) != 0)
-			goto fail;
-		g->specs = xcalloc(sv.n + 1, sizeof *g->specs);
-		for (i = 0; i < sv.n; i++) {
-			if (opt_spec_parse(sv.v[i], g->style, &g->specs[i],
-			    &cause) != 0) {
-				rule_ctx_push(c, "options");
-				rule_ctx_pushi(c, i);
-				rule_ctx_error(c, "%s", cause);
-				free(cause);
-				goto fail;
-			}
-			g->nspecs++;
-		}
-		strv_release(&sv);
-	}
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "forbidden")) != NULL) {
-		rule_ctx_push(c, "forbidden");
-		cJSON_ArrayForEach(e, j) {
-			rule_ctx_push(c, e->string);
-			if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
-				return rule_ctx_error(c, "a forbidden option "
-				    "needs its reason as a string");
-			if ((s = opt_grammar_find(g, e->string)) == NULL)
-				return rule_ctx_error(c, "forbidden option "
-				    "\"%s\" is not in \"options\"", e->string);
-			free(s->forbidden);
-			s->forbidden = xstrdup(e->valuestring);
-			rule_ctx_pop(c);
-		}
-		rule_ctx_pop(c);
-	}
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "abbrev")) != NULL)
-		g->abbrev = cJSON_IsTrue(j);
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "permute")) != NULL)
-		g->permute = cJSON_IsTrue(j);
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "numeric")) != NULL)
-		g->numeric = cJSON_IsTrue(j);
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "required")) != NULL) {
-		if (rule_strings(c, j, "required", &g->required) != 0)
-			return -1;
-		for (i = 0; i < g->required.n; i++) {
-			if (opt_grammar_find(g, g->required.v[i]) == NULL) {
-				rule_ctx_push(c, "required");
-				return rule_ctx_error(c, "required option "
-				    "\"%s\" is not in \"options\"",
-				    g->required.v[i]);
-			}
-		}
-	}
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "operands")) != NULL) {
-		rule_ctx_push(c, "operands");
-		if (rule_check_keys(c, j, rule_operand_keys, SIZE_MAX) != 0)
-			return -1;
-		if ((e = cJSON_GetObjectItemCaseSensitive(j, "min")) != NULL &&
-		    rule_int(c, e, "min", 0, &g->min_operands) != 0)
-			return -1;
-		if ((e = cJSON_GetObjectItemCaseSensitive(j, "max")) != NULL &&
-		    rule_int(c, e, "max", -1, &g->max_operands) != 0)
-			return -1;
-		rule_ctx_pop(c);
-	}
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "script")) != NULL) {
-		rule_ctx_push(c, "script");
-		if (!opt_script_known(j->valuestring))
-			return rule_ctx_error(c, "unknown script checker "
-			    "\"%s\" (known: sed-print)", j->valuestring);
-		g->script = xstrdup(j->valuestring);
-		rule_ctx_pop(c);
-	}
-	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "subcommands")) != NULL) {
-		if (!top) {
-			rule_ctx_push(c, "subcommands");
-			return rule_ctx_error(c, "subcommands cannot nest");
-		}
-		rule_ctx_push(c, "subcommands");
-		g->subs = xcalloc(cJSON_GetArraySize(j) + 1, sizeof *g->subs);
-		cJSON_ArrayForEach(e, j) {
-			struct opt_sub	*sub = &g->subs[g->nsubs++];
-
-			sub->name = xstrdup(e->string);
-			opt_grammar_init(&sub->g);
-			rule_ctx_push(c, e->string);
-			if (!cJSON_IsObject(e))
-				return rule_ctx_error(c, "a subcommand must "
-				    "be an object");
-			if (rule_check_keys(c, e, rule_rule_keys +
-			    RULE_FIRST_GRAMMAR_KEY, SIZE_MAX) != 0)
-				return -1;
-			if (rule_grammar(c, e, &sub->g, false) != 0)
-				return -1;
-			rule_ctx_pop(c);
-		}
-		rule_ctx_pop(c);
-	}
-	return 0;
-fail:
-	strv_release(&sv);
-	return -1;
+	return json_line_at(text, path, n);
 }
 
 /* Is s a plain command name (no globbing, no slash)? */
@@ -671,6 +257,8 @@ rule_plain_name(const char *s)
 {
 	if (*s == '\0')
 		return false;
+	if (strcmp(s, "[") == 0)	/* test's other name, matched exactly */
+		return true;
 	for (; *s != '\0'; s++)
 		if (strchr("/*?[]\\ \t\n", *s) != NULL)
 			return false;
@@ -735,6 +323,11 @@ rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
 	r->profile = xstrdup(j != NULL ? j->valuestring : "project");
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "redirect_writes")))
 		r->redirect_writes = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "project_root")))
+		r->project_root = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "runs")) != NULL &&
+	    rule_strings(c, j, "runs", &r->runs) != 0)
+		return -1;
 
 	j = cJSON_GetObjectItemCaseSensitive(obj, "command");
 	if (j != NULL) {

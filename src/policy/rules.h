@@ -49,6 +49,9 @@ struct rule {
 	struct strv	*patterns;	/* each pattern split into words */
 	size_t		 npatterns;
 	bool		 redirect_writes; /* output redirections allowed */
+	bool		 project_root;	/* only in the project's top
+					   directory (no cd before it) */
+	struct strv	 runs;		/* programs it may run (glob(7)) */
 	struct strv	 match;		/* examples this rule must match */
 	struct strv	 no_match;	/* examples it must not match */
 };

@@ -1,6 +1,6 @@
 /*
- * shlex: the lexer half of shparse, internal to src/shlex.c and
- * src/shparse.c (nothing else includes this header).
+ * shlex: the lexer half of shparse, internal to src/shell (shlex*.c and
+ * shparse.c; nothing else includes this header).
  *
  * The parser is recursive descent over one input string. The lexer keeps
  * one token of lookahead in parser->tok; words are lexed with quote
@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "shparse.h"
 
 #define SH_MAX_DEPTH	64
@@ -94,6 +95,87 @@ struct sh_parser {
 	size_t		 body_end;	/* offset after the last body read */
 };
 
+/* Where a word may be an assignment (NAME=, NAME+=, NAME[sub]=). */
+enum assign_state {
+	A_START,
+	A_NAME,
+	A_PLUS,
+	A_SUB,
+	A_SUBEND,
+	A_VALUE,
+	A_NO,
+};
+
+/* Word reading modes. */
+#define WM_NOARRAY	0x1	/* an array element: no nested NAME=( */
+#define WM_REGEX	0x2	/* the right side of [[ =~ */
+
+/* A word being read: its text after quote removal and what it holds. */
+struct wacc {
+	struct buf	 text;
+	int		 flags;
+	enum assign_state assign;
+	int		 sub;		/* [ ] depth in NAME[sub]= */
+	bool		 eq_last;	/* last char: the assignment '=' */
+	bool		 tilde_ok;	/* an unquoted ~ here expands */
+	bool		 digits;	/* only unquoted digits so far */
+	bool		 bracket;	/* an unquoted [ was seen */
+	bool		 brace;		/* an unquoted { was seen */
+	bool		 brace_sep;	/* then an unquoted , or .. */
+	bool		 dot;		/* last char: an unquoted . */
+	bool		 empty;		/* nothing added yet */
+	bool		 array;		/* NAME=( ... ) */
+};
+
+/* A character that may start a name (ASCII, whatever the locale). */
+static inline bool
+is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* A character of a name after the first. */
+static inline bool
+is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+/* An ASCII digit. */
+static inline bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The value of a hex digit, -1 if none. */
+static inline int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The byte at i, or NUL past the end (the input holds no NUL). */
+static inline char
+peekc(const struct sh_parser *p, size_t i)
+{
+	return i < p->len ? p->s[i] : '\0';
+}
+
+/* shlex-word.c */
+void	 w_init(struct wacc *);
+int	 lex_word(struct sh_parser *, struct wacc *, int);
+int	 lex_single(struct sh_parser *, struct wacc *);
+int	 lex_double(struct sh_parser *, struct wacc *);
+int	 lex_dollar(struct sh_parser *, struct wacc *, bool);
+int	 lex_backquote(struct sh_parser *, struct wacc *, bool);
+
 /* shlex.c */
 int	 sh_error(struct sh_parser *, size_t, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
@@ -106,9 +188,15 @@ int	 lex_peek(struct sh_parser *, struct sh_token **);
 int	 lex_drop(struct sh_parser *);
 void	 lex_take_word(struct sh_parser *, struct sh_word *);
 void	 lex_describe(const struct sh_token *, char *, size_t);
+
+/* shlex-arith.c */
 int	 lex_arith_prescan(struct sh_parser *, size_t, size_t *, size_t *);
 int	 lex_arith_body(struct sh_parser *, size_t, size_t, int, int *);
+int	 lex_bracket_prescan(struct sh_parser *, size_t, size_t *);
 int	 lex_regex_word(struct sh_parser *);
+
+/* shlex-heredoc.c */
+int	 lex_heredocs(struct sh_parser *);
 void	 lex_heredoc_push(struct sh_parser *, const struct sh_heredoc *);
 void	 lex_heredocs_clear(struct sh_parser *);
 void	 lex_parser_done(struct sh_parser *);

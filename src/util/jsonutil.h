@@ -29,5 +29,11 @@ cJSON	*json_path(const char *path, bool *escaped);
 cJSON	*json_bytes(const char *data, size_t len);
 /* Print compactly on one line (caller frees). */
 char	*json_line(const cJSON *);
+/*
+ * jsonpos.c: the line (1-based) of the value at a path in JSON text, 0
+ * when not found. Path elements are object keys, or "#N" for the Nth
+ * element of an array.
+ */
+int	 json_line_at(const char *text, const char *const *path, size_t n);
 
 #endif

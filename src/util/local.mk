@@ -9,7 +9,7 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/buf.c %D%/buf.h \
 	%D%/path.c %D%/path.h \
 	%D%/log.c %D%/log.h \
-	%D%/jsonutil.c %D%/jsonutil.h \
+	%D%/jsonutil.c %D%/jsonutil.h %D%/jsonpos.c \
 	%D%/loop.c %D%/loop.h \
 	%D%/rundir.c %D%/rundir.h \
 	%D%/sha256.c %D%/sha256.h

