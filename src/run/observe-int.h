@@ -44,6 +44,12 @@ struct observer {
 	int			 loop_fd;
 	const struct sandbox	*sb;
 	struct violations	*out;
+	/* OBSERVE_RECORD. */
+	bool			 armed;		/* a program went out */
+	bool			 wait;		/* the helper waits for go */
+	struct snapshot_paths	*rec;
+	char			*rec_root;
+	size_t			 rec_len;
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */

@@ -22,6 +22,7 @@
 #include "observe-int.h"
 #include "observe.h"
 #include "pathwalk.h"
+#include "snapshot.h"
 #include "xalloc.h"
 
 /* Scope-bound release of a struct observe_mem. */
@@ -271,6 +272,11 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	res = pathwalk_resolve(named, follow, observe_readlink_root,
 	    &obs->rootfd, &missing);
 	m = sandbox_mount_for(sb, res);
+	/* The change report: paths in the project on a writable mount. */
+	if (obs->rec != NULL && m != NULL && m->kind == MOUNT_RW &&
+	    strncmp(res, obs->rec_root, obs->rec_len) == 0 &&
+	    (res[obs->rec_len] == '/' || res[obs->rec_len] == '\0'))
+		snapshot_paths_add(obs->rec, res + obs->rec_len);
 	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
 	    m->kind == MOUNT_PROC))
 		return false;	/* writable: nothing more to look at */

@@ -83,6 +83,7 @@ enum observe_how {
 	HOW_CONNECT,	/* fd, sockaddr, len */
 	HOW_SENDTO,	/* fd, buf, len, flags, sockaddr, len */
 	HOW_SENDMSG,	/* fd, msghdr */
+	HOW_FD,		/* fd (in the dirfd column): the file itself */
 };
 
 /*
@@ -141,6 +142,12 @@ static struct observe_call observe_calls[] = {
 	{ "removexattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, false, 0 },
 	{ "lremovexattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, true,
 	    0 },
+	/* Descriptor calls that change a file opened for reading (only
+	   notified with OBSERVE_RECORD; writing needs a write open). */
+	{ "fchmod", HOW_FD, "chmod", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fchown", HOW_FD, "chown", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fsetxattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
 	{ "sendto", HOW_SENDTO, "send", 0, -1, 4, -1, false, 0 },
 	{ "sendmsg", HOW_SENDMSG, "send", 0, -1, 1, -1, false, 0 },
@@ -148,6 +155,7 @@ static struct observe_call observe_calls[] = {
 #define OBSERVE_NCALLS (sizeof observe_calls / sizeof *observe_calls)
 
 static void	observe_loop_cb(int, short, void *);
+static void	observe_hello_reply(struct observer *);
 
 /* Find the helper: $BWGATE_HELPER, next to our binary, LIBEXECDIR. */
 static char *
@@ -178,7 +186,7 @@ observe_find_helper(void)
 }
 
 struct observer *
-observe_prepare(struct sandbox_policy *pol, char **cause)
+observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 {
 	struct observer		*obs;
 	struct observe_hello	 hello;
@@ -205,6 +213,8 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 		hello.flags |= OBSERVE_F_NET;
 	if (off != NULL && *off != '\0' && strcmp(off, "0") != 0)
 		hello.flags |= OBSERVE_F_OFF;
+	if (flags & OBSERVE_RECORD)
+		hello.flags |= OBSERVE_F_WAIT;
 	/* The program travels with the hello (see observe-proto.h). */
 	buf_add(&msg, &hello, sizeof hello);
 	if ((hello.flags & OBSERVE_F_OFF) == 0 &&
@@ -237,6 +247,8 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 	obs->network = pol->network;
 	obs->userns = pol->allow_userns;
 	obs->status = xstrdup("no answer from the helper");
+	obs->armed = (hello.flags & OBSERVE_F_OFF) == 0;
+	obs->wait = (hello.flags & OBSERVE_F_WAIT) != 0;
 	free(pol->helper);
 	pol->helper = helper;
 	pol->helper_fd = sv[1];		/* the sandbox closes it */
@@ -268,6 +280,65 @@ const char *
 observe_status(const struct observer *obs)
 {
 	return obs != NULL ? obs->status : "no observer";
+}
+
+bool
+observe_armed(const struct observer *obs)
+{
+	return obs != NULL && obs->armed;
+}
+
+bool
+observe_wait_ready(struct observer *obs, int timeout_ms)
+{
+	struct pollfd	pfd;
+	int64_t		end = loop_now_ms() + timeout_ms, left;
+
+	if (obs == NULL)
+		return false;
+	while (obs->state == STATE_HELLO) {
+		left = end - loop_now_ms();
+		if (left < 0)
+			left = 0;
+		pfd.fd = obs->sock;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			break;
+		if (pfd.revents != 0)
+			observe_hello_reply(obs);
+		else if (left == 0)
+			break;
+	}
+	return obs->exact;
+}
+
+void
+observe_go(struct observer *obs)
+{
+	if (obs == NULL || !obs->wait)
+		return;
+	obs->wait = false;
+	/* Before the answer came: the helper reads the byte once it asks. */
+	if (obs->state == STATE_HELLO)
+		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
+	else if (obs->sock >= 0) {
+		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
+		close(obs->sock);
+		obs->sock = -1;
+	}
+}
+
+void
+observe_record(struct observer *obs, struct snapshot_paths *sp,
+    const char *root)
+{
+	if (obs == NULL)
+		return;
+	obs->rec = sp;
+	free(obs->rec_root);
+	obs->rec_root = xstrdup(root);
+	obs->rec_len = strlen(root);
 }
 
 unsigned long
@@ -316,8 +387,11 @@ observe_hello_reply(struct observer *obs)
 		if (c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	}
-	close(obs->sock);
-	obs->sock = -1;
+	/* A waiting helper keeps the socket until observe_go(). */
+	if (!obs->wait || n <= 0) {
+		close(obs->sock);
+		obs->sock = -1;
+	}
 	obs->state = STATE_DONE;
 
 	if (n != (ssize_t)sizeof r || r.magic != OBSERVE_MAGIC) {
@@ -394,11 +468,14 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 	_cleanup_free_ char	*raw = NULL, *base = NULL;
 	int			 dirfd = AT_FDCWD;
 
+	if (dirfd_arg >= 0)
+		dirfd = (int)d->args[dirfd_arg];
+	/* utimensat(fd, NULL, ...): the descriptor itself. */
+	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
+		return observe_base(mem->pid, dirfd);
 	raw = observe_read_string(mem, d->args[path_arg]);
 	if (raw == NULL)
 		return NULL;
-	if (dirfd_arg >= 0)
-		dirfd = (int)d->args[dirfd_arg];
 	if (raw[0] == '\0') {
 		/* AT_EMPTY_PATH: the descriptor itself. */
 		if (!empty_ok || dirfd == AT_FDCWD)
@@ -533,6 +610,12 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		kind = OBSERVE_DELETE;
 		follow = false;
 		op = c->op;
+		break;
+	case HOW_FD:
+		kind = c->kind;
+		op = c->op;
+		follow = false;
+		path = observe_base(mem.pid, (int)d->args[c->dirfd]);
 		break;
 	case HOW_PATH:
 	default:
@@ -695,5 +778,6 @@ observe_free(struct observer *obs)
 	free(obs->req);
 	free(obs->resp);
 	free(obs->status);
+	free(obs->rec_root);
 	free(obs);
 }

@@ -56,25 +56,6 @@
 #define SCAN_FD_DEPTH	32	/* descriptors held by one depth first walk */
 #define ARENA_CHUNK	(256 * 1024)
 
-/* A directory waiting to be scanned, named by its entry. */
-struct scan_dir {
-	const char	*path;
-	uint32_t	 len;
-	uint32_t	 entry;		/* index in the owner's entry vector */
-};
-
-/* The read-only part of a scan, shared by the threads. */
-struct scan_shared {
-	int			 rootfd;
-	struct strv		 names;		/* opaque component names */
-	struct strv		 paths;		/* opaque relative paths */
-	struct strv		 skip;		/* relative paths left out */
-	struct scan_dir		*jobs;
-	size_t			 njobs;
-	atomic_size_t		 next;
-	atomic_int		 use_statx;	/* 0 after ENOSYS: fstatat */
-};
-
 /* One thread's scan state. */
 struct scan {
 	struct scan_shared	*sh;
@@ -97,8 +78,6 @@ struct scan {
 	struct strv		 warnings;
 };
 
-static void	*arena_alloc(struct arena_chunk **, size_t);
-static void	 arena_free(struct arena_chunk *);
 static void	 scan_init(struct scan *, struct scan_shared *);
 static void	 scan_release(struct scan *);
 static int	 scan_list(struct scan *, int, size_t);
@@ -107,8 +86,8 @@ static void	 scan_job(struct scan *, const struct scan_dir *);
 static void	*scan_worker(void *);
 
 /* Carve n bytes out of the arena, adding a chunk when the last is full. */
-static void *
-arena_alloc(struct arena_chunk **ap, size_t n)
+void *
+snapshot_arena_alloc(struct arena_chunk **ap, size_t n)
 {
 	struct arena_chunk	*c = *ap;
 	size_t			 size;
@@ -126,8 +105,8 @@ arena_alloc(struct arena_chunk **ap, size_t n)
 }
 
 /* Free every chunk of an arena. */
-static void
-arena_free(struct arena_chunk *c)
+void
+snapshot_arena_free(struct arena_chunk *c)
 {
 	struct arena_chunk	*next;
 
@@ -175,7 +154,7 @@ static void
 scan_release(struct scan *s)
 {
 	free(s->v);
-	arena_free(s->arena);
+	snapshot_arena_free(s->arena);
 	free(s->stack);
 	free(s->pathbuf);
 	free(s->dents);
@@ -208,7 +187,7 @@ scan_path_reserve(struct scan *s, size_t n)
 }
 
 /* True when an entry's path or name makes it opaque. */
-static int
+int
 scan_is_opaque(const struct scan_shared *sh, const char *path, size_t len,
     const char *name, size_t namelen)
 {
@@ -228,7 +207,7 @@ scan_is_opaque(const struct scan_shared *sh, const char *path, size_t len,
 }
 
 /* True when a path is on the skip list. */
-static int
+int
 scan_is_skipped(const struct scan_shared *sh, const char *path, size_t len)
 {
 	for (size_t i = 0; i < sh->skip.n; i++) {
@@ -240,15 +219,15 @@ scan_is_skipped(const struct scan_shared *sh, const char *path, size_t len)
 }
 
 /* stat one name in a directory into e; -1 with errno on failure. */
-static int
-scan_stat(struct scan *s, int dfd, const char *name,
+int
+snapshot_stat(struct scan_shared *sh, int dfd, const char *name,
     struct snapshot_entry *e)
 {
 	struct statx	stx;
 	struct stat	st;
 	int		flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT;
 
-	if (atomic_load_explicit(&s->sh->use_statx, memory_order_relaxed)) {
+	if (atomic_load_explicit(&sh->use_statx, memory_order_relaxed)) {
 		if (statx(dfd, name, flags, STATX_BASIC_STATS | STATX_BTIME,
 		    &stx) == 0) {
 			e->mode = stx.stx_mode;
@@ -274,7 +253,7 @@ scan_stat(struct scan *s, int dfd, const char *name,
 			return -1;
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			return -1;
-		atomic_store(&s->sh->use_statx, 0);
+		atomic_store(&sh->use_statx, 0);
 	} else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -1;
 	e->mode = st.st_mode;
@@ -342,7 +321,7 @@ scan_list(struct scan *s, int dfd, size_t plen)
 				continue;
 
 			memset(&e, 0, sizeof e);
-			if (scan_stat(s, dfd, name, &e) != 0) {
+			if (snapshot_stat(s->sh, dfd, name, &e) != 0) {
 				/* Vanished since it was listed: not there. */
 				if (errno != ENOENT)
 					scan_warn(s, s->pathbuf, errno);
@@ -354,7 +333,7 @@ scan_list(struct scan *s, int dfd, size_t plen)
 			    namelen);
 			if (opaque)
 				e.flags |= SNAPSHOT_OPAQUE;
-			path = arena_alloc(&s->arena, len + 1);
+			path = snapshot_arena_alloc(&s->arena, len + 1);
 			memcpy(path, s->pathbuf, len + 1);
 			e.path = path;
 			e.len = len;
@@ -581,7 +560,7 @@ scan_pattern(const char *p)
 }
 
 /* Sort the options into component names, relative paths and skips. */
-static void
+void
 scan_shared_init(struct scan_shared *sh, const struct snapshot_opts *o)
 {
 	char	*p;
@@ -609,7 +588,7 @@ scan_shared_init(struct scan_shared *sh, const struct snapshot_opts *o)
 }
 
 /* Free the shared scan state. */
-static void
+void
 scan_shared_release(struct scan_shared *sh)
 {
 	if (sh->rootfd >= 0)
@@ -639,7 +618,7 @@ snapshot_slot(const struct snapshot *sn, const char *path, size_t len,
 }
 
 /* Index the entries by path (open addressing, load at most one half). */
-static void
+void
 snapshot_build_index(struct snapshot *sn)
 {
 	const struct snapshot_entry	*e;
@@ -825,7 +804,7 @@ snapshot_free(struct snapshot *sn)
 		return;
 	free(sn->v);
 	free(sn->index);
-	arena_free(sn->arena);
+	snapshot_arena_free(sn->arena);
 	strv_release(&sn->warnings);
 	free(sn);
 }
