@@ -74,6 +74,9 @@ void	 observe_add(struct violations *, const char *path, const char *op,
 bool	 observe_judge_path(struct observer *, const struct sandbox *,
 	    const char *named, enum observe_kind, bool follow, bool writes,
 	    const char *op, struct violations *);
+/* A rename about to happen: record both names and the trees below. */
+void	 observe_record_rename(struct observer *, const struct sandbox *,
+	    const char *from, const char *to);
 /* A hard link whose old name is on another mount. */
 void	 observe_judge_link(struct observer *, const struct sandbox *,
 	    const char *old, const char *new, bool follow,

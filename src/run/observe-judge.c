@@ -254,6 +254,44 @@ observe_add(struct violations *vs, const char *path, const char *op,
 	violations_add(vs, path, op, reason, exact);
 }
 
+/* The project-relative form of a resolved path, if it is one whose changes
+   are recorded (under the project, on a writable mount). */
+static const char *
+observe_rec_rel(struct observer *obs, const struct sandbox *sb,
+    const char *res)
+{
+	const struct sandbox_mount	*m = sandbox_mount_for(sb, res);
+
+	if (obs->rec == NULL || m == NULL || m->kind != MOUNT_RW ||
+	    strncmp(res, obs->rec_root, obs->rec_len) != 0 ||
+	    (res[obs->rec_len] != '/' && res[obs->rec_len] != '\0'))
+		return NULL;
+	return res + obs->rec_len;
+}
+
+void
+observe_record_rename(struct observer *obs, const struct sandbox *sb,
+    const char *from, const char *to)
+{
+	_cleanup_free_ char	*r1 = NULL, *r2 = NULL;
+	const char		*rel1, *rel2;
+	bool			 missing;
+
+	if (obs->rec == NULL)
+		return;
+	r1 = pathwalk_resolve(from, false, observe_readlink_root,
+	    &obs->rootfd, &missing);
+	r2 = pathwalk_resolve(to, false, observe_readlink_root,
+	    &obs->rootfd, &missing);
+	rel1 = observe_rec_rel(obs, sb, r1);
+	rel2 = observe_rec_rel(obs, sb, r2);
+	if (rel1 == NULL || rel2 == NULL)
+		return;		/* across mounts: EXDEV, then a copy */
+	/* Both ways: RENAME_EXCHANGE swaps two trees. */
+	snapshot_paths_add_tree(obs->rec, rel1, rel2);
+	snapshot_paths_add_tree(obs->rec, rel2, rel1);
+}
+
 /* Judge one path of one call; record a violation if refused. */
 bool
 observe_judge_path(struct observer *obs, const struct sandbox *sb,
@@ -266,6 +304,7 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	_cleanup_free_ char		*res = NULL, *parent = NULL;
 	bool				 missing;
 	char				*slash;
+	const char			*rel;
 
 	memset(&t, 0, sizeof t);
 	t.writes = writes;
@@ -273,10 +312,8 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	    &obs->rootfd, &missing);
 	m = sandbox_mount_for(sb, res);
 	/* The change report: paths in the project on a writable mount. */
-	if (obs->rec != NULL && m != NULL && m->kind == MOUNT_RW &&
-	    strncmp(res, obs->rec_root, obs->rec_len) == 0 &&
-	    (res[obs->rec_len] == '/' || res[obs->rec_len] == '\0'))
-		snapshot_paths_add(obs->rec, res + obs->rec_len);
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
+		snapshot_paths_add(obs->rec, rel);
 	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
 	    m->kind == MOUNT_PROC))
 		return false;	/* writable: nothing more to look at */

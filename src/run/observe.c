@@ -641,6 +641,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		return;
 	}
 	if (c->how == HOW_RENAME && path2 != NULL) {
+		observe_record_rename(obs, sb, path, path2);
 		_cleanup_free_ char *p1 = xstrdup(path), *p2 = xstrdup(path2);
 		const struct sandbox_mount *m1, *m2;
 		char *s1 = strrchr(p1, '/'), *s2 = strrchr(p2, '/');

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -206,6 +207,66 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 	}
 out:
 	free(p);
+}
+
+/* Add every name below the directory open on fd (path from, at most
+   depth levels deeper), and the same name below to. */
+static void
+paths_add_below(struct snapshot_paths *sp, int fd, const char *from,
+    const char *to, int depth)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		*f, *t;
+	int		 sub;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		f = xasprintf("%s/%s", from, de->d_name);
+		t = xasprintf("%s/%s", to, de->d_name);
+		snapshot_paths_add(sp, f);
+		snapshot_paths_add(sp, t);
+		if (de->d_type == DT_DIR && depth > 0 &&
+		    !scan_is_opaque(&sp->sh, f, strlen(f), de->d_name,
+		    strlen(de->d_name)) && (sub = openat(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+			paths_add_below(sp, sub, f, t, depth - 1);
+		free(f);
+		free(t);
+	}
+	closedir(d);
+}
+
+void
+snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
+    const char *to)
+{
+	const char	*name;
+	int		 pfd, fd;
+
+	if (sp == NULL)
+		return;
+	snapshot_paths_add(sp, from);
+	snapshot_paths_add(sp, to);
+	while (*from == '/')
+		from++;
+	while (*to == '/')
+		to++;
+	if (*from == '\0' || *to == '\0')
+		return;
+	if ((pfd = paths_open_parent(sp, from, &name)) < 0)
+		return;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return;
+	paths_add_below(sp, fd, from, to, 64);
 }
 
 size_t

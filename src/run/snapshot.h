@@ -131,6 +131,10 @@ struct snapshot_paths;
 struct snapshot_paths *snapshot_paths_new(const char *root,
 		    const struct snapshot_opts *, char **cause);
 void		 snapshot_paths_add(struct snapshot_paths *, const char *rel);
+/* A rename: both names and, when from is a directory, every name below it
+   and the same names below to (the scan sees those move too). */
+void		 snapshot_paths_add_tree(struct snapshot_paths *,
+		    const char *from, const char *to);
 /* Paths recorded so far. */
 size_t		 snapshot_paths_count(const struct snapshot_paths *);
 void		 snapshot_paths_diff(struct snapshot_paths *,
