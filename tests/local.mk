@@ -82,6 +82,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/changes-methods.sh \
+	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh
 TESTS += $(ENGINE_TESTS)

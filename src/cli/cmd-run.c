@@ -127,7 +127,11 @@ run_summary(const cJSON *res)
 		int d = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
 		int r = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
 
-		if (c + m + d + r == 0)
+		if (cJSON_IsFalse(cJSON_GetObjectItem(rep,
+		    "changes_possible")))
+			fprintf(stderr, "bwgate: no changes possible (the "
+			    "project was read-only)\n");
+		else if (c + m + d + r == 0)
 			fprintf(stderr, "bwgate: no changes in the project\n");
 		else
 			fprintf(stderr, "bwgate: %d created, %d modified, %d "
