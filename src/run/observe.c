@@ -38,6 +38,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@ enum observe_how {
 	HOW_SENDTO,	/* fd, buf, len, flags, sockaddr, len */
 	HOW_SENDMSG,	/* fd, msghdr */
 	HOW_FD,		/* fd (in the dirfd column): the file itself */
+	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
 };
 
 /*
@@ -148,6 +150,8 @@ static struct observe_call observe_calls[] = {
 	{ "fchown", HOW_FD, "chown", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	{ "fsetxattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	/* A unix socket bound to a path creates a file there. */
+	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
 	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
 	{ "sendto", HOW_SENDTO, "send", 0, -1, 4, -1, false, 0 },
 	{ "sendmsg", HOW_SENDMSG, "send", 0, -1, 1, -1, false, 0 },
@@ -611,6 +615,32 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		follow = false;
 		op = c->op;
 		break;
+	case HOW_BIND: {
+		struct sockaddr_un	 sun;
+		size_t			 len = (size_t)d->args[2];
+
+		if (len <= offsetof(struct sockaddr_un, sun_path) ||
+		    len > sizeof sun)
+			return;
+		memset(&sun, 0, sizeof sun);
+		if (observe_peek(&mem, &sun, len, d->args[1]) != (ssize_t)len ||
+		    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+			return;		/* not a path (abstract, IP) */
+		sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+		kind = c->kind;
+		op = c->op;
+		follow = false;
+		if (sun.sun_path[0] == '/')
+			path = pathwalk_normalise(NULL, sun.sun_path);
+		else {
+			_cleanup_free_ char *base = observe_base(mem.pid,
+			    AT_FDCWD);
+
+			if (base != NULL)
+				path = pathwalk_normalise(base, sun.sun_path);
+		}
+		break;
+	}
 	case HOW_FD:
 		kind = c->kind;
 		op = c->op;

@@ -63,6 +63,7 @@ static const struct filter_rule filter_rules[] = {
 	/* Recording changes: calls on a descriptor open for reading. */
 	RECORD("fchmod"), RECORD("fchown"),
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
+	RECORD("bind"),	/* a unix socket's file */
 	{ "connect", 1, -1, 0, 0, 0 },
 	/* sendto with a destination address (not connected sockets). */
 	{ "sendto", 1, 4, SCMP_CMP_NE, 0, 0 },

@@ -70,6 +70,8 @@ if command -v python3 > /dev/null; then
 		'python3 -c "import os; fd = os.open(\"mode.txt\", os.O_RDONLY); os.fchmod(fd, 0o640)"'
 		'python3 -c "import os; os.utime(\"same.txt\", (1, 1))"'
 		'python3 -c "import os; os.rename(\"tree\", \"t2\"); os.mkdir(\"tree\")"'
+		'python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.bind(\"sock\")"'
+		'cd tree && python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.bind(\"../sock2\")"'
 	)
 fi
 
