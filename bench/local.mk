@@ -35,4 +35,8 @@ EXTRA_DIST += %D%/bench-classify.sh
 # The console end to end (run by bench/run): bwgate run against bare bwrap,
 # and 1,000 queued requests answered.
 EXTRA_DIST += %D%/bench-console.sh %D%/bench-soak.sh
+
+# Project size, writers side by side, notification cost on a real build
+# (run by bench/run).
+EXTRA_DIST += %D%/bench-scale.sh
 bench: tests/integration/console-peer

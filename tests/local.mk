@@ -81,6 +81,8 @@ ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/exec-changes.sh \
+	%D%/integration/changes-methods.sh \
+	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh
 TESTS += $(ENGINE_TESTS)

@@ -723,7 +723,10 @@ fmt_report(const cJSON *rep, struct strv *lines)
 		nm = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));
 		nd = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
 		nr = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
-		if (nc + nm + nd + nr == 0)
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(rep,
+		    "changes_possible")))
+			strv_push(lines, "  no changes possible (read-only)");
+		else if (nc + nm + nd + nr == 0)
 			strv_push(lines, "  no changes in the project");
 		else
 			strv_pushf(lines, "  %d created, %d modified, %d "

@@ -24,7 +24,7 @@
 #include "xalloc.h"
 
 enum {
-	OPT_AUDIT = 256, OPT_APPROVAL_TIMEOUT, OPT_MAX_RUNNING,
+	OPT_AUDIT = 256, OPT_APPROVAL_TIMEOUT, OPT_MAX_RUNNING, OPT_WRITERS,
 	OPT_TMUX,	/* the terminal UI in a tmux side pane (ui/tmux.c) */
 };
 
@@ -39,6 +39,7 @@ static const struct option console_options[] = {
 	{ "audit", required_argument, NULL, OPT_AUDIT },
 	{ "approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT },
 	{ "max-running", required_argument, NULL, OPT_MAX_RUNNING },
+	{ "writers", required_argument, NULL, OPT_WRITERS },
 	{ "tmux", no_argument, NULL, OPT_TMUX },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -52,7 +53,7 @@ console_usage(FILE *f)
 	    "              [--auto-allowlisted] [--approval-timeout SECONDS] "
 	    "[--config FILE]\n"
 	    "              [--log FILE] [--audit FILE] [--max-running N]\n"
-	    "              [--tmux]\n");
+	    "              [--writers auto|alone|together] [--tmux]\n");
 }
 
 /* A whole number option in [min, max]. */
@@ -184,6 +185,19 @@ cmd_console(int argc, char **argv)
 			    &v) != 0)
 				return EXIT_BWGATE_FAILED;
 			o.max_running = (size_t)v;
+			break;
+		case OPT_WRITERS:
+			if (strcmp(optarg, "auto") == 0)
+				o.writers = CONSOLE_WRITERS_AUTO;
+			else if (strcmp(optarg, "alone") == 0)
+				o.writers = CONSOLE_WRITERS_ALONE;
+			else if (strcmp(optarg, "together") == 0)
+				o.writers = CONSOLE_WRITERS_TOGETHER;
+			else {
+				fprintf(stderr, "bwgate: bad --writers '%s': "
+				    "want auto, alone or together\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
 			break;
 		case OPT_TMUX: tmux = true; break;
 		case 'h':

@@ -26,7 +26,7 @@
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK,
+	OPT_NO_NETWORK, OPT_CHANGES,
 };
 
 static const struct option exec_options[] = {
@@ -45,6 +45,7 @@ static const struct option exec_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
 	{ "no-observe", no_argument, NULL, OPT_NO_OBSERVE },
+	{ "changes", required_argument, NULL, OPT_CHANGES },
 	{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "command", required_argument, NULL, OPT_COMMAND },
@@ -62,7 +63,25 @@ exec_usage(FILE *f)
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
 	    "[--output-limit BYTES] [--config FILE]\n"
-	    "                   [--no-monitor] -- COMMAND [ARG...]\n");
+	    "                   [--no-monitor] [--changes auto|snapshot] "
+	    "-- COMMAND [ARG...]\n");
+}
+
+/* How the change report is made: "auto" (recorded calls where the kernel
+   notifies them) or "snapshot" (always scan the project). */
+static int
+set_changes(struct engine_opts *o, const char *v, const char *what)
+{
+	if (strcmp(v, "auto") == 0 || strcmp(v, "syscalls") == 0)
+		o->force_snapshot = false;
+	else if (strcmp(v, "snapshot") == 0)
+		o->force_snapshot = true;
+	else {
+		fprintf(stderr, "bwgate: bad %s '%s': want auto or snapshot\n",
+		    what, v);
+		return -1;
+	}
+	return 0;
 }
 
 /* A descriptor number from the command line that is open for writing. */
@@ -121,7 +140,7 @@ cmd_exec(int argc, char **argv)
 	struct config		 cfg;
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
-	const char		*profile = NULL;
+	const char		*profile = NULL, *env;
 	char			*cause = NULL;
 	bool			 json = false, quiet = false;
 	int			 network = -1;	/* -1: as configured */
@@ -130,6 +149,10 @@ cmd_exec(int argc, char **argv)
 
 	engine_opts_init(&o);
 	config_init(&cfg);
+	env = getenv("BWGATE_CHANGES");
+	if (env != NULL && *env != '\0' &&
+	    set_changes(&o, env, "BWGATE_CHANGES") != 0)
+		goto out;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
 	    NULL)) != -1) {
@@ -157,6 +180,10 @@ cmd_exec(int argc, char **argv)
 			break;
 		case OPT_NO_MONITOR: o.monitor = false; break;
 		case OPT_NO_OBSERVE: o.observe = false; break;
+		case OPT_CHANGES:
+			if (set_changes(&o, optarg, "--changes") != 0)
+				goto out;
+			break;
 		case OPT_OUTPUT_LIMIT:
 			if (parse_number(optarg, "--output-limit", 1e12,
 			    &limit))

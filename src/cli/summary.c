@@ -69,7 +69,11 @@ summary_print(FILE *f, const char *pfx, const cJSON *rep)
 		int d = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
 		int r = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
 
-		if (c + m + d + r == 0)
+		if (cJSON_IsFalse(cJSON_GetObjectItem(rep,
+		    "changes_possible")))
+			fprintf(f, "%sno changes possible (the project was "
+			    "read-only)\n", pfx);
+		else if (c + m + d + r == 0)
 			fprintf(f, "%sno changes in the project\n", pfx);
 		else
 			fprintf(f, "%s%d created, %d modified, %d deleted, "

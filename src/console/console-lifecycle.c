@@ -148,6 +148,26 @@ console_find_project(const char *opt, char **cause)
 }
 
 /* Set the console up. */
+/*
+ * Writers run side by side only where every exec child records its own
+ * changes from its system calls: seccomp notification works, and nothing
+ * in our environment (which the children inherit) forces the scan.
+ */
+static bool
+console_writers_alone(enum console_writers w, const struct probe *p)
+{
+	const char	*off = getenv("BWGATE_NO_NOTIFY");
+	const char	*how = getenv("BWGATE_CHANGES");
+
+	if (w != CONSOLE_WRITERS_AUTO)
+		return w == CONSOLE_WRITERS_ALONE;
+	if (!p->seccomp_notify)
+		return true;
+	if (off != NULL && *off != '\0' && strcmp(off, "0") != 0)
+		return true;
+	return how != NULL && strcmp(how, "snapshot") == 0;
+}
+
 struct console *
 console_new(const struct console_opts *o, struct loop *l, char **cause)
 {
@@ -199,6 +219,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	probe_host(&c->probe, true);
 	if (!c->probe.userns_ok && c->probe.error != NULL)
 		LOG("no sandbox possible: %s", c->probe.error);
+	c->q.writers_alone = console_writers_alone(o->writers, &c->probe);
+	LOG("writers %s", c->q.writers_alone ? "alone" : "side by side");
 	if ((c->audit = audit_open(o->audit_file, cause)) == NULL)
 		goto fail;
 	audit_set_rotation(c->audit, c->cfg.audit_max_bytes,

@@ -56,6 +56,14 @@
 
 struct console;
 
+/* Writers side by side: each report is its own when changes are recorded
+   from each sandbox's system calls, not when they come from scans. */
+enum console_writers {
+	CONSOLE_WRITERS_AUTO,		/* together where notification works */
+	CONSOLE_WRITERS_ALONE,		/* one writer at a time, alone */
+	CONSOLE_WRITERS_TOGETHER,	/* side by side */
+};
+
 struct console_opts {
 	const char	*project;	/* NULL: git top level of cwd, or cwd */
 	const char	*socket;	/* NULL: $BWGATE_SOCKET or the default */
@@ -67,9 +75,10 @@ struct console_opts {
 	bool		 auto_allowlisted; /* allow verdicts run at once */
 	int		 approval_timeout_s; /* 0: wait forever */
 	size_t		 max_running;	/* 0: CONSOLE_MAX_RUNNING */
+	enum console_writers writers;	/* may writers run side by side */
 };
 #define CONSOLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, \
-	false, 0, 0 }
+	false, 0, 0, CONSOLE_WRITERS_AUTO }
 #define CONSOLE_MAX_RUNNING	16
 
 enum console_event_type {

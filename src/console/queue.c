@@ -81,6 +81,7 @@ queue_init(struct queue *q)
 	memset(q, 0, sizeof *q);
 	TAILQ_INIT(&q->requests);
 	q->next_id = 1;
+	q->writers_alone = true;
 }
 
 /* Free one request. */
@@ -237,8 +238,8 @@ queue_withdraw(struct queue *q, struct request *r, enum request_by by,
 
 /*
  * The first approved request, if it may start now. Requests start in id
- * order; a writer needs the project to itself, a reader only needs no
- * writer running. Stopping at the first approved request that cannot
+ * order; with writers_alone a writer needs the project to itself, a reader
+ * only needs no writer running. Stopping at the first approved request that cannot
  * start keeps a writer from being starved by a stream of readers.
  */
 struct request *
@@ -251,6 +252,8 @@ queue_next(const struct queue *q)
 	TAILQ_FOREACH(r, &q->requests, entry) {
 		if (r->state != REQUEST_APPROVED)
 			continue;
+		if (!q->writers_alone)
+			return r;
 		if (r->writes)
 			return q->running == 0 ? r : NULL;
 		return q->running_writers == 0 ? r : NULL;
@@ -266,6 +269,8 @@ queue_start(struct queue *q, struct request *r, char **cause)
 		return queue_bad_state(r, "start", cause);
 	if (queue_next(q) != r) {
 		*cause = xasprintf("request %u must wait: %s", r->id,
+		    q->max_running != 0 && q->running >= q->max_running ?
+		    "as many commands as allowed are running" :
 		    q->running_writers > 0 || r->writes ?
 		    "a command that writes the project is running" :
 		    "earlier requests go first");

@@ -9,11 +9,14 @@
  *	pending | approved -> withdrawn   (the agent cancelled or went away)
  *
  * Every transition records who made it (request_by + a free-form "who").
- * queue_next() says which approved request may start now: commands whose
- * profile can write the project run one at a time and alone (so each
- * change report belongs to one command); read-only ones run alongside
- * each other; a waiting writer holds back later requests so it is not
- * starved. Requests are kept in id order.
+ * queue_next() says which approved request may start now. With
+ * writers_alone (the default, and the only safe choice when change reports
+ * come from scanning the project) commands whose profile can write the
+ * project run one at a time and alone (so each change report belongs to
+ * one command); read-only ones run alongside each other; a waiting writer
+ * holds back later requests so it is not starved. Without it (change
+ * reports from each sandbox's own recorded calls) every approved request
+ * starts in id order, up to max_running. Requests are kept in id order.
  *
  *	struct queue q;  queue_init(&q);
  *	struct request *r = queue_add(&q);	state pending, id assigned
@@ -108,6 +111,8 @@ struct queue {
 	size_t			 running;
 	size_t			 running_writers;
 	size_t			 max_running;	/* 0: no limit */
+	bool			 writers_alone;	/* one writer at a time, alone
+						   (queue_init: true) */
 };
 
 void		 queue_init(struct queue *);

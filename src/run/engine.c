@@ -2,10 +2,17 @@
  * engine: one command in the sandbox, from policy to report.
  *
  * The order matters:
- *	probe -> build the sandbox (creates placeholders) -> snapshot before
- *	-> start the monitor -> spawn bwrap -> event loop until bwrap is gone
- *	and its pipes are closed -> snapshot after (placeholders still there,
- *	so they never show up as changes) -> remove placeholders -> report.
+ *	probe -> build the sandbox (creates placeholders) -> spawn bwrap ->
+ *	snapshot before (only without recorded calls) -> start the monitor
+ *	(only when someone reads live events) -> release bwrap -> with
+ *	recorded calls: wait for the helper's answer (snapshot before after
+ *	all if no listener came), then let the command start -> event loop
+ *	until bwrap is gone and its pipes are closed -> the change report
+ *	(placeholders still there, so they never show up as changes) ->
+ *	remove placeholders -> report.
+ *
+ * A profile that cannot write the project (readonly) takes no snapshot and
+ * arms no monitor: its report says so (changes_possible false).
  *
  * The loop multiplexes the command's stdout/stderr (captured up to the
  * limit, passed through live when asked), bwrap's --json-status-fd stream
@@ -90,6 +97,37 @@ engine_opts_release(struct engine_opts *o)
 }
 
 static void	engine_kill(struct engine *, bool timeout);
+
+/* How long the helper may take to answer (bwrap's setup included). */
+#define ENGINE_HELLO_MS	30000
+
+/* Can the policy change the project at all (before the build)? */
+static bool
+engine_policy_writes(const struct sandbox_policy *pol)
+{
+	if (!pol->project_readonly || pol->git_writable)
+		return true;
+	for (size_t i = 0; i < pol->rw_paths.n; i++) {
+		if (path_is_under(pol->rw_paths.v[i], pol->project) ||
+		    path_is_under(pol->project, pol->rw_paths.v[i]))
+			return true;
+	}
+	return false;
+}
+
+/* Does a writable mount of the built sandbox reach into the project? */
+static bool
+engine_sandbox_writes(const struct sandbox *sb, const char *project)
+{
+	for (size_t i = 0; i < sb->nmounts; i++) {
+		const struct sandbox_mount *m = &sb->mounts[i];
+
+		if (m->kind == MOUNT_RW && (path_is_under(m->path, project) ||
+		    path_is_under(project, m->path)))
+			return true;
+	}
+	return false;
+}
 
 /* Capture up to the limit; remember bwrap's own error lines. */
 static void
@@ -378,6 +416,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct probe		 probe;
 	struct strv		 full = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
+	struct snapshot_paths	*rec = NULL;
+	bool			 record, writes;
 	struct strv		 skip = STRV_INIT;
 	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
 	char			*cause = NULL;
@@ -403,13 +443,24 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_fail(r, xstrdup("no command to run"));
 		goto out;
 	}
+	/*
+	 * Record the file-changing calls for the change report when the
+	 * kernel can notify them; not with nested namespaces inside (their
+	 * calls are not ours to resolve) nor when a scan is asked for.
+	 */
+	writes = engine_policy_writes(&pol);
+	record = o->observe && o->snapshot && writes && !o->force_snapshot &&
+	    !pol.allow_userns && probe.seccomp_notify;
 	/* The violation observer: bwrap runs its helper first. */
-	if (o->observe && (e.obs = observe_prepare(&pol, &cause)) == NULL) {
+	if (o->observe && (e.obs = observe_prepare(&pol,
+	    record ? OBSERVE_RECORD : 0, &cause)) == NULL) {
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output: %s", cause));
 		free(cause);
 		cause = NULL;
 	}
+	if (!observe_armed(e.obs))
+		record = false;
 	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
@@ -419,6 +470,12 @@ engine_run(const struct engine_opts *o, struct result *r)
 		strv_push_owned(&skip, path_relative(sb.placeholders.v[i],
 		    pol.project));
 	LOG("sandbox built");
+	if (!engine_sandbox_writes(&sb, pol.project))
+		writes = false;
+	else if (!writes) {
+		writes = true;	/* the mounts have the last word */
+		record = false;
+	}
 	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
 	/* With a bound /proc the command can see our /proc entry: keep our
 	   descriptors and memory out of its reach. */
@@ -459,7 +516,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		sb.fds[i] = -1;
 	}
 	LOG("spawned");
-	if (o->snapshot) {
+	if (o->snapshot && writes && !record) {
 		before = snapshot_take(pol.project, &snap, &cause);
 		if (before == NULL) {
 			strv_push_owned(&r->warnings, xasprintf("no change "
@@ -467,7 +524,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 			free(cause);
 		}
 	}
-	if (o->monitor) {
+	/* Live events only for a reader, and only where writes can happen. */
+	if (o->monitor && writes && o->events_fd >= 0) {
 		e.mon = monitor_start(pol.project, &o->exclude, &cause);
 		if (e.mon == NULL) {
 			strv_push_owned(&r->warnings, xasprintf("no live "
@@ -481,6 +539,30 @@ engine_run(const struct engine_opts *o, struct result *r)
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
+	/* The helper answers, then waits for us before the command runs. */
+	if (record) {
+		if (observe_wait_ready(e.obs, ENGINE_HELLO_MS) &&
+		    (rec = snapshot_paths_new(pol.project, &snap,
+		    &cause)) != NULL)
+			observe_record(e.obs, rec, pol.project);
+		else {
+			if (rec == NULL && cause != NULL) {
+				LOG("%s", cause);
+				free(cause);
+				cause = NULL;
+			}
+			LOG("no recorded calls (%s): snapshot",
+			    observe_status(e.obs));
+			before = snapshot_take(pol.project, &snap, &cause);
+			if (before == NULL) {
+				strv_push_owned(&r->warnings, xasprintf("no "
+				    "change report: %s", cause));
+				free(cause);
+			}
+		}
+		LOG("helper answered");
+	}
+	observe_go(e.obs);
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
 	e.out_open = e.err_open = true;
@@ -526,7 +608,12 @@ engine_run(const struct engine_opts *o, struct result *r)
 		r->events_lossy = monitor_lossy(e.mon);
 		strv_copy(&r->warnings, monitor_warnings(e.mon));
 	}
-	if (before != NULL) {
+	if (rec != NULL) {
+		snapshot_paths_diff(rec, &r->changes);
+		r->changes_known = true;
+		r->changes_method = "syscalls";
+		LOG("%zu paths recorded", snapshot_paths_count(rec));
+	} else if (before != NULL) {
 		after = snapshot_take(pol.project, &snap, &cause);
 		if (after == NULL) {
 			strv_push_owned(&r->warnings, xasprintf("no change "
@@ -535,13 +622,20 @@ engine_run(const struct engine_opts *o, struct result *r)
 		} else {
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
+			r->changes_method = "snapshot";
 			strv_copy(&r->warnings, snapshot_warnings(after));
 		}
+	} else if (!writes && o->snapshot) {
+		/* Read-only: nothing to look at, and nothing can change. */
+		r->changes_known = true;
+		r->changes_possible = false;
+		r->changes_method = "none";
 	}
 	rc = r->error != NULL ? -1 : 0;
 	LOG("done");
 out:
 	observe_free(e.obs);
+	snapshot_paths_free(rec);
 	if (e.mon != NULL)
 		monitor_free(e.mon);
 	snapshot_free(before);

@@ -3,8 +3,12 @@
  *
  * engine_run() is what `bwgate exec` is: probe the host, build the sandbox,
  * snapshot the project, start the live monitor and the violation observer,
- * run bwrap (runner.h), enforce the timeout and output caps, then diff the
- * snapshots and fill a struct result (report.h). It blocks until the command
+ * run bwrap (runner.h), enforce the timeout and output caps, then build
+ * the change report and fill a struct result (report.h). The change report
+ * comes from the file-changing calls the observer recorded ("syscalls")
+ * where seccomp notification works, else from two snapshots of the whole
+ * project ("snapshot"); a profile that cannot write the project takes
+ * neither ("none", changes_possible false). It blocks until the command
  * and everything it started are gone. The console runs each approved
  * command as a `bwgate exec` child process, so engine state never mixes
  * between commands.
@@ -32,6 +36,8 @@ struct engine_opts {
 	bool			 monitor;	/* live events (default on) */
 	bool			 observe;	/* seccomp violation observer */
 	bool			 snapshot;	/* change report (default on) */
+	bool			 force_snapshot; /* scan even when the calls
+						   could be recorded */
 	struct strv		 exclude;	/* project-relative trees not reported */
 };
 

@@ -6,6 +6,8 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/runner.c %D%/runner.h \
 	%D%/engine.c %D%/engine.h \
 	%D%/report.c %D%/report.h \
-	%D%/snapshot.c %D%/snapshot.h \
+	%D%/snapshot.h %D%/snapshot-int.h \
+	%D%/snapshot-scan.c %D%/snapshot-diff.c %D%/snapshot-paths.c \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
-	%D%/observe.c %D%/observe.h
+	%D%/observe.c %D%/observe.h %D%/observe-int.h \
+	%D%/observe-judge.c %D%/observe-infer.c

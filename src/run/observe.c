@@ -38,6 +38,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,9 @@
 #include "loop.h"
 #include "observe-filter.h"
 #include "observe-proto.h"
+#include "observe-int.h"
 #include "observe.h"
+#include "pathwalk.h"
 #include "xalloc.h"
 
 #ifndef LIBEXECDIR
@@ -69,11 +72,8 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
 #endif
 
-/* Distinct violations kept per run (repeats only bump a count). */
-#define OBSERVE_MAX_VIOLATIONS	256
 /* Notifications handled per observe_handle() call. */
 #define OBSERVE_BATCH		64
-
 /* How a notified call is read. */
 enum observe_how {
 	HOW_OPEN,	/* dirfd?, path, flags */
@@ -84,6 +84,8 @@ enum observe_how {
 	HOW_CONNECT,	/* fd, sockaddr, len */
 	HOW_SENDTO,	/* fd, buf, len, flags, sockaddr, len */
 	HOW_SENDMSG,	/* fd, msghdr */
+	HOW_FD,		/* fd (in the dirfd column): the file itself */
+	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
 };
 
 /*
@@ -142,42 +144,22 @@ static struct observe_call observe_calls[] = {
 	{ "removexattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, false, 0 },
 	{ "lremovexattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, true,
 	    0 },
+	/* Descriptor calls that change a file opened for reading (only
+	   notified with OBSERVE_RECORD; writing needs a write open). */
+	{ "fchmod", HOW_FD, "chmod", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fchown", HOW_FD, "chown", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fsetxattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	/* A unix socket bound to a path creates a file there. */
+	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
 	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
 	{ "sendto", HOW_SENDTO, "send", 0, -1, 4, -1, false, 0 },
 	{ "sendmsg", HOW_SENDMSG, "send", 0, -1, 1, -1, false, 0 },
 };
 #define OBSERVE_NCALLS (sizeof observe_calls / sizeof *observe_calls)
 
-enum observe_state {
-	STATE_HELLO,		/* waiting for the helper's answer */
-	STATE_LISTEN,		/* serving notifications */
-	STATE_DONE,		/* nothing more will come */
-};
-
-struct observer {
-	enum observe_state	 state;
-	int			 sock;
-	int			 listener;
-	bool			 exact;
-	bool			 network;	/* network on: no net checks */
-	bool			 userns;	/* nested namespaces possible */
-	char			*status;
-	ino_t			 mntns;		/* the sandbox's mount ns */
-	int			 rootfd;	/* its root, O_PATH */
-	unsigned long		 count;
-	struct seccomp_notif	*req;
-	struct seccomp_notif_resp *resp;
-	size_t			 req_size;
-	size_t			 resp_size;
-	uint32_t		 arch;
-	/* For observe_attach(). */
-	struct loop		*loop;
-	int			 loop_fd;
-	const struct sandbox	*sb;
-	struct violations	*out;
-};
-
 static void	observe_loop_cb(int, short, void *);
+static void	observe_hello_reply(struct observer *);
 
 /* Find the helper: $BWGATE_HELPER, next to our binary, LIBEXECDIR. */
 static char *
@@ -208,7 +190,7 @@ observe_find_helper(void)
 }
 
 struct observer *
-observe_prepare(struct sandbox_policy *pol, char **cause)
+observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 {
 	struct observer		*obs;
 	struct observe_hello	 hello;
@@ -235,6 +217,8 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 		hello.flags |= OBSERVE_F_NET;
 	if (off != NULL && *off != '\0' && strcmp(off, "0") != 0)
 		hello.flags |= OBSERVE_F_OFF;
+	if (flags & OBSERVE_RECORD)
+		hello.flags |= OBSERVE_F_WAIT;
 	/* The program travels with the hello (see observe-proto.h). */
 	buf_add(&msg, &hello, sizeof hello);
 	if ((hello.flags & OBSERVE_F_OFF) == 0 &&
@@ -267,6 +251,8 @@ observe_prepare(struct sandbox_policy *pol, char **cause)
 	obs->network = pol->network;
 	obs->userns = pol->allow_userns;
 	obs->status = xstrdup("no answer from the helper");
+	obs->armed = (hello.flags & OBSERVE_F_OFF) == 0;
+	obs->wait = (hello.flags & OBSERVE_F_WAIT) != 0;
 	free(pol->helper);
 	pol->helper = helper;
 	pol->helper_fd = sv[1];		/* the sandbox closes it */
@@ -298,6 +284,65 @@ const char *
 observe_status(const struct observer *obs)
 {
 	return obs != NULL ? obs->status : "no observer";
+}
+
+bool
+observe_armed(const struct observer *obs)
+{
+	return obs != NULL && obs->armed;
+}
+
+bool
+observe_wait_ready(struct observer *obs, int timeout_ms)
+{
+	struct pollfd	pfd;
+	int64_t		end = loop_now_ms() + timeout_ms, left;
+
+	if (obs == NULL)
+		return false;
+	while (obs->state == STATE_HELLO) {
+		left = end - loop_now_ms();
+		if (left < 0)
+			left = 0;
+		pfd.fd = obs->sock;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			break;
+		if (pfd.revents != 0)
+			observe_hello_reply(obs);
+		else if (left == 0)
+			break;
+	}
+	return obs->exact;
+}
+
+void
+observe_go(struct observer *obs)
+{
+	if (obs == NULL || !obs->wait)
+		return;
+	obs->wait = false;
+	/* Before the answer came: the helper reads the byte once it asks. */
+	if (obs->state == STATE_HELLO)
+		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
+	else if (obs->sock >= 0) {
+		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
+		close(obs->sock);
+		obs->sock = -1;
+	}
+}
+
+void
+observe_record(struct observer *obs, struct snapshot_paths *sp,
+    const char *root)
+{
+	if (obs == NULL)
+		return;
+	obs->rec = sp;
+	free(obs->rec_root);
+	obs->rec_root = xstrdup(root);
+	obs->rec_len = strlen(root);
 }
 
 unsigned long
@@ -346,8 +391,11 @@ observe_hello_reply(struct observer *obs)
 		if (c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	}
-	close(obs->sock);
-	obs->sock = -1;
+	/* A waiting helper keeps the socket until observe_go(). */
+	if (!obs->wait || n <= 0) {
+		close(obs->sock);
+		obs->sock = -1;
+	}
 	obs->state = STATE_DONE;
 
 	if (n != (ssize_t)sizeof r || r.magic != OBSERVE_MAGIC) {
@@ -393,523 +441,7 @@ observe_hello_reply(struct observer *obs)
 	    (unsigned long long)r.mntns);
 }
 
-/* Another process's memory: process_vm_readv, else /proc/PID/mem. */
-struct observe_mem {
-	pid_t	pid;
-	int	fd;		/* /proc/PID/mem once needed, else -1 */
-};
 
-/* Scope-bound release of a struct observe_mem. */
-static void
-observe_mem_release(struct observe_mem *mem)
-{
-	if (mem->fd >= 0)
-		close(mem->fd);
-}
-
-/* Read len bytes at addr; the count read or -1. */
-static ssize_t
-observe_peek(struct observe_mem *mem, void *buf, size_t len, uint64_t addr)
-{
-	struct iovec	local = { buf, len };
-	struct iovec	remote = { (void *)(uintptr_t)addr, len };
-	char		p[64];
-	ssize_t		n;
-
-	if (mem->fd < 0) {
-		n = process_vm_readv(mem->pid, &local, 1, &remote, 1, 0);
-		if (n >= 0 || (errno != EPERM && errno != ENOSYS))
-			return n;
-		snprintf(p, sizeof p, "/proc/%d/mem", (int)mem->pid);
-		if ((mem->fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-			return -1;
-	}
-	return pread(mem->fd, buf, len, (off_t)addr);
-}
-
-/* Read a NUL-terminated string from another process; NULL on failure. */
-static char *
-observe_read_string(struct observe_mem *mem, uint64_t addr)
-{
-	struct buf	b = BUF_INIT;
-	char		chunk[4096];
-	ssize_t		n;
-	size_t		want;
-	char		*nul;
-
-	if (addr == 0)
-		return NULL;
-	while (b.len < PATH_MAX) {
-		/* Never read across a page: the next one may be unmapped. */
-		want = 4096 - (size_t)(addr % 4096);
-		n = observe_peek(mem, chunk, want, addr);
-		if (n <= 0) {
-			buf_release(&b);
-			return NULL;
-		}
-		if ((nul = memchr(chunk, '\0', (size_t)n)) != NULL) {
-			buf_add(&b, chunk, (size_t)(nul - chunk));
-			if (b.data == NULL)
-				buf_puts(&b, "");
-			return buf_detach(&b);
-		}
-		buf_add(&b, chunk, (size_t)n);
-		addr += (uint64_t)n;
-	}
-	buf_release(&b);
-	return NULL;
-}
-
-/* The path a descriptor or the cwd of pid refers to, if it is a path. */
-static char *
-observe_base(pid_t pid, int dirfd)
-{
-	char	link[64], target[PATH_MAX];
-	ssize_t	n;
-
-	if (dirfd == AT_FDCWD)
-		snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-	else
-		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-	n = readlink(link, target, sizeof target - 1);
-	if (n <= 0)
-		return NULL;
-	target[n] = '\0';
-	if (target[0] != '/')
-		return NULL;	/* pipe:[...], anon_inode:... */
-	if (n > 10 && strcmp(target + n - 10, " (deleted)") == 0)
-		target[n - 10] = '\0';
-	return xstrdup(target);
-}
-
-/* The next name of a path at p (slashes skipped), *end just past it;
-   NULL at the end of the path. */
-static const char *
-path_component(const char *p, const char **end)
-{
-	while (*p == '/')
-		p++;
-	if (*p == '\0')
-		return NULL;
-	if ((*end = strchr(p, '/')) == NULL)
-		*end = p + strlen(p);
-	return p;
-}
-
-/* "." and ".." applied to an absolute path being built in b; false for
-   any other name (which the caller appends). */
-static bool
-path_dots(struct buf *b, const char *p, size_t len)
-{
-	char	*slash;
-
-	if (len == 1 && p[0] == '.')
-		return true;
-	if (len != 2 || p[0] != '.' || p[1] != '.')
-		return false;
-	if ((slash = strrchr(b->data, '/')) != NULL) {
-		b->len = (size_t)(slash - b->data);
-		b->data[b->len] = '\0';
-	}
-	return true;
-}
-
-char *
-observe_normalise(const char *base, const char *path)
-{
-	struct buf	 out = BUF_INIT;
-	_cleanup_free_ char *joined = NULL;
-	const char	*p, *e;
-	size_t		 len;
-
-	if (path[0] == '/' || base == NULL)
-		joined = xasprintf("/%s", path);
-	else
-		joined = xasprintf("%s/%s", base, path);
-	buf_puts(&out, "");
-	for (p = joined; (p = path_component(p, &e)) != NULL; p = e) {
-		len = (size_t)(e - p);
-		if (path_dots(&out, p, len))
-			continue;
-		buf_putc(&out, '/');
-		buf_add(&out, p, len);
-	}
-	if (out.len == 0)
-		buf_putc(&out, '/');
-	return buf_detach(&out);
-}
-
-char *
-observe_resolve(const char *path, bool follow, observe_readlink_cb rl,
-    void *arg, bool *missing)
-{
-	struct buf	 done = BUF_INIT;
-	char		*todo, *next, target[PATH_MAX];
-	const char	*p, *e;
-	size_t		 len, saved;
-	int		 links = 0;
-	ssize_t		 n;
-	bool		 last;
-
-	*missing = false;
-	todo = xstrdup(path);
-	buf_puts(&done, "");
-	for (p = todo; (p = path_component(p, &e)) != NULL; p = e) {
-		len = (size_t)(e - p);
-		/* done never holds a symlink, so ".." is lexical. */
-		if (path_dots(&done, p, len))
-			continue;
-		saved = done.len;
-		buf_putc(&done, '/');
-		buf_add(&done, p, len);
-		if (*missing)
-			continue;	/* nothing below a missing name */
-		last = e[strspn(e, "/")] == '\0';
-		if (last && !follow)
-			break;
-		n = rl(arg, done.data, target, sizeof target - 1);
-		if (n < 0) {
-			/* A missing last name is fine (it may be created). */
-			if (errno != EINVAL && !last)
-				*missing = true;
-			continue;
-		}
-		if (++links > 40) {
-			/* ELOOP: the call fails anyway. */
-			*missing = true;
-			continue;
-		}
-		target[n] = '\0';
-		if (target[0] == '/')
-			done.len = 0;
-		else
-			done.len = saved;
-		done.data[done.len] = '\0';
-		next = xasprintf("%s/%s", target, e);
-		free(todo);
-		todo = next;
-		e = todo;
-	}
-	free(todo);
-	if (done.len == 0)
-		buf_putc(&done, '/');
-	return buf_detach(&done);
-}
-
-/* Does a call of this kind fail on a read-only (or protected) place? */
-static bool
-observe_fails_ro(enum observe_kind kind, const struct observe_target *t)
-{
-	switch (kind) {
-	case OBSERVE_CREATE:
-		return t->exists ? t->writes : t->parent_exists;
-	case OBSERVE_CREATE_EXCL:
-		return !t->exists && t->parent_exists;
-	case OBSERVE_WRITE:
-		return t->exists;
-	case OBSERVE_DELETE:
-		return t->parent_exists;
-	}
-	return false;
-}
-
-/*
- * On a place the sandbox does not show (hidden, or under no mount at all),
- * a write fails or lands in a throw-away tmpfs. It counts when it would
- * have touched something on the host: the host view decides.
- */
-static bool
-observe_fails_hidden(enum observe_kind kind, const struct observe_target *t)
-{
-	switch (kind) {
-	case OBSERVE_CREATE:
-		if (t->exists && !t->writes)
-			return false;
-		return t->host_exists || t->host_parent_exists;
-	case OBSERVE_CREATE_EXCL:
-		return !t->exists && !t->host_exists && t->host_parent_exists;
-	case OBSERVE_WRITE:
-	case OBSERVE_DELETE:
-		return t->host_exists || t->exists;
-	}
-	return false;
-}
-
-/*
- * A private tmpfs (/tmp, /run, ...) is scratch space: using it is fine.
- * Only reaching for what the host has there fails: a host directory or
- * file that the private tmpfs does not show.
- */
-static bool
-observe_fails_private(enum observe_kind kind, const struct observe_target *t)
-{
-	switch (kind) {
-	case OBSERVE_CREATE:
-	case OBSERVE_CREATE_EXCL:
-		return !t->parent_exists && t->host_parent_exists;
-	case OBSERVE_WRITE:
-	case OBSERVE_DELETE:
-		return !t->exists && t->host_exists;
-	}
-	return false;
-}
-
-int
-observe_decide(const struct sandbox_mount *m, enum observe_kind kind,
-    const struct observe_target *t, enum violation_reason *reason)
-{
-	if (m != NULL) {
-		switch (m->kind) {
-		case MOUNT_RW:
-		case MOUNT_DEV:
-		case MOUNT_PROC:
-			return 0;
-		case MOUNT_TMPFS:
-			*reason = VIOLATION_NOT_VISIBLE;
-			return observe_fails_private(kind, t);
-		case MOUNT_RO:
-			*reason = VIOLATION_READ_ONLY;
-			return observe_fails_ro(kind, t);
-		case MOUNT_PROTECTED:
-			*reason = VIOLATION_PROTECTED;
-			return observe_fails_ro(kind, t);
-		case MOUNT_HIDDEN:
-		case MOUNT_SYMLINK:	/* the link itself, in the root tmpfs */
-			break;
-		}
-	}
-	*reason = VIOLATION_NOT_VISIBLE;
-	return observe_fails_hidden(kind, t);
-}
-
-/* readlink inside the sandbox root (observe_readlink_cb). */
-static ssize_t
-observe_readlink_root(void *arg, const char *path, char *buf, size_t len)
-{
-	int	rootfd = *(int *)arg;
-
-	while (*path == '/')
-		path++;
-	if (*path == '\0') {
-		errno = EINVAL;
-		return -1;
-	}
-	return readlinkat(rootfd, path, buf, len);
-}
-
-/* Does path exist inside the sandbox root? */
-static bool
-observe_exists_in(int rootfd, const char *path)
-{
-	struct stat	st;
-
-	while (*path == '/')
-		path++;
-	if (*path == '\0')
-		return true;
-	return fstatat(rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-/* Does path exist on the host (our own view)? */
-static bool
-observe_exists_host(const char *path)
-{
-	struct stat	st;
-
-	return lstat(path, &st) == 0;
-}
-
-/*
- * Record one refusal. One entry per path and reason: the calls of one
- * attempt (touch: open, then utimensat) count as repeats of the first
- * operation seen. The number of distinct entries is bounded.
- */
-static void
-observe_add(struct violations *vs, const char *path, const char *op,
-    enum violation_reason reason, bool exact)
-{
-	size_t	i;
-
-	for (i = 0; i < vs->n; i++) {
-		if (vs->v[i].reason == reason &&
-		    strcmp(vs->v[i].path, path) == 0) {
-			op = vs->v[i].operation;
-			break;
-		}
-	}
-	if (i == vs->n && vs->n >= OBSERVE_MAX_VIOLATIONS)
-		return;
-	violations_add(vs, path, op, reason, exact);
-}
-
-/* Judge one path of one call; record a violation if refused. */
-static bool
-observe_judge_path(struct observer *obs, const struct sandbox *sb,
-    const char *named, enum observe_kind kind, bool follow, bool writes,
-    const char *op, struct violations *vs)
-{
-	struct observe_target		 t;
-	const struct sandbox_mount	*m;
-	enum violation_reason		 reason;
-	_cleanup_free_ char		*res = NULL, *parent = NULL;
-	bool				 missing;
-	char				*slash;
-
-	memset(&t, 0, sizeof t);
-	t.writes = writes;
-	res = observe_resolve(named, follow, observe_readlink_root,
-	    &obs->rootfd, &missing);
-	m = sandbox_mount_for(sb, res);
-	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
-	    m->kind == MOUNT_PROC))
-		return false;	/* writable: nothing more to look at */
-	parent = xstrdup(res);
-	slash = strrchr(parent, '/');
-	if (slash == parent)
-		slash[1] = '\0';
-	else if (slash != NULL)
-		*slash = '\0';
-	t.parent_exists = !missing && observe_exists_in(obs->rootfd, parent);
-	t.exists = t.parent_exists && observe_exists_in(obs->rootfd, res);
-	if (m == NULL || m->kind == MOUNT_HIDDEN || m->kind == MOUNT_TMPFS ||
-	    m->kind == MOUNT_SYMLINK) {
-		t.host_exists = observe_exists_host(res);
-		t.host_parent_exists = t.host_exists ||
-		    observe_exists_host(parent);
-	}
-	if (!observe_decide(m, kind, &t, &reason))
-		return false;
-	if (kind == OBSERVE_CREATE && t.exists)
-		op = "write";
-	LOG("%s %s (%s): %s", op, named, res, violation_reason_name(reason));
-	observe_add(vs, named, op, reason, true);
-	return true;
-}
-
-/*
- * A hard link from another mount fails (EXDEV) where the host may have
- * allowed it: the sandbox refused to let the old file be reached.
- */
-static void
-observe_judge_link(struct observer *obs, const struct sandbox *sb,
-    const char *old, const char *new, bool follow, struct violations *vs)
-{
-	const struct sandbox_mount	*mo, *mn;
-	enum violation_reason		 reason;
-	_cleanup_free_ char		*res = NULL;
-	bool				 missing;
-
-	res = observe_resolve(old, follow, observe_readlink_root, &obs->rootfd,
-	    &missing);
-	mo = sandbox_mount_for(sb, res);
-	mn = sandbox_mount_for(sb, new);
-	if (mo == mn || missing || !observe_exists_in(obs->rootfd, res))
-		return;
-	if (mo == NULL)
-		reason = VIOLATION_NOT_VISIBLE;
-	else {
-		switch (mo->kind) {
-		case MOUNT_RO:
-		case MOUNT_SYMLINK:
-			reason = VIOLATION_READ_ONLY;
-			break;
-		case MOUNT_PROTECTED:
-			reason = VIOLATION_PROTECTED;
-			break;
-		case MOUNT_HIDDEN:
-		case MOUNT_TMPFS:
-			reason = VIOLATION_NOT_VISIBLE;
-			break;
-		default:
-			return;	/* two writable mounts: not ours to judge */
-		}
-	}
-	LOG("link %s -> %s: %s", old, new, violation_reason_name(reason));
-	observe_add(vs, old, "link", reason, true);
-}
-
-/* Is something in pid's network namespace bound to this port? */
-static bool
-observe_port_bound(pid_t pid, unsigned port)
-{
-	static const char *const tables[] = { "tcp", "tcp6", "udp", "udp6" };
-	char	 p[64], line[512];
-	FILE	*f;
-	unsigned lport, state;
-	bool	 found = false;
-
-	for (size_t i = 0; !found && i < 4; i++) {
-		snprintf(p, sizeof p, "/proc/%d/net/%s", (int)pid, tables[i]);
-		if ((f = fopen(p, "re")) == NULL)
-			continue;
-		while (!found && fgets(line, sizeof line, f) != NULL) {
-			/* "  0: 0100007F:1F90 00000000:0000 0A ..." */
-			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x "
-			    "%*[0-9A-Fa-f]:%*x %x", &lport, &state) != 2)
-				continue;
-			if (lport == port && (i >= 2 || state == 0x0a))
-				found = true;
-		}
-		fclose(f);
-	}
-	return found;
-}
-
-int
-observe_sockaddr(const struct sockaddr *sa, socklen_t len, char **what,
-    bool *loopback, unsigned *port)
-{
-	char	addr[INET6_ADDRSTRLEN];
-
-	if (len >= sizeof(struct sockaddr_in) && sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)sa;
-
-		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof addr);
-		*port = ntohs(in->sin_port);
-		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-		*what = xasprintf("%s:%u", addr, *port);
-		return 1;
-	}
-	if (len >= sizeof(struct sockaddr_in6) && sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-		const uint8_t		  *b = in6->sin6_addr.s6_addr;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof addr);
-		*port = ntohs(in6->sin6_port);
-		*loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
-		    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127);
-		*what = xasprintf("[%s]:%u", addr, *port);
-		return 1;
-	}
-	return 0;
-}
-
-/* A network call while the network is off: judge its address. */
-static void
-observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
-    uint64_t len, const char *op, struct violations *vs)
-{
-	struct sockaddr_storage	 ss;
-	_cleanup_free_ char	*what = NULL;
-	bool			 loopback;
-	unsigned		 port;
-
-	if (obs->network || addr == 0 || len < sizeof(sa_family_t))
-		return;
-	if (len > sizeof ss)
-		len = sizeof ss;
-	memset(&ss, 0, sizeof ss);
-	if (observe_peek(mem, &ss, (size_t)len, addr) != (ssize_t)len)
-		return;
-	if (!observe_sockaddr((struct sockaddr *)&ss, (socklen_t)len, &what,
-	    &loopback, &port))
-		return;
-	/* The sandbox's own loopback works: only unbound ports count. */
-	if (loopback && observe_port_bound(mem->pid, port))
-		return;
-	LOG("%s %s: network", op, what);
-	observe_add(vs, what, op, VIOLATION_NETWORK, true);
-}
 
 /* Find the table entry for a system call number. */
 static const struct observe_call *
@@ -940,11 +472,14 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 	_cleanup_free_ char	*raw = NULL, *base = NULL;
 	int			 dirfd = AT_FDCWD;
 
+	if (dirfd_arg >= 0)
+		dirfd = (int)d->args[dirfd_arg];
+	/* utimensat(fd, NULL, ...): the descriptor itself. */
+	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
+		return observe_base(mem->pid, dirfd);
 	raw = observe_read_string(mem, d->args[path_arg]);
 	if (raw == NULL)
 		return NULL;
-	if (dirfd_arg >= 0)
-		dirfd = (int)d->args[dirfd_arg];
 	if (raw[0] == '\0') {
 		/* AT_EMPTY_PATH: the descriptor itself. */
 		if (!empty_ok || dirfd == AT_FDCWD)
@@ -956,7 +491,7 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 		if (base == NULL)
 			return NULL;
 	}
-	return observe_normalise(base, raw);
+	return pathwalk_normalise(base, raw);
 }
 
 /* Read and judge one notification (the caller is stopped meanwhile). */
@@ -1080,6 +615,38 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		follow = false;
 		op = c->op;
 		break;
+	case HOW_BIND: {
+		struct sockaddr_un	 sun;
+		size_t			 len = (size_t)d->args[2];
+
+		if (len <= offsetof(struct sockaddr_un, sun_path) ||
+		    len > sizeof sun)
+			return;
+		memset(&sun, 0, sizeof sun);
+		if (observe_peek(&mem, &sun, len, d->args[1]) != (ssize_t)len ||
+		    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+			return;		/* not a path (abstract, IP) */
+		sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+		kind = c->kind;
+		op = c->op;
+		follow = false;
+		if (sun.sun_path[0] == '/')
+			path = pathwalk_normalise(NULL, sun.sun_path);
+		else {
+			_cleanup_free_ char *base = observe_base(mem.pid,
+			    AT_FDCWD);
+
+			if (base != NULL)
+				path = pathwalk_normalise(base, sun.sun_path);
+		}
+		break;
+	}
+	case HOW_FD:
+		kind = c->kind;
+		op = c->op;
+		follow = false;
+		path = observe_base(mem.pid, (int)d->args[c->dirfd]);
+		break;
 	case HOW_PATH:
 	default:
 		kind = c->kind;
@@ -1104,6 +671,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		return;
 	}
 	if (c->how == HOW_RENAME && path2 != NULL) {
+		observe_record_rename(obs, sb, path, path2);
 		_cleanup_free_ char *p1 = xstrdup(path), *p2 = xstrdup(path2);
 		const struct sandbox_mount *m1, *m2;
 		char *s1 = strrchr(p1, '/'), *s2 = strrchr(p2, '/');
@@ -1241,276 +809,6 @@ observe_free(struct observer *obs)
 	free(obs->req);
 	free(obs->resp);
 	free(obs->status);
+	free(obs->rec_root);
 	free(obs);
-}
-
-/*
- * The fallback: error output. Each table row is a phrase that names a
- * refusal; the path is found around it.
- */
-enum observe_cause {
-	CAUSE_EROFS,
-	CAUSE_EACCES,
-	CAUSE_ENOENT,
-	CAUSE_EBUSY,
-	CAUSE_NET,
-};
-
-static const struct {
-	const char		*text;
-	enum observe_cause	 cause;
-} observe_causes[] = {
-	{ "Read-only file system", CAUSE_EROFS },
-	{ "Permission denied", CAUSE_EACCES },
-	{ "Device or resource busy", CAUSE_EBUSY },
-	{ "No such file or directory", CAUSE_ENOENT },
-	{ "Network is unreachable", CAUSE_NET },
-	{ "Temporary failure in name resolution", CAUSE_NET },
-	{ "Could not resolve host", CAUSE_NET },
-	{ "Could not resolve hostname", CAUSE_NET },
-	{ "Name or service not known", CAUSE_NET },
-	{ "No address associated with hostname", CAUSE_NET },
-	{ "unable to resolve host", CAUSE_NET },
-	{ "Failed to resolve", CAUSE_NET },
-	{ "getaddrinfo failed", CAUSE_NET },
-	{ "Connection refused", CAUSE_NET },
-};
-
-/* Phrases before the path that name the operation (first match wins). */
-static const struct {
-	const char	*text;
-	const char	*op;
-	bool		 creates;	/* ENOENT then means "not visible" */
-} observe_verbs[] = {
-	{ "cannot create directory", "mkdir", true },
-	{ "cannot create regular file", "create", true },
-	{ "cannot create symbolic link", "symlink", true },
-	{ "failed to create symbolic link", "symlink", true },
-	{ "failed to create hard link", "link", true },
-	{ "cannot create hard link", "link", true },
-	{ "cannot touch", "create", true },
-	{ "cannot remove", "delete", false },
-	{ "cannot move", "rename", false },
-	{ "cannot rename", "rename", false },
-	{ "changing permissions", "chmod", false },
-	{ "changing ownership", "chown", false },
-	{ "cannot create", "create", true },
-	{ "unable to create", "create", true },
-	{ "could not create", "create", true },
-	{ "couldn't create", "create", true },
-	{ "could not lock", "write", false },
-	{ "cannot open", "write", false },
-	{ "couldn't open", "write", false },
-	{ "could not open", "write", false },
-	{ "truncat", "truncate", false },
-};
-
-/* Case-insensitive strstr over [s, s + n). */
-static const char *
-observe_find(const char *s, size_t n, const char *what)
-{
-	size_t	len = strlen(what);
-
-	for (size_t i = 0; i + len <= n; i++)
-		if (strncasecmp(s + i, what, len) == 0)
-			return s + i;
-	return NULL;
-}
-
-/* The quoted string that ends at end (exclusive), if any. */
-static char *
-observe_quoted_before(const char *start, const char *end)
-{
-	const char	*q;
-
-	if (end - start >= 2 && end[-1] == '\'' ) {
-		for (q = end - 2; q >= start; q--)
-			if (*q == '\'')
-				return xstrndup(q + 1, (size_t)(end - 2 - q));
-	}
-	if (end - start >= 2 && end[-1] == '"') {
-		for (q = end - 2; q >= start; q--)
-			if (*q == '"')
-				return xstrndup(q + 1, (size_t)(end - 2 - q));
-	}
-	/* ‘...’ (UTF-8 quotes of coreutils) */
-	if (end - start >= 6 && memcmp(end - 3, "\xe2\x80\x99", 3) == 0) {
-		for (q = end - 6; q >= start; q--)
-			if (memcmp(q, "\xe2\x80\x98", 3) == 0)
-				return xstrndup(q + 3, (size_t)(end - 3 -
-				    (q + 3)));
-	}
-	return NULL;
-}
-
-/* Find the path named before the cause: "...'PATH': cause", "PATH: ...". */
-static char *
-observe_path_before(const char *line, const char *cause)
-{
-	const char	*end = cause, *f, *w;
-	char		*q;
-
-	/* "PATH: cause" or "PATH (cause" */
-	while (end > line && (end[-1] == ' ' || end[-1] == ':' ||
-	    end[-1] == '('))
-		end--;
-	if (end == line)
-		return NULL;
-	if ((q = observe_quoted_before(line, end)) != NULL)
-		return q;
-	/* the last ": "-separated field, then its last word */
-	for (f = end; f > line && !(f[-1] == ' ' && f - 1 > line &&
-	    f[-2] == ':'); f--)
-		;
-	for (w = end; w > f && w[-1] != ' '; w--)
-		;
-	if (w == end)
-		return NULL;
-	return xstrndup(w, (size_t)(end - w));
-}
-
-/* The path after the cause: Python's "cause: 'PATH'". */
-static char *
-observe_path_after(const char *after)
-{
-	const char	*e;
-	char		 quote;
-
-	if (after[0] != ':' || after[1] != ' ')
-		return NULL;
-	after += 2;
-	quote = *after;
-	if (quote != '\'' && quote != '"')
-		return NULL;
-	if ((e = strchr(after + 1, quote)) == NULL)
-		return NULL;
-	return xstrndup(after + 1, (size_t)(e - after - 1));
-}
-
-/* A host name named in a resolver error, if one can be found. */
-static char *
-observe_host_in(const char *line, const char *cause)
-{
-	const char	*p, *e;
-
-	if ((p = strstr(line, "resolve host: ")) != NULL) {
-		p += strlen("resolve host: ");
-	} else if ((p = strstr(line, "resolve hostname ")) != NULL) {
-		p += strlen("resolve hostname ");
-	} else if ((p = strstr(line, "Failed to resolve '")) != NULL) {
-		p += strlen("Failed to resolve '");
-	} else
-		return xstrdup("network");
-	for (e = p; *e != '\0' && *e != ' ' && *e != ':' && *e != '\'' &&
-	    *e != '"' && *e != '\n'; e++)
-		;
-	if (e == p)
-		return xstrdup("network");
-	return xstrndup(p, (size_t)(e - p));
-}
-
-int
-observe_parse_line(const char *line, bool network, char **path,
-    const char **operation, const char **cause)
-{
-	const char	*at = NULL, *verb;
-	size_t		 i, len = strlen(line);
-	int		 c = -1;
-	bool		 creates = false;
-
-	*path = NULL;
-	*operation = NULL;
-	*cause = NULL;
-	for (i = 0; i < sizeof observe_causes / sizeof *observe_causes; i++) {
-		if ((at = strstr(line, observe_causes[i].text)) != NULL) {
-			c = (int)observe_causes[i].cause;
-			*cause = observe_causes[i].text;
-			break;
-		}
-	}
-	if (c < 0)
-		return 0;
-	if (c == CAUSE_NET) {
-		if (network)
-			return 0;
-		*path = observe_host_in(line, at);
-		*operation = "connect";
-		return 1;
-	}
-	*operation = "write";
-	for (i = 0; i < sizeof observe_verbs / sizeof *observe_verbs; i++) {
-		verb = observe_find(line, (size_t)(at - line),
-		    observe_verbs[i].text);
-		if (verb != NULL) {
-			*operation = observe_verbs[i].op;
-			creates = observe_verbs[i].creates;
-			break;
-		}
-	}
-	if (c == CAUSE_ENOENT && !creates)
-		return 0;	/* reading something missing: not a refusal */
-	*path = observe_path_after(at + strlen(*cause));
-	if (*path == NULL)
-		*path = observe_path_before(line, at);
-	if (*path == NULL || (*path)[0] == '\0' || len == 0) {
-		free(*path);
-		*path = NULL;
-		return 0;
-	}
-	return 1;
-}
-
-void
-observe_infer(const char *text, size_t len, const struct sandbox *sb,
-    const char *cwd, bool network, struct violations *vs)
-{
-	const char	*p = text, *end = text + len, *nl, *op, *cause;
-	char		*line, *path;
-
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (nl == NULL)
-			nl = end;
-		line = xstrndup(p, (size_t)(nl - p));
-		p = nl + 1;
-		if (!observe_parse_line(line, network, &path, &op, &cause)) {
-			free(line);
-			continue;
-		}
-		free(line);
-		if (strcmp(op, "connect") == 0) {
-			observe_add(vs, path, op, VIOLATION_NETWORK, false);
-			free(path);
-			continue;
-		}
-		{
-			_cleanup_free_ char *abs = observe_normalise(cwd, path);
-			_cleanup_free_ char *parent = xstrdup(abs);
-			const struct sandbox_mount *m =
-			    sandbox_mount_for(sb, abs);
-			enum mount_kind k = m != NULL ? m->kind : MOUNT_HIDDEN;
-			char *slash = strrchr(parent, '/');
-			bool ok = false;
-			enum violation_reason r = VIOLATION_READ_ONLY;
-
-			if (slash != NULL)
-				slash[slash == parent ? 1 : 0] = '\0';
-			if (k == MOUNT_PROTECTED) {
-				r = VIOLATION_PROTECTED;
-				ok = strcmp(cause, "No such file or directory")
-				    != 0;
-			} else if (k == MOUNT_HIDDEN) {
-				r = VIOLATION_NOT_VISIBLE;
-				ok = observe_exists_host(abs) ||
-				    observe_exists_host(parent);
-			} else if (k == MOUNT_RO || k == MOUNT_SYMLINK) {
-				ok = strcmp(cause, "Read-only file system") == 0
-				    || strcmp(cause, "Permission denied") == 0;
-			} else if (strcmp(cause, "Read-only file system") == 0)
-				ok = true;	/* the kernel said so */
-			if (ok)
-				observe_add(vs, abs, op, r, false);
-		}
-		free(path);
-	}
 }

@@ -17,8 +17,16 @@
  * says so and runs the command unobserved; observe_infer() then reads the
  * command's error output instead and marks what it finds inferred.
  *
+ * With OBSERVE_RECORD the observer also feeds the change report: each path
+ * a file-changing call names (the same calls, plus fchmod, fchown and the
+ * fd xattr calls) is resolved the same way and, when it lies under the
+ * project on a writable mount, handed to snapshot_paths_add() while the
+ * caller is still stopped (so its state before the call is recorded). The
+ * helper then waits after answering until observe_go(), so the engine can
+ * fall back to a snapshot before the command runs when no listener came.
+ *
  * Lifecycle (the engine):
- *	obs = observe_prepare(&pol, &cause);	sets pol.helper, pol.helper_fd
+ *	obs = observe_prepare(&pol, 0, &cause);	sets pol.helper, pol.helper_fd
  *	sandbox_build(&pol, ...);		the sandbox owns helper_fd now
  *	runner_spawn(...);
  *	observe_attach(obs, loop, &sb, &r->violations);
@@ -42,13 +50,32 @@
 
 #include "report.h"
 #include "sandbox.h"
+#include "snapshot.h"
 
 struct loop;
 struct observer;
 
+/* What the observer is asked for, besides violations. */
+enum observe_flags {
+	OBSERVE_RECORD = (1 << 0),	/* file-changing calls, for the report;
+					   the command waits for observe_go() */
+};
+
 /* Create the socket pair and point the policy at the helper; NULL with
    cause when no helper binary can be found (the engine then infers). */
-struct observer	*observe_prepare(struct sandbox_policy *, char **cause);
+struct observer	*observe_prepare(struct sandbox_policy *, int flags,
+		    char **cause);
+/* Was the notification program built and sent (notification asked for)? */
+bool		 observe_armed(const struct observer *);
+/* OBSERVE_RECORD: wait up to timeout_ms for the helper's answer; true
+   when the listener is attached (the calls will be recorded). */
+bool		 observe_wait_ready(struct observer *, int timeout_ms);
+/* OBSERVE_RECORD: let the command start. */
+void		 observe_go(struct observer *);
+/* Record every path under root that a file-changing call names on a
+   writable mount into sp, before the call runs (snapshot.h). */
+void		 observe_record(struct observer *, struct snapshot_paths *,
+		    const char *root);
 /* Descriptor to poll for POLLIN now, or -1 when there is nothing more. */
 int		 observe_fd(const struct observer *);
 /* Handle what is readable (bounded work; never blocks). */
@@ -93,16 +120,7 @@ struct observe_target {
 	bool	writes;		/* open O_CREAT on an existing file writes */
 };
 
-/* Join base and path (if relative) and remove ".", ".." and "//". */
-char		*observe_normalise(const char *base, const char *path);
-
-/* Read a link inside the sandbox view: like readlink(2), -1 with errno
-   (EINVAL: not a link, ENOENT: missing). */
-typedef ssize_t	(*observe_readlink_cb)(void *, const char *, char *, size_t);
-/* Resolve symlinks in a normalised absolute path (the last component
-   only when follow); *missing when some component does not exist. */
-char		*observe_resolve(const char *path, bool follow,
-		    observe_readlink_cb, void *, bool *missing);
+/* Paths are normalised and resolved by pathwalk.h. */
 
 /* Would this call fail (or be discarded) for a sandbox reason? 1 and the
    reason if so; m is the mount covering the resolved path (or NULL). */

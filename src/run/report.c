@@ -224,6 +224,11 @@ result_json(const struct result *r)
 		cJSON_AddItemToObject(j, "changes", changes_json(&r->changes));
 	else
 		cJSON_AddNullToObject(j, "changes");
+	cJSON_AddBoolToObject(j, "changes_possible", r->changes_possible);
+	if (r->changes_method != NULL)
+		cJSON_AddStringToObject(j, "changes_method", r->changes_method);
+	else
+		cJSON_AddNullToObject(j, "changes_method");
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
@@ -287,7 +292,10 @@ result_print_summary(FILE *f, const struct result *r)
 		return;
 	}
 	print_verdict(f, r);
-	if (r->changes_known) {
+	if (r->changes_known && !r->changes_possible)
+		fprintf(f, "bwgate: no changes possible (the project was "
+		    "read-only)\n");
+	else if (r->changes_known) {
 		if (changes_count(c) == 0)
 			fprintf(f, "bwgate: no changes in the project\n");
 		else

@@ -74,14 +74,16 @@ struct result {
 	bool		 out_truncated;
 	bool		 err_truncated;
 	struct changes	 changes;
-	bool		 changes_known;	/* snapshot diff ran */
+	bool		 changes_known;	/* a change report was made */
+	bool		 changes_possible; /* the project was writable */
+	const char	*changes_method; /* "syscalls", "snapshot", "none" */
 	struct violations violations;
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	struct strv	 warnings;
 	char		*error;		/* bwgate's own failure, if any */
 };
-#define RESULT_INIT { .exit_code = -1 }
+#define RESULT_INIT { .exit_code = -1, .changes_possible = true }
 
 void	 changes_release(struct changes *);
 void	 changes_add_rename(struct changes *, const char *, const char *);

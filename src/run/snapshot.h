@@ -34,7 +34,7 @@
  * directories that cannot be read are recorded and named in
  * snapshot_warnings().
  *
- * snapshot_diff() rules (see snapshot.c for the reasoning):
+ * snapshot_diff() rules (see snapshot-diff.c for the reasoning):
  * - a path present in only one snapshot is created or deleted; a path in
  *   both is modified when its type, identity (device, inode, birth time),
  *   mode, owner, or (not for directories) size, mtime or ctime differ;
@@ -112,5 +112,33 @@ const struct snapshot_entry *snapshot_find(const struct snapshot *,
 /* Problems met while scanning (unreadable directories, ...). */
 const struct strv *snapshot_warnings(const struct snapshot *);
 void		 snapshot_free(struct snapshot *);
+
+/*
+ * The same report from chosen paths only (the syscall method, fed by the
+ * observer): each path is recorded the first time it is added, before the
+ * call that names it runs; snapshot_paths_diff() looks at the same paths
+ * again and diffs the two with snapshot_diff(). Paths are relative to the
+ * root; one under an opaque tree stands for the tree, a skipped one is
+ * dropped. Cost: O(paths added), whatever the size of the project.
+ *
+ *	sp = snapshot_paths_new(project, &o, &cause);
+ *	... snapshot_paths_add(sp, "src/a.c") per file-changing call ...
+ *	snapshot_paths_diff(sp, &result.changes);
+ *	snapshot_paths_free(sp);
+ */
+struct snapshot_paths;
+
+struct snapshot_paths *snapshot_paths_new(const char *root,
+		    const struct snapshot_opts *, char **cause);
+void		 snapshot_paths_add(struct snapshot_paths *, const char *rel);
+/* A rename: both names and, when from is a directory, every name below it
+   and the same names below to (the scan sees those move too). */
+void		 snapshot_paths_add_tree(struct snapshot_paths *,
+		    const char *from, const char *to);
+/* Paths recorded so far. */
+size_t		 snapshot_paths_count(const struct snapshot_paths *);
+void		 snapshot_paths_diff(struct snapshot_paths *,
+		    struct changes *out);
+void		 snapshot_paths_free(struct snapshot_paths *);
 
 #endif

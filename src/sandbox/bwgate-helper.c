@@ -163,6 +163,13 @@ main(int argc, char **argv)
 	helper_reply((int)sock, listener, error, why);
 	if (listener >= 0)
 		close(listener);
+	/* bwgate decides how to report changes before the command runs. */
+	if (error != EPROTO && (hello.flags & OBSERVE_F_WAIT)) {
+		char	go;
+
+		while (recv((int)sock, &go, 1, 0) < 0 && errno == EINTR)
+			;
+	}
 	close((int)sock);
 	execvp(argv[3], argv + 3);
 	e = errno;

@@ -24,7 +24,8 @@
 /* A system call to notify on, with at most one argument condition. */
 struct filter_rule {
 	const char		*name;
-	int			 net;	/* only with OBSERVE_F_NET */
+	int			 net;	/* only with OBSERVE_F_NET (1) or
+					   OBSERVE_F_WAIT (2) */
 	int			 arg;	/* -1: always */
 	enum scmp_compare	 op;
 	scmp_datum_t		 a;
@@ -32,6 +33,7 @@ struct filter_rule {
 };
 
 #define ALWAYS(n)		{ n, 0, -1, 0, 0, 0 }
+#define RECORD(n)		{ n, 2, -1, 0, 0, 0 }
 #define MASKED(n, i, m, v)	{ n, 0, i, SCMP_CMP_MASKED_EQ, m, v }
 /* open-style flags that mean "may write": one rule per test (OR). */
 #define OPENFLAGS(n, i)							\
@@ -58,6 +60,10 @@ static const struct filter_rule filter_rules[] = {
 	ALWAYS("utimensat"),
 	ALWAYS("setxattr"), ALWAYS("lsetxattr"),
 	ALWAYS("removexattr"), ALWAYS("lremovexattr"),
+	/* Recording changes: calls on a descriptor open for reading. */
+	RECORD("fchmod"), RECORD("fchown"),
+	RECORD("fsetxattr"), RECORD("fremovexattr"),
+	RECORD("bind"),	/* a unix socket's file */
 	{ "connect", 1, -1, 0, 0, 0 },
 	/* sendto with a destination address (not connected sockets). */
 	{ "sendto", 1, 4, SCMP_CMP_NE, 0, 0 },
@@ -85,7 +91,9 @@ filter_compile(uint32_t flags, struct buf *prog, char **cause)
 		const struct filter_rule *r = &filter_rules[i];
 		struct scmp_arg_cmp	 cmp;
 
-		if (r->net && (flags & OBSERVE_F_NET) == 0)
+		if (r->net == 1 && (flags & OBSERVE_F_NET) == 0)
+			continue;
+		if (r->net == 2 && (flags & OBSERVE_F_WAIT) == 0)
 			continue;
 		nr = seccomp_syscall_resolve_name(r->name);
 		if (nr == __NR_SCMP_ERROR)

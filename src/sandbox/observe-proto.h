@@ -12,7 +12,10 @@
  * The helper reads the hello, moves its socket to OBSERVE_SOCK_FD (the
  * program does not notify sendmsg there), installs the program (unless
  * told not to), answers with one struct observe_reply (carrying the listener
- * descriptor as SCM_RIGHTS when status is 0), closes FD and execs the
+ * descriptor as SCM_RIGHTS when status is 0), with OBSERVE_F_WAIT waits
+ * for one byte from bwgate (which then knows whether the change report
+ * can come from the notifications, and takes its snapshot first when it
+ * cannot; end of file counts as the byte), closes FD and execs the
  * command (also when no listener could be made: then bwgate infers
  * refusals from the error output). Kept free of other bwgate headers:
  * the helper links nothing of bwgate but this.
@@ -23,7 +26,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		3
+#define OBSERVE_VERSION		4
 /* Where the helper keeps its socket while the filter is on. */
 #define OBSERVE_SOCK_FD		900
 /* The largest program the helper accepts (instructions). */
@@ -32,6 +35,7 @@
 enum observe_hello_flags {
 	OBSERVE_F_NET = (1 << 0),	/* also notify connect/sendto/sendmsg */
 	OBSERVE_F_OFF = (1 << 1),	/* install nothing: answer "disabled" */
+	OBSERVE_F_WAIT = (1 << 2),	/* after answering, wait for one byte */
 };
 
 struct observe_hello {

@@ -143,6 +143,38 @@ test_writers_alone(void **state)
 	queue_release(&q);
 }
 
+/* Writers side by side (reports from recorded calls): all start, in id
+   order, up to max_running. */
+static void
+test_writers_together(void **state)
+{
+	struct queue	 q;
+	struct request	*w1, *w2, *r1, *w3;
+	char		*cause = NULL;
+
+	queue_init(&q);
+	assert_true(q.writers_alone);
+	q.writers_alone = false;
+	q.max_running = 3;
+	w1 = add_approved(&q, true);
+	w2 = add_approved(&q, true);
+	r1 = add_approved(&q, false);
+	w3 = add_approved(&q, true);
+	assert_int_equal(queue_start(&q, w1, &cause), 0);
+	assert_ptr_equal(queue_next(&q), w2);
+	assert_int_equal(queue_start(&q, w2, &cause), 0);
+	assert_int_equal(queue_start(&q, r1, &cause), 0);
+	assert_int_equal(q.running_writers, 2);
+	/* The limit still holds. */
+	assert_null(queue_next(&q));
+	EXPECT_FAIL(queue_start(&q, w3, &cause), "must wait");
+	assert_int_equal(queue_finish(&q, w1, REQUEST_FINISHED, &cause), 0);
+	assert_ptr_equal(queue_next(&q), w3);
+	assert_int_equal(queue_start(&q, w3, &cause), 0);
+	assert_int_equal(q.running_writers, 2);
+	queue_release(&q);
+}
+
 static void
 test_readers_together(void **state)
 {
@@ -322,6 +354,7 @@ main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_withdraw),
 		cmocka_unit_test(test_writers_alone),
+		cmocka_unit_test(test_writers_together),
 		cmocka_unit_test(test_readers_together),
 		cmocka_unit_test(test_pending_does_not_block),
 		cmocka_unit_test(test_max_running),

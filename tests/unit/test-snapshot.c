@@ -920,6 +920,71 @@ test_missing_root(void **state)
 	free(p);
 }
 
+/*
+ * snapshot_paths: the report of chosen paths, each recorded before it is
+ * changed (as the observer does), equals the full diff; .git internals
+ * stand for .git, skipped paths vanish, a renamed tree brings its names.
+ */
+static void
+test_paths(void **state)
+{
+	struct fixture		*fx = *state;
+	struct snapshot_paths	*sp;
+	struct changes		 ch;
+	char			*cause = NULL;
+
+	put(fx, "keep", "k");
+	put(fx, "mod", "m");
+	put(fx, "gone", "g");
+	dir(fx, "tree");
+	dir(fx, "tree/sub");
+	put(fx, "tree/sub/f", "f");
+	dir(fx, ".git");
+	put(fx, ".git/config", "c");
+	strv_push(&fx->skip, "ph");
+	before(fx);
+	fx->opts.exclude = &fx->exclude;
+	fx->opts.skip = &fx->skip;
+	sp = snapshot_paths_new(fx->root, &fx->opts, &cause);
+	assert_non_null(sp);
+
+	snapshot_paths_add(sp, "/new");
+	put(fx, "new", "n");
+	snapshot_paths_add(sp, "mod");
+	put(fx, "mod", "changed");
+	snapshot_paths_add(sp, "mod");		/* again: first state kept */
+	snapshot_paths_add(sp, "gone");
+	rm(fx, "gone");
+	snapshot_paths_add_tree(sp, "tree", "moved");
+	mv(fx, "tree", "moved");
+	snapshot_paths_add(sp, ".git/config");	/* stands for .git */
+	put(fx, ".git/config", "c2");
+	snapshot_paths_add(sp, "ph");		/* skipped */
+	put(fx, "ph", "p");
+	snapshot_paths_add(sp, "tmp");		/* created and removed */
+	put(fx, "tmp", "t");
+	rm(fx, "tmp");
+	snapshot_paths_add(sp, "");		/* the root: ignored */
+	/* new, mod, gone, tree, moved, tree/sub, moved/sub, tree/sub/f,
+	   moved/sub/f, .git, tmp */
+	assert_int_equal(snapshot_paths_count(sp), 11);
+
+	memset(&ch, 0, sizeof ch);
+	snapshot_paths_diff(sp, &ch);
+	snapshot_paths_free(sp);
+	after(fx);
+	assert_list("created", &ch.created, "new", NULL);
+	assert_list("modified", &ch.modified, "mod", NULL);
+	assert_list("deleted", &ch.deleted, "gone", NULL);
+	assert_renames(&ch, "tree", "moved", NULL);
+	/* The full scan says the same. */
+	assert_list("scan created", &fx->ch.created, "new", NULL);
+	assert_list("scan modified", &fx->ch.modified, "mod", NULL);
+	assert_list("scan deleted", &fx->ch.deleted, "gone", NULL);
+	assert_renames(&fx->ch, "tree", "moved", NULL);
+	changes_release(&ch);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -954,6 +1019,7 @@ main(void)
 		T(test_non_utf8_name),
 		T(test_unreadable_dir),
 		T(test_missing_root),
+		T(test_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
