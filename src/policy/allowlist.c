@@ -92,6 +92,10 @@ classification_json(const struct classification *c)
 	cJSON_AddItemToObject(j, "commands", json_strv(&c->commands));
 	cJSON_AddStringToObject(j, "profile",
 	    c->profile ? c->profile : "project");
+	if (c->verdict == VERDICT_ALLOW) {
+		cJSON_AddItemToObject(j, "runs", json_strv(&c->runs));
+		cJSON_AddBoolToObject(j, "project_root", c->project_root);
+	}
 	return j;
 }
 
