@@ -170,7 +170,8 @@ int
 opt_spec_parse(const char *text, enum opt_style style, struct opt_spec *s,
     char **cause)
 {
-	char		*copy, *names, *kind = NULL, *name, *last, *ceil = NULL;
+	char		*copy, *names, *kind = NULL, *name, *last;
+	char		*ceil = NULL;
 	size_t		 len, i;
 
 	memset(s, 0, sizeof *s);
@@ -342,7 +343,7 @@ struct opt_state {
 	bool			*seen;		/* per spec */
 	const bool		*globs;		/* per word, or NULL */
 	bool			 script_seen;
-	bool			 bounded;	/* a bounding option was used */
+	bool			 bounded;	/* a bounding option used */
 	struct strv		 operands;
 };
 
