@@ -141,10 +141,10 @@ allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
 	}
 	if (!strv_contains(&r->names, cv->name))
 		return MATCH_NO;
-	/* Deny rules see a glob as the word it is written as, as they
-	   always did: a glob must never turn a deny into a reject. */
+	/* Deny and ask rules see a glob as the word it is written as:
+	   a glob must never turn a stricter rule into a reject. */
 	if (opt_check_words(&r->grammar, cv->argv + 1,
-	    r->verdict == VERDICT_DENY ? NULL : cv->globs + 1,
+	    r->verdict != VERDICT_ALLOW ? NULL : cv->globs + 1,
 	    cv->argc - 1, bounded, why) == 0)
 		return MATCH_YES;
 	return MATCH_REJECT;
