@@ -437,6 +437,29 @@ classification_unforeseen(const struct classification *c,
 	}
 }
 
+/*
+ * An allow that holds only in the project's top directory (project_root:
+ * git) cannot hold where the command runs below it: another repository may
+ * be there. Made ask, with the reason, when cwd is not the project (both
+ * canonical).
+ */
+void
+classification_at(struct classification *c, const char *project,
+    const char *cwd)
+{
+	char	*s;
+
+	if (c->verdict != VERDICT_ALLOW || !c->project_root ||
+	    strcmp(project, cwd) == 0)
+		return;
+	s = xasprintf("%s; but it runs below the project's top directory, "
+	    "where another repository's configuration may run programs",
+	    c->reason != NULL ? c->reason : "");
+	free(c->reason);
+	c->reason = s;
+	c->verdict = VERDICT_ASK;
+}
+
 /* Add a profile name to a '+' list unless present. */
 static void
 allowlist_add_profile(struct strv *names, const char *p)
