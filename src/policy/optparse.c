@@ -461,6 +461,28 @@ opt_glob_operand(const struct opt_grammar *g, const char *w, bool options,
 	return 0;
 }
 
+/*
+ * A glob in an option's word is harmless when the option is fixed before
+ * the pattern starts (--include=*.py: every expansion is that option) and
+ * its value may be anything (ARG or FILE, no values, refusals or ceiling).
+ */
+static bool
+opt_glob_long(const struct opt_grammar *g, const char *w)
+{
+	const struct opt_spec	*s;
+	const char		*eq = strchr(w, '=');
+	char			*why = NULL;
+
+	if (g->style != OPT_STYLE_GNU || w[1] != '-' || eq == NULL ||
+	    strcspn(w, "*?[\\") < (size_t)(eq - w))
+		return false;
+	s = opt_find_long(g, w, eq - w, &why);
+	free(why);
+	return s != NULL && s->arg != OPT_ARG_NONE && opt_refusal(s) == NULL &&
+	    (s->kind == OPT_KIND_ARG || s->kind == OPT_KIND_FILE) &&
+	    s->values.n == 0 && s->refused.n == 0;
+}
+
 /* An operand that must be a whole number within +-limit. */
 static int
 opt_number(const struct opt_grammar *g, const char *w, char **why)
@@ -644,7 +666,7 @@ opt_check_from(const struct opt_grammar *g, const char *const *argv,
 	for (i = 0; i < argc; i++) {
 		w = argv[i];
 		if (globs != NULL && globs[i] && options && w[0] == '-' &&
-		    w[1] != '\0') {
+		    w[1] != '\0' && !opt_glob_long(g, w)) {
 			*why = xasprintf("'%s' is a pattern expanded when it "
 			    "runs, where an option is read", w);
 			goto out;
