@@ -66,7 +66,7 @@ check_status(enum verdict v)
  */
 static int
 check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
-    const struct classification *c, const char *command, struct strv *argv,
+    struct classification *c, const char *command, struct strv *argv,
     char **sandbox_error, char **cause)
 {
 	struct sandbox_policy	 pol;
@@ -89,6 +89,8 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 		rc = 0;
 		goto out;
 	}
+	/* As the console judges it: git only at the project's top. */
+	classification_at(c, pol.project, pol.cwd);
 	if (allowlist_profile_apply(*alp, c->profile, &pol, cause) != 0)
 		goto out;
 	probe_host(&probe, true);

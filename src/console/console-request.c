@@ -47,12 +47,18 @@ request_classify(struct console *c, struct request *r)
 	struct sandbox		 sb = SANDBOX_INIT;
 	const struct proto_mounts *m = console_mounts(r);
 	char			*cause = NULL;
-	bool			 root_only;
 
+	sandbox_policy_init(&pol);
+	free(r->error);
+	r->error = NULL;
 	if (r->is_argv)
 		allowlist_classify_argv(c->al, &r->argv, &cl);
 	else
 		allowlist_classify(c->al, r->command, &cl);
+	/* git's rule holds for the project's own repository only: below
+	   the top directory there may be another one. */
+	if (sandbox_policy_set_dirs(&pol, c->project, r->cwd, &cause) == 0)
+		classification_at(&cl, pol.project, pol.cwd);
 	r->verdict = cl.verdict;
 	free(r->rule);
 	r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
@@ -60,7 +66,6 @@ request_classify(struct console *c, struct request *r)
 	r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
 	free(r->profile);
 	r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
-	root_only = cl.project_root;
 	classification_release(&cl);
 
 	/* More than the profile gives always needs a person. */
@@ -73,23 +78,8 @@ request_classify(struct console *c, struct request *r)
 		r->verdict = VERDICT_ASK;
 	}
 
-	sandbox_policy_init(&pol);
-	free(r->error);
-	r->error = NULL;
-	if (sandbox_policy_set_dirs(&pol, c->project, r->cwd, &cause) != 0)
+	if (cause != NULL)
 		goto fail;
-	/* git's rule holds for the project's own repository only: below
-	   the top directory there may be another one (issue 16). */
-	if (r->verdict == VERDICT_ALLOW && root_only &&
-	    strcmp(pol.cwd, pol.project) != 0) {
-		char *s = xasprintf("%s; but it runs below the project's top "
-		    "directory, where another repository's configuration may "
-		    "run programs", r->reason);
-
-		free(r->reason);
-		r->reason = s;
-		r->verdict = VERDICT_ASK;
-	}
 	config_apply(&c->cfg, &pol);
 	if (r->profile != NULL && allowlist_profile_apply(c->al, r->profile,
 	    &pol, &cause) != 0)

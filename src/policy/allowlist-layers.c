@@ -190,7 +190,6 @@ allowlist_check_examples(const struct allowlist *al, const struct layer *l,
 	return 0;
 }
 
-/* Load the shipped, user and project layers. */
 /* Load the layers; check the rules' examples too when asked. */
 static struct allowlist *
 allowlist_load_opts(const char *project, bool examples, char **cause)

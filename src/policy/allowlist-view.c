@@ -304,8 +304,9 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 			    " is expanded when it runs: its value is not known "
 			    "now"));
 		if (i > 0 && cv->endless == NULL &&
-		    (allowlist_dev_path(cv->argv[i], allowlist_endless, false) ||
-		    (cv->globs[i] && allowlist_glob_endless(cv->argv[i]))))
+		    (allowlist_dev_path(cv->argv[i], allowlist_endless,
+		    false) || (cv->globs[i] &&
+		    allowlist_glob_endless(cv->argv[i]))))
 			cv->endless = quoted_reason("it reads ", cv->argv[i],
 			    ", which never ends");
 	}
@@ -337,11 +338,11 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 	if (allowlist_in(allowlist_cd, cv->name)) {
 		for (i = 1; i < cv->argc; i++) {
 			if (strcmp(cv->argv[i], "-") == 0)
-				cmdview_unsafe(cv, xstrdup("'cd -' returns to a "
-				    "directory not known now"));
+				cmdview_unsafe(cv, xstrdup("'cd -' returns to "
+				    "a directory not known now"));
 			else if (allowlist_dev_dir(cv->argv[i]))
-				cmdview_unsafe(cv, quoted_reason("", cv->argv[i],
-				    " is a directory of devices"));
+				cmdview_unsafe(cv, quoted_reason("",
+				    cv->argv[i], " is a directory of devices"));
 		}
 	}
 	for (i = 0; i < cmd->nredirs; i++) {

@@ -92,6 +92,10 @@ classification_json(const struct classification *c)
 	cJSON_AddItemToObject(j, "commands", json_strv(&c->commands));
 	cJSON_AddStringToObject(j, "profile",
 	    c->profile ? c->profile : "project");
+	if (c->verdict == VERDICT_ALLOW) {
+		cJSON_AddItemToObject(j, "runs", json_strv(&c->runs));
+		cJSON_AddBoolToObject(j, "project_root", c->project_root);
+	}
 	return j;
 }
 
@@ -137,10 +141,10 @@ allowlist_rule_match(const struct rule *r, const struct cmdview *cv,
 	}
 	if (!strv_contains(&r->names, cv->name))
 		return MATCH_NO;
-	/* Deny rules see a glob as the word it is written as, as they
-	   always did: a glob must never turn a deny into a reject. */
+	/* Deny and ask rules see a glob as the word it is written as:
+	   a glob must never turn a stricter rule into a reject. */
 	if (opt_check_words(&r->grammar, cv->argv + 1,
-	    r->verdict == VERDICT_DENY ? NULL : cv->globs + 1,
+	    r->verdict != VERDICT_ALLOW ? NULL : cv->globs + 1,
 	    cv->argc - 1, bounded, why) == 0)
 		return MATCH_YES;
 	return MATCH_REJECT;
@@ -431,6 +435,29 @@ classification_unforeseen(const struct classification *c,
 		if (j == c->runs.n && !strv_contains(out, e))
 			strv_push(out, e);
 	}
+}
+
+/*
+ * An allow that holds only in the project's top directory (project_root:
+ * git) cannot hold where the command runs below it: another repository may
+ * be there. Made ask, with the reason, when cwd is not the project (both
+ * canonical).
+ */
+void
+classification_at(struct classification *c, const char *project,
+    const char *cwd)
+{
+	char	*s;
+
+	if (c->verdict != VERDICT_ALLOW || !c->project_root ||
+	    strcmp(project, cwd) == 0)
+		return;
+	s = xasprintf("%s; but it runs below the project's top directory, "
+	    "where another repository's configuration may run programs",
+	    c->reason != NULL ? c->reason : "");
+	free(c->reason);
+	c->reason = s;
+	c->verdict = VERDICT_ASK;
 }
 
 /* Add a profile name to a '+' list unless present. */

@@ -83,6 +83,10 @@ int		 allowlist_trust_record(const char *file, const char *sha256,
 		    char **cause);
 
 void		 classification_release(struct classification *);
+/* An allow that holds only in the project's top directory becomes ask
+   when cwd (canonical, like project) is below it. */
+void		 classification_at(struct classification *, const char *project,
+		    const char *cwd);
 /* Basenames of the executed programs (paths or names) that an allowed
    command's rules did not foresee (git -> gpg), each once, into out. */
 void		 classification_unforeseen(const struct classification *,

@@ -170,7 +170,8 @@ int
 opt_spec_parse(const char *text, enum opt_style style, struct opt_spec *s,
     char **cause)
 {
-	char		*copy, *names, *kind = NULL, *name, *last, *ceil = NULL;
+	char		*copy, *names, *kind = NULL, *name, *last;
+	char		*ceil = NULL;
 	size_t		 len, i;
 
 	memset(s, 0, sizeof *s);
@@ -342,7 +343,7 @@ struct opt_state {
 	bool			*seen;		/* per spec */
 	const bool		*globs;		/* per word, or NULL */
 	bool			 script_seen;
-	bool			 bounded;	/* a bounding option was used */
+	bool			 bounded;	/* a bounding option used */
 	struct strv		 operands;
 };
 
@@ -458,6 +459,28 @@ opt_glob_operand(const struct opt_grammar *g, const char *w, bool options,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A glob in an option's word is harmless when the option is fixed before
+ * the pattern starts (--include=*.py: every expansion is that option) and
+ * its value may be anything (ARG or FILE, no values, refusals or ceiling).
+ */
+static bool
+opt_glob_long(const struct opt_grammar *g, const char *w)
+{
+	const struct opt_spec	*s;
+	const char		*eq = strchr(w, '=');
+	char			*why = NULL;
+
+	if (g->style != OPT_STYLE_GNU || w[1] != '-' || eq == NULL ||
+	    strcspn(w, "*?[\\") < (size_t)(eq - w))
+		return false;
+	s = opt_find_long(g, w, eq - w, &why);
+	free(why);
+	return s != NULL && s->arg != OPT_ARG_NONE && opt_refusal(s) == NULL &&
+	    (s->kind == OPT_KIND_ARG || s->kind == OPT_KIND_FILE) &&
+	    s->values.n == 0 && s->refused.n == 0;
 }
 
 /* An operand that must be a whole number within +-limit. */
@@ -643,7 +666,7 @@ opt_check_from(const struct opt_grammar *g, const char *const *argv,
 	for (i = 0; i < argc; i++) {
 		w = argv[i];
 		if (globs != NULL && globs[i] && options && w[0] == '-' &&
-		    w[1] != '\0') {
+		    w[1] != '\0' && !opt_glob_long(g, w)) {
 			*why = xasprintf("'%s' is a pattern expanded when it "
 			    "runs, where an option is read", w);
 			goto out;

@@ -5,4 +5,4 @@ noinst_LIBRARIES += %D%/libshell.a
 %C%_libshell_a_SOURCES = \
 	%D%/shlex.c %D%/shlex.h \
 	%D%/shlex-word.c %D%/shlex-arith.c %D%/shlex-heredoc.c \
-	%D%/shparse.c %D%/shparse.h
+	%D%/shparse.c %D%/shparse-compound.c %D%/shparse.h

@@ -1,6 +1,6 @@
 /*
  * shlex: the lexer half of shparse, internal to src/shell (shlex*.c and
- * shparse.c; nothing else includes this header).
+ * shparse*.c; nothing else includes this header).
  *
  * The parser is recursive descent over one input string. The lexer keeps
  * one token of lookahead in parser->tok; words are lexed with quote
@@ -204,5 +204,26 @@ void	 lex_parser_done(struct sh_parser *);
 /* shparse.c */
 int	 shparse_list(struct sh_parser *, size_t *);
 int	 shparse_sub(struct sh_parser *, const char *, size_t, size_t, int);
+int	 parse_list_required(struct sh_parser *);
+int	 parse_command(struct sh_parser *, size_t *);
+int	 parse_compound_redirs(struct sh_parser *, int);
+char	 parse_peekc_raw(const struct sh_parser *, size_t);
+bool	 parse_tok_is(const struct sh_token *, const char *);
+int	 parse_unexpected(struct sh_parser *, const char *);
+int	 parse_expect(struct sh_parser *, const char *);
+int	 parse_skip_newlines(struct sh_parser *);
+void	 parse_mark(struct sh_parser *, size_t, int);
+
+/* shparse-compound.c */
+int	 parse_subshell(struct sh_parser *);
+int	 parse_group(struct sh_parser *);
+int	 parse_if(struct sh_parser *);
+int	 parse_while(struct sh_parser *);
+int	 parse_for(struct sh_parser *);
+int	 parse_case(struct sh_parser *);
+int	 parse_cond(struct sh_parser *);
+int	 parse_arith_cmd(struct sh_parser *, bool *);
+int	 parse_function(struct sh_parser *, bool);
+int	 parse_coproc(struct sh_parser *);
 
 #endif

@@ -19,20 +19,8 @@
 
 static int	 parse_and_or(struct sh_parser *);
 static int	 parse_pipeline(struct sh_parser *);
-static int	 parse_command(struct sh_parser *, size_t *);
 static int	 parse_simple(struct sh_parser *, size_t *);
 static int	 parse_redir(struct sh_parser *, struct sh_cmd *);
-static int	 parse_compound_redirs(struct sh_parser *, int);
-static int	 parse_subshell(struct sh_parser *);
-static int	 parse_group(struct sh_parser *);
-static int	 parse_if(struct sh_parser *);
-static int	 parse_while(struct sh_parser *);
-static int	 parse_for(struct sh_parser *);
-static int	 parse_case(struct sh_parser *);
-static int	 parse_cond(struct sh_parser *);
-static int	 parse_arith_cmd(struct sh_parser *, bool *);
-static int	 parse_function(struct sh_parser *, bool);
-static int	 parse_coproc(struct sh_parser *);
 
 /* Reserved words that end a list when in command position. */
 static const char *const list_enders[] = {
@@ -40,15 +28,15 @@ static const char *const list_enders[] = {
 };
 
 /* The input byte at i, or NUL past the end. */
-static char
-peekc_raw(const struct sh_parser *p, size_t i)
+char
+parse_peekc_raw(const struct sh_parser *p, size_t i)
 {
 	return i < p->len ? p->s[i] : '\0';
 }
 
 /* Is the token the unquoted word w (a reserved word)? */
-static bool
-tok_is(const struct sh_token *t, const char *w)
+bool
+parse_tok_is(const struct sh_token *t, const char *w)
 {
 	return t->type == TOK_WORD && t->word.flags == 0 &&
 	    strcmp(t->word.text, w) == 0;
@@ -65,14 +53,14 @@ command_start(const struct sh_token *t)
 	if (t->type != TOK_WORD)
 		return false;
 	for (i = 0; list_enders[i] != NULL; i++)
-		if (tok_is(t, list_enders[i]))
+		if (parse_tok_is(t, list_enders[i]))
 			return false;
 	return true;
 }
 
 /* Report the lookahead token as unexpected; always -1. */
-static int
-unexpected(struct sh_parser *p, const char *wanted)
+int
+parse_unexpected(struct sh_parser *p, const char *wanted)
 {
 	struct sh_token	*t;
 	char		 what[64];
@@ -89,21 +77,21 @@ unexpected(struct sh_parser *p, const char *wanted)
 }
 
 /* Consume the reserved word w or fail. */
-static int
-expect(struct sh_parser *p, const char *w)
+int
+parse_expect(struct sh_parser *p, const char *w)
 {
 	struct sh_token	*t;
 
 	if (lex_peek(p, &t) != 0)
 		return -1;
-	if (!tok_is(t, w))
-		return unexpected(p, w);
+	if (!parse_tok_is(t, w))
+		return parse_unexpected(p, w);
 	return lex_drop(p);
 }
 
 /* Consume any newlines (reading here-document bodies). */
-static int
-skip_newlines(struct sh_parser *p)
+int
+parse_skip_newlines(struct sh_parser *p)
 {
 	struct sh_token	*t;
 
@@ -168,8 +156,8 @@ cmd_add(struct sh_parser *p, struct sh_cmd *c)
 }
 
 /* Set flag on the commands recorded since first. */
-static void
-mark(struct sh_parser *p, size_t first, int flag)
+void
+parse_mark(struct sh_parser *p, size_t first, int flag)
 {
 	struct sh_script	*s = p->sh->script;
 	size_t			 i;
@@ -189,7 +177,7 @@ shparse_list(struct sh_parser *p, size_t *count)
 	size_t		 n = 0, first;
 
 	for (;;) {
-		if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
+		if (parse_skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
 			return -1;
 		if (!command_start(t))
 			break;
@@ -203,7 +191,7 @@ shparse_list(struct sh_parser *p, size_t *count)
 		} else if (t->type == TOK_AMP) {
 			if (lex_drop(p) != 0)
 				return -1;
-			mark(p, first, SH_C_BACKGROUND);
+			parse_mark(p, first, SH_C_BACKGROUND);
 			sh_unknown(p, "background job '&'");
 		} else if (t->type != TOK_NEWLINE)
 			break;
@@ -214,7 +202,7 @@ shparse_list(struct sh_parser *p, size_t *count)
 }
 
 /* A list that must hold at least one command. */
-static int
+int
 parse_list_required(struct sh_parser *p)
 {
 	size_t	n;
@@ -222,7 +210,7 @@ parse_list_required(struct sh_parser *p)
 	if (shparse_list(p, &n) != 0)
 		return -1;
 	if (n == 0)
-		return unexpected(p, NULL);
+		return parse_unexpected(p, NULL);
 	return 0;
 }
 
@@ -249,7 +237,7 @@ shparse_sub(struct sh_parser *parent, const char *s, size_t len,
 	if (r == 0)
 		r = shparse_list(&sub, NULL);
 	if (r == 0 && lex_peek(&sub, &t) == 0 && t->type != TOK_EOF)
-		r = unexpected(&sub, NULL);
+		r = parse_unexpected(&sub, NULL);
 	if (r == 0 && sub.nhd > 0)
 		r = sh_error(&sub, sub.hd[0].start, "here-document '%.32s' has "
 		    "no body", sub.hd[0].delim);
@@ -270,11 +258,11 @@ parse_and_or(struct sh_parser *p)
 			return -1;
 		if (t->type != TOK_AND && t->type != TOK_OR)
 			return 0;
-		if (lex_drop(p) != 0 || skip_newlines(p) != 0 ||
+		if (lex_drop(p) != 0 || parse_skip_newlines(p) != 0 ||
 		    lex_peek(p, &t) != 0)
 			return -1;
 		if (!command_start(t))
-			return unexpected(p, NULL);
+			return parse_unexpected(p, NULL);
 		if (parse_pipeline(p) != 0)
 			return -1;
 	}
@@ -306,19 +294,19 @@ parse_pipeline(struct sh_parser *p)
 	for (;;) {
 		if (lex_peek(p, &t) != 0)
 			return -1;
-		if (tok_is(t, "!")) {
+		if (parse_tok_is(t, "!")) {
 			if (lex_drop(p) != 0)
 				return -1;
-		} else if (tok_is(t, "time")) {
+		} else if (parse_tok_is(t, "time")) {
 			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
 				return -1;
-			if (tok_is(t, "-p") && lex_drop(p) != 0)
+			if (parse_tok_is(t, "-p") && lex_drop(p) != 0)
 				return -1;
 		} else
 			break;
 	}
 	if (!command_start(t))
-		return unexpected(p, NULL);
+		return parse_unexpected(p, NULL);
 	if (parse_command(p, &last) != 0)
 		return -1;
 	for (;;) {
@@ -328,22 +316,22 @@ parse_pipeline(struct sh_parser *p)
 			break;
 		if (t->type == TOK_PIPEAMP && last != SIZE_MAX)
 			add_stderr_dup(p, last);
-		if (lex_drop(p) != 0 || skip_newlines(p) != 0 ||
+		if (lex_drop(p) != 0 || parse_skip_newlines(p) != 0 ||
 		    lex_peek(p, &t) != 0)
 			return -1;
 		if (!command_start(t))
-			return unexpected(p, NULL);
+			return parse_unexpected(p, NULL);
 		if (parse_command(p, &last) != 0)
 			return -1;
 		n++;
 	}
 	if (n > 1)
-		mark(p, first, SH_C_PIPED);
+		parse_mark(p, first, SH_C_PIPED);
 	return 0;
 }
 
 /* A simple or compound command; *last is the simple command's index. */
-static int
+int
 parse_command(struct sh_parser *p, size_t *last)
 {
 	struct sh_token	*t;
@@ -354,7 +342,7 @@ parse_command(struct sh_parser *p, size_t *last)
 	if (lex_peek(p, &t) != 0)
 		return -1;
 	if (t->type == TOK_LPAREN) {
-		if (peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
+		if (parse_peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
 			if (parse_arith_cmd(p, &done) != 0)
 				return -1;
 			if (done)
@@ -383,7 +371,7 @@ parse_command(struct sh_parser *p, size_t *last)
 	}
 	if (t->type == TOK_WORD || t->type == TOK_REDIR)
 		return parse_simple(p, last);
-	return unexpected(p, NULL);
+	return parse_unexpected(p, NULL);
 }
 
 /* Assignments, words and redirections; or the start of NAME () body. */
@@ -431,7 +419,7 @@ parse_simple(struct sh_parser *p, size_t *last)
 			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
 				return -1;
 			if (t->type != TOK_RPAREN)
-				return unexpected(p, ")");
+				return parse_unexpected(p, ")");
 			if (lex_drop(p) != 0)
 				return -1;
 			return parse_function(p, false);
@@ -486,7 +474,7 @@ parse_redir(struct sh_parser *p, struct sh_cmd *c)
 	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
 		return -1;
 	if (t->type != TOK_WORD)
-		return unexpected(p, NULL);
+		return parse_unexpected(p, NULL);
 	lex_take_word(p, &target);
 	if (op == SH_R_DUP_OUT && fd == -1 && !dup_target(&target))
 		op = SH_R_OUT_ERR;
@@ -514,7 +502,7 @@ parse_redir(struct sh_parser *p, struct sh_cmd *c)
 }
 
 /* Redirections after a compound command: a command without words. */
-static int
+int
 parse_compound_redirs(struct sh_parser *p, int flags)
 {
 	struct sh_cmd	 c;
@@ -538,379 +526,6 @@ parse_compound_redirs(struct sh_parser *p, int flags)
 		cmd_add(p, &c);
 	return 0;
 }
-
-/* Run body with extra command flags inside one more nesting level. */
-static int
-nested(struct sh_parser *p, size_t start, int flags,
-    int (*body)(struct sh_parser *))
-{
-	int	ctx = p->ctx, r;
-
-	if (sh_enter(p, start) != 0)
-		return -1;
-	p->ctx |= flags;
-	r = body(p);
-	p->ctx = ctx;
-	sh_leave(p);
-	if (r != 0)
-		return -1;
-	return parse_compound_redirs(p, flags);
-}
-
-/* ( list ) */
-static int
-subshell_body(struct sh_parser *p)
-{
-	struct sh_token	*t;
-
-	if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
-	    lex_peek(p, &t) != 0)
-		return -1;
-	if (t->type != TOK_RPAREN)
-		return unexpected(p, ")");
-	return lex_drop(p);
-}
-
-static int
-parse_subshell(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_SUBSHELL, subshell_body);
-}
-
-/* { list ; } */
-static int
-group_body(struct sh_parser *p)
-{
-	if (lex_drop(p) != 0 || parse_list_required(p) != 0)
-		return -1;
-	return expect(p, "}");
-}
-
-static int
-parse_group(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_GROUP, group_body);
-}
-
-/* if list then list { elif list then list } [ else list ] fi */
-static int
-if_body(struct sh_parser *p)
-{
-	struct sh_token	*t;
-
-	sh_unknown(p, "control flow 'if'");
-	if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
-	    expect(p, "then") != 0 || parse_list_required(p) != 0)
-		return -1;
-	for (;;) {
-		if (lex_peek(p, &t) != 0)
-			return -1;
-		if (tok_is(t, "elif")) {
-			if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
-			    expect(p, "then") != 0 ||
-			    parse_list_required(p) != 0)
-				return -1;
-		} else if (tok_is(t, "else")) {
-			if (lex_drop(p) != 0 || parse_list_required(p) != 0)
-				return -1;
-			return expect(p, "fi");
-		} else
-			return expect(p, "fi");
-	}
-}
-
-static int
-parse_if(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_CONTROL, if_body);
-}
-
-/* while|until list do list done */
-static int
-while_body(struct sh_parser *p)
-{
-	sh_unknown(p, tok_is(&p->tok, "while") ? "control flow 'while'" :
-	    "control flow 'until'");
-	if (lex_drop(p) != 0 || parse_list_required(p) != 0 ||
-	    expect(p, "do") != 0 || parse_list_required(p) != 0)
-		return -1;
-	return expect(p, "done");
-}
-
-static int
-parse_while(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_CONTROL, while_body);
-}
-
-/* The do list done (or { list }) of for and select. */
-static int
-loop_do(struct sh_parser *p)
-{
-	struct sh_token	*t;
-
-	if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
-		return -1;
-	if (tok_is(t, "{")) {
-		if (lex_drop(p) != 0 || parse_list_required(p) != 0)
-			return -1;
-		return expect(p, "}");
-	}
-	if (expect(p, "do") != 0 || parse_list_required(p) != 0)
-		return -1;
-	return expect(p, "done");
-}
-
-/*
- * for|select NAME [in words] ; do list done, and for (( ; ; )) do list
- * done. The words are expanded but are not commands; the substitutions
- * inside them were recorded when they were read.
- */
-static int
-for_body(struct sh_parser *p)
-{
-	struct sh_token	*t;
-	bool		 isfor = tok_is(&p->tok, "for");
-	size_t		 start, end, after;
-	int		 r, flags;
-
-	sh_unknown(p, isfor ? "control flow 'for'" : "control flow 'select'");
-	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-		return -1;
-	if (isfor && t->type == TOK_LPAREN &&
-	    peekc_raw(p, lex_skip_cont(p, t->start + 1)) == '(') {
-		start = lex_skip_cont(p, t->start + 1) + 1;
-		r = lex_arith_prescan(p, start, &end, &after);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return sh_error(p, start, "bad arithmetic for loop");
-		if (lex_drop(p) != 0 ||
-		    lex_arith_body(p, start, end, p->ctx, &flags) != 0)
-			return -1;
-		p->pos = after;
-		if (lex_peek(p, &t) != 0)
-			return -1;
-		if (t->type == TOK_SEMI && lex_drop(p) != 0)
-			return -1;
-		return loop_do(p);
-	}
-	if (t->type != TOK_WORD)
-		return unexpected(p, NULL);
-	if (lex_drop(p) != 0 || skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
-		return -1;
-	if (tok_is(t, "in")) {
-		if (lex_drop(p) != 0)
-			return -1;
-		for (;;) {
-			if (lex_peek(p, &t) != 0)
-				return -1;
-			if (t->type != TOK_WORD)
-				break;
-			if (lex_drop(p) != 0)
-				return -1;
-		}
-		if (t->type != TOK_SEMI && t->type != TOK_NEWLINE)
-			return unexpected(p, NULL);
-		if (lex_drop(p) != 0)
-			return -1;
-	} else if (t->type == TOK_SEMI && lex_drop(p) != 0)
-		return -1;
-	return loop_do(p);
-}
-
-static int
-parse_for(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_CONTROL, for_body);
-}
-
-/* case word in [(] pattern { | pattern } ) list ;; ... esac */
-static int
-case_body(struct sh_parser *p)
-{
-	struct sh_token	*t;
-
-	sh_unknown(p, "control flow 'case'");
-	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-		return -1;
-	if (t->type != TOK_WORD)
-		return unexpected(p, NULL);
-	if (lex_drop(p) != 0 || skip_newlines(p) != 0 || expect(p, "in") != 0)
-		return -1;
-	for (;;) {
-		if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
-			return -1;
-		if (tok_is(t, "esac"))
-			return lex_drop(p);
-		if (t->type == TOK_LPAREN &&
-		    (lex_drop(p) != 0 || lex_peek(p, &t) != 0))
-			return -1;
-		for (;;) {
-			if (t->type != TOK_WORD)
-				return unexpected(p, NULL);
-			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-				return -1;
-			if (t->type != TOK_PIPE)
-				break;
-			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-				return -1;
-		}
-		if (t->type != TOK_RPAREN)
-			return unexpected(p, ")");
-		if (lex_drop(p) != 0 || shparse_list(p, NULL) != 0 ||
-		    lex_peek(p, &t) != 0)
-			return -1;
-		if (tok_is(t, "esac"))
-			return lex_drop(p);
-		if (t->type != TOK_DSEMI && t->type != TOK_SEMIAND &&
-		    t->type != TOK_DSEMIAND)
-			return unexpected(p, "esac");
-		if (lex_drop(p) != 0)
-			return -1;
-	}
-}
-
-static int
-parse_case(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_CONTROL, case_body);
-}
-
-/*
- * [[ expression ]]: words and the operators of the expression; < and >
- * compare strings here. Only the substitutions inside hold commands.
- */
-static int
-cond_body(struct sh_parser *p)
-{
-	struct sh_token	*t;
-	size_t		 start = p->tok.start;
-
-	sh_unknown(p, "conditional '[[ ]]'");
-	if (lex_drop(p) != 0)
-		return -1;
-	for (;;) {
-		if (lex_peek(p, &t) != 0)
-			return -1;
-		switch (t->type) {
-		case TOK_EOF:
-			return sh_error(p, start, "unterminated '[['");
-		case TOK_WORD:
-			if (tok_is(t, "]]"))
-				return lex_drop(p);
-			if (tok_is(t, "=~")) {
-				if (lex_drop(p) != 0 || lex_regex_word(p) != 0)
-					return -1;
-				continue;
-			}
-			break;
-		case TOK_REDIR:
-			if ((t->op != SH_R_IN && t->op != SH_R_OUT) ||
-			    t->fd != -1)
-				return unexpected(p, NULL);
-			break;
-		case TOK_LPAREN:
-		case TOK_RPAREN:
-		case TOK_AND:
-		case TOK_OR:
-		case TOK_NEWLINE:
-			break;
-		default:
-			return unexpected(p, NULL);
-		}
-		if (lex_drop(p) != 0)
-			return -1;
-	}
-}
-
-static int
-parse_cond(struct sh_parser *p)
-{
-	return nested(p, p->tok.start, SH_C_CONTROL, cond_body);
-}
-
-/* (( expression )): *done is false when it is a nested subshell. */
-static int
-parse_arith_cmd(struct sh_parser *p, bool *done)
-{
-	size_t	start = p->tok.start, end, after, from;
-	int	r, flags;
-
-	*done = false;
-	from = lex_skip_cont(p, start + 1) + 1;
-	r = lex_arith_prescan(p, from, &end, &after);
-	if (r <= 0)
-		return r;
-	*done = true;
-	if (lex_drop(p) != 0 || sh_enter(p, start) != 0)
-		return -1;
-	sh_unknown(p, "arithmetic command '(( ))'");
-	r = lex_arith_body(p, from, end, p->ctx | SH_C_CONTROL, &flags);
-	sh_leave(p);
-	if (r != 0)
-		return -1;
-	p->pos = after;
-	return parse_compound_redirs(p, SH_C_CONTROL);
-}
-
-/* function NAME [()] body, or (named already) NAME () body. */
-static int
-parse_function(struct sh_parser *p, bool keyword)
-{
-	struct sh_token	*t;
-	size_t		 last;
-	int		 ctx = p->ctx, r;
-
-	sh_unknown(p, "function definition");
-	if (keyword) {
-		if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-			return -1;
-		if (t->type != TOK_WORD)
-			return unexpected(p, NULL);
-		if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-			return -1;
-		if (t->type == TOK_LPAREN) {
-			if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
-				return -1;
-			if (t->type != TOK_RPAREN)
-				return unexpected(p, ")");
-			if (lex_drop(p) != 0)
-				return -1;
-		}
-	}
-	if (skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
-		return -1;
-	if (t->type != TOK_LPAREN && !tok_is(t, "{") && !tok_is(t, "if") &&
-	    !tok_is(t, "while") && !tok_is(t, "until") && !tok_is(t, "for") &&
-	    !tok_is(t, "select") && !tok_is(t, "case") && !tok_is(t, "[["))
-		return unexpected(p, "{");
-	if (sh_enter(p, t->start) != 0)
-		return -1;
-	p->ctx |= SH_C_CONTROL;
-	r = parse_command(p, &last);
-	p->ctx = ctx;
-	sh_leave(p);
-	return r;
-}
-
-/* coproc [NAME] command: runs in the background. */
-static int
-parse_coproc(struct sh_parser *p)
-{
-	size_t	first = p->sh->script->ncmds, last;
-	size_t	start = p->tok.start;
-	int	r;
-
-	sh_unknown(p, "coprocess");
-	if (lex_drop(p) != 0 || sh_enter(p, start) != 0)
-		return -1;
-	r = parse_command(p, &last);
-	sh_leave(p);
-	mark(p, first, SH_C_BACKGROUND);
-	return r;
-}
-
 /* Parse len bytes of s (NUL bytes are refused). */
 int
 sh_parse_mem(const char *s, size_t len, struct sh_script *script,
@@ -939,7 +554,7 @@ sh_parse_mem(const char *s, size_t len, struct sh_script *script,
 		sh.budget = 2 * (SH_MAX_DEPTH + 1) * len + 4096;
 		r = shparse_list(&p, NULL);
 		if (r == 0 && lex_peek(&p, &t) == 0 && t->type != TOK_EOF)
-			r = unexpected(&p, NULL);
+			r = parse_unexpected(&p, NULL);
 		if (r == 0 && p.nhd > 0)
 			r = sh_error(&p, p.hd[0].start, "here-document '%.32s' "
 			    "has no body", p.hd[0].delim);

@@ -30,7 +30,7 @@ fi
 
 # The parser needs only the string helpers; no configure run required.
 printf '#define _GNU_SOURCE 1\n' > "$work/autoconf.h"
-srcs="$srcdir/src/shell/shlex*.c $srcdir/src/shell/shparse.c
+srcs="$srcdir/src/shell/shlex*.c $srcdir/src/shell/shparse*.c
     $srcdir/src/util/strv.c $srcdir/src/util/buf.c $srcdir/src/util/xalloc.c
     $srcdir/tests/fuzz/fuzz-shparse.c
     $srcdir/tests/fuzz/mutate.c"

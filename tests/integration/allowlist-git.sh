@@ -32,6 +32,14 @@ cd "$P"
 ok_if "the nested repository's hook runs for git status" \
     grep -q FSMONITOR-RAN "$T/exec.err"
 
+"$BWGATE" check -- 'git status' > /dev/null
+assert_eq "bwgate check: git status at the top is allowed (0)" "$?" 0
+(cd "$N" && "$BWGATE" check --project "$P" -- 'git status' > "$T/check.out")
+assert_eq "bwgate check: git status in the nested repository asks (1)" \
+    "$?" 1
+assert_match "bwgate check says why" "$(cat "$T/check.out")" \
+    "below the project's top"
+
 start_console --headless --auto-allowlisted
 
 out=$("$BWGATE" run -- git status 2>&1); rc=$?

@@ -264,7 +264,11 @@ test_keys(void **state)
 	    "{ \"id\": \"cd\", \"command\": \"cd\", \"verdict\": \"allow\",\n"
 	    "  \"reason\": \"test\", \"profile\": \"readonly\" },\n"
 	    "{ \"id\": \"w\", \"command\": \"wr\", \"verdict\": \"allow\",\n"
-	    "  \"reason\": \"test\", \"profile\": \"project\" }\n"
+	    "  \"reason\": \"test\", \"profile\": \"project\" },\n"
+	    "{ \"id\": \"la\", \"command\": \"lsx\", \"verdict\": \"allow\",\n"
+	    "  \"reason\": \"test\", \"profile\": \"readonly\" },\n"
+	    "{ \"id\": \"lq\", \"command\": \"lsx\", \"verdict\": \"ask\",\n"
+	    "  \"reason\": \"one\", \"operands\": { \"max\": 1 } }\n"
 	    "] }\n");
 	al = allowlist_load_file(path, &cause);
 	if (al == NULL)
@@ -292,6 +296,10 @@ test_keys(void **state)
 	/* globs only with the read-only profile */
 	expect(al, "wr x", VERDICT_ALLOW);
 	expect(al, "wr *.c", VERDICT_ASK);
+	/* an ask rule sees the glob as written: it stays stricter */
+	expect(al, "lsx a b", VERDICT_ALLOW);
+	expect(al, "lsx a", VERDICT_ASK);
+	expect(al, "lsx *", VERDICT_ASK);
 	allowlist_free(al);
 	free(path);
 }
