@@ -40,3 +40,9 @@ EXTRA_DIST += %D%/bench-console.sh %D%/bench-soak.sh
 # (run by bench/run).
 EXTRA_DIST += %D%/bench-scale.sh
 bench: tests/integration/console-peer
+
+# The shell parser: linear time on long inputs, rate on typical commands.
+noinst_PROGRAMS += bench/bench-parse
+bench_bench_parse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+bench_bench_parse_LDADD = $(CORE_LIBS)
+EXTRA_DIST += %D%/bench-parse.sh

@@ -774,61 +774,14 @@ test_nesting(void **state)
 	free(in);
 }
 
-/* Seconds since an arbitrary point. */
-static double
-now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Long inputs parse in linear time, valid or not (no quadratic shape). */
+/* A long valid input parses completely (its time is in bench-parse). */
 static void
 test_long(void **state)
 {
-	static const char *const pieces[] = {
-		"ls -l; ", "a|", "echo \"$x\" ", "x", "$((", "$(( ((",
-		"((", "\"", "'", "`", "$(", "${", "<<a ", "cat <<a\n",
-		"$(( $(( x) ", "a=(", "((((((((((((((((#\n", "$(( #((((\n",
-		"\\\n", "for ((", "[[ ", "case x in x) ", "{ ", "$'\\x41",
-		"$[", "echo $(( #((((((((((\nls) );\n", "(( #((((\nls) )\n",
-		"$(( '((((' ) )\n", "a=$(( \"(\" ))\n", "a | ( b ) & ",
-		"cat <<<$x; ", "x=1 ", "> f ", "a;",
-	};
 	struct sh_script	 s = SH_SCRIPT_INIT;
 	char			*in, *cause = NULL;
-	size_t			 k, n, size, run;
-	double			 t0, dt[2];
 
 	(void)state;
-	for (k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
-		n = (1024 * 1024) / strlen(pieces[k]);
-		/*
-		 * A quarter, then all of it: time grows ~4x when linear,
-		 * 16x when quadratic. Best of a few runs, against load.
-		 */
-		for (size = 0; size < 2; size++) {
-			in = repeat("", pieces[k], size == 0 ? n / 4 : n, "");
-			dt[size] = 1e9;
-			for (run = 0; run < 3 - size; run++) {
-				t0 = now();
-				if (sh_parse(in, &s, &cause) != 0) {
-					free(cause);
-					cause = NULL;
-				}
-				if (now() - t0 < dt[size])
-					dt[size] = now() - t0;
-				sh_script_release(&s);
-			}
-			free(in);
-		}
-		if (dt[1] > 30.0 || (dt[1] > 0.5 && dt[1] > 12 * dt[0]))
-			fail_msg("'%s': 256 KiB took %.3fs, 1 MiB %.3fs",
-			    pieces[k], dt[0], dt[1]);
-	}
-	/* The result of a long valid input is complete. */
 	in = repeat("", "ls -l; ", 100000, "pwd");
 	assert_int_equal(sh_parse(in, &s, &cause), 0);
 	assert_int_equal(s.ncmds, 100001);
@@ -842,33 +795,6 @@ test_long(void **state)
 	free(in);
 }
 
-/* Parse speed for a mix of typical commands (printed, not asserted). */
-static void
-test_speed(void **state)
-{
-	static const char *const mix[] = {
-		"ls -la", "git status", "git log --oneline -n 20 -- src/",
-		"grep -rn 'TODO' src | head -20", "find . -name '*.c' -newer x",
-		"cat README.md", "make -j4 && make check TESTS='a b'",
-		"sed -n '1,20p' file.c", "echo \"$HOME\" > /dev/null 2>&1",
-		"for f in *.c; do wc -l \"$f\"; done",
-	};
-	struct sh_script	 s = SH_SCRIPT_INIT;
-	char			*cause = NULL;
-	size_t			 i, n = 200000;
-	double			 t0, dt;
-
-	(void)state;
-	t0 = now();
-	for (i = 0; i < n; i++) {
-		assert_int_equal(sh_parse(mix[i % 10], &s, &cause), 0);
-		sh_script_release(&s);
-	}
-	dt = now() - t0;
-	print_message("# parsed %zu commands in %.3fs: %.0f/s\n", n, dt,
-	    (double)n / dt);
-}
-
 int
 main(void)
 {
@@ -878,7 +804,6 @@ main(void)
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_long),
-		cmocka_unit_test(test_speed),
 	};
 	size_t			 nv = sizeof vectors / sizeof vectors[0];
 	size_t			 nf = sizeof fixed / sizeof fixed[0];
