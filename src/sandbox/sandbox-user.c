@@ -34,6 +34,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "jsonutil.h"
 #include "path.h"
 #include "probe.h"
 #include "rundir.h"
@@ -276,4 +277,19 @@ build_secrets(struct build *b)
 		b->sb->secrets_hidden++;
 	}
 	strv_release(&list);
+}
+
+/* What the sandbox is to the host, for reports and doctor. */
+void
+sandbox_facts_json(const struct sandbox *sb, cJSON *j)
+{
+	cJSON_AddNumberToObject(j, "kernel_uid", (double)sb->kernel_uid);
+	cJSON_AddNumberToObject(j, "kernel_gid", (double)sb->kernel_gid);
+	if (sb->run_as != NULL)
+		cJSON_AddStringToObject(j, "run_as", sb->run_as);
+	cJSON_AddNumberToObject(j, "root_only_files_hidden",
+	    (double)sb->secrets_hidden);
+	cJSON_AddBoolToObject(j, "proc_readonly", sb->proc_readonly);
+	cJSON_AddItemToObject(j, "proc_masked", json_strv(&sb->proc_masked));
+	cJSON_AddNumberToObject(j, "git_nested", (double)sb->git_nested);
 }

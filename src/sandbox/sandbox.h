@@ -125,6 +125,8 @@ int	 sandbox_status_slot(const struct sandbox *);
    how many. */
 int	 sandbox_sweep(struct sandbox *, const char *project,
 	    struct strv *warnings);
+/* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
+void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
 /* Every .git in the project, project-relative (one getdents walk). */
 void	 sandbox_git_scan(const char *project, struct strv *out);
 /* After the run: remove placeholders, close descriptors. */
