@@ -10,9 +10,12 @@
  *  - every .git in the project, at any depth, file or directory, is
  *    read-only inside (found by one getdents walk of the project when the
  *    project is writable; .git directories themselves are not entered);
- *  - a .git that appears during the run where there was none is removed
- *    afterwards and reported (a second walk; the mounts cannot stop a new
- *    name in a writable directory), except under git-write;
+ *  - a .git that appears during the run is removed afterwards and
+ *    reported, except under git-write: a second walk after the command
+ *    (the mounts cannot stop a new name in a writable directory, nor a
+ *    parent directory being renamed and a fresh one with a fresh .git put
+ *    in its place). Entries are told apart by inode, so a known .git
+ *    moved along with its directory is kept, never deleted;
  *  - the git-write profile makes git's data writable (objects, refs, index,
  *    logs, HEAD, ...) but never the entries of git_meta[] below, in the
  *    top-level git directory and in every directory of its worktrees/
@@ -94,6 +97,30 @@ git_walk(int dirfd, const char *rel, int depth, struct strv *out)
 			git_walk(fd, p, depth + 1, out);
 	}
 	closedir(d);
+}
+
+/* "INODE PATH" for a project-relative .git, or NULL when gone. */
+static char *
+git_id(const char *project, const char *rel)
+{
+	_cleanup_free_ char	*abs = path_join(project, rel);
+	struct stat		 st;
+
+	if (lstat(abs, &st) != 0)
+		return NULL;
+	return xasprintf("%llu %s", (unsigned long long)st.st_ino, rel);
+}
+
+/* Is this inode among the known ones? */
+static bool
+git_ino_known(const struct strv *known, const char *id)
+{
+	size_t	len = strcspn(id, " ");
+
+	for (size_t i = 0; i < known->n; i++)
+		if (strncmp(known->v[i], id, len + 1) == 0)
+			return true;
+	return false;
 }
 
 /* Every .git in the project (project-relative), the top-level one too. */
@@ -183,8 +210,13 @@ build_git(struct build *b, char **cause)
 		rc = git_protect(b, found.v[i], cause);
 		b->sb->git_nested++;
 	}
-	if (!b->pol->git_writable)
-		strv_copy(&b->sb->git_known, &found);
+	for (size_t i = 0; i < found.n && !b->pol->git_writable; i++) {
+		char *id = git_id(b->pol->project, found.v[i]);
+
+		if (id != NULL)
+			strv_push(&b->sb->git_known, id);
+		free(id);
+	}
 	b->sb->git_checked = !b->pol->git_writable;
 	strv_release(&found);
 	return rc;
@@ -255,13 +287,18 @@ sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings)
 	if (sb->git_checked) {
 		sandbox_git_scan(project, &now);
 		for (size_t i = 0; i < now.n; i++) {
-			_cleanup_free_ char *abs = NULL;
+			_cleanup_free_ char *abs = NULL, *id = NULL;
 
-			if (strv_contains(&sb->git_known, now.v[i]))
+			id = git_id(project, now.v[i]);
+			if (id == NULL || strv_contains(&sb->git_known, id))
 				continue;
 			abs = path_join(project, now.v[i]);
-			git_sweep_one(project, abs, "a new .git (only the "
-			    "git-write profile may)", warnings);
+			if (git_ino_known(&sb->git_known, id))
+				strv_pushf(warnings, "'%s' is a .git the "
+				    "command moved there", now.v[i]);
+			else
+				git_sweep_one(project, abs, "a new .git (only "
+				    "the git-write profile may)", warnings);
 		}
 		strv_release(&now);
 	}

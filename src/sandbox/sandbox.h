@@ -94,7 +94,7 @@ struct sandbox {
 	size_t			 git_nested;	/* .git below the top level */
 	/* Checked after the run (sandbox_sweep, sandbox-git.c). */
 	struct strv		 sweep;		/* must still be absent */
-	struct strv		 git_known;	/* .git entries before the run */
+	struct strv		 git_known;	/* "INODE PATH" of each .git */
 	bool			 git_checked;	/* look for new .git after */
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
