@@ -598,6 +598,16 @@ build_project(struct build *b, char **cause)
 	return rc;
 }
 
+/* Does the list also hold "!rel" (a user lifting a shipped default)? */
+static bool
+protect_lifted(const struct strv *list, const char *rel)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (list->v[i][0] == '!' && strcmp(list->v[i] + 1, rel) == 0)
+			return true;
+	return false;
+}
+
 /* The built-in protected paths, then the configured ones. */
 static int
 build_protected_paths(struct build *b, char **cause)
@@ -618,6 +628,8 @@ build_protected_paths(struct build *b, char **cause)
 		size_t		 len = strlen(rel);
 		_cleanup_free_ char *clean = NULL;
 
+		if (rel[0] == '!' || protect_lifted(&pol->protected, rel))
+			continue;	/* "!path" lifts an earlier entry */
 		while (*rel == '/')
 			rel++;
 		len = strlen(rel);

@@ -78,6 +78,18 @@ echo b > "$P/b" && git add b
 out=$(gw -- git -c user.name=t -c user.email=t@example.invalid commit -qm b2 2>&1; echo "rc=$?")
 assert_match "git-write: commit of a new file succeeds" "$out" "rc=0"
 assert_eq "the commits are in the host repository" "$(git log --format=%s -1)" b2
+
+# 5. Files other tools run on their own: protected by default (config.json).
+mkdir -p "$P/.vscode" && echo '{}' > "$P/.vscode/tasks.json"
+ok_unless "absent .envrc cannot be created" run -- sh -c 'echo "touch x" > .envrc'
+ok_unless "no .envrc left behind" test -e "$P/.envrc"
+ok_unless ".vscode/tasks.json read-only" run -- sh -c 'echo "{\"runOn\":1}" > .vscode/tasks.json'
+assert_eq ".vscode/tasks.json intact" "$(cat "$P/.vscode/tasks.json")" "{}"
+ok_unless "absent .husky/ cannot be created" run -- sh -c 'mkdir -p .husky && echo x > .husky/pre-commit'
+ok_unless "absent .pre-commit-config.yaml cannot be created" run -- sh -c 'echo "repos: []" > .pre-commit-config.yaml'
+echo '{"sandbox":{"protected":["!.envrc"]}}' > "$T/lift.json"
+ok_if "a default can be lifted with !path" run --config "$T/lift.json" -- sh -c 'echo "# ok" > .envrc'
+rm -f "$P/.envrc"
 host_git_status "$P"
 ok_unless "host git status ran nothing at the end" test -e "$MARK"
 done_testing

@@ -561,6 +561,13 @@ test_configured_protected(void **state)
 	build_ok(f, SANDBOX_DRY);
 	assert_true(find_seq(&f->sb, "--ro-bind-fd", "6", secrets, NULL) > 0);
 	assert_true(find_seq(&f->sb, "escape", NULL) < 0);
+	/* "!path" lifts an entry (a shipped default) again. */
+	sandbox_release(&f->sb);
+	strv_push(&f->pol.protected, "!secrets/");
+	build_ok(f, SANDBOX_DRY);
+	assert_null(sandbox_mount_for(&f->sb, secrets) == NULL ? NULL :
+	    (sandbox_mount_for(&f->sb, secrets)->kind == MOUNT_PROTECTED ?
+	    "protected" : NULL));
 	free(secrets);
 }
 
