@@ -10,9 +10,16 @@ P=$(new_project)
 cd "$P" || exit 1
 run() { "$BWGATE" exec --quiet --project "$P" "$@" 2>&1; }
 
-# Sysctls: core_pattern would run code as host root.
+# Sysctls: core_pattern would run code as host root ("|program"). The test
+# writes a harmless plain pattern and puts the old value back if a broken
+# build let it through.
 before=$(cat /proc/sys/kernel/core_pattern)
-out=$(run -- sh -c 'echo "|/bin/sh -c touch\ /tmp/pwned" > /proc/sys/kernel/core_pattern')
+restore_core() {
+	[ "$(cat /proc/sys/kernel/core_pattern)" = "$before" ] ||
+		printf '%s\n' "$before" > /proc/sys/kernel/core_pattern
+}
+CLEANUP_EXTRA="restore_core 2>/dev/null"
+out=$(run -- sh -c 'echo core.bwgate-test > /proc/sys/kernel/core_pattern')
 assert_match "core_pattern write refused" "$out" "Read-only file system|Permission denied"
 assert_eq "host core_pattern unchanged" "$(cat /proc/sys/kernel/core_pattern)" "$before"
 ok_unless "no /proc/sys write at all" run -- sh -c 'echo 1 > /proc/sys/vm/drop_caches'
@@ -52,7 +59,7 @@ assert_match "pidfd_getfd denied" "$out" "pidfd_getfd: blocked"
 echo '{"sandbox":{"allow_nested_sandboxes":true}}' > "$T/nested.json"
 out=$(run --config "$T/nested.json" -- ./memwrite)
 assert_match "nested profile: pid 1's memory masked" "$out" "/proc/1/mem: blocked"
-out=$(run --config "$T/nested.json" -- sh -c 'echo x > /proc/sys/kernel/core_pattern')
+out=$(run --config "$T/nested.json" -- sh -c 'echo core.bwgate-test > /proc/sys/kernel/core_pattern')
 assert_match "nested profile: core_pattern refused" "$out" "Read-only file system|Permission denied"
 assert_eq "host core_pattern still unchanged" "$(cat /proc/sys/kernel/core_pattern)" "$before"
 
