@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,72 +66,219 @@ static const char *const git_nested_dirs[] = { "worktrees", "modules", NULL };
 
 #define GIT_MAX_DEPTH	64
 
-/* Collect every entry named .git below dirfd (rel), not entering them. */
+/*
+ * What the walk before the command saw: every .git (by inode) and every
+ * directory with its inode and change time. After the command only the
+ * directories whose ctime changed are read again (a new name, a rename in
+ * or out, all change the parent's ctime, and ctime cannot be set back),
+ * and directories that were not there before are walked whole. So the
+ * second pass costs one fstatat per directory, not a full walk.
+ */
+struct git_dir {
+	char		*rel;		/* "" for the project root */
+	ino_t		 ino;
+	struct timespec	 ctime;
+};
+struct gitscan {
+	struct strv	 gits;		/* project-relative .git paths */
+	ino_t		*git_ino;
+	size_t		 ngit;
+	struct git_dir	*dirs;		/* sorted by rel after the walk */
+	size_t		 ndirs;
+	bool		 record;	/* record directories (pre-run) */
+};
+
+static void	git_walk(struct gitscan *, int, char *, size_t, int);
+
+/* Note a .git seen at rel. */
 static void
-git_walk(int dirfd, const char *rel, int depth, struct strv *out)
+git_found(struct gitscan *gs, const char *rel, ino_t ino)
+{
+	strv_push(&gs->gits, rel);
+	gs->git_ino = xreallocarray(gs->git_ino, gs->ngit + 1,
+	    sizeof *gs->git_ino);
+	gs->git_ino[gs->ngit++] = ino;
+}
+
+/* Append name to the path buffer (len bytes used); false when too long. */
+static bool
+git_push_name(char *path, size_t len, const char *name, size_t *newlen)
+{
+	size_t	n = strlen(name);
+
+	if (len + n + 2 > PATH_MAX)
+		return false;
+	if (len > 0)
+		path[len++] = '/';
+	memcpy(path + len, name, n + 1);
+	*newlen = len + n;
+	return true;
+}
+
+/* Look at one entry of a directory being walked (path holds its rel). */
+static void
+git_entry(struct gitscan *gs, int dirfd, struct dirent *de, char *path,
+    size_t len, int depth)
+{
+	struct stat	st;
+	size_t		nl;
+	int		fd;
+
+	if (!git_push_name(path, len, de->d_name, &nl))
+		return;
+	if (strcmp(de->d_name, ".git") == 0) {
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			git_found(gs, path, st.st_ino);
+	} else if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) {
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			git_walk(gs, fd, path, nl, depth + 1);
+	}
+	path[len] = '\0';
+}
+
+/* Walk dirfd (path, len bytes), recording .git and maybe directories. */
+static void
+git_walk(struct gitscan *gs, int dirfd, char *path, size_t len, int depth)
 {
 	DIR		*d;
 	struct dirent	*de;
+	struct stat	 st;
 
 	if (depth > GIT_MAX_DEPTH || (d = fdopendir(dirfd)) == NULL) {
 		close(dirfd);
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
-		_cleanup_free_ char *p = NULL;
-		int		 fd;
-
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		p = rel[0] == '\0' ? xstrdup(de->d_name) :
-		    path_join(rel, de->d_name);
-		if (strcmp(de->d_name, ".git") == 0) {
-			strv_push(out, p);
-			continue;
-		}
-		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-			continue;
-		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0)
-			git_walk(fd, p, depth + 1, out);
+	if (gs->record && fstat(dirfd, &st) == 0) {
+		gs->dirs = xreallocarray(gs->dirs, gs->ndirs + 1,
+		    sizeof *gs->dirs);
+		gs->dirs[gs->ndirs++] = (struct git_dir){ xstrdup(path),
+		    st.st_ino, st.st_ctim };
 	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			git_entry(gs, dirfd, de, path, len, depth);
 	closedir(d);
 }
 
-/* "INODE PATH" for a project-relative .git, or NULL when gone. */
-static char *
-git_id(const char *project, const char *rel)
+static int
+git_dir_cmp(const void *a, const void *b)
 {
-	_cleanup_free_ char	*abs = path_join(project, rel);
-	struct stat		 st;
-
-	if (lstat(abs, &st) != 0)
-		return NULL;
-	return xasprintf("%llu %s", (unsigned long long)st.st_ino, rel);
+	return strcmp(((const struct git_dir *)a)->rel,
+	    ((const struct git_dir *)b)->rel);
 }
 
-/* Is this inode among the known ones? */
-static bool
-git_ino_known(const struct strv *known, const char *id)
+/* The directory recorded at rel, or NULL. */
+static const struct git_dir *
+git_dir_find(const struct gitscan *gs, const char *rel)
 {
-	size_t	len = strcspn(id, " ");
+	struct git_dir	key = { (char *)rel, 0, { 0, 0 } };
 
-	for (size_t i = 0; i < known->n; i++)
-		if (strncmp(known->v[i], id, len + 1) == 0)
-			return true;
-	return false;
+	return bsearch(&key, gs->dirs, gs->ndirs, sizeof *gs->dirs,
+	    git_dir_cmp);
 }
 
-/* Every .git in the project (project-relative), the top-level one too. */
+/* Walk the whole project; record directories when asked. */
+static struct gitscan *
+git_scan(const char *project, bool record)
+{
+	struct gitscan	*gs = xcalloc(1, sizeof *gs);
+	char		 path[PATH_MAX] = "";
+	int		 fd = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	gs->record = record;
+	if (fd >= 0)
+		git_walk(gs, fd, path, 0, 0);
+	qsort(gs->dirs, gs->ndirs, sizeof *gs->dirs, git_dir_cmp);
+	return gs;
+}
+
+void
+sandbox_gitscan_free(struct gitscan *gs)
+{
+	if (gs == NULL)
+		return;
+	strv_release(&gs->gits);
+	free(gs->git_ino);
+	for (size_t i = 0; i < gs->ndirs; i++)
+		free(gs->dirs[i].rel);
+	free(gs->dirs);
+	free(gs);
+}
+
+/* Every .git in the project, project-relative (one getdents walk). */
 void
 sandbox_git_scan(const char *project, struct strv *out)
 {
-	int	fd = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct gitscan	*gs = git_scan(project, false);
 
-	if (fd >= 0)
-		git_walk(fd, "", 0, out);
+	strv_copy(out, &gs->gits);
+	sandbox_gitscan_free(gs);
+}
+
+/*
+ * After the command: the .git entries in directories that changed, and in
+ * every directory that is new there; found into now.
+ */
+static void
+git_rescan(const struct gitscan *before, const char *project,
+    struct gitscan *now)
+{
+	int		 root = open(project, O_RDONLY | O_DIRECTORY |
+			    O_CLOEXEC);
+	char		 path[PATH_MAX];
+
+	if (root < 0)
+		return;
+	for (size_t i = 0; i < before->ndirs; i++) {
+		const struct git_dir *gd = &before->dirs[i];
+		struct stat	 st;
+		struct dirent	*de;
+		DIR		*d;
+		int		 fd;
+		size_t		 len = strlen(gd->rel);
+
+		fd = len == 0 ? dup(root) : openat(root, gd->rel, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* gone: its parent changed */
+		if (fstat(fd, &st) != 0 || st.st_ino != gd->ino ||
+		    (st.st_ctim.tv_sec == gd->ctime.tv_sec &&
+		    st.st_ctim.tv_nsec == gd->ctime.tv_nsec) ||
+		    (d = fdopendir(fd)) == NULL) {
+			close(fd);
+			continue;	/* unchanged, or replaced (parent) */
+		}
+		memcpy(path, gd->rel, len + 1);
+		while ((de = readdir(d)) != NULL) {
+			const struct git_dir *known;
+			size_t		 nl;
+			struct stat	 cst;
+
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (strcmp(de->d_name, ".git") == 0) {
+				git_entry(now, dirfd(d), de, path, len, 0);
+				continue;
+			}
+			if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+				continue;
+			if (!git_push_name(path, len, de->d_name, &nl))
+				continue;
+			known = git_dir_find(before, path);
+			path[len] = '\0';
+			if (known != NULL && fstatat(dirfd(d), de->d_name, &cst,
+			    AT_SYMLINK_NOFOLLOW) == 0 && cst.st_ino ==
+			    known->ino)
+				continue;	/* its own entry covers it */
+			git_entry(now, dirfd(d), de, path, len, 0);
+		}
+		closedir(d);
+	}
+	close(root);
 }
 
 /* Protect git_meta[] inside one git directory (project-relative). */
@@ -198,27 +346,23 @@ git_protect(struct build *b, const char *rel, char **cause)
 int
 build_git(struct build *b, char **cause)
 {
-	struct strv	found = STRV_INIT;
-	int		rc = 0;
+	struct gitscan	*gs;
+	int		 rc = 0;
 
 	if (git_protect(b, ".git", cause) != 0)
 		return -1;
-	sandbox_git_scan(b->pol->project, &found);
-	for (size_t i = 0; i < found.n && rc == 0; i++) {
-		if (strcmp(found.v[i], ".git") == 0)
+	/* Directories are recorded only when the result is checked after. */
+	gs = git_scan(b->pol->project, !b->pol->git_writable && !b->dry);
+	for (size_t i = 0; i < gs->gits.n && rc == 0; i++) {
+		if (strcmp(gs->gits.v[i], ".git") == 0)
 			continue;
-		rc = git_protect(b, found.v[i], cause);
+		rc = git_protect(b, gs->gits.v[i], cause);
 		b->sb->git_nested++;
 	}
-	for (size_t i = 0; i < found.n && !b->pol->git_writable; i++) {
-		char *id = git_id(b->pol->project, found.v[i]);
-
-		if (id != NULL)
-			strv_push(&b->sb->git_known, id);
-		free(id);
-	}
-	b->sb->git_checked = !b->pol->git_writable;
-	strv_release(&found);
+	if (rc == 0 && gs->record)
+		b->sb->gitscan = gs;
+	else
+		sandbox_gitscan_free(gs);
 	return rc;
 }
 
@@ -278,29 +422,36 @@ git_sweep_one(const char *project, const char *abs, const char *what,
 int
 sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings)
 {
-	struct strv	now = STRV_INIT;
-	size_t		before = warnings->n;
+	const struct gitscan	*before = sb->gitscan;
+	struct gitscan		*now;
+	size_t			 n = warnings->n;
 
 	for (size_t i = 0; i < sb->sweep.n; i++)
 		git_sweep_one(project, sb->sweep.v[i], "git metadata that "
 		    "git-write never allows", warnings);
-	if (sb->git_checked) {
-		sandbox_git_scan(project, &now);
-		for (size_t i = 0; i < now.n; i++) {
-			_cleanup_free_ char *abs = NULL, *id = NULL;
+	if (before == NULL)
+		return (int)(warnings->n - n);
+	now = xcalloc(1, sizeof *now);
+	git_rescan(before, project, now);
+	for (size_t i = 0; i < now->ngit; i++) {
+		_cleanup_free_ char *abs = path_join(project, now->gits.v[i]);
+		bool		 known = false, same = false;
 
-			id = git_id(project, now.v[i]);
-			if (id == NULL || strv_contains(&sb->git_known, id))
+		for (size_t k = 0; k < before->ngit; k++) {
+			if (before->git_ino[k] != now->git_ino[i])
 				continue;
-			abs = path_join(project, now.v[i]);
-			if (git_ino_known(&sb->git_known, id))
-				strv_pushf(warnings, "'%s' is a .git the "
-				    "command moved there", now.v[i]);
-			else
-				git_sweep_one(project, abs, "a new .git (only "
-				    "the git-write profile may)", warnings);
+			known = true;
+			same |= strcmp(before->gits.v[k], now->gits.v[i]) == 0;
 		}
-		strv_release(&now);
+		if (same)
+			continue;
+		if (known)
+			strv_pushf(warnings, "'%s' is a .git the command moved "
+			    "there", now->gits.v[i]);
+		else
+			git_sweep_one(project, abs, "a new .git (only the "
+			    "git-write profile may)", warnings);
 	}
-	return (int)(warnings->n - before);
+	sandbox_gitscan_free(now);
+	return (int)(warnings->n - n);
 }

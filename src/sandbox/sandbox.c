@@ -799,7 +799,7 @@ sandbox_release(struct sandbox *sb)
 	free(sb->run_as);
 	strv_release(&sb->proc_masked);
 	strv_release(&sb->sweep);
-	strv_release(&sb->git_known);
+	sandbox_gitscan_free(sb->gitscan);
 	memset(sb, 0, sizeof *sb);
 }
 

@@ -29,6 +29,7 @@
 #include "strv.h"
 
 struct probe;
+struct gitscan;
 
 #define SANDBOX_FD_BASE		3
 /* Where the in-sandbox helper (violation observer) is mounted. */
@@ -94,8 +95,7 @@ struct sandbox {
 	size_t			 git_nested;	/* .git below the top level */
 	/* Checked after the run (sandbox_sweep, sandbox-git.c). */
 	struct strv		 sweep;		/* must still be absent */
-	struct strv		 git_known;	/* "INODE PATH" of each .git */
-	bool			 git_checked;	/* look for new .git after */
+	struct gitscan		*gitscan;	/* the walk before, or NULL */
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
 	.placeholders = STRV_INIT }
@@ -129,6 +129,7 @@ int	 sandbox_sweep(struct sandbox *, const char *project,
 void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
 /* Every .git in the project, project-relative (one getdents walk). */
 void	 sandbox_git_scan(const char *project, struct strv *out);
+void	 sandbox_gitscan_free(struct gitscan *);
 /* After the run: remove placeholders, close descriptors. */
 void	 sandbox_finish(struct sandbox *);
 void	 sandbox_release(struct sandbox *);

@@ -387,14 +387,12 @@ test_nested_git(void **state)
 	p = path_join(f->project, "lib/x/.git/HEAD");
 	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
 	free(p);
-	assert_true(f->sb.git_checked);
-	assert_int_equal(f->sb.git_known.n, 3);
+	assert_null(f->sb.gitscan);	/* dry: nothing to check after */
 
 	/* git-write: data writable, the metadata table not, at any depth. */
 	sandbox_release(&f->sb);
 	f->pol.git_writable = true;
 	build_ok(f, SANDBOX_DRY);
-	assert_false(f->sb.git_checked);
 	p = path_join(f->project, "sub/.git");
 	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
 	free(p);
@@ -411,6 +409,44 @@ test_nested_git(void **state)
 	p = path_join(f->project, ".git/commondir");
 	assert_true(strv_contains(&f->sb.sweep, p));
 	free(p);
+}
+
+/* After the run: a new .git is removed, a moved one kept, both said. */
+static void
+test_git_sweep(void **state)
+{
+	struct fixture	*f = *state;
+	struct strv	 warn = STRV_INIT;
+	const char	*mk[] = { "a", "a/b", "a/b/.git", "c", NULL };
+	char		*p, *q;
+
+	for (size_t i = 0; mk[i] != NULL; i++) {
+		p = path_join(f->project, mk[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+		free(p);
+	}
+	build_ok(f, 0);
+	assert_non_null(f->sb.gitscan);
+	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn), 0);
+	/* New: c/.git, c/new/deep/.git; moved: a/b -> c/b2. */
+	p = path_join(f->project, "c/new/deep/.git/hooks");
+	q = xasprintf("mkdir -p '%s' && mkdir '%s/c/.git' && mv '%s/a/b' "
+	    "'%s/c/b2'", p, f->project, f->project, f->project);
+	assert_int_equal(system(q), 0);
+	free(q);
+	free(p);
+	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn), 3);
+	p = path_join(f->project, "c/.git");
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	p = path_join(f->project, "c/new/deep/.git");
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	p = path_join(f->project, "c/b2/.git");
+	assert_int_equal(access(p, F_OK), 0);	/* moved, kept */
+	free(p);
+	strv_release(&warn);
+	sandbox_finish(&f->sb);
 }
 
 static void
@@ -614,6 +650,7 @@ main(void)
 		T(test_secrets_hidden),
 		T(test_root_runs_as_owner),
 		T(test_nested_git),
+		T(test_git_sweep),
 		T(test_no_userns_refuses),
 		T(test_environment),
 		T(test_extra_paths),
