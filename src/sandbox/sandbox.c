@@ -728,11 +728,15 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	build_env(&b);
 	build_identity_env(&b);
 	build_system(&b);
-	build_secrets(&b);
 	build_private(&b);
 	if (build_extra(&b, cause) != 0 || build_sys(&b, cause) != 0 ||
 	    build_project(&b, cause) != 0 ||
-	    build_hidden(&b, cause) != 0 || build_seccomp(&b, cause) != 0 ||
+	    build_hidden(&b, cause) != 0)
+		goto fail;
+	/* Last of the mounts, so the table people read starts with the
+	   layout, not a list of files in /etc. */
+	build_secrets(&b);
+	if (build_seccomp(&b, cause) != 0 ||
 	    build_helper(&b, cause) != 0)
 		goto fail;
 	/* The engine supplies these pipes (see sandbox_fd_slot). */
