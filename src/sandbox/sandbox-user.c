@@ -116,7 +116,7 @@ build_identity(struct build *b)
 	    xasprintf("%lu", (unsigned long)st.st_uid);
 	if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/' &&
 	    strcmp(pw->pw_dir, "/") != 0)
-		b->home = pw->pw_dir;	/* hidden too; static storage */
+		b->home = sb->run_home = xstrdup(pw->pw_dir); /* hidden too */
 }
 
 /* The user's names when the sandbox runs as the project's owner. */

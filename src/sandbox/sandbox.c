@@ -801,6 +801,7 @@ sandbox_release(struct sandbox *sb)
 	strv_release(&sb->warnings);
 	free(sb->proc_mode);
 	free(sb->run_as);
+	free(sb->run_home);
 	strv_release(&sb->proc_masked);
 	strv_release(&sb->sweep);
 	sandbox_gitscan_free(sb->gitscan);

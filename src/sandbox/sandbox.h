@@ -88,6 +88,7 @@ struct sandbox {
 	long			 kernel_uid;
 	long			 kernel_gid;
 	char			*run_as;	/* user dropped to, or NULL */
+	char			*run_home;	/* that user's home (hidden) */
 	size_t			 secrets_hidden; /* unreadable files hidden */
 	/* /proc and /sys (sandbox-proc.c). */
 	bool			 proc_readonly;	/* all of /proc read-only */
