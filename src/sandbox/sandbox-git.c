@@ -67,6 +67,24 @@ static const char *const git_nested_dirs[] = { "worktrees", "modules", NULL };
 #define GIT_MAX_DEPTH	64
 
 /*
+ * Not walked: package managers' trees, the bulk of a large project, that
+ * never hold a repository git would find from the project (npm packs git
+ * dependencies without their .git). A .git planted inside one is reached
+ * only by running git inside that tree (bwgate(1), SECURITY).
+ */
+static const char *const git_skip_dirs[] = { "node_modules", NULL };
+
+/* Is name a directory the walk leaves out? */
+static bool
+git_skipped(const char *name)
+{
+	for (const char *const *p = git_skip_dirs; *p != NULL; p++)
+		if (strcmp(name, *p) == 0)
+			return true;
+	return false;
+}
+
+/*
  * What the walk before the command saw: every .git (by inode) and every
  * directory with its inode and change time. After the command only the
  * directories whose ctime changed are read again (a new name, a rename in
@@ -129,7 +147,8 @@ git_entry(struct gitscan *gs, int dirfd, struct dirent *de, char *path,
 	if (strcmp(de->d_name, ".git") == 0) {
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			git_found(gs, path, st.st_ino);
-	} else if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) {
+	} else if ((de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) &&
+	    !git_skipped(de->d_name)) {
 		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0)
