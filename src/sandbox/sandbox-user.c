@@ -161,7 +161,8 @@ secret_walk(int dirfd, const char *path, int depth, struct strv *out)
 			    O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0)
 				secret_walk(fd, p, depth + 1, out);
-		} else if (S_ISREG(st.st_mode) && !(st.st_mode & S_IROTH))
+		} else if (S_ISREG(st.st_mode) && !(st.st_mode & S_IROTH) &&
+		    st.st_size > 0)	/* an empty file tells nothing */
 			strv_push(out, p);
 	}
 	closedir(d);
@@ -206,7 +207,7 @@ secret_list(struct strv *out)
 	int			 fd;
 
 	if ((dir = rundir_get(true, &cause)) != NULL)
-		cache = xasprintf("%s/secrets-%08x.txt", dir, secret_key());
+		cache = xasprintf("%s/secrets2-%08x.txt", dir, secret_key());
 	if (cache != NULL && (fd = open(cache, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC)) >= 0) {
 		if (fstat(fd, &st) == 0 && st.st_uid == getuid() &&
