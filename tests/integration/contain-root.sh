@@ -5,6 +5,7 @@
 # user, and no process can write another's memory. Run as root, as an
 # ordinary user and nested (.ci/run); each attack is checked on the host.
 . "$(dirname "$0")/libtest.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 P=$(new_project)
 cd "$P" || exit 1
@@ -62,6 +63,18 @@ assert_match "nested profile: pid 1's memory masked" "$out" "/proc/1/mem: blocke
 out=$(run --config "$T/nested.json" -- sh -c 'echo core.bwgate-test > /proc/sys/kernel/core_pattern')
 assert_match "nested profile: core_pattern refused" "$out" "Read-only file system|Permission denied"
 assert_eq "host core_pattern still unchanged" "$(cat /proc/sys/kernel/core_pattern)" "$before"
+
+# The same through the console: an allowlisted cat, auto-approved.
+if [ -e /etc/shadow ]; then
+	. "$HERE/console-lib.sh"
+	start_console --headless --auto-allowlisted
+	out=$("$BWGATE" run -- cat /etc/shadow 2>&1); rc=$?
+	ok_unless "console: allowlisted cat /etc/shadow reads nothing" \
+		sh -c 'printf "%s" "$1" | grep -q "^root:"' _ "$out"
+	assert_eq "console: the cat ran (allowlisted) and failed" "$rc" 1
+	stop_console
+	CLEANUP_EXTRA="restore_core 2>/dev/null"	# start_console set its own
+fi
 
 # Who the sandbox is: doctor and the report say it.
 "$BWGATE" exec --json --project "$P" -- true > "$T/r.json" 2>/dev/null
