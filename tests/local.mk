@@ -87,6 +87,13 @@ ENGINE_TESTS = \
 	%D%/integration/exec-events.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
+# Containment (issue 9): attacks against the real binary.
+check_PROGRAMS += tests/integration/memwrite
+CONTAIN_TESTS = \
+	%D%/integration/contain-root.sh \
+	%D%/integration/contain-git.sh
+TESTS += $(CONTAIN_TESTS)
+EXTRA_DIST += $(CONTAIN_TESTS)
 # The console: real sockets, the real binary, a raw protocol peer.
 check_PROGRAMS += tests/integration/console-peer
 tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)

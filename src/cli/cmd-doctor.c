@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "jsonutil.h"
 #include "probe.h"
+#include "sandbox.h"
 #include "seccomp-deny.h"
 #include "xalloc.h"
 
@@ -76,11 +77,57 @@ add_check(struct check *c, size_t *n, const char *name, bool ok, char *detail,
 	(*n)++;
 }
 
+/*
+ * Who a sandbox started here is to the host kernel, and how /proc is
+ * covered: from a dry build for the current directory's project.
+ */
+static void
+doctor_identity(const struct probe *p, struct check *checks, size_t *n)
+{
+	struct sandbox_policy	 pol;
+	struct sandbox		 sb = SANDBOX_INIT;
+	char			*cause = NULL, *masked;
+
+	if (!p->userns_ok)
+		return;
+	sandbox_policy_init(&pol);
+	if (sandbox_policy_set_dirs(&pol, NULL, NULL, &cause) != 0 ||
+	    sandbox_build(&pol, p, SANDBOX_DRY, &sb, &cause) != 0) {
+		add_check(checks, n, "sandbox kernel uid", true, xasprintf(
+		    "not known for this directory: %s", cause), NULL);
+		free(cause);
+		sandbox_policy_release(&pol);
+		return;
+	}
+	if (sb.run_as != NULL)
+		add_check(checks, n, "sandbox kernel uid", true, xasprintf(
+		    "%ld: root runs the sandbox as '%s', the owner of '%s'",
+		    sb.kernel_uid, sb.run_as, pol.project), NULL);
+	else if (sb.kernel_uid == 0)
+		add_check(checks, n, "sandbox kernel uid", true, xasprintf(
+		    "0 (root; %s): /proc is read-only and %zu root-only "
+		    "system files are hidden", getuid() == 0 &&
+		    !p->userns_unpriv ? "only root may create user namespaces "
+		    "here" : "the project is root's", sb.secrets_hidden),
+		    NULL);
+	else
+		add_check(checks, n, "sandbox kernel uid", true, xasprintf(
+		    "%ld (yours)", sb.kernel_uid), NULL);
+	masked = strv_join(&sb.proc_masked, " ", false);
+	add_check(checks, n, "proc masking", true, xasprintf("%s /proc, %s; "
+	    "masked: %s; no /sys unless named", sb.proc_mode, sb.proc_readonly ?
+	    "read-only" : "writable (Docker's read-only set)", masked[0] !=
+	    '\0' ? masked : "none present"), NULL);
+	free(masked);
+	sandbox_release(&sb);
+	sandbox_policy_release(&pol);
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
 	struct probe	 p;
-	struct check	 checks[8];
+	struct check	 checks[16];
 	size_t		 n = 0;
 	bool		 json = false, all_ok = true;
 	char		*cause = NULL;
@@ -124,6 +171,8 @@ cmd_doctor(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	cause = NULL;
+	/* Containment of section 1 (issue 9): uid, /proc. */
+	doctor_identity(&p, checks, &n);
 	watches = read_long("/proc/sys/fs/inotify/max_user_watches");
 	add_check(checks, &n, "inotify", watches >= 8192,
 	    xasprintf("max_user_watches=%ld", watches), watches >= 8192 ?

@@ -334,6 +334,7 @@ engine_sandbox_json(const struct probe *p, const struct sandbox *sb,
 	cJSON_AddBoolToObject(j, "seccomp", pol->seccomp);
 	cJSON_AddBoolToObject(j, "disable_userns", !pol->allow_userns &&
 	    p->disable_userns);
+	sandbox_facts_json(sb, j);
 	cJSON_AddItemToObject(j, "mounts", sandbox_mounts_json(sb));
 	cJSON_AddItemToObject(j, "warnings", json_strv(&sb->warnings));
 	return j;
@@ -585,6 +586,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 		e.bwrap_done = true;
 	}
 	r->duration_ms = loop_now_ms() - e.start_ms;
+	/* What the mounts cannot stop (a new .git): removed, reported. */
+	sandbox_sweep(&sb, pol.project, &r->warnings);
 	engine_exit_status(&e);
 	/* Without notifications, read refusals from the error output. */
 	if (o->observe && r->started && !observe_exact(e.obs))

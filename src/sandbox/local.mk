@@ -3,7 +3,8 @@
 noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
 %C%_libsandbox_a_SOURCES = \
-	%D%/sandbox.c %D%/sandbox.h \
+	%D%/sandbox.c %D%/sandbox.h %D%/sandbox-int.h \
+	%D%/sandbox-proc.c %D%/sandbox-user.c %D%/sandbox-git.c \
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \

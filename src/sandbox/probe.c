@@ -57,6 +57,7 @@ probe_assume_ok(struct probe *p)
 	probe_release(p);
 	p->bwrap = xstrdup(env != NULL && env[0] == '/' ? env : BWRAP_PATH);
 	p->bwrap_ok = p->userns_ok = p->proc_fresh = p->disable_userns = true;
+	p->userns_unpriv = true;
 }
 
 /* Read a small sysctl as a number; -1 when absent. */
@@ -126,15 +127,21 @@ detect_nesting(void)
 	return NULL;
 }
 
-/* Run bwrap with extra options around `true`; 0 when it worked. */
+/* Run bwrap with extra options around `true` (as nobody when unpriv is
+   set, through setpriv); 0 when it worked. */
 static int
-try_bwrap(const char *bwrap, const char *const *opts, char **err)
+try_bwrap_as(const char *bwrap, const char *const *opts, bool unpriv,
+    char **err)
 {
 	struct strv	 argv = STRV_INIT;
 	struct buf	 out = BUF_INIT;
 	int		 pfd[2], status = -1;
 	pid_t		 pid;
 
+	if (unpriv)
+		strv_pushv(&argv, (const char *const[]){ PROBE_SETPRIV,
+		    "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+		    NULL });
 	strv_push(&argv, bwrap);
 	strv_pushv(&argv, (const char *const[]){ "--unshare-all",
 	    "--unshare-user", "--die-with-parent", "--new-session",
@@ -167,6 +174,13 @@ try_bwrap(const char *bwrap, const char *const *opts, char **err)
 		out.data[--out.len] = '\0';
 	*err = buf_detach(&out);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Run bwrap with extra options around `true`; 0 when it worked. */
+static int
+try_bwrap(const char *bwrap, const char *const *opts, char **err)
+{
+	return try_bwrap_as(bwrap, opts, false, err);
 }
 
 /* Advice for a host where no user namespace can be made. */
@@ -212,6 +226,7 @@ probe_run(struct probe *p)
 	static const char *const bind_only[] = { "--ro-bind", "/proc",
 	    "/proc", NULL };
 	char	*err = NULL;
+	const char *const *worked = full;
 
 	p->userns_ok = true;
 	if (try_bwrap(p->bwrap, full, &err) == 0) {
@@ -222,19 +237,30 @@ probe_run(struct probe *p)
 	free(err);
 	if (try_bwrap(p->bwrap, bindproc, &err) == 0) {
 		p->disable_userns = true;
+		worked = bindproc;
 		goto out;
 	}
 	free(err);
 	if (try_bwrap(p->bwrap, fresh_only, &err) == 0) {
 		p->proc_fresh = true;
+		worked = fresh_only;
 		goto out;
 	}
 	free(err);
+	worked = bind_only;
 	if (try_bwrap(p->bwrap, bind_only, &err) == 0)
 		goto out;
 	p->userns_ok = false;
 	explain_userns(p, err);
 out:
+	free(err);
+	err = NULL;
+	/* Can root hand the sandbox to an ordinary user here? */
+	if (p->userns_ok && getuid() == 0 && access(PROBE_SETPRIV, X_OK) == 0)
+		p->userns_unpriv = try_bwrap_as(p->bwrap, worked, true,
+		    &err) == 0;
+	else
+		p->userns_unpriv = p->userns_ok && getuid() != 0;
 	free(err);
 }
 
@@ -253,7 +279,7 @@ probe_cache_path(const struct probe *p)
 		free(cause);
 		return NULL;
 	}
-	path = xasprintf("%s/probe-%lx-%lx-%lx-%lx.json", dir,
+	path = xasprintf("%s/probe2-%lx-%lx-%lx-%lx.json", dir,
 	    (unsigned long)bw.st_ino, (unsigned long)bw.st_mtime,
 	    (unsigned long)userns.st_ino, (unsigned long)mntns.st_ino);
 	free(dir);
@@ -278,6 +304,8 @@ probe_cache_load(struct probe *p, const char *path)
 	p->proc_fresh = cJSON_IsTrue(cJSON_GetObjectItem(j, "proc_fresh"));
 	p->disable_userns = cJSON_IsTrue(cJSON_GetObjectItem(j,
 	    "disable_userns"));
+	p->userns_unpriv = cJSON_IsTrue(cJSON_GetObjectItem(j,
+	    "userns_unpriv"));
 	cJSON_Delete(j);
 	return p->userns_ok;	/* never cache a failure */
 }
@@ -293,6 +321,7 @@ probe_cache_save(const struct probe *p, const char *path)
 	cJSON_AddBoolToObject(j, "userns_ok", p->userns_ok);
 	cJSON_AddBoolToObject(j, "proc_fresh", p->proc_fresh);
 	cJSON_AddBoolToObject(j, "disable_userns", p->disable_userns);
+	cJSON_AddBoolToObject(j, "userns_unpriv", p->userns_unpriv);
 	s = json_line(j);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
@@ -347,6 +376,8 @@ probe_host(struct probe *p, bool use_cache)
 	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns") != 1)) {
 		/* A plain host: everything works without trying. */
 		p->userns_ok = p->proc_fresh = p->disable_userns = true;
+		p->userns_unpriv = read_sysctl("/proc/sys/kernel/"
+		    "apparmor_restrict_unprivileged_userns") != 1;
 		return 0;
 	}
 	if (use_cache && (cache = probe_cache_path(p)) != NULL &&
@@ -376,6 +407,7 @@ probe_json(const struct probe *p)
 		cJSON_AddStringToObject(j, "nested_in", p->nested_in);
 	cJSON_AddStringToObject(j, "proc", p->proc_fresh ? "fresh" : "bind");
 	cJSON_AddBoolToObject(j, "disable_userns", p->disable_userns);
+	cJSON_AddBoolToObject(j, "userns_unpriv", p->userns_unpriv);
 	cJSON_AddBoolToObject(j, "seccomp_notify", p->seccomp_notify);
 	if (p->error != NULL)
 		cJSON_AddStringToObject(j, "error", p->error);

@@ -15,6 +15,9 @@
 
 #include "strv.h"
 
+/* Drops root to the project's owner before bwrap (util-linux). */
+#define PROBE_SETPRIV	"/usr/bin/setpriv"
+
 struct probe {
 	char		*bwrap;		/* absolute path */
 	char		*bwrap_version;
@@ -25,6 +28,9 @@ struct probe {
 	bool		 proc_fresh;	/* a fresh /proc can be mounted */
 	bool		 disable_userns; /* --disable-userns works */
 	bool		 seccomp_notify; /* SECCOMP_RET_USER_NOTIF usable */
+	bool		 userns_unpriv;	/* a non-root uid can build one too
+					   (root then runs as the project's
+					   owner, sandbox-user.c) */
 	char		*error;		/* why no sandbox is possible */
 	char		*fix;		/* what the user can do */
 	struct strv	 notes;

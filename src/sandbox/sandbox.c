@@ -43,6 +43,7 @@
 #include "placeholder.h"
 #include "probe.h"
 #include "sandbox.h"
+#include "sandbox-int.h"
 #include "seccomp-deny.h"
 #include "xalloc.h"
 
@@ -65,10 +66,8 @@ struct protect_entry {
 	bool		 dir;
 	bool		 git;	/* lifted by the git-write profile */
 };
+/* .git at any depth and under git-write: sandbox-git.c. */
 static const struct protect_entry sandbox_protected[] = {
-	{ ".git", true, true },
-	{ ".git/hooks", true, false },
-	{ ".git/config", false, false },
 	{ ".bwgate.json", false, false },
 	{ NULL, false, false }
 };
@@ -99,16 +98,6 @@ static const char *const mount_kind_names[] = {
 	[MOUNT_SYMLINK] = "symlink",
 };
 
-struct build {
-	const struct sandbox_policy	*pol;
-	const struct probe		*probe;
-	struct sandbox			*sb;
-	bool				 dry;
-	struct placeholders		*ph;	/* locked while protecting */
-};
-
-static void	build_mount(struct build *, enum mount_kind, const char *,
-		    const char *);
 static int	build_protected_paths(struct build *, char **);
 static int	build_fd(struct build *, int);
 
@@ -253,29 +242,49 @@ env_allowed(const char *name)
 	return false;
 }
 
-static void
-add(struct build *b, const char *arg)
+#define add	build_arg
+#define add2	build_arg2
+#define add3	build_arg3
+
+/* Append one argument to the argv. */
+void
+build_arg(struct build *b, const char *arg)
 {
 	strv_push(&b->sb->argv, arg);
 }
 
-static void
-add2(struct build *b, const char *opt, const char *arg)
+/* Append an option and its argument. */
+void
+build_arg2(struct build *b, const char *opt, const char *arg)
 {
 	add(b, opt);
 	add(b, arg);
 }
 
-static void
-add3(struct build *b, const char *opt, const char *a1, const char *a2)
+/* Append an option and its two arguments. */
+void
+build_arg3(struct build *b, const char *opt, const char *a1, const char *a2)
 {
 	add(b, opt);
 	add(b, a1);
 	add(b, a2);
 }
 
+/* Cover path with an empty read-only directory or /dev/null. */
+void
+build_mask(struct build *b, const char *path, bool dir, enum mount_kind kind,
+    const char *why)
+{
+	if (dir) {
+		add2(b, "--tmpfs", path);
+		add2(b, "--remount-ro", path);
+	} else
+		add3(b, "--ro-bind", "/dev/null", path);
+	build_mount(b, kind, path, why);
+}
+
 /* Record a mount for the table people read (and violations resolve). */
-static void
+void
 build_mount(struct build *b, enum mount_kind kind, const char *path,
     const char *why)
 {
@@ -303,7 +312,7 @@ sandbox_add_fd(struct sandbox *sb, int fd)
 }
 
 /* Mount a host path by descriptor: --ro-bind-fd / --bind-fd N path. */
-static int
+int
 build_bind_fd(struct build *b, const char *path, bool writable,
     enum mount_kind kind, const char *why, char **cause)
 {
@@ -359,7 +368,7 @@ static void
 build_env(struct build *b)
 {
 	const struct sandbox_policy	*pol = b->pol;
-	const char			*home = getenv("HOME");
+	const char			*home = b->home;
 	bool				 have_path = false;
 
 	add(b, "--clearenv");
@@ -438,24 +447,12 @@ build_resolv(struct build *b)
 static void
 build_private(struct build *b)
 {
-	const char	*home = getenv("HOME");
+	const char	*home = b->home;
 
 	add2(b, "--dev", "/dev");
 	build_mount(b, MOUNT_DEV, "/dev", "fresh minimal /dev");
 	build_mount(b, MOUNT_TMPFS, "/dev/shm", "private (fresh /dev)");
-	if (b->probe->proc_fresh) {
-		add2(b, "--proc", "/proc");
-		b->sb->proc_mode = xstrdup("fresh");
-		build_mount(b, MOUNT_PROC, "/proc", "fresh /proc");
-	} else {
-		add3(b, "--ro-bind", "/proc", "/proc");
-		b->sb->proc_mode = xstrdup("bind");
-		build_mount(b, MOUNT_PROC, "/proc", "existing /proc (nested)");
-		strv_push(&b->sb->warnings, "a fresh /proc cannot be mounted "
-		    "here (nested sandbox): the existing /proc is bound "
-		    "read-only, so processes outside the sandbox are visible "
-		    "in it");
-	}
+	build_proc(b);
 	for (const char *const *p = sandbox_private_tmpfs; *p != NULL; p++) {
 		add2(b, "--tmpfs", *p);
 		build_mount(b, MOUNT_TMPFS, *p, "private, discarded");
@@ -522,7 +519,7 @@ covered_by_protected(struct build *b, const char *abs)
  * Protect one project-relative path. When it is missing, the first missing
  * component gets a placeholder so nothing can be created there.
  */
-static int
+int
 build_protect(struct build *b, const char *rel, bool dir, char **cause)
 {
 	_cleanup_free_ char	*abs = path_join(b->pol->project, rel);
@@ -601,12 +598,24 @@ build_project(struct build *b, char **cause)
 	return rc;
 }
 
+/* Does the list also hold "!rel" (a user lifting a shipped default)? */
+static bool
+protect_lifted(const struct strv *list, const char *rel)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (list->v[i][0] == '!' && strcmp(list->v[i] + 1, rel) == 0)
+			return true;
+	return false;
+}
+
 /* The built-in protected paths, then the configured ones. */
 static int
 build_protected_paths(struct build *b, char **cause)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
+	if (build_git(b, cause) != 0)
+		return -1;
 	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
 	    e++) {
 		if (e->git && pol->git_writable)
@@ -619,6 +628,8 @@ build_protected_paths(struct build *b, char **cause)
 		size_t		 len = strlen(rel);
 		_cleanup_free_ char *clean = NULL;
 
+		if (rel[0] == '!' || protect_lifted(&pol->protected, rel))
+			continue;	/* "!path" lifts an earlier entry */
 		while (*rel == '/')
 			rel++;
 		len = strlen(rel);
@@ -696,7 +707,8 @@ int
 sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
-	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL };
+	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL,
+			    getenv("HOME") };
 	char		num[16];
 
 	if (pol->project == NULL || pol->cwd == NULL) {
@@ -710,13 +722,21 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	}
 	sb->nested = probe->nested;
 	sb->network = pol->network;
+	build_identity(&b);	/* may start the argv with setpriv */
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
 	build_env(&b);
+	build_identity_env(&b);
 	build_system(&b);
 	build_private(&b);
-	if (build_extra(&b, cause) != 0 || build_project(&b, cause) != 0 ||
-	    build_hidden(&b, cause) != 0 || build_seccomp(&b, cause) != 0 ||
+	if (build_extra(&b, cause) != 0 || build_sys(&b, cause) != 0 ||
+	    build_project(&b, cause) != 0 ||
+	    build_hidden(&b, cause) != 0)
+		goto fail;
+	/* Last of the mounts, so the table people read starts with the
+	   layout, not a list of files in /etc. */
+	build_secrets(&b);
+	if (build_seccomp(&b, cause) != 0 ||
 	    build_helper(&b, cause) != 0)
 		goto fail;
 	/* The engine supplies these pipes (see sandbox_fd_slot). */
@@ -780,6 +800,11 @@ sandbox_release(struct sandbox *sb)
 	free(sb->mounts);
 	strv_release(&sb->warnings);
 	free(sb->proc_mode);
+	free(sb->run_as);
+	free(sb->run_home);
+	strv_release(&sb->proc_masked);
+	strv_release(&sb->sweep);
+	sandbox_gitscan_free(sb->gitscan);
 	memset(sb, 0, sizeof *sb);
 }
 

@@ -29,6 +29,7 @@
 #include "strv.h"
 
 struct probe;
+struct gitscan;
 
 #define SANDBOX_FD_BASE		3
 /* Where the in-sandbox helper (violation observer) is mounted. */
@@ -83,9 +84,22 @@ struct sandbox {
 	char			*proc_mode;	/* "fresh" or "bind" */
 	bool			 nested;
 	bool			 network;
+	/* Who the sandbox is to the host kernel (sandbox-user.c). */
+	long			 kernel_uid;
+	long			 kernel_gid;
+	char			*run_as;	/* user dropped to, or NULL */
+	char			*run_home;	/* that user's home (hidden) */
+	size_t			 secrets_hidden; /* unreadable files hidden */
+	/* /proc and /sys (sandbox-proc.c). */
+	bool			 proc_readonly;	/* all of /proc read-only */
+	struct strv		 proc_masked;	/* entries masked */
+	size_t			 git_nested;	/* .git below the top level */
+	/* Checked after the run (sandbox_sweep, sandbox-git.c). */
+	struct strv		 sweep;		/* must still be absent */
+	struct gitscan		*gitscan;	/* the walk before, or NULL */
 };
-#define SANDBOX_INIT { STRV_INIT, NULL, 0, NULL, 0, STRV_INIT, STRV_INIT, \
-	NULL, NULL, false, false }
+#define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
+	.placeholders = STRV_INIT }
 
 enum sandbox_flags {
 	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */
@@ -107,6 +121,16 @@ int	 sandbox_add_fd(struct sandbox *, int fd);
    engine supplies the pipes for --block-fd and --json-status-fd. */
 int	 sandbox_fd_slot(const struct sandbox *, const char *option);
 int	 sandbox_status_slot(const struct sandbox *);
+/* Right after the command: remove what the mounts could not stop (a new
+   .git, git metadata git-write never allows); one warning each; returns
+   how many. */
+int	 sandbox_sweep(struct sandbox *, const char *project,
+	    struct strv *warnings);
+/* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
+void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
+/* Every .git in the project, project-relative (one getdents walk). */
+void	 sandbox_git_scan(const char *project, struct strv *out);
+void	 sandbox_gitscan_free(struct gitscan *);
 /* After the run: remove placeholders, close descriptors. */
 void	 sandbox_finish(struct sandbox *);
 void	 sandbox_release(struct sandbox *);

@@ -26,6 +26,9 @@ static const char *const seccomp_denied[] = {
 	"swapon", "swapoff", "acct",
 	"open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
 	"syslog", "vhangup", "quotactl", "nfsservctl",
+	/* Another process's memory or descriptors: even with debuggers
+	   allowed (ptrace still can, but only with the operator's consent). */
+	"process_vm_writev", "pidfd_getfd",
 	NULL
 };
 
@@ -39,7 +42,7 @@ static const char *const seccomp_mount[] = {
 
 /* Denied unless debuggers are allowed. */
 static const char *const seccomp_ptrace[] = {
-	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", NULL
+	"ptrace", "process_vm_readv", "kcmp", NULL
 };
 
 static int
@@ -156,8 +159,9 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 	char			 name[32];
 	int			 fd;
 
-	/* Keyed by the tables too, so an edited table is never stale. */
-	snprintf(name, sizeof name, "deny-%d%d-%08x", allow_ptrace,
+	/* Keyed by the tables too, so an edited table is never stale; the
+	   version (deny2) retires programs built before pidfd_getfd. */
+	snprintf(name, sizeof name, "deny2-%d%d-%08x", allow_ptrace,
 	    allow_userns, deny_tables_hash());
 	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
 		return -1;

@@ -21,8 +21,12 @@ keys Tab G
 check_screen "detail scrolled to the end: the exact bwrap argv" 5 \
     '^-- sh -c .*echo hello-out'
 check_screen "the argv has the project bound writable" 5 "^--bind(-fd [0-9]+)? .*$P\$"
-keys PPage
-check_screen "a page up: the argv starts with bwrap itself" 5 \
+# Page up to the argv's start (the mount table before it varies by host).
+for _ in 1 2 3 4 5 6 7 8; do
+	keys PPage
+	wait_screen 1 '^--unshare-all' && break
+done
+check_screen "pages up: the argv starts with bwrap itself" 5 \
     '^--unshare-all'
 ok_unless "the agent waits for the operator" test -s "$T/one.rc"
 

@@ -39,6 +39,12 @@ keys Enter Escape
 # Network: n toggles --share-net in the argv.
 keys n
 check_screen "network on in the detail" 5 'network on'
+# The detail pane is at its end (G); --share-net opens the argv, above:
+# page up until it shows (the mount table before it varies by host).
+for _ in 1 2 3 4 5 6 7 8; do
+	wait_screen 1 '^--share-net' && break
+	keys PPage
+done
 check_screen "--share-net in the argv" 5 '^--share-net'
 keys n
 check_screen "network off again" 5 'network off'

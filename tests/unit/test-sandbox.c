@@ -232,7 +232,221 @@ test_allow_nested_sandboxes(void **state)
 	f->pol.allow_userns = true;
 	build_ok(f, SANDBOX_DRY);
 	assert_true(find_seq(&f->sb, "--disable-userns", NULL) < 0);
-	assert_int_equal(f->sb.warnings.n, 0);
+	/* A nested bwrap writes its uid_map: /proc stays writable, said. */
+	assert_int_equal(f->sb.warnings.n, 1);
+	assert_false(f->sb.proc_readonly);
+	assert_true(find_seq(&f->sb, "--remount-ro", "/proc", NULL) < 0);
+	if (access("/proc/sys", F_OK) == 0)
+		assert_true(find_seq(&f->sb, "--ro-bind", "/proc/sys",
+		    "/proc/sys", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/dev/null", "/proc/1/mem",
+	    NULL) > 0);
+}
+
+/* /proc read-only as a whole, Docker's masked set, no /sys. */
+static void
+test_proc_masking(void **state)
+{
+	struct fixture	*f = *state;
+	const char	*masked[] = { "/proc/kcore", "/proc/keys",
+			    "/proc/timer_list", "/proc/sched_debug",
+			    "/proc/latency_stats", NULL };
+	const char	*dirs[] = { "/proc/acpi", "/proc/scsi", NULL };
+	int		 proc;
+
+	build_ok(f, SANDBOX_DRY);
+	proc = find_seq(&f->sb, "--proc", "/proc", NULL);
+	assert_true(proc > 0);
+	assert_int_equal(find_seq(&f->sb, "--remount-ro", "/proc", NULL),
+	    proc + 2);
+	assert_true(f->sb.proc_readonly);
+	for (size_t i = 0; masked[i] != NULL; i++)
+		assert_true((find_seq(&f->sb, "--ro-bind", "/dev/null",
+		    masked[i], NULL) > proc) == (access(masked[i], F_OK) == 0));
+	for (size_t i = 0; dirs[i] != NULL; i++)
+		assert_true((find_seq(&f->sb, "--tmpfs", dirs[i],
+		    "--remount-ro", dirs[i], NULL) > proc) ==
+		    (access(dirs[i], F_OK) == 0));
+	assert_true(find_seq(&f->sb, "/sys", NULL) < 0);
+	/* Nested: the bound /proc is read-only, masked the same way. */
+	sandbox_release(&f->sb);
+	f->probe.proc_fresh = false;
+	build_ok(f, SANDBOX_DRY);
+	proc = find_seq(&f->sb, "--ro-bind", "/proc", "/proc", NULL);
+	assert_true(proc > 0);
+	assert_true(f->sb.proc_readonly);
+	if (access("/proc/keys", F_OK) == 0)
+		assert_true(find_seq(&f->sb, "--ro-bind", "/dev/null",
+		    "/proc/keys", NULL) > proc);
+}
+
+/* /sys only when named: read-only, firmware masked; never writable. */
+static void
+test_sys_on_request(void **state)
+{
+	struct fixture	*f = *state;
+	char		*cause = NULL;
+
+	if (access("/sys/firmware", F_OK) != 0)
+		skip();
+	strv_push(&f->pol.ro_paths, "/sys");
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "3", "/sys", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", "/sys/firmware",
+	    "--remount-ro", "/sys/firmware", NULL) > 0);
+	sandbox_release(&f->sb);
+	strv_push(&f->pol.rw_paths, "/sys/kernel");
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, SANDBOX_DRY,
+	    &f->sb, &cause), -1);
+	assert_non_null(strstr(cause, "only be read-only"));
+	free(cause);
+}
+
+/* Kernel uid 0: what only root can read in /etc is hidden. */
+static void
+test_secrets_hidden(void **state)
+{
+	struct fixture	*f = *state;
+	struct stat	 st;
+
+	if (stat("/etc/shadow", &st) != 0 || (st.st_mode & S_IROTH))
+		skip();
+	build_ok(f, SANDBOX_DRY);
+	assert_int_equal(f->sb.kernel_uid, (long)getuid());
+	if (getuid() != 0) {
+		/* An ordinary user cannot read it anyway. */
+		assert_int_equal(f->sb.secrets_hidden, 0);
+		assert_true(find_seq(&f->sb, "--ro-bind", "/dev/null",
+		    "/etc/shadow", NULL) < 0);
+		return;
+	}
+	assert_true(f->sb.secrets_hidden > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/dev/null", "/etc/shadow",
+	    NULL) > find_seq(&f->sb, "--ro-bind", "/etc", "/etc", NULL));
+	/* Unless the policy names it. */
+	sandbox_release(&f->sb);
+	strv_push(&f->pol.ro_paths, "/etc/shadow");
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--ro-bind", "/dev/null", "/etc/shadow",
+	    NULL) < 0);
+}
+
+/* Root running for a user's project runs the sandbox as that user. */
+static void
+test_root_runs_as_owner(void **state)
+{
+	struct fixture	*f = *state;
+
+	if (getuid() != 0)
+		skip();	/* only root can chown the project */
+	assert_int_equal(chown(f->project, 12345, 12345), 0);
+	build_ok(f, SANDBOX_DRY);
+	assert_int_equal(find_seq(&f->sb, "/usr/bin/setpriv", "--reuid=12345",
+	    "--regid=12345", "--clear-groups", "--pdeathsig=KILL", "--",
+	    f->probe.bwrap, "--unshare-all", NULL), 0);
+	assert_int_equal(f->sb.kernel_uid, 12345);
+	assert_string_equal(f->sb.run_as, "12345");
+	assert_int_equal(f->sb.secrets_hidden, 0);
+	/* Where only root may create namespaces: uid 0, said. */
+	sandbox_release(&f->sb);
+	f->probe.userns_unpriv = false;
+	build_ok(f, SANDBOX_DRY);
+	assert_string_equal(f->sb.argv.v[0], f->probe.bwrap);
+	assert_int_equal(f->sb.kernel_uid, 0);
+	assert_int_equal(f->sb.warnings.n, 1);
+}
+
+/* Every .git at any depth is read-only; git-write keeps its metadata. */
+static void
+test_nested_git(void **state)
+{
+	struct fixture	*f = *state;
+	const char	*mk[] = { "sub", "lib", "lib/x", "lib/x/.git",
+			    "lib/x/.git/hooks", "lib/x/.git/modules",
+			    "lib/x/.git/modules/m", NULL };
+	char		*p;
+	FILE		*fp;
+
+	for (size_t i = 0; mk[i] != NULL; i++) {
+		p = path_join(f->project, mk[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+		free(p);
+	}
+	p = path_join(f->project, "sub/.git");
+	assert_non_null(fp = fopen(p, "w"));
+	fputs("gitdir: ../.git/modules/sub\n", fp);
+	fclose(fp);
+	free(p);
+	build_ok(f, SANDBOX_DRY);
+	assert_int_equal(f->sb.git_nested, 2);
+	p = path_join(f->project, "sub/.git");
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", NULL) > 0);
+	assert_non_null(sandbox_mount_for(&f->sb, p));
+	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
+	free(p);
+	p = path_join(f->project, "lib/x/.git/HEAD");
+	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
+	free(p);
+	assert_null(f->sb.gitscan);	/* dry: nothing to check after */
+
+	/* git-write: data writable, the metadata table not, at any depth. */
+	sandbox_release(&f->sb);
+	f->pol.git_writable = true;
+	build_ok(f, SANDBOX_DRY);
+	p = path_join(f->project, "sub/.git");
+	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
+	free(p);
+	p = path_join(f->project, "lib/x/.git/HEAD");
+	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_RW);
+	free(p);
+	p = path_join(f->project, "lib/x/.git/hooks/pre-commit");
+	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
+	free(p);
+	p = path_join(f->project, "lib/x/.git/modules/m/hooks");
+	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
+	free(p);
+	/* An absent commondir cannot have a placeholder: swept instead. */
+	p = path_join(f->project, ".git/commondir");
+	assert_true(strv_contains(&f->sb.sweep, p));
+	free(p);
+}
+
+/* After the run: a new .git is removed, a moved one kept, both said. */
+static void
+test_git_sweep(void **state)
+{
+	struct fixture	*f = *state;
+	struct strv	 warn = STRV_INIT;
+	const char	*mk[] = { "a", "a/b", "a/b/.git", "c", NULL };
+	char		*p, *q;
+
+	for (size_t i = 0; mk[i] != NULL; i++) {
+		p = path_join(f->project, mk[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+		free(p);
+	}
+	build_ok(f, 0);
+	assert_non_null(f->sb.gitscan);
+	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn), 0);
+	/* New: c/.git, c/new/deep/.git; moved: a/b -> c/b2. */
+	p = path_join(f->project, "c/new/deep/.git/hooks");
+	q = xasprintf("mkdir -p '%s' && mkdir '%s/c/.git' && mv '%s/a/b' "
+	    "'%s/c/b2'", p, f->project, f->project, f->project);
+	assert_int_equal(system(q), 0);
+	free(q);
+	free(p);
+	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn), 3);
+	p = path_join(f->project, "c/.git");
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	p = path_join(f->project, "c/new/deep/.git");
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	p = path_join(f->project, "c/b2/.git");
+	assert_int_equal(access(p, F_OK), 0);	/* moved, kept */
+	free(p);
+	strv_release(&warn);
+	sandbox_finish(&f->sb);
 }
 
 static void
@@ -383,6 +597,13 @@ test_configured_protected(void **state)
 	build_ok(f, SANDBOX_DRY);
 	assert_true(find_seq(&f->sb, "--ro-bind-fd", "6", secrets, NULL) > 0);
 	assert_true(find_seq(&f->sb, "escape", NULL) < 0);
+	/* "!path" lifts an entry (a shipped default) again. */
+	sandbox_release(&f->sb);
+	strv_push(&f->pol.protected, "!secrets/");
+	build_ok(f, SANDBOX_DRY);
+	assert_null(sandbox_mount_for(&f->sb, secrets) == NULL ? NULL :
+	    (sandbox_mount_for(&f->sb, secrets)->kind == MOUNT_PROTECTED ?
+	    "protected" : NULL));
 	free(secrets);
 }
 
@@ -424,6 +645,12 @@ main(void)
 		T(test_git_write_profile),
 		T(test_nested_variants),
 		T(test_allow_nested_sandboxes),
+		T(test_proc_masking),
+		T(test_sys_on_request),
+		T(test_secrets_hidden),
+		T(test_root_runs_as_owner),
+		T(test_nested_git),
+		T(test_git_sweep),
 		T(test_no_userns_refuses),
 		T(test_environment),
 		T(test_extra_paths),

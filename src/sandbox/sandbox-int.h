@@ -1,0 +1,51 @@
+/*
+ * sandbox-int: what the parts of the argv builder share (sandbox.c builds
+ * the layout; sandbox-proc.c the kernel interfaces; sandbox-user.c the
+ * identity the sandbox runs as; sandbox-git.c git metadata at any depth).
+ * Not for use outside src/sandbox.
+ */
+#ifndef BWGATE_SANDBOX_INT_H
+#define BWGATE_SANDBOX_INT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+struct placeholders;
+
+struct build {
+	const struct sandbox_policy	*pol;
+	const struct probe		*probe;
+	struct sandbox			*sb;
+	bool				 dry;
+	struct placeholders		*ph;	/* locked while protecting */
+	const char			*home;	/* $HOME inside (hidden) */
+};
+
+/* sandbox.c */
+void	build_arg(struct build *, const char *);
+void	build_arg2(struct build *, const char *, const char *);
+void	build_arg3(struct build *, const char *, const char *, const char *);
+void	build_mount(struct build *, enum mount_kind, const char *,
+	    const char *);
+int	build_bind_fd(struct build *, const char *, bool, enum mount_kind,
+	    const char *, char **);
+int	build_protect(struct build *, const char *, bool, char **);
+/* Cover a path with something empty and read-only (file or directory). */
+void	build_mask(struct build *, const char *, bool, enum mount_kind,
+	    const char *);
+
+/* sandbox-proc.c */
+void	build_proc(struct build *);
+int	build_sys(struct build *, char **);
+
+/* sandbox-user.c */
+void	build_identity(struct build *);
+void	build_identity_env(struct build *);
+void	build_secrets(struct build *);
+
+/* sandbox-git.c */
+int	build_git(struct build *, char **);
+
+#endif
