@@ -32,6 +32,8 @@ static const struct command commands[] = {
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },
+	{ "mcp", cmd_mcp, "an MCP server on stdio for agents (run, file tools)" },
+	{ "hook", cmd_hook, "a Claude Code PreToolUse hook (hook claude-code)" },
 	{ NULL, NULL, NULL }
 };
 

@@ -25,6 +25,8 @@ int	cmd_list(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
+int	cmd_mcp(int, char **);
+int	cmd_hook(int, char **);
 
 /* One command for the console, as `bwgate run` and `bwgate sh` send it. */
 struct run_request {
@@ -33,15 +35,20 @@ struct run_request {
 	const char	*command;	/* a shell string, or */
 	struct strv	 argv;		/* an argv */
 	const char	*agent;
+	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
 };
-#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
-	false, STRV_INIT, STRV_INIT }
+#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, 0, \
+	false, false, STRV_INIT, STRV_INIT }
 
+struct client;
+/* Connect and submit (cmd-run.c); NULL with cause. The caller reads the
+   replies (doc/protocol.md) and frees the client. */
+struct client	*run_start(const struct run_request *, char **cause);
 /* Submit and follow to the end (cmd-run.c); returns the exit status. */
 int	run_submit(const struct run_request *);
 

@@ -11,7 +11,14 @@ bwgate_SOURCES = \
 	%D%/cmd-console.c \
 	%D%/cmd-run.c \
 	%D%/cmd-sh.c \
-	%D%/cmd-control.c
+	%D%/cmd-control.c \
+	%D%/cmd-hook.c \
+	%D%/cmd-mcp.c %D%/mcp.h \
+	%D%/mcp-rpc.c \
+	%D%/mcp-tools.c \
+	%D%/mcp-run.c \
+	%D%/mcp-path.c \
+	%D%/mcp-files.c
 # `bwgate-sh` is `bwgate sh` (bwgate.c looks at its own name).
 install-exec-hook: install-exec-bwgate-sh
 install-exec-bwgate-sh:

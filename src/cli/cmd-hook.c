@@ -1,0 +1,286 @@
+/*
+ * cmd-hook: `bwgate hook claude-code [--socket PATH] [--without-console
+ * deny|pass]`: a Claude Code PreToolUse hook. It reads the hook's JSON on
+ * stdin and, for the Bash tool, answers "allow" with updatedInput whose
+ * command runs the original string through `bwgate sh -c` (quoted
+ * exactly), so the console classifies, sandboxes and reports it. With no
+ * console reachable it denies with a reason saying how to start one, or
+ * (--without-console pass) says nothing and lets Claude Code decide. Write,
+ * Edit and MultiEdit to protected paths or outside the project are denied
+ * with the sandbox's reason; other tools pass.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "client.h"
+#include "cmd.h"
+#include "config.h"
+#include "jsonutil.h"
+#include "mcp.h"
+#include "path.h"
+#include "xalloc.h"
+
+#define HOOK_MAX_INPUT	(16 * 1024 * 1024)
+
+static const struct option hook_options[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "without-console", required_argument, NULL, 'w' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+hook_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate hook claude-code [--socket PATH] "
+	    "[--without-console deny|pass]\n");
+}
+
+/* Print the hook's answer (takes out). */
+static void
+hook_answer(cJSON *hso)
+{
+	cJSON	*out = cJSON_CreateObject();
+	char	*line;
+
+	cJSON_AddStringToObject(hso, "hookEventName", "PreToolUse");
+	cJSON_AddItemToObject(out, "hookSpecificOutput", hso);
+	line = json_line(out);
+	printf("%s\n", line);
+	free(line);
+	cJSON_Delete(out);
+}
+
+/* Answer deny with a reason Claude reads. */
+static void
+hook_deny(const char *reason)
+{
+	cJSON	*hso = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(hso, "permissionDecision", "deny");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
+	hook_answer(hso);
+}
+
+/* Is a console listening on the agent socket? */
+static bool
+hook_console(const char *socket, char **cause)
+{
+	struct client	*cl;
+	char		*path;
+
+	if ((path = client_socket_path(socket, cause)) == NULL)
+		return false;
+	cl = client_connect(path, cause);
+	free(path);
+	client_free(cl);
+	return cl != NULL;
+}
+
+/* Our own executable, for the rewritten command. */
+static char *
+hook_self(void)
+{
+	char	*p = path_canonical("/proc/self/exe", &(char *){ NULL });
+
+	return p != NULL ? p : xstrdup("bwgate");
+}
+
+/* Append s in single quotes. Unlike shell_quote() it never uses $'...':
+   plain single quotes keep every byte (newlines too) in any POSIX shell
+   the harness may use. */
+static void
+hook_quote(struct buf *b, const char *s)
+{
+	buf_putc(b, '\'');
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			buf_puts(b, "'\\''");
+		else
+			buf_putc(b, *s);
+	}
+	buf_putc(b, '\'');
+}
+
+/* Bash: route the command through the console. */
+static void
+hook_bash(const cJSON *input, const char *socket, bool pass)
+{
+	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
+			    input, "command"));
+	char		*cause = NULL, *self, *reason;
+	cJSON		*hso, *upd;
+	struct buf	 b = BUF_INIT;
+
+	if (command == NULL) {
+		hook_deny("bwgate: the Bash tool input has no 'command' "
+		    "string");
+		return;
+	}
+	if (!hook_console(socket, &cause)) {
+		if (!pass) {
+			reason = xasprintf("bwgate: commands run only through "
+			    "the bwgate console, and none is reachable (%s)",
+			    cause);
+			hook_deny(reason);
+			free(reason);
+		}
+		free(cause);
+		return;
+	}
+	self = hook_self();
+	if (socket != NULL) {
+		buf_puts(&b, "BWGATE_SOCKET=");
+		hook_quote(&b, socket);
+		buf_putc(&b, ' ');
+	}
+	hook_quote(&b, self);
+	buf_puts(&b, " sh -c ");
+	hook_quote(&b, command);
+	free(self);
+	hso = cJSON_CreateObject();
+	cJSON_AddStringToObject(hso, "permissionDecision", "allow");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", "routed "
+	    "through the bwgate console (verdict, approval, sandbox)");
+	upd = cJSON_Duplicate(input, true);
+	cJSON_ReplaceItemInObject(upd, "command", cJSON_CreateString(b.data));
+	cJSON_AddItemToObject(hso, "updatedInput", upd);
+	hook_answer(hso);
+	buf_release(&b);
+}
+
+/* Write/Edit/MultiEdit: refuse protected paths and paths outside the
+   project (the same rules as the MCP file tools). */
+static void
+hook_file(const cJSON *input, const char *cwd)
+{
+	const char	*fp = cJSON_GetStringValue(cJSON_GetObjectItem(input,
+			    "file_path"));
+	struct mcp	 m;
+	struct config	 cfg;
+	char		*top, *cause = NULL, *rel, *why, *abs;
+
+	if (fp == NULL)
+		return;
+	memset(&m, 0, sizeof m);
+	top = cwd != NULL ? path_git_toplevel(cwd) : NULL;
+	m.project = path_canonical(top != NULL ? top : cwd != NULL ? cwd :
+	    ".", &cause);
+	free(top);
+	if (m.project == NULL) {
+		free(cause);
+		return;
+	}
+	config_init(&cfg);
+	if (config_load(&cfg, NULL, &cause) == 0)
+		strv_copy(&m.protected, &cfg.protected);
+	config_release(&cfg);
+	free(cause);
+	cause = NULL;
+	/* Resolve what exists of the path, so a link cannot hide where it
+	   leads. */
+	abs = fp[0] == '/' ? path_canonical_maybe(fp, &cause) : NULL;
+	if ((rel = mcp_path_relative(&m, abs != NULL ? abs : fp, &cause)) ==
+	    NULL) {
+		why = xasprintf("bwgate: %s", cause);
+		hook_deny(why);
+		free(why);
+	} else if ((why = mcp_path_protected(&m, rel)) != NULL) {
+		free(abs);
+		abs = xasprintf("bwgate: %s", why);
+		hook_deny(abs);
+		free(why);
+	}
+	free(abs);
+	free(rel);
+	free(cause);
+	free(m.project);
+	strv_release(&m.protected);
+}
+
+/* claude-code: read the event and answer. */
+static int
+hook_claude_code(const char *socket, bool pass)
+{
+	struct buf	 b = BUF_INIT;
+	char		*cause = NULL;
+	const char	*tool, *event;
+	cJSON		*j;
+
+	if (buf_read_fd(&b, 0, HOOK_MAX_INPUT) != 0 || b.data == NULL) {
+		fprintf(stderr, "bwgate: hook: cannot read the hook input: "
+		    "%s\n", b.data == NULL ? "empty" : strerror(errno));
+		buf_release(&b);
+		return EXIT_BWGATE_FAILED;
+	}
+	j = json_parse_text(b.data, "the hook input", &cause);
+	buf_release(&b);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		fprintf(stderr, "bwgate: hook: %s\n", cause != NULL ? cause :
+		    "the hook input is not a JSON object");
+		free(cause);
+		cJSON_Delete(j);
+		return EXIT_BWGATE_FAILED;
+	}
+	event = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "hook_event_name"));
+	tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool_name"));
+	if ((event == NULL || strcmp(event, "PreToolUse") == 0) &&
+	    tool != NULL) {
+		const cJSON *in = cJSON_GetObjectItem(j, "tool_input");
+
+		if (strcmp(tool, "Bash") == 0)
+			hook_bash(in, socket, pass);
+		else if (strcmp(tool, "Write") == 0 ||
+		    strcmp(tool, "Edit") == 0 ||
+		    strcmp(tool, "MultiEdit") == 0)
+			hook_file(in, cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "cwd")));
+	}
+	cJSON_Delete(j);
+	return 0;
+}
+
+int
+cmd_hook(int argc, char **argv)
+{
+	const char	*socket = NULL;
+	bool		 pass = false;
+	int		 c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+s:w:h", hook_options, NULL)) !=
+	    -1) {
+		switch (c) {
+		case 's': socket = optarg; break;
+		case 'w':
+			if (strcmp(optarg, "pass") == 0)
+				pass = true;
+			else if (strcmp(optarg, "deny") != 0) {
+				fprintf(stderr, "bwgate: hook: "
+				    "--without-console: '%s' is not deny or "
+				    "pass\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			break;
+		case 'h':
+			hook_usage(stdout);
+			return 0;
+		default:
+			hook_usage(stderr);
+			return EXIT_BWGATE_FAILED;
+		}
+	}
+	if (optind + 1 != argc || strcmp(argv[optind], "claude-code") != 0) {
+		hook_usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	return hook_claude_code(socket, pass);
+}
