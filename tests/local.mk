@@ -124,3 +124,12 @@ EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.
 TESTS += %D%/build/layers.sh
 EXTRA_DIST += %D%/build/layers.sh
+# Agent reach: bwgate mcp against the official MCP SDK (node), JSON-RPC
+# robustness without any SDK, and the Claude Code hook.
+MCP_TESTS = \
+	%D%/integration/mcp-sdk.sh \
+	%D%/integration/mcp-rpc.sh \
+	%D%/integration/hook-claude.sh
+TESTS += $(MCP_TESTS)
+EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
+	%D%/mcp/client.mjs
