@@ -23,6 +23,7 @@
 #define RUN_OUTPUT_MAX		(64 * 1024)	/* per stream, in the result */
 #define RUN_EVENT_EVERY_MS	500		/* event progress at most */
 #define RUN_LIST_MAX		50		/* paths per kind in the text */
+#define RUN_QUIET_MS		200		/* before saying it waits */
 
 /* Free a call and close its connection (the console then withdraws or
    kills what is left of the request). */
@@ -294,10 +295,13 @@ run_message(struct mcp_call *c, const cJSON *j)
 		c->verdict = xstrdup((s = STR("verdict")) != NULL ? s : "");
 		c->reason = xstrdup((s = STR("reason")) != NULL ? s : "");
 		mcp_progress(c->token, ++c->progress, "request %u queued "
-		    "(%s: %s)%s", c->id, c->verdict, c->reason,
-		    strcmp(c->verdict, "allow") == 0 ? "" :
-		    "; waiting for approval");
+		    "(%s: %s)", c->id, c->verdict, c->reason);
+		/* Say it waits only if no decision follows at once
+		   (headless consoles decide immediately). */
+		if (c->token != NULL)
+			c->wait_ms = loop_now_ms() + RUN_QUIET_MS;
 	} else if (strcmp(type, "decided") == 0) {
+		c->wait_ms = 0;
 		s = STR("decision");
 		if (s != NULL && strcmp(s, "denied") == 0) {
 			run_refused(c, "denied", STR("by"), STR("note"),
@@ -362,6 +366,13 @@ mcp_run_timers(struct mcp *m)
 	int	 next = -1, left;
 
 	for (struct mcp_call *c = m->calls; c != NULL; c = c->next) {
+		if (c->wait_ms != 0 && c->wait_ms <= now) {
+			mcp_progress(c->token, ++c->progress, "request %u is "
+			    "waiting for approval", c->id);
+			c->wait_ms = 0;
+		} else if (c->wait_ms != 0 && (next < 0 ||
+		    c->wait_ms - now < next))
+			next = (int)(c->wait_ms - now);
 		if (!c->pending)
 			continue;
 		left = (int)(c->last_ms + RUN_EVENT_EVERY_MS - now);

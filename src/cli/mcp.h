@@ -48,6 +48,7 @@ struct mcp_call {
 	unsigned	 events;	/* live file events seen */
 	int64_t		 last_ms;	/* of the last event notification */
 	bool		 pending;	/* an event notification is due */
+	int64_t		 wait_ms;	/* say "waiting" then, 0: no */
 };
 
 struct mcp {

@@ -127,9 +127,9 @@ sed 's/^/# /' "$T/sdk.err" | head -20
 assert_eq "approved by the operator: ran" \
     "$(step approved | jq -c '[.isError, .structured.exit_status]')" '[false,0]'
 assert_eq "approved: the file it wrote" "$(cat "$P/ok.txt")" approved
-assert_match "progress said it waited, then ran" \
+assert_match "progress: queued (ask), approved, running, file events" \
     "$(step approved | jq -r '.progress | join("|")')" \
-    "waiting for approval.*approved by operator.*running"
+    "^request [0-9]+ queued \\(ask: .*\\|approved by operator\\|running\\|running: 1 file event$"
 assert_eq "denied by the operator: tool error" \
     "$(step denied | jq -c '[.isError, .structured.by, .structured.note]')" \
     '[true,"operator","not today"]'
