@@ -276,6 +276,16 @@ run_refused(struct mcp_call *c, const char *state, const char *by,
 	free(text);
 }
 
+/* Say how many file events the command caused so far. */
+static void
+run_events(struct mcp_call *c, int64_t now)
+{
+	mcp_progress(c->token, ++c->progress, "running: %u file event%s",
+	    c->events, c->events == 1 ? "" : "s");
+	c->last_ms = now;
+	c->pending = false;
+}
+
 /* One message from the console; false when the call ended. */
 static bool
 run_message(struct mcp_call *c, const cJSON *j)
@@ -316,6 +326,8 @@ run_message(struct mcp_call *c, const cJSON *j)
 		c->events++;
 		c->pending = c->token != NULL;
 	} else if (strcmp(type, "result") == 0) {
+		if (c->pending)
+			run_events(c, loop_now_ms());
 		run_result(c, j);
 		return false;
 	} else if (strcmp(type, "withdrawn") == 0) {
@@ -376,13 +388,9 @@ mcp_run_timers(struct mcp *m)
 		if (!c->pending)
 			continue;
 		left = (int)(c->last_ms + RUN_EVENT_EVERY_MS - now);
-		if (left <= 0) {
-			mcp_progress(c->token, ++c->progress, "running: %u "
-			    "file event%s", c->events, c->events == 1 ? "" :
-			    "s");
-			c->last_ms = now;
-			c->pending = false;
-		} else if (next < 0 || left < next)
+		if (left <= 0)
+			run_events(c, now);
+		else if (next < 0 || left < next)
 			next = left;
 	}
 	return next;
