@@ -256,7 +256,7 @@ cmd_hook(int argc, char **argv)
 	int		 c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:w:h", hook_options, NULL)) !=
+	while ((c = getopt_long(argc, argv, "s:w:h", hook_options, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
