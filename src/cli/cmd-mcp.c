@@ -204,7 +204,6 @@ static int
 mcp_setup(struct mcp *m, const char *project, char **cause)
 {
 	struct config	 cfg;
-	char		*why = NULL;
 
 	if ((m->project = mcp_project(project, cause)) == NULL)
 		return -1;
@@ -229,12 +228,6 @@ mcp_setup(struct mcp *m, const char *project, char **cause)
 		free(abs);
 	}
 	config_release(&cfg);
-	/* Without an audit log the file tools refuse writes (mcp-files.c). */
-	if ((m->audit = audit_open(NULL, &why)) == NULL) {
-		fprintf(stderr, "bwgate: mcp: %s; file writes are refused\n",
-		    why);
-		free(why);
-	}
 	return 0;
 }
 

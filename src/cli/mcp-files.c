@@ -110,10 +110,14 @@ files_audit(struct mcp *m, const char *tool, const char *rel, bool created,
     size_t len, const char *diff, char **cause)
 {
 	cJSON	*rec;
+	char	*why = NULL;
 
-	if (m->audit == NULL) {
-		*cause = xstrdup("file writes are refused: the audit log "
-		    "could not be opened");
+	/* Opened at the first write, so a server that only reads (or
+	   bwgate doctor's check) creates nothing. */
+	if (m->audit == NULL && (m->audit = audit_open(NULL, &why)) == NULL) {
+		*cause = xasprintf("file writes are refused without the audit "
+		    "log: %s", why);
+		free(why);
 		return -1;
 	}
 	rec = cJSON_CreateObject();

@@ -58,7 +58,7 @@ struct mcp {
 	int		 project_fd;	/* O_PATH descriptor of it */
 	struct strv	 protected;	/* configured protected paths */
 	struct strv	 hidden;	/* hidden paths inside the project */
-	struct audit	*audit;		/* file writes are recorded here */
+	struct audit	*audit;		/* file writes (opened at the first) */
 	struct mcp_call	*calls;
 	bool		 initialized;
 };

@@ -9,6 +9,11 @@
 P=$(new_project)
 cd "$P"
 
+"$BWGATE" doctor --json > "$T/doctor.json" 2>/dev/null
+assert_eq "doctor: the MCP server starts and answers initialize" \
+    "$(jq -c '.checks[] | select(.name == "mcp server") | .ok' "$T/doctor.json")" true
+ok_unless "doctor's check leaves no state behind" test -e "$XDG_STATE_HOME/bwgate"
+
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
 {
 	echo "$INIT"
