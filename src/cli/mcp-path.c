@@ -1,153 +1,34 @@
 /*
  * mcp-path: the paths an agent names in the MCP file tools, kept inside the
- * project. A path is first checked as text (no "..", absolute only inside
- * the project), then opened beneath the project's descriptor with
- * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so neither a symbolic
- * link nor a rename race can lead out. Where openat2 is missing (ENOSYS,
- * Linux before 5.6, or a seccomp filter that refuses it) each component
- * is opened in turn with O_NOFOLLOW and checked to be a directory.
+ * project (beneath.h opens them) and checked against the file-write rules
+ * (filewrite.h) and the hidden paths of the configuration.
  */
 #include "autoconf.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include "buf.h"
+#include "beneath.h"
+#include "filewrite.h"
 #include "mcp.h"
 #include "report.h"
 #include "strv.h"
 #include "xalloc.h"
 
-#define PATH_RESOLVE	(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
-			 RESOLVE_NO_MAGICLINKS)
-
-/* The path relative to the project, normalised; NULL with cause. */
+/* The path relative to the project; NULL with cause. */
 char *
 mcp_path_relative(const struct mcp *m, const char *path, char **cause)
 {
-	size_t		 plen = strlen(m->project);
-	const char	*p = path, *e;
-	struct buf	 b = BUF_INIT;
+	char	*rel = beneath_relative(m->project, path, cause);
+	char	*why;
 
-	if (*path == '\0') {
-		*cause = xstrdup("the path is empty");
-		return NULL;
+	if (rel == NULL) {
+		why = xasprintf("%s (paths stay inside the project '%s')",
+		    *cause, m->project);
+		free(*cause);
+		*cause = why;
 	}
-	if (*path == '/') {
-		if (strcmp(m->project, "/") != 0 &&
-		    (strncmp(path, m->project, plen) != 0 ||
-		    (path[plen] != '/' && path[plen] != '\0'))) {
-			*cause = xasprintf("'%s' is outside the project '%s'",
-			    path, m->project);
-			return NULL;
-		}
-		p = strcmp(m->project, "/") == 0 ? path : path + plen;
-	}
-	while (*p != '\0') {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = strchr(p, '/');
-		if (e == NULL)
-			e = p + strlen(p);
-		if (e - p == 2 && p[0] == '.' && p[1] == '.') {
-			*cause = xasprintf("'%s': '..' is not allowed (paths "
-			    "stay inside the project)", path);
-			buf_release(&b);
-			return NULL;
-		}
-		if (!(e - p == 1 && p[0] == '.')) {
-			if (b.len > 0)
-				buf_putc(&b, '/');
-			buf_add(&b, p, (size_t)(e - p));
-		}
-		p = e;
-	}
-	if (b.len == 0)
-		buf_puts(&b, ".");
-	return buf_detach(&b);
-}
-
-/* The message for a failed open of rel. */
-static char *
-path_open_error(const char *rel, int err)
-{
-	if (err == ELOOP)
-		return xasprintf("'%s' is or goes through a symbolic link "
-		    "(links are not followed)", rel);
-	if (err == EXDEV)
-		return xasprintf("'%s' leads outside the project", rel);
-	return xasprintf("cannot open '%s': %s", rel, strerror(err));
-}
-
-/* openat2 beneath the project; -1 with errno (ENOSYS when missing). */
-static int
-path_openat2(const struct mcp *m, const char *rel, int flags, mode_t mode)
-{
-	struct open_how	how;
-
-	memset(&how, 0, sizeof how);
-	how.flags = (unsigned)(flags | O_CLOEXEC);
-	how.mode = (flags & O_CREAT) != 0 ? mode : 0;
-	how.resolve = PATH_RESOLVE;
-	return (int)syscall(SYS_openat2, m->project_fd, rel, &how, sizeof how);
-}
-
-/* Is openat2 unusable here (so the walk must be used)? */
-static bool
-path_no_openat2(int err)
-{
-	return err == ENOSYS || err == EPERM || err == E2BIG;
-}
-
-/* Walk the directories of rel up to (not including) its last component,
-   one O_NOFOLLOW open each. */
-static int
-path_walk(const struct mcp *m, const char *rel, bool mkdirs, char **cause)
-{
-	struct strv	 parts = STRV_INIT;
-	struct stat	 st;
-	int		 dfd, nfd;
-	char		*copy = xstrdup(rel), *p, *save = NULL;
-
-	for (p = strtok_r(copy, "/", &save); p != NULL;
-	    p = strtok_r(NULL, "/", &save))
-		strv_push(&parts, p);
-	free(copy);
-	dfd = openat(m->project_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (size_t i = 0; dfd >= 0 && i + 1 < parts.n; i++) {
-		nfd = openat(dfd, parts.v[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT && mkdirs &&
-		    mkdirat(dfd, parts.v[i], 0777) == 0)
-			nfd = openat(dfd, parts.v[i], O_PATH | O_NOFOLLOW |
-			    O_CLOEXEC);
-		if (nfd < 0) {
-			*cause = path_open_error(rel, errno);
-			close(dfd);
-			dfd = -1;
-			break;
-		}
-		close(dfd);
-		dfd = nfd;
-		if (fstat(dfd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			*cause = S_ISLNK(st.st_mode) ?
-			    path_open_error(rel, ELOOP) :
-			    path_open_error(rel, ENOTDIR);
-			close(dfd);
-			dfd = -1;
-		}
-	}
-	if (dfd < 0 && *cause == NULL)
-		*cause = path_open_error(rel, errno);
-	strv_release(&parts);
-	return dfd;
+	return rel;
 }
 
 /* Open rel beneath the project. */
@@ -155,24 +36,7 @@ int
 mcp_path_open(const struct mcp *m, const char *rel, int flags, mode_t mode,
     char **cause)
 {
-	const char	*name;
-	int		 fd, dfd;
-
-	*cause = NULL;
-	fd = path_openat2(m, rel, flags, mode);
-	if (fd >= 0)
-		return fd;
-	if (!path_no_openat2(errno)) {
-		*cause = path_open_error(rel, errno);
-		return -1;
-	}
-	if ((dfd = mcp_path_parent(m, rel, false, &name, cause)) < 0)
-		return -1;
-	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
-		*cause = path_open_error(rel, errno);
-	close(dfd);
-	return fd;
+	return beneath_open(m->project_fd, rel, flags, mode, cause);
 }
 
 /* The directory that holds rel. */
@@ -180,25 +44,21 @@ int
 mcp_path_parent(const struct mcp *m, const char *rel, bool mkdirs,
     const char **name, char **cause)
 {
-	const char	*slash = strrchr(rel, '/');
-	char		*dir;
-	int		 fd;
+	return beneath_parent(m->project_fd, rel, mkdirs, name, cause);
+}
 
-	*cause = NULL;
-	*name = slash != NULL ? slash + 1 : rel;
-	if (slash == NULL)
-		return openat(m->project_fd, ".", O_PATH | O_DIRECTORY |
-		    O_CLOEXEC);
-	dir = xstrndup(rel, (size_t)(slash - rel));
-	fd = path_openat2(m, dir, O_PATH | O_DIRECTORY, 0);
-	free(dir);
-	if (fd >= 0)
-		return fd;
-	if (!path_no_openat2(errno) && !(errno == ENOENT && mkdirs)) {
-		*cause = path_open_error(rel, errno);
-		return -1;
-	}
-	return path_walk(m, rel, mkdirs, cause);
+/* Why rel may not be written (the sandbox's reason and hint), or NULL. */
+char *
+mcp_path_protected(const struct mcp *m, const char *rel)
+{
+	struct filewrite_match	fm;
+
+	filewrite_classify(rel, &m->protected, &fm);
+	if (fm.kind != FILEWRITE_PROTECTED)
+		return NULL;
+	return xasprintf("'%s' is %s (%s: %s): %s", rel,
+	    violation_reason_name(VIOLATION_PROTECTED), fm.entry, fm.why,
+	    violation_hint(VIOLATION_PROTECTED));
 }
 
 /* rel is entry or lies below it. */
@@ -211,35 +71,6 @@ path_within(const char *rel, const char *entry)
 		n--;
 	return strncmp(rel, entry, n) == 0 && (rel[n] == '\0' ||
 	    rel[n] == '/');
-}
-
-/* Why rel may not be written (the sandbox's reason and hint). */
-char *
-mcp_path_protected(const struct mcp *m, const char *rel)
-{
-	const char	*p = rel, *what = NULL;
-	size_t		 n;
-
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 4 && strncmp(p, ".git", 4) == 0) {
-			what = ".git";
-			break;
-		}
-		if (p[n] == '\0')
-			break;
-		p += n + 1;
-	}
-	if (what == NULL && strcmp(rel, ".bwgate.json") == 0)
-		what = ".bwgate.json";
-	for (size_t i = 0; what == NULL && i < m->protected.n; i++)
-		if (path_within(rel, m->protected.v[i]))
-			what = m->protected.v[i];
-	if (what == NULL)
-		return NULL;
-	return xasprintf("'%s' is %s (%s): %s", rel,
-	    violation_reason_name(VIOLATION_PROTECTED), what,
-	    violation_hint(VIOLATION_PROTECTED));
 }
 
 /* Why rel may not be read. */

@@ -84,7 +84,7 @@ for s in dotdot dotdot-inner absolute symlink-out symlink-file; do
 	assert_eq "read_file $s: refused" "$(step $s | jq .isError)" true
 done
 assert_match "'..' refused with a reason" "$(step dotdot | jq -r .text)" "'\.\.' is not allowed"
-assert_match "absolute path outside refused" "$(step absolute | jq -r .text)" "outside the project"
+assert_match "absolute path outside refused" "$(step absolute | jq -r .text)" "'/etc/passwd' is outside"
 assert_match "symlink out refused" "$(step symlink-out | jq -r .text)" "symbolic link"
 assert_eq "write through a symlink out: refused" \
     "$(step write-through-link | jq .isError)" true
