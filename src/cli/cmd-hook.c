@@ -25,6 +25,7 @@
 #include "jsonutil.h"
 #include "mcp.h"
 #include "path.h"
+#include "strv.h"
 #include "xalloc.h"
 
 #define HOOK_MAX_INPUT	(16 * 1024 * 1024)
@@ -93,29 +94,13 @@ hook_self(void)
 	return p != NULL ? p : xstrdup("bwgate");
 }
 
-/* Append s in single quotes. Unlike shell_quote() it never uses $'...':
-   plain single quotes keep every byte (newlines too) in any POSIX shell
-   the harness may use. */
-static void
-hook_quote(struct buf *b, const char *s)
-{
-	buf_putc(b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_puts(b, "'\\''");
-		else
-			buf_putc(b, *s);
-	}
-	buf_putc(b, '\'');
-}
-
 /* Bash: route the command through the console. */
 static void
 hook_bash(const cJSON *input, const char *socket, bool pass)
 {
 	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
 			    input, "command"));
-	char		*cause = NULL, *self, *reason;
+	char		*cause = NULL, *self, *reason, *q;
 	cJSON		*hso, *upd;
 	struct buf	 b = BUF_INIT;
 
@@ -137,13 +122,18 @@ hook_bash(const cJSON *input, const char *socket, bool pass)
 	}
 	self = hook_self();
 	if (socket != NULL) {
-		buf_puts(&b, "BWGATE_SOCKET=");
-		hook_quote(&b, socket);
-		buf_putc(&b, ' ');
+		q = shell_squote(socket);
+		buf_printf(&b, "BWGATE_SOCKET=%s ", q);
+		free(q);
 	}
-	hook_quote(&b, self);
-	buf_puts(&b, " sh -c ");
-	hook_quote(&b, command);
+	/* Plain single quotes, never $'...': the harness's shell may be
+	   any POSIX shell. */
+	q = shell_squote(self);
+	buf_printf(&b, "%s sh -c ", q);
+	free(q);
+	q = shell_squote(command);
+	buf_puts(&b, q);
+	free(q);
 	free(self);
 	hso = cJSON_CreateObject();
 	cJSON_AddStringToObject(hso, "permissionDecision", "allow");

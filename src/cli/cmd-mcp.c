@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "client.h"
 #include "cmd.h"
 #include "config.h"
@@ -352,7 +351,6 @@ cmd_mcp(int argc, char **argv)
 		return EXIT_BWGATE_FAILED;
 	}
 	mcp_serve(&m);
-	audit_close(m.audit);
 	close(m.project_fd);
 	free(m.project);
 	strv_release(&m.protected);

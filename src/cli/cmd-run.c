@@ -159,7 +159,12 @@ run_message(const struct run_request *rq, const char *cwd)
 	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
 	cJSON_AddStringToObject(msg, "type", "submit");
 	cJSON_AddStringToObject(msg, "tag", rq->tag != NULL ? rq->tag : "run");
-	if (rq->command != NULL)
+	if (rq->write_path != NULL) {
+		cJSON *w = cJSON_AddObjectToObject(msg, "write");
+
+		cJSON_AddStringToObject(w, "path", rq->write_path);
+		cJSON_AddStringToObject(w, "content", rq->write_content);
+	} else if (rq->command != NULL)
 		cJSON_AddStringToObject(msg, "command", rq->command);
 	else
 		cJSON_AddItemToObject(msg, "argv", json_strv(&rq->argv));

@@ -33,7 +33,9 @@ struct run_request {
 	const char	*socket;	/* NULL: $BWGATE_SOCKET or default */
 	const char	*cwd;		/* NULL: the current directory */
 	const char	*command;	/* a shell string, or */
-	struct strv	 argv;		/* an argv */
+	struct strv	 argv;		/* an argv, or */
+	const char	*write_path;	/* a file to write (bwgate mcp) */
+	const char	*write_content;
 	const char	*agent;
 	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
@@ -42,8 +44,8 @@ struct run_request {
 	struct strv	 rw;
 	struct strv	 ro;
 };
-#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, 0, \
-	false, false, STRV_INIT, STRV_INIT }
+#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, \
+	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT }
 
 struct client;
 /* Connect and submit (cmd-run.c); NULL with cause. The caller reads the

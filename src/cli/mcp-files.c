@@ -1,13 +1,11 @@
 /*
  * mcp-files: the MCP file tools (read_file, write_file, edit_file,
  * list_directory). Paths go through mcp-path.c, so nothing outside the
- * project is reached; writes refuse protected paths with the sandbox's
- * reason, replace the file atomically (a temporary file beside it, then
- * rename) and are recorded in the audit log before they take effect.
- *
- * Writes are made by this process directly: the console protocol has no
- * file-write request yet, so the operator sees them in the audit log, not
- * in the queue (doc/agents.md).
+ * project is reached. Reads and listings are answered here; writes are
+ * checked here (path, protected paths with the sandbox's reason, the
+ * edit's text) and then sent to the console as requests (mcp-run.c): the
+ * console shows the diff, the operator or the rules decide, and the write
+ * runs in the sandbox with the change report as its answer.
  */
 #include "autoconf.h"
 
@@ -17,12 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "buf.h"
+#include "filereq.h"
 #include "jsonutil.h"
 #include "mcp.h"
 #include "strv.h"
@@ -89,133 +86,10 @@ files_load(struct mcp *m, const char *rel, struct buf *b, char **cause)
 	return 0;
 }
 
-/* The change report of one file write. */
-static cJSON *
-files_changes(const char *rel, bool created)
-{
-	cJSON	*ch = cJSON_CreateObject();
-
-	cJSON_AddItemToObject(ch, "created", cJSON_CreateArray());
-	cJSON_AddItemToObject(ch, "modified", cJSON_CreateArray());
-	cJSON_AddItemToObject(ch, "deleted", cJSON_CreateArray());
-	cJSON_AddItemToObject(ch, "renamed", cJSON_CreateArray());
-	cJSON_AddItemToArray(cJSON_GetObjectItem(ch, created ? "created" :
-	    "modified"), cJSON_CreateString(rel));
-	return ch;
-}
-
-/* Audit one file write before it takes effect. */
-static int
-files_audit(struct mcp *m, const char *tool, const char *rel, bool created,
-    size_t len, const char *diff, char **cause)
-{
-	cJSON	*rec;
-	char	*why = NULL;
-
-	/* Opened at the first write, so a server that only reads (or
-	   bwgate doctor's check) creates nothing. */
-	if (m->audit == NULL && (m->audit = audit_open(NULL, &why)) == NULL) {
-		*cause = xasprintf("file writes are refused without the audit "
-		    "log: %s", why);
-		free(why);
-		return -1;
-	}
-	rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "record", "file-write");
-	cJSON_AddStringToObject(rec, "source", "mcp");
-	cJSON_AddStringToObject(rec, "tool", tool);
-	cJSON_AddStringToObject(rec, "agent", m->agent);
-	cJSON_AddStringToObject(rec, "project", m->project);
-	cJSON_AddStringToObject(rec, "path", rel);
-	cJSON_AddBoolToObject(rec, "created", created);
-	cJSON_AddNumberToObject(rec, "bytes", (double)len);
-	if (diff != NULL)
-		cJSON_AddItemToObject(rec, "diff", json_bytes(diff,
-		    strlen(diff)));
-	cJSON_AddNumberToObject(rec, "pid", getpid());
-	return audit_write(m->audit, rec, cause);
-}
-
-/* Replace (or create) rel with data, atomically. */
-static int
-files_replace(struct mcp *m, const char *tool, const char *rel,
-    const char *data, size_t len, const char *diff, bool *created,
-    char **cause)
-{
-	struct stat	 st;
-	const char	*name;
-	char		*why, *tmp = NULL;
-	unsigned	 rnd;
-	int		 dfd, fd = -1, rc = -1;
-	mode_t		 mode = 0666;
-
-	if ((why = mcp_path_protected(m, rel)) != NULL) {
-		*cause = why;
-		return -1;
-	}
-	if (strcmp(rel, ".") == 0) {
-		*cause = xstrdup("'.' is the project directory, not a file");
-		return -1;
-	}
-	if ((dfd = mcp_path_parent(m, rel, true, &name, cause)) < 0)
-		return -1;
-	*created = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0;
-	if (*created && errno != ENOENT) {
-		*cause = xasprintf("cannot stat '%s': %s", rel,
-		    strerror(errno));
-		goto out;
-	}
-	if (!*created && !S_ISREG(st.st_mode)) {
-		*cause = S_ISLNK(st.st_mode) ? xasprintf("'%s' is a symbolic "
-		    "link (links are not followed)", rel) :
-		    xasprintf("'%s' is not a regular file", rel);
-		goto out;
-	}
-	if (!*created)
-		mode = st.st_mode & 07777;
-	for (int i = 0; fd < 0 && i < 16; i++) {
-		free(tmp);
-		if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd)
-			rnd = (unsigned)getpid() + (unsigned)i;
-		tmp = xasprintf(".%.200s.bwgate-%08x", name, rnd);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, mode);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		*cause = xasprintf("cannot create a file beside '%s': %s", rel,
-		    strerror(errno));
-		goto out;
-	}
-	if ((!*created && fchmod(fd, mode) != 0) ||
-	    write_full(fd, data, len) != 0 || fsync(fd) != 0) {
-		*cause = xasprintf("cannot write '%s': %s", rel,
-		    strerror(errno));
-		goto unlink;
-	}
-	if (files_audit(m, tool, rel, *created, len, diff, cause) != 0)
-		goto unlink;
-	if (renameat(dfd, tmp, dfd, name) != 0) {
-		*cause = xasprintf("cannot replace '%s': %s", rel,
-		    strerror(errno));
-		goto unlink;
-	}
-	rc = 0;
-	goto out;
-unlink:
-	unlinkat(dfd, tmp, 0);
-out:
-	if (fd >= 0)
-		close(fd);
-	close(dfd);
-	free(tmp);
-	return rc;
-}
-
 /* read_file: a file, or some of its lines. */
 void
-mcp_read_file(struct mcp *m, const cJSON *id, const cJSON *args)
+mcp_read_file(struct mcp *m, const cJSON *id, const cJSON *args,
+    const cJSON *token __attribute__((unused)))
 {
 	struct buf	 b = BUF_INIT;
 	char		*rel, *cause = NULL, *why;
@@ -283,14 +157,36 @@ out:
 	free(rel);
 }
 
-/* write_file: create or replace a file. */
+/* Refuse what the console would refuse anyway, with a clearer reason. */
+static int
+files_writable(struct mcp *m, const char *rel, size_t len, char **cause)
+{
+	char	*why;
+
+	if (strcmp(rel, ".") == 0) {
+		*cause = xstrdup("'.' is the project directory, not a file");
+		return -1;
+	}
+	if ((why = mcp_path_protected(m, rel)) != NULL) {
+		*cause = why;
+		return -1;
+	}
+	if (len > FILEREQ_MAX) {
+		*cause = xasprintf("'%s': %zu bytes is more than a file write "
+		    "may carry (%d KiB); write it with the run tool", rel, len,
+		    FILEREQ_MAX / 1024);
+		return -1;
+	}
+	return 0;
+}
+
+/* write_file: create or replace a file, through the console. */
 void
-mcp_write_file(struct mcp *m, const cJSON *id, const cJSON *args)
+mcp_write_file(struct mcp *m, const cJSON *id, const cJSON *args,
+    const cJSON *token)
 {
 	const char	*content;
-	char		*rel, *cause = NULL, *text;
-	bool		 created;
-	cJSON		*st;
+	char		*rel, *cause = NULL;
 
 	if ((rel = files_path(m, id, args, "write_file", true)) == NULL)
 		return;
@@ -298,19 +194,11 @@ mcp_write_file(struct mcp *m, const cJSON *id, const cJSON *args)
 		mcp_error(id, RPC_INVALID_PARAMS, "write_file: %s", cause);
 		goto out;
 	}
-	if (files_replace(m, "write_file", rel, content, strlen(content),
-	    NULL, &created, &cause) != 0) {
+	if (files_writable(m, rel, strlen(content), &cause) != 0) {
 		mcp_tool_error(id, "write_file: %s", cause);
 		goto out;
 	}
-	st = cJSON_CreateObject();
-	cJSON_AddStringToObject(st, "path", rel);
-	cJSON_AddNumberToObject(st, "bytes", (double)strlen(content));
-	cJSON_AddItemToObject(st, "changes", files_changes(rel, created));
-	text = xasprintf("%s '%s' (%zu bytes)", created ? "created" : "wrote",
-	    rel, strlen(content));
-	mcp_tool_result(id, st, text, false);
-	free(text);
+	mcp_run_write(m, id, token, "write_file", rel, content, 0, NULL);
 out:
 	free(cause);
 	free(rel);
@@ -334,14 +222,14 @@ files_diff_lines(struct buf *d, char mark, const char *s, size_t n)
 
 /* edit_file: replace exact text. */
 void
-mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args)
+mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
+    const cJSON *token)
 {
 	struct buf	 b = BUF_INIT, out = BUF_INIT, diff = BUF_INIT;
 	const char	*old, *new, *p, *q;
-	char		*rel, *cause = NULL, *why, *text;
-	bool		 all = false, created;
+	char		*rel, *cause = NULL, *why;
+	bool		 all = false;
 	size_t		 count = 0, olen, line = 1;
-	cJSON		*st;
 
 	if ((rel = files_path(m, id, args, "edit_file", true)) == NULL)
 		return;
@@ -395,20 +283,13 @@ mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args)
 	buf_puts(&out, p);
 	if (count > DIFF_HUNKS)
 		buf_printf(&diff, "... and %zu more\n", count - DIFF_HUNKS);
-	if (files_replace(m, "edit_file", rel, out.data, out.len, diff.data,
-	    &created, &cause) != 0) {
+	if (files_writable(m, rel, out.len, &cause) != 0) {
 		mcp_tool_error(id, "edit_file: %s", cause);
 		goto done;
 	}
-	st = cJSON_CreateObject();
-	cJSON_AddStringToObject(st, "path", rel);
-	cJSON_AddNumberToObject(st, "replacements", (double)count);
-	cJSON_AddItemToObject(st, "diff", json_bytes(diff.data, diff.len));
-	cJSON_AddItemToObject(st, "changes", files_changes(rel, created));
-	text = xasprintf("edited '%s' (%zu replacement%s)\n%s", rel, count,
-	    count == 1 ? "" : "s", diff.data);
-	mcp_tool_result(id, st, text, false);
-	free(text);
+	mcp_run_write(m, id, token, "edit_file", rel, out.data != NULL ?
+	    out.data : "", (unsigned)count,
+	    buf_detach(&diff));
 done:
 	buf_release(&b);
 	buf_release(&out);
@@ -426,7 +307,8 @@ files_cmp(const void *a, const void *b)
 
 /* list_directory: the entries of a directory. */
 void
-mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args)
+mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args,
+    const cJSON *token __attribute__((unused)))
 {
 	struct strv	 names = STRV_INIT;
 	struct buf	 text = BUF_INIT;

@@ -1,9 +1,10 @@
 /*
- * mcp-run: the MCP run tool. A call is one console request, submitted like
- * `bwgate run` does (run_start) and followed from the poll loop: queued,
- * decided, started, live events, result. Progress notifications say where
- * it is when the client asked for them; the result carries the exit
- * status, the output (capped), the change report and the violations.
+ * mcp-run: tool calls that are console requests: the run tool and the file
+ * writes (write_file, edit_file). A call is submitted like `bwgate run`
+ * does (run_start) and followed from the poll loop: queued, decided,
+ * started, live events, result. Progress notifications say where it is
+ * when the client asked for them; the result carries the exit status, the
+ * output (capped), the change report and the violations.
  */
 #include "autoconf.h"
 
@@ -25,6 +26,9 @@
 #define RUN_LIST_MAX		50		/* paths per kind in the text */
 #define RUN_QUIET_MS		200		/* before saying it waits */
 
+static struct mcp_call *run_call(struct mcp *, const cJSON *, const cJSON *,
+		    struct run_request *);
+
 /* Free a call and close its connection (the console then withdraws or
    kills what is left of the request). */
 void
@@ -37,6 +41,8 @@ mcp_call_free(struct mcp_call *c)
 	cJSON_Delete(c->token);
 	free(c->verdict);
 	free(c->reason);
+	free(c->path);
+	free(c->diff);
 	free(c);
 }
 
@@ -77,7 +83,6 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
     const cJSON *token)
 {
 	struct run_request	 rq = RUN_REQUEST_INIT;
-	struct mcp_call		*c;
 	const char		*command, *cwd;
 	char			*cause = NULL, *abs;
 	long			 timeout = 0;
@@ -103,23 +108,59 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 	rq.socket = m->socket;
 	rq.cwd = abs;
 	rq.command = command;
-	rq.agent = m->agent;
-	rq.tag = "mcp";
 	rq.timeout_s = (int)timeout;
 	rq.network = network;
-	c = xcalloc(1, sizeof *c);
-	c->cl = run_start(&rq, &cause);
+	(void)run_call(m, id, token, &rq);
 	free(abs);
-	if (c->cl == NULL) {
-		mcp_tool_error(id, "run: %s", cause);
+}
+
+/* Submit a request for a call and keep the call (NULL: answered with
+   the reason it could not be submitted). */
+static struct mcp_call *
+run_call(struct mcp *m, const cJSON *id, const cJSON *token,
+    struct run_request *rq)
+{
+	struct mcp_call	*c;
+	char		*cause = NULL;
+
+	rq->socket = m->socket;
+	rq->agent = m->agent;
+	rq->tag = "mcp";
+	c = xcalloc(1, sizeof *c);
+	if ((c->cl = run_start(rq, &cause)) == NULL) {
+		mcp_tool_error(id, "%s", cause);
 		free(cause);
 		free(c);
-		return;
+		return NULL;
 	}
 	c->rpc_id = cJSON_Duplicate(id, true);
 	c->token = token != NULL ? cJSON_Duplicate(token, true) : NULL;
 	c->next = m->calls;
 	m->calls = c;
+	return c;
+}
+
+/* A file write through the console. */
+void
+mcp_run_write(struct mcp *m, const cJSON *id, const cJSON *token,
+    const char *tool, const char *rel, const char *content,
+    unsigned replacements, char *diff)
+{
+	struct run_request	 rq = RUN_REQUEST_INIT;
+	struct mcp_call		*c;
+
+	rq.cwd = m->project;
+	rq.write_path = rel;
+	rq.write_content = content;
+	if ((c = run_call(m, id, token, &rq)) == NULL) {
+		free(diff);
+		return;
+	}
+	c->tool = tool;
+	c->path = xstrdup(rel);
+	c->bytes = strlen(content);
+	c->replacements = replacements;
+	c->diff = diff;
 }
 
 /* Append a change-report list to the text. */
@@ -172,6 +213,68 @@ run_stream(cJSON *st, struct buf *text, const cJSON *rep, const char *name)
 	cJSON_AddBoolToObject(st, key, trunc);
 	if (trunc)
 		buf_printf(text, "(%s truncated)\n", name);
+}
+
+/* The final answer for a file write that ran. */
+static void
+run_write_result(struct mcp_call *c, const cJSON *j)
+{
+	const cJSON	*rep = cJSON_GetObjectItem(j, "report");
+	const cJSON	*ch = cJSON_GetObjectItem(rep, "changes");
+	const cJSON	*v = cJSON_GetObjectItem(rep, "violations"), *e;
+	const cJSON	*es = cJSON_GetObjectItem(j, "exit_status");
+	const char	*state = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "state"));
+	const char	*err = cJSON_GetStringValue(cJSON_GetObjectItem(rep,
+			    "stderr"));
+	struct buf	 text = BUF_INIT;
+	cJSON		*st = cJSON_CreateObject();
+	bool		 ok;
+
+	ok = state != NULL && strcmp(state, "finished") == 0 &&
+	    cJSON_IsNumber(es) && es->valueint == 0;
+	cJSON_AddNumberToObject(st, "id", c->id);
+	cJSON_AddStringToObject(st, "state", state != NULL ? state : "failed");
+	cJSON_AddStringToObject(st, "path", c->path);
+	cJSON_AddNumberToObject(st, "bytes", (double)c->bytes);
+	if (c->verdict != NULL)
+		cJSON_AddStringToObject(st, "verdict", c->verdict);
+	if (c->reason != NULL)
+		cJSON_AddStringToObject(st, "reason", c->reason);
+	if (strcmp(c->tool, "edit_file") == 0) {
+		cJSON_AddNumberToObject(st, "replacements", c->replacements);
+		cJSON_AddStringToObject(st, "diff", c->diff != NULL ? c->diff :
+		    "");
+	}
+	cJSON_AddItemToObject(st, "changes", cJSON_IsObject(ch) ?
+	    cJSON_Duplicate(ch, true) : cJSON_CreateNull());
+	cJSON_AddItemToObject(st, "violations", cJSON_IsArray(v) ?
+	    cJSON_Duplicate(v, true) : cJSON_CreateArray());
+	if (ok) {
+		if (strcmp(c->tool, "edit_file") == 0)
+			buf_printf(&text, "edited '%s' (%u replacement%s)\n%s",
+			    c->path, c->replacements, c->replacements == 1 ?
+			    "" : "s", c->diff != NULL ? c->diff : "");
+		else
+			buf_printf(&text, "wrote '%s' (%zu bytes)\n", c->path,
+			    c->bytes);
+	} else {
+		buf_printf(&text, "%s: '%s' was not written (%s)\n", c->tool,
+		    c->path, state != NULL ? state : "failed");
+		if (err != NULL && *err != '\0') {
+			buf_puts(&text, err);
+			cJSON_AddStringToObject(st, "error", err);
+		}
+	}
+	cJSON_ArrayForEach(e, v) {
+		buf_printf(&text, "refused %s '%s' (%s): %s\n",
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
+	}
+	mcp_tool_result(c->rpc_id, st, text.data, !ok);
+	buf_release(&text);
 }
 
 /* The final answer for a result message. */
@@ -258,6 +361,8 @@ run_refused(struct mcp_call *c, const char *state, const char *by,
 	if (c->id != 0)
 		cJSON_AddNumberToObject(st, "id", c->id);
 	cJSON_AddStringToObject(st, "state", state);
+	if (c->path != NULL)
+		cJSON_AddStringToObject(st, "path", c->path);
 	cJSON_AddNullToObject(st, "exit_status");
 	if (c->verdict != NULL)
 		cJSON_AddStringToObject(st, "verdict", c->verdict);
@@ -328,7 +433,10 @@ run_message(struct mcp_call *c, const cJSON *j)
 	} else if (strcmp(type, "result") == 0) {
 		if (c->pending)
 			run_events(c, loop_now_ms());
-		run_result(c, j);
+		if (c->tool != NULL)
+			run_write_result(c, j);
+		else
+			run_result(c, j);
 		return false;
 	} else if (strcmp(type, "withdrawn") == 0) {
 		run_refused(c, "withdrawn", STR("by"), STR("note"),

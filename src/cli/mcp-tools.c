@@ -15,17 +15,22 @@ struct mcp_tool {
 	const char	*input;		/* JSON Schema, as text */
 	const char	*output;	/* JSON Schema of structuredContent */
 	bool		 read_only;	/* annotations.readOnlyHint */
-	/* Handlers reply themselves (now, or later for run). */
+	/* Handlers reply themselves (now, or later for run and writes);
+	   token is the call's progressToken or NULL. */
 	void		(*fn)(struct mcp *, const cJSON *id,
-			    const cJSON *args);
+			    const cJSON *args, const cJSON *token);
 };
-
-static void	tool_run(struct mcp *, const cJSON *, const cJSON *);
 
 #define CHANGES_SCHEMA \
 	"\"changes\":{\"type\":[\"object\",\"null\"],\"description\":" \
 	"\"paths relative to the project: created, modified, deleted, " \
 	"renamed ({from,to})\"}"
+
+#define WRITE_SCHEMA \
+	"\"id\":{\"type\":\"integer\"},\"state\":{\"type\":\"string\"}," \
+	"\"verdict\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}," \
+	"\"by\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}," \
+	"\"violations\":{\"type\":\"array\"}"
 
 /* The tools, in the order tools/list gives them. */
 static const struct mcp_tool mcp_tools[] = {
@@ -60,7 +65,7 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"violations\":{\"type\":\"array\"},"
 	  "\"by\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
 	  "\"error\":{\"type\":\"string\"}}}",
-	  false, tool_run },
+	  false, mcp_run_tool },
 	{ "read_file", "Read a file of the project",
 	  "Read a text file inside the project, optionally a range of lines "
 	  "(offset: first line, 1-based; limit: number of lines). Paths are "
@@ -81,8 +86,10 @@ static const struct mcp_tool mcp_tools[] = {
 	  true, mcp_read_file },
 	{ "write_file", "Write a file of the project",
 	  "Create or replace a file inside the project with the given "
-	  "content (missing directories are created). Protected paths (.git "
-	  "at any depth, .bwgate.json, the configured list) are refused.",
+	  "content (missing directories are created). The write is a "
+	  "request to the bwgate console like a command: the operator sees "
+	  "the diff and may have to approve it. Protected paths (.git at any "
+	  "depth, .bwgate.json, the configured list) are refused.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"minLength\":1},"
 	  "\"content\":{\"type\":\"string\"}},"
@@ -90,12 +97,12 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
-	  CHANGES_SCHEMA ",\"error\":{\"type\":\"string\"}}}",
+	  WRITE_SCHEMA "," CHANGES_SCHEMA ",\"error\":{\"type\":\"string\"}}}",
 	  false, mcp_write_file },
 	{ "edit_file", "Edit a file of the project",
 	  "Replace exact text in a file inside the project: old_text must "
-	  "occur exactly once unless replace_all is true. Protected paths "
-	  "are refused.",
+	  "occur exactly once unless replace_all is true. Like write_file it "
+	  "goes through the bwgate console. Protected paths are refused.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"minLength\":1},"
 	  "\"old_text\":{\"type\":\"string\",\"minLength\":1},"
@@ -107,7 +114,7 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"path\":{\"type\":\"string\"},"
 	  "\"replacements\":{\"type\":\"integer\"},"
 	  "\"diff\":{\"type\":\"string\"},"
-	  CHANGES_SCHEMA ",\"error\":{\"type\":\"string\"}}}",
+	  WRITE_SCHEMA "," CHANGES_SCHEMA ",\"error\":{\"type\":\"string\"}}}",
 	  false, mcp_edit_file },
 	{ "list_directory", "List a directory of the project",
 	  "List the entries of a directory inside the project (default: the "
@@ -124,16 +131,6 @@ static const struct mcp_tool mcp_tools[] = {
 	  true, mcp_list_directory },
 	{ NULL, NULL, NULL, NULL, NULL, false, NULL }
 };
-
-/* The progress token rides in params._meta; tool_run reads it from here. */
-static const cJSON	*tool_token;
-
-/* The run tool with the call's progress token. */
-static void
-tool_run(struct mcp *m, const cJSON *id, const cJSON *args)
-{
-	mcp_run_tool(m, id, args, tool_token);
-}
 
 /* The tools/list result. */
 cJSON *
@@ -180,10 +177,8 @@ mcp_tools_call(struct mcp *m, const cJSON *id, const cJSON *params)
 	for (const struct mcp_tool *e = mcp_tools; e->name != NULL; e++) {
 		if (strcmp(e->name, name->valuestring) != 0)
 			continue;
-		tool_token = cJSON_IsString(tok) || cJSON_IsNumber(tok) ?
-		    tok : NULL;
-		e->fn(m, id, args);
-		tool_token = NULL;
+		e->fn(m, id, args, cJSON_IsString(tok) ||
+		    cJSON_IsNumber(tok) ? tok : NULL);
 		return;
 	}
 	mcp_error(id, RPC_INVALID_PARAMS, "unknown tool '%s'",

@@ -49,6 +49,12 @@ struct mcp_call {
 	int64_t		 last_ms;	/* of the last event notification */
 	bool		 pending;	/* an event notification is due */
 	int64_t		 wait_ms;	/* say "waiting" then, 0: no */
+	/* A file write (write_file, edit_file), else NULL. */
+	const char	*tool;
+	char		*path;		/* relative to the project */
+	size_t		 bytes;
+	unsigned	 replacements;	/* edit_file */
+	char		*diff;		/* edit_file */
 };
 
 struct mcp {
@@ -58,7 +64,6 @@ struct mcp {
 	int		 project_fd;	/* O_PATH descriptor of it */
 	struct strv	 protected;	/* configured protected paths */
 	struct strv	 hidden;	/* hidden paths inside the project */
-	struct audit	*audit;		/* file writes (opened at the first) */
 	struct mcp_call	*calls;
 	bool		 initialized;
 };
@@ -81,7 +86,7 @@ void	 mcp_progress(const cJSON *token, unsigned progress, const char *fmt,
 
 /* mcp-tools.c */
 cJSON	*mcp_tools_list(void);
-/* Run a tools/call; replies now or later (run). */
+/* Run a tools/call; replies now or later (run, writes). */
 void	 mcp_tools_call(struct mcp *, const cJSON *id, const cJSON *params);
 /* Argument helpers: -1 with cause when present but mistyped, or absent
    and required. */
@@ -95,6 +100,12 @@ int	 mcp_arg_bool(const cJSON *args, const char *name, bool *out,
 /* mcp-run.c */
 void	 mcp_run_tool(struct mcp *, const cJSON *id, const cJSON *args,
 	    const cJSON *token);
+/* Ask the console to write a file (write_file, edit_file): a request
+   like a command; the call is answered when it ends. The call takes
+   diff. */
+void	 mcp_run_write(struct mcp *, const cJSON *id, const cJSON *token,
+	    const char *tool, const char *rel, const char *content,
+	    unsigned replacements, char *diff);
 /* The call's connection is readable; false when the call ended. */
 bool	 mcp_run_readable(struct mcp *, struct mcp_call *);
 /* Send due event progress; the ms until the next is due (-1: none). */
@@ -126,9 +137,13 @@ char	*mcp_path_protected(const struct mcp *, const char *rel);
 char	*mcp_path_hidden(const struct mcp *, const char *rel);
 
 /* mcp-files.c */
-void	 mcp_read_file(struct mcp *, const cJSON *id, const cJSON *args);
-void	 mcp_write_file(struct mcp *, const cJSON *id, const cJSON *args);
-void	 mcp_edit_file(struct mcp *, const cJSON *id, const cJSON *args);
-void	 mcp_list_directory(struct mcp *, const cJSON *id, const cJSON *args);
+void	 mcp_read_file(struct mcp *, const cJSON *id, const cJSON *args,
+	    const cJSON *token);
+void	 mcp_write_file(struct mcp *, const cJSON *id, const cJSON *args,
+	    const cJSON *token);
+void	 mcp_edit_file(struct mcp *, const cJSON *id, const cJSON *args,
+	    const cJSON *token);
+void	 mcp_list_directory(struct mcp *, const cJSON *id, const cJSON *args,
+	    const cJSON *token);
 
 #endif

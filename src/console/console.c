@@ -45,6 +45,7 @@
 #include "client.h"
 #include "config.h"
 #include "console.h"
+#include "filereq.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "path.h"
@@ -450,18 +451,22 @@ request_classify(struct console *c, struct request *r)
 	const struct proto_mounts *m = console_mounts(r);
 	char			*cause = NULL;
 
-	if (r->is_argv)
-		allowlist_classify_argv(c->al, &r->argv, &cl);
-	else
-		allowlist_classify(c->al, r->command, &cl);
-	r->verdict = cl.verdict;
-	free(r->rule);
-	r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
-	free(r->reason);
-	r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
-	free(r->profile);
-	r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
-	classification_release(&cl);
+	/* A file write was classified by the file-write rules when it was
+	   built (console_submit_msg); its script is not for the allowlist. */
+	if (!r->file_write) {
+		if (r->is_argv)
+			allowlist_classify_argv(c->al, &r->argv, &cl);
+		else
+			allowlist_classify(c->al, r->command, &cl);
+		r->verdict = cl.verdict;
+		free(r->rule);
+		r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
+		free(r->reason);
+		r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
+		free(r->profile);
+		r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+		classification_release(&cl);
+	}
 
 	/* More than the profile gives always needs a person. */
 	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(&r->asked)) {
@@ -782,6 +787,7 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
     const char *agent, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
+	struct filereq		 fr = FILEREQ_INIT;
 	struct request		*r;
 	struct stat		 st;
 	const char		*shell;
@@ -790,7 +796,14 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 		*cause = xstrdup("the console is shutting down");
 		return 0;
 	}
-	cwd = path_canonical(m->cwd != NULL ? m->cwd : c->project, cause);
+	/* A file write runs its script at the project root. */
+	if (m->write_path != NULL && filereq_build(c->project, m->write_path,
+	    m->write_content, &c->cfg.protected, &fr, cause) != 0) {
+		filereq_release(&fr);
+		return 0;
+	}
+	cwd = path_canonical(m->cwd != NULL && m->write_path == NULL ?
+	    m->cwd : c->project, cause);
 	if (cwd == NULL)
 		return 0;
 	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -810,9 +823,19 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;
 	proto_mounts_copy(&r->asked, &m->mounts);
-	if (m->command != NULL) {
-		shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" :
-		    "/bin/sh";
+	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
+	if (m->write_path != NULL) {
+		r->file_write = true;
+		r->command = steal_pointer(&fr.command);
+		strv_push(&r->argv, shell);
+		strv_push(&r->argv, "-c");
+		strv_push(&r->argv, r->command);
+		r->verdict = fr.verdict;
+		r->reason = steal_pointer(&fr.reason);
+		r->rule = xstrdup("file-write");
+		r->profile = xstrdup("project");
+		filereq_release(&fr);
+	} else if (m->command != NULL) {
 		r->command = xstrdup(m->command);
 		strv_push(&r->argv, shell);
 		strv_push(&r->argv, "-c");
@@ -1493,7 +1516,8 @@ conn_agent_msg(struct conn *cn, struct proto_msg *m)
 		agent = xasprintf("pid %ld", (long)cn->pid);
 		if (console_submit_msg(c, cn, m, agent, &cause) == 0) {
 			conn_error(cn, 0, m->tag, c->shutting_down ?
-			    "shutdown" : "cwd", cause);
+			    "shutdown" : m->write_path != NULL ? "write" :
+			    "cwd", cause);
 			free(cause);
 		}
 		free(agent);

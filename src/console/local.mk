@@ -7,4 +7,5 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/queue.c %D%/queue.h \
 	%D%/audit.c %D%/audit.h \
 	%D%/client.c %D%/client.h \
+	%D%/filereq.c %D%/filereq.h \
 	%D%/console.c %D%/console.h

@@ -66,16 +66,21 @@ beneath_relative(const char *root, const char *path, char **cause)
 	return buf_detach(&b);
 }
 
-/* The message for a failed open of rel. */
+/* The message for a failed open of rel (errno stays err). */
 static char *
 path_open_error(const char *rel, int err)
 {
+	char	*s;
+
 	if (err == ELOOP)
-		return xasprintf("'%s' is or goes through a symbolic link "
+		s = xasprintf("'%s' is or goes through a symbolic link "
 		    "(links are not followed)", rel);
-	if (err == EXDEV)
-		return xasprintf("'%s' leads outside", rel);
-	return xasprintf("cannot open '%s': %s", rel, strerror(err));
+	else if (err == EXDEV)
+		s = xasprintf("'%s' leads outside", rel);
+	else
+		s = xasprintf("cannot open '%s': %s", rel, strerror(err));
+	errno = err;
+	return s;
 }
 
 /* openat2 beneath dirfd; -1 with errno (ENOSYS when missing). */
@@ -147,7 +152,7 @@ beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
     char **cause)
 {
 	const char	*name;
-	int		 fd, dfd;
+	int		 fd, dfd, err;
 
 	*cause = NULL;
 	fd = path_openat2(dirfd, rel, flags, mode);
@@ -160,9 +165,11 @@ beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
 	if ((dfd = beneath_parent(dirfd, rel, false, &name, cause)) < 0)
 		return -1;
 	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	err = errno;
 	if (fd < 0)
-		*cause = path_open_error(rel, errno);
+		*cause = path_open_error(rel, err);
 	close(dfd);
+	errno = err;
 	return fd;
 }
 

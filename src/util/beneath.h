@@ -21,7 +21,8 @@
 /* path relative to root, normalised ("." for root itself; caller frees);
    NULL with cause for "", "..", or an absolute path elsewhere. */
 char	*beneath_relative(const char *root, const char *path, char **cause);
-/* Open rel beneath dirfd (flags as for openat); -1 with cause. */
+/* Open rel beneath dirfd (flags as for openat); -1 with cause and errno
+   (ENOENT, ELOOP for a symbolic link, EXDEV for a way out, ...). */
 int	 beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
 	    char **cause);
 /* Open the directory holding rel (creating missing ones when mkdirs);

@@ -96,8 +96,12 @@ done
 ok_unless ".git/hooks untouched" test -e "$P/.git/hooks/pre-commit"
 ok_unless "nested .git untouched" test -e "$P/sub/mod/.git/config"
 assert_eq ".bwgate.json untouched" "$(cat "$P/.bwgate.json")" '{}'
-assert_eq "write_file: created (change report)" \
-    "$(step write | jq -c .structured.changes.created)" '["new/dir/file.txt"]'
+assert_eq "write_file: created (the sandbox's change report)" \
+    "$(step write | jq -c .structured.changes.created)" \
+    '["new","new/dir","new/dir/file.txt"]'
+assert_eq "write_file: allowed by the file-write rules" \
+    "$(step write | jq -c '[.structured.verdict, .structured.state]')" \
+    '["allow","finished"]'
 assert_eq "edit_file: modified (change report)" \
     "$(step edit | jq -c .structured.changes.modified)" '["new/dir/file.txt"]'
 assert_eq "edit_file produces the expected file" "$(cat "$P/new/dir/file.txt")" \
@@ -113,13 +117,25 @@ assert_match "unknown tool: JSON-RPC error" "$(step unknown-tool | jq -r .thrown
     "unknown tool"
 assert_eq "mistyped argument: invalid params (-32602)" \
     "$(step bad-args | jq .code)" -32602
-assert_eq "file writes are audited" \
-    "$(jq -c 'select(.record == "file-write") | .path' "$AUDIT" | tr '\n' ' ')" \
-    '"new/dir/file.txt" "new/dir/file.txt" "rep.txt" '
+assert_eq "file writes are audited as console requests" \
+    "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
+        | .request.command | split("\n")[0]' "$AUDIT" | tr '\n' '|')" \
+    "# bwgate: write_file 'new/dir/file.txt' (new file)|# bwgate: write_file 'new/dir/file.txt' (modified)|# bwgate: write_file 'rep.txt' (modified)|# bwgate: write_file '.envrc' (new file)|"
+assert_match "the console shows the edit as a diff" \
+    "$(jq -rs '[.[] | select(.record == "request" and .request.rule == "file-write")][1]
+        | .request.command' "$AUDIT" | sed -n 2,4p | tr '\n' '|')" \
+    "^# @@ -2,1 \\+2,1 @@\\|# -two\\|# \\+2\\|$"
+assert_eq "attention path, headless: denied" \
+    "$(step write-attention | jq -c '[.isError, .structured.state, .structured.by]')" \
+    '[true,"denied","headless"]'
+assert_match "  the reason names the rule" \
+    "$(step write-attention | jq -r .structured.reason)" "is attention \\(.envrc: direnv"
+ok_unless "  .envrc was not written" test -e "$P/.envrc"
 assert_eq "client closed, server exited" "$(step closed | jq .ok)" true
 stop_console
 
 # 2. A headless console where the operator decides on the control socket.
+echo v1 > "$P/stale.txt"
 start_console --headless
 node "$SDK/client.mjs" operator > "$T/sdk.jsonl" 2> "$T/sdk.err"
 assert_eq "the SDK client ran to the end (operator)" "$?" 0
@@ -134,6 +150,17 @@ assert_eq "denied by the operator: tool error" \
     "$(step denied | jq -c '[.isError, .structured.by, .structured.note]')" \
     '[true,"operator","not today"]'
 ok_unless "denied: nothing written" test -e "$P/no.txt"
+assert_eq "attention write approved by the operator: written" \
+    "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.vscode/tasks.json")" \
+    '[false,"ask"]/{}'
+assert_match "  progress said it was queued as ask" \
+    "$(step write-approved | jq -r '.progress[0]')" "queued \\(ask: write_file: '.vscode/tasks.json' is attention"
+assert_eq "edit of a file changed before approval: not written" \
+    "$(step edit-stale | jq -c '[.isError, .structured.state, .structured.changes.modified]')" \
+    '[true,"finished",[]]'
+assert_match "  the agent is told why" "$(step edit-stale | jq -r .text)" \
+    "changed since this write was shown; nothing was written"
+assert_eq "  the newer content is kept" "$(cat "$P/stale.txt")" "v2 from someone else"
 assert_match "cancelled: the call was aborted" \
     "$(step cancelled | jq -r .thrown)" "test cancels|abort"
 id=$(step cancelled | jq -r .id)

@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 
 const bwgate = process.env.BWGATE;
 const project = process.env.MCP_PROJECT;
@@ -30,16 +31,20 @@ async function call(name, args, options = {}) {
 
 // Run a command that waits for the operator: once a progress notification
 // names the request, the operator acts on it through the control socket.
-async function runWithOperator(command, action, extra = []) {
+async function runWithOperator(command, action, extra = [], tool = null,
+    before = null) {
 	const progress = [];
 	let acted = false;
-	const r = await call("run", { command }, {
+	const [name, args] = tool ?? ["run", { command }];
+	const r = await call(name, args, {
 		timeout: 60000,
 		onprogress: (p) => {
 			progress.push(p.message);
 			const m = /^request (\d+) queued/.exec(p.message ?? "");
 			if (m && !acted) {
 				acted = true;
+				if (before)
+					before();
 				execFileSync(bwgate, [action, ...extra, m[1]],
 				    { stdio: "ignore" });
 			}
@@ -96,6 +101,8 @@ if (mode === "auto") {
 	out("edit-all", await call("edit_file",
 	    { path: "rep.txt", old_text: "a", new_text: "b",
 	      replace_all: true }));
+	out("write-attention", await call("write_file",
+	    { path: ".envrc", content: "export PATH=/evil:$PATH\n" }));
 	out("list", await call("list_directory", { path: "new" }));
 	out("unknown-tool", await call("no_such_tool", {}));
 	out("bad-args", await call("read_file", { path: 42 }));
@@ -104,6 +111,15 @@ if (mode === "auto") {
 	    "approve"));
 	out("denied", await runWithOperator("sh -c 'echo no > no.txt'",
 	    "deny", ["--note", "not today"]));
+	// A write that needs attention, approved by the operator.
+	out("write-approved", await runWithOperator(null, "approve", [],
+	    ["write_file", { path: ".vscode/tasks.json", content: "{}\n" }]));
+	// An edit whose file changes before the operator approves: the
+	// write must not clobber the newer content.
+	out("edit-stale", await runWithOperator(null, "approve", [],
+	    ["edit_file", { path: "stale.txt", old_text: "v1",
+	      new_text: "mine" }], () => writeFileSync(project + "/stale.txt",
+	      "v2 from someone else\n")));
 	// Cancellation: approve a long command, then abort the call.
 	const ac = new AbortController();
 	let id = null;
