@@ -44,6 +44,11 @@ tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-format
+# direct file writes: rules, paths beneath the project, diff and script
+check_PROGRAMS += tests/unit/test-filewrite
+tests_unit_test_filewrite_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_filewrite_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-filewrite
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)
