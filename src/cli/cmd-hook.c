@@ -7,7 +7,8 @@
  * console reachable it denies with a reason saying how to start one, or
  * (--without-console pass) says nothing and lets Claude Code decide. Write,
  * Edit and MultiEdit to protected paths or outside the project are denied
- * with the sandbox's reason; other tools pass.
+ * with the sandbox's reason, to paths other tools run on their own
+ * (filewrite.h) answered "ask"; other tools pass.
  */
 #include "autoconf.h"
 
@@ -22,6 +23,7 @@
 #include "client.h"
 #include "cmd.h"
 #include "config.h"
+#include "filewrite.h"
 #include "jsonutil.h"
 #include "mcp.h"
 #include "path.h"
@@ -68,6 +70,21 @@ hook_deny(const char *reason)
 	cJSON_AddStringToObject(hso, "permissionDecision", "deny");
 	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
 	hook_answer(hso);
+}
+
+/* Answer ask: Claude Code asks the person, showing why. */
+static void
+hook_ask(const char *rel, const struct filewrite_match *fm)
+{
+	cJSON	*hso = cJSON_CreateObject();
+	char	*reason;
+
+	reason = xasprintf("bwgate: '%s' needs attention (%s: %s)", rel,
+	    fm->entry, fm->why);
+	cJSON_AddStringToObject(hso, "permissionDecision", "ask");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
+	hook_answer(hso);
+	free(reason);
 }
 
 /* Is a console listening on the agent socket? */
@@ -153,9 +170,10 @@ hook_file(const cJSON *input, const char *cwd)
 {
 	const char	*fp = cJSON_GetStringValue(cJSON_GetObjectItem(input,
 			    "file_path"));
-	struct mcp	 m;
-	struct config	 cfg;
-	char		*top, *cause = NULL, *rel, *why, *abs;
+	struct mcp		 m;
+	struct config		 cfg;
+	struct filewrite_match	 fm;
+	char			*top, *cause = NULL, *rel, *why, *abs;
 
 	if (fp == NULL)
 		return;
@@ -187,6 +205,10 @@ hook_file(const cJSON *input, const char *cwd)
 		abs = xasprintf("bwgate: %s", why);
 		hook_deny(abs);
 		free(why);
+	} else {
+		filewrite_classify(rel, &m.protected, &fm);
+		if (fm.kind == FILEWRITE_ATTENTION)
+			hook_ask(rel, &fm);
 	}
 	free(abs);
 	free(rel);
