@@ -81,7 +81,7 @@ assert_eq "Write through a symlink out of the project: deny" \
     "$(fdecision Write "$P/out/planted")" deny
 
 # With a console: Bash is rewritten.
-start_console --headless --auto-allowlisted
+start_console --headless --auto-allowlisted || { ok_if "the console starts" false; done_testing; exit; }
 bash_payload "echo 'it''s'" | hook
 assert_eq "console: allow" \
     "$(jq -r .hookSpecificOutput.permissionDecision "$T/hook.out")" allow

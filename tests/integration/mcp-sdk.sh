@@ -43,7 +43,7 @@ step() {
 }
 
 # 1. A headless console that runs allowlisted commands and denies the rest.
-start_console --headless --auto-allowlisted
+start_console --headless --auto-allowlisted || { ok_if "the console starts" false; done_testing; exit; }
 node "$SDK/client.mjs" auto > "$T/sdk.jsonl" 2> "$T/sdk.err"
 assert_eq "the SDK client ran to the end" "$?" 0
 sed 's/^/# /' "$T/sdk.err" | head -20
@@ -136,7 +136,7 @@ stop_console
 
 # 2. A headless console where the operator decides on the control socket.
 echo v1 > "$P/stale.txt"
-start_console --headless
+start_console --headless || { ok_if "the console starts" false; done_testing; exit; }
 node "$SDK/client.mjs" operator > "$T/sdk.jsonl" 2> "$T/sdk.err"
 assert_eq "the SDK client ran to the end (operator)" "$?" 0
 sed 's/^/# /' "$T/sdk.err" | head -20
