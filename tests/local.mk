@@ -134,7 +134,8 @@ EXTRA_DIST += %D%/build/layers.sh
 MCP_TESTS = \
 	%D%/integration/mcp-sdk.sh \
 	%D%/integration/mcp-rpc.sh \
-	%D%/integration/hook-claude.sh
+	%D%/integration/hook-claude.sh \
+	%D%/integration/console-write.sh
 TESTS += $(MCP_TESTS)
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
 	%D%/mcp/client.mjs
