@@ -135,7 +135,8 @@ MCP_TESTS = \
 	%D%/integration/mcp-sdk.sh \
 	%D%/integration/mcp-rpc.sh \
 	%D%/integration/hook-claude.sh \
-	%D%/integration/console-write.sh
+	%D%/integration/console-write.sh \
+	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
 	%D%/mcp/client.mjs
