@@ -73,6 +73,16 @@ EXTRA_DIST += %D%/fuzz/run-shparse.sh %D%/fuzz/shparse.dict
 # The parser against the real bash: the commands bash runs, word for word.
 TESTS += %D%/fuzz/shparse-vs-bash.sh
 EXTRA_DIST += %D%/fuzz/shparse-vs-bash.sh %D%/fuzz/shparse-vs-bash.py
+# bwgate mcp's JSON-RPC handling and tools (src/cli/mcp-*.c) fuzz target.
+check_PROGRAMS += tests/fuzz/fuzz-mcp
+tests_fuzz_fuzz_mcp_SOURCES = %D%/fuzz/fuzz-mcp.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h src/cli/cmd-mcp.c src/cli/cmd-run.c \
+	src/cli/mcp-rpc.c src/cli/mcp-tools.c src/cli/mcp-run.c \
+	src/cli/mcp-path.c src/cli/mcp-files.c
+tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
+tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-mcp
 # Violation observer parsers (error output, paths) fuzz target.
 check_PROGRAMS += tests/fuzz/fuzz-observe
 tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \

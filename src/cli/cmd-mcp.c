@@ -129,7 +129,7 @@ mcp_notification(struct mcp *m, const char *method, const cJSON *params)
 }
 
 /* One line from the client. */
-static void
+void
 mcp_line(struct mcp *m, const char *line, size_t len)
 {
 	cJSON		*j;

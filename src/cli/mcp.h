@@ -68,6 +68,9 @@ struct mcp {
 	bool		 initialized;
 };
 
+/* cmd-mcp.c: handle one line (one JSON-RPC message) from the client. */
+void	 mcp_line(struct mcp *, const char *line, size_t len);
+
 /* mcp-rpc.c */
 void	 mcp_send(cJSON *msg);
 void	 mcp_reply(const cJSON *id, cJSON *result);
