@@ -143,11 +143,19 @@ filereq_script(const struct filereq *fr, const char *old,
 	char		*qf = shell_squote(fr->rel), *qc = shell_squote(content);
 	char		*dir, *qd, *slash;
 	const char	*p, *e;
+	size_t		 budget;
 
 	buf_printf(&b, "# bwgate: write_file %s (%s)\n", qf, fr->created ?
 	    "new file" : "modified");
+	/* What the diff may use of the one argument. */
+	budget = FILEREQ_SCRIPT_MAX - strlen(qc) - 3 * strlen(qf) - 1024;
 	for (p = fr->diff; *p != '\0'; p = *e == '\0' ? e : e + 1) {
 		e = p + strcspn(p, "\n");
+		if (b.len + (size_t)(e - p) + 3 > budget) {
+			buf_printf(&b, "# ... (the diff is cut here; the whole "
+			    "new content follows)\n");
+			break;
+		}
 		buf_printf(&b, "# %.*s\n", (int)(e - p), p);
 	}
 	buf_printf(&b, "f=%s\n", qf);
@@ -173,6 +181,17 @@ filereq_script(const struct filereq *fr, const char *old,
 	return buf_detach(&b);
 }
 
+/* The length of s in single quotes (each ' takes four bytes). */
+static size_t
+shell_squote_len(const char *s)
+{
+	size_t	 n = 2;
+
+	for (; *s != '\0'; s++)
+		n += *s == '\'' ? 4 : 1;
+	return n;
+}
+
 /* Build the request. */
 int
 filereq_build(const char *project, const char *path, const char *content,
@@ -181,11 +200,11 @@ filereq_build(const char *project, const char *path, const char *content,
 	struct filewrite_match	 fm;
 	char			*old = NULL, *d;
 
-	if (strlen(content) > FILEREQ_MAX) {
+	if (shell_squote_len(content) > FILEREQ_MAX) {
 		*cause = xasprintf("'%s': file writes through the console are "
-		    "limited to %d KiB (the content is passed to the shell "
-		    "as one argument); write larger files with a command",
-		    path, FILEREQ_MAX / 1024);
+		    "limited to %d KiB of quoted content (it is passed to the "
+		    "shell as one argument); write larger files with a "
+		    "command", path, FILEREQ_MAX / 1024);
 		return -1;
 	}
 	if ((fr->rel = beneath_relative(project, path, cause)) == NULL)

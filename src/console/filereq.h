@@ -30,9 +30,11 @@
 #include "allowlist.h"
 #include "strv.h"
 
-/* The content travels as one argument of bash -c: under the kernel's
-   128 KiB limit for a single argument, with room for the script. */
-#define FILEREQ_MAX	(96 * 1024)
+/* The script travels as one argument of bash -c, and the kernel takes at
+   most 128 KiB in one argument: the quoted content may fill FILEREQ_MAX,
+   the diff in the comments is cut to what is left of FILEREQ_SCRIPT_MAX. */
+#define FILEREQ_MAX		(96 * 1024)
+#define FILEREQ_SCRIPT_MAX	(124 * 1024)
 
 struct filereq {
 	char		*rel;		/* the path, relative to the project */

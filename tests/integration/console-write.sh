@@ -13,9 +13,10 @@ ln -s /etc/passwd passwd
 start_console --headless || { ok_if "the console starts" false; done_testing; exit; }
 
 # One write, its replies in $T/w.out (stops at the final message).
-write_bg() {
-	jq -cn --arg p "$1" --arg c "$2" \
-	    '{type: "submit", tag: "w", write: {path: $p, content: $c}}' |
+write_bg() {	# PATH CONTENT [FILE: the content instead]
+	jq -cn --arg p "$1" --arg c "$2" --rawfile f "${3:-/dev/null}" \
+	    '{type: "submit", tag: "w", write: {path: $p,
+	    content: (if $f == "" then $c else $f end)}}' |
 	    "$PEER" -t 20 -n 1 "$S" > "$T/w.out" &
 	WPID=$!
 }
@@ -23,7 +24,7 @@ reply() {
 	jq -c "select(.type == \"$1\")" "$T/w.out"
 }
 refused() {
-	write_bg "$1" x; wait "$WPID"
+	write_bg "$1" "${2:-x}"; wait "$WPID"
 	reply error | jq -r '[.code, .message] | join(": ")'
 }
 
@@ -69,6 +70,22 @@ assert_match "protected write: the violation is reported" \
     "$(reply result | jq -c '.report.violations[] | [.path, .reason]')" \
     '"protected"'
 
+# A large rewrite: the whole content fits in the one argument of bash -c,
+# the diff in the comments is cut to what is left.
+awk 'BEGIN { for (i = 0; i < 380; i++) printf "old %03d %0236d\n", i, 0 }' > big.txt
+awk 'BEGIN { for (i = 0; i < 380; i++) printf "new %03d %0236d\n", i, i }' > "$T/big.new"
+write_bg big.txt "" "$T/big.new"
+ok_if "large write: queued" wait_for 10 jq -e 'select(.type == "queued")' "$T/w.out"
+assert_match "large write: the diff is cut, not the content" \
+    "$(reply queued | jq -r .command | grep -c '^# ... (the diff is cut here')" "^1$"
+"$BWGATE" approve "$(reply queued | jq .id)" >/dev/null
+wait "$WPID"
+assert_eq "large write: ran" "$(reply result | jq -c '[.state, .exit_status]')" '["finished",0]'
+ok_if "large write: the file is exactly the new content" cmp big.txt "$T/big.new"
+assert_match "quote-heavy content over the limit refused" \
+    "$(refused q.txt "$(head -c 40000 /dev/zero | tr '\0' "'")")" \
+    "^write: .*limited to 96 KiB"
+
 # The operator can deny; the audit log has both decisions.
 write_bg .envrc 'export X=1'
 ok_if "attention write: queued" wait_for 10 jq -e 'select(.type == "queued")' "$T/w.out"
@@ -80,7 +97,7 @@ assert_eq "attention write: denied with the note" \
 ok_unless "attention write: nothing written" test -e .envrc
 assert_eq "audit: each write is a request with its decision" \
     "$(jq -r 'select(.record == "decision") | .decision' "$AUDIT" | tr '\n' ' ')" \
-    "approved approved denied "
+    "approved approved approved denied "
 stop_console
 ok_if "audit log is valid JSON lines" audit_valid
 done_testing
