@@ -52,8 +52,8 @@ mcp_usage(FILE *f)
 static cJSON *
 mcp_initialize(const cJSON *params)
 {
-	const char	*asked = cJSON_GetStringValue(cJSON_GetObjectItem(params,
-			    "protocolVersion"));
+	const cJSON	*v = cJSON_GetObjectItem(params, "protocolVersion");
+	const char	*asked = cJSON_GetStringValue(v);
 	const char	*rev = MCP_PROTOCOL;
 	cJSON		*res = cJSON_CreateObject(), *caps, *info;
 

@@ -140,7 +140,8 @@ filereq_script(const struct filereq *fr, const char *old,
 {
 	struct buf	 b = BUF_INIT;
 	char		 hex[SHA256_HEX_LEN + 1];
-	char		*qf = shell_squote(fr->rel), *qc = shell_squote(content);
+	char		*qf = shell_squote(fr->rel);
+	char		*qc = shell_squote(content);
 	char		*dir, *qd, *slash;
 	const char	*p, *e;
 	size_t		 budget;

@@ -13,7 +13,8 @@
  *	# +new
  *	# +lines
  *	f='src/a.c'
- *	[ "$(sha256sum < "$f")" = '<sha256 of what the diff was made from>  -' ] || ...
+ *	[ "$(sha256sum < "$f")" = '<sha256 the diff was made from>  -' ] ||
+ *	    { echo "bwgate: '$f' changed since ..." >&2; exit 1; }
  *	printf '%s' '<the whole new content>' > "$f"
  *
  * So the write is shown with its diff, approved or denied, audited, run
@@ -38,7 +39,7 @@
 
 struct filereq {
 	char		*rel;		/* the path, relative to the project */
-	char		*command;	/* the script (diff as comments first) */
+	char		*command;	/* the script, the diff first */
 	char		*diff;		/* what the operator sees */
 	bool		 created;	/* the file does not exist yet */
 	enum verdict	 verdict;

@@ -271,7 +271,8 @@ test_protocol_write(void **state)
 	const char		*ok = "{\"type\":\"submit\",\"write\":"
 				    "{\"path\":\"a/b\",\"content\":\"x\\ny\"}}";
 	static const char *const bad[][2] = {
-		{ "{\"type\":\"submit\",\"write\":\"a\"}", "must be an object" },
+		{ "{\"type\":\"submit\",\"write\":\"a\"}",
+		  "must be an object" },
 		{ "{\"type\":\"submit\",\"write\":{\"content\":\"x\"}}",
 		  "missing field 'path'" },
 		{ "{\"type\":\"submit\",\"write\":{\"path\":\"a\"}}",
