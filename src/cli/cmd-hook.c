@@ -39,6 +39,7 @@ static const struct option hook_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* The usage line. */
 static void
 hook_usage(FILE *f)
 {
@@ -260,6 +261,7 @@ hook_claude_code(const char *socket, bool pass)
 	return 0;
 }
 
+/* bwgate hook HARNESS: options, then answer one event. */
 int
 cmd_hook(int argc, char **argv)
 {

@@ -41,6 +41,7 @@ static const char *const mcp_revisions[] = {
 	MCP_PROTOCOL, "2025-03-26", "2024-11-05", NULL
 };
 
+/* The usage line. */
 static void
 mcp_usage(FILE *f)
 {
@@ -313,6 +314,7 @@ mcp_serve(struct mcp *m)
 	proto_reader_release(&rd);
 }
 
+/* bwgate mcp: options, the project, then serve until EOF. */
 int
 cmd_mcp(int argc, char **argv)
 {

@@ -115,6 +115,7 @@ static const struct fuzz_corpus corpus = {
 	tokens, sizeof tokens / sizeof *tokens
 };
 
+/* The mutation loop, with TAP on the saved stdout. */
 int
 main(void)
 {
