@@ -150,3 +150,8 @@ MCP_TESTS = \
 TESTS += $(MCP_TESTS)
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
 	%D%/mcp/client.mjs
+# The MCP SDK that mcp-sdk.sh installs into the build tree (npm ci).
+clean-local: clean-mcp-sdk
+clean-mcp-sdk:
+	rm -rf tests/mcp-sdk
+.PHONY: clean-mcp-sdk
