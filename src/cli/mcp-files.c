@@ -52,8 +52,8 @@ files_path(struct mcp *m, const cJSON *id, const cJSON *args,
 }
 
 /* Read a whole regular file beneath the project into b. */
-static int
-files_load(struct mcp *m, const char *rel, struct buf *b, char **cause)
+int
+mcp_file_load(struct mcp *m, const char *rel, struct buf *b, char **cause)
 {
 	struct stat	st;
 	int		fd;
@@ -110,7 +110,7 @@ mcp_read_file(struct mcp *m, const cJSON *id, const cJSON *args,
 		free(why);
 		goto out;
 	}
-	if (files_load(m, rel, &b, &cause) != 0) {
+	if (mcp_file_load(m, rel, &b, &cause) != 0) {
 		mcp_tool_error(id, "read_file: %s", cause);
 		goto out;
 	}
@@ -220,16 +220,62 @@ files_diff_lines(struct buf *d, char mark, const char *s, size_t n)
 		buf_printf(d, "%c\n", mark);
 }
 
+/* Replace old by new in text (once, or every time when all); out gets the
+   result, diff the hunks. -1 with cause when old is missing or ambiguous. */
+int
+mcp_edit_apply(const char *text, const char *old, const char *new, bool all,
+    struct buf *out, struct buf *diff, size_t *count, char **cause)
+{
+	const char	*p, *q;
+	size_t		 olen = strlen(old), line = 1, n = 0;
+
+	*count = 0;
+	if (olen == 0) {
+		*cause = xstrdup("the text to replace is empty");
+		return -1;
+	}
+	for (p = text; (q = strstr(p, old)) != NULL; p = q + olen)
+		n++;
+	if (n == 0) {
+		*cause = xstrdup("old_text was not found");
+		return -1;
+	}
+	if (n > 1 && !all) {
+		*cause = xasprintf("old_text occurs %zu times: add context to "
+		    "make it unique or set replace_all", n);
+		return -1;
+	}
+	for (p = text; (q = strstr(p, old)) != NULL; p = q + olen) {
+		for (const char *r = p; r < q; r++)
+			line += *r == '\n';
+		if ((*count)++ < DIFF_HUNKS) {
+			buf_printf(diff, "@@ line %zu @@\n", line);
+			files_diff_lines(diff, '-', old, olen);
+			files_diff_lines(diff, '+', new, strlen(new));
+		}
+		for (const char *r = q; r < q + olen; r++)
+			line += *r == '\n';
+		buf_add(out, p, (size_t)(q - p));
+		buf_puts(out, new);
+	}
+	buf_puts(out, p);
+	if (*count > DIFF_HUNKS)
+		buf_printf(diff, "... and %zu more\n", *count - DIFF_HUNKS);
+	if (out->data == NULL)
+		buf_puts(out, "");
+	return 0;
+}
+
 /* edit_file: replace exact text. */
 void
 mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
     const cJSON *token)
 {
 	struct buf	 b = BUF_INIT, out = BUF_INIT, diff = BUF_INIT;
-	const char	*old, *new, *p, *q;
+	const char	*old, *new;
 	char		*rel, *cause = NULL, *why;
 	bool		 all = false;
-	size_t		 count = 0, olen, line = 1;
+	size_t		 count = 0;
 
 	if ((rel = files_path(m, id, args, "edit_file", true)) == NULL)
 		return;
@@ -239,7 +285,7 @@ mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
 		mcp_error(id, RPC_INVALID_PARAMS, "edit_file: %s", cause);
 		goto done;
 	}
-	if ((olen = strlen(old)) == 0) {
+	if (*old == '\0') {
 		mcp_error(id, RPC_INVALID_PARAMS, "edit_file: 'old_text' is "
 		    "empty");
 		goto done;
@@ -249,46 +295,20 @@ mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
 		free(why);
 		goto done;
 	}
-	if (files_load(m, rel, &b, &cause) != 0) {
+	if (mcp_file_load(m, rel, &b, &cause) != 0) {
 		mcp_tool_error(id, "edit_file: %s", cause);
 		goto done;
 	}
-	for (p = b.data; (q = strstr(p, old)) != NULL; p = q + olen)
-		count++;
-	if (count == 0) {
-		mcp_tool_error(id, "edit_file: old_text was not found in "
-		    "'%s'", rel);
+	if (mcp_edit_apply(b.data, old, new, all, &out, &diff, &count,
+	    &cause) != 0) {
+		mcp_tool_error(id, "edit_file: '%s': %s", rel, cause);
 		goto done;
 	}
-	if (count > 1 && !all) {
-		mcp_tool_error(id, "edit_file: old_text occurs %zu times in "
-		    "'%s': add context to make it unique or set replace_all",
-		    count, rel);
-		goto done;
-	}
-	count = 0;
-	for (p = b.data; (q = strstr(p, old)) != NULL; p = q + olen) {
-		for (const char *r = p; r < q; r++)
-			line += *r == '\n';
-		if (count++ < DIFF_HUNKS) {
-			buf_printf(&diff, "@@ line %zu @@\n", line);
-			files_diff_lines(&diff, '-', old, olen);
-			files_diff_lines(&diff, '+', new, strlen(new));
-		}
-		for (const char *r = q; r < q + olen; r++)
-			line += *r == '\n';
-		buf_add(&out, p, (size_t)(q - p));
-		buf_puts(&out, new);
-	}
-	buf_puts(&out, p);
-	if (count > DIFF_HUNKS)
-		buf_printf(&diff, "... and %zu more\n", count - DIFF_HUNKS);
 	if (files_writable(m, rel, out.len, &cause) != 0) {
 		mcp_tool_error(id, "edit_file: %s", cause);
 		goto done;
 	}
-	mcp_run_write(m, id, token, "edit_file", rel, out.data != NULL ?
-	    out.data : "", (unsigned)count,
+	mcp_run_write(m, id, token, "edit_file", rel, out.data, (unsigned)count,
 	    buf_detach(&diff));
 done:
 	buf_release(&b);

@@ -148,11 +148,17 @@ mcp_run_write(struct mcp *m, const cJSON *id, const cJSON *token,
 {
 	struct run_request	 rq = RUN_REQUEST_INIT;
 	struct mcp_call		*c;
+	char			*abs;
 
+	/* Absolute: the console resolves it against its own project. */
+	abs = strcmp(rel, ".") == 0 ? xstrdup(m->project) :
+	    path_join(m->project, rel);
 	rq.cwd = m->project;
-	rq.write_path = rel;
+	rq.write_path = abs;
 	rq.write_content = content;
-	if ((c = run_call(m, id, token, &rq)) == NULL) {
+	c = run_call(m, id, token, &rq);
+	free(abs);
+	if (c == NULL) {
 		free(diff);
 		return;
 	}

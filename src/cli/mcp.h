@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "buf.h"
 #include "strv.h"
 
 #define MCP_PROTOCOL		"2025-06-18"	/* the revision we speak */
@@ -148,5 +149,13 @@ void	 mcp_edit_file(struct mcp *, const cJSON *id, const cJSON *args,
 	    const cJSON *token);
 void	 mcp_list_directory(struct mcp *, const cJSON *id, const cJSON *args,
 	    const cJSON *token);
+/* A whole text file beneath the project (no NUL bytes, at most 16 MiB). */
+int	 mcp_file_load(struct mcp *, const char *rel, struct buf *,
+	    char **cause);
+/* Replace old by new in text (all: every occurrence, else exactly one);
+   out gets the result, diff the hunks, *count the replacements. */
+int	 mcp_edit_apply(const char *text, const char *old, const char *new,
+	    bool all, struct buf *out, struct buf *diff, size_t *count,
+	    char **cause);
 
 #endif
