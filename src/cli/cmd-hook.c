@@ -13,6 +13,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 static const struct option hook_options[] = {
 	{ "socket", required_argument, NULL, 's' },
 	{ "without-console", required_argument, NULL, 'w' },
+	{ "writes", required_argument, NULL, 'W' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -44,7 +46,8 @@ static void
 hook_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate hook claude-code [--socket PATH] "
-	    "[--without-console deny|pass]\n");
+	    "[--without-console deny|pass]\n"
+	    "                                [--writes check|console]\n");
 }
 
 /* Print the hook's answer (takes out). */
@@ -164,10 +167,148 @@ hook_bash(const cJSON *input, const char *socket, bool pass)
 	buf_release(&b);
 }
 
-/* Write/Edit/MultiEdit: refuse protected paths and paths outside the
-   project (the same rules as the MCP file tools). */
+/* The content a Write, Edit or MultiEdit would leave in rel; NULL with
+   cause. */
+static char *
+hook_new_content(struct mcp *m, const char *tool, const cJSON *input,
+    const char *rel, char **cause)
+{
+	struct buf	 cur = BUF_INIT, out = BUF_INIT, diff = BUF_INIT;
+	const cJSON	*edits, *e;
+	const char	*c, *old, *new;
+	size_t		 n;
+
+	if (strcmp(tool, "Write") == 0) {
+		if ((c = cJSON_GetStringValue(cJSON_GetObjectItem(input,
+		    "content"))) == NULL) {
+			*cause = xstrdup("the Write input has no 'content'");
+			return NULL;
+		}
+		return xstrdup(c);
+	}
+	if (mcp_file_load(m, rel, &cur, cause) != 0)
+		return NULL;
+	edits = cJSON_GetObjectItem(input, "edits");
+	e = strcmp(tool, "MultiEdit") == 0 ? cJSON_IsArray(edits) ?
+	    edits->child : NULL : input;
+	for (; e != NULL; e = strcmp(tool, "MultiEdit") == 0 ? e->next :
+	    NULL) {
+		old = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "old_string"));
+		new = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "new_string"));
+		if (old == NULL || new == NULL) {
+			*cause = xasprintf("the %s input lacks old_string or "
+			    "new_string", tool);
+			goto fail;
+		}
+		buf_reset(&out);
+		buf_reset(&diff);
+		if (mcp_edit_apply(cur.data, old, new, cJSON_IsTrue(
+		    cJSON_GetObjectItem(e, "replace_all")), &out, &diff, &n,
+		    cause) != 0)
+			goto fail;
+		buf_reset(&cur);
+		buf_add(&cur, out.data, out.len);
+	}
+	buf_release(&out);
+	buf_release(&diff);
+	return buf_detach(&cur);
+fail:
+	buf_release(&cur);
+	buf_release(&out);
+	buf_release(&diff);
+	return NULL;
+}
+
+/* Have the console write the file (a request like a command) and tell
+   Claude Code the outcome. The tool itself is always denied: when the
+   console wrote the file, Claude must not write it again. */
 static void
-hook_file(const cJSON *input, const char *cwd)
+hook_write_console(struct mcp *m, const char *socket, const char *tool,
+    const cJSON *input, const char *rel)
+{
+	struct run_request	 rq = RUN_REQUEST_INIT;
+	struct client		*cl;
+	char			*cause = NULL, *content, *abs, *msg = NULL;
+	const char		*type, *s, *d;
+	cJSON			*j;
+	double			 id = 0;
+
+	if ((content = hook_new_content(m, tool, input, rel, &cause)) ==
+	    NULL) {
+		msg = xasprintf("bwgate: %s '%s': %s", tool, rel, cause);
+		goto out;
+	}
+	abs = path_join(m->project, rel);
+	rq.socket = socket;
+	rq.cwd = m->project;
+	rq.write_path = abs;
+	rq.write_content = content;
+	rq.agent = "claude-code";
+	rq.tag = "hook";
+	cl = run_start(&rq, &cause);
+	free(abs);
+	free(content);
+	if (cl == NULL) {
+		msg = xasprintf("bwgate: the console cannot write '%s': %s",
+		    rel, cause);
+		goto out;
+	}
+	while (msg == NULL && (j = client_recv(cl, &cause)) != NULL) {
+		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		s = cJSON_GetStringValue(cJSON_GetObjectItem(j, "note"));
+		if (type == NULL)
+			;
+		else if (strcmp(type, "queued") == 0)
+			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+		else if (strcmp(type, "decided") == 0 && (d =
+		    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+		    "decision"))) != NULL && strcmp(d, "denied") == 0)
+			msg = xasprintf("bwgate: the console denied writing "
+			    "'%s' (request %.0f, by %s)%s%s", rel, id,
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j, "by")),
+			    s != NULL ? ": " : "", s != NULL ? s : "");
+		else if (strcmp(type, "result") == 0) {
+			const cJSON *rep = cJSON_GetObjectItem(j, "report");
+
+			if (cJSON_GetNumberValue(cJSON_GetObjectItem(j,
+			    "exit_status")) == 0)
+				msg = xasprintf("bwgate: done: the console "
+				    "wrote '%s' (request %.0f, approved and "
+				    "run in the sandbox); the file has the "
+				    "new content now, so this tool call is "
+				    "not needed and was stopped", rel, id);
+			else
+				msg = xasprintf("bwgate: writing '%s' through "
+				    "the console failed (request %.0f): %s",
+				    rel, id, cJSON_GetStringValue(
+				    cJSON_GetObjectItem(rep, "stderr")));
+		} else if (strcmp(type, "withdrawn") == 0 ||
+		    strcmp(type, "error") == 0)
+			msg = xasprintf("bwgate: the console did not write "
+			    "'%s': %s", rel, s != NULL ? s :
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "message")));
+		cJSON_Delete(j);
+	}
+	if (msg == NULL)
+		msg = xasprintf("bwgate: the console closed the connection "
+		    "before writing '%s'%s%s", rel, cause != NULL ? ": " : "",
+		    cause != NULL ? cause : "");
+	client_free(cl);
+out:
+	hook_deny(msg);
+	free(msg);
+	free(cause);
+}
+
+/* Write/Edit/MultiEdit: refuse protected paths and paths outside the
+   project (the same rules as the MCP file tools); with --writes console,
+   have the console write plain and attention paths. */
+static void
+hook_file(const char *tool, const cJSON *input, const char *cwd,
+    const char *socket, bool pass, bool route)
 {
 	const char	*fp = cJSON_GetStringValue(cJSON_GetObjectItem(input,
 			    "file_path"));
@@ -175,6 +316,7 @@ hook_file(const cJSON *input, const char *cwd)
 	struct config		 cfg;
 	struct filewrite_match	 fm;
 	char			*top, *cause = NULL, *rel, *why, *abs;
+	bool			 up = false;
 
 	if (fp == NULL)
 		return;
@@ -196,6 +338,8 @@ hook_file(const cJSON *input, const char *cwd)
 	/* Resolve what exists of the path, so a link cannot hide where it
 	   leads. */
 	abs = fp[0] == '/' ? path_canonical_maybe(fp, &cause) : NULL;
+	free(cause);
+	cause = NULL;
 	if ((rel = mcp_path_relative(&m, abs != NULL ? abs : fp, &cause)) ==
 	    NULL) {
 		why = xasprintf("bwgate: %s", cause);
@@ -206,6 +350,15 @@ hook_file(const cJSON *input, const char *cwd)
 		abs = xasprintf("bwgate: %s", why);
 		hook_deny(abs);
 		free(why);
+	} else if (route && !(up = hook_console(socket, &cause)) && !pass) {
+		why = xasprintf("bwgate: file writes go through the bwgate "
+		    "console, and none is reachable (%s)", cause);
+		hook_deny(why);
+		free(why);
+	} else if (up && (m.project_fd = open(m.project, O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		hook_write_console(&m, socket, tool, input, rel);
+		close(m.project_fd);
 	} else {
 		filewrite_classify(rel, &m.protected, &fm);
 		if (fm.kind == FILEWRITE_ATTENTION)
@@ -220,7 +373,7 @@ hook_file(const cJSON *input, const char *cwd)
 
 /* claude-code: read the event and answer. */
 static int
-hook_claude_code(const char *socket, bool pass)
+hook_claude_code(const char *socket, bool pass, bool route)
 {
 	struct buf	 b = BUF_INIT;
 	char		*cause = NULL;
@@ -254,8 +407,9 @@ hook_claude_code(const char *socket, bool pass)
 		else if (strcmp(tool, "Write") == 0 ||
 		    strcmp(tool, "Edit") == 0 ||
 		    strcmp(tool, "MultiEdit") == 0)
-			hook_file(in, cJSON_GetStringValue(
-			    cJSON_GetObjectItem(j, "cwd")));
+			hook_file(tool, in, cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "cwd")), socket, pass,
+			    route);
 	}
 	cJSON_Delete(j);
 	return 0;
@@ -266,12 +420,12 @@ int
 cmd_hook(int argc, char **argv)
 {
 	const char	*socket = NULL;
-	bool		 pass = false;
+	bool		 pass = false, route = false;
 	int		 c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:w:h", hook_options, NULL)) !=
-	    -1) {
+	while ((c = getopt_long(argc, argv, "s:w:W:h", hook_options,
+	    NULL)) != -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
 		case 'w':
@@ -281,6 +435,15 @@ cmd_hook(int argc, char **argv)
 				fprintf(stderr, "bwgate: hook: "
 				    "--without-console: '%s' is not deny or "
 				    "pass\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			break;
+		case 'W':
+			if (strcmp(optarg, "console") == 0)
+				route = true;
+			else if (strcmp(optarg, "check") != 0) {
+				fprintf(stderr, "bwgate: hook: --writes: '%s' "
+				    "is not check or console\n", optarg);
 				return EXIT_BWGATE_FAILED;
 			}
 			break;
@@ -296,5 +459,5 @@ cmd_hook(int argc, char **argv)
 		hook_usage(stderr);
 		return EXIT_BWGATE_FAILED;
 	}
-	return hook_claude_code(socket, pass);
+	return hook_claude_code(socket, pass, route);
 }

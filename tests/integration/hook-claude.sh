@@ -51,9 +51,10 @@ hook --without-console maybe < /dev/null
 assert_eq "bad option value: 125" "$?" 125
 
 # File tools: protected paths and paths outside the project.
-fdecision() {
-	payload "$1" "$(jq -cn --arg f "$2" '{file_path: $f, content: "x",
-	    old_string: "a", new_string: "b"}')" | hook
+fdecision() {	# TOOL PATH [HOOK OPTIONS]
+	local tool="$1" path="$2"; shift 2
+	payload "$tool" "$(jq -cn --arg f "$path" '{file_path: $f, content: "x",
+	    old_string: "a", new_string: "b"}')" | hook "$@"
 	if [ -s "$T/hook.out" ]; then
 		jq -r '.hookSpecificOutput.permissionDecision' "$T/hook.out"
 	else
@@ -79,6 +80,15 @@ assert_eq "Write outside the project: deny" \
 ln -s "$T" "$P/out"
 assert_eq "Write through a symlink out of the project: deny" \
     "$(fdecision Write "$P/out/planted")" deny
+
+# --writes console without a console: deny (or pass when configured).
+assert_eq "--writes console, no console: deny" \
+    "$(fdecision Write "$P/src/new.c" --writes console)" deny
+assert_match "  saying none is reachable" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "file writes go through the bwgate console, and none is reachable"
+assert_eq "--writes console, no console, pass: nothing" \
+    "$(fdecision Write "$P/src/new.c" --writes console --without-console pass)" none
 
 # With a console: Bash is rewritten.
 start_console --headless --auto-allowlisted || { ok_if "the console starts" false; done_testing; exit; }
@@ -113,5 +123,39 @@ done < <(printf '%s\0' \
     $'echo \'h\u00e9llo \u2713\' "\u00e9\t"' \
     "printf '%s\n' '\$HOME' \"\\\$PATH\" '\\\\' '\`x\`'" \
     "echo \"a'b\" 'c\"d' && false")
+
+# --writes console: Claude Code's own file tools become console requests;
+# the tool call is stopped either way, the reason says what happened.
+reason() {
+	jq -r '.hookSpecificOutput | .permissionDecision + " " +
+	    .permissionDecisionReason' "$T/hook.out"
+}
+payload Write "$(jq -cn --arg f "$P/src/new.c" '{file_path: $f,
+    content: "int x;\n"}')" | hook --writes console
+assert_match "Write through the console: done" "$(reason)" \
+    "^deny bwgate: done: the console wrote 'src/new.c' \\(request [0-9]+"
+assert_eq "  the file" "$(cat "$P/src/new.c")" "int x;"
+payload Edit "$(jq -cn --arg f "$P/src/a.txt" '{file_path: $f,
+    old_string: "hello", new_string: "bye"}')" | hook --writes console
+assert_match "Edit through the console: done" "$(reason)" "^deny bwgate: done"
+assert_eq "  the file" "$(cat "$P/src/a.txt")" "bye"
+printf 'a1\nb1\n' > "$P/src/m.txt"
+payload MultiEdit "$(jq -cn --arg f "$P/src/m.txt" '{file_path: $f,
+    edits: [{old_string: "a1", new_string: "A"},
+            {old_string: "b1", new_string: "B"}]}')" | hook --writes console
+assert_eq "MultiEdit through the console: both edits" \
+    "$(cat "$P/src/m.txt")" "$(printf 'A\nB')"
+payload Edit "$(jq -cn --arg f "$P/src/a.txt" '{file_path: $f,
+    old_string: "absent", new_string: "x"}')" | hook --writes console
+assert_match "Edit with missing text: deny with why" "$(reason)" \
+    "old_text was not found"
+payload Write "$(jq -cn --arg f "$P/.envrc" '{file_path: $f,
+    content: "export X=1\n"}')" | hook --writes console
+assert_match "attention path, headless console: denied by it" "$(reason)" \
+    "^deny bwgate: the console denied writing '.envrc' \\(request [0-9]+, by headless\\)"
+ok_unless "  .envrc not written" test -e "$P/.envrc"
+assert_eq "the console audited the hook's writes" \
+    "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
+        | .request.agent' "$AUDIT" | sort -u)" claude-code
 stop_console
 done_testing
