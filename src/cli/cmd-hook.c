@@ -1,14 +1,16 @@
 /*
  * cmd-hook: `bwgate hook claude-code [--socket PATH] [--without-console
- * deny|pass]`: a Claude Code PreToolUse hook. It reads the hook's JSON on
- * stdin and, for the Bash tool, answers "allow" with updatedInput whose
- * command runs the original string through `bwgate sh -c` (quoted
- * exactly), so the console classifies, sandboxes and reports it. With no
- * console reachable it denies with a reason saying how to start one, or
- * (--without-console pass) says nothing and lets Claude Code decide. Write,
- * Edit and MultiEdit to protected paths or outside the project are denied
- * with the sandbox's reason, to paths other tools run on their own
- * (filewrite.h) answered "ask"; other tools pass.
+ * deny|pass] [--writes check|console]`: a Claude Code PreToolUse hook. It
+ * reads the hook's JSON on stdin and, for the Bash tool, answers "allow"
+ * with updatedInput whose command runs the original string through
+ * `bwgate sh -c` (quoted exactly), so the console classifies, sandboxes and
+ * reports it. With no console reachable it denies with a reason saying how
+ * to start one, or (--without-console pass) says nothing and lets Claude
+ * Code decide. Write, Edit and MultiEdit to protected paths or outside the
+ * project are denied with the sandbox's reason, to paths other tools run on
+ * their own (filewrite.h) answered "ask"; with --writes console the console
+ * writes the file instead (a file-write request, as bwgate mcp sends) and
+ * the tool call is denied with what happened. Other tools pass.
  */
 #include "autoconf.h"
 
