@@ -5,3 +5,4 @@ EXTRA_DIST += %D%/report.md
 EXTRA_DIST += %D%/change-report.md
 EXTRA_DIST += %D%/live-events.md
 EXTRA_DIST += %D%/protocol.md
+EXTRA_DIST += %D%/agents.md

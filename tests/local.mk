@@ -44,6 +44,11 @@ tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-format
+# direct file writes: rules, paths beneath the project, diff and script
+check_PROGRAMS += tests/unit/test-filewrite
+tests_unit_test_filewrite_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_filewrite_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-filewrite
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)
@@ -68,6 +73,16 @@ EXTRA_DIST += %D%/fuzz/run-shparse.sh %D%/fuzz/shparse.dict
 # The parser against the real bash: the commands bash runs, word for word.
 TESTS += %D%/fuzz/shparse-vs-bash.sh
 EXTRA_DIST += %D%/fuzz/shparse-vs-bash.sh %D%/fuzz/shparse-vs-bash.py
+# bwgate mcp's JSON-RPC handling and tools (src/cli/mcp-*.c) fuzz target.
+check_PROGRAMS += tests/fuzz/fuzz-mcp
+tests_fuzz_fuzz_mcp_SOURCES = %D%/fuzz/fuzz-mcp.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h src/cli/cmd-mcp.c src/cli/cmd-run.c \
+	src/cli/mcp-rpc.c src/cli/mcp-tools.c src/cli/mcp-run.c \
+	src/cli/mcp-path.c src/cli/mcp-files.c
+tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
+tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-mcp
 # Violation observer parsers (error output, paths) fuzz target.
 check_PROGRAMS += tests/fuzz/fuzz-observe
 tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \
@@ -157,3 +172,19 @@ EXTRA_DIST += %D%/fault/auditfault.c
 FAULT_TESTS = %D%/integration/fault-audit.sh %D%/integration/fault-kill.sh
 TESTS += $(FAULT_TESTS)
 EXTRA_DIST += $(FAULT_TESTS)
+# Agent reach: bwgate mcp against the official MCP SDK (node), JSON-RPC
+# robustness without any SDK, and the Claude Code hook.
+MCP_TESTS = \
+	%D%/integration/mcp-sdk.sh \
+	%D%/integration/mcp-rpc.sh \
+	%D%/integration/hook-claude.sh \
+	%D%/integration/console-write.sh \
+	%D%/integration/ui-write.sh
+TESTS += $(MCP_TESTS)
+EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
+	%D%/mcp/client.mjs
+# The MCP SDK that mcp-sdk.sh installs into the build tree (npm ci).
+clean-local: clean-mcp-sdk
+clean-mcp-sdk:
+	rm -rf tests/mcp-sdk
+.PHONY: clean-mcp-sdk

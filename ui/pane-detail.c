@@ -82,6 +82,32 @@ detail_kv(struct ui_text *t, enum ui_color c, const char *label,
 	free(e);
 }
 
+/* A file write's diff: the comment lines the console put first in its
+   script (filereq.h), one per line, escaped. */
+static void
+detail_diff(const struct request *r, size_t w, struct ui_text *t)
+{
+	const char	*p, *e;
+	char		*line, *esc;
+	enum ui_color	 c;
+
+	ui_text_add(t, UC_LABEL, "diff");
+	p = strchr(r->command, '\n');
+	for (p = p != NULL ? p + 1 : ""; p[0] == '#' && p[1] == ' ';
+	    p = *e == '\0' ? e : e + 1) {
+		e = p + strcspn(p, "\n");
+		line = xstrndup(p + 2, (size_t)(e - p - 2));
+		c = line[0] == '+' ? UC_CREATED : line[0] == '-' ?
+		    UC_DELETED : UC_NORMAL;
+		esc = fmt_escape(line);
+		free(line);
+		line = xasprintf("  %s", esc);
+		ui_text_wrap(t, c, line, w, 4);
+		free(line);
+		free(esc);
+	}
+}
+
 /* Build the pane's text for r. */
 static void
 detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
@@ -103,8 +129,12 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	free(age);
 
 	detail_kv(t, UC_NORMAL, "command", r->command, w);
-	pane_detail_commands(r, &cmds);
-	if (cmds.n != 1 || strcmp(cmds.v[0], r->command) != 0) {
+	if (r->file_write)
+		detail_diff(r, w, t);
+	else
+		pane_detail_commands(r, &cmds);
+	if (!r->file_write &&
+	    (cmds.n != 1 || strcmp(cmds.v[0], r->command) != 0)) {
 		ui_text_add(t, UC_LABEL, cmds.n == 1 ? "simple command" :
 		    "simple commands");
 		for (i = 0; i < cmds.n; i++) {

@@ -14,10 +14,14 @@
 #include "buf.h"
 #include "cmd.h"
 #include "jsonutil.h"
+#include "mcp.h"
 #include "probe.h"
 #include "sandbox.h"
 #include "seccomp-deny.h"
+#include "strv.h"
 #include "xalloc.h"
+
+#define DOCTOR_CHECKS	32	/* lines in the report, at most */
 
 struct check {
 	const char	*name;
@@ -69,10 +73,57 @@ read_long(const char *path)
 	return v;
 }
 
+/* Does `bwgate mcp` start and answer initialize? */
+static bool
+doctor_mcp(char **detail)
+{
+	char		 self[4096], *q, *cmd;
+	struct buf	 b = BUF_INIT;
+	ssize_t		 n;
+	FILE		*f;
+	cJSON		*j;
+	const char	*rev;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
+		*detail = xstrdup("cannot find the bwgate binary");
+		return false;
+	}
+	self[n] = '\0';
+	q = shell_quote(self);
+	cmd = xasprintf("printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+	    "\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":"
+	    "\"doctor\",\"version\":\"1\"}}}' | %s mcp --project / "
+	    "2>&1", MCP_PROTOCOL, q);
+	free(q);
+	if ((f = popen(cmd, "r")) != NULL) {
+		buf_read_fd(&b, fileno(f), 65536);
+		pclose(f);
+	}
+	free(cmd);
+	j = b.data != NULL ? cJSON_Parse(b.data) : NULL;
+	rev = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j,
+	    "result"), "protocolVersion"));
+	if (rev != NULL)
+		*detail = xasprintf("bwgate mcp answers initialize (MCP %s)",
+		    rev);
+	else
+		*detail = xasprintf("bwgate mcp did not answer initialize: %s",
+		    b.data != NULL ? b.data : "no output");
+	cJSON_Delete(j);
+	buf_release(&b);
+	return rev != NULL;
+}
+
 static void
 add_check(struct check *c, size_t *n, const char *name, bool ok, char *detail,
     char *fix)
 {
+	if (*n == DOCTOR_CHECKS) {	/* a table too small is a bug */
+		free(detail);
+		free(fix);
+		return;
+	}
 	c[*n] = (struct check){ name, ok, detail, fix };
 	(*n)++;
 }
@@ -127,9 +178,9 @@ int
 cmd_doctor(int argc, char **argv)
 {
 	struct probe	 p;
-	struct check	 checks[16];
+	struct check	 checks[DOCTOR_CHECKS];
 	size_t		 n = 0;
-	bool		 json = false, all_ok = true;
+	bool		 json = false, all_ok = true, ok;
 	char		*cause = NULL;
 	int		 fd;
 	long		 watches;
@@ -173,6 +224,10 @@ cmd_doctor(int argc, char **argv)
 	cause = NULL;
 	/* Containment of section 1 (issue 9): uid, /proc. */
 	doctor_identity(&p, checks, &n);
+	ok = doctor_mcp(&cause);
+	add_check(checks, &n, "mcp server", ok, cause, ok ? NULL :
+	    xstrdup("run: bwgate mcp < /dev/null; see doc/agents.md"));
+	cause = NULL;
 	watches = read_long("/proc/sys/fs/inotify/max_user_watches");
 	add_check(checks, &n, "inotify", watches >= 8192,
 	    xasprintf("max_user_watches=%ld", watches), watches >= 8192 ?

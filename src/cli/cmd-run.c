@@ -96,47 +96,25 @@ run_summary(const cJSON *res)
 		summary_print(stderr, "bwgate: ", rep);
 }
 
-/* Submit one command and follow it to its end; returns the exit status. */
-int
-run_submit(const struct run_request *rq)
+/* The submit message for a request (cwd: the directory to send). */
+static cJSON *
+run_message(const struct run_request *rq, const char *cwd)
 {
-	struct client	*cl;
-	char		*path, *cause = NULL, *cwd = NULL;
-	cJSON		*j, *msg;
-	const char	*type, *s;
-	bool		 waiting = false;
-	int		 status = EXIT_BWGATE_FAILED;
-	double		 id = 0;
+	cJSON	*msg = cJSON_CreateObject();
 
-	if ((path = client_socket_path(rq->socket, &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s; %s\n", cause,
-		    client_start_hint());
-		free(cause);
-		return EXIT_BWGATE_FAILED;
-	}
-	cl = client_connect(path, &cause);
-	free(path);
-	if (cl == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
-		free(cause);
-		return EXIT_BWGATE_FAILED;
-	}
-	if (rq->cwd == NULL && (cwd = getcwd(NULL, 0)) == NULL) {
-		fprintf(stderr, "bwgate: cannot get the current directory: "
-		    "%s\n", strerror(errno));
-		client_free(cl);
-		return EXIT_BWGATE_FAILED;
-	}
-
-	msg = cJSON_CreateObject();
 	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
 	cJSON_AddStringToObject(msg, "type", "submit");
-	cJSON_AddStringToObject(msg, "tag", "run");
-	if (rq->command != NULL)
+	cJSON_AddStringToObject(msg, "tag", rq->tag != NULL ? rq->tag : "run");
+	if (rq->write_path != NULL) {
+		cJSON *w = cJSON_AddObjectToObject(msg, "write");
+
+		cJSON_AddStringToObject(w, "path", rq->write_path);
+		cJSON_AddStringToObject(w, "content", rq->write_content);
+	} else if (rq->command != NULL)
 		cJSON_AddStringToObject(msg, "command", rq->command);
 	else
 		cJSON_AddItemToObject(msg, "argv", json_strv(&rq->argv));
-	cJSON_AddStringToObject(msg, "cwd", rq->cwd != NULL ? rq->cwd : cwd);
+	cJSON_AddStringToObject(msg, "cwd", cwd);
 	if (rq->agent != NULL)
 		cJSON_AddStringToObject(msg, "agent", rq->agent);
 	if (rq->timeout_s > 0)
@@ -147,14 +125,62 @@ run_submit(const struct run_request *rq)
 		cJSON_AddItemToObject(msg, "rw", json_strv(&rq->rw));
 	if (rq->ro.n > 0)
 		cJSON_AddItemToObject(msg, "ro", json_strv(&rq->ro));
-	free(cwd);
-	if (client_send(cl, msg, &cause) != 0) {
-		char *why = client_refusal(cl);
+	return msg;
+}
 
-		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
-		free(why);
-		free(cause);
+/* Connect to the console and submit; NULL with cause (the console's own
+   refusal when it gave one, else how to start a console). */
+struct client *
+run_start(const struct run_request *rq, char **cause)
+{
+	struct client	*cl;
+	char		*path, *cwd = NULL, *why;
+	cJSON		*msg;
+
+	if ((path = client_socket_path(rq->socket, cause)) == NULL) {
+		why = xasprintf("%s; %s", *cause, client_start_hint());
+		free(*cause);
+		*cause = why;
+		return NULL;
+	}
+	cl = client_connect(path, cause);
+	free(path);
+	if (cl == NULL)
+		return NULL;
+	if (rq->cwd == NULL && (cwd = getcwd(NULL, 0)) == NULL) {
+		*cause = xasprintf("cannot get the current directory: %s",
+		    strerror(errno));
 		client_free(cl);
+		return NULL;
+	}
+	msg = run_message(rq, rq->cwd != NULL ? rq->cwd : cwd);
+	free(cwd);
+	if (client_send(cl, msg, cause) != 0) {
+		if ((why = client_refusal(cl)) != NULL) {
+			free(*cause);
+			*cause = why;
+		}
+		client_free(cl);
+		return NULL;
+	}
+	return cl;
+}
+
+/* Submit one command and follow it to its end; returns the exit status. */
+int
+run_submit(const struct run_request *rq)
+{
+	struct client	*cl;
+	char		*cause = NULL;
+	cJSON		*j;
+	const char	*type, *s;
+	bool		 waiting = false;
+	int		 status = EXIT_BWGATE_FAILED;
+	double		 id = 0;
+
+	if ((cl = run_start(rq, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		free(cause);
 		return EXIT_BWGATE_FAILED;
 	}
 

@@ -29,28 +29,37 @@ int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
 int	cmd_reload(int, char **);
 int	cmd_show(int, char **);
+int	cmd_mcp(int, char **);
+int	cmd_hook(int, char **);
 
 /* One command for the console, as `bwgate run` and `bwgate sh` send it. */
 struct run_request {
 	const char	*socket;	/* NULL: $BWGATE_SOCKET or default */
 	const char	*cwd;		/* NULL: the current directory */
 	const char	*command;	/* a shell string, or */
-	struct strv	 argv;		/* an argv */
+	struct strv	 argv;		/* an argv, or */
+	const char	*write_path;	/* a file to write (bwgate mcp) */
+	const char	*write_content;
 	const char	*agent;
+	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
 };
-#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
-	false, STRV_INIT, STRV_INIT }
+#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, \
+	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT }
 
 /* Text a command or a file controls, control characters visible. */
 void	summary_text(FILE *, const char *);
 /* A JSON change report as a few lines, each after pfx (summary.c). */
 void	summary_print(FILE *, const char *pfx, const cJSON *report);
 
+struct client;
+/* Connect and submit (cmd-run.c); NULL with cause. The caller reads the
+   replies (doc/protocol.md) and frees the client. */
+struct client	*run_start(const struct run_request *, char **cause);
 /* Submit and follow to the end (cmd-run.c); returns the exit status. */
 int	run_submit(const struct run_request *);
 

@@ -13,7 +13,14 @@ bwgate_SOURCES = \
 	%D%/cmd-sh.c \
 	%D%/cmd-control.c \
 	%D%/cmd-show.c \
-	%D%/summary.c
+	%D%/summary.c \
+	%D%/cmd-hook.c \
+	%D%/cmd-mcp.c %D%/mcp.h \
+	%D%/mcp-rpc.c \
+	%D%/mcp-tools.c \
+	%D%/mcp-run.c \
+	%D%/mcp-path.c \
+	%D%/mcp-files.c
 # `bwgate-sh` is `bwgate sh` (bwgate.c looks at its own name).
 install-exec-hook: install-exec-bwgate-sh
 install-exec-bwgate-sh:

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "console-int.h"
 #include "console.h"
+#include "filereq.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "path.h"
@@ -51,22 +52,27 @@ request_classify(struct console *c, struct request *r)
 	sandbox_policy_init(&pol);
 	free(r->error);
 	r->error = NULL;
-	if (r->is_argv)
-		allowlist_classify_argv(c->al, &r->argv, &cl);
-	else
-		allowlist_classify(c->al, r->command, &cl);
-	/* git's rule holds for the project's own repository only: below
-	   the top directory there may be another one. */
-	if (sandbox_policy_set_dirs(&pol, c->project, r->cwd, &cause) == 0)
-		classification_at(&cl, pol.project, pol.cwd);
-	r->verdict = cl.verdict;
-	free(r->rule);
-	r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
-	free(r->reason);
-	r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
-	free(r->profile);
-	r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
-	classification_release(&cl);
+	(void)sandbox_policy_set_dirs(&pol, c->project, r->cwd, &cause);
+	/* A file write was classified by the file-write rules when it was
+	   built (console_submit_msg); its script is not for the allowlist. */
+	if (!r->file_write) {
+		if (r->is_argv)
+			allowlist_classify_argv(c->al, &r->argv, &cl);
+		else
+			allowlist_classify(c->al, r->command, &cl);
+		/* git's rule holds for the project's own repository only:
+		   below the top directory there may be another one. */
+		if (cause == NULL)
+			classification_at(&cl, pol.project, pol.cwd);
+		r->verdict = cl.verdict;
+		free(r->rule);
+		r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
+		free(r->reason);
+		r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
+		free(r->profile);
+		r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+		classification_release(&cl);
+	}
 
 	/* More than the profile gives always needs a person. */
 	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(&r->asked)) {
@@ -384,6 +390,7 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
     const char *agent, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
+	struct filereq		 fr = FILEREQ_INIT;
 	struct request		*r;
 	struct stat		 st;
 	const char		*shell;
@@ -392,7 +399,14 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 		*cause = xstrdup("the console is shutting down");
 		return 0;
 	}
-	cwd = path_canonical(m->cwd != NULL ? m->cwd : c->project, cause);
+	/* A file write runs its script at the project root. */
+	if (m->write_path != NULL && filereq_build(c->project, m->write_path,
+	    m->write_content, &c->cfg.protected, &fr, cause) != 0) {
+		filereq_release(&fr);
+		return 0;
+	}
+	cwd = path_canonical(m->cwd != NULL && m->write_path == NULL ?
+	    m->cwd : c->project, cause);
 	if (cwd == NULL)
 		return 0;
 	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -412,9 +426,19 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;
 	proto_mounts_copy(&r->asked, &m->mounts);
-	if (m->command != NULL) {
-		shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" :
-		    "/bin/sh";
+	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
+	if (m->write_path != NULL) {
+		r->file_write = true;
+		r->command = steal_pointer(&fr.command);
+		strv_push(&r->argv, shell);
+		strv_push(&r->argv, "-c");
+		strv_push(&r->argv, r->command);
+		r->verdict = fr.verdict;
+		r->reason = steal_pointer(&fr.reason);
+		r->rule = xstrdup("file-write");
+		r->profile = xstrdup("project");
+		filereq_release(&fr);
+	} else if (m->command != NULL) {
 		r->command = xstrdup(m->command);
 		strv_push(&r->argv, shell);
 		strv_push(&r->argv, "-c");

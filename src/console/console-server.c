@@ -207,7 +207,8 @@ conn_agent_msg(struct conn *cn, struct proto_msg *m)
 		agent = xasprintf("pid %ld", (long)cn->pid);
 		if (console_submit_msg(c, cn, m, agent, &cause) == 0) {
 			conn_error(cn, 0, m->tag, c->shutting_down ?
-			    "shutdown" : "cwd", cause);
+			    "shutdown" : m->write_path != NULL ? "write" :
+			    "cwd", cause);
 			free(cause);
 		}
 		free(agent);

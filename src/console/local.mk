@@ -7,6 +7,7 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/queue.c %D%/queue.h \
 	%D%/audit.c %D%/audit.h \
 	%D%/client.c %D%/client.h \
+	%D%/filereq.c %D%/filereq.h \
 	%D%/console.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-request.c %D%/console-job.c \
 	%D%/console-lifecycle.c

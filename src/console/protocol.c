@@ -362,16 +362,51 @@ proto_decode_mounts(const cJSON *o, struct proto_mounts *mo, char **cause)
 	return 0;
 }
 
-/* submit: a command string or an argv, and where and how to run it. */
+/* submit's "write": {"path": ..., "content": ...}, one file to write. */
+static int
+proto_decode_write(const cJSON *w, struct proto_msg *m, char **cause)
+{
+	if (!cJSON_IsObject(w)) {
+		*cause = xstrdup("field 'write' must be an object with 'path' "
+		    "and 'content'");
+		return -1;
+	}
+	if (get_string(w, "path", true, &m->write_path, cause) != 0 ||
+	    get_string(w, "content", true, &m->write_content, cause) != 0) {
+		char *s = xasprintf("write: %s", *cause);
+
+		free(*cause);
+		*cause = s;
+		return -1;
+	}
+	if (m->write_path[0] == '\0') {
+		*cause = xstrdup("field 'write.path' must not be empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* submit: a command string, an argv or a file write, and where and how to
+   run it. */
 static int
 proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 {
 	const cJSON	*argv = cJSON_GetObjectItemCaseSensitive(o, "argv");
+	const cJSON	*w = cJSON_GetObjectItemCaseSensitive(o, "write");
 	double		 t = 0;
 
 	if (get_string(o, "command", false, &m->command, cause) != 0)
 		return -1;
-	if (argv != NULL && !cJSON_IsNull(argv)) {
+	if (w != NULL && !cJSON_IsNull(w)) {
+		if (m->command != NULL || (argv != NULL &&
+		    !cJSON_IsNull(argv))) {
+			*cause = xstrdup("give one of 'command', 'argv' and "
+			    "'write'");
+			return -1;
+		}
+		if (proto_decode_write(w, m, cause) != 0)
+			return -1;
+	} else if (argv != NULL && !cJSON_IsNull(argv)) {
 		if (m->command != NULL) {
 			*cause = xstrdup("give either 'command' or 'argv', "
 			    "not both");
@@ -587,6 +622,8 @@ proto_msg_release(struct proto_msg *m)
 	free(m->agent);
 	free(m->note);
 	proto_mounts_release(&m->mounts);
+	free(m->write_path);
+	free(m->write_content);
 	*m = (struct proto_msg)PROTO_MSG_INIT;
 }
 

@@ -71,10 +71,13 @@ struct proto_msg {
 	int		 timeout_s;	/* submit: 0 = default */
 	char		*note;		/* approve/deny: operator's note */
 	struct proto_mounts mounts;	/* submit (asked), approve (edits) */
+	/* submit with "write": write one file of the project. */
+	char		*write_path;	/* as the agent gave it */
+	char		*write_content;
 };
 #define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
 #define PROTO_MSG_INIT { PROTO_SUBMIT, PROTO_VERSION, NULL, 0, NULL, \
-	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT }
+	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT, NULL, NULL }
 
 /* Splits a byte stream into lines; overlong lines are reported, then
    skipped up to their newline. */

@@ -98,6 +98,7 @@ struct request {
 	cJSON			*report;	/* the exec JSON report */
 	char			*error;
 
+	bool			 file_write;	/* a "write" submit (filereq.h) */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;

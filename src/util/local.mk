@@ -13,4 +13,5 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/jsonutil.c %D%/jsonutil.h %D%/jsonpos.c \
 	%D%/loop.c %D%/loop.h \
 	%D%/rundir.c %D%/rundir.h \
-	%D%/sha256.c %D%/sha256.h
+	%D%/sha256.c %D%/sha256.h \
+	%D%/beneath.c %D%/beneath.h

@@ -141,6 +141,23 @@ shell_quote(const char *s)
 	return buf_detach(&b);
 }
 
+/* Single-quote s for any POSIX shell. */
+char *
+shell_squote(const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	buf_putc(&b, '\'');
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			buf_puts(&b, "'\\''");
+		else
+			buf_putc(&b, *s);
+	}
+	buf_putc(&b, '\'');
+	return buf_detach(&b);
+}
+
 char *
 strv_join(const struct strv *sv, const char *sep, bool quote)
 {

@@ -35,5 +35,8 @@ char	*strv_join(const struct strv *, const char *sep, bool quote);
 /* Quote one word for a shell (only when needed), always on one line:
    control characters are written as $'...' escapes. */
 char	*shell_quote(const char *);
+/* Always plain single quotes (each ' as '\''): every byte, newlines
+   included, survives any POSIX shell. */
+char	*shell_squote(const char *);
 
 #endif

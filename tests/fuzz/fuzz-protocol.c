@@ -29,7 +29,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (proto_decode((const char *)data, size, &m, &cause) == 0) {
 		if (m.type == PROTO_SUBMIT && m.command == NULL &&
-		    m.argv.n == 0)
+		    m.argv.n == 0 && (m.write_path == NULL ||
+		    m.write_content == NULL))
 			abort();	/* a submit always has a command */
 		if (cause != NULL)
 			abort();
@@ -63,11 +64,14 @@ static const char *const seeds[] = {
 	"{\"type\":\"deny\",\"id\":1}\n{\"type\":\"list\"}\n",
 	"{\"type\":\"cancel\",\"id\":4294967295,\"tag\":1e308}",
 	"{\"type\":\"kill\",\"id\":[[[[[[[[[[1]]]]]]]]]]}",
+	"{\"type\":\"submit\",\"write\":{\"path\":\"a/b\",\"content\":"
+	    "\"x\\ny\"}}",
 };
 
 static const char *const tokens[] = { "\"", "{", "}", "[", "]", ",", ":",
 	    "\\u0000", "\xff", "\xc3", "\xe2\x82", "null", "-1", "1e999",
-	    "\"type\"", "\"id\"", "\n", "\\", "true" };
+	    "\"type\"", "\"id\"", "\n", "\\", "true", "\"write\"",
+	    "\"path\"" };
 
 static const struct fuzz_corpus corpus = {
 	seeds, sizeof seeds / sizeof *seeds,

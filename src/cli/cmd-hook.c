@@ -1,0 +1,465 @@
+/*
+ * cmd-hook: `bwgate hook claude-code [--socket PATH] [--without-console
+ * deny|pass] [--writes check|console]`: a Claude Code PreToolUse hook. It
+ * reads the hook's JSON on stdin and, for the Bash tool, answers "allow"
+ * with updatedInput whose command runs the original string through
+ * `bwgate sh -c` (quoted exactly), so the console classifies, sandboxes and
+ * reports it. With no console reachable it denies with a reason saying how
+ * to start one, or (--without-console pass) says nothing and lets Claude
+ * Code decide. Write, Edit and MultiEdit to protected paths or outside the
+ * project are denied with the sandbox's reason, to paths other tools run on
+ * their own (filewrite.h) answered "ask"; with --writes console the console
+ * writes the file instead (a file-write request, as bwgate mcp sends) and
+ * the tool call is denied with what happened. Other tools pass.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "client.h"
+#include "cmd.h"
+#include "config.h"
+#include "filewrite.h"
+#include "jsonutil.h"
+#include "mcp.h"
+#include "path.h"
+#include "strv.h"
+#include "xalloc.h"
+
+#define HOOK_MAX_INPUT	(16 * 1024 * 1024)
+
+static const struct option hook_options[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "without-console", required_argument, NULL, 'w' },
+	{ "writes", required_argument, NULL, 'W' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The usage line. */
+static void
+hook_usage(FILE *f)
+{
+	fprintf(f, "usage: bwgate hook claude-code [--socket PATH] "
+	    "[--without-console deny|pass]\n"
+	    "                                [--writes check|console]\n");
+}
+
+/* Print the hook's answer (takes out). */
+static void
+hook_answer(cJSON *hso)
+{
+	cJSON	*out = cJSON_CreateObject();
+	char	*line;
+
+	cJSON_AddStringToObject(hso, "hookEventName", "PreToolUse");
+	cJSON_AddItemToObject(out, "hookSpecificOutput", hso);
+	line = json_line(out);
+	printf("%s\n", line);
+	free(line);
+	cJSON_Delete(out);
+}
+
+/* Answer deny with a reason Claude reads. */
+static void
+hook_deny(const char *reason)
+{
+	cJSON	*hso = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(hso, "permissionDecision", "deny");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
+	hook_answer(hso);
+}
+
+/* Answer ask: Claude Code asks the person, showing why. */
+static void
+hook_ask(const char *rel, const struct filewrite_match *fm)
+{
+	cJSON	*hso = cJSON_CreateObject();
+	char	*reason;
+
+	reason = xasprintf("bwgate: '%s' needs attention (%s: %s)", rel,
+	    fm->entry, fm->why);
+	cJSON_AddStringToObject(hso, "permissionDecision", "ask");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
+	hook_answer(hso);
+	free(reason);
+}
+
+/* Is a console listening on the agent socket? */
+static bool
+hook_console(const char *socket, char **cause)
+{
+	struct client	*cl;
+	char		*path;
+
+	if ((path = client_socket_path(socket, cause)) == NULL)
+		return false;
+	cl = client_connect(path, cause);
+	free(path);
+	client_free(cl);
+	return cl != NULL;
+}
+
+/* Our own executable, for the rewritten command. */
+static char *
+hook_self(void)
+{
+	char	*p = path_canonical("/proc/self/exe", &(char *){ NULL });
+
+	return p != NULL ? p : xstrdup("bwgate");
+}
+
+/* Bash: route the command through the console. */
+static void
+hook_bash(const cJSON *input, const char *socket, bool pass)
+{
+	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
+			    input, "command"));
+	char		*cause = NULL, *self, *reason, *q;
+	cJSON		*hso, *upd;
+	struct buf	 b = BUF_INIT;
+
+	if (command == NULL) {
+		hook_deny("bwgate: the Bash tool input has no 'command' "
+		    "string");
+		return;
+	}
+	if (!hook_console(socket, &cause)) {
+		if (!pass) {
+			reason = xasprintf("bwgate: commands run only through "
+			    "the bwgate console, and none is reachable (%s)",
+			    cause);
+			hook_deny(reason);
+			free(reason);
+		}
+		free(cause);
+		return;
+	}
+	self = hook_self();
+	if (socket != NULL) {
+		q = shell_squote(socket);
+		buf_printf(&b, "BWGATE_SOCKET=%s ", q);
+		free(q);
+	}
+	/* Plain single quotes, never $'...': the harness's shell may be
+	   any POSIX shell. */
+	q = shell_squote(self);
+	buf_printf(&b, "%s sh -c ", q);
+	free(q);
+	q = shell_squote(command);
+	buf_puts(&b, q);
+	free(q);
+	free(self);
+	hso = cJSON_CreateObject();
+	cJSON_AddStringToObject(hso, "permissionDecision", "allow");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", "routed "
+	    "through the bwgate console (verdict, approval, sandbox)");
+	upd = cJSON_Duplicate(input, true);
+	cJSON_ReplaceItemInObject(upd, "command", cJSON_CreateString(b.data));
+	cJSON_AddItemToObject(hso, "updatedInput", upd);
+	hook_answer(hso);
+	buf_release(&b);
+}
+
+/* The content a Write, Edit or MultiEdit would leave in rel; NULL with
+   cause. */
+static char *
+hook_new_content(struct mcp *m, const char *tool, const cJSON *input,
+    const char *rel, char **cause)
+{
+	struct buf	 cur = BUF_INIT, out = BUF_INIT, diff = BUF_INIT;
+	const cJSON	*edits, *e;
+	const char	*c, *old, *new;
+	size_t		 n;
+
+	if (strcmp(tool, "Write") == 0) {
+		if ((c = cJSON_GetStringValue(cJSON_GetObjectItem(input,
+		    "content"))) == NULL) {
+			*cause = xstrdup("the Write input has no 'content'");
+			return NULL;
+		}
+		return xstrdup(c);
+	}
+	if (mcp_file_load(m, rel, &cur, cause) != 0)
+		return NULL;
+	edits = cJSON_GetObjectItem(input, "edits");
+	e = strcmp(tool, "MultiEdit") == 0 ? cJSON_IsArray(edits) ?
+	    edits->child : NULL : input;
+	for (; e != NULL; e = strcmp(tool, "MultiEdit") == 0 ? e->next :
+	    NULL) {
+		old = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "old_string"));
+		new = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "new_string"));
+		if (old == NULL || new == NULL) {
+			*cause = xasprintf("the %s input lacks old_string or "
+			    "new_string", tool);
+			goto fail;
+		}
+		buf_reset(&out);
+		buf_reset(&diff);
+		if (mcp_edit_apply(cur.data, old, new, cJSON_IsTrue(
+		    cJSON_GetObjectItem(e, "replace_all")), &out, &diff, &n,
+		    cause) != 0)
+			goto fail;
+		buf_reset(&cur);
+		buf_add(&cur, out.data, out.len);
+	}
+	buf_release(&out);
+	buf_release(&diff);
+	return buf_detach(&cur);
+fail:
+	buf_release(&cur);
+	buf_release(&out);
+	buf_release(&diff);
+	return NULL;
+}
+
+/* Have the console write the file (a request like a command) and tell
+   Claude Code the outcome. The tool itself is always denied: when the
+   console wrote the file, Claude must not write it again. */
+static void
+hook_write_console(struct mcp *m, const char *socket, const char *tool,
+    const cJSON *input, const char *rel)
+{
+	struct run_request	 rq = RUN_REQUEST_INIT;
+	struct client		*cl;
+	char			*cause = NULL, *content, *abs, *msg = NULL;
+	const char		*type, *s, *d;
+	cJSON			*j;
+	double			 id = 0;
+
+	if ((content = hook_new_content(m, tool, input, rel, &cause)) ==
+	    NULL) {
+		msg = xasprintf("bwgate: %s '%s': %s", tool, rel, cause);
+		goto out;
+	}
+	abs = path_join(m->project, rel);
+	rq.socket = socket;
+	rq.cwd = m->project;
+	rq.write_path = abs;
+	rq.write_content = content;
+	rq.agent = "claude-code";
+	rq.tag = "hook";
+	cl = run_start(&rq, &cause);
+	free(abs);
+	free(content);
+	if (cl == NULL) {
+		msg = xasprintf("bwgate: the console cannot write '%s': %s",
+		    rel, cause);
+		goto out;
+	}
+	while (msg == NULL && (j = client_recv(cl, &cause)) != NULL) {
+		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+		s = cJSON_GetStringValue(cJSON_GetObjectItem(j, "note"));
+		if (type == NULL)
+			;
+		else if (strcmp(type, "queued") == 0)
+			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+		else if (strcmp(type, "decided") == 0 && (d =
+		    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+		    "decision"))) != NULL && strcmp(d, "denied") == 0)
+			msg = xasprintf("bwgate: the console denied writing "
+			    "'%s' (request %.0f, by %s)%s%s", rel, id,
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j, "by")),
+			    s != NULL ? ": " : "", s != NULL ? s : "");
+		else if (strcmp(type, "result") == 0) {
+			const cJSON *rep = cJSON_GetObjectItem(j, "report");
+
+			if (cJSON_GetNumberValue(cJSON_GetObjectItem(j,
+			    "exit_status")) == 0)
+				msg = xasprintf("bwgate: done: the console "
+				    "wrote '%s' (request %.0f, approved and "
+				    "run in the sandbox); the file has the "
+				    "new content now, so this tool call is "
+				    "not needed and was stopped", rel, id);
+			else
+				msg = xasprintf("bwgate: writing '%s' through "
+				    "the console failed (request %.0f): %s",
+				    rel, id, cJSON_GetStringValue(
+				    cJSON_GetObjectItem(rep, "stderr")));
+		} else if (strcmp(type, "withdrawn") == 0 ||
+		    strcmp(type, "error") == 0)
+			msg = xasprintf("bwgate: the console did not write "
+			    "'%s': %s", rel, s != NULL ? s :
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "message")));
+		cJSON_Delete(j);
+	}
+	if (msg == NULL)
+		msg = xasprintf("bwgate: the console closed the connection "
+		    "before writing '%s'%s%s", rel, cause != NULL ? ": " : "",
+		    cause != NULL ? cause : "");
+	client_free(cl);
+out:
+	hook_deny(msg);
+	free(msg);
+	free(cause);
+}
+
+/* Write/Edit/MultiEdit: refuse protected paths and paths outside the
+   project (the same rules as the MCP file tools); with --writes console,
+   have the console write plain and attention paths. */
+static void
+hook_file(const char *tool, const cJSON *input, const char *cwd,
+    const char *socket, bool pass, bool route)
+{
+	const char	*fp = cJSON_GetStringValue(cJSON_GetObjectItem(input,
+			    "file_path"));
+	struct mcp		 m;
+	struct config		 cfg;
+	struct filewrite_match	 fm;
+	char			*top, *cause = NULL, *rel, *why, *abs;
+	bool			 up = false;
+
+	if (fp == NULL)
+		return;
+	memset(&m, 0, sizeof m);
+	top = cwd != NULL ? path_git_toplevel(cwd) : NULL;
+	m.project = path_canonical(top != NULL ? top : cwd != NULL ? cwd :
+	    ".", &cause);
+	free(top);
+	if (m.project == NULL) {
+		free(cause);
+		return;
+	}
+	config_init(&cfg);
+	if (config_load(&cfg, NULL, &cause) == 0)
+		strv_copy(&m.protected, &cfg.protected);
+	config_release(&cfg);
+	free(cause);
+	cause = NULL;
+	/* Resolve what exists of the path, so a link cannot hide where it
+	   leads. */
+	abs = fp[0] == '/' ? path_canonical_maybe(fp, &cause) : NULL;
+	free(cause);
+	cause = NULL;
+	if ((rel = mcp_path_relative(&m, abs != NULL ? abs : fp, &cause)) ==
+	    NULL) {
+		why = xasprintf("bwgate: %s", cause);
+		hook_deny(why);
+		free(why);
+	} else if ((why = mcp_path_protected(&m, rel)) != NULL) {
+		free(abs);
+		abs = xasprintf("bwgate: %s", why);
+		hook_deny(abs);
+		free(why);
+	} else if (route && !(up = hook_console(socket, &cause)) && !pass) {
+		why = xasprintf("bwgate: file writes go through the bwgate "
+		    "console, and none is reachable (%s)", cause);
+		hook_deny(why);
+		free(why);
+	} else if (up && (m.project_fd = open(m.project, O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		hook_write_console(&m, socket, tool, input, rel);
+		close(m.project_fd);
+	} else {
+		filewrite_classify(rel, &m.protected, &fm);
+		if (fm.kind == FILEWRITE_ATTENTION)
+			hook_ask(rel, &fm);
+	}
+	free(abs);
+	free(rel);
+	free(cause);
+	free(m.project);
+	strv_release(&m.protected);
+}
+
+/* claude-code: read the event and answer. */
+static int
+hook_claude_code(const char *socket, bool pass, bool route)
+{
+	struct buf	 b = BUF_INIT;
+	char		*cause = NULL;
+	const char	*tool, *event;
+	cJSON		*j;
+
+	if (buf_read_fd(&b, 0, HOOK_MAX_INPUT) != 0 || b.data == NULL) {
+		fprintf(stderr, "bwgate: hook: cannot read the hook input: "
+		    "%s\n", b.data == NULL ? "empty" : strerror(errno));
+		buf_release(&b);
+		return EXIT_BWGATE_FAILED;
+	}
+	j = json_parse_text(b.data, "the hook input", &cause);
+	buf_release(&b);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		fprintf(stderr, "bwgate: hook: %s\n", cause != NULL ? cause :
+		    "the hook input is not a JSON object");
+		free(cause);
+		cJSON_Delete(j);
+		return EXIT_BWGATE_FAILED;
+	}
+	event = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "hook_event_name"));
+	tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool_name"));
+	if ((event == NULL || strcmp(event, "PreToolUse") == 0) &&
+	    tool != NULL) {
+		const cJSON *in = cJSON_GetObjectItem(j, "tool_input");
+
+		if (strcmp(tool, "Bash") == 0)
+			hook_bash(in, socket, pass);
+		else if (strcmp(tool, "Write") == 0 ||
+		    strcmp(tool, "Edit") == 0 ||
+		    strcmp(tool, "MultiEdit") == 0)
+			hook_file(tool, in, cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "cwd")), socket, pass,
+			    route);
+	}
+	cJSON_Delete(j);
+	return 0;
+}
+
+/* bwgate hook HARNESS: options, then answer one event. */
+int
+cmd_hook(int argc, char **argv)
+{
+	const char	*socket = NULL;
+	bool		 pass = false, route = false;
+	int		 c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:w:W:h", hook_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 's': socket = optarg; break;
+		case 'w':
+			if (strcmp(optarg, "pass") == 0)
+				pass = true;
+			else if (strcmp(optarg, "deny") != 0) {
+				fprintf(stderr, "bwgate: hook: "
+				    "--without-console: '%s' is not deny or "
+				    "pass\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			break;
+		case 'W':
+			if (strcmp(optarg, "console") == 0)
+				route = true;
+			else if (strcmp(optarg, "check") != 0) {
+				fprintf(stderr, "bwgate: hook: --writes: '%s' "
+				    "is not check or console\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			break;
+		case 'h':
+			hook_usage(stdout);
+			return 0;
+		default:
+			hook_usage(stderr);
+			return EXIT_BWGATE_FAILED;
+		}
+	}
+	if (optind + 1 != argc || strcmp(argv[optind], "claude-code") != 0) {
+		hook_usage(stderr);
+		return EXIT_BWGATE_FAILED;
+	}
+	return hook_claude_code(socket, pass, route);
+}

@@ -1,0 +1,161 @@
+#!/bin/bash
+# hook-claude: `bwgate hook claude-code` with recorded PreToolUse payloads of
+# the documented shape: Bash is rewritten to `bwgate sh -c '...'` (and the
+# rewritten command, run by bash -c, prints what the original prints, for a
+# table of hard strings), no console means deny (or pass when configured),
+# Write/Edit to protected paths or outside the project are denied.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+cd "$P"
+# cat reads here-documents in the table below; let it run headless.
+cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
+{"version":1,"rules":[
+ {"id":"cat","command":["cat"],"verdict":"allow","profile":"readonly","reason":"test reader"}
+]}
+JSON
+
+# A PreToolUse payload as Claude Code sends it: payload TOOL INPUT-JSON
+payload() {
+	jq -cn --arg tool "$1" --argjson input "$2" --arg cwd "$P" '{
+	    session_id: "abc123", transcript_path: "/tmp/t.jsonl", cwd: $cwd,
+	    permission_mode: "default", hook_event_name: "PreToolUse",
+	    tool_name: $tool, tool_input: $input}'
+}
+bash_payload() {
+	payload Bash "$(jq -cn --arg c "$1" \
+	    '{command: $c, description: "test", timeout: 120000}')"
+}
+hook() {
+	"$BWGATE" hook claude-code "$@" > "$T/hook.out" 2> "$T/hook.err"
+}
+
+# No console.
+bash_payload 'echo hi' | hook; rc=$?
+assert_eq "no console: exit 0" "$rc" 0
+assert_eq "no console: deny" \
+    "$(jq -r .hookSpecificOutput.permissionDecision "$T/hook.out")" deny
+assert_match "no console: the reason says how to start one" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "start one with 'bwgate'"
+assert_eq "no console: hookEventName" \
+    "$(jq -r .hookSpecificOutput.hookEventName "$T/hook.out")" PreToolUse
+bash_payload 'echo hi' | hook --without-console pass
+assert_eq "no console, pass: no output, exit 0" "$?/$(cat "$T/hook.out")" "0/"
+payload Read '{"file_path":"/etc/passwd"}' | hook
+assert_eq "other tools pass untouched" "$?/$(cat "$T/hook.out")" "0/"
+echo 'not json' | hook
+assert_eq "malformed input: exit 125" "$?" 125
+hook --without-console maybe < /dev/null
+assert_eq "bad option value: 125" "$?" 125
+
+# File tools: protected paths and paths outside the project.
+fdecision() {	# TOOL PATH [HOOK OPTIONS]
+	local tool="$1" path="$2"; shift 2
+	payload "$tool" "$(jq -cn --arg f "$path" '{file_path: $f, content: "x",
+	    old_string: "a", new_string: "b"}')" | hook "$@"
+	if [ -s "$T/hook.out" ]; then
+		jq -r '.hookSpecificOutput.permissionDecision' "$T/hook.out"
+	else
+		echo none
+	fi
+}
+assert_eq "Write inside the project: no objection" \
+    "$(fdecision Write "$P/src/new.c")" none
+assert_eq "Write to .git/hooks: deny" \
+    "$(fdecision Write "$P/.git/hooks/pre-commit")" deny
+assert_match "  with the sandbox's reason" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "is protected .*git-write profile"
+assert_eq "Edit of a nested .git/config: deny" \
+    "$(fdecision Edit "$P/vendor/lib/.git/config")" deny
+assert_eq "Edit of .bwgate.json: deny" "$(fdecision Edit "$P/.bwgate.json")" deny
+assert_eq "Write of .envrc (attention): ask" "$(fdecision Write "$P/sub/.envrc")" ask
+assert_match "  with the rule's reason" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "needs attention \\(.envrc: direnv"
+assert_eq "Write outside the project: deny" \
+    "$(fdecision Write "$T/elsewhere.txt")" deny
+ln -s "$T" "$P/out"
+assert_eq "Write through a symlink out of the project: deny" \
+    "$(fdecision Write "$P/out/planted")" deny
+
+# --writes console without a console: deny (or pass when configured).
+assert_eq "--writes console, no console: deny" \
+    "$(fdecision Write "$P/src/new.c" --writes console)" deny
+assert_match "  saying none is reachable" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "file writes go through the bwgate console, and none is reachable"
+assert_eq "--writes console, no console, pass: nothing" \
+    "$(fdecision Write "$P/src/new.c" --writes console --without-console pass)" none
+
+# With a console: Bash is rewritten.
+start_console --headless --auto-allowlisted || { ok_if "the console starts" false; done_testing; exit; }
+bash_payload "echo 'it''s'" | hook
+assert_eq "console: allow" \
+    "$(jq -r .hookSpecificOutput.permissionDecision "$T/hook.out")" allow
+assert_eq "updatedInput keeps the other fields" \
+    "$(jq -c '.hookSpecificOutput.updatedInput | [.description, .timeout]' "$T/hook.out")" \
+    '["test",120000]'
+assert_match "updatedInput runs bwgate sh -c" \
+    "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
+    "^'[^']*/bwgate' sh -c '"
+
+# Hard strings: the rewritten command (through the console and the
+# sandbox) prints exactly what the original prints run by bash.
+i=0
+while IFS= read -r -d '' s; do
+	i=$((i + 1))
+	want=$(bash -c "$s" 2>&1; echo "rc=$?")
+	bash_payload "$s" | hook
+	cmd=$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")
+	got=$(bash -c "$cmd" 2>/dev/null; echo "rc=$?")
+	assert_eq "hard string $i: same output through the console" "$got" "$want" ||
+	    printf '# string: %q\n' "$s"
+done < <(printf '%s\0' \
+    "printf '%s\n' \"it's\" 'say \"hi\"' 'a\\b'" \
+    "echo a; echo b" \
+    $'echo one\necho two' \
+    $'cat <<EOF\nline \\$x three\n  indented \'q\' "d"\nEOF' \
+    $'cat <<\'X\'\n$not expanded `either`\nX' \
+    $'printf \'%s|\' $\'tab\\there\' $\'quote\\\'s\' $\'nl\\nx\'' \
+    $'echo \'h\u00e9llo \u2713\' "\u00e9\t"' \
+    "printf '%s\n' '\$HOME' \"\\\$PATH\" '\\\\' '\`x\`'" \
+    "echo \"a'b\" 'c\"d' && false")
+
+# --writes console: Claude Code's own file tools become console requests;
+# the tool call is stopped either way, the reason says what happened.
+reason() {
+	jq -r '.hookSpecificOutput | .permissionDecision + " " +
+	    .permissionDecisionReason' "$T/hook.out"
+}
+payload Write "$(jq -cn --arg f "$P/src/new.c" '{file_path: $f,
+    content: "int x;\n"}')" | hook --writes console
+assert_match "Write through the console: done" "$(reason)" \
+    "^deny bwgate: done: the console wrote 'src/new.c' \\(request [0-9]+"
+assert_eq "  the file" "$(cat "$P/src/new.c")" "int x;"
+payload Edit "$(jq -cn --arg f "$P/src/a.txt" '{file_path: $f,
+    old_string: "hello", new_string: "bye"}')" | hook --writes console
+assert_match "Edit through the console: done" "$(reason)" "^deny bwgate: done"
+assert_eq "  the file" "$(cat "$P/src/a.txt")" "bye"
+printf 'a1\nb1\n' > "$P/src/m.txt"
+payload MultiEdit "$(jq -cn --arg f "$P/src/m.txt" '{file_path: $f,
+    edits: [{old_string: "a1", new_string: "A"},
+            {old_string: "b1", new_string: "B"}]}')" | hook --writes console
+assert_eq "MultiEdit through the console: both edits" \
+    "$(cat "$P/src/m.txt")" "$(printf 'A\nB')"
+payload Edit "$(jq -cn --arg f "$P/src/a.txt" '{file_path: $f,
+    old_string: "absent", new_string: "x"}')" | hook --writes console
+assert_match "Edit with missing text: deny with why" "$(reason)" \
+    "old_text was not found"
+payload Write "$(jq -cn --arg f "$P/.envrc" '{file_path: $f,
+    content: "export X=1\n"}')" | hook --writes console
+assert_match "attention path, headless console: denied by it" "$(reason)" \
+    "^deny bwgate: the console denied writing '.envrc' \\(request [0-9]+, by headless\\)"
+ok_unless "  .envrc not written" test -e "$P/.envrc"
+assert_eq "the console audited the hook's writes" \
+    "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
+        | .request.agent' "$AUDIT" | sort -u)" claude-code
+stop_console
+done_testing
