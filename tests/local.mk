@@ -78,7 +78,7 @@ check_PROGRAMS += tests/fuzz/fuzz-mcp
 tests_fuzz_fuzz_mcp_SOURCES = %D%/fuzz/fuzz-mcp.c %D%/fuzz/mutate.c \
 	%D%/fuzz/mutate.h src/cli/cmd-mcp.c src/cli/cmd-run.c \
 	src/cli/mcp-rpc.c src/cli/mcp-tools.c src/cli/mcp-run.c \
-	src/cli/mcp-path.c src/cli/mcp-files.c
+	src/cli/mcp-path.c src/cli/mcp-files.c src/cli/summary.c
 tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
