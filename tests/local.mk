@@ -44,6 +44,13 @@ tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-format
+# spawn: descriptor map, signals, exec errors, failure paths (fork and
+# pipe2 wrapped so they can be made to fail)
+check_PROGRAMS += tests/unit/test-spawn
+tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=pipe2
+tests_unit_test_spawn_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-spawn
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)

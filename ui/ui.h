@@ -41,8 +41,9 @@
    cause when the terminal cannot be used (nothing was drawn then). */
 int	 ui_main(struct console *c, struct loop *l, char **cause);
 /* bwgate --tmux: open the console (argv without --tmux) in a side pane of
-   the current tmux window; returns the exit status. */
-int	 ui_tmux(int argc, char **argv);
+   the current tmux window (socket: the parsed --socket, or NULL); 0, or -1
+   when it could not (it said why). */
+int	 ui_tmux(const char *socket, int argc, char **argv);
 
 /* ---- internals shared by the ui/ files ---- */
 

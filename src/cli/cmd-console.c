@@ -201,7 +201,8 @@ cmd_console(int argc, char **argv)
 		return EXIT_BWGATE_FAILED;
 	}
 	if (tmux)
-		return ui_tmux(argc, argv);
+		return ui_tmux(o.socket, argc, argv) == 0 ? 0 :
+		    EXIT_BWGATE_FAILED;
 	if (logfile != NULL && log_open(logfile) != 0) {
 		fprintf(stderr, "bwgate: cannot open '%s'\n", logfile);
 		return EXIT_BWGATE_FAILED;

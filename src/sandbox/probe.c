@@ -29,6 +29,7 @@
 #include "jsonutil.h"
 #include "path.h"
 #include "probe.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 void
@@ -126,14 +127,15 @@ detect_nesting(void)
 	return NULL;
 }
 
-/* Run bwrap with extra options around `true`; 0 when it worked. */
+/* Run bwrap with extra options around `true`; 0 when it worked. *err is
+   always set (bwrap's error output, or why it could not run). */
 static int
 try_bwrap(const char *bwrap, const char *const *opts, char **err)
 {
 	struct strv	 argv = STRV_INIT;
 	struct buf	 out = BUF_INIT;
-	int		 pfd[2], status = -1;
-	pid_t		 pid;
+	char		*cause = NULL;
+	int		 status;
 
 	strv_push(&argv, bwrap);
 	strv_pushv(&argv, (const char *const[]){ "--unshare-all",
@@ -141,31 +143,16 @@ try_bwrap(const char *bwrap, const char *const *opts, char **err)
 	    "--ro-bind", "/", "/", "--dev", "/dev", NULL });
 	strv_pushv(&argv, opts);
 	strv_pushv(&argv, (const char *const[]){ "--", "/bin/true", NULL });
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		strv_release(&argv);
+	status = spawn_capture(argv.v, 0, 2, &out, 4096, &cause);
+	strv_release(&argv);
+	if (status == -1) {
+		buf_release(&out);
+		*err = cause;
 		return -1;
 	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(pfd[1], 2);
-		execv(argv.v[0], argv.v);
-		_exit(127);
-	}
-	close(pfd[1]);
-	if (pid > 0) {
-		buf_read_fd(&out, pfd[0], 4096);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(pfd[0]);
-	strv_release(&argv);
 	if (out.len > 0 && out.data[out.len - 1] == '\n')
 		out.data[--out.len] = '\0';
-	*err = buf_detach(&out);
+	*err = out.data != NULL ? buf_detach(&out) : xstrdup("");
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 

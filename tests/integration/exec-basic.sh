@@ -15,6 +15,14 @@ assert_eq "signal gives 128+N" "$?" 143
 "$BWGATE" exec --quiet -- /nonexistent/cmd 2>"$T/err"
 assert_eq "missing command is 127" "$?" 127 || sed 's/^/# /' "$T/err"
 
+# The sandbox starts with default signal dispositions and an empty mask,
+# whatever bwgate itself ignores (it ignores SIGPIPE).
+out=$("$BWGATE" exec --quiet -- sh -c 'yes | head -1' 2>&1)
+assert_eq "yes | head -1 inside the sandbox: no Broken pipe" "$out" "y"
+out=$("$BWGATE" exec --quiet -- grep -E '^Sig(Ign|Blk)' /proc/self/status)
+assert_eq "nothing ignored or blocked inside the sandbox" "$out" \
+	"$(printf 'SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000')"
+
 out=$("$BWGATE" exec --quiet -- sh -c 'echo out; echo err >&2' 2>&1)
 assert_eq "stdout and stderr pass through" "$out" "out
 err"
