@@ -381,6 +381,7 @@ job_spawn(struct job *jb, char **cause)
 	sp.fds = map;
 	sp.nfds = 1 + JOB_NFDS;
 	sp.flags = SPAWN_PGROUP;
+	sp.deathsig = SIGTERM;	/* a console that dies stops its sandboxes */
 	if (spawn_start(&sp, cause) != 0)
 		goto fail;
 	spawn_release(&sp);	/* reaped by pid in console_sigchld */

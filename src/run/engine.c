@@ -447,6 +447,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	 */
 	e.loop = loop_new();
 	e.start_ms = loop_now_ms();
+	/* Before bwrap exists: a signal from now on stops the sandbox
+	   instead of killing us and leaving it behind. */
+	loop_signal(e.loop, SIGINT, engine_signal, &e);
+	loop_signal(e.loop, SIGTERM, engine_signal, &e);
+	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
 	    &cause) != 0) {
 		engine_fail(r, cause);
@@ -489,9 +494,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
 	if (e.run.pidfd >= 0)
 		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);
-	loop_signal(e.loop, SIGINT, engine_signal, &e);
-	loop_signal(e.loop, SIGTERM, engine_signal, &e);
-	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
 	observe_attach(e.obs, e.loop, &sb, &r->violations);

@@ -46,7 +46,10 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	sp.argv = argv->v;
 	sp.fds = map;
 	sp.nfds = nmap;
-	sp.flags = SPAWN_PDEATHSIG;	/* bwrap adds its own too */
+	/* Its own group: bwrap's children before --new-session takes them
+	   out can be reached as one (runner_kill_tree). */
+	sp.flags = SPAWN_PGROUP;
+	sp.deathsig = SIGKILL;	/* bwrap adds its own too */
 	if (spawn_start(&sp, cause) != 0) {
 		free(map);
 		goto fail;
@@ -72,6 +75,7 @@ fail:
 	return -1;
 }
 
+/* Signal the sandbox: its pid namespace, and bwrap's process group. */
 int
 runner_kill_tree(const struct runner *r, uint64_t pidns, int sig)
 {
@@ -81,6 +85,8 @@ runner_kill_tree(const struct runner *r, uint64_t pidns, int sig)
 	struct stat	 st;
 	int		 n = 0;
 
+	if (r->pid <= 0)
+		return 0;	/* not started */
 	if (pidns != 0 && (d = opendir("/proc")) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
@@ -94,8 +100,12 @@ runner_kill_tree(const struct runner *r, uint64_t pidns, int sig)
 		}
 		closedir(d);
 	}
-	if (sig == SIGKILL && !r->reaped)
-		kill(r->pid, SIGKILL);	/* --die-with-parent does the rest */
+	/* bwrap's group: bwrap and its children still setting up the
+	   sandbox (before the pid namespace is known, or to end it all). A
+	   SIGTERM otherwise goes to the namespace only: bwrap dying first
+	   would cut the command's grace period short. */
+	if ((pidns == 0 || sig == SIGKILL) && kill(-r->pid, sig) == 0)
+		n++;
 	return n;
 }
 

@@ -85,8 +85,8 @@ spawn_child(const struct spawn *sp, const char *path, int devnull,
 	if ((sp->flags & SPAWN_PGROUP) && !(sp->flags & SPAWN_SETSID) &&
 	    setpgid(0, 0) != 0)
 		spawn_fail(errpipe, errno);
-	if (sp->flags & SPAWN_PDEATHSIG) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+	if (sp->deathsig != 0) {
+		if (prctl(PR_SET_PDEATHSIG, sp->deathsig) != 0)
 			spawn_fail(errpipe, errno);
 		if (getppid() != parent)
 			_exit(127);	/* the parent is already gone */

@@ -32,8 +32,7 @@ struct buf;
 enum spawn_flag {
 	SPAWN_PGROUP = (1 << 0),	/* a new process group (pgid = pid) */
 	SPAWN_SETSID = (1 << 1),	/* a new session */
-	SPAWN_PDEATHSIG = (1 << 2),	/* SIGKILL when the parent dies */
-	SPAWN_SEARCH = (1 << 3)		/* look argv[0] up in $PATH */
+	SPAWN_SEARCH = (1 << 2)		/* look argv[0] up in $PATH */
 };
 
 /* Special sources in fds[]. */
@@ -46,13 +45,14 @@ struct spawn {
 	const int	*fds;
 	size_t		 nfds;
 	int		 flags;
+	int		 deathsig;	/* sent when the parent dies; 0: none */
 	/* out */
 	pid_t		 pid;
 	int		 pidfd;		/* readable once the child exited; or -1 */
 	int		 status;	/* wait status once reaped */
 	bool		 reaped;
 };
-#define SPAWN_INIT { NULL, NULL, 0, 0, -1, -1, 0, false }
+#define SPAWN_INIT { NULL, NULL, 0, 0, 0, -1, -1, 0, false }
 
 /* Start the program; 0, or -1 with *cause (nothing is left behind). */
 int	spawn_start(struct spawn *, char **cause);

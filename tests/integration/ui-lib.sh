@@ -33,8 +33,8 @@ tm() {
 }
 
 # The tmux server (and so the console, and the agents waiting on it) goes
-# before the test directory does.
-trap 'tm kill-server 2>/dev/null; wait_for 10 sh -c "! pgrep -f -- \"$T/\" >/dev/null"; cleanup' EXIT
+# first; done_testing then waits until nothing of the test is left.
+TEARDOWN="tmux -S '$TMUX_SOCK' kill-server 2>/dev/null"
 
 ui_start() {
 	local cols="$1" lines="$2"; shift 2
