@@ -51,6 +51,11 @@ tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=pipe2
 tests_unit_test_spawn_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-spawn
+# file: atomic writes and mkdir -p
+check_PROGRAMS += tests/unit/test-file
+tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_file_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-file
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)

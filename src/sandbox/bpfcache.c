@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "bpfcache.h"
+#include "file.h"
+#include "log.h"
 #include "rundir.h"
 #include "xalloc.h"
 
@@ -53,20 +55,16 @@ cache_read(const char *path, struct buf *out)
 	return ok;
 }
 
-/* Write aside and rename: readers never see half a program. */
+/* Write aside, sync and rename: readers never see half a program. */
 static void
 cache_write(const char *path, const char *data, size_t len)
 {
-	char	*tmp = xasprintf("%s.%ld", path, (long)getpid());
-	int	 fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char	*cause = NULL;
 
-	if (fd >= 0) {
-		if (write(fd, data, len) == (ssize_t)len)
-			rename(tmp, path);
-		close(fd);
+	if (file_write_atomic(path, data, len, 0600, &cause) != 0) {
+		LOG("%s", cause);	/* only a cache: built again next time */
+		free(cause);
 	}
-	unlink(tmp);
-	free(tmp);
 }
 
 int

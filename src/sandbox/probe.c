@@ -25,6 +25,8 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "file.h"
+#include "log.h"
 #include "rundir.h"
 #include "jsonutil.h"
 #include "path.h"
@@ -269,26 +271,21 @@ probe_cache_load(struct probe *p, const char *path)
 	return p->userns_ok;	/* never cache a failure */
 }
 
+/* Save the answer (atomically: readers never see half a file). */
 static void
 probe_cache_save(const struct probe *p, const char *path)
 {
-	char	*tmp = xasprintf("%s.%d", path, (int)getpid());
 	cJSON	*j = cJSON_CreateObject();
-	char	*s;
-	int	 fd;
+	char	*s, *cause = NULL;
 
 	cJSON_AddBoolToObject(j, "userns_ok", p->userns_ok);
 	cJSON_AddBoolToObject(j, "proc_fresh", p->proc_fresh);
 	cJSON_AddBoolToObject(j, "disable_userns", p->disable_userns);
 	s = json_line(j);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		if (write(fd, s, strlen(s)) == (ssize_t)strlen(s))
-			rename(tmp, path);
-		close(fd);
+	if (file_write_atomic(path, s, strlen(s), 0600, &cause) != 0) {
+		LOG("%s", cause);	/* only a cache: probe again next time */
+		free(cause);
 	}
-	unlink(tmp);
-	free(tmp);
 	free(s);
 	cJSON_Delete(j);
 }
