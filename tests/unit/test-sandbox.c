@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "bpfcache.h"
 #include "path.h"
 #include "probe.h"
 #include "sandbox.h"
@@ -412,6 +413,29 @@ test_policy_dirs(void **state)
 	free(sub);
 }
 
+/* The seccomp cache name changes with bwgate's version and with the code
+   that builds the filters; the running binary has a code identity. */
+static void
+test_bpf_cache_key(void **state)
+{
+	char	*a = bpf_cache_path("/d", "deny-00", "1.0", "abc");
+	char	*b = bpf_cache_path("/d", "deny-00", "1.1", "abc");
+	char	*c = bpf_cache_path("/d", "deny-00", "1.0", "abd");
+	char	*d = bpf_cache_path("/d", "deny-00", "1.0", "abc");
+
+	(void)state;
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_string_equal(a, d);
+	assert_int_equal(strncmp(a, "/d/bpf-deny-00-", 15), 0);
+	assert_true(strlen(bpf_code_id()) >= 16);
+	assert_string_equal(bpf_code_id(), bpf_code_id());
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+
 int
 main(void)
 {
@@ -433,6 +457,7 @@ main(void)
 		T(test_symlinked_protected_refused),
 		T(test_configured_protected),
 		T(test_policy_dirs),
+		T(test_bpf_cache_key),
 #undef T
 	};
 
