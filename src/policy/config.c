@@ -218,6 +218,14 @@ config_load_file(struct config *c, const char *path, char **cause)
 				goto out;
 		}
 	}
+	for (size_t i = 0; i < c->protected.n; i++) {
+		if (path_has_dotdot(c->protected.v[i])) {
+			*cause = xasprintf("%s: sandbox.protected: '%s' contains "
+			    "'..' (give a path inside the project)", path,
+			    c->protected.v[i]);
+			goto out;
+		}
+	}
 	strv_push(&c->files, path);
 	rc = 0;
 out:

@@ -622,8 +622,14 @@ build_protected_paths(struct build *b, char **cause)
 		while (*rel == '/')
 			rel++;
 		len = strlen(rel);
-		if (len == 0 || strstr(rel, "..") != NULL)
-			continue;
+		/* Never dropped silently: the user meant to protect it. */
+		if (len == 0 || path_has_dotdot(rel)) {
+			*cause = xasprintf("protected path '%s' %s",
+			    pol->protected.v[i], len == 0 ? "names the whole "
+			    "project (use a read-only profile)" : "contains "
+			    "'..' (give a path inside the project)");
+			return -1;
+		}
 		clean = xstrndup(rel, rel[len - 1] == '/' ? len - 1 : len);
 		if (build_protect(b, clean, rel[len - 1] == '/', cause) != 0)
 			return -1;
