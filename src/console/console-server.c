@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -533,6 +534,38 @@ console_open_fifo(struct console *c, char **cause)
 
 /* ---- sockets ---- */
 
+/*
+ * Hold the lock beside the socket (<path>.lock, as tmux does) for the
+ * console's life: the check for a stale socket, its removal and the bind
+ * are one step for whoever holds it, so two consoles starting at once
+ * cannot both remove and bind. The lock file stays: removing it would let
+ * a console lock an unlinked file while another locks a new one.
+ */
+int
+console_lock(const char *path, char **cause)
+{
+	char	*lock = xasprintf("%s.lock", path);
+	int	 fd;
+
+	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*cause = xasprintf("cannot open '%s': %s", lock,
+		    strerror(errno));
+		free(lock);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		*cause = errno == EWOULDBLOCK ? xasprintf("a console is "
+		    "already listening on '%s' (it holds '%s')", path, lock) :
+		    xasprintf("cannot lock '%s': %s", lock, strerror(errno));
+		close(fd);
+		free(lock);
+		return -1;
+	}
+	free(lock);
+	return fd;
+}
+
 /* Bind a listening socket, replacing a stale one, never a live one. */
 int
 console_listen(const char *path, struct stat *stp, char **cause)
@@ -628,6 +661,10 @@ console_close_listeners(struct console *c)
 		close(c->control_fd);
 		c->control_fd = -1;
 		console_unlink(c->control_path, &c->control_st);
+	}
+	if (c->lock_fd != -1) {
+		close(c->lock_fd);	/* after the sockets are gone */
+		c->lock_fd = -1;
 	}
 	if (c->fifo_fd != -1) {
 		loop_remove(c->loop, c->fifo_fd);

@@ -64,7 +64,7 @@ leftovers() {
 		p=${d#/proc/}
 		[ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
 		# A zombie is gone already (its parent has yet to reap it).
-		read -r a < "$d/stat" 2>/dev/null || continue
+		{ read -r a < "$d/stat"; } 2>/dev/null || continue
 		a=${a##*) }
 		[ "${a%% *}" = Z ] && continue
 		if cd -P "$d/cwd" 2>/dev/null; then
@@ -73,11 +73,11 @@ leftovers() {
 			esac
 		fi
 		for f in cmdline environ; do
-			while IFS= read -r -d '' a; do
+			{ while IFS= read -r -d '' a; do
 				case "$a" in
 				*"$T"*) echo "$p"; continue 3;;
 				esac
-			done < "$d/$f" 2>/dev/null
+			done < "$d/$f"; } 2>/dev/null
 		done
 	done
 }
@@ -87,8 +87,8 @@ describe_procs() {
 	local p a line
 	for p in "$@"; do
 		line=
-		while IFS= read -r -d '' a; do line="$line $a"; done \
-		    < "/proc/$p/cmdline" 2>/dev/null
+		{ while IFS= read -r -d '' a; do line="$line $a"; done \
+		    < "/proc/$p/cmdline"; } 2>/dev/null
 		echo "# left behind: pid $p:$line"
 	done
 }
