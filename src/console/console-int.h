@@ -113,6 +113,7 @@ struct console {
 	size_t			 nconns;
 	bool			 reap_armed;
 	bool			 audit_dirty;	/* appended, not yet synced */
+	char			*audit_failed;	/* why the log is not durable */
 	bool			 commit_armed;
 
 	struct console_sub	*subs;
@@ -141,6 +142,7 @@ void	request_send(struct request *r, cJSON *j);
 void	console_accept(int lfd, short revents, void *arg);
 int	console_open_fifo(struct console *c, char **cause);
 int	console_lock(const char *path, char **cause);
+int	console_audit_durable(struct console *, char **cause);
 int	console_listen(const char *path, struct stat *stp, char **cause);
 void	console_close_listeners(struct console *c);
 

@@ -428,7 +428,9 @@ console_schedule(struct console *c)
 			free(cause);
 			return;
 		}
-		if (job_spawn(jb, &cause) != 0) {
+		/* The approval is on disk before the command starts. */
+		if (console_audit_durable(c, &cause) != 0 ||
+		    job_spawn(jb, &cause) != 0) {
 			r->error = cause;
 			cause = NULL;
 			jb->exited = true;

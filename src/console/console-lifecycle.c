@@ -319,6 +319,7 @@ console_free(struct console *c)
 	config_release(&c->cfg);
 	probe_release(&c->probe);
 	free(c->project);
+	free(c->audit_failed);
 	free(c->socket_path);
 	free(c->control_path);
 	free(c->fifo_path);

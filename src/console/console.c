@@ -121,11 +121,8 @@ console_commit(void *arg)
 	char		*cause = NULL;
 
 	c->commit_armed = false;
-	if (c->audit_dirty && audit_sync(c->audit, &cause) != 0) {
-		console_message(c, "audit log: %s", cause);
-		free(cause);
-	}
-	c->audit_dirty = false;
+	if (console_audit_durable(c, &cause) != 0)
+		free(cause);	/* said once, when it failed */
 	LIST_FOREACH(cn, &c->conns, entry)
 		if (!cn->dead && cn->out.len > 0)
 			conn_flush(cn);
@@ -141,6 +138,18 @@ console_arm_commit(struct console *c)
 	loop_timer(c->loop, 0, console_commit, c);
 }
 
+/* The log failed: say so once, and remember it (no command starts). */
+static void
+console_audit_failed(struct console *c, const char *cause)
+{
+	/* Replies no longer wait for a sync that cannot happen. */
+	c->audit_dirty = false;
+	if (c->audit_failed != NULL)
+		return;
+	c->audit_failed = xstrdup(cause);
+	console_message(c, "audit log: %s; no command will start", cause);
+}
+
 /* Append an audit record (synced before any reply leaves). */
 int
 console_audit(struct console *c, cJSON *rec)
@@ -148,13 +157,40 @@ console_audit(struct console *c, cJSON *rec)
 	char	*cause = NULL;
 
 	if (audit_append(c->audit, rec, &cause) == 0) {
+		if (c->audit_failed != NULL)
+			return 0;	/* written, but durable no more */
 		c->audit_dirty = true;
 		console_arm_commit(c);
 		return 0;
 	}
-	console_message(c, "audit log: %s", cause);
+	console_audit_failed(c, cause);
 	free(cause);
 	return -1;
+}
+
+/*
+ * Is every record appended so far on disk? Syncs now if not. A failed
+ * write or sync is sticky: what it lost cannot be told, so from then on
+ * no command starts (the approval that allowed it may not be recorded).
+ */
+int
+console_audit_durable(struct console *c, char **cause)
+{
+	char	*why = NULL;
+
+	if (c->audit_failed == NULL && c->audit_dirty) {
+		if (audit_sync(c->audit, &why) != 0) {
+			console_audit_failed(c, why);
+			free(why);
+		} else
+			c->audit_dirty = false;
+	}
+	if (c->audit_failed != NULL) {
+		*cause = xasprintf("the audit log cannot record it: %s",
+		    c->audit_failed);
+		return -1;
+	}
+	return 0;
 }
 
 /* An audit record about a request. */
