@@ -92,7 +92,7 @@ request_classify(struct console *c, struct request *r)
 		goto fail;
 	r->writes = !pol.project_readonly;
 	strv_release(&r->bwrap_argv);
-	strv_copy(&r->bwrap_argv, &sb.argv);
+	strv_append_all(&r->bwrap_argv, &sb.argv);
 	for (size_t i = 0; i < r->argv.n; i++)
 		strv_push(&r->bwrap_argv, r->argv.v[i]);
 	cJSON_Delete(r->mounts);
@@ -417,7 +417,7 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 		strv_push(&r->argv, m->command);
 	} else {
 		r->is_argv = true;
-		strv_copy(&r->argv, &m->argv);
+		strv_append_all(&r->argv, &m->argv);
 		r->command = strv_join(&m->argv, " ", true);
 	}
 	request_classify(c, r);

@@ -299,7 +299,7 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	r->agent = xstrdup(old->agent);
 	r->command = xstrdup(old->command);
 	r->is_argv = old->is_argv;
-	strv_copy(&r->argv, &old->argv);
+	strv_append_all(&r->argv, &old->argv);
 	r->cwd = xstrdup(old->cwd);
 	r->timeout_s = old->timeout_s;
 	proto_mounts_copy(&r->asked, &old->asked);
@@ -418,7 +418,7 @@ console_events(const struct console *c, const struct request *r)
 	return jb != NULL ? jb->events : NULL;
 }
 
-/* ---- added for the terminal UI (ui/, issue 6) ---- */
+/* ---- for the terminal UI (ui/) ---- */
 
 /* Load the rule files again; keep the old ones if that fails. */
 int

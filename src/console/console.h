@@ -153,7 +153,7 @@ int		 console_set_mounts(struct console *, uint32_t id,
 uint32_t	 console_submit(struct console *, const char *command,
 		    const char *agent, char **cause);
 
-/* ---- added for the terminal UI (ui/, issue 6) ---- */
+/* ---- for the terminal UI (ui/) ---- */
 /* Load the rule files again (after the operator added a rule); requests
    already queued keep their verdicts. -1 with cause (old rules kept). */
 int		 console_reload_allowlist(struct console *, char **cause);

@@ -544,9 +544,9 @@ void
 proto_mounts_copy(struct proto_mounts *dst, const struct proto_mounts *src)
 {
 	dst->network = src->network;
-	strv_copy(&dst->rw, &src->rw);
-	strv_copy(&dst->ro, &src->ro);
-	strv_copy(&dst->hide, &src->hide);
+	strv_append_all(&dst->rw, &src->rw);
+	strv_append_all(&dst->ro, &src->ro);
+	strv_append_all(&dst->hide, &src->hide);
 }
 
 /* Nothing changed? */

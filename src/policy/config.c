@@ -262,8 +262,8 @@ config_load(struct config *c, const char *explicit, char **cause)
 void
 config_apply(const struct config *c, struct sandbox_policy *pol)
 {
-	strv_copy(&pol->protected, &c->protected);
-	strv_copy(&pol->env_pass, &c->env_pass);
+	strv_append_all(&pol->protected, &c->protected);
+	strv_append_all(&pol->env_pass, &c->env_pass);
 	for (size_t i = 0; i < c->rw_paths.n; i++) {
 		char *p = path_expand_home(c->rw_paths.v[i]);
 

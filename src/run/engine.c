@@ -384,7 +384,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
 	int			 slot, rc = -1;
 
-	strv_copy(&r->argv, &o->argv);
+	strv_append_all(&r->argv, &o->argv);
 	r->command = o->command ? xstrdup(o->command) : NULL;
 	r->cwd = xstrdup(o->policy.cwd);
 	r->project = xstrdup(o->policy.project);
@@ -424,7 +424,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	   descriptors and memory out of its reach. */
 	if (!probe.proc_fresh)
 		prctl(PR_SET_DUMPABLE, 0);
-	strv_copy(&r->warnings, &sb.warnings);
+	strv_append_all(&r->warnings, &sb.warnings);
 	if (pipe2(spipe, O_CLOEXEC) != 0 || pipe2(bpipe, O_CLOEXEC) != 0) {
 		engine_fail(r, xasprintf("cannot create a pipe: %s",
 		    strerror(errno)));
@@ -436,9 +436,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 	slot = sandbox_fd_slot(&sb, "--block-fd");
 	sb.fds[slot] = bpipe[0];
 	bpipe[0] = -1;
-	strv_copy(&full, &sb.argv);
-	strv_copy(&full, &o->argv);
-	strv_copy(&r->bwrap_argv, &full);
+	strv_append_all(&full, &sb.argv);
+	strv_append_all(&full, &o->argv);
+	strv_append_all(&r->bwrap_argv, &full);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot
@@ -526,7 +526,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_lossy_event(&e);
 		LOG("monitor stopped");
 		r->events_lossy = monitor_lossy(e.mon);
-		strv_copy(&r->warnings, monitor_warnings(e.mon));
+		strv_append_all(&r->warnings, monitor_warnings(e.mon));
 	}
 	if (before != NULL) {
 		after = snapshot_take(pol.project, &snap, &cause);
@@ -537,7 +537,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		} else {
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
-			strv_copy(&r->warnings, snapshot_warnings(after));
+			strv_append_all(&r->warnings, snapshot_warnings(after));
 		}
 	}
 	rc = r->error != NULL ? -1 : 0;

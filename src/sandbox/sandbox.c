@@ -141,12 +141,12 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	dst->allow_userns = src->allow_userns;
 	dst->allow_ptrace = src->allow_ptrace;
 	dst->seccomp = src->seccomp;
-	strv_copy(&dst->rw_paths, &src->rw_paths);
-	strv_copy(&dst->ro_paths, &src->ro_paths);
-	strv_copy(&dst->hide_paths, &src->hide_paths);
-	strv_copy(&dst->protected, &src->protected);
-	strv_copy(&dst->env_pass, &src->env_pass);
-	strv_copy(&dst->env_set, &src->env_set);
+	strv_append_all(&dst->rw_paths, &src->rw_paths);
+	strv_append_all(&dst->ro_paths, &src->ro_paths);
+	strv_append_all(&dst->hide_paths, &src->hide_paths);
+	strv_append_all(&dst->protected, &src->protected);
+	strv_append_all(&dst->env_pass, &src->env_pass);
+	strv_append_all(&dst->env_set, &src->env_set);
 	dst->helper = src->helper ? xstrdup(src->helper) : NULL;
 	dst->helper_fd = src->helper_fd;
 }
