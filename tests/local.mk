@@ -125,6 +125,7 @@ EXTRA_DIST += %D%/integration/check.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
 	%D%/integration/ui-approve.sh \
+	%D%/integration/ui-crash.sh \
 	%D%/integration/ui-deny.sh \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +72,18 @@ static const struct {
 
 /* The one UI, for the exit and crash handlers. */
 static struct ui	*ui_global;
+
+/*
+ * What the crash handler needs, saved beforehand: it may run inside
+ * malloc or stdio, so it calls neither (nor curses); it writes a fixed
+ * reset sequence, puts back the terminal modes saved at start and the
+ * real stdout/stderr, and dies of the same signal.
+ */
+static volatile sig_atomic_t	 crash_armed;
+static int			 crash_tty = -1;
+static int			 crash_out = -1;
+static int			 crash_err = -1;
+static struct termios		 crash_termios;
 
 static void	ui_draw(struct ui *, bool now);
 
@@ -464,6 +477,8 @@ ui_capture_start(struct ui *ui)
 		return;
 	ui->saved_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	ui->saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	crash_out = ui->saved_out;
+	crash_err = ui->saved_err;
 	fflush(stdout);
 	fflush(stderr);
 	dup2(p[1], STDOUT_FILENO);
@@ -482,6 +497,7 @@ ui_capture_stop(struct ui *ui)
 
 	fflush(stdout);
 	fflush(stderr);
+	crash_out = crash_err = -1;
 	if (ui->saved_out != -1) {
 		dup2(ui->saved_out, STDOUT_FILENO);
 		close(ui->saved_out);
@@ -514,6 +530,7 @@ ui_restore(void)
 
 	if (ui == NULL || !ui->active)
 		return;
+	crash_armed = 0;
 	ui->active = false;
 	endwin();
 	fflush(ui->tty);
@@ -527,13 +544,49 @@ ui_atexit(void)
 	ui_restore();
 }
 
-/* A crash: restore the terminal, then die of the same signal. */
+/* A crash: restore the terminal (async-signal-safe calls only), then
+   die of the same signal. */
 static void
 ui_crash(int signo)
 {
-	ui_restore();
-	signal(signo, SIG_DFL);
-	raise(signo);
+	/* Leave the alternate screen, show the cursor, plain attributes. */
+	static const char	 reset[] = "\033[0m\033[?25h\033[?1049l\r\n";
+	struct sigaction	 sa;
+
+	if (crash_armed) {
+		crash_armed = 0;
+		(void)!write(crash_tty, reset, sizeof reset - 1);
+		(void)tcsetattr(crash_tty, TCSANOW, &crash_termios);
+		if (crash_out != -1)
+			(void)dup2(crash_out, STDOUT_FILENO);
+		if (crash_err != -1)
+			(void)dup2(crash_err, STDERR_FILENO);
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(signo, &sa, NULL);
+	(void)raise(signo);
+}
+
+/* Catch the crash signals with ui_crash. */
+static void
+ui_crash_arm(int fd)
+{
+	static const int	 sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+				    SIGABRT };
+	struct sigaction	 sa;
+
+	if (tcgetattr(fd, &crash_termios) != 0)
+		return;		/* nothing to restore */
+	crash_tty = fd;
+	crash_armed = 1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = ui_crash;
+	sa.sa_flags = SA_NODEFER;	/* the re-raise is delivered at once */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		(void)sigaction(sigs[i], &sa, NULL);
 }
 
 /* The status line: counts, socket, key hints or a message. */
@@ -682,6 +735,7 @@ ui_start(struct ui *ui, char **cause)
 		return -1;
 	}
 	ui->ttyfd = fd;
+	ui_crash_arm(fd);	/* the modes before curses changes them */
 	setlocale(LC_ALL, "");
 	fmt_set_ascii(strcmp(nl_langinfo(CODESET), "UTF-8") != 0);
 	if (getenv("ESCDELAY") == NULL)
@@ -689,6 +743,7 @@ ui_start(struct ui *ui, char **cause)
 	ui->screen = newterm(term != NULL && *term != '\0' ? NULL : "dumb",
 	    ui->tty, ui->tty);
 	if (ui->screen == NULL) {
+		crash_armed = 0;
 		*cause = xasprintf("cannot start the terminal UI for "
 		    "TERM='%s' (use --headless)", term != NULL ? term : "");
 		fclose(ui->tty);
@@ -699,10 +754,6 @@ ui_start(struct ui *ui, char **cause)
 	ui_global = ui;
 	atexit(ui_atexit);
 	xalloc_on_fatal(ui_restore);
-	signal(SIGSEGV, ui_crash);
-	signal(SIGBUS, ui_crash);
-	signal(SIGFPE, ui_crash);
-	signal(SIGABRT, ui_crash);
 	raw();
 	noecho();
 	nonl();
