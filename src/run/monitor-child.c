@@ -2,16 +2,21 @@
  * monitor-child: the watcher process behind the live monitor.
  *
  * monitor_start() forks this process; it only watches and writes records
- * (monitor-int.h) to a pipe the parent polls. It owns the inotify instance,
- * which libinotifytools creates and reads (inotifytools_initialize,
- * inotifytools_next_events). The library's name bookkeeping is not used:
- * it keys watches by the name given at watch time, never follows renames,
- * and its rename and remove helpers edit keys inside its name tree (a
- * directory deleted and recreated under the same name, or renamed, leaves
- * it pointing at the wrong watch). So this process keeps its own table
- * from watch descriptor to the directory's current project-relative path
- * and adds watches on the library's descriptor, which it finds once at
- * start (the library does not expose it, and only this process has one).
+ * (monitor-int.h) to a pipe the parent polls. It owns one inotify instance
+ * and uses the kernel interface directly (inotify_init1, inotify_add_watch,
+ * read). libinotifytools cannot do what this needs, so it is not used:
+ * - its descriptor is not exposed, so it cannot be polled together with
+ *   the control socket (only a timeout on inotifytools_next_events);
+ * - it keys watches by the name given at watch time and never follows
+ *   renames; its rename and remove helpers edit keys inside its name tree,
+ *   so a directory deleted and recreated under the same name, or renamed,
+ *   leaves it pointing at the wrong watch;
+ * - inotifytools_watch_recursively_with_exclude stops at the first
+ *   failure and neither lists a new directory after watching it (entries
+ *   made in between would be missed) nor reports which path hit the
+ *   watch limit.
+ * So this process keeps its own table from watch descriptor to the
+ * directory's current project-relative path, and walks trees itself.
  *
  * Rules, in the order events are read:
  * - A directory that appears (created, or moved in from outside) is watched
@@ -48,7 +53,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inotifytools/inotifytools.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -109,7 +113,10 @@ struct pmove {
 
 struct watcher {
 	const struct monitor_child_opts *o;
-	int		 inofd;
+	int		 inofd;		/* inotify, non-blocking */
+	char		*evbuf;		/* events read, not yet handled */
+	size_t		 evlen;
+	size_t		 evoff;
 	int		 outfd;
 	int		 ctlfd;
 	size_t		 rootlen;
@@ -172,7 +179,6 @@ static void	 report_moved(struct watcher *, struct pmove *, const char *,
 static void	 handle_event(struct watcher *, struct inotify_event *);
 static int	 drain(struct watcher *, int);
 static void	 sweep(struct watcher *, int64_t);
-static int	 find_inotify_fd(int);
 static void	 serve(struct watcher *) __attribute__((noreturn));
 
 /* Monotonic milliseconds. */
@@ -398,7 +404,7 @@ watch_add(struct watcher *w, const char *rel)
 				return (-1);
 			}
 			/* In a user namespace its own limit may be lower. */
-			max = inotifytools_get_max_user_watches();
+			max = read_int("/proc/sys/fs/inotify/max_user_watches");
 			if ((ns = read_int("/proc/sys/user/max_inotify_watches"))
 			    > 0 && (max <= 0 || ns < max)) {
 				warn(w, true, "live events incomplete: inotify "
@@ -764,7 +770,7 @@ handle_event(struct watcher *w, struct inotify_event *ev)
 		warn(w, true, "live events incomplete: the inotify queue "
 		    "overflowed (fs.inotify.max_queued_events=%d); the change "
 		    "report is still exact",
-		    inotifytools_get_max_queued_events());
+		    read_int("/proc/sys/fs/inotify/max_queued_events"));
 		watch_tree(w, "", false);
 		return;
 	}
@@ -834,14 +840,29 @@ handle_event(struct watcher *w, struct inotify_event *ev)
 	free(path);
 }
 
+/* Size of the event buffer: many events per read(2). */
+#define EVBUF_SIZE	(64 * 1024)
+
 /* Handle what is queued, at most max events; returns how many. */
 static int
 drain(struct watcher *w, int max)
 {
 	struct inotify_event	*ev;
+	ssize_t			 r;
 	int			 n = 0;
 
-	while (n < max && (ev = inotifytools_next_events(0, 1)) != NULL) {
+	while (n < max) {
+		if (w->evoff >= w->evlen) {
+			r = read(w->inofd, w->evbuf, EVBUF_SIZE);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;	/* EAGAIN: nothing queued */
+			w->evlen = (size_t)r;
+			w->evoff = 0;
+		}
+		ev = (struct inotify_event *)(w->evbuf + w->evoff);
+		w->evoff += sizeof *ev + ev->len;
 		handle_event(w, ev);
 		n++;
 	}
@@ -868,26 +889,6 @@ sweep(struct watcher *w, int64_t now)
 			ent_del(w, e);
 		}
 	}
-}
-
-/*
- * The library's descriptor: inotify_init() returned the lowest free
- * number, which was lowest before the call. Check it is an inotify one.
- */
-static int
-find_inotify_fd(int lowest)
-{
-	char	 link[64], target[64];
-	ssize_t	 n;
-
-	snprintf(link, sizeof link, "/proc/self/fd/%d", lowest);
-	n = readlink(link, target, sizeof target - 1);
-	if (n < 0)
-		return (fcntl(lowest, F_GETFD) == -1 ? -1 : lowest);
-	target[n] = '\0';
-	if (strcmp(target, "anon_inode:inotify") != 0)
-		return (-1);
-	return (lowest);
 }
 
 /* The main loop: read, coalesce, write; until told to stop. */
@@ -980,7 +981,6 @@ void
 monitor_child_main(int outfd, int ctlfd, const struct monitor_child_opts *o)
 {
 	struct watcher	 w;
-	int		 lowest;
 
 	memset(&w, 0, sizeof w);
 	w.o = o;
@@ -996,28 +996,16 @@ monitor_child_main(int outfd, int ctlfd, const struct monitor_child_opts *o)
 	if (w.rootlen == 1)
 		w.rootlen = 0;	/* the root directory: "" + "/" + rel */
 
-	if ((lowest = open("/dev/null", O_RDONLY)) < 0) {
-		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
-		    "cannot open '/dev/null'", NULL);
-		out_flush(&w);
-		_exit(1);
-	}
-	close(lowest);
-	if (!inotifytools_initialize()) {
+	if ((w.inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
 		warn(&w, true, "live events unavailable: cannot start inotify: "
-		    "%s", strerror(inotifytools_error()));
+		    "%s", strerror(errno));
 		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
 		    "cannot start inotify", NULL);
 		out_flush(&w);
 		_exit(1);
 	}
-	if ((w.inofd = find_inotify_fd(lowest)) < 0) {
-		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
-		    "cannot find the inotify descriptor", NULL);
-		out_flush(&w);
-		_exit(1);
-	}
-	fcntl(w.inofd, F_SETFD, FD_CLOEXEC);
+	/* Aligned for struct inotify_event. */
+	w.evbuf = xmalloc(EVBUF_SIZE);
 
 	if (watch_add(&w, "") != 0) {
 		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
