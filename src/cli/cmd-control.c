@@ -21,18 +21,18 @@
 /* The actions, as a table: name, protocol type, options they take. */
 struct control_cmd {
 	const char	*name;
-	const char	*type;
+	enum proto_type	 ptype;
 	bool		 takes_id;
 	bool		 takes_note;
 	bool		 takes_mounts;
 };
 
 static const struct control_cmd control_cmds[] = {
-	{ "list", "list", false, false, false },
-	{ "approve", "approve", true, true, true },
-	{ "deny", "deny", true, true, false },
-	{ "kill", "kill", true, false, false },
-	{ NULL, NULL, false, false, false }
+	{ "list", PROTO_LIST, false, false, false },
+	{ "approve", PROTO_APPROVE, true, true, true },
+	{ "deny", PROTO_DENY, true, true, false },
+	{ "kill", PROTO_KILL, true, false, false },
+	{ NULL, PROTO_LIST, false, false, false }
 };
 
 static const struct option control_options[] = {
@@ -96,6 +96,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	long		 id = 0;
 	int		 c, status = EXIT_BWGATE_FAILED;
 	cJSON		*msg, *j;
+	struct proto_msg cm = PROTO_MSG_INIT;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:m:jnw:r:h", control_options,
@@ -152,17 +153,17 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		fprintf(stderr, "bwgate: %s\n", cause);
 		goto out;
 	}
-	msg = proto_reply_new(cc->type, (uint32_t)id, NULL);
+	cm.type = cc->ptype;
+	cm.id = (uint32_t)id;
 	if (note != NULL)
-		cJSON_AddStringToObject(msg, "note", note);
+		cm.note = xstrdup(note);
 	if (network)
-		cJSON_AddBoolToObject(msg, "network", true);
-	if (rw.n > 0)
-		cJSON_AddItemToObject(msg, "rw", json_strv(&rw));
-	if (ro.n > 0)
-		cJSON_AddItemToObject(msg, "ro", json_strv(&ro));
-	if (hide.n > 0)
-		cJSON_AddItemToObject(msg, "hide", json_strv(&hide));
+		cm.mounts.network = 1;
+	strv_append_all(&cm.mounts.rw, &rw);
+	strv_append_all(&cm.mounts.ro, &ro);
+	strv_append_all(&cm.mounts.hide, &hide);
+	msg = proto_msg_json(&cm);
+	proto_msg_release(&cm);
 	if (client_send(cl, msg, &cause) != 0) {
 		char *why = client_refusal(cl);
 

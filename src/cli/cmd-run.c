@@ -157,6 +157,7 @@ run_submit(const struct run_request *rq)
 	struct client	*cl;
 	char		*path, *cause = NULL, *cwd = NULL;
 	cJSON		*j, *msg;
+	struct proto_msg sm = PROTO_MSG_INIT;
 	const char	*type, *s;
 	bool		 waiting = false;
 	int		 status = EXIT_BWGATE_FAILED;
@@ -182,25 +183,22 @@ run_submit(const struct run_request *rq)
 		return EXIT_BWGATE_FAILED;
 	}
 
-	msg = cJSON_CreateObject();
-	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
-	cJSON_AddStringToObject(msg, "type", "submit");
-	cJSON_AddStringToObject(msg, "tag", "run");
+	sm.type = PROTO_SUBMIT;
+	sm.tag = xstrdup("run");
 	if (rq->command != NULL)
-		cJSON_AddStringToObject(msg, "command", rq->command);
+		sm.command = xstrdup(rq->command);
 	else
-		cJSON_AddItemToObject(msg, "argv", json_strv(&rq->argv));
-	cJSON_AddStringToObject(msg, "cwd", rq->cwd != NULL ? rq->cwd : cwd);
+		strv_append_all(&sm.argv, &rq->argv);
+	sm.cwd = xstrdup(rq->cwd != NULL ? rq->cwd : cwd);
 	if (rq->agent != NULL)
-		cJSON_AddStringToObject(msg, "agent", rq->agent);
-	if (rq->timeout_s > 0)
-		cJSON_AddNumberToObject(msg, "timeout", rq->timeout_s);
+		sm.agent = xstrdup(rq->agent);
+	sm.timeout_s = rq->timeout_s > 0 ? rq->timeout_s : 0;
 	if (rq->network)
-		cJSON_AddBoolToObject(msg, "network", true);
-	if (rq->rw.n > 0)
-		cJSON_AddItemToObject(msg, "rw", json_strv(&rq->rw));
-	if (rq->ro.n > 0)
-		cJSON_AddItemToObject(msg, "ro", json_strv(&rq->ro));
+		sm.mounts.network = 1;
+	strv_append_all(&sm.mounts.rw, &rq->rw);
+	strv_append_all(&sm.mounts.ro, &rq->ro);
+	msg = proto_msg_json(&sm);
+	proto_msg_release(&sm);
 	free(cwd);
 	if (client_send(cl, msg, &cause) != 0) {
 		char *why = client_refusal(cl);

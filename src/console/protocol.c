@@ -2,6 +2,7 @@
 #include "autoconf.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,46 @@ static const struct {
 	{ "deny",	PROTO_DENY,	true },
 	{ "kill",	PROTO_KILL,	true },
 	{ "rerun",	PROTO_RERUN,	true },
+};
+
+/*
+ * The members of the request messages, for the encoder: name, kind, where
+ * in struct proto_msg, and the types that carry it. A new member is a row
+ * here (and its check in the decoder below); a new type a row above.
+ */
+enum proto_field_kind {
+	PF_STRING,		/* char *, absent when NULL */
+	PF_STRV,		/* struct strv, absent when empty */
+	PF_COUNT,		/* int, absent when 0 */
+	PF_TRISTATE		/* int -1/0/1 as absent/false/true */
+};
+#define PT(t)	(1U << (t))
+static const struct proto_field {
+	const char		*name;
+	enum proto_field_kind	 kind;
+	size_t			 off;
+	unsigned		 types;
+} proto_fields[] = {
+	{ "command", PF_STRING, offsetof(struct proto_msg, command),
+	  PT(PROTO_SUBMIT) },
+	{ "argv", PF_STRV, offsetof(struct proto_msg, argv),
+	  PT(PROTO_SUBMIT) },
+	{ "cwd", PF_STRING, offsetof(struct proto_msg, cwd),
+	  PT(PROTO_SUBMIT) },
+	{ "agent", PF_STRING, offsetof(struct proto_msg, agent),
+	  PT(PROTO_SUBMIT) },
+	{ "timeout", PF_COUNT, offsetof(struct proto_msg, timeout_s),
+	  PT(PROTO_SUBMIT) },
+	{ "note", PF_STRING, offsetof(struct proto_msg, note),
+	  PT(PROTO_APPROVE) | PT(PROTO_DENY) },
+	{ "network", PF_TRISTATE, offsetof(struct proto_msg, mounts.network),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "rw", PF_STRV, offsetof(struct proto_msg, mounts.rw),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "ro", PF_STRV, offsetof(struct proto_msg, mounts.ro),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "hide", PF_STRV, offsetof(struct proto_msg, mounts.hide),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 };
 
 /* The name of a message type. */
@@ -586,6 +627,51 @@ proto_msg_release(struct proto_msg *m)
 	free(m->note);
 	proto_mounts_release(&m->mounts);
 	*m = (struct proto_msg)PROTO_MSG_INIT;
+}
+
+/* A request message as JSON: what proto_decode() reads back into m. */
+cJSON *
+proto_msg_json(const struct proto_msg *m)
+{
+	const char	*base = (const char *)m;
+	cJSON		*j;
+	size_t		 i;
+
+	for (i = 0; i < sizeof proto_types / sizeof *proto_types; i++)
+		if (proto_types[i].type == m->type)
+			break;
+	j = proto_reply_new(proto_types[i].name, proto_types[i].has_id ?
+	    m->id : 0, m->tag);
+	for (i = 0; i < sizeof proto_fields / sizeof *proto_fields; i++) {
+		const struct proto_field *f = &proto_fields[i];
+		const void		 *p = base + f->off;
+
+		if (!(f->types & PT(m->type)))
+			continue;
+		switch (f->kind) {
+		case PF_STRING:
+			if (*(char *const *)p != NULL)
+				cJSON_AddStringToObject(j, f->name,
+				    *(char *const *)p);
+			break;
+		case PF_STRV:
+			if (((const struct strv *)p)->n > 0)
+				cJSON_AddItemToObject(j, f->name,
+				    json_strv((const struct strv *)p));
+			break;
+		case PF_COUNT:
+			if (*(const int *)p != 0)
+				cJSON_AddNumberToObject(j, f->name,
+				    *(const int *)p);
+			break;
+		case PF_TRISTATE:
+			if (*(const int *)p >= 0)
+				cJSON_AddBoolToObject(j, f->name,
+				    *(const int *)p == 1);
+			break;
+		}
+	}
+	return j;
 }
 
 /* Start a reply. */

@@ -21,6 +21,11 @@
  *	}
  *	proto_reader_release(&rd);
  *
+ * Requests (what agents and the control clients send) are encoded from the
+ * same struct the decoder fills, by one table of members: a client fills a
+ * struct proto_msg and sends proto_msg_json(&m); decoding that line gives
+ * m back.
+ *
  * Replies: proto_reply_new() makes the object ({"v","type","id","tag"}),
  * the caller adds members, proto_encode() turns it into "...\n".
  */
@@ -122,6 +127,8 @@ char		*proto_base64_encode(const void *, size_t);
 /* Decode into b; -1 if s is not base64. */
 int		 proto_base64_decode(const char *s, struct buf *b);
 
+/* A request message as JSON (the decoder's inverse; caller frees). */
+cJSON		*proto_msg_json(const struct proto_msg *);
 /* A reply object {"v":1,"type":type[,"id":id][,"tag":tag]}. */
 cJSON		*proto_reply_new(const char *type, uint32_t id,
 		    const char *tag);
