@@ -18,8 +18,8 @@
  * fatal message is printed.
  *
  * Files: ui.c (life cycle, drawing schedule, selection, status line),
- * layout.c (pane geometry), pane-*.c (one per pane), keys.c (the key
- * table and help), prompt.c (prompts, mounts editor, rule form), rule.c
+ * layout.c (pane geometry), pane-*.c (one per pane), actions.c (what the
+ * operator can do), keys.c (the key table and help), prompt.c (prompts, mounts editor, rule form), rule.c
  * (writing a user allowlist rule), tmux.c (bwgate --tmux), format.c (pure
  * text formatting, unit-tested).
  *
@@ -247,6 +247,29 @@ void		 pane_output_draw(struct ui *, struct pane *);
 void		 pane_report_draw(struct ui *, struct pane *);
 /* The simple commands of a request, as the parser found them. */
 void		 pane_detail_commands(const struct request *, struct strv *);
+
+/* actions.c: what the operator can do (keys.c binds keys to them) */
+void		 action_approve(struct ui *);
+void		 action_approve_rule(struct ui *);
+void		 action_deny(struct ui *);
+void		 action_edit(struct ui *);
+void		 action_network(struct ui *);
+void		 action_kill(struct ui *);
+void		 action_rerun(struct ui *);
+void		 action_up(struct ui *);
+void		 action_down(struct ui *);
+void		 action_page_up(struct ui *);
+void		 action_page_down(struct ui *);
+void		 action_home(struct ui *);
+void		 action_end(struct ui *);
+void		 action_next_pane(struct ui *);
+void		 action_prev_pane(struct ui *);
+void		 action_filter(struct ui *);
+void		 action_follow(struct ui *);
+void		 action_argv(struct ui *);
+void		 action_help(struct ui *);
+void		 action_redraw(struct ui *);
+void		 action_quit(struct ui *);
 
 /* keys.c */
 void		 ui_key(struct ui *, int key, bool is_char);
