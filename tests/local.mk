@@ -39,7 +39,8 @@ tests_unit_test_queue_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-protocol tests/unit/test-queue
 # terminal UI: pure formatting (core + ui/format.c only, no curses)
 check_PROGRAMS += tests/unit/test-format
-tests_unit_test_format_SOURCES = %D%/unit/test-format.c ui/format.c ui/format.h
+tests_unit_test_format_SOURCES = %D%/unit/test-format.c ui/text.c ui/text.h \
+	ui/format.c ui/format.h
 tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)

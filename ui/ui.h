@@ -19,9 +19,10 @@
  *
  * Files: ui.c (life cycle, drawing schedule, selection, status line),
  * layout.c (pane geometry), pane-*.c (one per pane), actions.c (what the
- * operator can do), keys.c (the key table and help), prompt.c (prompts, mounts editor, rule form), rule.c
- * (writing a user allowlist rule), tmux.c (bwgate --tmux), format.c (pure
- * text formatting, unit-tested).
+ * operator can do), keys.c (the key table and help), prompt.c (prompts,
+ * mounts editor, rule form), rule.c (writing a user allowlist rule),
+ * tmux.c (bwgate --tmux), text.c (escaping and measuring text) and
+ * format.c (the panes' lines), both pure and unit-tested.
  *
  * Entry points for cmd-console.c: ui_main() and ui_tmux().
  */
