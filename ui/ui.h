@@ -19,7 +19,8 @@
  *
  * Files: ui.c (life cycle, drawing schedule, selection, status line),
  * layout.c (pane geometry), pane-*.c (one per pane), actions.c (what the
- * operator can do), keys.c (the key table and help), prompt.c (prompts,
+ * operator can do), keys.c (the key table and help), term.c (output
+ * capture, crash restore), prompt.c (prompts,
  * mounts editor, rule form), rule.c (writing a user allowlist rule),
  * tmux.c (bwgate --tmux), text.c (escaping and measuring text) and
  * format.c (the panes' lines), both pure and unit-tested.
@@ -271,6 +272,12 @@ void		 action_argv(struct ui *);
 void		 action_help(struct ui *);
 void		 action_redraw(struct ui *);
 void		 action_quit(struct ui *);
+
+/* term.c: stray output captured while curses draws; crash restore */
+void		 ui_capture_start(struct ui *);
+void		 ui_capture_stop(struct ui *);
+void		 ui_crash_arm(int ttyfd);
+void		 ui_crash_disarm(void);
 
 /* keys.c */
 void		 ui_key(struct ui *, int key, bool is_char);
