@@ -54,7 +54,7 @@ console_shutdown_timeout(void *arg)
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		jb = r->owner;
 		if (r->state == REQUEST_RUNNING && jb != NULL && !jb->exited)
-			kill(-jb->pid, SIGKILL);	/* its group: exec and bwrap */
+			kill(-jb->pid, SIGKILL);	/* exec and bwrap */
 	}
 	c->done = true;
 }

@@ -220,9 +220,9 @@ config_load_file(struct config *c, const char *path, char **cause)
 	}
 	for (size_t i = 0; i < c->protected.n; i++) {
 		if (path_has_dotdot(c->protected.v[i])) {
-			*cause = xasprintf("%s: sandbox.protected: '%s' contains "
-			    "'..' (give a path inside the project)", path,
-			    c->protected.v[i]);
+			*cause = xasprintf("%s: sandbox.protected: '%s' "
+			    "contains '..' (give a path inside the project)",
+			    path, c->protected.v[i]);
 			goto out;
 		}
 	}

@@ -152,7 +152,7 @@ cache_write(const char *path, const char *data, size_t len)
 	char	*cause = NULL;
 
 	if (file_write_atomic(path, data, len, 0600, &cause) != 0) {
-		LOG("%s", cause);	/* only a cache: built again next time */
+		LOG("%s", cause);	/* only a cache: rebuilt next time */
 		free(cause);
 	}
 }

@@ -48,7 +48,7 @@ struct spawn {
 	int		 deathsig;	/* sent when the parent dies; 0: none */
 	/* out */
 	pid_t		 pid;
-	int		 pidfd;		/* readable once the child exited; or -1 */
+	int		 pidfd;		/* readable once it exited, or -1 */
 	int		 status;	/* wait status once reaped */
 	bool		 reaped;
 };
