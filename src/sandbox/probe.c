@@ -283,7 +283,7 @@ probe_cache_save(const struct probe *p, const char *path)
 	cJSON_AddBoolToObject(j, "disable_userns", p->disable_userns);
 	s = json_line(j);
 	if (file_write_atomic(path, s, strlen(s), 0600, &cause) != 0) {
-		LOG("%s", cause);	/* only a cache: probe again next time */
+		LOG("%s", cause);	/* only a cache: probed again */
 		free(cause);
 	}
 	free(s);
