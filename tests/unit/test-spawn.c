@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <seccomp.h>
+#include <sys/syscall.h>
 
 #include "buf.h"
 #include "probe.h"
@@ -254,6 +256,43 @@ test_probe_pipe_fails(void **state)
 	unsetenv("BWGATE_BWRAP");
 }
 
+/* Without close_range (old kernels, or a seccomp filter that refuses it)
+   the loop still keeps every other descriptor from the child. */
+static void
+test_no_close_range(void **state)
+{
+	pid_t	pid;
+	int	status;
+
+	(void)state;
+	if ((pid = fork()) == 0) {
+		scmp_filter_ctx	 ctx = seccomp_init(SCMP_ACT_ALLOW);
+		char		*argv[] = { (char *)"/bin/ls",
+				    (char *)"/proc/self/fd", NULL };
+		char		*cause = NULL;
+		struct buf	 b = BUF_INIT;
+
+		if (ctx == NULL || seccomp_rule_add(ctx,
+		    SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(close_range), 0) != 0 ||
+		    seccomp_load(ctx) != 0)
+			_exit(2);
+		if (syscall(SYS_close_range, 100U, 200U, 0) == 0 ||
+		    errno != ENOSYS)
+			_exit(3);	/* the filter did not take */
+		for (int i = 0; i < 5; i++)
+			(void)open("/dev/null", O_RDONLY);	/* no CLOEXEC */
+		if (spawn_capture(argv, 0, 1, &b, 0, &cause) != 0)
+			_exit(4);
+		/* 0-2 and ls's own directory descriptor. */
+		_exit(b.data != NULL && strcmp(b.data, "0\n1\n2\n3\n") == 0 ?
+		    0 : 5);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int
 main(void)
 {
@@ -264,6 +303,7 @@ main(void)
 		cmocka_unit_test(test_pgroup),
 		cmocka_unit_test(test_runner_fork_fails),
 		cmocka_unit_test(test_probe_pipe_fails),
+		cmocka_unit_test(test_no_close_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
