@@ -123,7 +123,7 @@ for p in $pids; do wait "$p" 2>/dev/null; done
 # The lock is what decides: while something holds it, even a stale socket
 # is not taken over.
 "$PEER" -S "$S"
-flock -n "$S.lock" sh -c "cd '$P' && '$BWGATE' --headless \
+flock -n "$S.lock" sh -c "cd '$P' && timeout 10 '$BWGATE' --headless \
     > /dev/null 2> '$T/locked.err'; echo \$? > '$T/locked.rc'"
 assert_eq "socket lock held elsewhere: 125" "$(cat "$T/locked.rc")" 125
 assert_match "and it says why" "$(cat "$T/locked.err")" "holds '$S.lock'"
@@ -142,5 +142,22 @@ ok_if "FIFO results in the audit log" wait_for 10 sh -c \
 ok_if "FIFO agent name recorded" grep -q '"agent":"fifo-agent"' "$AUDIT"
 stop_console
 ok_unless "FIFO removed" test -e "$T/fifo"
+
+# The console reaps its own jobs only: a child it did not start (here one
+# it inherits across exec) is left to whoever waits for it.
+rm -f "$T/console.out"
+(cd "$P" && sleep 1 & echo $! > "$T/other.pid"
+ exec "$BWGATE" --headless --auto-allowlisted > "$T/console.out" \
+    2> "$T/console.err") &
+CPID=$!
+TEARDOWN="kill -TERM $CPID 2>/dev/null; wait $CPID 2>/dev/null"
+wait_for 10 grep -q '^export' "$T/console.out"
+other=$(cat "$T/other.pid")
+zombie() { read -r st < "/proc/$other/stat" && st=${st##*) } && [ "${st%% *}" = Z ]; }
+ok_if "a child that is not a job exits" wait_for 10 zombie
+"$BWGATE" run -- true
+assert_eq "a job runs (and is reaped) meanwhile" "$?" 0
+ok_if "the other child is still there to be waited for" zombie
+stop_console
 
 done_testing
