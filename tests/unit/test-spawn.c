@@ -29,6 +29,8 @@
 #include "strv.h"
 
 pid_t	__real_fork(void);
+pid_t	__wrap_fork(void);
+int	__wrap_pipe2(int[2], int);
 int	__real_pipe2(int[2], int);
 
 static int	fail_fork;		/* fork fails with EAGAIN */
