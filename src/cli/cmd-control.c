@@ -88,7 +88,8 @@ control_print_list(const cJSON *reply)
 static int
 control_run(const struct control_cmd *cc, int argc, char **argv)
 {
-	const char	*socket = NULL, *note = NULL, *type;
+	const char	*socket = NULL, *note = NULL;
+	enum proto_reply rt = PROTO_R_UNKNOWN;
 	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	struct client	*cl = NULL;
 	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
@@ -174,8 +175,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	}
 	/* Skip the greeting; the next message is the answer. */
 	while ((j = client_recv(cl, &cause)) != NULL) {
-		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
-		if (type != NULL && strcmp(type, "hello") != 0)
+		if ((rt = proto_reply_type(j)) != PROTO_R_HELLO)
 			break;
 		cJSON_Delete(j);
 	}
@@ -184,11 +184,11 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		    "the console closed the connection");
 		goto out;
 	}
-	if (strcmp(type, "error") == 0) {
+	if (rt == PROTO_R_ERROR) {
 		fprintf(stderr, "bwgate: %s\n", cJSON_GetStringValue(
 		    cJSON_GetObjectItem(j, "message")));
 		status = 1;
-	} else if (strcmp(type, "list") == 0) {
+	} else if (rt == PROTO_R_LIST) {
 		if (json) {
 			s = json_line(cJSON_GetObjectItem(j, "requests"));
 			printf("%s\n", s);

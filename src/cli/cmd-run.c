@@ -158,7 +158,8 @@ run_submit(const struct run_request *rq)
 	char		*path, *cause = NULL, *cwd = NULL;
 	cJSON		*j, *msg;
 	struct proto_msg sm = PROTO_MSG_INIT;
-	const char	*type, *s;
+	const char	*s;
+	enum proto_reply rt;
 	bool		 waiting = false;
 	int		 status = EXIT_BWGATE_FAILED;
 	double		 id = 0;
@@ -211,10 +212,8 @@ run_submit(const struct run_request *rq)
 	}
 
 	while ((j = client_recv(cl, &cause)) != NULL) {
-		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
-		if (type == NULL)
-			type = "";
-		if (strcmp(type, "queued") == 0) {
+		rt = proto_reply_type(j);
+		if (rt == PROTO_R_QUEUED) {
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "verdict"));
@@ -228,7 +227,7 @@ run_submit(const struct run_request *rq)
 				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 				    "reason")));
 			}
-		} else if (strcmp(type, "decided") == 0) {
+		} else if (rt == PROTO_R_DECIDED) {
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "decision"));
 			if (s != NULL && strcmp(s, "denied") == 0) {
@@ -245,10 +244,10 @@ run_submit(const struct run_request *rq)
 			if (waiting)
 				fprintf(stderr, "bwgate: request %.0f "
 				    "approved\n", id);
-		} else if (strcmp(type, "output") == 0) {
+		} else if (rt == PROTO_R_OUTPUT) {
 			if (!rq->json)
 				run_output(j);
-		} else if (strcmp(type, "result") == 0) {
+		} else if (rt == PROTO_R_RESULT) {
 			if (rq->json) {
 				char *t = json_line(cJSON_GetObjectItem(j,
 				    "report"));
@@ -264,13 +263,13 @@ run_submit(const struct run_request *rq)
 				status = EXIT_BWGATE_FAILED;
 			cJSON_Delete(j);
 			break;
-		} else if (strcmp(type, "withdrawn") == 0) {
+		} else if (rt == PROTO_R_WITHDRAWN) {
 			fprintf(stderr, "bwgate: request withdrawn: %s\n",
 			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "note")));
 			cJSON_Delete(j);
 			break;
-		} else if (strcmp(type, "error") == 0) {
+		} else if (rt == PROTO_R_ERROR) {
 			fprintf(stderr, "bwgate: %s\n",
 			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "message")));

@@ -95,7 +95,7 @@ job_finish(struct job *jb)
 	}
 	console_audit(c, rec);
 
-	j = proto_reply_new("result", r->id, r->tag);
+	j = proto_reply(PROTO_R_RESULT, r->id, r->tag);
 	cJSON_AddStringToObject(j, "state", request_state_name(state));
 	cJSON_AddNumberToObject(j, "exit_status", code);
 	if (jb->killing && r->note != NULL)
@@ -168,7 +168,7 @@ job_output(struct job *jb, int which, const char *data, size_t len,
 		buf_release(&b);
 		return;
 	}
-	j = proto_reply_new("output", jb->r->id, jb->r->tag);
+	j = proto_reply(PROTO_R_OUTPUT, jb->r->id, jb->r->tag);
 	cJSON_AddStringToObject(j, "stream", stream);
 	if (proto_utf8_valid(b.data, keep, NULL) &&
 	    memchr(b.data, '\0', keep) == NULL) {
@@ -210,7 +210,7 @@ job_events(struct job *jb)
 			cJSON_Delete(e);
 			continue;
 		}
-		j = proto_reply_new("event", jb->r->id, jb->r->tag);
+		j = proto_reply(PROTO_R_EVENT, jb->r->id, jb->r->tag);
 		cJSON_AddItemToObject(j, "event", cJSON_Duplicate(e, 1));
 		request_send(jb->r, j);
 		ev.json = e;
@@ -438,7 +438,7 @@ console_schedule(struct console *c)
 			job_finish(jb);
 			continue;
 		}
-		j = proto_reply_new("started", r->id, r->tag);
+		j = proto_reply(PROTO_R_STARTED, r->id, r->tag);
 		cJSON_AddNumberToObject(j, "pid", jb->pid);
 		request_send(r, j);
 		console_emit_request(c, CONSOLE_EV_CHANGED, r);

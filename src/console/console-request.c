@@ -112,7 +112,7 @@ fail:
 static cJSON *
 request_queued_json(const struct request *r)
 {
-	cJSON	*j = proto_reply_new("queued", r->id, r->tag);
+	cJSON	*j = proto_reply(PROTO_R_QUEUED, r->id, r->tag);
 
 	cJSON_AddStringToObject(j, "command", r->command);
 	cJSON_AddStringToObject(j, "cwd", r->cwd);
@@ -346,12 +346,12 @@ request_decided(struct console *c, struct request *r)
 	console_audit(c, rec);
 
 	if (withdrawn) {
-		j = proto_reply_new("withdrawn", r->id, r->tag);
+		j = proto_reply(PROTO_R_WITHDRAWN, r->id, r->tag);
 		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
 		if (r->note != NULL)
 			cJSON_AddStringToObject(j, "note", r->note);
 	} else {
-		j = proto_reply_new("decided", r->id, r->tag);
+		j = proto_reply(PROTO_R_DECIDED, r->id, r->tag);
 		cJSON_AddStringToObject(j, "decision",
 		    request_state_name(r->state));
 		cJSON_AddStringToObject(j, "by", request_by_name(r->by));

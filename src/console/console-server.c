@@ -254,7 +254,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 
 	switch (m->type) {
 	case PROTO_LIST:
-		j = proto_reply_new("list", 0, m->tag);
+		j = proto_reply(PROTO_R_LIST, 0, m->tag);
 		cJSON_AddStringToObject(j, "project", c->project);
 		cJSON_AddNumberToObject(j, "clients", (double)c->nconns);
 		a = cJSON_AddArrayToObject(j, "requests");
@@ -291,7 +291,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	if (rc != 0)
 		conn_error(cn, m->id, m->tag, "refused", cause);
 	else {
-		j = proto_reply_new("ok", id, m->tag);
+		j = proto_reply(PROTO_R_OK, id, m->tag);
 		cJSON_AddStringToObject(j, "action", proto_type_name(m->type));
 		conn_send(cn, j);
 	}
@@ -434,7 +434,7 @@ console_accept(int lfd, short revents, void *arg)
 			conn_flush(cn);
 			continue;
 		}
-		j = proto_reply_new("hello", 0, NULL);
+		j = proto_reply(PROTO_R_HELLO, 0, NULL);
 		cJSON_AddStringToObject(j, "console", "bwgate " PACKAGE_VERSION);
 		cJSON_AddStringToObject(j, "project", c->project);
 		cJSON_AddStringToObject(j, "socket", kind == CONN_AGENT ?

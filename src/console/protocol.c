@@ -74,6 +74,12 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 };
 
+/* Reply types, in enum proto_reply order. */
+static const char *const proto_reply_names[] = {
+	"hello", "queued", "decided", "withdrawn", "started", "output",
+	"event", "result", "list", "ok", "error"
+};
+
 /* The name of a message type. */
 const char *
 proto_type_name(enum proto_type t)
@@ -674,6 +680,37 @@ proto_msg_json(const struct proto_msg *m)
 	return j;
 }
 
+/* The wire name of a reply type. */
+const char *
+proto_reply_name(enum proto_reply r)
+{
+	if ((size_t)r >= sizeof proto_reply_names / sizeof *proto_reply_names)
+		return "unknown";
+	return proto_reply_names[r];
+}
+
+/* Which reply j is. */
+enum proto_reply
+proto_reply_type(const cJSON *j)
+{
+	const char	*t;
+
+	t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+
+	for (size_t i = 0; t != NULL &&
+	    i < sizeof proto_reply_names / sizeof *proto_reply_names; i++)
+		if (strcmp(t, proto_reply_names[i]) == 0)
+			return (enum proto_reply)i;
+	return PROTO_R_UNKNOWN;
+}
+
+/* Start a reply of a known type. */
+cJSON *
+proto_reply(enum proto_reply r, uint32_t id, const char *tag)
+{
+	return proto_reply_new(proto_reply_name(r), id, tag);
+}
+
 /* Start a reply. */
 cJSON *
 proto_reply_new(const char *type, uint32_t id, const char *tag)
@@ -694,7 +731,7 @@ cJSON *
 proto_error_new(uint32_t id, const char *tag, const char *code,
     const char *message)
 {
-	cJSON	*j = proto_reply_new("error", id, tag);
+	cJSON	*j = proto_reply(PROTO_R_ERROR, id, tag);
 
 	cJSON_AddStringToObject(j, "code", code);
 	cJSON_AddStringToObject(j, "message", message);

@@ -471,6 +471,28 @@ test_msg_roundtrip(void **state)
 	proto_msg_release(&m);
 }
 
+/* Every reply type has one name, read back by proto_reply_type(). */
+static void
+test_reply_types(void **state)
+{
+	cJSON	*j;
+
+	(void)state;
+	for (int r = PROTO_R_HELLO; r < PROTO_R_UNKNOWN; r++) {
+		j = proto_reply((enum proto_reply)r, 7, "t");
+		assert_int_equal(proto_reply_type(j), r);
+		assert_string_equal(cJSON_GetObjectItem(j, "type")->valuestring,
+		    proto_reply_name((enum proto_reply)r));
+		cJSON_Delete(j);
+	}
+	j = proto_reply_new("from-the-future", 0, NULL);
+	assert_int_equal(proto_reply_type(j), PROTO_R_UNKNOWN);
+	cJSON_Delete(j);
+	j = proto_error_new(1, NULL, "bad", "why");
+	assert_int_equal(proto_reply_type(j), PROTO_R_ERROR);
+	cJSON_Delete(j);
+}
+
 int
 main(void)
 {
@@ -488,6 +510,7 @@ main(void)
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_mounts),
 		cmocka_unit_test(test_msg_roundtrip),
+		cmocka_unit_test(test_reply_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
