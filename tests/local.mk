@@ -39,7 +39,8 @@ tests_unit_test_queue_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-protocol tests/unit/test-queue
 # terminal UI: pure formatting (core + ui/format.c only, no curses)
 check_PROGRAMS += tests/unit/test-format
-tests_unit_test_format_SOURCES = %D%/unit/test-format.c ui/format.c ui/format.h
+tests_unit_test_format_SOURCES = %D%/unit/test-format.c ui/text.c ui/text.h \
+	ui/format.c ui/format.h
 tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
@@ -49,6 +50,18 @@ check_PROGRAMS += tests/unit/test-filewrite
 tests_unit_test_filewrite_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_filewrite_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-filewrite
+# spawn: descriptor map, signals, exec errors, failure paths (fork and
+# pipe2 wrapped so they can be made to fail)
+check_PROGRAMS += tests/unit/test-spawn
+tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=pipe2
+tests_unit_test_spawn_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-spawn
+# file: atomic writes and mkdir -p
+check_PROGRAMS += tests/unit/test-file
+tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_file_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-file
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)
@@ -115,6 +128,7 @@ tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_integration_console_peer_LDADD = $(CJSON_LIBS)
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
+	%D%/integration/console-audit.sh \
 	%D%/integration/console-badinput.sh \
 	%D%/integration/console-lifecycle.sh \
 	%D%/integration/console-load.sh \
@@ -147,6 +161,7 @@ EXTRA_DIST += %D%/integration/check.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
 	%D%/integration/ui-approve.sh \
+	%D%/integration/ui-crash.sh \
 	%D%/integration/ui-deny.sh \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \

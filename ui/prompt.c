@@ -342,7 +342,7 @@ medit_key(struct ui *ui, int key, bool is_char)
 	if (is_char && key == 'a') {
 		ui->medit.open = false;
 		ui_dirty_panes(ui);
-		ui_key(ui, 'a', true);
+		action_approve(ui);
 		return;
 	}
 	if ((is_char && (key == KEY_ESC || key == '\r' || key == '\n' ||

@@ -27,6 +27,7 @@
 #include "allowlist.h"
 #include "cleanup.h"
 #include "config.h"
+#include "file.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "shparse.h"
@@ -246,70 +247,6 @@ rule_profiles(struct strv *out)
 		strv_push(out, "project");
 }
 
-/* mkdir -p with mode 0700 for what is created. */
-static int
-rule_mkdirs(const char *dir, char **cause)
-{
-	char	*p = xstrdup(dir), *s;
-
-	for (s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			*cause = xasprintf("cannot create '%s': %s", p,
-			    strerror(errno));
-			free(p);
-			return -1;
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return 0;
-}
-
-/* Write text to path through a temporary file and rename (0600). */
-static int
-rule_write_file(const char *path, const char *text, char **cause)
-{
-	char		*tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	size_t		 len = strlen(text), off = 0;
-	ssize_t		 n;
-	int		 fd;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto fail;
-	while (off < len) {
-		n = write(fd, text + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto fail;
-		off += (size_t)n;
-	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto fail;
-	free(tmp);
-	return 0;
-fail:
-	*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	return -1;
-}
-
 /* Append the rule to the user rule file; keep it only if the files load. */
 int
 rule_write(const cJSON *rule, const char *project, char **pathp,
@@ -327,7 +264,7 @@ rule_write(const cJSON *rule, const char *project, char **pathp,
 		    "XDG_CONFIG_HOME)");
 		return -1;
 	}
-	if (rule_mkdirs(dir, cause) != 0)
+	if (mkdir_p(dir, 0700, cause) != 0)
 		return -1;
 	path = path_join(dir, "allowlist.json");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
@@ -371,7 +308,7 @@ rule_write(const cJSON *rule, const char *project, char **pathp,
 	buf_puts(&b, text);
 	buf_putc(&b, '\n');
 	cJSON_free(text);
-	if (rule_write_file(path, b.data, cause) != 0) {
+	if (file_write_atomic(path, b.data, b.len, 0600, cause) != 0) {
 		buf_release(&b);
 		return -1;
 	}
@@ -384,7 +321,8 @@ rule_write(const cJSON *rule, const char *project, char **pathp,
 		why = NULL;
 		if (old == NULL)
 			unlink(path);
-		else if (rule_write_file(path, old, &why) != 0) {
+		else if (file_write_atomic(path, old, strlen(old), 0600,
+		    &why) != 0) {
 			free(*cause);
 			*cause = xasprintf("the new rule does not load and the "
 			    "old file could not be put back: %s", why);

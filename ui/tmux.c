@@ -7,14 +7,13 @@
  * options given, in the current directory, with the variables bwgate
  * reads passed along (a tmux pane starts with the server's environment,
  * not ours). When it cannot (not inside tmux, tmux missing, the split
- * fails) it says why and exits 125.
+ * fails) it says why and returns -1.
  */
 #include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,11 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "cmd.h"
+#include "shlex.h"
+#include "spawn.h"
 #include "strv.h"
 #include "ui.h"
 #include "xalloc.h"
-
-extern char **environ;
 
 /* Width of the side pane. */
 #define TMUX_PANE_WIDTH	"45%"
@@ -39,58 +37,21 @@ static const char *const tmux_pass_env[] = {
 	"ESCDELAY", NULL
 };
 
-/* Is tmux on $PATH? */
-static bool
-tmux_found(void)
-{
-	const char	*path = getenv("PATH");
-	char		*copy, *dir, *last, *p;
-	bool		 found = false;
-
-	if (path == NULL)
-		path = "/usr/bin:/bin";
-	copy = xstrdup(path);
-	for (dir = strtok_r(copy, ":", &last); dir != NULL && !found;
-	    dir = strtok_r(NULL, ":", &last)) {
-		p = xasprintf("%s/tmux", *dir != '\0' ? dir : ".");
-		found = access(p, X_OK) == 0;
-		free(p);
-	}
-	free(copy);
-	return found;
-}
-
 /* Run tmux with args; its stdout into out (if not NULL). Exit status,
    or -1 when it could not run. */
 static int
 tmux_run(struct strv *args, char **out)
 {
-	posix_spawn_file_actions_t	fa;
-	int				p[2], status;
-	pid_t				pid;
-	char				buf[256];
-	ssize_t				n;
-	struct buf			b = BUF_INIT;
+	struct buf	 b = BUF_INIT;
+	char		*cause = NULL;
+	int		 status;
 
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
-	if (posix_spawnp(&pid, "tmux", &fa, NULL, args->v, environ) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(p[0]);
-		close(p[1]);
+	status = spawn_capture(args->v, SPAWN_SEARCH, 1, &b, 0, &cause);
+	if (status == -1) {
+		free(cause);
+		buf_release(&b);
 		return -1;
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	while ((n = read(p[0], buf, sizeof buf)) > 0 ||
-	    (n < 0 && errno == EINTR))
-		if (n > 0)
-			buf_add(&b, buf, (size_t)n);
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	if (out != NULL) {
 		while (b.len > 0 && b.data[b.len - 1] == '\n')
 			b.data[--b.len] = '\0';
@@ -100,23 +61,9 @@ tmux_run(struct strv *args, char **out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The --socket value among the console options, or NULL. */
-static const char *
-tmux_socket_opt(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if ((strcmp(argv[i], "--socket") == 0 ||
-		    strcmp(argv[i], "-s") == 0) && i + 1 < argc)
-			return argv[i + 1];
-		if (strncmp(argv[i], "--socket=", 9) == 0)
-			return argv[i] + 9;
-	}
-	return NULL;
-}
-
-/* bwgate --tmux. */
+/* bwgate --tmux; socket is the parsed --socket value (or NULL). */
 int
-ui_tmux(int argc, char **argv)
+ui_tmux(const char *socket, int argc, char **argv)
 {
 	struct strv	 t = STRV_INIT;
 	char		 exe[PATH_MAX], *sock, *cause = NULL, *cwd;
@@ -128,31 +75,32 @@ ui_tmux(int argc, char **argv)
 	if ((v = getenv("TMUX")) == NULL || *v == '\0') {
 		fprintf(stderr, "bwgate: --tmux: not inside tmux (TMUX is not "
 		    "set); start tmux first, or run 'bwgate' in a terminal\n");
-		return EXIT_BWGATE_FAILED;
+		return -1;
 	}
-	if (!tmux_found()) {
+	if ((v = spawn_which("tmux")) == NULL) {
 		fprintf(stderr, "bwgate: --tmux: tmux is not installed (not "
 		    "found on PATH)\n");
-		return EXIT_BWGATE_FAILED;
+		return -1;
 	}
+	free((char *)v);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0) {
 		fprintf(stderr, "bwgate: --tmux: cannot find the bwgate "
 		    "binary (/proc/self/exe): %s\n", strerror(errno));
-		return EXIT_BWGATE_FAILED;
+		return -1;
 	}
 	exe[n] = '\0';
-	if ((sock = client_socket_path(tmux_socket_opt(argc, argv),
+	if ((sock = client_socket_path(socket,
 	    &cause)) == NULL) {
 		fprintf(stderr, "bwgate: %s\n", cause);
 		free(cause);
-		return EXIT_BWGATE_FAILED;
+		return -1;
 	}
 	if ((cwd = getcwd(NULL, 0)) == NULL) {
 		fprintf(stderr, "bwgate: --tmux: cannot get the current "
 		    "directory: %s\n", strerror(errno));
 		free(sock);
-		return EXIT_BWGATE_FAILED;
+		return -1;
 	}
 
 	/* Agents started in this session find the console. */
@@ -218,5 +166,5 @@ fail:
 	free(sock);
 	free(cwd);
 	strv_release(&t);
-	return EXIT_BWGATE_FAILED;
+	return -1;
 }

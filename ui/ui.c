@@ -30,7 +30,6 @@
 #define UI_FRAME_MS	30	/* fastest redraw rate under load */
 #define UI_TICK_MS	1000	/* ages and elapsed times */
 #define UI_MESSAGE_MS	6000	/* how long a status message stays */
-#define UI_MAX_CAPTURE	4096	/* bytes of stray output kept */
 
 /*
  * Colours: the pair used with colours, and the attribute used without
@@ -426,86 +425,6 @@ ui_on_tty(int fd, short revents, void *arg)
 	ui_draw(ui, true);
 }
 
-/* Stray output on descriptors 1 and 2 while curses is on. */
-static void
-ui_on_capture(int fd, short revents, void *arg)
-{
-	struct ui	*ui = arg;
-	char		 buf[4096], *nl;
-	ssize_t		 n;
-
-	n = read(fd, buf, sizeof buf);
-	if (n <= 0) {
-		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			loop_remove(ui->loop, fd);
-		return;
-	}
-	buf_add(&ui->captured, buf, (size_t)n);
-	while (ui->captured.len > 0 &&
-	    (nl = memchr(ui->captured.data, '\n', ui->captured.len)) != NULL) {
-		*nl = '\0';
-		if (*ui->captured.data != '\0')
-			ui_message(ui, true, "%s", ui->captured.data);
-		buf_consume(&ui->captured, (size_t)(nl - ui->captured.data) +
-		    1);
-	}
-	if (ui->captured.len > UI_MAX_CAPTURE)
-		buf_consume(&ui->captured, ui->captured.len - UI_MAX_CAPTURE);
-}
-
-/* Point descriptors 1 and 2 at a pipe the UI reads. */
-static void
-ui_capture_start(struct ui *ui)
-{
-	int	p[2];
-
-	ui->saved_out = ui->saved_err = ui->capture = -1;
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
-		return;
-	ui->saved_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	ui->saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(p[1], STDOUT_FILENO);
-	dup2(p[1], STDERR_FILENO);
-	close(p[1]);
-	ui->capture = p[0];
-	loop_add(ui->loop, ui->capture, POLLIN, ui_on_capture, ui);
-}
-
-/* Give descriptors 1 and 2 back; print what was left unread. */
-static void
-ui_capture_stop(struct ui *ui)
-{
-	char	buf[4096];
-	ssize_t	n;
-
-	fflush(stdout);
-	fflush(stderr);
-	if (ui->saved_out != -1) {
-		dup2(ui->saved_out, STDOUT_FILENO);
-		close(ui->saved_out);
-		ui->saved_out = -1;
-	}
-	if (ui->saved_err != -1) {
-		dup2(ui->saved_err, STDERR_FILENO);
-		close(ui->saved_err);
-		ui->saved_err = -1;
-	}
-	if (ui->capture == -1)
-		return;
-	while ((n = read(ui->capture, buf, sizeof buf)) > 0)
-		buf_add(&ui->captured, buf, (size_t)n);
-	if (ui->captured.len > 0)
-		(void)!write(STDERR_FILENO, ui->captured.data,
-		    ui->captured.len);
-	buf_release(&ui->captured);
-	if (ui->loop != NULL)
-		loop_remove(ui->loop, ui->capture);
-	close(ui->capture);
-	ui->capture = -1;
-}
-
 /* Give the terminal back (idempotent; exit and crash paths call it). */
 void
 ui_restore(void)
@@ -514,6 +433,7 @@ ui_restore(void)
 
 	if (ui == NULL || !ui->active)
 		return;
+	ui_crash_disarm();
 	ui->active = false;
 	endwin();
 	fflush(ui->tty);
@@ -525,15 +445,6 @@ static void
 ui_atexit(void)
 {
 	ui_restore();
-}
-
-/* A crash: restore the terminal, then die of the same signal. */
-static void
-ui_crash(int signo)
-{
-	ui_restore();
-	signal(signo, SIG_DFL);
-	raise(signo);
 }
 
 /* The status line: counts, socket, key hints or a message. */
@@ -682,6 +593,7 @@ ui_start(struct ui *ui, char **cause)
 		return -1;
 	}
 	ui->ttyfd = fd;
+	ui_crash_arm(fd);	/* the modes before curses changes them */
 	setlocale(LC_ALL, "");
 	fmt_set_ascii(strcmp(nl_langinfo(CODESET), "UTF-8") != 0);
 	if (getenv("ESCDELAY") == NULL)
@@ -689,6 +601,7 @@ ui_start(struct ui *ui, char **cause)
 	ui->screen = newterm(term != NULL && *term != '\0' ? NULL : "dumb",
 	    ui->tty, ui->tty);
 	if (ui->screen == NULL) {
+		ui_crash_disarm();
 		*cause = xasprintf("cannot start the terminal UI for "
 		    "TERM='%s' (use --headless)", term != NULL ? term : "");
 		fclose(ui->tty);
@@ -699,10 +612,6 @@ ui_start(struct ui *ui, char **cause)
 	ui_global = ui;
 	atexit(ui_atexit);
 	xalloc_on_fatal(ui_restore);
-	signal(SIGSEGV, ui_crash);
-	signal(SIGBUS, ui_crash);
-	signal(SIGFPE, ui_crash);
-	signal(SIGABRT, ui_crash);
 	raw();
 	noecho();
 	nonl();

@@ -18,10 +18,12 @@
  * fatal message is printed.
  *
  * Files: ui.c (life cycle, drawing schedule, selection, status line),
- * layout.c (pane geometry), pane-*.c (one per pane), keys.c (the key
- * table and help), prompt.c (prompts, mounts editor, rule form), rule.c
- * (writing a user allowlist rule), tmux.c (bwgate --tmux), format.c (pure
- * text formatting, unit-tested).
+ * layout.c (pane geometry), pane-*.c (one per pane), actions.c (what the
+ * operator can do), keys.c (the key table and help), term.c (output
+ * capture, crash restore), prompt.c (prompts,
+ * mounts editor, rule form), rule.c (writing a user allowlist rule),
+ * tmux.c (bwgate --tmux), text.c (escaping and measuring text) and
+ * format.c (the panes' lines), both pure and unit-tested.
  *
  * Entry points for cmd-console.c: ui_main() and ui_tmux().
  */
@@ -41,8 +43,9 @@
    cause when the terminal cannot be used (nothing was drawn then). */
 int	 ui_main(struct console *c, struct loop *l, char **cause);
 /* bwgate --tmux: open the console (argv without --tmux) in a side pane of
-   the current tmux window; returns the exit status. */
-int	 ui_tmux(int argc, char **argv);
+   the current tmux window (socket: the parsed --socket, or NULL); 0, or -1
+   when it could not (it said why). */
+int	 ui_tmux(const char *socket, int argc, char **argv);
 
 /* ---- internals shared by the ui/ files ---- */
 
@@ -246,6 +249,36 @@ void		 pane_output_draw(struct ui *, struct pane *);
 void		 pane_report_draw(struct ui *, struct pane *);
 /* The simple commands of a request, as the parser found them. */
 void		 pane_detail_commands(const struct request *, struct strv *);
+
+/* actions.c: what the operator can do (keys.c binds keys to them) */
+void		 action_approve(struct ui *);
+void		 action_approve_rule(struct ui *);
+void		 action_deny(struct ui *);
+void		 action_edit(struct ui *);
+void		 action_network(struct ui *);
+void		 action_kill(struct ui *);
+void		 action_rerun(struct ui *);
+void		 action_up(struct ui *);
+void		 action_down(struct ui *);
+void		 action_page_up(struct ui *);
+void		 action_page_down(struct ui *);
+void		 action_home(struct ui *);
+void		 action_end(struct ui *);
+void		 action_next_pane(struct ui *);
+void		 action_prev_pane(struct ui *);
+void		 action_filter(struct ui *);
+void		 action_follow(struct ui *);
+void		 action_argv(struct ui *);
+void		 action_help(struct ui *);
+void		 action_redraw(struct ui *);
+void		 action_reload(struct ui *);
+void		 action_quit(struct ui *);
+
+/* term.c: stray output captured while curses draws; crash restore */
+void		 ui_capture_start(struct ui *);
+void		 ui_capture_stop(struct ui *);
+void		 ui_crash_arm(int ttyfd);
+void		 ui_crash_disarm(void);
 
 /* keys.c */
 void		 ui_key(struct ui *, int key, bool is_char);

@@ -105,7 +105,7 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 		rc = 0;
 		goto out;
 	}
-	strv_copy(argv, &sb.argv);
+	strv_append_all(argv, &sb.argv);
 	strv_pushv(argv, check_shell);
 	strv_push(argv, command);
 	rc = 0;

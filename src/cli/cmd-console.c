@@ -1,11 +1,10 @@
 /*
  * cmd-console: `bwgate [options]`, the console itself.
  *
- * Sets up the core (console.h) on a loop and picks a front end. The
- * terminal UI (ui/, its own issue) plugs in at console_front_end() below:
- * when stdout is a terminal and --headless is not given it will take over
- * the loop. Until then every console runs the headless front end, which
- * prints one line per request event on stderr.
+ * Sets up the core (console.h) on a loop and picks a front end: the
+ * terminal UI (ui_main) when stdout is a terminal and --headless is not
+ * given, otherwise the headless front end, which prints one line per
+ * request event on stderr.
  */
 #include "autoconf.h"
 
@@ -137,12 +136,7 @@ headless_event(struct console *c, const struct console_event *ev, void *arg)
 	fflush(stderr);
 }
 
-/*
- * The front end hook. The terminal UI (a later issue) goes here: when
- * stdout is a terminal and --headless was not given it subscribes to c,
- * adds its own descriptors to the loop and draws on console_dirty()
- * after each loop_run_once() (see console.h).
- */
+/* The headless front end: one line per request event on stderr. */
 static void
 console_front_end(struct console *c, bool headless)
 {
@@ -215,7 +209,8 @@ cmd_console(int argc, char **argv)
 		return EXIT_BWGATE_FAILED;
 	}
 	if (tmux)
-		return ui_tmux(argc, argv);
+		return ui_tmux(o.socket, argc, argv) == 0 ? 0 :
+		    EXIT_BWGATE_FAILED;
 	if (logfile != NULL && log_open(logfile) != 0) {
 		fprintf(stderr, "bwgate: cannot open '%s'\n", logfile);
 		return EXIT_BWGATE_FAILED;

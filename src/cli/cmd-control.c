@@ -22,19 +22,19 @@
 /* The actions, as a table: name, protocol type, options they take. */
 struct control_cmd {
 	const char	*name;
-	const char	*type;
+	enum proto_type	 ptype;
 	bool		 takes_id;
 	bool		 takes_note;
 	bool		 takes_mounts;
 };
 
 static const struct control_cmd control_cmds[] = {
-	{ "list", "list", false, false, false },
-	{ "approve", "approve", true, true, true },
-	{ "deny", "deny", true, true, false },
-	{ "kill", "kill", true, false, false },
-	{ "reload", "reload", false, false, false },
-	{ NULL, NULL, false, false, false }
+	{ "list", PROTO_LIST, false, false, false },
+	{ "approve", PROTO_APPROVE, true, true, true },
+	{ "deny", PROTO_DENY, true, true, false },
+	{ "kill", PROTO_KILL, true, false, false },
+	{ "reload", PROTO_RELOAD, false, false, false },
+	{ NULL, PROTO_LIST, false, false, false }
 };
 
 static const struct option control_options[] = {
@@ -92,7 +92,8 @@ control_print_list(const cJSON *reply)
 static int
 control_run(const struct control_cmd *cc, int argc, char **argv)
 {
-	const char	*socket = NULL, *note = NULL, *type;
+	const char	*socket = NULL, *note = NULL;
+	enum proto_reply rt = PROTO_R_UNKNOWN;
 	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	struct client	*cl = NULL;
 	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
@@ -100,6 +101,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	long		 id = 0;
 	int		 c, status = EXIT_BWGATE_FAILED;
 	cJSON		*msg, *j;
+	struct proto_msg cm = PROTO_MSG_INIT;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:m:jnw:r:h", control_options,
@@ -156,17 +158,17 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		fprintf(stderr, "bwgate: %s\n", cause);
 		goto out;
 	}
-	msg = proto_reply_new(cc->type, (uint32_t)id, NULL);
+	cm.type = cc->ptype;
+	cm.id = (uint32_t)id;
 	if (note != NULL)
-		cJSON_AddStringToObject(msg, "note", note);
+		cm.note = xstrdup(note);
 	if (network)
-		cJSON_AddBoolToObject(msg, "network", true);
-	if (rw.n > 0)
-		cJSON_AddItemToObject(msg, "rw", json_strv(&rw));
-	if (ro.n > 0)
-		cJSON_AddItemToObject(msg, "ro", json_strv(&ro));
-	if (hide.n > 0)
-		cJSON_AddItemToObject(msg, "hide", json_strv(&hide));
+		cm.mounts.network = 1;
+	strv_append_all(&cm.mounts.rw, &rw);
+	strv_append_all(&cm.mounts.ro, &ro);
+	strv_append_all(&cm.mounts.hide, &hide);
+	msg = proto_msg_json(&cm);
+	proto_msg_release(&cm);
 	if (client_send(cl, msg, &cause) != 0) {
 		char *why = client_refusal(cl);
 
@@ -177,8 +179,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	}
 	/* Skip the greeting; the next message is the answer. */
 	while ((j = client_recv(cl, &cause)) != NULL) {
-		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
-		if (type != NULL && strcmp(type, "hello") != 0)
+		if ((rt = proto_reply_type(j)) != PROTO_R_HELLO)
 			break;
 		cJSON_Delete(j);
 	}
@@ -187,11 +188,11 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		    "the console closed the connection");
 		goto out;
 	}
-	if (strcmp(type, "error") == 0) {
+	if (rt == PROTO_R_ERROR) {
 		fprintf(stderr, "bwgate: %s\n", cJSON_GetStringValue(
 		    cJSON_GetObjectItem(j, "message")));
 		status = 1;
-	} else if (strcmp(type, "list") == 0) {
+	} else if (rt == PROTO_R_LIST) {
 		if (json) {
 			s = json_line(cJSON_GetObjectItem(j, "requests"));
 			printf("%s\n", s);

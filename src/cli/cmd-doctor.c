@@ -17,6 +17,7 @@
 #include "mcp.h"
 #include "probe.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "seccomp-deny.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -35,21 +36,14 @@ static char *
 bwrap_version(const char *bwrap)
 {
 	struct buf	 b = BUF_INIT;
-	int		 p[2];
-	pid_t		 pid;
+	char		*argv[] = { (char *)bwrap, (char *)"--version", NULL };
+	char		*cause = NULL;
 
-	if (pipe2(p, O_CLOEXEC) != 0)
+	if (spawn_capture(argv, 0, 1, &b, 4096, &cause) == -1) {
+		free(cause);
+		buf_release(&b);
 		return NULL;
-	if ((pid = fork()) == 0) {
-		dup2(p[1], 1);
-		execl(bwrap, bwrap, "--version", (char *)NULL);
-		_exit(127);
 	}
-	close(p[1]);
-	buf_read_fd(&b, p[0], 4096);
-	close(p[0]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
 	if (b.len > 0 && b.data[b.len - 1] == '\n')
 		b.data[--b.len] = '\0';
 	if (b.len == 0) {

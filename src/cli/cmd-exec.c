@@ -232,10 +232,10 @@ cmd_exec(int argc, char **argv)
 	}
 	if (network >= 0)
 		o.policy.network = network == 1;
-	strv_copy(&o.policy.rw_paths, &rw);
-	strv_copy(&o.policy.ro_paths, &ro);
-	strv_copy(&o.policy.hide_paths, &hide);
-	strv_copy(&o.exclude, &cfg.exclude);
+	strv_append_all(&o.policy.rw_paths, &rw);
+	strv_append_all(&o.policy.ro_paths, &ro);
+	strv_append_all(&o.policy.hide_paths, &hide);
+	strv_append_all(&o.exclude, &cfg.exclude);
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
 	o.grace_ms = cfg.grace_ms;

@@ -333,7 +333,7 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	}
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, &cause) == 0)
-		strv_copy(&m.protected, &cfg.protected);
+		strv_append_all(&m.protected, &cfg.protected);
 	config_release(&cfg);
 	free(cause);
 	cause = NULL;

@@ -218,7 +218,7 @@ mcp_setup(struct mcp *m, const char *project, char **cause)
 		config_release(&cfg);
 		return -1;
 	}
-	strv_copy(&m->protected, &cfg.protected);
+	strv_append_all(&m->protected, &cfg.protected);
 	for (size_t i = 0; i < cfg.hide_paths.n; i++) {
 		char *abs = path_expand_home(cfg.hide_paths.v[i]);
 

@@ -100,31 +100,28 @@ run_summary(const cJSON *res)
 static cJSON *
 run_message(const struct run_request *rq, const char *cwd)
 {
-	cJSON	*msg = cJSON_CreateObject();
+	struct proto_msg sm = PROTO_MSG_INIT;
+	cJSON		*msg;
 
-	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
-	cJSON_AddStringToObject(msg, "type", "submit");
-	cJSON_AddStringToObject(msg, "tag", rq->tag != NULL ? rq->tag : "run");
+	sm.type = PROTO_SUBMIT;
+	sm.tag = xstrdup(rq->tag != NULL ? rq->tag : "run");
 	if (rq->write_path != NULL) {
-		cJSON *w = cJSON_AddObjectToObject(msg, "write");
-
-		cJSON_AddStringToObject(w, "path", rq->write_path);
-		cJSON_AddStringToObject(w, "content", rq->write_content);
+		sm.write_path = xstrdup(rq->write_path);
+		sm.write_content = xstrdup(rq->write_content);
 	} else if (rq->command != NULL)
-		cJSON_AddStringToObject(msg, "command", rq->command);
+		sm.command = xstrdup(rq->command);
 	else
-		cJSON_AddItemToObject(msg, "argv", json_strv(&rq->argv));
-	cJSON_AddStringToObject(msg, "cwd", cwd);
+		strv_append_all(&sm.argv, &rq->argv);
+	sm.cwd = xstrdup(cwd);
 	if (rq->agent != NULL)
-		cJSON_AddStringToObject(msg, "agent", rq->agent);
-	if (rq->timeout_s > 0)
-		cJSON_AddNumberToObject(msg, "timeout", rq->timeout_s);
+		sm.agent = xstrdup(rq->agent);
+	sm.timeout_s = rq->timeout_s > 0 ? rq->timeout_s : 0;
 	if (rq->network)
-		cJSON_AddBoolToObject(msg, "network", true);
-	if (rq->rw.n > 0)
-		cJSON_AddItemToObject(msg, "rw", json_strv(&rq->rw));
-	if (rq->ro.n > 0)
-		cJSON_AddItemToObject(msg, "ro", json_strv(&rq->ro));
+		sm.mounts.network = 1;
+	strv_append_all(&sm.mounts.rw, &rq->rw);
+	strv_append_all(&sm.mounts.ro, &rq->ro);
+	msg = proto_msg_json(&sm);
+	proto_msg_release(&sm);
 	return msg;
 }
 
@@ -185,10 +182,8 @@ run_submit(const struct run_request *rq)
 	}
 
 	while ((j = client_recv(cl, &cause)) != NULL) {
-		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
-		if (type == NULL)
-			type = "";
-		if (strcmp(type, "queued") == 0) {
+		rt = proto_reply_type(j);
+		if (rt == PROTO_R_QUEUED) {
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "verdict"));
@@ -202,7 +197,7 @@ run_submit(const struct run_request *rq)
 				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 				    "reason")));
 			}
-		} else if (strcmp(type, "decided") == 0) {
+		} else if (rt == PROTO_R_DECIDED) {
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "decision"));
 			if (s != NULL && strcmp(s, "denied") == 0) {
@@ -219,10 +214,10 @@ run_submit(const struct run_request *rq)
 			if (waiting)
 				fprintf(stderr, "bwgate: request %.0f "
 				    "approved\n", id);
-		} else if (strcmp(type, "output") == 0) {
+		} else if (rt == PROTO_R_OUTPUT) {
 			if (!rq->json)
 				run_output(j);
-		} else if (strcmp(type, "result") == 0) {
+		} else if (rt == PROTO_R_RESULT) {
 			if (rq->json) {
 				char *t = json_line(cJSON_GetObjectItem(j,
 				    "report"));
@@ -238,13 +233,13 @@ run_submit(const struct run_request *rq)
 				status = EXIT_BWGATE_FAILED;
 			cJSON_Delete(j);
 			break;
-		} else if (strcmp(type, "withdrawn") == 0) {
+		} else if (rt == PROTO_R_WITHDRAWN) {
 			fprintf(stderr, "bwgate: request withdrawn: %s\n",
 			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "note")));
 			cJSON_Delete(j);
 			break;
-		} else if (strcmp(type, "error") == 0) {
+		} else if (rt == PROTO_R_ERROR) {
 			fprintf(stderr, "bwgate: %s\n",
 			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "message")));

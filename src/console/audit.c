@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "config.h"
+#include "file.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "path.h"
@@ -43,31 +44,6 @@ audit_default_path(void)
 	_cleanup_free_ char	*dir = config_state_dir();
 
 	return path_join(dir, "audit.jsonl");
-}
-
-/* mkdir -p with mode 0700 for what we create. */
-static int
-audit_mkdirs(const char *dir, char **cause)
-{
-	_cleanup_free_ char	*copy = xstrdup(dir);
-	char			*p;
-
-	for (p = copy + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
-			*cause = xasprintf("cannot create '%s': %s", copy,
-			    strerror(errno));
-			return -1;
-		}
-		*p = saved;
-		if (saved == '\0')
-			break;
-	}
-	return 0;
 }
 
 /* End a torn last line so the next record starts cleanly. */
@@ -103,7 +79,7 @@ audit_open(const char *path, char **cause)
 	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
-		if (audit_mkdirs(dir, cause) != 0)
+		if (mkdir_p(dir, 0700, cause) != 0)
 			return NULL;
 	}
 	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC |

@@ -184,12 +184,10 @@ char *
 client_refusal(struct client *cl)
 {
 	char		*cause = NULL, *msg = NULL;
-	const char	*t;
 	cJSON		*j;
 
 	while (msg == NULL && (j = client_recv(cl, &cause)) != NULL) {
-		t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
-		if (t != NULL && strcmp(t, "error") == 0)
+		if (proto_reply_type(j) == PROTO_R_ERROR)
 			msg = xstrdup(cJSON_GetStringValue(
 			    cJSON_GetObjectItem(j, "message")));
 		cJSON_Delete(j);

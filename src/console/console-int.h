@@ -101,6 +101,7 @@ struct console {
 	struct allowlist	*al;
 	struct probe		 probe;
 
+	int			 lock_fd;	/* flock on <socket>.lock */
 	int			 agent_fd;
 	int			 control_fd;
 	struct stat		 agent_st;
@@ -142,6 +143,7 @@ void	conn_flush(struct conn *cn);
 void	request_send(struct request *r, cJSON *j);
 void	console_accept(int lfd, short revents, void *arg);
 int	console_open_fifo(struct console *c, char **cause);
+int	console_lock(const char *path, char **cause);
 int	console_listen(const char *path, struct stat *stp, char **cause);
 void	console_close_listeners(struct console *c);
 

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "path.h"
 #include "probe.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 static void	job_check_done(struct job *);
@@ -94,7 +95,7 @@ job_finish(struct job *jb)
 	}
 	console_audit(c, rec);
 
-	j = proto_reply_new("result", r->id, r->tag);
+	j = proto_reply(PROTO_R_RESULT, r->id, r->tag);
 	cJSON_AddStringToObject(j, "state", request_state_name(state));
 	cJSON_AddNumberToObject(j, "exit_status", code);
 	if (jb->killing && r->note != NULL)
@@ -167,7 +168,7 @@ job_output(struct job *jb, int which, const char *data, size_t len,
 		buf_release(&b);
 		return;
 	}
-	j = proto_reply_new("output", jb->r->id, jb->r->tag);
+	j = proto_reply(PROTO_R_OUTPUT, jb->r->id, jb->r->tag);
 	cJSON_AddStringToObject(j, "stream", stream);
 	if (proto_utf8_valid(b.data, keep, NULL) &&
 	    memchr(b.data, '\0', keep) == NULL) {
@@ -209,7 +210,7 @@ job_events(struct job *jb)
 			cJSON_Delete(e);
 			continue;
 		}
-		j = proto_reply_new("event", jb->r->id, jb->r->tag);
+		j = proto_reply(PROTO_R_EVENT, jb->r->id, jb->r->tag);
 		cJSON_AddItemToObject(j, "event", cJSON_Duplicate(e, 1));
 		request_send(jb->r, j);
 		ev.json = e;
@@ -273,7 +274,7 @@ job_kill_timeout(void *arg)
 	if (jb->pid > 0 && !jb->exited) {
 		LOG("request %u: exec pid %ld ignored SIGTERM, killing",
 		    jb->r->id, (long)jb->pid);
-		kill(jb->pid, SIGKILL);
+		kill(-jb->pid, SIGKILL);	/* its group: exec and bwrap */
 	}
 }
 
@@ -286,7 +287,7 @@ job_kill(struct job *jb, enum request_by by, const char *why)
 	if (r->state != REQUEST_RUNNING || jb->exited)
 		return;
 	if (jb->killing) {
-		kill(jb->pid, SIGKILL);
+		kill(-jb->pid, SIGKILL);	/* its group: exec and bwrap */
 		return;
 	}
 	jb->killing = true;
@@ -297,16 +298,6 @@ job_kill(struct job *jb, enum request_by by, const char *why)
 	jb->kill_timer = loop_timer(jb->c->loop, CONSOLE_KILL_WAIT_MS,
 	    job_kill_timeout, jb);
 	console_emit_request(jb->c, CONSOLE_EV_CHANGED, r);
-}
-
-/* Move fd to a number >= 10 (so dup2 to 1..4 in the child is safe). */
-static int
-fd_high(int fd)
-{
-	int	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-
-	close(fd);
-	return nfd;
 }
 
 /* The `bwgate exec` command line for a request. */
@@ -363,102 +354,58 @@ job_argv(struct console *c, struct request *r, struct strv *av)
 		strv_push(av, r->argv.v[i]);
 }
 
-/* Start `bwgate exec` for an approved request. */
+/* Start `bwgate exec` for an approved request, in its own process group
+   (a terminal ^C goes to the console only; the group is killed as one). */
 static int
 job_spawn(struct job *jb, char **cause)
 {
 	struct console	*c = jb->c;
 	struct strv	 av = STRV_INIT;
-	int		 p[JOB_NFDS][2], ep[2] = { -1, -1 }, child[JOB_NFDS];
-	int		 devnull, err = 0, i, made = 0;
-	ssize_t		 n;
-	pid_t		 pid;
+	struct spawn	 sp = SPAWN_INIT;
+	int		 p[JOB_NFDS][2], map[1 + JOB_NFDS], i;
 	cJSON		*rec;
 
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0)
-		goto syserr;
-	devnull = fd_high(devnull);
-	for (i = 0; i < JOB_NFDS; i++, made++) {
-		if (pipe2(p[i], O_CLOEXEC) != 0)
-			goto syserr;
-		if ((p[i][1] = fd_high(p[i][1])) < 0)
-			goto syserr;
-		child[i] = p[i][1];
-	}
-	if (pipe2(ep, O_CLOEXEC) != 0)
-		goto syserr;
-	job_argv(c, jb->r, &av);
-
-	pid = fork();
-	if (pid < 0)
-		goto syserr;
-	if (pid == 0) {
-		/* Only async-signal-safe calls from here on. */
-		sigset_t	none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		setpgid(0, 0);	/* terminal ^C goes to the console only */
-		if (dup2(devnull, 0) < 0 || dup2(child[JOB_OUT], 1) < 0 ||
-		    dup2(child[JOB_ERR], 2) < 0 ||
-		    dup2(child[JOB_JSON], 3) < 0 ||
-		    dup2(child[JOB_EVENTS], 4) < 0)
-			goto child_fail;
-		execv(av.v[0], av.v);
-child_fail:
-		err = errno;
-		(void)!write(ep[1], &err, sizeof err);
-		_exit(127);
-	}
-	close(ep[1]);
-	ep[1] = -1;
-	do
-		n = read(ep[0], &err, sizeof err);
-	while (n < 0 && errno == EINTR);
-	close(ep[0]);
-	close(devnull);
-	for (i = 0; i < JOB_NFDS; i++)
-		close(p[i][1]);
-	if (n == (ssize_t)sizeof err) {
-		waitpid(pid, NULL, 0);
-		for (i = 0; i < JOB_NFDS; i++)
-			close(p[i][0]);
-		*cause = xasprintf("cannot run '%s': %s", av.v[0],
-		    strerror(err));
-		strv_release(&av);
-		return -1;
-	}
-	jb->pid = pid;
+	map[0] = SPAWN_DEVNULL;
 	for (i = 0; i < JOB_NFDS; i++) {
+		if (pipe2(p[i], O_CLOEXEC) != 0) {
+			*cause = xasprintf("cannot start bwgate exec: %s",
+			    strerror(errno));
+			goto fail;
+		}
+		map[1 + i] = p[i][1];	/* out 1, err 2, json 3, events 4 */
+	}
+	job_argv(c, jb->r, &av);
+	sp.argv = av.v;
+	sp.fds = map;
+	sp.nfds = 1 + JOB_NFDS;
+	sp.flags = SPAWN_PGROUP;
+	sp.deathsig = SIGTERM;	/* a console that dies stops its sandboxes */
+	if (spawn_start(&sp, cause) != 0)
+		goto fail;
+	spawn_release(&sp);	/* reaped by pid in console_sigchld */
+	jb->pid = sp.pid;
+	for (i = 0; i < JOB_NFDS; i++) {
+		close(p[i][1]);
 		jb->fds[i] = p[i][0];
 		fcntl(jb->fds[i], F_SETFL, O_NONBLOCK);
 		loop_add(c->loop, jb->fds[i], POLLIN, job_read, jb);
 	}
 	rec = audit_record("start", jb->r);
-	cJSON_AddNumberToObject(rec, "pid", pid);
+	cJSON_AddNumberToObject(rec, "pid", sp.pid);
 	cJSON_AddItemToObject(rec, "exec_argv", json_strv(&av));
 	console_audit(c, rec);
 	strv_release(&av);
 	return 0;
 
-syserr:
-	*cause = xasprintf("cannot start bwgate exec: %s", strerror(errno));
-	if (devnull >= 0)
-		close(devnull);
+fail:
 	for (i = 0; i < JOB_NFDS; i++) {
 		if (p[i][0] >= 0)
 			close(p[i][0]);
 		if (p[i][1] >= 0)
 			close(p[i][1]);
 	}
-	if (ep[0] >= 0)
-		close(ep[0]);
-	if (ep[1] >= 0)
-		close(ep[1]);
 	strv_release(&av);
 	return -1;
 }
@@ -494,39 +441,39 @@ console_schedule(struct console *c)
 			job_finish(jb);
 			continue;
 		}
-		j = proto_reply_new("started", r->id, r->tag);
+		j = proto_reply(PROTO_R_STARTED, r->id, r->tag);
 		cJSON_AddNumberToObject(j, "pid", jb->pid);
 		request_send(r, j);
 		console_emit_request(c, CONSOLE_EV_CHANGED, r);
 	}
 }
 
-/* Reap exec children. */
+/* Reap exec children: each job's own pid, never waitpid(-1), so a child
+   that is not a job (a probe, a client's helper) is left to its owner. */
 void
 console_sigchld(int signo, void *arg)
 {
 	struct console	*c = arg;
 	struct request	*r;
 	struct job	*jb;
-	pid_t		 pid;
 	int		 status;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		TAILQ_FOREACH(r, &c->q.requests, entry) {
-			jb = r->owner;
-			if (jb == NULL || jb->pid != pid || jb->exited ||
-			    r->state != REQUEST_RUNNING)
-				continue;
-			jb->exited = true;
-			jb->wstatus = status;
-			if (jb->kill_timer != 0) {
-				loop_cancel(c->loop, jb->kill_timer);
-				jb->kill_timer = 0;
-			}
-			jb->drain_timer = loop_timer(c->loop,
-			    CONSOLE_DRAIN_MS, job_drain_timeout, jb);
-			job_check_done(jb);
-			break;
+	(void)signo;
+	TAILQ_FOREACH(r, &c->q.requests, entry) {
+		jb = r->owner;
+		if (jb == NULL || jb->pid <= 0 || jb->exited ||
+		    r->state != REQUEST_RUNNING)
+			continue;
+		if (waitpid(jb->pid, &status, WNOHANG) != jb->pid)
+			continue;
+		jb->exited = true;
+		jb->wstatus = status;
+		if (jb->kill_timer != 0) {
+			loop_cancel(c->loop, jb->kill_timer);
+			jb->kill_timer = 0;
 		}
+		jb->drain_timer = loop_timer(c->loop, CONSOLE_DRAIN_MS,
+		    job_drain_timeout, jb);
+		job_check_done(jb);
 	}
 }

@@ -66,7 +66,7 @@ console_shutdown_timeout(void *arg)
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		jb = r->owner;
 		if (r->state == REQUEST_RUNNING && jb != NULL && !jb->exited)
-			kill(jb->pid, SIGKILL);
+			kill(-jb->pid, SIGKILL);	/* exec and bwrap */
 	}
 	c->done = true;
 }
@@ -179,7 +179,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	cJSON		*rec;
 
 	c->loop = l;
-	c->agent_fd = c->control_fd = c->fifo_fd = -1;
+	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
 	c->uid = getuid();
 	c->headless = o->headless;
 	c->auto_allowlisted = o->auto_allowlisted;
@@ -235,6 +235,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	if ((c->socket_path = client_socket_path(o->socket, cause)) == NULL)
 		goto fail;
 	c->control_path = client_control_path(c->socket_path);
+	if ((c->lock_fd = console_lock(c->socket_path, cause)) < 0)
+		goto fail;
 	c->agent_fd = console_listen(c->socket_path, &c->agent_st, cause);
 	if (c->agent_fd < 0)
 		goto fail;

@@ -102,7 +102,7 @@ request_classify(struct console *c, struct request *r)
 		goto fail;
 	r->writes = !pol.project_readonly;
 	strv_release(&r->bwrap_argv);
-	strv_copy(&r->bwrap_argv, &sb.argv);
+	strv_append_all(&r->bwrap_argv, &sb.argv);
 	for (size_t i = 0; i < r->argv.n; i++)
 		strv_push(&r->bwrap_argv, r->argv.v[i]);
 	cJSON_Delete(r->mounts);
@@ -122,7 +122,7 @@ fail:
 static cJSON *
 request_queued_json(const struct request *r)
 {
-	cJSON	*j = proto_reply_new("queued", r->id, r->tag);
+	cJSON	*j = proto_reply(PROTO_R_QUEUED, r->id, r->tag);
 
 	cJSON_AddStringToObject(j, "command", r->command);
 	cJSON_AddStringToObject(j, "cwd", r->cwd);
@@ -356,12 +356,12 @@ request_decided(struct console *c, struct request *r)
 	console_audit(c, rec);
 
 	if (withdrawn) {
-		j = proto_reply_new("withdrawn", r->id, r->tag);
+		j = proto_reply(PROTO_R_WITHDRAWN, r->id, r->tag);
 		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
 		if (r->note != NULL)
 			cJSON_AddStringToObject(j, "note", r->note);
 	} else {
-		j = proto_reply_new("decided", r->id, r->tag);
+		j = proto_reply(PROTO_R_DECIDED, r->id, r->tag);
 		cJSON_AddStringToObject(j, "decision",
 		    request_state_name(r->state));
 		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
@@ -445,7 +445,7 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 		strv_push(&r->argv, m->command);
 	} else {
 		r->is_argv = true;
-		strv_copy(&r->argv, &m->argv);
+		strv_append_all(&r->argv, &m->argv);
 		r->command = strv_join(&m->argv, " ", true);
 	}
 	request_classify(c, r);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -257,7 +258,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 
 	switch (m->type) {
 	case PROTO_LIST:
-		j = proto_reply_new("list", 0, m->tag);
+		j = proto_reply(PROTO_R_LIST, 0, m->tag);
 		cJSON_AddStringToObject(j, "project", c->project);
 		cJSON_AddNumberToObject(j, "clients", (double)c->nconns);
 		a = cJSON_AddArrayToObject(j, "requests");
@@ -308,7 +309,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	if (rc != 0)
 		conn_error(cn, m->id, m->tag, "refused", cause);
 	else {
-		j = proto_reply_new("ok", id, m->tag);
+		j = proto_reply(PROTO_R_OK, id, m->tag);
 		cJSON_AddStringToObject(j, "action", proto_type_name(m->type));
 		conn_send(cn, j);
 	}
@@ -451,7 +452,7 @@ console_accept(int lfd, short revents, void *arg)
 			conn_flush(cn);
 			continue;
 		}
-		j = proto_reply_new("hello", 0, NULL);
+		j = proto_reply(PROTO_R_HELLO, 0, NULL);
 		cJSON_AddStringToObject(j, "console", "bwgate " PACKAGE_VERSION);
 		cJSON_AddStringToObject(j, "project", c->project);
 		cJSON_AddStringToObject(j, "socket", kind == CONN_AGENT ?
@@ -551,6 +552,38 @@ console_open_fifo(struct console *c, char **cause)
 
 /* ---- sockets ---- */
 
+/*
+ * Hold the lock beside the socket (<path>.lock, as tmux does) for the
+ * console's life: the check for a stale socket, its removal and the bind
+ * are one step for whoever holds it, so two consoles starting at once
+ * cannot both remove and bind. The lock file stays: removing it would let
+ * a console lock an unlinked file while another locks a new one.
+ */
+int
+console_lock(const char *path, char **cause)
+{
+	char	*lock = xasprintf("%s.lock", path);
+	int	 fd;
+
+	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*cause = xasprintf("cannot open '%s': %s", lock,
+		    strerror(errno));
+		free(lock);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		*cause = errno == EWOULDBLOCK ? xasprintf("a console is "
+		    "already listening on '%s' (it holds '%s')", path, lock) :
+		    xasprintf("cannot lock '%s': %s", lock, strerror(errno));
+		close(fd);
+		free(lock);
+		return -1;
+	}
+	free(lock);
+	return fd;
+}
+
 /* Bind a listening socket, replacing a stale one, never a live one. */
 int
 console_listen(const char *path, struct stat *stp, char **cause)
@@ -646,6 +679,10 @@ console_close_listeners(struct console *c)
 		close(c->control_fd);
 		c->control_fd = -1;
 		console_unlink(c->control_path, &c->control_st);
+	}
+	if (c->lock_fd != -1) {
+		close(c->lock_fd);	/* after the sockets are gone */
+		c->lock_fd = -1;
 	}
 	if (c->fifo_fd != -1) {
 		loop_remove(c->loop, c->fifo_fd);

@@ -158,7 +158,8 @@ console_arm_commit(struct console *c)
 	    console_commit, c);
 }
 
-/* Append an audit record (synced before any reply leaves). */
+/* Append an audit record (synced before any reply leaves); -1 only when
+   the record is lost (audit.h). */
 int
 console_audit(struct console *c, cJSON *rec)
 {
@@ -280,7 +281,7 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	r->agent = xstrdup(old->agent);
 	r->command = xstrdup(old->command);
 	r->is_argv = old->is_argv;
-	strv_copy(&r->argv, &old->argv);
+	strv_append_all(&r->argv, &old->argv);
 	r->cwd = xstrdup(old->cwd);
 	r->timeout_s = old->timeout_s;
 	proto_mounts_copy(&r->asked, &old->asked);
@@ -399,7 +400,7 @@ console_events(const struct console *c, const struct request *r)
 	return jb != NULL ? jb->events : NULL;
 }
 
-/* ---- added for the terminal UI (ui/, issue 6) ---- */
+/* ---- for the terminal UI (ui/) ---- */
 
 /*
  * Read the configuration and the rule files again (the operator's key,

@@ -2,6 +2,7 @@
 #include "autoconf.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,52 @@ static const struct {
 	{ "rerun",	PROTO_RERUN,	true },
 	{ "reload",	PROTO_RELOAD,	false },
 	{ "show",	PROTO_SHOW,	true },
+};
+
+/*
+ * The members of the request messages, for the encoder: name, kind, where
+ * in struct proto_msg, and the types that carry it. A new member is a row
+ * here (and its check in the decoder below); a new type a row above.
+ */
+enum proto_field_kind {
+	PF_STRING,		/* char *, absent when NULL */
+	PF_STRV,		/* struct strv, absent when empty */
+	PF_COUNT,		/* int, absent when 0 */
+	PF_TRISTATE		/* int -1/0/1 as absent/false/true */
+};
+#define PT(t)	(1U << (t))
+static const struct proto_field {
+	const char		*name;
+	enum proto_field_kind	 kind;
+	size_t			 off;
+	unsigned		 types;
+} proto_fields[] = {
+	{ "command", PF_STRING, offsetof(struct proto_msg, command),
+	  PT(PROTO_SUBMIT) },
+	{ "argv", PF_STRV, offsetof(struct proto_msg, argv),
+	  PT(PROTO_SUBMIT) },
+	{ "cwd", PF_STRING, offsetof(struct proto_msg, cwd),
+	  PT(PROTO_SUBMIT) },
+	{ "agent", PF_STRING, offsetof(struct proto_msg, agent),
+	  PT(PROTO_SUBMIT) },
+	{ "timeout", PF_COUNT, offsetof(struct proto_msg, timeout_s),
+	  PT(PROTO_SUBMIT) },
+	{ "note", PF_STRING, offsetof(struct proto_msg, note),
+	  PT(PROTO_APPROVE) | PT(PROTO_DENY) },
+	{ "network", PF_TRISTATE, offsetof(struct proto_msg, mounts.network),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "rw", PF_STRV, offsetof(struct proto_msg, mounts.rw),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "ro", PF_STRV, offsetof(struct proto_msg, mounts.ro),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "hide", PF_STRV, offsetof(struct proto_msg, mounts.hide),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+};
+
+/* Reply types, in enum proto_reply order. */
+static const char *const proto_reply_names[] = {
+	"hello", "queued", "decided", "withdrawn", "started", "output",
+	"event", "result", "list", "ok", "error"
 };
 
 /* The name of a message type. */
@@ -581,9 +628,9 @@ void
 proto_mounts_copy(struct proto_mounts *dst, const struct proto_mounts *src)
 {
 	dst->network = src->network;
-	strv_copy(&dst->rw, &src->rw);
-	strv_copy(&dst->ro, &src->ro);
-	strv_copy(&dst->hide, &src->hide);
+	strv_append_all(&dst->rw, &src->rw);
+	strv_append_all(&dst->ro, &src->ro);
+	strv_append_all(&dst->hide, &src->hide);
 }
 
 /* Nothing changed? */
@@ -627,6 +674,90 @@ proto_msg_release(struct proto_msg *m)
 	*m = (struct proto_msg)PROTO_MSG_INIT;
 }
 
+/* A request message as JSON: what proto_decode() reads back into m. */
+cJSON *
+proto_msg_json(const struct proto_msg *m)
+{
+	const char	*base = (const char *)m;
+	cJSON		*j;
+	size_t		 i;
+
+	for (i = 0; i < sizeof proto_types / sizeof *proto_types; i++)
+		if (proto_types[i].type == m->type)
+			break;
+	j = proto_reply_new(proto_types[i].name, proto_types[i].has_id ?
+	    m->id : 0, m->tag);
+	for (i = 0; i < sizeof proto_fields / sizeof *proto_fields; i++) {
+		const struct proto_field *f = &proto_fields[i];
+		const void		 *p = base + f->off;
+
+		if (!(f->types & PT(m->type)))
+			continue;
+		switch (f->kind) {
+		case PF_STRING:
+			if (*(char *const *)p != NULL)
+				cJSON_AddStringToObject(j, f->name,
+				    *(char *const *)p);
+			break;
+		case PF_STRV:
+			if (((const struct strv *)p)->n > 0)
+				cJSON_AddItemToObject(j, f->name,
+				    json_strv((const struct strv *)p));
+			break;
+		case PF_COUNT:
+			if (*(const int *)p != 0)
+				cJSON_AddNumberToObject(j, f->name,
+				    *(const int *)p);
+			break;
+		case PF_TRISTATE:
+			if (*(const int *)p >= 0)
+				cJSON_AddBoolToObject(j, f->name,
+				    *(const int *)p == 1);
+			break;
+		}
+	}
+	/* A file write is an object of its own (proto_decode_write). */
+	if (m->type == PROTO_SUBMIT && m->write_path != NULL) {
+		cJSON *w = cJSON_AddObjectToObject(j, "write");
+
+		cJSON_AddStringToObject(w, "path", m->write_path);
+		cJSON_AddStringToObject(w, "content", m->write_content != NULL ?
+		    m->write_content : "");
+	}
+	return j;
+}
+
+/* The wire name of a reply type. */
+const char *
+proto_reply_name(enum proto_reply r)
+{
+	if ((size_t)r >= sizeof proto_reply_names / sizeof *proto_reply_names)
+		return "unknown";
+	return proto_reply_names[r];
+}
+
+/* Which reply j is. */
+enum proto_reply
+proto_reply_type(const cJSON *j)
+{
+	const char	*t;
+
+	t = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+
+	for (size_t i = 0; t != NULL &&
+	    i < sizeof proto_reply_names / sizeof *proto_reply_names; i++)
+		if (strcmp(t, proto_reply_names[i]) == 0)
+			return (enum proto_reply)i;
+	return PROTO_R_UNKNOWN;
+}
+
+/* Start a reply of a known type. */
+cJSON *
+proto_reply(enum proto_reply r, uint32_t id, const char *tag)
+{
+	return proto_reply_new(proto_reply_name(r), id, tag);
+}
+
 /* Start a reply. */
 cJSON *
 proto_reply_new(const char *type, uint32_t id, const char *tag)
@@ -647,7 +778,7 @@ cJSON *
 proto_error_new(uint32_t id, const char *tag, const char *code,
     const char *message)
 {
-	cJSON	*j = proto_reply_new("error", id, tag);
+	cJSON	*j = proto_reply(PROTO_R_ERROR, id, tag);
 
 	cJSON_AddStringToObject(j, "code", code);
 	cJSON_AddStringToObject(j, "message", message);

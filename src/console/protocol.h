@@ -21,6 +21,11 @@
  *	}
  *	proto_reader_release(&rd);
  *
+ * Requests (what agents and the control clients send) are encoded from the
+ * same struct the decoder fills, by one table of members: a client fills a
+ * struct proto_msg and sends proto_msg_json(&m); decoding that line gives
+ * m back.
+ *
  * Replies: proto_reply_new() makes the object ({"v","type","id","tag"}),
  * the caller adds members, proto_encode() turns it into "...\n".
  */
@@ -127,7 +132,29 @@ char		*proto_base64_encode(const void *, size_t);
 /* Decode into b; -1 if s is not base64. */
 int		 proto_base64_decode(const char *s, struct buf *b);
 
+/* A request message as JSON (the decoder's inverse; caller frees). */
+cJSON		*proto_msg_json(const struct proto_msg *);
+/* What the console sends (doc/protocol.md, "Replies"). */
+enum proto_reply {
+	PROTO_R_HELLO,		/* greeting on connect */
+	PROTO_R_QUEUED,		/* a submit was accepted: verdict, reason */
+	PROTO_R_DECIDED,	/* approved or denied, by whom */
+	PROTO_R_WITHDRAWN,	/* cancelled before it ran */
+	PROTO_R_STARTED,	/* running: pid */
+	PROTO_R_OUTPUT,		/* a chunk of stdout or stderr */
+	PROTO_R_EVENT,		/* a live file event */
+	PROTO_R_RESULT,		/* the end: state, exit status, report */
+	PROTO_R_LIST,		/* control: the queue */
+	PROTO_R_OK,		/* control: done */
+	PROTO_R_ERROR,		/* code and message */
+	PROTO_R_UNKNOWN		/* anything else (a newer console) */
+};
+const char	*proto_reply_name(enum proto_reply);
+/* The type of a reply a client received. */
+enum proto_reply proto_reply_type(const cJSON *);
 /* A reply object {"v":1,"type":type[,"id":id][,"tag":tag]}. */
+cJSON		*proto_reply(enum proto_reply, uint32_t id, const char *tag);
+/* The same by name (a type not in the table yet). */
 cJSON		*proto_reply_new(const char *type, uint32_t id,
 		    const char *tag);
 /* An error reply; code is a stable word (doc/protocol.md). */

@@ -166,26 +166,6 @@ queue_remove(struct queue *q, struct request *r)
 	request_free(r);
 }
 
-/* Drop the oldest ended requests until at most keep remain ended. */
-void
-queue_prune(struct queue *q, size_t keep)
-{
-	struct request	*r, *next;
-	size_t		 ended = 0;
-
-	TAILQ_FOREACH(r, &q->requests, entry)
-		if (request_ended(r))
-			ended++;
-	for (r = TAILQ_FIRST(&q->requests); r != NULL && ended > keep;
-	    r = next) {
-		next = TAILQ_NEXT(r, entry);
-		if (request_ended(r) && r->owner == NULL) {
-			queue_remove(q, r);
-			ended--;
-		}
-	}
-}
-
 /* The error for a transition that is not allowed. */
 static int
 queue_bad_state(const struct request *r, const char *what, char **cause)

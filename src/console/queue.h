@@ -123,8 +123,6 @@ struct request	*queue_add(struct queue *);
 struct request	*queue_find(const struct queue *, uint32_t id);
 /* Unlink and free (any state; the caller stops what runs first). */
 void		 queue_remove(struct queue *, struct request *);
-/* Forget the oldest ended requests beyond keep. */
-void		 queue_prune(struct queue *, size_t keep);
 
 /* pending -> approved | denied. */
 int		 queue_decide(struct queue *, struct request *, bool approve,

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "config.h"
+#include "file.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "rules.h"
@@ -92,42 +93,12 @@ allowlist_trust_write(cJSON *j, char **cause)
 {
 	_cleanup_free_ char	*dir = config_user_dir();
 	_cleanup_free_ char	*path = allowlist_trust_path();
-	_cleanup_free_ char	*tmp = xasprintf("%s.%ld.tmp", path,
-				    (long)getpid());
 	_cleanup_free_ char	*text = cJSON_Print(j);
-	char			*p;
-	FILE			*f;
-	int			 fd;
+	_cleanup_free_ char	*line = xasprintf("%s\n", text);
 
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		*cause = xasprintf("cannot create '%s': %s", dir,
-		    strerror(errno));
+	if (mkdir_p(dir, 0700, cause) != 0)
 		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		*cause = xasprintf("cannot write '%s': %s", tmp,
-		    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	fprintf(f, "%s\n", text);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
-		*cause = xasprintf("cannot write '%s': %s", path,
-		    strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return file_write_atomic(path, line, strlen(line), 0600, cause);
 }
 
 /* Trust (or, with sha NULL, stop trusting) a project's rule file. */

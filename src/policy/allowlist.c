@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "config.h"
+#include "file.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "rules.h"

@@ -224,6 +224,14 @@ config_load_file(struct config *c, const char *path, char **cause)
 				goto out;
 		}
 	}
+	for (size_t i = 0; i < c->protected.n; i++) {
+		if (path_has_dotdot(c->protected.v[i])) {
+			*cause = xasprintf("%s: sandbox.protected: '%s' "
+			    "contains '..' (give a path inside the project)",
+			    path, c->protected.v[i]);
+			goto out;
+		}
+	}
 	strv_push(&c->files, path);
 	rc = 0;
 out:
@@ -260,8 +268,8 @@ config_load(struct config *c, const char *explicit, char **cause)
 void
 config_apply(const struct config *c, struct sandbox_policy *pol)
 {
-	strv_copy(&pol->protected, &c->protected);
-	strv_copy(&pol->env_pass, &c->env_pass);
+	strv_append_all(&pol->protected, &c->protected);
+	strv_append_all(&pol->env_pass, &c->env_pass);
 	for (size_t i = 0; i < c->rw_paths.n; i++) {
 		char *p = path_expand_home(c->rw_paths.v[i]);
 

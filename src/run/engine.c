@@ -425,7 +425,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
 	int			 slot, rc = -1;
 
-	strv_copy(&r->argv, &o->argv);
+	strv_append_all(&r->argv, &o->argv);
 	r->command = o->command ? xstrdup(o->command) : NULL;
 	r->cwd = xstrdup(o->policy.cwd);
 	r->project = xstrdup(o->policy.project);
@@ -482,7 +482,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	   descriptors and memory out of its reach. */
 	if (!probe.proc_fresh)
 		prctl(PR_SET_DUMPABLE, 0);
-	strv_copy(&r->warnings, &sb.warnings);
+	strv_append_all(&r->warnings, &sb.warnings);
 	if (pipe2(spipe, O_CLOEXEC) != 0 || pipe2(bpipe, O_CLOEXEC) != 0) {
 		engine_fail(r, xasprintf("cannot create a pipe: %s",
 		    strerror(errno)));
@@ -494,9 +494,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 	slot = sandbox_fd_slot(&sb, "--block-fd");
 	sb.fds[slot] = bpipe[0];
 	bpipe[0] = -1;
-	strv_copy(&full, &sb.argv);
-	strv_copy(&full, &o->argv);
-	strv_copy(&r->bwrap_argv, &full);
+	strv_append_all(&full, &sb.argv);
+	strv_append_all(&full, &o->argv);
+	strv_append_all(&r->bwrap_argv, &full);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot
@@ -505,6 +505,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	 */
 	e.loop = loop_new();
 	e.start_ms = loop_now_ms();
+	/* Before bwrap exists: a signal from now on stops the sandbox
+	   instead of killing us and leaving it behind. */
+	loop_signal(e.loop, SIGINT, engine_signal, &e);
+	loop_signal(e.loop, SIGTERM, engine_signal, &e);
+	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
 	    &cause) != 0) {
 		engine_fail(r, cause);
@@ -572,9 +577,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
 	if (e.run.pidfd >= 0)
 		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);
-	loop_signal(e.loop, SIGINT, engine_signal, &e);
-	loop_signal(e.loop, SIGTERM, engine_signal, &e);
-	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
 	observe_attach(e.obs, e.loop, &sb, &r->violations);
@@ -609,7 +611,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_lossy_event(&e);
 		LOG("monitor stopped");
 		r->events_lossy = monitor_lossy(e.mon);
-		strv_copy(&r->warnings, monitor_warnings(e.mon));
+		strv_append_all(&r->warnings, monitor_warnings(e.mon));
 	}
 	if (rec != NULL) {
 		snapshot_paths_diff(rec, &r->changes);
@@ -626,7 +628,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
 			r->changes_method = "snapshot";
-			strv_copy(&r->warnings, snapshot_warnings(after));
+			strv_append_all(&r->warnings, snapshot_warnings(after));
 		}
 	} else if (!writes && o->snapshot) {
 		/* Read-only: nothing to look at, and nothing can change. */

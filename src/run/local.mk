@@ -9,5 +9,6 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/snapshot.h %D%/snapshot-int.h \
 	%D%/snapshot-scan.c %D%/snapshot-diff.c %D%/snapshot-paths.c \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
+	%D%/monitor-watch.c %D%/monitor-watcher.h \
 	%D%/observe.c %D%/observe.h %D%/observe-int.h \
 	%D%/observe-judge.c %D%/observe-infer.c

@@ -2,16 +2,21 @@
  * monitor-child: the watcher process behind the live monitor.
  *
  * monitor_start() forks this process; it only watches and writes records
- * (monitor-int.h) to a pipe the parent polls. It owns the inotify instance,
- * which libinotifytools creates and reads (inotifytools_initialize,
- * inotifytools_next_events). The library's name bookkeeping is not used:
- * it keys watches by the name given at watch time, never follows renames,
- * and its rename and remove helpers edit keys inside its name tree (a
- * directory deleted and recreated under the same name, or renamed, leaves
- * it pointing at the wrong watch). So this process keeps its own table
- * from watch descriptor to the directory's current project-relative path
- * and adds watches on the library's descriptor, which it finds once at
- * start (the library does not expose it, and only this process has one).
+ * (monitor-int.h) to a pipe the parent polls. It owns one inotify instance
+ * and uses the kernel interface directly (inotify_init1, inotify_add_watch,
+ * read). libinotifytools cannot do what this needs, so it is not used:
+ * - its descriptor is not exposed, so it cannot be polled together with
+ *   the control socket (only a timeout on inotifytools_next_events);
+ * - it keys watches by the name given at watch time and never follows
+ *   renames; its rename and remove helpers edit keys inside its name tree,
+ *   so a directory deleted and recreated under the same name, or renamed,
+ *   leaves it pointing at the wrong watch;
+ * - inotifytools_watch_recursively_with_exclude stops at the first
+ *   failure and neither lists a new directory after watching it (entries
+ *   made in between would be missed) nor reports which path hit the
+ *   watch limit.
+ * So this process keeps its own table from watch descriptor to the
+ * directory's current project-relative path, and walks trees itself.
  *
  * Rules, in the order events are read:
  * - A directory that appears (created, or moved in from outside) is watched
@@ -48,7 +53,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inotifytools/inotifytools.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -62,103 +66,11 @@
 #include "monitor-int.h"
 #include "xalloc.h"
 
-#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
-	IN_MODIFY | IN_ATTRIB | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+#include "monitor-watcher.h"
 
-#define COALESCE_QUIET_MS	150
-#define COALESCE_MAX_MS		1000
-#define MOVE_GRACE_MS		5
-#define DUP_KEEP_MS		10000
-#define SWEEP_EVERY_MS		1000
-#define STOP_DRAIN_MAX_MS	3000
-#define BATCH_EVENTS		4096
-#define READ_INTERVAL_MS	10
-#define OUT_FLUSH_BYTES		(64 * 1024)
-#define MAX_PENDING_MOVES	64
-
-/*
- * What we know about one path we reported recently: when we said created
- * (monotonic ms, 0: not recently), until when one IN_CREATE is swallowed
- * (reported from a listing), and a modification being coalesced (count,
- * first and latest monotonic ms, wall ms of the first).
- */
-struct entry {
-	struct entry		*next;
-	TAILQ_ENTRY(entry)	 pentry;
-	uint32_t		 hash;
-	int64_t			 created;
-	int64_t			 dup_until;
-	bool			 pending;
-	bool			 is_dir;
-	unsigned		 count;
-	int64_t			 first;
-	int64_t			 last;
-	int64_t			 wall;
-	char			 path[];
-};
-TAILQ_HEAD(entries, entry);
-
-/* An IN_MOVED_FROM waiting for its IN_MOVED_TO. */
-struct pmove {
-	uint32_t	 cookie;
-	char		*path;
-	bool		 is_dir;
-	int64_t		 mono;
-	int64_t		 wall;
-};
-
-struct watcher {
-	const struct monitor_child_opts *o;
-	int		 inofd;
-	int		 outfd;
-	int		 ctlfd;
-	size_t		 rootlen;
-	struct buf	 abs;		/* scratch: absolute path */
-	struct buf	 out;		/* records not yet written */
-
-	struct strv	 ex_names;	/* excluded component names */
-	struct strv	 ex_paths;	/* excluded relative paths */
-
-	char		**wdpath;	/* wd -> relative path or NULL */
-	size_t		 nwdpath;
-	int		 nwatches;
-	bool		 watch_full;	/* limit reached: add no more */
-	bool		 warned_watch;
-
-	struct entry	**buckets;
-	size_t		 nbuckets;
-	size_t		 nentries;
-	struct entries	 pending;
-
-	struct pmove	 moves[MAX_PENDING_MOVES];
-	size_t		 nmoves;
-
-	bool		 paused;
-	int64_t		 next_read;	/* mono ms of the next read */
-	int64_t		 next_sweep;
-};
-
-static int64_t	 now_mono(void);
-static int64_t	 now_wall(void);
 static void	 out_flush(struct watcher *);
-static void	 out_record(struct watcher *, enum mrec_type, int, unsigned,
-		     int64_t, const char *, const char *);
-static void	 warn(struct watcher *, bool, const char *, ...)
-		     __attribute__((format(printf, 3, 4)));
-static void	 exclude_init(struct watcher *);
-static bool	 excluded(struct watcher *, const char *);
-static char	*rel_join(const char *, const char *);
-static const char *abs_path(struct watcher *, const char *);
-static bool	 has_prefix_dir(const char *, const char *, size_t);
-static int	 read_int(const char *);
-static int	 watch_add(struct watcher *, const char *);
-static void	 watch_tree(struct watcher *, const char *, bool);
-static void	 watch_remove_under(struct watcher *, const char *);
-static void	 watch_rename_under(struct watcher *, const char *,
-		     const char *);
 static uint32_t	 hash_str(const char *);
 static struct entry *ent_find(struct watcher *, const char *, uint32_t);
-static struct entry *ent_get(struct watcher *, const char *);
 static void	 ent_del(struct watcher *, struct entry *);
 static void	 ent_forget(struct watcher *, const char *);
 static void	 ent_forget_under(struct watcher *, const char *);
@@ -172,11 +84,10 @@ static void	 report_moved(struct watcher *, struct pmove *, const char *,
 static void	 handle_event(struct watcher *, struct inotify_event *);
 static int	 drain(struct watcher *, int);
 static void	 sweep(struct watcher *, int64_t);
-static int	 find_inotify_fd(int);
 static void	 serve(struct watcher *) __attribute__((noreturn));
 
 /* Monotonic milliseconds. */
-static int64_t
+int64_t
 now_mono(void)
 {
 	struct timespec	ts;
@@ -186,7 +97,7 @@ now_mono(void)
 }
 
 /* Wall clock milliseconds since the epoch. */
-static int64_t
+int64_t
 now_wall(void)
 {
 	struct timespec	ts;
@@ -214,7 +125,7 @@ out_flush(struct watcher *w)
 }
 
 /* Queue one record. */
-static void
+void
 out_record(struct watcher *w, enum mrec_type type, int flags, unsigned count,
     int64_t wall, const char *path, const char *to)
 {
@@ -241,8 +152,8 @@ out_record(struct watcher *w, enum mrec_type type, int flags, unsigned count,
 }
 
 /* Queue a warning for the parent. */
-static void
-warn(struct watcher *w, bool lossy, const char *fmt, ...)
+void
+mwarn(struct watcher *w, bool lossy, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*s;
@@ -254,283 +165,6 @@ warn(struct watcher *w, bool lossy, const char *fmt, ...)
 	out_record(w, MREC_WARNING, lossy ? MREC_LOSSY : 0, 1, now_wall(), s,
 	    NULL);
 	free(s);
-}
-
-/*
- * Split the exclude list as the snapshot reads it: without '/' a component
- * name matched at any depth, with '/' a path relative to the root (a
- * leading "./" and trailing '/' ignored). ".git" is always excluded.
- */
-static void
-exclude_init(struct watcher *w)
-{
-	const struct strv	*ex = w->o->exclude;
-	size_t			 i, len;
-	const char		*p;
-	char			*s;
-
-	strv_push(&w->ex_names, ".git");
-	for (i = 0; ex != NULL && i < ex->n; i++) {
-		p = ex->v[i];
-		while (p[0] == '.' && p[1] == '/')
-			p += 2;
-		while (*p == '/')
-			p++;
-		s = xstrdup(p);
-		len = strlen(s);
-		while (len > 0 && s[len - 1] == '/')
-			s[--len] = '\0';
-		if (len == 0 || strcmp(s, ".") == 0)
-			free(s);
-		else if (strchr(s, '/') != NULL)
-			strv_push_owned(&w->ex_paths, s);
-		else
-			strv_push_owned(&w->ex_names, s);
-	}
-}
-
-/*
- * Is this entry excluded (not to be watched or looked into)? Its parent was
- * watched, so only its own name and its whole path need checking.
- */
-static bool
-excluded(struct watcher *w, const char *rel)
-{
-	const char	*name = strrchr(rel, '/');
-	size_t		 i;
-
-	name = name != NULL ? name + 1 : rel;
-	for (i = 0; i < w->ex_names.n; i++) {
-		if (strcmp(name, w->ex_names.v[i]) == 0)
-			return (true);
-	}
-	for (i = 0; i < w->ex_paths.n; i++) {
-		if (strcmp(rel, w->ex_paths.v[i]) == 0)
-			return (true);
-	}
-	return (false);
-}
-
-/* dir/name, or name when dir is the root (""). */
-static char *
-rel_join(const char *dir, const char *name)
-{
-	size_t	 dlen = strlen(dir), nlen = strlen(name);
-	char	*s;
-
-	if (dlen == 0)
-		return (xstrndup(name, nlen));
-	s = xmalloc(dlen + nlen + 2);
-	memcpy(s, dir, dlen);
-	s[dlen] = '/';
-	memcpy(s + dlen + 1, name, nlen + 1);
-	return (s);
-}
-
-/* The absolute path of rel, in scratch storage valid until the next call. */
-static const char *
-abs_path(struct watcher *w, const char *rel)
-{
-	w->abs.len = w->rootlen;
-	w->abs.data[w->abs.len] = '\0';
-	if (*rel != '\0') {
-		buf_putc(&w->abs, '/');
-		buf_puts(&w->abs, rel);
-	}
-	return (w->abs.data);
-}
-
-/* Is path equal to dir (of length len) or below it? dir "" is the root. */
-static bool
-has_prefix_dir(const char *path, const char *dir, size_t len)
-{
-	if (len == 0)
-		return (true);
-	return (strncmp(path, dir, len) == 0 &&
-	    (path[len] == '\0' || path[len] == '/'));
-}
-
-/* An integer from a /proc file, or -1. */
-static int
-read_int(const char *path)
-{
-	char	buf[32];
-	ssize_t	n;
-	int	fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-1);
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	buf[n] = '\0';
-	return (atoi(buf));
-}
-
-/*
- * Watch one directory and remember its path. Returns 0, or -1 when it is
- * not watched (gone, unreadable, or the watch limit is reached).
- */
-static int
-watch_add(struct watcher *w, const char *rel)
-{
-	int	wd, max, ns;
-	size_t	n;
-
-	if (w->watch_full)
-		return (-1);
-	if (w->o->max_watches > 0 && w->nwatches >= w->o->max_watches) {
-		wd = -1;
-		errno = ENOSPC;
-	} else
-		wd = inotify_add_watch(w->inofd, abs_path(w, rel), WATCH_MASK);
-	if (wd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return (-1);	/* gone already: its delete follows */
-		if (errno == ENOSPC) {
-			w->watch_full = true;
-			if (w->o->max_watches > 0) {
-				warn(w, true, "live events incomplete: inotify "
-				    "watch limit reached (test limit "
-				    "BWGATE_MONITOR_MAX_WATCHES=%d); the change "
-				    "report is still exact", w->o->max_watches);
-				return (-1);
-			}
-			/* In a user namespace its own limit may be lower. */
-			max = inotifytools_get_max_user_watches();
-			if ((ns = read_int("/proc/sys/user/max_inotify_watches"))
-			    > 0 && (max <= 0 || ns < max)) {
-				warn(w, true, "live events incomplete: inotify "
-				    "watch limit reached "
-				    "(user.max_inotify_watches=%d); the change "
-				    "report is still exact", ns);
-				return (-1);
-			}
-			warn(w, true, "live events incomplete: inotify watch "
-			    "limit reached (fs.inotify.max_user_watches=%d); "
-			    "the change report is still exact", max);
-			return (-1);
-		}
-		if (!w->warned_watch) {
-			w->warned_watch = true;
-			warn(w, true, "live events incomplete: cannot watch "
-			    "'%s': %s", *rel != '\0' ? rel : ".",
-			    strerror(errno));
-		}
-		return (-1);
-	}
-	if ((size_t)wd >= w->nwdpath) {
-		n = w->nwdpath == 0 ? 1024 : w->nwdpath;
-		while (n <= (size_t)wd)
-			n *= 2;
-		w->wdpath = xreallocarray(w->wdpath, n, sizeof *w->wdpath);
-		memset(w->wdpath + w->nwdpath, 0,
-		    (n - w->nwdpath) * sizeof *w->wdpath);
-		w->nwdpath = n;
-	}
-	if (w->wdpath[wd] == NULL)
-		w->nwatches++;
-	else if (strcmp(w->wdpath[wd], rel) == 0)
-		return (0);
-	free(w->wdpath[wd]);
-	w->wdpath[wd] = xstrdup(rel);
-	return (0);
-}
-
-/*
- * Watch a directory and everything below it, each directory watched before
- * it is listed. With emit, every entry found is reported as created (the
- * directory itself was reported by the caller).
- */
-static void
-watch_tree(struct watcher *w, const char *top, bool emit)
-{
-	struct strv	 stack = STRV_INIT;
-	struct entry	*e;
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*d;
-	char		*rel, *child;
-	bool		 is_dir, watched;
-
-	strv_push(&stack, top);
-	while (stack.n > 0) {
-		rel = stack.v[--stack.n];
-		stack.v[stack.n] = NULL;
-		watched = watch_add(w, rel) == 0;
-		if (!watched && !emit) {
-			free(rel);
-			continue;
-		}
-		if ((d = opendir(abs_path(w, rel))) == NULL) {
-			free(rel);
-			continue;
-		}
-		while ((de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (de->d_type == DT_UNKNOWN) {
-				if (fstatat(dirfd(d), de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) != 0)
-					continue;
-				is_dir = S_ISDIR(st.st_mode);
-			} else
-				is_dir = de->d_type == DT_DIR;
-			child = rel_join(rel, de->d_name);
-			if (emit) {
-				out_record(w, MREC_CREATED,
-				    is_dir ? MREC_DIR : 0, 1, now_wall(),
-				    child, NULL);
-				e = ent_get(w, child);
-				e->created = now_mono();
-				e->dup_until = e->created + DUP_KEEP_MS;
-				e->is_dir = is_dir;
-			}
-			if (is_dir && !excluded(w, child))
-				strv_push_owned(&stack, child);
-			else
-				free(child);
-		}
-		closedir(d);
-		free(rel);
-	}
-	strv_release(&stack);
-}
-
-/* Stop watching a directory that left the project, and all below it. */
-static void
-watch_remove_under(struct watcher *w, const char *prefix)
-{
-	size_t	i, len = strlen(prefix);
-
-	for (i = 0; i < w->nwdpath; i++) {
-		if (w->wdpath[i] == NULL ||
-		    !has_prefix_dir(w->wdpath[i], prefix, len))
-			continue;
-		inotify_rm_watch(w->inofd, (int)i);
-		free(w->wdpath[i]);
-		w->wdpath[i] = NULL;
-		w->nwatches--;
-	}
-}
-
-/* A watched directory was renamed: rename it and everything below. */
-static void
-watch_rename_under(struct watcher *w, const char *from, const char *to)
-{
-	size_t	 i, len = strlen(from);
-	char	*s;
-
-	for (i = 0; i < w->nwdpath; i++) {
-		if (w->wdpath[i] == NULL ||
-		    !has_prefix_dir(w->wdpath[i], from, len))
-			continue;
-		s = xasprintf("%s%s", to, w->wdpath[i] + len);
-		free(w->wdpath[i]);
-		w->wdpath[i] = s;
-	}
 }
 
 /* FNV-1a. */
@@ -560,7 +194,7 @@ ent_find(struct watcher *w, const char *path, uint32_t h)
 }
 
 /* The entry for path, made when missing. */
-static struct entry *
+struct entry *
 ent_get(struct watcher *w, const char *path)
 {
 	struct entry	*e, *next, **nb;
@@ -761,10 +395,10 @@ handle_event(struct watcher *w, struct inotify_event *ev)
 
 	if (ev->mask & IN_Q_OVERFLOW) {
 		moves_expire(w, 0, true);
-		warn(w, true, "live events incomplete: the inotify queue "
+		mwarn(w, true, "live events incomplete: the inotify queue "
 		    "overflowed (fs.inotify.max_queued_events=%d); the change "
 		    "report is still exact",
-		    inotifytools_get_max_queued_events());
+		    read_int("/proc/sys/fs/inotify/max_queued_events"));
 		watch_tree(w, "", false);
 		return;
 	}
@@ -834,14 +468,29 @@ handle_event(struct watcher *w, struct inotify_event *ev)
 	free(path);
 }
 
+/* Size of the event buffer: many events per read(2). */
+#define EVBUF_SIZE	(64 * 1024)
+
 /* Handle what is queued, at most max events; returns how many. */
 static int
 drain(struct watcher *w, int max)
 {
 	struct inotify_event	*ev;
+	ssize_t			 r;
 	int			 n = 0;
 
-	while (n < max && (ev = inotifytools_next_events(0, 1)) != NULL) {
+	while (n < max) {
+		if (w->evoff >= w->evlen) {
+			r = read(w->inofd, w->evbuf, EVBUF_SIZE);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;	/* EAGAIN: nothing queued */
+			w->evlen = (size_t)r;
+			w->evoff = 0;
+		}
+		ev = (struct inotify_event *)(w->evbuf + w->evoff);
+		w->evoff += sizeof *ev + ev->len;
 		handle_event(w, ev);
 		n++;
 	}
@@ -868,26 +517,6 @@ sweep(struct watcher *w, int64_t now)
 			ent_del(w, e);
 		}
 	}
-}
-
-/*
- * The library's descriptor: inotify_init() returned the lowest free
- * number, which was lowest before the call. Check it is an inotify one.
- */
-static int
-find_inotify_fd(int lowest)
-{
-	char	 link[64], target[64];
-	ssize_t	 n;
-
-	snprintf(link, sizeof link, "/proc/self/fd/%d", lowest);
-	n = readlink(link, target, sizeof target - 1);
-	if (n < 0)
-		return (fcntl(lowest, F_GETFD) == -1 ? -1 : lowest);
-	target[n] = '\0';
-	if (strcmp(target, "anon_inode:inotify") != 0)
-		return (-1);
-	return (lowest);
 }
 
 /* The main loop: read, coalesce, write; until told to stop. */
@@ -962,7 +591,7 @@ serve(struct watcher *w)
 		while (drain(w, BATCH_EVENTS) > 0) {
 			out_flush(w);
 			if (now_mono() > deadline) {
-				warn(w, true, "live events incomplete: events "
+				mwarn(w, true, "live events incomplete: events "
 				    "kept coming after the command ended");
 				break;
 			}
@@ -980,7 +609,6 @@ void
 monitor_child_main(int outfd, int ctlfd, const struct monitor_child_opts *o)
 {
 	struct watcher	 w;
-	int		 lowest;
 
 	memset(&w, 0, sizeof w);
 	w.o = o;
@@ -996,28 +624,16 @@ monitor_child_main(int outfd, int ctlfd, const struct monitor_child_opts *o)
 	if (w.rootlen == 1)
 		w.rootlen = 0;	/* the root directory: "" + "/" + rel */
 
-	if ((lowest = open("/dev/null", O_RDONLY)) < 0) {
-		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
-		    "cannot open '/dev/null'", NULL);
-		out_flush(&w);
-		_exit(1);
-	}
-	close(lowest);
-	if (!inotifytools_initialize()) {
-		warn(&w, true, "live events unavailable: cannot start inotify: "
-		    "%s", strerror(inotifytools_error()));
+	if ((w.inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
+		mwarn(&w, true, "live events unavailable: cannot start "
+		    "inotify: %s", strerror(errno));
 		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
 		    "cannot start inotify", NULL);
 		out_flush(&w);
 		_exit(1);
 	}
-	if ((w.inofd = find_inotify_fd(lowest)) < 0) {
-		out_record(&w, MREC_FATAL, 0, 0, now_wall(),
-		    "cannot find the inotify descriptor", NULL);
-		out_flush(&w);
-		_exit(1);
-	}
-	fcntl(w.inofd, F_SETFD, FD_CLOEXEC);
+	/* Aligned for struct inotify_event. */
+	w.evbuf = xmalloc(EVBUF_SIZE);
 
 	if (watch_add(&w, "") != 0) {
 		out_record(&w, MREC_FATAL, 0, 0, now_wall(),

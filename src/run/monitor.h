@@ -1,9 +1,8 @@
 /*
  * monitor: live filesystem events in the project while a command runs.
  *
- * libinotifytools keeps global state and its descriptor cannot be polled,
- * so the watcher runs in a child process that writes fixed records to a
- * pipe; the caller polls monitor_fd() in its own loop and calls
+ * The watcher runs in a child process (its own inotify instance, read
+ * while the caller is busy elsewhere) that writes fixed records to a pipe; the caller polls monitor_fd() in its own loop and calls
  * monitor_read(). Events are coalesced (a file written 1,000 times is one
  * "modified" event with count 1000). Directories created during the run are
  * watched, then listed, and what is already inside is reported as created.

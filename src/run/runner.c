@@ -1,10 +1,6 @@
 /*
- * runner: fork and exec bwrap with a controlled set of descriptors.
- *
- * Between fork and exec only async-signal-safe calls are made. The
- * descriptors named in the argv are first moved above every target number
- * and then into place, so a source that happens to sit on a target number
- * is never clobbered.
+ * runner: start bwrap (through spawn) with a controlled set of
+ * descriptors, and stop the sandbox around it.
  */
 #include "autoconf.h"
 
@@ -15,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,109 +18,64 @@
 
 #include "runner.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "xalloc.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC	(1U << 2)
-#endif
-
-/* Report errno through the exec-error pipe and exit. */
-static void __attribute__((noreturn))
-child_fail(int errpipe, int err)
-{
-	(void)!write(errpipe, &err, sizeof err);
-	_exit(125);
-}
-
-static void __attribute__((noreturn))
-child_exec(const struct strv *argv, const int *fds, size_t nfds, int stdin_fd,
-    int out, int err, int errpipe)
-{
-	int	high = SANDBOX_FD_BASE + (int)nfds + 8;
-	int	moved[256];
-	sigset_t all;
-
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	/* bwrap and the sandbox die with us (bwrap adds its own too). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (nfds > sizeof moved / sizeof moved[0])
-		child_fail(errpipe, EMFILE);
-	/* Park everything above the targets first. */
-	if ((errpipe = fcntl(errpipe, F_DUPFD_CLOEXEC, high)) < 0)
-		_exit(125);
-	stdin_fd = fcntl(stdin_fd, F_DUPFD_CLOEXEC, high);
-	out = fcntl(out, F_DUPFD_CLOEXEC, high);
-	err = fcntl(err, F_DUPFD_CLOEXEC, high);
-	if (stdin_fd < 0 || out < 0 || err < 0)
-		child_fail(errpipe, errno);
-	for (size_t i = 0; i < nfds; i++) {
-		moved[i] = -1;
-		if (fds[i] >= 0 &&
-		    (moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, high)) < 0)
-			child_fail(errpipe, errno);
-	}
-	if (dup2(stdin_fd, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		child_fail(errpipe, errno);
-	for (size_t i = 0; i < nfds; i++) {
-		int target = SANDBOX_FD_BASE + (int)i;
-
-		if (moved[i] >= 0) {
-			if (dup2(moved[i], target) < 0)
-				child_fail(errpipe, errno);
-		} else
-			close(target);
-	}
-	/* Everything else: close on exec (errpipe included). */
-	syscall(SYS_close_range, SANDBOX_FD_BASE + (unsigned)nfds, ~0U,
-	    CLOSE_RANGE_CLOEXEC);
-	execv(argv->v[0], argv->v);
-	child_fail(errpipe, errno);
-}
-
+/* Start bwrap with its descriptors in place. */
 int
 runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
     int stdin_fd, struct runner *r, char **cause)
 {
-	int	outp[2], errp[2], ep[2], err = 0;
-	ssize_t	n;
+	struct spawn	 sp = SPAWN_INIT;
+	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int		*map;
+	size_t		 nmap = SANDBOX_FD_BASE + nfds;
 
 	memset(r, 0, sizeof *r);
 	r->pidfd = r->out_fd = r->err_fd = -1;
-	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
-	    pipe2(ep, O_CLOEXEC) != 0) {
+	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
 		*cause = xasprintf("cannot create pipes: %s", strerror(errno));
-		return -1;
+		goto fail;
 	}
-	r->pid = fork();
-	if (r->pid < 0) {
-		*cause = xasprintf("cannot fork: %s", strerror(errno));
-		return -1;
+	map = xcalloc(nmap, sizeof *map);
+	map[0] = stdin_fd;
+	map[1] = outp[1];
+	map[2] = errp[1];
+	for (size_t i = 0; i < nfds; i++)
+		map[SANDBOX_FD_BASE + i] = fds[i] >= 0 ? fds[i] : SPAWN_CLOSED;
+	sp.argv = argv->v;
+	sp.fds = map;
+	sp.nfds = nmap;
+	/* Its own group: bwrap's children before --new-session takes them
+	   out can be reached as one (runner_kill_tree). */
+	sp.flags = SPAWN_PGROUP;
+	sp.deathsig = SIGKILL;	/* bwrap adds its own too */
+	if (spawn_start(&sp, cause) != 0) {
+		free(map);
+		goto fail;
 	}
-	if (r->pid == 0)
-		child_exec(argv, fds, nfds, stdin_fd, outp[1], errp[1], ep[1]);
+	free(map);
 	close(outp[1]);
 	close(errp[1]);
-	close(ep[1]);
-	while ((n = read(ep[0], &err, sizeof err)) < 0 && errno == EINTR)
-		;
-	close(ep[0]);
-	if (n > 0) {
-		waitpid(r->pid, NULL, 0);
-		close(outp[0]);
-		close(errp[0]);
-		*cause = xasprintf("cannot run '%s': %s", argv->v[0],
-		    strerror(err));
-		return -1;
-	}
+	r->pid = sp.pid;
+	r->pidfd = sp.pidfd;
 	r->out_fd = outp[0];
 	r->err_fd = errp[0];
 	fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
 	fcntl(r->err_fd, F_SETFL, O_NONBLOCK);
-	r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 	return 0;
+
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	return -1;
 }
 
+/* Signal the sandbox: its pid namespace, and bwrap's process group. */
 int
 runner_kill_tree(const struct runner *r, uint64_t pidns, int sig)
 {
@@ -135,6 +85,8 @@ runner_kill_tree(const struct runner *r, uint64_t pidns, int sig)
 	struct stat	 st;
 	int		 n = 0;
 
+	if (r->pid <= 0)
+		return 0;	/* not started */
 	if (pidns != 0 && (d = opendir("/proc")) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
@@ -148,8 +100,12 @@ runner_kill_tree(const struct runner *r, uint64_t pidns, int sig)
 		}
 		closedir(d);
 	}
-	if (sig == SIGKILL && !r->reaped)
-		kill(r->pid, SIGKILL);	/* --die-with-parent does the rest */
+	/* bwrap's group: bwrap and its children still setting up the
+	   sandbox (before the pid namespace is known, or to end it all). A
+	   SIGTERM otherwise goes to the namespace only: bwrap dying first
+	   would cut the command's grace period short. */
+	if ((pidns == 0 || sig == SIGKILL) && kill(-r->pid, sig) == 0)
+		n++;
 	return n;
 }
 

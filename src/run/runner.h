@@ -32,7 +32,8 @@ struct runner {
 
 int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	    int stdin_fd, struct runner *, char **cause);
-/* Signal every process in the sandbox's pid namespace (by inode). */
+/* Signal every process in the sandbox's pid namespace (by inode); with
+   SIGKILL, or before the namespace is known, bwrap's process group too. */
 int	runner_kill_tree(const struct runner *, uint64_t pidns, int sig);
 /* Reap bwrap (blocking); returns its wait status. */
 int	runner_wait(struct runner *);

@@ -659,7 +659,7 @@ snapshot_adopt(struct snapshot *sn, struct scan *s)
 		c->next = sn->arena;
 		sn->arena = steal_pointer(&s->arena);
 	}
-	strv_copy(&sn->warnings, &s->warnings);
+	strv_append_all(&sn->warnings, &s->warnings);
 }
 
 /* Compare warnings for a stable order. */

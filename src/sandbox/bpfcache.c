@@ -1,7 +1,9 @@
 /* bpfcache: cache compiled seccomp programs in the runtime directory. */
 #include "autoconf.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -12,22 +14,112 @@
 #include <unistd.h>
 
 #include "bpfcache.h"
+#include "file.h"
+#include "log.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "xalloc.h"
 
-/* The cache file of a program (keyed by the libseccomp version too). */
+/* Note a main program's GNU build id, as hex, into arg. */
+static int
+code_id_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char	*out = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char	*p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const char	*name = p + sizeof *n;
+			const unsigned char *desc = (const unsigned char *)
+			    name + ((n->n_namesz + 3) & ~3U);
+
+			if ((const char *)desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && n->n_descsz > 0) {
+				for (unsigned k = 0; k < n->n_descsz &&
+				    k < BPF_CODE_ID_MAX / 2; k++)
+					snprintf(out + 2 * k, 3, "%02x",
+					    desc[k]);
+				return 1;
+			}
+			p = (const char *)desc + ((n->n_descsz + 3) & ~3U);
+		}
+	}
+	return 1;	/* the first object is the main program: stop */
+}
+
+/*
+ * What identifies the code that builds the filters: the binary's build
+ * id (the linker derives it from the code, so any change to the filter
+ * tables or the code that compiles them gives a new one), or, for a
+ * binary linked without one, the digest of the executable itself.
+ */
+const char *
+bpf_code_id(void)
+{
+	static char	id[BPF_CODE_ID_MAX + 1];
+	struct buf	b = BUF_INIT;
+	char		hex[SHA256_HEX_LEN + 1];
+	int		fd;
+
+	if (id[0] != '\0')
+		return id;
+	dl_iterate_phdr(code_id_note, id);
+	if (id[0] != '\0')
+		return id;
+	if ((fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (buf_read_fd(&b, fd, 64 << 20) == 0) {
+			sha256_hex(b.data, b.len, hex);
+			snprintf(id, sizeof id, "exe-%s", hex);
+		}
+		close(fd);
+		buf_release(&b);
+	}
+	if (id[0] == '\0')
+		snprintf(id, sizeof id, "unknown-%ld", (long)getpid());
+	return id;
+}
+
+/*
+ * The cache file of a program: keyed by bwgate's version, the code that
+ * builds the filters and the libseccomp version, so no cache written by
+ * another build can be read.
+ */
+char *
+bpf_cache_path(const char *dir, const char *name, const char *version,
+    const char *code_id)
+{
+	const struct scmp_version *v = seccomp_version();
+	char	*key, hex[SHA256_HEX_LEN + 1];
+
+	key = xasprintf("%s\n%s\n%u.%u.%u", version, code_id, v->major,
+	    v->minor, v->micro);
+	sha256_hex(key, strlen(key), hex);
+	free(key);
+	hex[24] = '\0';
+	return xasprintf("%s/bpf-%s-%s", dir, name, hex);
+}
+
+/* The cache file of a program in the runtime directory. */
 static char *
 cache_path(const char *name)
 {
-	const struct scmp_version *v = seccomp_version();
 	char	*dir, *cause = NULL, *p;
 
 	if ((dir = rundir_get(true, &cause)) == NULL) {
 		free(cause);
 		return NULL;
 	}
-	p = xasprintf("%s/bpf-%s-%u.%u.%u", dir, name, v->major, v->minor,
-	    v->micro);
+	p = bpf_cache_path(dir, name, PACKAGE_VERSION, bpf_code_id());
 	free(dir);
 	return p;
 }
@@ -53,20 +145,16 @@ cache_read(const char *path, struct buf *out)
 	return ok;
 }
 
-/* Write aside and rename: readers never see half a program. */
+/* Write aside, sync and rename: readers never see half a program. */
 static void
 cache_write(const char *path, const char *data, size_t len)
 {
-	char	*tmp = xasprintf("%s.%ld", path, (long)getpid());
-	int	 fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char	*cause = NULL;
 
-	if (fd >= 0) {
-		if (write(fd, data, len) == (ssize_t)len)
-			rename(tmp, path);
-		close(fd);
+	if (file_write_atomic(path, data, len, 0600, &cause) != 0) {
+		LOG("%s", cause);	/* only a cache: rebuilt next time */
+		free(cause);
 	}
-	unlink(tmp);
-	free(tmp);
 }
 
 int

@@ -25,10 +25,13 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "file.h"
+#include "log.h"
 #include "rundir.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "probe.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 void
@@ -128,15 +131,16 @@ detect_nesting(void)
 }
 
 /* Run bwrap with extra options around `true` (as nobody when unpriv is
-   set, through setpriv); 0 when it worked. */
+   set, through setpriv); 0 when it worked. *err is always set (bwrap's
+   error output, or why it could not run). */
 static int
 try_bwrap_as(const char *bwrap, const char *const *opts, bool unpriv,
     char **err)
 {
 	struct strv	 argv = STRV_INIT;
 	struct buf	 out = BUF_INIT;
-	int		 pfd[2], status = -1;
-	pid_t		 pid;
+	char		*cause = NULL;
+	int		 status;
 
 	if (unpriv)
 		strv_pushv(&argv, (const char *const[]){ PROBE_SETPRIV,
@@ -148,31 +152,16 @@ try_bwrap_as(const char *bwrap, const char *const *opts, bool unpriv,
 	    "--ro-bind", "/", "/", "--dev", "/dev", NULL });
 	strv_pushv(&argv, opts);
 	strv_pushv(&argv, (const char *const[]){ "--", "/bin/true", NULL });
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		strv_release(&argv);
+	status = spawn_capture(argv.v, 0, 2, &out, 4096, &cause);
+	strv_release(&argv);
+	if (status == -1) {
+		buf_release(&out);
+		*err = cause;
 		return -1;
 	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(pfd[1], 2);
-		execv(argv.v[0], argv.v);
-		_exit(127);
-	}
-	close(pfd[1]);
-	if (pid > 0) {
-		buf_read_fd(&out, pfd[0], 4096);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(pfd[0]);
-	strv_release(&argv);
 	if (out.len > 0 && out.data[out.len - 1] == '\n')
 		out.data[--out.len] = '\0';
-	*err = buf_detach(&out);
+	*err = out.data != NULL ? buf_detach(&out) : xstrdup("");
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
@@ -310,27 +299,22 @@ probe_cache_load(struct probe *p, const char *path)
 	return p->userns_ok;	/* never cache a failure */
 }
 
+/* Save the answer (atomically: readers never see half a file). */
 static void
 probe_cache_save(const struct probe *p, const char *path)
 {
-	char	*tmp = xasprintf("%s.%d", path, (int)getpid());
 	cJSON	*j = cJSON_CreateObject();
-	char	*s;
-	int	 fd;
+	char	*s, *cause = NULL;
 
 	cJSON_AddBoolToObject(j, "userns_ok", p->userns_ok);
 	cJSON_AddBoolToObject(j, "proc_fresh", p->proc_fresh);
 	cJSON_AddBoolToObject(j, "disable_userns", p->disable_userns);
 	cJSON_AddBoolToObject(j, "userns_unpriv", p->userns_unpriv);
 	s = json_line(j);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		if (write(fd, s, strlen(s)) == (ssize_t)strlen(s))
-			rename(tmp, path);
-		close(fd);
+	if (file_write_atomic(path, s, strlen(s), 0600, &cause) != 0) {
+		LOG("%s", cause);	/* only a cache: probed again */
+		free(cause);
 	}
-	unlink(tmp);
-	free(tmp);
 	free(s);
 	cJSON_Delete(j);
 }

@@ -233,7 +233,7 @@ sandbox_git_scan(const char *project, struct strv *out)
 {
 	struct gitscan	*gs = git_scan(project, false);
 
-	strv_copy(out, &gs->gits);
+	strv_append_all(out, &gs->gits);
 	sandbox_gitscan_free(gs);
 }
 

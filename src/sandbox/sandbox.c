@@ -130,12 +130,12 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	dst->allow_userns = src->allow_userns;
 	dst->allow_ptrace = src->allow_ptrace;
 	dst->seccomp = src->seccomp;
-	strv_copy(&dst->rw_paths, &src->rw_paths);
-	strv_copy(&dst->ro_paths, &src->ro_paths);
-	strv_copy(&dst->hide_paths, &src->hide_paths);
-	strv_copy(&dst->protected, &src->protected);
-	strv_copy(&dst->env_pass, &src->env_pass);
-	strv_copy(&dst->env_set, &src->env_set);
+	strv_append_all(&dst->rw_paths, &src->rw_paths);
+	strv_append_all(&dst->ro_paths, &src->ro_paths);
+	strv_append_all(&dst->hide_paths, &src->hide_paths);
+	strv_append_all(&dst->protected, &src->protected);
+	strv_append_all(&dst->env_pass, &src->env_pass);
+	strv_append_all(&dst->env_set, &src->env_set);
 	dst->helper = src->helper ? xstrdup(src->helper) : NULL;
 	dst->helper_fd = src->helper_fd;
 }
@@ -633,8 +633,14 @@ build_protected_paths(struct build *b, char **cause)
 		while (*rel == '/')
 			rel++;
 		len = strlen(rel);
-		if (len == 0 || strstr(rel, "..") != NULL)
-			continue;
+		/* Never dropped silently: the user meant to protect it. */
+		if (len == 0 || path_has_dotdot(rel)) {
+			*cause = xasprintf("protected path '%s' %s",
+			    pol->protected.v[i], len == 0 ? "names the whole "
+			    "project (use a read-only profile)" : "contains "
+			    "'..' (give a path inside the project)");
+			return -1;
+		}
 		clean = xstrndup(rel, rel[len - 1] == '/' ? len - 1 : len);
 		if (build_protect(b, clean, rel[len - 1] == '/', cause) != 0)
 			return -1;

@@ -14,4 +14,6 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/loop.c %D%/loop.h \
 	%D%/rundir.c %D%/rundir.h \
 	%D%/sha256.c %D%/sha256.h \
-	%D%/beneath.c %D%/beneath.h
+	%D%/beneath.c %D%/beneath.h \
+	%D%/spawn.c %D%/spawn.h \
+	%D%/file.c %D%/file.h

@@ -132,3 +132,14 @@ path_expand_home(const char *p)
 		return xstrdup(home);
 	return xstrdup(p);
 }
+
+/* Does a component of p climb up ("..")? */
+bool
+path_has_dotdot(const char *p)
+{
+	for (const char *s = p; (s = strstr(s, "..")) != NULL; s += 2) {
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return true;
+	}
+	return false;
+}

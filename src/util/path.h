@@ -21,6 +21,8 @@ char	*path_canonical(const char *, char **cause);
 char	*path_canonical_maybe(const char *, char **cause);
 /* The git top level containing dir, else NULL. */
 char	*path_git_toplevel(const char *dir);
+/* True when some component of path is "..". */
+bool	 path_has_dotdot(const char *);
 /* Expand a leading "~/" with $HOME. */
 char	*path_expand_home(const char *);
 

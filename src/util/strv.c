@@ -47,7 +47,7 @@ strv_pushv(struct strv *sv, const char *const *v)
 }
 
 void
-strv_copy(struct strv *dst, const struct strv *src)
+strv_append_all(struct strv *dst, const struct strv *src)
 {
 	for (size_t i = 0; i < src->n; i++)
 		strv_push(dst, src->v[i]);

@@ -27,7 +27,7 @@ void	 strv_push_owned(struct strv *, char *);
 void	 strv_pushf(struct strv *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 strv_pushv(struct strv *, const char *const *);
-void	 strv_copy(struct strv *, const struct strv *);
+void	 strv_append_all(struct strv *, const struct strv *);
 bool	 strv_contains(const struct strv *, const char *);
 void	 strv_release(struct strv *);
 /* Join with sep, shell-quoting each entry when quote is true. */

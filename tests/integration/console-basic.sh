@@ -92,6 +92,42 @@ else
 	skip "stale socket replaced" "could not create a stale socket"
 fi
 
+# Consoles starting at once over a stale socket: one wins, the others say
+# so (the stale check, unlink and bind happen under a lock).
+"$PEER" -S "$S"
+pids=
+for i in 1 2 3 4 5 6 7 8 9; do
+	(cd "$P" && exec "$BWGATE" --headless --auto-allowlisted \
+	    > "$T/race$i.out" 2> "$T/race$i.err") &
+	pids="$pids $!"
+done
+settled() {
+	local n=0 f
+	for f in "$T"/race?.out; do
+		if grep -q '^export' "$f" || [ -s "${f%.out}.err" ]; then
+			n=$((n + 1))
+		fi
+	done
+	[ "$n" = 9 ]
+}
+wait_for 20 settled
+assert_eq "racing consoles: exactly one listens" \
+    "$(cat "$T"/race?.out | grep -c '^export')" 1
+assert_eq "the others say a console listens" \
+    "$(cat "$T"/race?.err | grep -c 'already listening')" 8
+"$BWGATE" run -- true
+assert_eq "the winner serves" "$?" 0
+# shellcheck disable=SC2086
+kill -TERM $pids 2>/dev/null
+for p in $pids; do wait "$p" 2>/dev/null; done
+# The lock is what decides: while something holds it, even a stale socket
+# is not taken over.
+"$PEER" -S "$S"
+flock -n "$S.lock" sh -c "cd '$P' && timeout 10 '$BWGATE' --headless \
+    > /dev/null 2> '$T/locked.err'; echo \$? > '$T/locked.rc'"
+assert_eq "socket lock held elsewhere: 125" "$(cat "$T/locked.rc")" 125
+assert_match "and it says why" "$(cat "$T/locked.err")" "holds '$S.lock'"
+
 # The FIFO: plain lines and JSON lines; results go to the audit log.
 start_console --headless --auto-allowlisted --fifo "$T/fifo"
 ok_if "FIFO created" test -p "$T/fifo"
@@ -106,5 +142,22 @@ ok_if "FIFO results in the audit log" wait_for 10 sh -c \
 ok_if "FIFO agent name recorded" grep -q '"agent":"fifo-agent"' "$AUDIT"
 stop_console
 ok_unless "FIFO removed" test -e "$T/fifo"
+
+# The console reaps its own jobs only: a child it did not start (here one
+# it inherits across exec) is left to whoever waits for it.
+rm -f "$T/console.out"
+(cd "$P" && sleep 1 & echo $! > "$T/other.pid"
+ exec "$BWGATE" --headless --auto-allowlisted > "$T/console.out" \
+    2> "$T/console.err") &
+CPID=$!
+TEARDOWN="kill -TERM $CPID 2>/dev/null; wait $CPID 2>/dev/null"
+wait_for 10 grep -q '^export' "$T/console.out"
+other=$(cat "$T/other.pid")
+zombie() { read -r st < "/proc/$other/stat" && st=${st##*) } && [ "${st%% *}" = Z ]; }
+ok_if "a child that is not a job exits" wait_for 10 zombie
+"$BWGATE" run -- true
+assert_eq "a job runs (and is reaped) meanwhile" "$?" 0
+ok_if "the other child is still there to be waited for" zombie
+stop_console
 
 done_testing

@@ -32,6 +32,7 @@ start_console() {
 		return 1
 	fi
 	CLEANUP_EXTRA="kill -KILL $CPID 2>/dev/null"
+	TEARDOWN="kill -TERM $CPID 2>/dev/null; wait $CPID 2>/dev/null"
 }
 
 stop_console() {

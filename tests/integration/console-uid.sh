@@ -63,6 +63,7 @@ rm -f "$T/console.out"
     > "$T/console.out" 2> "$T/console.err") &
 CPID=$!
 CLEANUP_EXTRA="kill -KILL $CPID 2>/dev/null"
+TEARDOWN="kill -TERM $CPID 2>/dev/null; wait $CPID 2>/dev/null"
 if wait_for 10 grep -q '^export' "$T/console.out"; then
 	out=$("$BWGATE" run --socket "$S" -- true 2>&1); rc=$?
 	assert_eq "root against a $OTHER console: 125" "$rc" 125

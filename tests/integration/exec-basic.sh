@@ -15,6 +15,14 @@ assert_eq "signal gives 128+N" "$?" 143
 "$BWGATE" exec --quiet -- /nonexistent/cmd 2>"$T/err"
 assert_eq "missing command is 127" "$?" 127 || sed 's/^/# /' "$T/err"
 
+# The sandbox starts with default signal dispositions and an empty mask,
+# whatever bwgate itself ignores (it ignores SIGPIPE).
+out=$("$BWGATE" exec --quiet -- sh -c 'yes | head -1' 2>&1)
+assert_eq "yes | head -1 inside the sandbox: no Broken pipe" "$out" "y"
+out=$("$BWGATE" exec --quiet -- grep -E '^Sig(Ign|Blk)' /proc/self/status)
+assert_eq "nothing ignored or blocked inside the sandbox" "$out" \
+	"$(printf 'SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000')"
+
 out=$("$BWGATE" exec --quiet -- sh -c 'echo out; echo err >&2' 2>&1)
 assert_eq "stdout and stderr pass through" "$out" "out
 err"
@@ -92,5 +100,25 @@ assert_match "doctor names bwrap" "$(cat "$T/doctor")" "bwrap"
 "$BWGATE" doctor --json > "$T/doctor.json"
 assert_eq "doctor --json is valid" "$(jq -r .ok < "$T/doctor.json")" true
 assert_match "doctor --json has the probe" "$(jq -r .probe.proc < "$T/doctor.json")" "fresh|bind"
+
+# Cached seccomp programs: one build never reads another's. The cache of
+# this binary is replaced by a program that kills everything; another
+# build (same version and tables, different code: here the same binary
+# without its build id) must compile its own instead of loading it.
+"$BWGATE" exec --quiet -- true
+ls "$XDG_RUNTIME_DIR"/bwgate/bpf-* > "$T/caches" 2>/dev/null
+ok_if "seccomp programs are cached" test -s "$T/caches"
+while read -r f; do
+	printf '\006\000\000\000\000\000\000\000' > "$f"	# ret KILL
+done < "$T/caches"
+mkdir -p "$T/other"
+objcopy --remove-section=.note.gnu.build-id "$BWGATE" "$T/other/bwgate"
+out=$(BWGATE_HELPER="$BWGATE_BUILDDIR/bwgate-helper" "$T/other/bwgate" \
+    exec --quiet -- echo fresh 2>&1)
+assert_eq "another build ignores this build's cached programs" "$out" fresh
+ls "$XDG_RUNTIME_DIR"/bwgate/bpf-* | sort > "$T/caches2"
+ok_unless "and caches its own under other names" cmp -s "$T/caches" "$T/caches2"
+ok_if "no temporary cache file is left" sh -c \
+    "! ls '$XDG_RUNTIME_DIR'/bwgate/ | grep -q tmp"
 
 done_testing

@@ -4,11 +4,18 @@
 #	ok_if "what" test -f x		one TAP line
 #	assert_eq "what" "$a" "$b"
 #	skip "what" "reason"
-#	done_testing			prints the plan; exit status
+#	TEARDOWN="commands"		stop what the test started (a console,
+#					a tmux server), run by done_testing
+#	done_testing			teardown, "no process left behind",
+#					the plan; exit status
 #
 # Each test runs in a fresh temporary directory ($T) removed on exit, with
 # HOME, XDG_* pointing inside it, so nothing touches the real user's files.
-# Tests run the real bwgate ($BWGATE) and the real bwrap.
+# Tests run the real bwgate ($BWGATE) and the real bwrap. Every process a
+# test starts (bwgate, bwrap and its inner child, the helper, the command)
+# names $T in its working directory, arguments or environment; once the
+# test has torn down, done_testing asserts that none of them is left (a
+# sandbox that outlives its test is a leak, whatever the command did).
 
 set -u
 : "${BWGATE:?BWGATE must point at the built bwgate binary}"
@@ -28,12 +35,63 @@ chmod 0700 "$XDG_RUNTIME_DIR"
 unset BWGATE_SOCKET
 
 cleanup() {
+	cd / || true
+	teardown
+	if [ -n "${CLEANUP_EXTRA:-}" ]; then eval "$CLEANUP_EXTRA"; fi
+	# Whatever survived an early exit goes too (done_testing reported it).
+	for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done
 	# Sandboxes may leave read-only or odd modes behind: make removable.
 	chmod -R u+rwX "$T" 2>/dev/null
 	rm -rf "$T"
-	if [ -n "${CLEANUP_EXTRA:-}" ]; then eval "$CLEANUP_EXTRA"; fi
 }
 trap cleanup EXIT
+
+# Run $TEARDOWN once.
+teardown() {
+	if [ -n "${TEARDOWN:-}" ]; then
+		eval "$TEARDOWN"
+		TEARDOWN=
+	fi
+}
+
+# Pids of live processes other than this shell that name $T in their
+# working directory, arguments or environment. Bash builtins only, so no
+# helper process of ours can match; call it as $(leftovers) (it changes
+# directory).
+leftovers() {
+	local d p a f
+	for d in /proc/[0-9]*; do
+		p=${d#/proc/}
+		[ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
+		# A zombie is gone already (its parent has yet to reap it).
+		{ read -r a < "$d/stat"; } 2>/dev/null || continue
+		a=${a##*) }
+		[ "${a%% *}" = Z ] && continue
+		if cd -P "$d/cwd" 2>/dev/null; then
+			case "$PWD/" in
+			"$T"/*) echo "$p"; continue;;
+			esac
+		fi
+		for f in cmdline environ; do
+			{ while IFS= read -r -d '' a; do
+				case "$a" in
+				*"$T"*) echo "$p"; continue 3;;
+				esac
+			done < "$d/$f"; } 2>/dev/null
+		done
+	done
+}
+
+# One line per leftover process, for the log.
+describe_procs() {
+	local p a line
+	for p in "$@"; do
+		line=
+		{ while IFS= read -r -d '' a; do line="$line $a"; done \
+		    < "/proc/$p/cmdline"; } 2>/dev/null
+		echo "# left behind: pid $p:$line"
+	done
+}
 
 ok_if() {
 	local what="$1"; shift
@@ -88,6 +146,23 @@ skip() {
 }
 
 done_testing() {
+	local left deadline
+	cd / || true
+	teardown
+	deadline=$(( $(date +%s) + 10 ))
+	while left=$(leftovers); [ -n "$left" ]; do
+		[ "$(date +%s)" -ge "$deadline" ] && break
+		sleep 0.05
+	done
+	TESTS_RUN=$((TESTS_RUN + 1))
+	if [ -z "$left" ]; then
+		echo "ok $TESTS_RUN - no process left behind"
+	else
+		echo "not ok $TESTS_RUN - no process left behind"
+		# shellcheck disable=SC2086
+		describe_procs $left
+		TESTS_FAILED=$((TESTS_FAILED + 1))
+	fi
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ]
 }

@@ -32,16 +32,9 @@ tm() {
 	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
 }
 
-# Is every process gone whose arguments name the test directory? Called
-# directly: pgrep leaves itself out, but a `sh -c` around it would match
-# its own arguments and keep the teardown waiting for the full deadline.
-test_procs_gone() {
-	! pgrep -f -- "$T/" > /dev/null
-}
-
 # The tmux server (and so the console, and the agents waiting on it) goes
-# before the test directory does.
-trap 'tm kill-server 2>/dev/null; wait_for 10 test_procs_gone; cleanup' EXIT
+# first; done_testing then waits until nothing of the test is left.
+TEARDOWN="tmux -S '$TMUX_SOCK' kill-server 2>/dev/null"
 
 ui_start() {
 	local cols="$1" lines="$2"; shift 2

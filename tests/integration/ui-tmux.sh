@@ -15,10 +15,12 @@ assert_match "tmux missing: says so" "$err" 'tmux is not installed'
 
 # A shell pane in tmux runs bwgate --tmux, as a person would, with a
 # socket of its own so only the session environment can lead agents there.
+# The option is spelled as getopt allows (an abbreviation): the socket is
+# the one the option parser saw, not a second parse of the argv.
 S="$T/side.sock"
 cat > "$T/launch.sh" <<SH
 #!/bin/sh
-cd '$P' && '$BWGATE' --tmux --socket '$S' > '$T/launch.out' 2> '$T/launch.err'
+cd '$P' && '$BWGATE' --tmux --sock '$S' > '$T/launch.out' 2> '$T/launch.err'
 echo \$? > '$T/launch.rc'
 exec sleep 3600
 SH

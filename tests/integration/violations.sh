@@ -162,6 +162,7 @@ while time.time() < t:
 ' > "$T/port" &
 		LISTENER=$!
 		CLEANUP_EXTRA="$CLEANUP_EXTRA; kill $LISTENER 2>/dev/null"
+		TEARDOWN="kill $LISTENER 2>/dev/null; wait $LISTENER 2>/dev/null"
 		wait_for 10 test -s "$T/port"
 		PORT=$(cat "$T/port")
 		jexec -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"

@@ -909,6 +909,21 @@ test_child_hygiene(void **state)
 	/* 0-2, the record pipe, the control socket, inotify. */
 	assert_int_equal(n, 6);
 	assert_int_equal(inotify, 1);
+	/* Its own inotify instance, not a library's guessed descriptor: no
+	   libinotifytools in the process (monitor-child.c says why). */
+	path = xasprintf("/proc/%d/maps", (int)pid);
+	{
+		struct buf	 maps = BUF_INIT;
+		int		 mfd = open(path, O_RDONLY | O_CLOEXEC);
+
+		assert_true(mfd >= 0);
+		buf_read_fd(&maps, mfd, 0);
+		close(mfd);
+		assert_true(maps.len > 0);
+		assert_null(strstr(maps.data, "libinotifytools"));
+		buf_release(&maps);
+	}
+	free(path);
 	stop(f);
 }
 

@@ -377,6 +377,122 @@ test_mounts(void **state)
 	assert_string_equal(proto_type_name(PROTO_RERUN), "rerun");
 }
 
+/* Two string vectors hold the same strings. */
+static void
+assert_strv_equal(const struct strv *a, const struct strv *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++)
+		assert_string_equal(a->v[i], b->v[i]);
+}
+
+/* A string member: both NULL or equal. */
+static void
+assert_str_same(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+/* Encode, then decode: the message comes back as it was. */
+static void
+roundtrip(const struct proto_msg *m)
+{
+	struct proto_msg back = PROTO_MSG_INIT;
+	char		*line, *cause = NULL;
+
+	line = proto_encode(proto_msg_json(m));
+	assert_int_equal(line[strlen(line) - 1], '\n');
+	if (proto_decode(line, strlen(line) - 1, &back, &cause) != 0)
+		fail_msg("%s: %s", line, cause);
+	assert_int_equal(back.type, m->type);
+	assert_int_equal(back.id, m->id);
+	assert_str_same(back.tag, m->tag);
+	assert_str_same(back.command, m->command);
+	assert_strv_equal(&back.argv, &m->argv);
+	assert_str_same(back.cwd, m->cwd);
+	assert_str_same(back.agent, m->agent);
+	assert_int_equal(back.timeout_s, m->timeout_s);
+	assert_str_same(back.note, m->note);
+	assert_int_equal(back.mounts.network, m->mounts.network);
+	assert_strv_equal(&back.mounts.rw, &m->mounts.rw);
+	assert_strv_equal(&back.mounts.ro, &m->mounts.ro);
+	assert_strv_equal(&back.mounts.hide, &m->mounts.hide);
+	proto_msg_release(&back);
+	free(line);
+}
+
+/* Every request type round-trips through the one encoder. */
+static void
+test_msg_roundtrip(void **state)
+{
+	static const enum proto_type types[] = { PROTO_SUBMIT, PROTO_CANCEL,
+	    PROTO_LIST, PROTO_APPROVE, PROTO_DENY, PROTO_KILL, PROTO_RERUN };
+	struct proto_msg m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		m = (struct proto_msg)PROTO_MSG_INIT;
+		m.type = types[i];
+		m.tag = xstrdup("t\"1");
+		switch (m.type) {
+		case PROTO_SUBMIT:
+			m.command = xstrdup("echo \"hi\" | tr a-z A-Z\n");
+			m.cwd = xstrdup("/p/q");
+			m.agent = xstrdup("agent \u00e9");
+			m.timeout_s = 30;
+			m.mounts.network = 1;
+			strv_push(&m.mounts.rw, "/w");
+			strv_push(&m.mounts.ro, "/r");
+			strv_push(&m.mounts.hide, "/h");
+			break;
+		case PROTO_APPROVE:
+			m.mounts.network = 0;
+			strv_push(&m.mounts.rw, "/x");
+			/* FALLTHROUGH */
+		case PROTO_DENY:
+			m.note = xstrdup("why");
+			/* FALLTHROUGH */
+		default:
+			if (m.type != PROTO_LIST)
+				m.id = 42;
+			break;
+		}
+		roundtrip(&m);
+		proto_msg_release(&m);
+	}
+	/* An argv submit, without tag or options. */
+	m = (struct proto_msg)PROTO_MSG_INIT;
+	strv_push(&m.argv, "ls");
+	strv_push(&m.argv, "-l");
+	roundtrip(&m);
+	proto_msg_release(&m);
+}
+
+/* Every reply type has one name, read back by proto_reply_type(). */
+static void
+test_reply_types(void **state)
+{
+	cJSON	*j;
+
+	(void)state;
+	for (int r = PROTO_R_HELLO; r < PROTO_R_UNKNOWN; r++) {
+		j = proto_reply((enum proto_reply)r, 7, "t");
+		assert_int_equal(proto_reply_type(j), r);
+		assert_string_equal(cJSON_GetObjectItem(j, "type")->valuestring,
+		    proto_reply_name((enum proto_reply)r));
+		cJSON_Delete(j);
+	}
+	j = proto_reply_new("from-the-future", 0, NULL);
+	assert_int_equal(proto_reply_type(j), PROTO_R_UNKNOWN);
+	cJSON_Delete(j);
+	j = proto_error_new(1, NULL, "bad", "why");
+	assert_int_equal(proto_reply_type(j), PROTO_R_ERROR);
+	cJSON_Delete(j);
+}
+
 int
 main(void)
 {
@@ -393,6 +509,8 @@ main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_mounts),
+		cmocka_unit_test(test_msg_roundtrip),
+		cmocka_unit_test(test_reply_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

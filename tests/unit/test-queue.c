@@ -280,30 +280,6 @@ test_remove_running(void **state)
 }
 
 static void
-test_prune(void **state)
-{
-	struct queue	 q;
-	struct request	*r;
-	char		*cause = NULL;
-
-	queue_init(&q);
-	for (int i = 0; i < 10; i++) {
-		r = queue_add(&q);
-		if (i != 3)
-			assert_int_equal(queue_decide(&q, r, false,
-			    BY_ALLOWLIST, NULL, "no", &cause), 0);
-	}
-	queue_prune(&q, 4);
-	/* Oldest ended go first; the pending one stays. */
-	assert_int_equal(q.n, 5);
-	assert_non_null(queue_find(&q, 4));
-	assert_null(queue_find(&q, 5));
-	assert_non_null(queue_find(&q, 7));
-	assert_non_null(queue_find(&q, 10));
-	queue_release(&q);
-}
-
-static void
 test_json_and_names(void **state)
 {
 	struct queue	 q;
@@ -360,7 +336,6 @@ main(void)
 		cmocka_unit_test(test_max_running),
 		cmocka_unit_test(test_finish_rules),
 		cmocka_unit_test(test_remove_running),
-		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_json_and_names),
 	};
 

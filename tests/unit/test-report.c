@@ -159,6 +159,8 @@ test_config_errors(void **state)
 		{ "{\"output_limit\":-1}", "wrong type" },
 		{ "{\n\"sandbox\": {,}}", ":2: invalid JSON" },
 		{ "[]", "not a JSON object" },
+		{ "{\"sandbox\":{\"protected\":[\"ok/\",\"../up\"]}}",
+		    "sandbox.protected: '../up' contains '..'" },
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

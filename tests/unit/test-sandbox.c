@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "bpfcache.h"
 #include "path.h"
 #include "probe.h"
 #include "sandbox.h"
@@ -592,8 +593,12 @@ test_configured_protected(void **state)
 	struct fixture	*f = *state;
 	char		*secrets = path_join(f->project, "secrets");
 
+	char		*cause = NULL;
+	const char	*bad[] = { "../escape", "a/../../b", "a/..", "..", "/",
+			    NULL };
+
 	strv_push(&f->pol.protected, "secrets/");
-	strv_push(&f->pol.protected, "../escape");
+	strv_push(&f->pol.protected, "a..b");	/* a name, not a climb */
 	build_ok(f, SANDBOX_DRY);
 	assert_true(find_seq(&f->sb, "--ro-bind-fd", "6", secrets, NULL) > 0);
 	assert_true(find_seq(&f->sb, "escape", NULL) < 0);
@@ -605,6 +610,17 @@ test_configured_protected(void **state)
 	    (sandbox_mount_for(&f->sb, secrets)->kind == MOUNT_PROTECTED ?
 	    "protected" : NULL));
 	free(secrets);
+	/* A path that leaves the project is refused, not dropped. */
+	for (const char **b = bad; *b != NULL; b++) {
+		sandbox_release(&f->sb);
+		strv_release(&f->pol.protected);
+		strv_push(&f->pol.protected, *b);
+		assert_int_equal(sandbox_build(&f->pol, &f->probe, SANDBOX_DRY,
+		    &f->sb, &cause), -1);
+		assert_non_null(strstr(cause, "protected path '"));
+		free(cause);
+		cause = NULL;
+	}
 }
 
 static void
@@ -631,6 +647,29 @@ test_policy_dirs(void **state)
 	free(cause);
 	sandbox_policy_release(&pol);
 	free(sub);
+}
+
+/* The seccomp cache name changes with bwgate's version and with the code
+   that builds the filters; the running binary has a code identity. */
+static void
+test_bpf_cache_key(void **state)
+{
+	char	*a = bpf_cache_path("/d", "deny-00", "1.0", "abc");
+	char	*b = bpf_cache_path("/d", "deny-00", "1.1", "abc");
+	char	*c = bpf_cache_path("/d", "deny-00", "1.0", "abd");
+	char	*d = bpf_cache_path("/d", "deny-00", "1.0", "abc");
+
+	(void)state;
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_string_equal(a, d);
+	assert_int_equal(strncmp(a, "/d/bpf-deny-00-", 15), 0);
+	assert_true(strlen(bpf_code_id()) >= 16);
+	assert_string_equal(bpf_code_id(), bpf_code_id());
+	free(a);
+	free(b);
+	free(c);
+	free(d);
 }
 
 int
@@ -660,6 +699,7 @@ main(void)
 		T(test_symlinked_protected_refused),
 		T(test_configured_protected),
 		T(test_policy_dirs),
+		T(test_bpf_cache_key),
 #undef T
 	};
 

@@ -451,7 +451,7 @@ static const struct vector vectors[] = {
 	{ "{ ls; } foo", "!syntax error near unexpected word 'foo' at 8" },
 	{ "case x in a) ls;;", "!unexpected end of input at 17" },
 
-	/* Bypass shapes from issue 4: the words the allowlist will see. */
+	/* Known bypass shapes: the words the allowlist will see. */
 	{ "cat <<EOF |\nbody\nEOF\nwc -c", "P:cat <<body\\n ; P:wc -c" },
 	{ "git -c core.pager='sh -c id' log",
 	  "git -c core.pager=sh\\ -c\\ id@q log" },

@@ -1,0 +1,28 @@
+#!/bin/bash
+# ui-crash: a crash signal gives the terminal back (out of the alternate
+# screen, the modes from before curses, echo on) with async-signal-safe
+# calls only, and the console dies of that signal.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/ui-lib.sh"
+
+P=$(new_project)
+for sig in SEGV ABRT; do
+	ui_start 100 30 || { done_testing; exit 1; }
+	assert_eq "SIG$sig: the console is on the alternate screen" \
+	    "$(tm display -p -t ui '#{alternate_on}')" 1
+	pane=$(tm display -p -t ui '#{pane_pid}')
+	pid=$(pgrep -P "$pane" -x bwgate)
+	kill -"$sig" "$pid"
+	console_exited 10
+	assert_eq "SIG$sig: the console dies of it" "$(cat "$T/console.rc")" \
+	    $((128 + $(kill -l "$sig")))
+	assert_eq "SIG$sig: the alternate screen is left" \
+	    "$(tm display -p -t ui '#{alternate_on}')" 0
+	# The pane now runs sleep: the terminal echoes what is typed only if
+	# its modes were put back (curses runs it raw, without echo).
+	keys "typed-after-$sig"
+	check_screen "SIG$sig: the terminal echoes again" 5 "typed-after-$sig"
+	tm kill-server
+	wait_for 10 sh -c "! tmux -S '$TMUX_SOCK' ls"
+done
+done_testing

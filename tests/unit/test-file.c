@@ -1,0 +1,123 @@
+/* test-file: mkdir_p and file_write_atomic (file.c). */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "file.h"
+#include "xalloc.h"
+
+static char	*dir;
+
+static int
+setup(void **state)
+{
+	char	tmpl[] = "/tmp/bwgate-test-file.XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	dir = xstrdup(tmpl);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char	*cmd = xasprintf("rm -rf '%s'", dir);
+
+	(void)state;
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(dir);
+	return 0;
+}
+
+/* Entries in a directory. */
+static int
+entries(const char *d)
+{
+	DIR		*dp = opendir(d);
+	struct dirent	*de;
+	int		 n = 0;
+
+	assert_non_null(dp);
+	while ((de = readdir(dp)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(dp);
+	return n;
+}
+
+static void
+test_mkdir_p(void **state)
+{
+	char		*d = xasprintf("%s/a/b/c", dir), *f, *cause = NULL;
+	struct stat	 st;
+
+	(void)state;
+	assert_int_equal(mkdir_p(d, 0700, &cause), 0);
+	assert_int_equal(stat(d, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(mkdir_p(d, 0700, &cause), 0);	/* exists: fine */
+	f = xasprintf("%s/file", dir);
+	assert_int_equal(file_write_atomic(f, "x", 1, 0600, &cause), 0);
+	free(d);
+	d = xasprintf("%s/sub", f);
+	assert_int_equal(mkdir_p(d, 0700, &cause), -1);
+	assert_non_null(strstr(cause, "cannot create '"));
+	assert_non_null(strstr(cause, "Not a directory"));
+	free(cause);
+	free(d);
+	free(f);
+}
+
+static void
+test_write_atomic(void **state)
+{
+	char		*f = xasprintf("%s/out.json", dir), *cause = NULL;
+	char		*bad = xasprintf("%s/missing/x", dir);
+	struct buf	 b = BUF_INIT;
+	struct stat	 st;
+	FILE		*fp;
+
+	(void)state;
+	assert_int_equal(file_write_atomic(f, "old\n", 4, 0600, &cause), 0);
+	assert_int_equal(file_write_atomic(f, "new\n", 4, 0600, &cause), 0);
+	assert_non_null(fp = fopen(f, "r"));
+	buf_read_fd(&b, fileno(fp), 0);
+	fclose(fp);
+	assert_string_equal(b.data, "new\n");
+	assert_int_equal(stat(f, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(entries(dir), 1);	/* no temporary left */
+	assert_int_equal(file_write_atomic(bad, "x", 1, 0600, &cause), -1);
+	assert_non_null(strstr(cause, "cannot write '"));
+	free(cause);
+	buf_release(&b);
+	free(bad);
+	free(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,377 @@
+/*
+ * actions: what the operator can do, one function each (approve, deny,
+ * kill, move the selection, open a form...). The key table (keys.c) binds
+ * keys to them, and prompts call them directly instead of faking a key
+ * press.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "ui.h"
+#include "xalloc.h"
+
+/* Who the operator is, for the audit log. */
+static char *
+action_who(void)
+{
+	return xasprintf("terminal (uid %u)", (unsigned)getuid());
+}
+
+/* The selected request, or say there is none. */
+static struct request *
+action_request(struct ui *ui)
+{
+	struct request	*r = ui_selected(ui);
+
+	if (r == NULL)
+		ui_message(ui, true, "no request selected");
+	return r;
+}
+
+/* a: approve the selected request. */
+void
+action_approve(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+	char		*cause = NULL, *who;
+
+	if (r == NULL)
+		return;
+	who = action_who();
+	if (console_approve(ui->c, r->id, who, NULL, &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u approved", r->id);
+	free(who);
+}
+
+/* A: open the approve-and-add-rule form. */
+void
+action_approve_rule(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+
+	if (r == NULL)
+		return;
+	if (r->state != REQUEST_PENDING) {
+		ui_message(ui, true, "#%u is %s: only a pending request can be "
+		    "approved", r->id, request_state_name(r->state));
+		return;
+	}
+	rule_open(ui, r);
+}
+
+/* The deny note was typed (or the prompt cancelled). */
+static void
+action_deny_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	char	*cause = NULL, *who;
+
+	if (!ok) {
+		ui_message(ui, false, "not denied");
+		return;
+	}
+	who = action_who();
+	if (console_deny(ui->c, id, who, *text != '\0' ? text :
+	    NULL, &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u denied", id);
+	free(who);
+}
+
+/* d: ask for a note, then deny. */
+void
+action_deny(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+	char		*label;
+
+	if (r == NULL)
+		return;
+	if (r->state != REQUEST_PENDING) {
+		ui_message(ui, true, "#%u is %s: only a pending request can be "
+		    "denied", r->id, request_state_name(r->state));
+		return;
+	}
+	label = xasprintf("deny #%u, note for the agent (Enter: deny, "
+	    "Esc: cancel)", r->id);
+	prompt_line(ui, label, "", r->id, action_deny_done);
+	free(label);
+}
+
+/* e: open the mounts editor. */
+void
+action_edit(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+
+	if (r == NULL)
+		return;
+	if (r->state != REQUEST_PENDING) {
+		ui_message(ui, true, "#%u is %s: mounts can change only while "
+		    "it waits for approval", r->id,
+		    request_state_name(r->state));
+		return;
+	}
+	mounts_open(ui, r);
+}
+
+/* n: toggle the network. */
+void
+action_network(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+
+	if (r != NULL)
+		ui_toggle_network(ui, r);
+}
+
+/* The kill was confirmed (or not). */
+static void
+action_kill_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	char	*cause = NULL, *who;
+
+	if (!ok) {
+		ui_message(ui, false, "not killed");
+		return;
+	}
+	who = action_who();
+	if (console_kill(ui->c, id, who, &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u: stopping", id);
+	free(who);
+}
+
+/* K: ask, then kill what runs. */
+void
+action_kill(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+	char		*q, *cmd;
+
+	if (r == NULL)
+		return;
+	if (r->state != REQUEST_RUNNING) {
+		ui_message(ui, true, "#%u is %s: only a running command can be "
+		    "killed", r->id, request_state_name(r->state));
+		return;
+	}
+	cmd = fmt_escape(r->command);
+	q = xasprintf("Kill #%u (%s)? (y/N)", r->id, cmd);
+	prompt_confirm(ui, q, r->id, action_kill_done);
+	free(q);
+	free(cmd);
+}
+
+/* r: queue an ended request again. */
+void
+action_rerun(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+	char		*cause = NULL;
+	uint32_t	 id;
+
+	if (r == NULL)
+		return;
+	/* No operator: an ask verdict waits for approval again. */
+	id = console_rerun(ui->c, r->id, NULL, &cause);
+	if (id == 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+		return;
+	}
+	ui_message(ui, false, "#%u queued again as #%u", r->id, id);
+	ui_select(ui, id, true);
+}
+
+/* Move in the queue, or scroll the focused pane. */
+static void
+action_scroll(struct ui *ui, int delta)
+{
+	if (ui->focus == PANE_QUEUE)
+		ui_move(ui, delta);
+	else
+		ui_scroll(ui, &ui->panes[ui->focus], delta);
+}
+
+/* Lines in a page of the focused pane. */
+static int
+action_page(struct ui *ui)
+{
+	int	h = ui->panes[ui->focus].h - 2;
+
+	return h > 1 ? h : 1;
+}
+
+/* k, Up. */
+void
+action_up(struct ui *ui)
+{
+	action_scroll(ui, -1);
+}
+
+/* j, Down. */
+void
+action_down(struct ui *ui)
+{
+	action_scroll(ui, 1);
+}
+
+/* PgUp. */
+void
+action_page_up(struct ui *ui)
+{
+	action_scroll(ui, -action_page(ui));
+}
+
+/* PgDn. */
+void
+action_page_down(struct ui *ui)
+{
+	action_scroll(ui, action_page(ui));
+}
+
+/* g, Home: the first request, or the top of the pane. */
+void
+action_home(struct ui *ui)
+{
+	struct pane	*p = &ui->panes[ui->focus];
+
+	if (ui->focus == PANE_QUEUE)
+		ui_move(ui, -1000000);
+	else {
+		p->scroll = p->from_bottom ? 1000000 : 0;
+		p->dirty = true;
+	}
+}
+
+/* G, End: the last request, or the end of the pane. */
+void
+action_end(struct ui *ui)
+{
+	struct pane	*p = &ui->panes[ui->focus];
+
+	if (ui->focus == PANE_QUEUE)
+		ui_move(ui, 1000000);
+	else {
+		p->scroll = p->from_bottom ? 0 : 1000000;
+		p->dirty = true;
+	}
+}
+
+/* Tab. */
+void
+action_next_pane(struct ui *ui)
+{
+	ui_focus(ui, 1);
+}
+
+/* Shift-Tab. */
+void
+action_prev_pane(struct ui *ui)
+{
+	ui_focus(ui, -1);
+}
+
+/* The filter was typed: empty clears it. */
+static void
+action_filter_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	if (!ok)
+		return;
+	free(ui->filter);
+	ui->filter = *text != '\0' ? fmt_escape(text) : NULL;
+	ui->qtop = 0;
+	if (ui->sel != 0 && ui_selected(ui) != NULL &&
+	    !ui_visible(ui, ui_selected(ui)))
+		ui->follow = true;
+	ui_follow(ui);
+	ui_dirty_panes(ui);
+}
+
+/* /: ask for a filter. */
+void
+action_filter(struct ui *ui)
+{
+	prompt_line(ui, "filter (Enter: apply, empty: all)",
+	    ui->filter != NULL ? ui->filter : "", 0, action_filter_done);
+}
+
+/* F: follow the work again. */
+void
+action_follow(struct ui *ui)
+{
+	ui->follow = true;
+	ui_follow(ui);
+	ui_message(ui, false, "following: the oldest pending request, else "
+	    "the newest running one");
+}
+
+/* Leave curses and print the argv plainly, so the terminal can copy it
+   as one line; Enter comes back. */
+void
+action_argv(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+	char		*line, *e;
+
+	if (r == NULL)
+		return;
+	line = strv_join(&r->bwrap_argv, " ", true);
+	e = fmt_escape(line);
+	ui->argv_view = true;
+	endwin();
+	fprintf(ui->tty, "\r\nbwrap argv of #%u:\r\n\r\n%s\r\n\r\n"
+	    "(press Enter to go back to the console)\r\n", r->id, e);
+	fflush(ui->tty);
+	free(line);
+	free(e);
+}
+
+/* ?: open the help. */
+void
+action_help(struct ui *ui)
+{
+	ui->help = true;
+	ui->help_scroll = 0;
+	ui->dirty_overlay = true;
+	ui_dirty_panes(ui);
+}
+
+/* ^L: redraw everything. */
+void
+action_redraw(struct ui *ui)
+{
+	ui->dirty_all = true;
+}
+
+/* R: read the configuration and rules again (the console says how it
+   went on the status line). */
+void
+action_reload(struct ui *ui)
+{
+	char	*who = action_who(), *cause = NULL;
+
+	if (console_reload(ui->c, who, &cause) != 0)
+		free(cause);
+	free(who);
+}
+
+/* q, ^C: quit (asking first when work would be lost). */
+void
+action_quit(struct ui *ui)
+{
+	ui_request_quit(ui);
+}
+

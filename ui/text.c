@@ -1,0 +1,325 @@
+/*
+ * text: escaping and measuring untrusted text for the terminal (text.h).
+ *
+ * The UTF-8 decoder here is strict (no overlong forms, no surrogates,
+ * nothing above U+10FFFF) so that what the escaper lets through is exactly
+ * what the terminal will draw. Widths come from wcwidth() for the current
+ * LC_CTYPE; a character it calls unprintable is escaped, so every
+ * character left in an escaped string has a known width.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <wchar.h>
+
+#include "text.h"
+#include "xalloc.h"
+
+static bool	fmt_ascii_only;
+
+/* Use ASCII only (a terminal that is not UTF-8). */
+void
+fmt_set_ascii(bool on)
+{
+	fmt_ascii_only = on;
+}
+
+/* Is ASCII-only mode on? */
+bool
+fmt_ascii(void)
+{
+	return fmt_ascii_only;
+}
+
+/* Decode one UTF-8 character at s; its length (1-4), or 0 if invalid. */
+static size_t
+utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	size_t		n, i;
+	uint32_t	c, min;
+
+	if (len == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		c = s[0] & 0x1f;
+		min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		c = s[0] & 0x0f;
+		min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		c = s[0] & 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* Characters that reorder or break text on a terminal (Trojan Source). */
+static bool
+fmt_is_invisible_control(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9f) ||		/* C1 controls */
+	    c == 0x061c || c == 0x200e || c == 0x200f ||
+	    (c >= 0x202a && c <= 0x202e) ||		/* bidi embeddings */
+	    (c >= 0x2066 && c <= 0x2069) ||		/* bidi isolates */
+	    c == 0x2028 || c == 0x2029;			/* line separators */
+}
+
+/* Columns of one decoded character (-1: not printable here). */
+static int
+fmt_cp_width(uint32_t c)
+{
+	if (c < 0x20 || c == 0x7f)
+		return -1;
+	if (c < 0x7f)
+		return 1;
+	if (fmt_ascii_only || fmt_is_invisible_control(c))
+		return -1;
+	return wcwidth((wchar_t)c);
+}
+
+/* Append bytes as printable UTF-8, escaping what a terminal would act on. */
+void
+fmt_escape_buf(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, n;
+	uint32_t		 c;
+
+	buf_grow(b, len);
+	while (i < len) {
+		n = utf8_decode(p + i, len - i, &c);
+		if (n == 0) {
+			buf_printf(b, "\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (fmt_cp_width(c) >= 0)
+			buf_add(b, s + i, n);
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\r')
+			buf_puts(b, "\\r");
+		else if (c == 0x1b)
+			buf_puts(b, "\\e");
+		else if (c < 0x80)
+			buf_printf(b, "\\x%02x", (unsigned)c);
+		else
+			buf_printf(b, "\\u%04x", (unsigned)c);
+		i += n;
+	}
+}
+
+/* One output line as a terminal would leave it, made safe to print. */
+void
+fmt_output_line(struct buf *b, const char *s, size_t len)
+{
+	struct buf	 t = BUF_INIT;
+	const char	*cr;
+	size_t		 i, col;
+
+	/* A progress bar redraws with \r: keep what was drawn last. */
+	while (len > 0 && s[len - 1] == '\r')
+		len--;
+	if ((cr = memrchr(s, '\r', len)) != NULL) {
+		len -= (size_t)(cr + 1 - s);
+		s = cr + 1;
+	}
+	for (i = 0; i < len; i++) {
+		if (s[i] == 0x1b && i + 1 < len && s[i + 1] == '[') {
+			/* CSI: parameters and intermediates, one final byte. */
+			for (i += 2; i < len && ((unsigned char)s[i] < 0x40 ||
+			    (unsigned char)s[i] > 0x7e); i++)
+				;
+			continue;
+		}
+		if (s[i] == '\t') {
+			col = fmt_width_n(t.data != NULL ? t.data : "", t.len);
+			do
+				buf_putc(&t, ' ');
+			while (++col % 8 != 0);
+			continue;
+		}
+		buf_putc(&t, s[i]);
+	}
+	fmt_escape_buf(b, t.data != NULL ? t.data : "", t.len);
+	buf_release(&t);
+}
+
+/* fmt_escape_buf() of a string, as a new string. */
+char *
+fmt_escape(const char *s)
+{
+	struct buf	b = BUF_INIT;
+
+	if (s == NULL)
+		s = "";
+	fmt_escape_buf(&b, s, strlen(s));
+	if (b.data == NULL)
+		return xstrdup("");
+	return buf_detach(&b);
+}
+
+/* Columns of the character at s (an escaped string: always >= 0). */
+static size_t
+fmt_char(const char *s, size_t len, size_t *cols)
+{
+	uint32_t	c;
+	size_t		n = utf8_decode((const unsigned char *)s, len, &c);
+	int		w;
+
+	if (n == 0) {
+		*cols = 1;
+		return 1;
+	}
+	w = fmt_cp_width(c);
+	*cols = w < 0 ? 1 : (size_t)w;
+	return n;
+}
+
+/* Display columns of an escaped string. */
+size_t
+fmt_width(const char *s)
+{
+	return fmt_width_n(s, strlen(s));
+}
+
+/* Display columns of the first len bytes. */
+size_t
+fmt_width_n(const char *s, size_t len)
+{
+	size_t	i = 0, w = 0, cw;
+
+	while (i < len) {
+		i += fmt_char(s + i, len - i, &cw);
+		w += cw;
+	}
+	return w;
+}
+
+/* How many bytes fit in cols columns, never half a character. */
+size_t
+fmt_fit(const char *s, size_t cols, size_t *used)
+{
+	size_t	len = strlen(s), i = 0, w = 0, cw, n;
+
+	while (i < len) {
+		n = fmt_char(s + i, len - i, &cw);
+		if (w + cw > cols)
+			break;
+		/* Zero-width characters stay with what they follow. */
+		w += cw;
+		i += n;
+	}
+	if (used != NULL)
+		*used = w;
+	return i;
+}
+
+/* The ellipsis and its width. */
+static const char *
+fmt_ellipsis(size_t *w)
+{
+	*w = 1;
+	return fmt_ascii_only ? "~" : "\xe2\x80\xa6";
+}
+
+/* Cut to cols columns with an ellipsis; pad when asked. */
+char *
+fmt_trim(const char *s, size_t cols, bool pad)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*ell;
+	size_t		 w = fmt_width(s), ew, used, n;
+
+	buf_puts(&b, "");
+	if (w <= cols) {
+		buf_puts(&b, s);
+		used = w;
+	} else if (cols > 0) {
+		ell = fmt_ellipsis(&ew);
+		n = fmt_fit(s, cols - ew, &used);
+		buf_add(&b, s, n);
+		buf_puts(&b, ell);
+		used += ew;
+	} else
+		used = 0;
+	while (pad && used < cols) {
+		buf_putc(&b, ' ');
+		used++;
+	}
+	return buf_detach(&b);
+}
+
+/* Wrap into lines of cols columns, at spaces where possible. */
+void
+fmt_wrap(const char *s, size_t cols, size_t indent, struct strv *lines)
+{
+	struct buf	 b = BUF_INIT;
+	size_t		 len = strlen(s), i = 0, start, w, cw, n, brk, brkw;
+	size_t		 avail, lead = 0;
+
+	if (cols == 0)
+		cols = 1;
+	if (indent >= cols / 2)
+		indent = 0;
+	do {
+		start = i;
+		avail = cols - lead;
+		w = 0;
+		brk = 0;
+		brkw = 0;
+		while (i < len && s[i] != '\n') {
+			n = fmt_char(s + i, len - i, &cw);
+			if (w + cw > avail && i > start)
+				break;
+			i += n;
+			w += cw;
+			if (s[i - 1] == ' ') {
+				brk = i;
+				brkw = w;
+			}
+		}
+		/* Cut after the last space when the line is full. */
+		if (i < len && s[i] != '\n' && brk > start && brkw > avail / 3)
+			i = brk;
+		buf_reset(&b);
+		for (size_t k = 0; k < lead; k++)
+			buf_putc(&b, ' ');
+		buf_add(&b, s + start, i - start);
+		while (b.len > lead && b.data[b.len - 1] == ' ' && i < len)
+			b.data[--b.len] = '\0';
+		strv_push(lines, b.data != NULL ? b.data : "");
+		if (i < len && s[i] == '\n') {
+			i++;
+			lead = 0;
+			if (i == len)
+				strv_push(lines, "");
+		} else
+			lead = indent;
+	} while (i < len);
+	buf_release(&b);
+}
+
