@@ -170,7 +170,8 @@ run_submit(const struct run_request *rq)
 	struct client	*cl;
 	char		*cause = NULL;
 	cJSON		*j;
-	const char	*type, *s;
+	const char	*s;
+	enum proto_reply rt;
 	bool		 waiting = false;
 	int		 status = EXIT_BWGATE_FAILED;
 	double		 id = 0;

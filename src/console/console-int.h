@@ -114,7 +114,7 @@ struct console {
 	size_t			 nconns;
 	bool			 reap_armed;
 	bool			 audit_dirty;	/* appended, not yet synced */
-	bool			 audit_failing;	/* the last sync failed */
+	char			*audit_failing;	/* why the last sync failed */
 	bool			 commit_armed;
 
 	struct console_sub	*subs;

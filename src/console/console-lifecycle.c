@@ -363,6 +363,7 @@ console_free(struct console *c)
 	free(c->fifo_path);
 	free(c->exec_path);
 	free(c->config_file);
+	free(c->audit_failing);
 	free(c->subs);
 	free(c);
 }

@@ -399,6 +399,12 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 		*cause = xstrdup("the console is shutting down");
 		return 0;
 	}
+	/* Nothing new is taken on while nothing could start. */
+	if (c->audit_failing != NULL) {
+		*cause = xasprintf("the audit log cannot be written (%s): no "
+		    "command starts until it can", c->audit_failing);
+		return 0;
+	}
 	/* A file write runs its script at the project root. */
 	if (m->write_path != NULL && filereq_build(c->project, m->write_path,
 	    m->write_content, &c->cfg.protected, &fr, cause) != 0) {

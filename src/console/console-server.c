@@ -35,21 +35,12 @@ static void	conn_kill(struct conn *);
 
 /* ---- connections ---- */
 
-/* Write what we can of a connection's output. */
-void
-conn_flush(struct conn *cn)
+/* Send what the socket takes of a connection's output now. */
+static void
+conn_write_out(struct conn *cn)
 {
 	ssize_t	n;
 
-	/* Nothing reaches an agent before the audit records it depends on
-	   are on disk (console_commit flushes once they are). The operator's
-	   connections are answered at once, so `bwgate list` works while the
-	   log cannot be written; what they decide still starts only once it
-	   is recorded (console_schedule). */
-	if (cn->c->audit_dirty && cn->kind == CONN_AGENT) {
-		console_arm_commit(cn->c);
-		return;
-	}
 	while (cn->out.len > 0 && !cn->dead) {
 		n = send(cn->fd, cn->out.data, cn->out.len,
 		    MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -71,6 +62,22 @@ conn_flush(struct conn *cn)
 	}
 	loop_set_events(cn->c->loop, cn->fd, (cn->closing ? 0 : POLLIN) |
 	    (cn->out.len > 0 ? POLLOUT : 0));
+}
+
+/* Write what we can of a connection's output. */
+void
+conn_flush(struct conn *cn)
+{
+	/* Nothing reaches an agent before the audit records it depends on
+	   are on disk (console_commit flushes once they are). The operator's
+	   connections are answered at once, so `bwgate list` works while the
+	   log cannot be written; what they decide still starts only once it
+	   is recorded (console_schedule). */
+	if (cn->c->audit_dirty && cn->kind == CONN_AGENT) {
+		console_arm_commit(cn->c);
+		return;
+	}
+	conn_write_out(cn);
 }
 
 /* Queue one message (frees j). */
@@ -184,6 +191,37 @@ conn_error(struct conn *cn, uint32_t id, const char *tag, const char *code,
 	conn_send(cn, proto_error_new(id, tag, code, message));
 }
 
+/* A refusal, which depends on no audit record: sent even while the
+   replies that do wait for the log. */
+static void
+conn_error_now(struct conn *cn, uint32_t id, const char *tag,
+    const char *code, const char *message)
+{
+	char	*line;
+
+	struct request	*r;
+	struct job	*jb;
+
+	/* What is queued before it may be a reply that waits for the log:
+	   only a connection with no request of its own (its greeting) can
+	   have it all sent now. */
+	TAILQ_FOREACH(r, &cn->c->q.requests, entry) {
+		jb = r->owner;
+		if (jb != NULL && jb->conn == cn) {
+			conn_error(cn, id, tag, code, message);
+			return;
+		}
+	}
+	if (cn->dead) {
+		conn_error(cn, id, tag, code, message);
+		return;
+	}
+	line = proto_encode(proto_error_new(id, tag, code, message));
+	buf_puts(&cn->out, line);
+	free(line);
+	conn_write_out(cn);
+}
+
 /* Who a control connection is, for decisions. */
 static char *
 conn_who(const struct conn *cn)
@@ -207,9 +245,9 @@ conn_agent_msg(struct conn *cn, struct proto_msg *m)
 	case PROTO_SUBMIT:
 		agent = xasprintf("pid %ld", (long)cn->pid);
 		if (console_submit_msg(c, cn, m, agent, &cause) == 0) {
-			conn_error(cn, 0, m->tag, c->shutting_down ?
-			    "shutdown" : m->write_path != NULL ? "write" :
-			    "cwd", cause);
+			conn_error_now(cn, 0, m->tag, c->shutting_down ?
+			    "shutdown" : c->audit_failing != NULL ? "audit" :
+			    m->write_path != NULL ? "write" : "cwd", cause);
 			free(cause);
 		}
 		free(agent);

@@ -126,17 +126,18 @@ console_commit(void *arg)
 
 	c->commit_armed = false;
 	if (c->audit_dirty && audit_sync(c->audit, &cause) != 0) {
-		if (!c->audit_failing)
+		if (c->audit_failing == NULL)
 			console_message(c, "audit log: %s; nothing starts "
 			    "until it can be written", cause);
-		c->audit_failing = true;
-		free(cause);
+		free(c->audit_failing);
+		c->audit_failing = cause;
 		console_arm_commit(c);
 		return;
 	}
 	c->audit_dirty = false;
-	if (c->audit_failing) {
-		c->audit_failing = false;
+	if (c->audit_failing != NULL) {
+		free(c->audit_failing);
+		c->audit_failing = NULL;
 		console_message(c, "audit log: written again; nothing "
 		    "recorded was lost");
 	}
