@@ -30,6 +30,10 @@ check_PROGRAMS += tests/unit/test-observe
 tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_observe_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-observe
+check_PROGRAMS += tests/unit/test-display
+tests_unit_test_display_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_display_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-display
 # console core: protocol codec and queue
 check_PROGRAMS += tests/unit/test-protocol tests/unit/test-queue
 tests_unit_test_protocol_CFLAGS = $(UNIT_CFLAGS)

@@ -7,7 +7,7 @@
  *	fmt_escape()	untrusted bytes (a command, output, a file name) to
  *			valid, printable UTF-8: control characters, invalid
  *			UTF-8, C1 controls and bidirectional overrides become
- *			visible escapes (\n, \x1b, \u202e) and are never
+ *			visible escapes (\n, \e, \u{202e}) and are never
  *			interpreted by the terminal;
  *	fmt_width()	display columns of an escaped string (wcwidth);
  *	fmt_fit(), fmt_trim(), fmt_wrap()

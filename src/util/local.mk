@@ -12,4 +12,5 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/jsonutil.c %D%/jsonutil.h \
 	%D%/loop.c %D%/loop.h \
 	%D%/rundir.c %D%/rundir.h \
-	%D%/sha256.c %D%/sha256.h
+	%D%/sha256.c %D%/sha256.h \
+	%D%/display.c %D%/display.h
