@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "display.h"
 #include "allowlist.h"
 #include "cmd.h"
 #include "config.h"
@@ -127,22 +128,24 @@ check_print(const struct allowlist *al, const struct classification *c,
 	size_t		 i;
 
 	printf("verdict:  %s\n", verdict_name(c->verdict));
-	printf("rule:     %s\n", c->rule != NULL ? c->rule : "(none)");
-	printf("reason:   %s\n", c->reason != NULL ? c->reason : "");
+	printf("rule:     %s\n", c->rule != NULL ? display_str(c->rule) :
+	    "(none)");
+	printf("reason:   %s\n", display_str(c->reason));
 	for (i = 0; i < c->commands.n; i++)
-		printf("command:  %s\n", c->commands.v[i]);
-	printf("profile:  %s\n", c->profile);
+		printf("command:  %s\n", display_str(c->commands.v[i]));
+	printf("profile:  %s\n", display_str(c->profile));
 	if (sandbox_error != NULL)
-		printf("bwrap:    (no sandbox: %s)\n", sandbox_error);
+		printf("bwrap:    (no sandbox: %s)\n",
+		    display_str(sandbox_error));
 	else {
 		s = strv_join(argv, " ", true);
-		printf("bwrap:    %s\n", s);
+		printf("bwrap:    %s\n", display_str(s));
 		free(s);
 	}
 	allowlist_files(al, &files);
 	project = allowlist_project(al, &trusted);
 	for (i = 0; i < files.n; i++)
-		printf("rules:    %s%s\n", files.v[i],
+		printf("rules:    %s%s\n", display_str(files.v[i]),
 		    project != NULL && strcmp(project, files.v[i]) == 0 &&
 		    !trusted ? " (not trusted: its allow rules are ignored; "
 		    "see bwgate trust)" : "");
@@ -235,7 +238,7 @@ cmd_check(int argc, char **argv)
 	status = check_status(c.verdict);
 out:
 	if (cause != NULL)
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 	free(cause);
 	free(sandbox_error);
 	classification_release(&c);

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "allowlist.h"
 #include "cmd.h"
 #include "config.h"
@@ -187,7 +188,7 @@ cmd_exec(int argc, char **argv)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (config_load(&cfg, cfgfile, &cause) != 0 ||
 	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		goto out;
 	}
 	config_apply(&cfg, &o.policy);
@@ -197,7 +198,7 @@ cmd_exec(int argc, char **argv)
 
 		if (al == NULL || allowlist_profile_apply(al, profile,
 		    &o.policy, &cause) != 0) {
-			fprintf(stderr, "bwgate: %s\n", cause);
+			fprintf(stderr, "bwgate: %s\n", display_str(cause));
 			allowlist_free(al);
 			goto out;
 		}
@@ -226,7 +227,7 @@ cmd_exec(int argc, char **argv)
 	if (!json && (!quiet || r.error != NULL))
 		result_print_summary(stderr, &r);
 	else if (json && r.error != NULL)
-		fprintf(stderr, "bwgate: %s\n", r.error);
+		fprintf(stderr, "bwgate: %s\n", display_str(r.error));
 out:
 	free(cause);
 	strv_release(&rw);

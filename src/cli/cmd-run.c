@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
@@ -92,12 +93,13 @@ run_print_list(const cJSON *ch, const char *name, const char *mark)
 		}
 		if (cJSON_IsString(e))
 			fprintf(stderr, "bwgate:   %s %s\n", mark,
-			    e->valuestring);
+			    display_str(e->valuestring));
 		else if (cJSON_IsObject(e))
 			fprintf(stderr, "bwgate:   %s %s -> %s\n", mark,
-			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
-			    "from")), cJSON_GetStringValue(
-			    cJSON_GetObjectItem(e, "to")));
+			    display_str(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(e, "from"))),
+			    display_str(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(e, "to"))));
 	}
 }
 
@@ -114,10 +116,10 @@ run_summary(const cJSON *res)
 	note = cJSON_GetStringValue(cJSON_GetObjectItem(res, "note"));
 	if (s != NULL && strcmp(s, "finished") != 0)
 		fprintf(stderr, "bwgate: request %s%s%s\n", s,
-		    note != NULL ? ": " : "", note != NULL ? note : "");
+		    note != NULL ? ": " : "", display_str(note));
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"))) !=
 	    NULL)
-		fprintf(stderr, "bwgate: %s\n", s);
+		fprintf(stderr, "bwgate: %s\n", display_str(s));
 	if (!cJSON_IsObject(rep))
 		return;
 	ch = cJSON_GetObjectItem(rep, "changes");
@@ -140,9 +142,12 @@ run_summary(const cJSON *res)
 	v = cJSON_GetObjectItem(rep, "violations");
 	cJSON_ArrayForEach(e, v) {
 		fprintf(stderr, "bwgate: refused %s '%s' (%s): %s\n",
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(e, "operation"))),
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(e, "path"))),
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(e, "reason"))),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
 	}
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||
@@ -163,7 +168,7 @@ run_submit(const struct run_request *rq)
 	double		 id = 0;
 
 	if ((path = client_socket_path(rq->socket, &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s; %s\n", cause,
+		fprintf(stderr, "bwgate: %s; %s\n", display_str(cause),
 		    client_start_hint());
 		free(cause);
 		return EXIT_BWGATE_FAILED;
@@ -171,7 +176,7 @@ run_submit(const struct run_request *rq)
 	cl = client_connect(path, &cause);
 	free(path);
 	if (cl == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		return EXIT_BWGATE_FAILED;
 	}
@@ -205,7 +210,8 @@ run_submit(const struct run_request *rq)
 	if (client_send(cl, msg, &cause) != 0) {
 		char *why = client_refusal(cl);
 
-		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
+		fprintf(stderr, "bwgate: %s\n",
+		    display_str(why != NULL ? why : cause));
 		free(why);
 		free(cause);
 		client_free(cl);
@@ -226,9 +232,10 @@ run_submit(const struct run_request *rq)
 			    RUN_QUIET_MS)) {
 				waiting = true;
 				fprintf(stderr, "bwgate: request %.0f is "
-				    "waiting for approval (%s: %s)\n", id, s,
+				    "waiting for approval (%s: %s)\n", id,
+				    display_str(s), display_str(
 				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-				    "reason")));
+				    "reason"))));
 			}
 		} else if (strcmp(type, "decided") == 0) {
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
@@ -237,9 +244,9 @@ run_submit(const struct run_request *rq)
 				s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 				    "note"));
 				fprintf(stderr, "bwgate: denied by %s%s%s\n",
-				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-				    "by")), s != NULL ? ": " : "",
-				    s != NULL ? s : "");
+				    display_str(cJSON_GetStringValue(
+				    cJSON_GetObjectItem(j, "by"))),
+				    s != NULL ? ": " : "", display_str(s));
 				status = EXIT_DENIED;
 				cJSON_Delete(j);
 				break;
@@ -268,22 +275,22 @@ run_submit(const struct run_request *rq)
 			break;
 		} else if (strcmp(type, "withdrawn") == 0) {
 			fprintf(stderr, "bwgate: request withdrawn: %s\n",
-			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-			    "note")));
+			    display_str(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "note"))));
 			cJSON_Delete(j);
 			break;
 		} else if (strcmp(type, "error") == 0) {
 			fprintf(stderr, "bwgate: %s\n",
-			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-			    "message")));
+			    display_str(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "message"))));
 			cJSON_Delete(j);
 			break;
 		}
 		cJSON_Delete(j);
 	}
 	if (j == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
-		    "the console closed the connection before the command "
+		fprintf(stderr, "bwgate: %s\n", cause != NULL ?
+		    display_str(cause) : "the console closed the connection before the command "
 		    "finished");
 		free(cause);
 	}

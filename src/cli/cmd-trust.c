@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "display.h"
 #include "allowlist.h"
 #include "buf.h"
 #include "cleanup.h"
@@ -57,7 +58,8 @@ trust_print_rule(const struct rule *r)
 		}
 	}
 	printf("  %-5s %-16s %s [profile %s]\n      %s\n",
-	    verdict_name(r->verdict), r->id, b.data, r->profile, r->reason);
+	    verdict_name(r->verdict), display_str(r->id), display_str(b.data),
+	    display_str(r->profile), display_str(r->reason));
 	buf_release(&b);
 }
 
@@ -72,7 +74,7 @@ trust_list(void)
 	const char		*state;
 
 	if ((j = allowlist_trusted(&cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		return 1;
 	}
@@ -89,7 +91,8 @@ trust_list(void)
 			state = strcmp(hex, e->valuestring) == 0 ?
 			    "trusted" : "changed since: not trusted";
 		}
-		printf("%s  %s  %s\n", e->valuestring, e->string, state);
+		printf("%s  %s  %s\n", display_str(e->valuestring),
+		    display_str(e->string), state);
 		rulefile_release(&rf);
 	}
 	cJSON_Delete(j);
@@ -136,7 +139,7 @@ cmd_trust(int argc, char **argv)
 	if (revoke) {
 		if (allowlist_trust_record(file, NULL, &cause) != 0)
 			goto out;
-		printf("'%s' is no longer trusted\n", file);
+		printf("'%s' is no longer trusted\n", display_str(file));
 		status = 0;
 		goto out;
 	}
@@ -144,7 +147,8 @@ cmd_trust(int argc, char **argv)
 	if ((al = allowlist_load(project, &cause)) == NULL ||
 	    rulefile_load(file, &rf, &cause) != 0)
 		goto out;
-	printf("%s\nsha256 %s\n%zu rule%s, %zu profile%s:\n", file, rf.sha256,
+	printf("%s\nsha256 %s\n%zu rule%s, %zu profile%s:\n",
+	    display_str(file), rf.sha256,
 	    rf.nrules, rf.nrules == 1 ? "" : "s", rf.nprofiles,
 	    rf.nprofiles == 1 ? "" : "s");
 	for (i = 0; i < rf.nrules; i++) {
@@ -153,7 +157,8 @@ cmd_trust(int argc, char **argv)
 			nallow++;
 	}
 	for (i = 0; i < rf.nprofiles; i++)
-		printf("  profile %s%s%s%s%s\n", rf.profiles[i].name,
+		printf("  profile %s%s%s%s%s\n",
+		    display_str(rf.profiles[i].name),
 		    rf.profiles[i].project_readonly ? " project-readonly" : "",
 		    rf.profiles[i].network ? " network" : "",
 		    rf.profiles[i].git_writable ? " git-writable" : "",
@@ -166,7 +171,7 @@ cmd_trust(int argc, char **argv)
 	status = 0;
 out:
 	if (cause != NULL)
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 	free(cause);
 	rulefile_release(&rf);
 	allowlist_free(al);

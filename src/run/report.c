@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "display.h"
 #include "jsonutil.h"
 #include "report.h"
 #include "xalloc.h"
@@ -251,7 +252,7 @@ static void
 print_list(FILE *f, const char *mark, const struct strv *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)
-		fprintf(f, "bwgate:   %s %s\n", mark, sv->v[i]);
+		fprintf(f, "bwgate:   %s %s\n", mark, display_str(sv->v[i]));
 }
 
 /* One line: did it fail on its own, or did the sandbox stop it? */
@@ -283,7 +284,7 @@ result_print_summary(FILE *f, const struct result *r)
 	const struct changes	*c = &r->changes;
 
 	if (r->error != NULL) {
-		fprintf(f, "bwgate: %s\n", r->error);
+		fprintf(f, "bwgate: %s\n", display_str(r->error));
 		return;
 	}
 	print_verdict(f, r);
@@ -298,8 +299,9 @@ result_print_summary(FILE *f, const struct result *r)
 		print_list(f, "~", &c->modified);
 		print_list(f, "-", &c->deleted);
 		for (size_t i = 0; i < c->nrenamed; i++)
-			fprintf(f, "bwgate:   > %s -> %s\n", c->renamed[i].from,
-			    c->renamed[i].to);
+			fprintf(f, "bwgate:   > %s -> %s\n",
+			    display_str(c->renamed[i].from),
+			    display_str(c->renamed[i].to));
 	}
 	for (size_t i = 0; i < r->violations.n; i++) {
 		const struct violation *v = &r->violations.v[i];
@@ -308,7 +310,8 @@ result_print_summary(FILE *f, const struct result *r)
 		if (v->count > 1)
 			snprintf(times, sizeof times, " x%u", v->count);
 		fprintf(f, "bwgate: refused %s '%s' (%s)%s: %s\n",
-		    v->operation, v->path, violation_reason_name(v->reason),
+		    display_str(v->operation), display_str(v->path),
+		    violation_reason_name(v->reason),
 		    times, violation_hint(v->reason));
 	}
 	if (r->out_truncated || r->err_truncated)
@@ -317,5 +320,6 @@ result_print_summary(FILE *f, const struct result *r)
 		fprintf(f, "bwgate: the live event stream lost events; the "
 		    "change report above is still exact\n");
 	for (size_t i = 0; i < r->warnings.n; i++)
-		fprintf(f, "bwgate: warning: %s\n", r->warnings.v[i]);
+		fprintf(f, "bwgate: warning: %s\n",
+		    display_str(r->warnings.v[i]));
 }
