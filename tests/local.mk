@@ -113,6 +113,8 @@ TESTS += tests/unit/test-allowlist
 endif
 TESTS += %D%/integration/check.sh
 EXTRA_DIST += %D%/integration/check.sh
+TESTS += %D%/integration/display-cli.sh
+EXTRA_DIST += %D%/integration/display-cli.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
 	%D%/integration/ui-approve.sh \

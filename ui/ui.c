@@ -559,8 +559,10 @@ ui_draw_status(struct ui *ui)
 	} else {
 		buf_printf(&b, " %zu pending  %zu running  %zu done", pending,
 		    running, done);
-		if (ui->filter != NULL)
-			buf_printf(&b, "  filter: %s", ui->filter);
+		if (ui->filter != NULL) {
+			buf_puts(&b, "  filter: ");
+			fmt_escape_buf(&b, ui->filter, strlen(ui->filter));
+		}
 		buf_printf(&b, "  %s  %s", ui_hints(ui, (size_t)ui->cols),
 		    sock);
 		attr = ui_attr(ui, UC_STATUS);

@@ -290,8 +290,8 @@ run_submit(const struct run_request *rq)
 	}
 	if (j == NULL) {
 		fprintf(stderr, "bwgate: %s\n", cause != NULL ?
-		    display_str(cause) : "the console closed the connection before the command "
-		    "finished");
+		    display_str(cause) : "the console closed the connection "
+		    "before the command finished");
 		free(cause);
 	}
 	client_free(cl);
