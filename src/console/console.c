@@ -240,11 +240,19 @@ console_kill(struct console *c, uint32_t id, const char *who, char **cause)
 	return 0;
 }
 
-/* Queue an ended request again, approved by the operator. */
+/*
+ * Queue an ended request again as a new request, classified afresh: an
+ * ask waits for a decision again, a deny rule denies it, an allow rule
+ * runs it only where allowlisted commands run at once. Network and extra
+ * paths carry over only from a request that was approved; those of a
+ * denied or withdrawn one are dropped (the operator can grant them again
+ * while the new request waits).
+ */
 uint32_t
 console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 {
 	struct request	*old = console_find(c, id, cause), *r;
+	bool		 approved;
 
 	if (old == NULL)
 		return 0;
@@ -257,6 +265,8 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 		*cause = xstrdup("the console is shutting down");
 		return 0;
 	}
+	approved = old->state != REQUEST_DENIED &&
+	    old->state != REQUEST_WITHDRAWN;
 	r = queue_add(&c->q);
 	job_new(c, r, NULL);
 	r->rerun_of = old->id;
@@ -266,16 +276,22 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	strv_copy(&r->argv, &old->argv);
 	r->cwd = xstrdup(old->cwd);
 	r->timeout_s = old->timeout_s;
-	proto_mounts_copy(&r->asked, &old->asked);
-	r->edited = old->edited;
-	proto_mounts_copy(&r->edits, &old->edits);
+	if (approved) {
+		proto_mounts_copy(&r->asked, &old->asked);
+		r->edited = old->edited;
+		proto_mounts_copy(&r->edits, &old->edits);
+	}
+	LOG("request %u re-runs %u for %s%s", r->id, old->id,
+	    who != NULL ? who : "the terminal",
+	    approved ? "" : " (its extras dropped: it was not approved)");
 	request_classify(c, r);
 	if (request_announce(c, r) != 0) {
 		request_auto_deny(c, r, BY_CONSOLE,
 		    "cannot write the audit log");
 		return r->id;
 	}
-	request_first_decision(c, r, who);
+	/* Never approved by the rerun itself: decided like any request. */
+	request_first_decision(c, r, NULL);
 	return r->id;
 }
 
