@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -313,54 +314,50 @@ fd_high(int fd)
 static void
 job_argv(struct console *c, struct request *r, struct strv *av)
 {
-	const struct proto_mounts *m = console_mounts(r);
-
+	/* Everything else is in the spec on descriptor 5. */
+	(void)r;
 	strv_push(av, c->exec_path);
 	strv_push(av, "exec");
-	strv_push(av, "--project");
-	strv_push(av, c->project);
-	strv_push(av, "--cwd");
-	strv_push(av, r->cwd);
-	if (c->config_file != NULL) {
-		strv_push(av, "--config");
-		strv_push(av, c->config_file);
-	}
-	if (r->profile != NULL) {
-		strv_push(av, "--profile");
-		strv_push(av, r->profile);
-	}
-	if (m->network == 1)
-		strv_push(av, "--network");
-	else if (m->network == 0)
-		strv_push(av, "--no-network");	/* even if the profile has it */
-	for (size_t i = 0; i < m->rw.n; i++) {
-		strv_push(av, "--rw");
-		strv_push(av, m->rw.v[i]);
-	}
-	for (size_t i = 0; i < m->ro.n; i++) {
-		strv_push(av, "--ro");
-		strv_push(av, m->ro.v[i]);
-	}
-	for (size_t i = 0; i < m->hide.n; i++) {
-		strv_push(av, "--hide");
-		strv_push(av, m->hide.v[i]);
-	}
-	if (r->timeout_s > 0) {
-		strv_push(av, "--timeout");
-		strv_pushf(av, "%d", r->timeout_s);
-	}
+	strv_push(av, "--policy-fd");
+	strv_push(av, "5");
 	strv_push(av, "--json-fd");
 	strv_push(av, "3");
 	strv_push(av, "--events-fd");
 	strv_push(av, "4");
 	strv_push(av, "--quiet");
-	if (!r->is_argv) {
-		strv_push(av, "--command");
-		strv_push(av, r->command);
+}
+
+/*
+ * The request's spec (engine-spec.h) in a sealed memory file, read from
+ * its start by exec: the policy the operator was shown, fixed when the
+ * request was classified. -1 with errno set.
+ */
+static int
+job_spec_fd(const struct request *r)
+{
+	char	*s;
+	int	 fd, e;
+
+	if (r->spec == NULL) {
+		errno = EINVAL;
+		return -1;
 	}
-	strv_push(av, "--");
-	for (size_t i = 0; i < r->argv.n; i++)
-		strv_push(av, r->argv.v[i]);
+	fd = memfd_create("bwgate-spec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	s = json_line(r->spec);
+	if (write_full(fd, s, strlen(s)) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		e = errno;
+		free(s);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	free(s);
+	return fd;
 }
 
 /* Start `bwgate exec` for an approved request. */
@@ -370,10 +367,11 @@ job_spawn(struct job *jb, char **cause)
 	struct console	*c = jb->c;
 	struct strv	 av = STRV_INIT;
 	int		 p[JOB_NFDS][2], ep[2] = { -1, -1 }, child[JOB_NFDS];
-	int		 devnull, err = 0, i, made = 0;
+	int		 devnull, specfd = -1, err = 0, i, made = 0;
 	ssize_t		 n;
 	pid_t		 pid;
-	cJSON		*rec;
+	cJSON		*rec, *changed;
+	const cJSON	*sh;
 
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
@@ -389,6 +387,9 @@ job_spawn(struct job *jb, char **cause)
 		child[i] = p[i][1];
 	}
 	if (pipe2(ep, O_CLOEXEC) != 0)
+		goto syserr;
+	if ((specfd = job_spec_fd(jb->r)) < 0 ||
+	    (specfd = fd_high(specfd)) < 0)
 		goto syserr;
 	job_argv(c, jb->r, &av);
 
@@ -406,7 +407,8 @@ job_spawn(struct job *jb, char **cause)
 		if (dup2(devnull, 0) < 0 || dup2(child[JOB_OUT], 1) < 0 ||
 		    dup2(child[JOB_ERR], 2) < 0 ||
 		    dup2(child[JOB_JSON], 3) < 0 ||
-		    dup2(child[JOB_EVENTS], 4) < 0)
+		    dup2(child[JOB_EVENTS], 4) < 0 ||
+		    dup2(specfd, 5) < 0)
 			goto child_fail;
 		execv(av.v[0], av.v);
 child_fail:
@@ -421,6 +423,8 @@ child_fail:
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
 	close(devnull);
+	close(specfd);
+	specfd = -1;
 	for (i = 0; i < JOB_NFDS; i++)
 		close(p[i][1]);
 	if (n == (ssize_t)sizeof err) {
@@ -441,6 +445,18 @@ child_fail:
 	rec = audit_record("start", jb->r);
 	cJSON_AddNumberToObject(rec, "pid", pid);
 	cJSON_AddItemToObject(rec, "exec_argv", json_strv(&av));
+	/* What runs is what was shown; say so if the files it came from
+	   changed since (it still runs as approved). */
+	sh = cJSON_GetObjectItem(jb->r->spec, "shown_argv_sha256");
+	if (cJSON_IsString(sh))
+		cJSON_AddStringToObject(rec, "argv_sha256", sh->valuestring);
+	cJSON_AddItemToObject(rec, "policy", cJSON_Duplicate(
+	    cJSON_GetObjectItem(jb->r->spec, "policy"), 1));
+	if ((changed = request_sources_changed(jb->r)) != NULL) {
+		cJSON_AddItemToObject(rec, "files_changed", changed);
+		console_message(c, "request %u runs as approved although "
+		    "rule or configuration files changed since", jb->r->id);
+	}
 	console_audit(c, rec);
 	strv_release(&av);
 	return 0;
@@ -449,6 +465,8 @@ syserr:
 	*cause = xasprintf("cannot start bwgate exec: %s", strerror(errno));
 	if (devnull >= 0)
 		close(devnull);
+	if (specfd >= 0)
+		close(specfd);
 	for (i = 0; i < JOB_NFDS; i++) {
 		if (p[i][0] >= 0)
 			close(p[i][0]);

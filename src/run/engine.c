@@ -38,6 +38,7 @@
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
+#include "sha256.h"
 #include "runner.h"
 #include "snapshot.h"
 #include "xalloc.h"
@@ -369,6 +370,40 @@ engine_loop(struct engine *e)
 		engine_status(e->status_fd, POLLIN, e);
 }
 
+/*
+ * Digests of the argv: the one started, and the one the same policy gives
+ * without the observer's helper (which adds a mount and a descriptor):
+ * that is the argv a console shows for the request, so the two can be
+ * compared (engine-spec.h).
+ */
+static void
+engine_argv_digests(const struct sandbox_policy *pol,
+    const struct probe *probe, const struct strv *full,
+    const struct engine_opts *o, cJSON *j)
+{
+	struct sandbox_policy	 plain;
+	struct sandbox		 sb = SANDBOX_INIT;
+	struct strv		 av = STRV_INIT;
+	char			 hex[SHA256_HEX_LEN + 1], *cause = NULL;
+
+	sha256_strv(full, hex);
+	cJSON_AddStringToObject(j, "started_argv_sha256", hex);
+	sandbox_policy_copy(&plain, pol);
+	free(plain.helper);
+	plain.helper = NULL;
+	plain.helper_fd = -1;
+	if (sandbox_build(&plain, probe, SANDBOX_DRY, &sb, &cause) == 0) {
+		strv_copy(&av, &sb.argv);
+		strv_copy(&av, &o->argv);
+		sha256_strv(&av, hex);
+		cJSON_AddStringToObject(j, "argv_sha256", hex);
+	} else
+		free(cause);
+	strv_release(&av);
+	sandbox_release(&sb);
+	sandbox_policy_release(&plain);
+}
+
 int
 engine_run(const struct engine_opts *o, struct result *r)
 {
@@ -439,6 +474,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	strv_copy(&full, &sb.argv);
 	strv_copy(&full, &o->argv);
 	strv_copy(&r->bwrap_argv, &full);
+	engine_argv_digests(&pol, &probe, &full, o, r->sandbox);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot

@@ -5,6 +5,7 @@ noinst_LIBRARIES += %D%/librun.a
 %C%_librun_a_SOURCES = \
 	%D%/runner.c %D%/runner.h \
 	%D%/engine.c %D%/engine.h \
+	%D%/engine-spec.c %D%/engine-spec.h \
 	%D%/report.c %D%/report.h \
 	%D%/snapshot.c %D%/snapshot.h \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
