@@ -117,6 +117,8 @@ TESTS += %D%/integration/check.sh
 EXTRA_DIST += %D%/integration/check.sh
 TESTS += %D%/integration/display-cli.sh
 EXTRA_DIST += %D%/integration/display-cli.sh
+TESTS += %D%/integration/trust-narrow.sh
+EXTRA_DIST += %D%/integration/trust-narrow.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
 	%D%/integration/ui-approve.sh \

@@ -740,8 +740,12 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	loop_add(l, ui->ttyfd, POLLIN, ui_on_tty, ui);
 	loop_signal(l, SIGWINCH, ui_on_winch, ui);
 	ui->tick = loop_timer(l, UI_TICK_MS, ui_on_tick, ui);
-	ui_message(ui, false, "console for %s: agents use BWGATE_SOCKET=%s",
-	    console_project(c), console_socket_path(c));
+	if (console_rules_problem(c) != NULL)
+		ui_message(ui, true, "%s", console_rules_problem(c));
+	else
+		ui_message(ui, false, "console for %s: agents use "
+		    "BWGATE_SOCKET=%s", console_project(c),
+		    console_socket_path(c));
 	ui_follow(ui);
 	ui->dirty_all = true;
 	ui_draw(ui, true);

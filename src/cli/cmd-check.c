@@ -149,6 +149,8 @@ check_print(const struct allowlist *al, const struct classification *c,
 		    project != NULL && strcmp(project, files.v[i]) == 0 &&
 		    !trusted ? " (not trusted: its allow rules are ignored; "
 		    "see bwgate trust)" : "");
+	if (allowlist_project_error(al) != NULL)
+		printf("rules:    %s\n", display_str(allowlist_project_error(al)));
 	strv_release(&files);
 }
 
@@ -173,6 +175,9 @@ check_print_json(const struct allowlist *al, const struct classification *c,
 	project = allowlist_project(al, &trusted);
 	if (project != NULL)
 		cJSON_AddBoolToObject(j, "project_trusted", trusted);
+	if (allowlist_project_error(al) != NULL)
+		cJSON_AddStringToObject(j, "project_error",
+		    allowlist_project_error(al));
 	s = json_line(j);
 	printf("%s\n", s);
 	free(s);

@@ -233,6 +233,9 @@ cmd_console(int argc, char **argv)
 	    o.auto_allowlisted ? ", allowlisted commands run at once" : "",
 	    display_str(console_control_path(c)),
 	    display_str(console_audit_path(c)));
+	if (console_rules_problem(c) != NULL)
+		fprintf(stderr, "bwgate: warning: %s\n",
+		    display_str(console_rules_problem(c)));
 	if (!o.headless) {
 		/* The terminal UI drives the loop until the console is done. */
 		if (ui_main(c, l, &cause) != 0) {

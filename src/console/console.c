@@ -400,6 +400,13 @@ console_events(const struct console *c, const struct request *r)
 
 /* ---- added for the terminal UI (ui/, issue 6) ---- */
 
+/* Why the project's rule file does not count (it widens), or NULL. */
+const char *
+console_rules_problem(const struct console *c)
+{
+	return allowlist_project_error(c->al);
+}
+
 /* Load the rule files again; keep the old ones if that fails. */
 int
 console_reload_allowlist(struct console *c, char **cause)
@@ -413,6 +420,10 @@ console_reload_allowlist(struct console *c, char **cause)
 	c->al = al;
 	rec = audit_record("allowlist-reload", NULL);
 	console_audit(c, rec);
-	console_message(c, "rule files loaded again");
+	if (allowlist_project_error(al) != NULL)
+		console_message(c, "rule files loaded again; %s",
+		    allowlist_project_error(al));
+	else
+		console_message(c, "rule files loaded again");
 	return 0;
 }

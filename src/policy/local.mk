@@ -6,4 +6,5 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/config.c %D%/config.h \
 	%D%/allowlist.c %D%/allowlist.h \
 	%D%/rules.c %D%/rules.h \
+	%D%/narrow.c %D%/narrow.h \
 	%D%/optparse.c %D%/optparse.h
