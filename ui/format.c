@@ -621,6 +621,15 @@ fmt_report(const cJSON *rep, struct strv *lines)
 		strv_push(lines, "  no report");
 		return;
 	}
+	/* What needs a look comes first. */
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep,
+	    "attention")) {
+		a = fmt_escape(json_str(e, "path"));
+		b = fmt_escape(json_str(e, "why"));
+		strv_pushf(lines, "* ATTENTION %s: %s", a, b);
+		free(a);
+		free(b);
+	}
 	n = cJSON_GetObjectItemCaseSensitive(rep, "exit_code");
 	sig = json_str(rep, "signal");
 	e = cJSON_GetObjectItemCaseSensitive(rep, "duration_ms");

@@ -105,7 +105,8 @@ void		 fmt_mounts(const cJSON *mounts, size_t cols,
 		    struct strv *lines);
 /* The change report and violations of a finished request, one entry per
    line: "+ created", "~ modified", "- deleted", "> from -> to",
-   "! violation: hint". Each line's first character is its kind. */
+   "! violation: hint", and first "* ATTENTION path: why" for each
+   attention entry. Each line's first character is its kind. */
 void		 fmt_report(const cJSON *report, struct strv *lines);
 
 #endif

@@ -77,7 +77,7 @@ static void
 headless_event(struct console *c, const struct console_event *ev, void *arg)
 {
 	const struct request	*r = ev->r;
-	const cJSON		*rep, *ch;
+	const cJSON		*rep, *ch, *att;
 
 	switch (ev->type) {
 	case CONSOLE_EV_ADDED:
@@ -125,6 +125,15 @@ headless_event(struct console *c, const struct console_event *ev, void *arg)
 			if (r->error != NULL)
 				fprintf(stderr, ": %s", display_str(r->error));
 			fputc('\n', stderr);
+			att = rep != NULL ? cJSON_GetObjectItem(rep,
+			    "attention") : NULL;
+			cJSON_ArrayForEach(ch, att)
+				fprintf(stderr, "bwgate: [%u] ! attention: "
+				    "%s: %s\n", r->id, display_str(
+				    cJSON_GetStringValue(cJSON_GetObjectItem(
+				    ch, "path"))), display_str(
+				    cJSON_GetStringValue(cJSON_GetObjectItem(
+				    ch, "why"))));
 			break;
 		}
 		break;

@@ -272,6 +272,7 @@ cmd_exec(int argc, char **argv)
 	strv_copy(&o.policy.ro_paths, &ro);
 	strv_copy(&o.policy.hide_paths, &hide);
 	strv_copy(&o.exclude, &cfg.exclude);
+	strv_copy(&o.attention, &cfg.attention);
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
 	o.grace_ms = cfg.grace_ms;

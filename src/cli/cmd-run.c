@@ -122,6 +122,13 @@ run_summary(const cJSON *res)
 		fprintf(stderr, "bwgate: %s\n", display_str(s));
 	if (!cJSON_IsObject(rep))
 		return;
+	/* What needs a look comes first, marked. */
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "attention"))
+		fprintf(stderr, "bwgate: ! attention: %s: %s\n",
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(e, "path"))),
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(e, "why"))));
 	ch = cJSON_GetObjectItem(rep, "changes");
 	if (cJSON_IsObject(ch)) {
 		int c = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created"));

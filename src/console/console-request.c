@@ -64,6 +64,7 @@ request_spec(struct console *c, struct request *r,
 	o.grace_ms = c->cfg.grace_ms;
 	o.output_limit = c->cfg.output_limit;
 	strv_copy(&o.exclude, &c->cfg.exclude);
+	strv_copy(&o.attention, &c->cfg.attention);
 	cJSON_Delete(r->spec);
 	r->spec = engine_spec_json(&o);
 	sha256_strv(&r->bwrap_argv, hex);

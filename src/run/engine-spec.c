@@ -15,7 +15,7 @@
 /* Keys a spec may hold. */
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",
-	"output_limit", "exclude", "shown_argv_sha256", NULL
+	"output_limit", "exclude", "attention", "shown_argv_sha256", NULL
 };
 
 /* The spec of an engine run. */
@@ -35,6 +35,7 @@ engine_spec_json(const struct engine_opts *o)
 	cJSON_AddNumberToObject(j, "grace_ms", o->grace_ms);
 	cJSON_AddNumberToObject(j, "output_limit", (double)o->output_limit);
 	cJSON_AddItemToObject(j, "exclude", json_strv(&o->exclude));
+	cJSON_AddItemToObject(j, "attention", json_strv(&o->attention));
 	return j;
 }
 
@@ -108,6 +109,12 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 	e = cJSON_GetObjectItemCaseSensitive(j, "exclude");
 	if (!cJSON_IsArray(e) || json_get_strv(e, &o->exclude) != 0) {
 		*cause = xstrdup("spec: exclude must be a list of strings");
+		return -1;
+	}
+	strv_release(&o->attention);
+	e = cJSON_GetObjectItemCaseSensitive(j, "attention");
+	if (!cJSON_IsArray(e) || json_get_strv(e, &o->attention) != 0) {
+		*cause = xstrdup("spec: attention must be a list of strings");
 		return -1;
 	}
 	o->timeout_ms = (int)(t > 2e9 ? 2e9 : t);

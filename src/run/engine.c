@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attention.h"
 #include "engine.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -86,6 +87,7 @@ engine_opts_release(struct engine_opts *o)
 	sandbox_policy_release(&o->policy);
 	strv_release(&o->argv);
 	strv_release(&o->exclude);
+	strv_release(&o->attention);
 	free(o->command);
 	memset(o, 0, sizeof *o);
 }
@@ -571,6 +573,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 		} else {
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
+			attention_collect(r, pol.project, &o->attention,
+			    before);
 			strv_copy(&r->warnings, snapshot_warnings(after));
 		}
 	}

@@ -33,6 +33,7 @@ struct engine_opts {
 	bool			 observe;	/* seccomp violation observer */
 	bool			 snapshot;	/* change report (default on) */
 	struct strv		 exclude;	/* project-relative trees not reported */
+	struct strv		 attention;	/* auto-run paths (attention.h) */
 };
 
 void	engine_opts_init(struct engine_opts *);

@@ -7,6 +7,7 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/engine.c %D%/engine.h \
 	%D%/engine-spec.c %D%/engine-spec.h \
 	%D%/report.c %D%/report.h \
+	%D%/attention.c %D%/attention.h \
 	%D%/snapshot.c %D%/snapshot.h \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
 	%D%/observe.c %D%/observe.h

@@ -101,6 +101,56 @@ changes_json(const struct changes *c)
 	return j;
 }
 
+/* Add one attention entry; repeats of (path, kind) are dropped. */
+void
+attentions_add(struct attentions *as, const char *path, const char *kind,
+    const char *why)
+{
+	for (size_t i = 0; i < as->n; i++)
+		if (strcmp(as->v[i].path, path) == 0 &&
+		    strcmp(as->v[i].kind, kind) == 0)
+			return;
+	if (as->n >= ATTENTION_MAX)
+		return;
+	as->v = xreallocarray(as->v, as->n + 1, sizeof *as->v);
+	as->v[as->n].path = xstrdup(path);
+	as->v[as->n].kind = kind;
+	as->v[as->n].why = xstrdup(why);
+	as->n++;
+}
+
+void
+attentions_release(struct attentions *as)
+{
+	for (size_t i = 0; i < as->n; i++) {
+		free(as->v[i].path);
+		free(as->v[i].why);
+	}
+	free(as->v);
+	memset(as, 0, sizeof *as);
+}
+
+/* [{"path","kind","why"}], with "escaped" where a path is not UTF-8. */
+cJSON *
+attentions_json(const struct attentions *as)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < as->n; i++) {
+		cJSON	*e = cJSON_CreateObject();
+		bool	 escaped = false;
+
+		cJSON_AddItemToObject(e, "path", json_path(as->v[i].path,
+		    &escaped));
+		cJSON_AddStringToObject(e, "kind", as->v[i].kind);
+		cJSON_AddStringToObject(e, "why", as->v[i].why);
+		if (escaped)
+			cJSON_AddBoolToObject(e, "escaped", true);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
 const char *
 violation_reason_name(enum violation_reason r)
 {
@@ -182,6 +232,7 @@ result_release(struct result *r)
 	buf_release(&r->err);
 	changes_release(&r->changes);
 	violations_release(&r->violations);
+	attentions_release(&r->attention);
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
 	free(r->error);
@@ -227,6 +278,8 @@ result_json(const struct result *r)
 		cJSON_AddNullToObject(j, "changes");
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
+	cJSON_AddItemToObject(j, "attention",
+	    attentions_json(&r->attention));
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());
@@ -288,6 +341,11 @@ result_print_summary(FILE *f, const struct result *r)
 		return;
 	}
 	print_verdict(f, r);
+	/* What needs a look comes first, marked. */
+	for (size_t i = 0; i < r->attention.n; i++)
+		fprintf(f, "bwgate: ! attention: %s: %s\n",
+		    display_str(r->attention.v[i].path),
+		    display_str(r->attention.v[i].why));
 	if (r->changes_known) {
 		if (changes_count(c) == 0)
 			fprintf(f, "bwgate: no changes in the project\n");

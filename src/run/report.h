@@ -56,6 +56,18 @@ struct violations {
 	size_t			 n;
 };
 
+/* A change the operator should look at (attention.h), path relative. */
+struct attention {
+	char		*path;
+	const char	*kind;		/* "git", "rules", "auto-run", ... */
+	char		*why;		/* in words, for people */
+};
+
+struct attentions {
+	struct attention	*v;
+	size_t			 n;
+};
+
 struct result {
 	struct strv	 argv;		/* the command */
 	char		*command;	/* the command string, if it came as one */
@@ -76,6 +88,7 @@ struct result {
 	struct changes	 changes;
 	bool		 changes_known;	/* snapshot diff ran */
 	struct violations violations;
+	struct attentions attention;	/* changes that need a look */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	struct strv	 warnings;
@@ -95,6 +108,12 @@ const char *violation_hint(enum violation_reason);
 void	 violations_add(struct violations *, const char *path,
 	    const char *operation, enum violation_reason, bool exact);
 void	 violations_release(struct violations *);
+/* Add one attention entry (at most ATTENTION_MAX are kept). */
+#define ATTENTION_MAX	256
+void	 attentions_add(struct attentions *, const char *path,
+	    const char *kind, const char *why);
+void	 attentions_release(struct attentions *);
+cJSON	*attentions_json(const struct attentions *);
 cJSON	*violations_json(const struct violations *);
 
 void	 result_release(struct result *);

@@ -22,7 +22,7 @@ raw() {
 	    LC_ALL=C grep -aqP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\x8b-\x8f\xa8-\xae]|\xe2\x81[\xa0-\xaf]|\xef\xbb\xbf'
 }
 
-CMD=": ${CR}${ESC}[2Kgit diff ${RLO}${ZWSP}${CSI1}; touch \"\$(printf 'x\\033[1A\\r+ notes.txt')\" \"\$(printf 'r\\342\\200\\256l.sh')\" \"\$(printf 'z\\342\\200\\213w')\"; printf 'out\\033]0;title\\007 \\302\\233 \\342\\201\\246x\\n'"
+CMD=": ${CR}${ESC}[2Kgit diff ${RLO}${ZWSP}${CSI1}; echo x > .envrc; touch \"\$(printf 'x\\033[1A\\r+ notes.txt')\" \"\$(printf 'r\\342\\200\\256l.sh')\" \"\$(printf 'z\\342\\200\\213w')\"; printf 'out\\033]0;title\\007 \\302\\233 \\342\\201\\246x\\n'"
 ( cd "$P" && BWGATE_SOCKET="$S" "$BWGATE" sh -c "$CMD" \
     > "$T/one.out" 2> "$T/one.err" < /dev/null; echo $? > "$T/one.rc" ) \
     > /dev/null 2>&1 &
@@ -37,6 +37,15 @@ check_screen "report names the file escaped on one line" 10 \
     'x\\e\[1A\\r\+ notes\.txt'
 check_screen "report shows the bidi name escaped" 5 'r\\u\{202e\}l\.sh'
 ok_unless "finished: no raw control or invisible character on screen" raw
+
+# The report pane shows what needs a look first, in the attention colour.
+check_screen "the report calls out .envrc" 5 '\* ATTENTION \.envrc: created'
+att=$(screen | grep -n 'ATTENTION \.envrc' | head -1 | cut -d: -f1)
+ex=$(screen | grep -n 'exit 0 in' | head -1 | cut -d: -f1)
+ok_if "attention comes before the rest of the report" test "$att" -lt "$ex"
+ok_if "in the attention colour (red background)" sh -c \
+    "tmux -S '$TMUX_SOCK' capture-pane -e -p -t ui | grep 'ATTENTION' |
+    grep -q \"\$(printf '\\033')\\[[0-9;]*41[;m]\""
 
 AGENT="agent${ESC}[2J${CR}${LRI}x"
 agent two --agent "$AGENT" -- echo hi
