@@ -8,6 +8,8 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/engine-spec.c %D%/engine-spec.h \
 	%D%/report.c %D%/report.h \
 	%D%/attention.c %D%/attention.h \
-	%D%/snapshot.c %D%/snapshot.h \
+	%D%/snapshot.h %D%/snapshot-int.h \
+	%D%/snapshot-scan.c %D%/snapshot-diff.c \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
-	%D%/observe.c %D%/observe.h
+	%D%/observe.c %D%/observe.h %D%/observe-int.h \
+	%D%/observe-judge.c %D%/observe-infer.c

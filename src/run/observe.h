@@ -93,16 +93,7 @@ struct observe_target {
 	bool	writes;		/* open O_CREAT on an existing file writes */
 };
 
-/* Join base and path (if relative) and remove ".", ".." and "//". */
-char		*observe_normalise(const char *base, const char *path);
-
-/* Read a link inside the sandbox view: like readlink(2), -1 with errno
-   (EINVAL: not a link, ENOENT: missing). */
-typedef ssize_t	(*observe_readlink_cb)(void *, const char *, char *, size_t);
-/* Resolve symlinks in a normalised absolute path (the last component
-   only when follow); *missing when some component does not exist. */
-char		*observe_resolve(const char *path, bool follow,
-		    observe_readlink_cb, void *, bool *missing);
+/* Paths are normalised and resolved by pathwalk.h. */
 
 /* Would this call fail (or be discarded) for a sandbox reason? 1 and the
    reason if so; m is the mount covering the resolved path (or NULL). */

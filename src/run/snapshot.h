@@ -34,7 +34,7 @@
  * directories that cannot be read are recorded and named in
  * snapshot_warnings().
  *
- * snapshot_diff() rules (see snapshot.c for the reasoning):
+ * snapshot_diff() rules (see snapshot-diff.c for the reasoning):
  * - a path present in only one snapshot is created or deleted; a path in
  *   both is modified when its type, identity (device, inode, birth time),
  *   mode, owner, or (not for directories) size, mtime or ctime differ;

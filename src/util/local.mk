@@ -8,6 +8,7 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/strv.c %D%/strv.h \
 	%D%/buf.c %D%/buf.h \
 	%D%/path.c %D%/path.h \
+	%D%/pathwalk.c %D%/pathwalk.h \
 	%D%/log.c %D%/log.h \
 	%D%/jsonutil.c %D%/jsonutil.h \
 	%D%/loop.c %D%/loop.h \

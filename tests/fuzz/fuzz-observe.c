@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "observe.h"
+#include "pathwalk.h"
 #include "report.h"
 #include "sandbox.h"
 #include "xalloc.h"
@@ -95,9 +96,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	violations_release(&vs);
 
 	/* The text as a path the command named. */
-	p = observe_normalise("/home/u/p", text);
+	p = pathwalk_normalise("/home/u/p", text);
 	check_normal(p);
-	r = observe_resolve(p, size % 2 == 0, fuzz_readlink, NULL, &missing);
+	r = pathwalk_resolve(p, size % 2 == 0, fuzz_readlink, NULL, &missing);
 	check_normal(r);
 	free(r);
 	free(p);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "observe.h"
+#include "pathwalk.h"
 #include "report.h"
 #include "sandbox.h"
 #include "xalloc.h"
@@ -44,7 +45,7 @@ test_sandbox(struct sandbox *sb)
 static void
 check_norm(const char *base, const char *path, const char *want)
 {
-	char	*got = observe_normalise(base, path);
+	char	*got = pathwalk_normalise(base, path);
 
 	assert_string_equal(got, want);
 	free(got);
@@ -99,7 +100,7 @@ check_resolve(const char *path, bool follow, const char *want,
     bool want_missing)
 {
 	bool	 missing;
-	char	*got = observe_resolve(path, follow, fake_readlink, NULL,
+	char	*got = pathwalk_resolve(path, follow, fake_readlink, NULL,
 		    &missing);
 
 	assert_string_equal(got, want);

@@ -1,4 +1,4 @@
-/* snapshot: scan a project tree and diff two scans into a change report. */
+/* snapshot-scan: take a snapshot of a project tree (see snapshot.h). */
 #include "autoconf.h"
 
 #include <sys/stat.h>
@@ -19,6 +19,7 @@
 
 #include "cleanup.h"
 #include "report.h"
+#include "snapshot-int.h"
 #include "snapshot.h"
 #include "xalloc.h"
 
@@ -54,13 +55,6 @@
 #define SCAN_EXPAND_MAX	512	/* directories listed breadth first at most */
 #define SCAN_FD_DEPTH	32	/* descriptors held by one depth first walk */
 #define ARENA_CHUNK	(256 * 1024)
-
-struct arena_chunk {
-	struct arena_chunk	*next;
-	size_t			 used;
-	size_t			 size;
-	char			 data[];
-};
 
 /* A directory waiting to be scanned, named by its entry. */
 struct scan_dir {
@@ -103,18 +97,8 @@ struct scan {
 	struct strv		 warnings;
 };
 
-struct snapshot {
-	struct snapshot_entry	*v;
-	size_t			 n;
-	struct arena_chunk	*arena;
-	uint32_t		*index;		/* path hash -> entry + 1 */
-	size_t			 mask;
-	struct strv		 warnings;
-};
-
 static void	*arena_alloc(struct arena_chunk **, size_t);
 static void	 arena_free(struct arena_chunk *);
-static uint32_t	 path_hash(const char *, size_t);
 static void	 scan_init(struct scan *, struct scan_shared *);
 static void	 scan_release(struct scan *);
 static int	 scan_list(struct scan *, int, size_t);
@@ -154,8 +138,8 @@ arena_free(struct arena_chunk *c)
 }
 
 /* A fast 32-bit hash of a path, eight bytes at a time. */
-static uint32_t
-path_hash(const char *p, size_t len)
+uint32_t
+snapshot_hash(const char *p, size_t len)
 {
 	uint64_t	h = 0x9e3779b97f4a7c15ULL ^ len, w;
 
@@ -374,7 +358,7 @@ scan_list(struct scan *s, int dfd, size_t plen)
 			memcpy(path, s->pathbuf, len + 1);
 			e.path = path;
 			e.len = len;
-			e.hash = path_hash(path, len);
+			e.hash = snapshot_hash(path, len);
 
 			if (s->n == s->cap) {
 				s->cap = s->cap ? s->cap * 2 : 1024;
@@ -637,7 +621,7 @@ scan_shared_release(struct scan_shared *sh)
 }
 
 /* Find the slot of a path in a snapshot's index (empty slot if absent). */
-static size_t
+size_t
 snapshot_slot(const struct snapshot *sn, const char *path, size_t len,
     uint32_t hash)
 {
@@ -822,7 +806,7 @@ const struct snapshot_entry *
 snapshot_find(const struct snapshot *sn, const char *path)
 {
 	size_t		len = strlen(path), i;
-	uint32_t	hash = path_hash(path, len);
+	uint32_t	hash = snapshot_hash(path, len);
 
 	i = snapshot_slot(sn, path, len, hash);
 	return sn->index[i] != 0 ? &sn->v[sn->index[i] - 1] : NULL;
@@ -844,367 +828,4 @@ snapshot_free(struct snapshot *sn)
 	arena_free(sn->arena);
 	strv_release(&sn->warnings);
 	free(sn);
-}
-
-/*
- * The diff.
- *
- * Paths are matched through the "before" index: a path in both snapshots
- * is modified or not (never part of a rename, which is what makes an
- * editor's atomic save a plain "modified"); the rest are vanished and
- * appeared entries. A vanished and an appeared entry with the same
- * identity are one rename. Identity is device, inode and type, plus the
- * birth time when both scans have it: ext4 hands a freed inode number to
- * the next file at once, and only the birth time tells "a deleted, b
- * created" from "a renamed to b". Without a birth time (filesystems that
- * do not record one) the modification time must match too, so a rename
- * that also rewrote the file shows as delete and create there.
- *
- * A rename whose content (size, mtime, mode, owner) changed too is still a
- * rename, and the new path is listed as modified as well: the agent learns
- * both facts. The ctime is not compared across a rename since rename(2)
- * itself sets it.
- *
- * A directory's own size, mtime and ctime change whenever an entry is
- * added or removed, which is reported through those entries; so a
- * directory is modified only when its type, identity, mode or owner
- * changed. A file's ctime catches chmod, chown and a rewrite that reset
- * the mtime; but when the link count changed too, the ctime change is
- * taken to be that (ln, or rm of another link) and the file is not
- * modified by it.
- */
-
-/* A growable array of entry pointers. */
-struct entryv {
-	const struct snapshot_entry	**v;
-	size_t				  n;
-	size_t				  cap;
-};
-
-struct pair {
-	const struct snapshot_entry	*from;
-	const struct snapshot_entry	*to;
-	int				 implied;
-};
-
-/* Append an entry pointer. */
-static void
-entryv_push(struct entryv *ev, const struct snapshot_entry *e)
-{
-	if (ev->n == ev->cap) {
-		ev->cap = ev->cap ? ev->cap * 2 : 64;
-		ev->v = xreallocarray(ev->v, ev->cap, sizeof *ev->v);
-	}
-	ev->v[ev->n++] = e;
-}
-
-/*
- * Compare paths component by component ('/' sorts before every other
- * byte), so parents come before their children; with post, ancestors come
- * after their descendants instead.
- */
-static int
-diff_path_cmp(const char *a, size_t alen, const char *b, size_t blen,
-    int post)
-{
-	size_t	n = alen < blen ? alen : blen, i;
-	int	ca, cb;
-
-	for (i = 0; i < n && a[i] == b[i]; i++)
-		;
-	if (i < n) {
-		ca = a[i] == '/' ? 0 : (unsigned char)a[i] + 1;
-		cb = b[i] == '/' ? 0 : (unsigned char)b[i] + 1;
-		return ca - cb;
-	}
-	if (alen == blen)
-		return 0;
-	if (post) {
-		if (alen < blen && b[alen] == '/')
-			return 1;
-		if (blen < alen && a[blen] == '/')
-			return -1;
-	}
-	return alen < blen ? -1 : 1;
-}
-
-/* qsort: entries parents first. */
-static int
-diff_cmp_pre(const void *va, const void *vb)
-{
-	const struct snapshot_entry	*a = *(const void *const *)va;
-	const struct snapshot_entry	*b = *(const void *const *)vb;
-
-	return diff_path_cmp(a->path, a->len, b->path, b->len, 0);
-}
-
-/* qsort: entries children first. */
-static int
-diff_cmp_post(const void *va, const void *vb)
-{
-	const struct snapshot_entry	*a = *(const void *const *)va;
-	const struct snapshot_entry	*b = *(const void *const *)vb;
-
-	return diff_path_cmp(a->path, a->len, b->path, b->len, 1);
-}
-
-/* qsort: renames by source path, parents first. */
-static int
-diff_cmp_pair(const void *va, const void *vb)
-{
-	const struct pair	*a = va, *b = vb;
-
-	return diff_path_cmp(a->from->path, a->from->len, b->from->path,
-	    b->from->len, 0);
-}
-
-/* Did anything but the identity change? (ctime only for the same path) */
-static int
-diff_content_changed(const struct snapshot_entry *b,
-    const struct snapshot_entry *a, int with_ctime)
-{
-	if (b->mode != a->mode || b->uid != a->uid || b->gid != a->gid)
-		return 1;
-	if ((b->flags | a->flags) & SNAPSHOT_OPAQUE)
-		return 0;
-	if (S_ISDIR(a->mode))
-		return 0;
-	if (b->size != a->size || b->mtime != a->mtime)
-		return 1;
-	if (with_ctime && b->ctime != a->ctime && b->nlink == a->nlink)
-		return 1;
-	return 0;
-}
-
-/* Is the entry at the same path a different or changed object? */
-static int
-diff_changed(const struct snapshot_entry *b, const struct snapshot_entry *a)
-{
-	if ((b->mode ^ a->mode) & S_IFMT)
-		return 1;
-	if (b->dev != a->dev || b->ino != a->ino)
-		return 1;
-	if ((b->flags & a->flags & SNAPSHOT_BTIME) && b->btime != a->btime)
-		return 1;
-	return diff_content_changed(b, a, 1);
-}
-
-/* Could appeared entry a be vanished entry v under a new name? */
-static int
-diff_same_object(const struct snapshot_entry *v, const struct snapshot_entry *a)
-{
-	if (v->dev != a->dev || v->ino != a->ino ||
-	    ((v->mode ^ a->mode) & S_IFMT))
-		return 0;
-	if (v->flags & a->flags & SNAPSHOT_BTIME)
-		return v->btime == a->btime;
-	return v->mtime == a->mtime;
-}
-
-/* Hash of an identity (device and inode). */
-static uint32_t
-diff_id_hash(const struct snapshot_entry *e)
-{
-	uint64_t	h = (e->ino ^ (e->dev * 0x9e3779b97f4a7c15ULL)) *
-			    0xff51afd7ed558ccdULL;
-
-	return (uint32_t)(h >> 32);
-}
-
-/* A power of two at least twice n (and 16). */
-static size_t
-diff_table_size(size_t n)
-{
-	size_t	size = 16;
-
-	while (size < n * 2)
-		size *= 2;
-	return size;
-}
-
-/*
- * Pair vanished and appeared entries with the same identity; what stays
- * unpaired is marked in the used arrays as 0.
- */
-static void
-diff_pair(const struct entryv *vanished, const struct entryv *appeared,
-    uint8_t *vused, uint8_t *aused, struct pair **pairs, size_t *npairs)
-{
-	const struct snapshot_entry	*a, *v;
-	uint32_t			*table;
-	size_t				 size, mask, i, j;
-
-	*pairs = NULL;
-	*npairs = 0;
-	if (vanished->n == 0 || appeared->n == 0)
-		return;
-	size = diff_table_size(vanished->n);
-	mask = size - 1;
-	table = xcalloc(size, sizeof *table);
-	for (i = 0; i < vanished->n; i++) {
-		j = diff_id_hash(vanished->v[i]) & mask;
-		while (table[j] != 0)
-			j = (j + 1) & mask;
-		table[j] = i + 1;
-	}
-	*pairs = xreallocarray(NULL, appeared->n, sizeof **pairs);
-	for (i = 0; i < appeared->n; i++) {
-		a = appeared->v[i];
-		for (j = diff_id_hash(a) & mask; table[j] != 0;
-		    j = (j + 1) & mask) {
-			v = vanished->v[table[j] - 1];
-			if (vused[table[j] - 1] || !diff_same_object(v, a))
-				continue;
-			vused[table[j] - 1] = 1;
-			aused[i] = 1;
-			(*pairs)[*npairs].from = v;
-			(*pairs)[*npairs].to = a;
-			(*pairs)[*npairs].implied = 0;
-			(*npairs)++;
-			break;
-		}
-	}
-	free(table);
-}
-
-/* Length of a path's parent ("" for a top-level entry: 0, no parent). */
-static size_t
-diff_parent_len(const struct snapshot_entry *e)
-{
-	const char	*slash = memrchr(e->path, '/', e->len);
-
-	return slash != NULL ? (size_t)(slash - e->path) : 0;
-}
-
-/*
- * Mark renames that only follow a renamed parent directory (a/x -> b/x
- * when a -> b is a rename): they are implied by the parent's entry.
- */
-static void
-diff_mark_implied(struct pair *pairs, size_t npairs)
-{
-	const struct snapshot_entry	*from, *to, *pf;
-	struct pair			*q;
-	uint32_t			*table, hash;
-	size_t				 size, mask, i, j, fp, tp;
-
-	if (npairs < 2)
-		return;
-	size = diff_table_size(npairs);
-	mask = size - 1;
-	table = xcalloc(size, sizeof *table);
-	for (i = 0; i < npairs; i++) {
-		j = pairs[i].from->hash & mask;
-		while (table[j] != 0)
-			j = (j + 1) & mask;
-		table[j] = i + 1;
-	}
-	for (i = 0; i < npairs; i++) {
-		from = pairs[i].from;
-		to = pairs[i].to;
-		fp = diff_parent_len(from);
-		tp = diff_parent_len(to);
-		if (fp == 0 || tp == 0 || from->len - fp != to->len - tp ||
-		    memcmp(from->path + fp, to->path + tp, from->len - fp) != 0)
-			continue;
-		hash = path_hash(from->path, fp);
-		for (j = hash & mask; table[j] != 0; j = (j + 1) & mask) {
-			q = &pairs[table[j] - 1];
-			pf = q->from;
-			if (pf->hash != hash || pf->len != fp ||
-			    memcmp(pf->path, from->path, fp) != 0)
-				continue;
-			if (q->to->len == tp &&
-			    memcmp(q->to->path, to->path, tp) == 0)
-				pairs[i].implied = 1;
-			break;
-		}
-	}
-	free(table);
-}
-
-void
-snapshot_diff(const struct snapshot *before, const struct snapshot *after,
-    struct changes *out)
-{
-	const struct snapshot_entry	*a, *b;
-	struct entryv			 appeared = { 0 }, vanished = { 0 };
-	struct entryv			 modified = { 0 };
-	struct pair			*pairs;
-	uint8_t				*seen, *vused, *aused;
-	size_t				 npairs, i, slot, hint = 0;
-
-	/*
-	 * Two scans of an unchanged directory list it in the same order, so
-	 * the entry after the last match is tried before the index: the
-	 * common case then walks both snapshots in step, cache friendly.
-	 */
-	seen = xcalloc(before->n + 1, 1);
-	for (i = 0; i < after->n; i++) {
-		a = &after->v[i];
-		if (a->flags & SNAPSHOT_DUPLICATE)
-			continue;
-		b = hint < before->n ? &before->v[hint] : NULL;
-		if (b == NULL || b->hash != a->hash || b->len != a->len ||
-		    (b->flags & SNAPSHOT_DUPLICATE) ||
-		    memcmp(b->path, a->path, a->len) != 0) {
-			slot = snapshot_slot(before, a->path, a->len, a->hash);
-			if (before->index[slot] == 0) {
-				entryv_push(&appeared, a);
-				continue;
-			}
-			b = &before->v[before->index[slot] - 1];
-		}
-		hint = b - before->v + 1;
-		seen[hint - 1] = 1;
-		if (diff_changed(b, a))
-			entryv_push(&modified, a);
-	}
-	for (i = 0; i < before->n; i++) {
-		if (!seen[i] && !(before->v[i].flags & SNAPSHOT_DUPLICATE))
-			entryv_push(&vanished, &before->v[i]);
-	}
-	free(seen);
-
-	/* Sorted first so that pairing hard links is deterministic. */
-	if (appeared.n > 1)
-		qsort(appeared.v, appeared.n, sizeof *appeared.v, diff_cmp_pre);
-	if (vanished.n > 1)
-		qsort(vanished.v, vanished.n, sizeof *vanished.v,
-		    diff_cmp_post);
-
-	vused = xcalloc(vanished.n + 1, 1);
-	aused = xcalloc(appeared.n + 1, 1);
-	diff_pair(&vanished, &appeared, vused, aused, &pairs, &npairs);
-	diff_mark_implied(pairs, npairs);
-	if (npairs > 1)
-		qsort(pairs, npairs, sizeof *pairs, diff_cmp_pair);
-	for (i = 0; i < npairs; i++) {
-		if (!pairs[i].implied)
-			changes_add_rename(out, pairs[i].from->path,
-			    pairs[i].to->path);
-		if (diff_content_changed(pairs[i].from, pairs[i].to,
-		    pairs[i].implied))
-			entryv_push(&modified, pairs[i].to);
-	}
-
-	for (i = 0; i < appeared.n; i++) {
-		if (!aused[i])
-			strv_push(&out->created, appeared.v[i]->path);
-	}
-	if (modified.n > 1)
-		qsort(modified.v, modified.n, sizeof *modified.v, diff_cmp_pre);
-	for (i = 0; i < modified.n; i++)
-		strv_push(&out->modified, modified.v[i]->path);
-	for (i = 0; i < vanished.n; i++) {
-		if (!vused[i])
-			strv_push(&out->deleted, vanished.v[i]->path);
-	}
-
-	free(pairs);
-	free(vused);
-	free(aused);
-	free(appeared.v);
-	free(vanished.v);
-	free(modified.v);
 }

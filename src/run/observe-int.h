@@ -1,0 +1,79 @@
+/*
+ * observe-int: what observe.c, observe-judge.c and observe-infer.c share
+ * (the observer's state and the helpers that read a stopped caller).
+ */
+#ifndef BWGATE_OBSERVE_INT_H
+#define BWGATE_OBSERVE_INT_H
+
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "observe.h"
+
+struct loop;
+
+/* Distinct violations kept per run (repeats only bump a count). */
+#define OBSERVE_MAX_VIOLATIONS	256
+
+enum observe_state {
+	STATE_HELLO,		/* waiting for the helper's answer */
+	STATE_LISTEN,		/* serving notifications */
+	STATE_DONE,		/* nothing more will come */
+};
+
+struct observer {
+	enum observe_state	 state;
+	int			 sock;
+	int			 listener;
+	bool			 exact;
+	bool			 network;	/* network on: no net checks */
+	bool			 userns;	/* nested namespaces possible */
+	char			*status;
+	ino_t			 mntns;		/* the sandbox's mount ns */
+	int			 rootfd;	/* its root, O_PATH */
+	unsigned long		 count;
+	struct seccomp_notif	*req;
+	struct seccomp_notif_resp *resp;
+	size_t			 req_size;
+	size_t			 resp_size;
+	uint32_t		 arch;
+	/* For observe_attach(). */
+	struct loop		*loop;
+	int			 loop_fd;
+	const struct sandbox	*sb;
+	struct violations	*out;
+};
+
+/* Another process's memory: process_vm_readv, else /proc/PID/mem. */
+struct observe_mem {
+	pid_t	pid;
+	int	fd;		/* /proc/PID/mem once needed, else -1 */
+};
+
+void	 observe_mem_release(struct observe_mem *);
+/* Read len bytes at addr; the count read or -1. */
+ssize_t	 observe_peek(struct observe_mem *, void *, size_t, uint64_t);
+/* Read a NUL-terminated string from another process; NULL on failure. */
+char	*observe_read_string(struct observe_mem *, uint64_t);
+/* The path a descriptor or the cwd of pid refers to, if it is a path. */
+char	*observe_base(pid_t, int dirfd);
+/* Does path exist on the host (our own view)? */
+bool	 observe_exists_host(const char *);
+/* Record one refusal (bounded, repeats merged). */
+void	 observe_add(struct violations *, const char *path, const char *op,
+	    enum violation_reason, bool exact);
+/* Judge one path of one call; true when a violation was recorded. */
+bool	 observe_judge_path(struct observer *, const struct sandbox *,
+	    const char *named, enum observe_kind, bool follow, bool writes,
+	    const char *op, struct violations *);
+/* A hard link whose old name is on another mount. */
+void	 observe_judge_link(struct observer *, const struct sandbox *,
+	    const char *old, const char *new, bool follow,
+	    struct violations *);
+/* A network call while the network is off: judge its address. */
+void	 observe_judge_net(struct observer *, struct observe_mem *,
+	    uint64_t addr, uint64_t len, const char *op, struct violations *);
+
+#endif

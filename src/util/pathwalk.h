@@ -1,0 +1,23 @@
+/*
+ * pathwalk: lexical path normalising and symlink resolution through a
+ * caller-supplied readlink (the observer resolves inside /proc/PID/root).
+ * Both return a new absolute path (caller frees).
+ */
+#ifndef BWGATE_PATHWALK_H
+#define BWGATE_PATHWALK_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Join base and path (if relative) and remove ".", ".." and "//". */
+char		*pathwalk_normalise(const char *base, const char *path);
+
+/* Read a link inside some view of the file system: like readlink(2), -1
+   with errno (EINVAL: not a link, ENOENT: missing). */
+typedef ssize_t	(*pathwalk_readlink_cb)(void *, const char *, char *, size_t);
+/* Resolve symlinks in a normalised absolute path (the last component
+   only when follow); *missing when some component does not exist. */
+char		*pathwalk_resolve(const char *path, bool follow,
+		    pathwalk_readlink_cb, void *, bool *missing);
+
+#endif
