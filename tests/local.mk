@@ -87,7 +87,8 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh \
-	%D%/integration/exec-attention.sh
+	%D%/integration/exec-attention.sh \
+	%D%/integration/exec-executed.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
 # The console: real sockets, the real binary, a raw protocol peer.

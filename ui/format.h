@@ -108,5 +108,9 @@ void		 fmt_mounts(const cJSON *mounts, size_t cols,
    "! violation: hint", and first "* ATTENTION path: why" for each
    attention entry. Each line's first character is its kind. */
 void		 fmt_report(const cJSON *report, struct strv *lines);
+/* The programs a finished request ran (report "executed"), one per line:
+   "  2x /usr/bin/cc cc -c a.c"; a line starts with '!' when the
+   allowlist would not allow that program on its own. */
+void		 fmt_executed(const cJSON *report, struct strv *lines);
 
 #endif

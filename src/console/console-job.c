@@ -31,6 +31,7 @@
 #include "xalloc.h"
 
 static void	job_check_done(struct job *);
+static void	job_mark_executed(struct console *, cJSON *);
 
 /* ---- running ---- */
 
@@ -48,6 +49,7 @@ job_finish(struct job *jb)
 
 	if (jb->json.len > 0)
 		report = cJSON_ParseWithLength(jb->json.data, jb->json.len);
+	job_mark_executed(c, report);
 	if (WIFEXITED(jb->wstatus))
 		code = WEXITSTATUS(jb->wstatus);
 	else
@@ -298,6 +300,32 @@ job_kill(struct job *jb, enum request_by by, const char *why)
 	jb->kill_timer = loop_timer(jb->c->loop, CONSOLE_KILL_WAIT_MS,
 	    job_kill_timeout, jb);
 	console_emit_request(jb->c, CONSOLE_EV_CHANGED, r);
+}
+
+/*
+ * Mark each program the command ran ("executed") with whether the
+ * allowlist would allow it on its own: what a build or a script started
+ * beyond what the operator approved stands out. Recording only.
+ */
+static void
+job_mark_executed(struct console *c, cJSON *report)
+{
+	struct classification	 cl = CLASSIFICATION_INIT;
+	struct strv		 argv = STRV_INIT;
+	cJSON			*e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(report, "executed")) {
+		strv_release(&argv);
+		if (json_get_strv(cJSON_GetObjectItem(e, "argv"), &argv) != 0 ||
+		    argv.n == 0)
+			continue;
+		allowlist_classify_argv(c->al, &argv, &cl);
+		cJSON_AddBoolToObject(e, "allowlisted",
+		    cl.verdict == VERDICT_ALLOW);
+		classification_release(&cl);
+		cl = (struct classification)CLASSIFICATION_INIT;
+	}
+	strv_release(&argv);
 }
 
 /* Move fd to a number >= 10 (so dup2 to 1..4 in the child is safe). */

@@ -532,6 +532,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
+	observe_record_exec(e.obs, &r->executed);
 	observe_attach(e.obs, e.loop, &sb, &r->violations);
 	engine_loop(&e);
 	observe_finish(e.obs);

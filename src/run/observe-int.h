@@ -44,6 +44,7 @@ struct observer {
 	int			 loop_fd;
 	const struct sandbox	*sb;
 	struct violations	*out;
+	struct executions	*exec_out;	/* or NULL: not recorded */
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */

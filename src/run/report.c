@@ -151,6 +151,81 @@ attentions_json(const struct attentions *as)
 	return a;
 }
 
+/* Two argvs the same? */
+static bool
+executions_same(const struct strv *a, const struct strv *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]) != 0)
+			return false;
+	return true;
+}
+
+/* Record one exec: the first EXECUTIONS_MAX distinct ones, counted. */
+void
+executions_add(struct executions *es, const char *path,
+    const struct strv *argv)
+{
+	es->total++;
+	for (size_t i = es->n; i > 0; i--) {
+		struct execution *e = &es->v[i - 1];
+
+		if (strcmp(e->path, path) == 0 &&
+		    executions_same(&e->argv, argv)) {
+			e->count++;
+			return;
+		}
+	}
+	if (es->n >= EXECUTIONS_MAX) {
+		es->truncated = true;
+		return;
+	}
+	es->v = xreallocarray(es->v, es->n + 1, sizeof *es->v);
+	memset(&es->v[es->n], 0, sizeof es->v[es->n]);
+	es->v[es->n].path = xstrdup(path);
+	strv_copy(&es->v[es->n].argv, argv);
+	es->v[es->n].count = 1;
+	es->n++;
+}
+
+void
+executions_release(struct executions *es)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		free(es->v[i].path);
+		strv_release(&es->v[i].argv);
+	}
+	free(es->v);
+	memset(es, 0, sizeof *es);
+}
+
+/* [{"path","argv","count"}], in the order first seen. */
+cJSON *
+executions_json(const struct executions *es)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < es->n; i++) {
+		cJSON	*e = cJSON_CreateObject(), *av;
+		bool	 escaped = false;
+
+		cJSON_AddItemToObject(e, "path", json_path(es->v[i].path,
+		    &escaped));
+		av = cJSON_CreateArray();
+		for (size_t k = 0; k < es->v[i].argv.n; k++)
+			cJSON_AddItemToArray(av, json_path(es->v[i].argv.v[k],
+			    &escaped));
+		cJSON_AddItemToObject(e, "argv", av);
+		cJSON_AddNumberToObject(e, "count", es->v[i].count);
+		if (escaped)
+			cJSON_AddBoolToObject(e, "escaped", true);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
 const char *
 violation_reason_name(enum violation_reason r)
 {
@@ -233,6 +308,7 @@ result_release(struct result *r)
 	changes_release(&r->changes);
 	violations_release(&r->violations);
 	attentions_release(&r->attention);
+	executions_release(&r->executed);
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
 	free(r->error);
@@ -280,6 +356,8 @@ result_json(const struct result *r)
 	    violations_json(&r->violations));
 	cJSON_AddItemToObject(j, "attention",
 	    attentions_json(&r->attention));
+	cJSON_AddItemToObject(j, "executed", executions_json(&r->executed));
+	cJSON_AddBoolToObject(j, "executed_truncated", r->executed.truncated);
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());

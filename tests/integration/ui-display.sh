@@ -47,6 +47,13 @@ ok_if "in the attention colour (red background)" sh -c \
     "tmux -S '$TMUX_SOCK' capture-pane -e -p -t ui | grep 'ATTENTION' |
     grep -q \"\$(printf '\\033')\\[[0-9;]*41[;m]\""
 
+# The detail pane lists what ran, marked where the allowlist says no.
+check_screen "detail: the programs that ran" 5 'executed +\(! not allowlisted'
+check_screen "touch among them" 5 '1x /usr/bin/touch +touch x'
+check_screen "the command itself marked (it needed an operator)" 5 \
+    '^! +1x /bin/(ba)?sh'
+ok_unless "executed: no raw control or invisible character" raw
+
 AGENT="agent${ESC}[2J${CR}${LRI}x"
 agent two --agent "$AGENT" -- echo hi
 wait_agent 20 two
