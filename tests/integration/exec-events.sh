@@ -31,8 +31,11 @@ jq -r 'select(.event=="created") | .path' < "$T/events.jsonl" | sort -u > "$T/se
 echo copy >> "$T/expected"; sort -u -o "$T/expected" "$T/expected"
 missing=$(comm -23 "$T/expected" "$T/seen" | wc -l)
 assert_eq "10k-file copy into new nested directories: every path seen" "$missing" 0
+# (cp -a sets the directory's times last: a "modified" may come first,
+# more often now that each exec waits for the observer to record it)
 assert_eq "the move is an event" "$(jq -c 'select(.path=="copy/d000" and
-	.event!="created") | [.event, .to]' "$T/events.jsonl")" '["moved","copy/moved"]' 
+	.event!="created" and .event!="modified") | [.event, .to]' \
+	"$T/events.jsonl")" '["moved","copy/moved"]' 
 ok_if "the delete is an event" \
 	jq -s -e 'any(.[]; .event=="deleted" and .path=="copy/d001")' "$T/events.jsonl"
 ok_unless "excluded trees are silent" grep -q 'node_modules/pkg' "$T/events.jsonl"
