@@ -358,6 +358,8 @@ result_json(const struct result *r)
 	    attentions_json(&r->attention));
 	cJSON_AddItemToObject(j, "executed", executions_json(&r->executed));
 	cJSON_AddBoolToObject(j, "executed_truncated", r->executed.truncated);
+	cJSON_AddNumberToObject(j, "executed_total",
+	    (double)r->executed.total);
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());
