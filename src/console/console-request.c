@@ -148,8 +148,10 @@ request_classify(struct console *c, struct request *r)
 	if (r->profile != NULL && allowlist_profile_apply(c->al, r->profile,
 	    &pol, &cause) != 0)
 		goto fail;
+	/* Off means off, even when the profile has it: the argv shown is
+	   the one that runs (exec takes this policy as it is). */
 	if (m->network != -1)
-		pol.network = pol.network || m->network == 1;
+		pol.network = m->network == 1;
 	for (size_t i = 0; i < m->rw.n; i++)
 		strv_push(&pol.rw_paths, m->rw.v[i]);
 	for (size_t i = 0; i < m->ro.n; i++)

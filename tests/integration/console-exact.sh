@@ -16,10 +16,12 @@ RULES="$XDG_CONFIG_HOME/bwgate/allowlist.json"
 rules() {
 	cat > "$RULES" <<JSON
 {"version":1,
- "profiles":{"w":{"description":"writes the project"$1}},
+ "profiles":{"w":{"description":"writes the project"$1},
+  "net":{"description":"with the network","network":true}},
  "rules":[
  {"id":"sleep","command":["sleep"],"verdict":"allow","profile":"readonly","reason":"waits"},
- {"id":"touch","command":["touch"],"verdict":"allow","profile":"w","reason":"writer"}
+ {"id":"touch","command":["touch"],"verdict":"allow","profile":"w","reason":"writer"},
+ {"id":"t","pattern":"true *","verdict":"allow","profile":"net","reason":"net"}
 ]}
 JSON
 	chmod 0644 "$RULES"
@@ -79,6 +81,23 @@ assert_eq "the start record holds the policy run" \
 (cd "$P" && "$BWGATE" run -- touch "$X/second" > /dev/null 2>&1
     echo $? > "$T/c.rc") &
 wait_for 20 test -s "$T/c.rc"
+stop_console
+
+# The operator turns the network off for a request whose profile has it:
+# the argv shown has none, and neither has what runs.
+rm -f "$AUDIT"
+start_console --headless
+(cd "$P" && "$BWGATE" run -- true x > /dev/null 2>&1; echo $? > "$T/d.rc") &
+wait_for 10 sh -c "'$BWGATE' list --json --socket '$S' | jq -e '.[] | select(.state == \"pending\")' > /dev/null"
+id=$("$BWGATE" list --json --socket "$S" | jq '.[] | select(.state == "pending") | .id')
+printf '{"type":"approve","id":%s,"network":false}\n' "$id" |
+    "$PEER" -t 10 -n 1 "$CTL" > /dev/null
+wait_for 20 test -s "$T/d.rc"
+result=$(jq -c "select(.record == \"result\" and .id == $id)" "$AUDIT")
+assert_eq "network off as the operator said" \
+    "$(jq -r '.report.sandbox.network' <<<"$result")" false
+assert_eq "exactly as shown" "$(jq -r '.report.sandbox.as_shown' <<<"$result")" \
+    true
 stop_console
 
 # exec --policy-fd refuses anything besides the spec.
