@@ -8,6 +8,14 @@
 #include "path.h"
 #include "xalloc.h"
 
+/*
+ * A key added to struct profile must be judged here (may a project file
+ * set it?): nested sandboxes, for one, may not. This breaks the build on
+ * 64-bit hosts until narrow_widens() and the size below are updated.
+ */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 48,
+    "struct profile changed: decide in narrow.c whether it widens");
+
 /* Inside the project once "~/" and symbolic links are resolved. */
 bool
 narrow_path_inside(const char *path, const char *project)

@@ -12,6 +12,11 @@
 #include "policy-json.h"
 #include "xalloc.h"
 
+/* A field added to struct engine_opts that comes from the configuration
+   or the rules must travel in the spec too (see engine_spec_json). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 304,
+    "struct engine_opts changed: update engine-spec.c");
+
 /* Keys a spec may hold. */
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",

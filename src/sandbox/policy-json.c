@@ -42,6 +42,14 @@ static const struct pj_field {
 };
 #define PJ_NFIELDS (sizeof pj_fields / sizeof pj_fields[0])
 
+/*
+ * A field added to struct sandbox_policy must be added to the table, or
+ * exec --policy-fd would silently run without it. This breaks the build
+ * on 64-bit hosts until the table and the size below are updated together.
+ */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 192,
+    "struct sandbox_policy changed: update pj_fields in policy-json.c");
+
 /* The policy as one JSON object. */
 cJSON *
 sandbox_policy_json(const struct sandbox_policy *pol)
