@@ -6,7 +6,9 @@
 #	   project), in microseconds, and a read-only open for contrast;
 #	2. a compile-like workload: cc -c of a generated C project;
 #	3. `bwgate exec -- true` (the helper's start-up cost), also against
-#	   --no-observe (no helper at all).
+#	   --no-observe (no helper at all);
+#	4. one exec (execve is notified and recorded, report "executed"):
+#	   EXECS runs of /bin/true, in microseconds each.
 # Medians of R runs; ratios with/without. Target (issue 3): ~45 us per
 # write call, ~0% on a compile.
 set -u
@@ -14,6 +16,7 @@ set -u
 R=${R:-5}
 CALLS=${CALLS:-20000}
 FILES=${FILES:-40}
+EXECS=${EXECS:-2000}
 P=$(mktemp -d /tmp/bwgate-bench-observe.XXXXXX)
 trap 'chmod -R u+rwX "$P"; rm -rf "$P"' EXIT
 mkdir -p "$P/.git/hooks" "$P/src"
@@ -129,3 +132,20 @@ set -- $(R=$((R * 4)) pair_ms sh -c '
 	fi
 	exec "$0" exec --quiet -- true' "$BWGATE")
 echo "exec -- true: $1 ms observed, $2 ms without the helper: ratio $(ratio "$1" "$2")"
+
+# 4. Exec recording: the fastest of 2R runs, observed and not.
+perexec_min() {
+	for r in $(seq 1 $((R * 2))); do
+		BWGATE_NO_NOTIFY=$1 "$BWGATE" exec --json -- sh -c "
+t0=\$(date +%s%N); i=0
+while [ \$i -lt $EXECS ]; do /bin/true; i=\$((i + 1)); done
+t1=\$(date +%s%N); echo \$(( (t1 - t0) / $EXECS / 1000 ))" 2>/dev/null |
+		jq -j .stdout
+	done | sort -n | awk 'NF { print; exit }'
+}
+X=$(perexec_min 0)
+X0=$(perexec_min 1)
+echo "exec of /bin/true, fastest of $((R * 2)): $X us observed (recorded), $X0 us unobserved: $(awk -v a="$X" -v b="$X0" 'BEGIN { printf "%+d", a - b }') us per exec (fork+exec noise on a loaded host is larger than one notification)"
+E=$("$BWGATE" exec --json -- sh build.sh 2>/dev/null |
+    jq -r '[.executed[].count] | add')
+echo "compile: $E execs recorded, each one notification like a write call (about $WM us)"

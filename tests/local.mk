@@ -30,6 +30,10 @@ check_PROGRAMS += tests/unit/test-observe
 tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_observe_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-observe
+check_PROGRAMS += tests/unit/test-display
+tests_unit_test_display_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_display_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-display
 # console core: protocol codec and queue
 check_PROGRAMS += tests/unit/test-protocol tests/unit/test-queue
 tests_unit_test_protocol_CFLAGS = $(UNIT_CFLAGS)
@@ -112,7 +116,9 @@ ENGINE_TESTS = \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \
-	%D%/integration/exec-events.sh
+	%D%/integration/exec-events.sh \
+	%D%/integration/exec-attention.sh \
+	%D%/integration/exec-executed.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
 # Containment (issue 9): attacks against the real binary.
@@ -134,7 +140,9 @@ CONSOLE_TESTS = \
 	%D%/integration/console-load.sh \
 	%D%/integration/console-uid.sh \
 	%D%/integration/console-reload.sh \
-	%D%/integration/console-show.sh
+	%D%/integration/console-show.sh \
+	%D%/integration/console-rerun.sh \
+	%D%/integration/console-exact.sh
 TESTS += $(CONSOLE_TESTS)
 EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
@@ -158,6 +166,10 @@ TESTS += %D%/integration/check.sh
 TESTS += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/check.sh
+TESTS += %D%/integration/display-cli.sh
+EXTRA_DIST += %D%/integration/display-cli.sh
+TESTS += %D%/integration/trust-narrow.sh
+EXTRA_DIST += %D%/integration/trust-narrow.sh
 # The terminal UI, driven through a private tmux server.
 UI_TESTS = \
 	%D%/integration/ui-approve.sh \
@@ -168,7 +180,8 @@ UI_TESTS = \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
 	%D%/integration/ui-rule.sh \
-	%D%/integration/ui-tmux.sh
+	%D%/integration/ui-tmux.sh \
+	%D%/integration/ui-display.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.

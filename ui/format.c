@@ -358,6 +358,39 @@ fmt_mounts(const cJSON *mounts, size_t cols, struct strv *lines)
 	}
 }
 
+/* The programs a request ran, marked where the allowlist says no. */
+void
+fmt_executed(const cJSON *rep, struct strv *lines)
+{
+	const cJSON	*e, *n, *a;
+	struct buf	 b = BUF_INIT;
+	char		*s;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep,
+	    "executed")) {
+		n = cJSON_GetObjectItemCaseSensitive(e, "count");
+		buf_reset(&b);
+		buf_printf(&b, "%c %3dx ",
+		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e,
+		    "allowlisted")) ? '!' : ' ', cJSON_IsNumber(n) ?
+		    n->valueint : 1);
+		s = fmt_escape(json_str(e, "path"));
+		buf_puts(&b, s);
+		free(s);
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(e,
+		    "argv")) {
+			s = fmt_escape(cJSON_GetStringValue(a));
+			buf_printf(&b, " %s", s);
+			free(s);
+		}
+		strv_push(lines, b.data);
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep,
+	    "executed_truncated")))
+		strv_push(lines, "  ... more programs ran (not listed)");
+	buf_release(&b);
+}
+
 /* Append "<prefix> <escaped string>" lines for each entry of a list. */
 static void
 fmt_report_list(const cJSON *list, const char *prefix, struct strv *lines)
@@ -386,6 +419,15 @@ fmt_report(const cJSON *rep, struct strv *lines)
 	if (!cJSON_IsObject(rep)) {
 		strv_push(lines, "  no report");
 		return;
+	}
+	/* What needs a look comes first. */
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep,
+	    "attention")) {
+		a = fmt_escape(json_str(e, "path"));
+		b = fmt_escape(json_str(e, "why"));
+		strv_pushf(lines, "* ATTENTION %s: %s", a, b);
+		free(a);
+		free(b);
 	}
 	n = cJSON_GetObjectItemCaseSensitive(rep, "exit_code");
 	sig = json_str(rep, "signal");

@@ -7,7 +7,7 @@
  *	fmt_escape()	untrusted bytes (a command, output, a file name) to
  *			valid, printable UTF-8: control characters, invalid
  *			UTF-8, C1 controls and bidirectional overrides become
- *			visible escapes (\n, \x1b, \u202e) and are never
+ *			visible escapes (\n, \e, \u{202e}) and are never
  *			interpreted by the terminal;
  *	fmt_width()	display columns of an escaped string (wcwidth);
  *	fmt_fit(), fmt_trim(), fmt_wrap()
@@ -77,7 +77,12 @@ void		 fmt_mounts(const cJSON *mounts, size_t cols,
 		    struct strv *lines);
 /* The change report and violations of a finished request, one entry per
    line: "+ created", "~ modified", "- deleted", "> from -> to",
-   "! violation: hint". Each line's first character is its kind. */
+   "! violation: hint", and first "* ATTENTION path: why" for each
+   attention entry. Each line's first character is its kind. */
 void		 fmt_report(const cJSON *report, struct strv *lines);
+/* The programs a finished request ran (report "executed"), one per line:
+   "  2x /usr/bin/cc cc -c a.c"; a line starts with '!' when the
+   allowlist would not allow that program on its own. */
+void		 fmt_executed(const cJSON *report, struct strv *lines);
 
 #endif

@@ -202,8 +202,10 @@ ui_draw_title(struct ui *ui, struct pane *p, const char *extra)
 			    pane_table[i].name);
 	} else
 		buf_printf(&b, " %s", p->name);
-	if (extra != NULL && *extra != '\0')
-		buf_printf(&b, "  %s", extra);
+	if (extra != NULL && *extra != '\0') {
+		buf_puts(&b, "  ");
+		fmt_escape_buf(&b, extra, strlen(extra));
+	}
 	if (p->id != PANE_QUEUE && p->total > h && h > 0) {
 		int first = p->from_bottom ? p->total - h - p->scroll :
 		    p->scroll;
@@ -236,7 +238,9 @@ ui_text_add(struct ui_text *t, enum ui_color c, const char *s)
 	}
 	t->colors[t->lines.n] = c;
 	t->labels[t->lines.n] = 0;
-	strv_push(&t->lines, s);
+	/* Lines are escaped already; escaping again changes nothing then,
+	   and keeps a line built by mistake from raw text harmless. */
+	strv_push_owned(&t->lines, fmt_escape(s));
 }
 
 /* printf-style ui_text_add. */

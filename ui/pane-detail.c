@@ -183,6 +183,16 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		free(s);
 	}
 
+	if (r->report != NULL && cJSON_GetArraySize(cJSON_GetObjectItem(
+	    r->report, "executed")) > 0) {
+		ui_text_add(t, UC_LABEL, "executed  (! not allowlisted on its "
+		    "own)");
+		fmt_executed(r->report, &lines);
+		for (i = 0; i < lines.n; i++)
+			ui_text_wrap(t, lines.v[i][0] == '!' ? UC_WARN :
+			    UC_NORMAL, lines.v[i], w, 8);
+		strv_release(&lines);
+	}
 	ui_text_add(t, UC_LABEL, r->mounts != NULL ? "mounts" :
 	    "mounts (none: the sandbox could not be built)");
 	if (r->mounts != NULL) {

@@ -29,6 +29,8 @@ report_color(const char *line)
 		return UC_MOVED;
 	case '!':
 		return UC_WARN;
+	case '*':
+		return UC_ATTENTION;
 	default:
 		return UC_NORMAL;
 	}

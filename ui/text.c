@@ -1,10 +1,9 @@
 /*
  * text: escaping and measuring untrusted text for the terminal (text.h).
  *
- * The UTF-8 decoder here is strict (no overlong forms, no surrogates,
- * nothing above U+10FFFF) so that what the escaper lets through is exactly
- * what the terminal will draw. Widths come from wcwidth() for the current
- * LC_CTYPE; a character it calls unprintable is escaped, so every
+ * Escaping is display_escape_buf() (src/util/display.c), the one display
+ * function, with DISPLAY_WIDTH: widths come from wcwidth() for the current
+ * LC_CTYPE and a character it calls unprintable is escaped, so every
  * character left in an escaped string has a known width.
  */
 #include "autoconf.h"
@@ -15,6 +14,7 @@
 #include <strings.h>
 #include <wchar.h>
 
+#include "display.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -34,102 +34,26 @@ fmt_ascii(void)
 	return fmt_ascii_only;
 }
 
-/* Decode one UTF-8 character at s; its length (1-4), or 0 if invalid. */
-static size_t
-utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	size_t		n, i;
-	uint32_t	c, min;
-
-	if (len == 0)
-		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		c = s[0] & 0x1f;
-		min = 0x80;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		c = s[0] & 0x0f;
-		min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		c = s[0] & 0x07;
-		min = 0x10000;
-	} else
-		return 0;
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
-/* Characters that reorder or break text on a terminal (Trojan Source). */
-static bool
-fmt_is_invisible_control(uint32_t c)
-{
-	return (c >= 0x80 && c <= 0x9f) ||		/* C1 controls */
-	    c == 0x061c || c == 0x200e || c == 0x200f ||
-	    (c >= 0x202a && c <= 0x202e) ||		/* bidi embeddings */
-	    (c >= 0x2066 && c <= 0x2069) ||		/* bidi isolates */
-	    c == 0x2028 || c == 0x2029;			/* line separators */
-}
-
 /* Columns of one decoded character (-1: not printable here). */
 static int
 fmt_cp_width(uint32_t c)
 {
-	if (c < 0x20 || c == 0x7f)
+	if (display_is_hidden(c))
 		return -1;
 	if (c < 0x7f)
 		return 1;
-	if (fmt_ascii_only || fmt_is_invisible_control(c))
+	if (fmt_ascii_only)
 		return -1;
 	return wcwidth((wchar_t)c);
 }
 
-/* Append bytes as printable UTF-8, escaping what a terminal would act on. */
+/* Append bytes as printable UTF-8: the one display function, in the
+   mode the terminal needs (widths known, ASCII if not UTF-8). */
 void
 fmt_escape_buf(struct buf *b, const char *s, size_t len)
 {
-	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 i = 0, n;
-	uint32_t		 c;
-
-	buf_grow(b, len);
-	while (i < len) {
-		n = utf8_decode(p + i, len - i, &c);
-		if (n == 0) {
-			buf_printf(b, "\\x%02x", p[i]);
-			i++;
-			continue;
-		}
-		if (fmt_cp_width(c) >= 0)
-			buf_add(b, s + i, n);
-		else if (c == '\t')
-			buf_puts(b, "\\t");
-		else if (c == '\n')
-			buf_puts(b, "\\n");
-		else if (c == '\r')
-			buf_puts(b, "\\r");
-		else if (c == 0x1b)
-			buf_puts(b, "\\e");
-		else if (c < 0x80)
-			buf_printf(b, "\\x%02x", (unsigned)c);
-		else
-			buf_printf(b, "\\u%04x", (unsigned)c);
-		i += n;
-	}
+	display_escape_buf(b, s, len, DISPLAY_WIDTH |
+	    (fmt_ascii_only ? DISPLAY_ASCII : 0));
 }
 
 /* One output line as a terminal would leave it, made safe to print. */
@@ -187,7 +111,7 @@ static size_t
 fmt_char(const char *s, size_t len, size_t *cols)
 {
 	uint32_t	c;
-	size_t		n = utf8_decode((const unsigned char *)s, len, &c);
+	size_t		n = display_utf8_decode(s, len, &c);
 	int		w;
 
 	if (n == 0) {

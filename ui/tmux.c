@@ -4,7 +4,8 @@
  * so agents started in new panes and windows of the session find it.
  *
  * The pane runs this same binary (by its absolute path) with the other
- * options given, in the current directory, with the variables bwgate
+ * options given, in the current directory (changed into by the pane's
+ * shell: never through a tmux format), with the variables bwgate
  * reads passed along (a tmux pane starts with the server's environment,
  * not ours). When it cannot (not inside tmux, tmux missing, the split
  * fails) it says why and returns -1.
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "display.h"
 #include "shlex.h"
 #include "spawn.h"
 #include "strv.h"
@@ -92,7 +94,7 @@ ui_tmux(const char *socket, int argc, char **argv)
 	exe[n] = '\0';
 	if ((sock = client_socket_path(socket,
 	    &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		return -1;
 	}
@@ -124,8 +126,12 @@ ui_tmux(const char *socket, int argc, char **argv)
 	strv_push(&t, "-P");
 	strv_push(&t, "-F");
 	strv_push(&t, "#{pane_id}");
-	strv_push(&t, "-c");
-	strv_push(&t, cwd);
+	/*
+	 * No -c: tmux expands formats in it, so a directory named
+	 * 'x#(cmd)' would run cmd on the host. The directory goes to the
+	 * pane's shell as an argument instead (arguments and -e values are
+	 * not expanded) and the shell changes into it.
+	 */
 	strv_push(&t, "-e");
 	strv_pushf(&t, "BWGATE_SOCKET=%s", sock);
 	for (size_t i = 0; tmux_pass_env[i] != NULL; i++) {
@@ -138,10 +144,11 @@ ui_tmux(const char *socket, int argc, char **argv)
 	/* If the console cannot start, keep the pane open to say why. */
 	strv_push(&t, "/bin/sh");
 	strv_push(&t, "-c");
-	strv_push(&t, "\"$0\" \"$@\" || { s=$?; printf '\\nbwgate exited "
-	    "with status %d; press Enter to close this pane\\n' \"$s\"; "
-	    "read x; }");
+	strv_push(&t, "d=$1; shift; cd -- \"$d\" && \"$0\" \"$@\" || { s=$?; "
+	    "printf '\\nbwgate exited with status %d; press Enter to close "
+	    "this pane\\n' \"$s\"; read x; }");
 	strv_push(&t, exe);
+	strv_push(&t, cwd);
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--tmux") != 0)
 			strv_push(&t, argv[i]);
@@ -155,7 +162,7 @@ ui_tmux(const char *socket, int argc, char **argv)
 	free((char *)v);
 	fprintf(stderr, "bwgate: console opened in tmux pane %s; "
 	    "BWGATE_SOCKET is set for new panes of this tmux session\n",
-	    pane);
+	    display_str(pane));
 	free(pane);
 	free(sock);
 	free(cwd);

@@ -66,6 +66,8 @@ static const struct {
 	[UC_ERROR] =		{ COLOR_WHITE, COLOR_RED, A_BOLD,
 				  A_REVERSE | A_BOLD },
 	[UC_PROMPT] =		{ COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
+	[UC_ATTENTION] =	{ COLOR_BLACK, COLOR_RED, A_BOLD,
+				  A_REVERSE | A_BOLD },
 };
 
 /* The one UI, for the exit and crash handlers. */
@@ -470,8 +472,10 @@ ui_draw_status(struct ui *ui)
 	} else {
 		buf_printf(&b, " %zu pending  %zu running  %zu done", pending,
 		    running, done);
-		if (ui->filter != NULL)
-			buf_printf(&b, "  filter: %s", ui->filter);
+		if (ui->filter != NULL) {
+			buf_puts(&b, "  filter: ");
+			fmt_escape_buf(&b, ui->filter, strlen(ui->filter));
+		}
 		buf_printf(&b, "  %s  %s", ui_hints(ui, (size_t)ui->cols),
 		    sock);
 		attr = ui_attr(ui, UC_STATUS);
@@ -647,8 +651,12 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	loop_add(l, ui->ttyfd, POLLIN, ui_on_tty, ui);
 	loop_signal(l, SIGWINCH, ui_on_winch, ui);
 	ui->tick = loop_timer(l, UI_TICK_MS, ui_on_tick, ui);
-	ui_message(ui, false, "console for %s: agents use BWGATE_SOCKET=%s",
-	    console_project(c), console_socket_path(c));
+	if (console_rules_problem(c) != NULL)
+		ui_message(ui, true, "%s", console_rules_problem(c));
+	else
+		ui_message(ui, false, "console for %s: agents use "
+		    "BWGATE_SOCKET=%s", console_project(c),
+		    console_socket_path(c));
 	ui_follow(ui);
 	ui->dirty_all = true;
 	ui_draw(ui, true);

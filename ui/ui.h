@@ -73,6 +73,7 @@ enum ui_color {
 	UC_MESSAGE,	/* a message in the status line */
 	UC_ERROR,	/* an error in the status line */
 	UC_PROMPT,	/* prompts and overlays */
+	UC_ATTENTION,	/* a change that needs a look (report "attention") */
 	UC_COUNT
 };
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "display.h"
 #include "allowlist.h"
 #include "cmd.h"
 #include "config.h"
@@ -129,25 +130,29 @@ check_print(const struct allowlist *al, const struct classification *c,
 	size_t		 i;
 
 	printf("verdict:  %s\n", verdict_name(c->verdict));
-	printf("rule:     %s\n", c->rule != NULL ? c->rule : "(none)");
-	printf("reason:   %s\n", c->reason != NULL ? c->reason : "");
+	printf("rule:     %s\n", c->rule != NULL ? display_str(c->rule) :
+	    "(none)");
+	printf("reason:   %s\n", display_str(c->reason));
 	for (i = 0; i < c->commands.n; i++)
-		printf("command:  %s\n", c->commands.v[i]);
-	printf("profile:  %s\n", c->profile);
+		printf("command:  %s\n", display_str(c->commands.v[i]));
+	printf("profile:  %s\n", display_str(c->profile));
 	if (sandbox_error != NULL)
-		printf("bwrap:    (no sandbox: %s)\n", sandbox_error);
+		printf("bwrap:    (no sandbox: %s)\n",
+		    display_str(sandbox_error));
 	else {
 		s = strv_join(argv, " ", true);
-		printf("bwrap:    %s\n", s);
+		printf("bwrap:    %s\n", display_str(s));
 		free(s);
 	}
 	allowlist_files(al, &files);
 	project = allowlist_project(al, &trusted);
 	for (i = 0; i < files.n; i++)
-		printf("rules:    %s%s\n", files.v[i],
+		printf("rules:    %s%s\n", display_str(files.v[i]),
 		    project != NULL && strcmp(project, files.v[i]) == 0 &&
 		    !trusted ? " (not trusted: its allow rules are ignored; "
 		    "see bwgate trust)" : "");
+	if (allowlist_project_error(al) != NULL)
+		printf("rules:    %s\n", display_str(allowlist_project_error(al)));
 	strv_release(&files);
 }
 
@@ -172,6 +177,9 @@ check_print_json(const struct allowlist *al, const struct classification *c,
 	project = allowlist_project(al, &trusted);
 	if (project != NULL)
 		cJSON_AddBoolToObject(j, "project_trusted", trusted);
+	if (allowlist_project_error(al) != NULL)
+		cJSON_AddStringToObject(j, "project_error",
+		    allowlist_project_error(al));
 	s = json_line(j);
 	printf("%s\n", s);
 	free(s);
@@ -237,7 +245,7 @@ cmd_check(int argc, char **argv)
 	status = check_status(c.verdict);
 out:
 	if (cause != NULL)
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 	free(cause);
 	free(sandbox_error);
 	classification_release(&c);

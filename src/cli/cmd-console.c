@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "cmd.h"
 #include "console.h"
 #include "jsonutil.h"
@@ -76,14 +77,15 @@ static void
 headless_event(struct console *c, const struct console_event *ev, void *arg)
 {
 	const struct request	*r = ev->r;
-	const cJSON		*rep, *ch;
+	const cJSON		*rep, *ch, *att;
 
 	switch (ev->type) {
 	case CONSOLE_EV_ADDED:
 		fprintf(stderr, "bwgate: [%u] %s from %s: %s (%s%s%s)\n",
-		    r->id, verdict_name(r->verdict), r->agent, r->command,
-		    r->rule != NULL ? r->rule : "no rule",
-		    r->reason[0] != '\0' ? ": " : "", r->reason);
+		    r->id, verdict_name(r->verdict), display_str(r->agent),
+		    display_str(r->command),
+		    r->rule != NULL ? display_str(r->rule) : "no rule",
+		    r->reason[0] != '\0' ? ": " : "", display_str(r->reason));
 		break;
 	case CONSOLE_EV_CHANGED:
 		switch (r->state) {
@@ -99,7 +101,7 @@ headless_event(struct console *c, const struct console_event *ev, void *arg)
 			    request_state_name(r->state),
 			    request_by_name(r->by),
 			    r->note != NULL ? ": " : "",
-			    r->note != NULL ? r->note : "");
+			    display_str(r->note));
 			break;
 		case REQUEST_RUNNING:
 			fprintf(stderr, "bwgate: [%u] running\n", r->id);
@@ -121,14 +123,23 @@ headless_event(struct console *c, const struct console_event *ev, void *arg)
 				    cJSON_GetArraySize(cJSON_GetObjectItem(ch,
 				    "deleted")));
 			if (r->error != NULL)
-				fprintf(stderr, ": %s", r->error);
+				fprintf(stderr, ": %s", display_str(r->error));
 			fputc('\n', stderr);
+			att = rep != NULL ? cJSON_GetObjectItem(rep,
+			    "attention") : NULL;
+			cJSON_ArrayForEach(ch, att)
+				fprintf(stderr, "bwgate: [%u] ! attention: "
+				    "%s: %s\n", r->id, display_str(
+				    cJSON_GetStringValue(cJSON_GetObjectItem(
+				    ch, "path"))), display_str(
+				    cJSON_GetStringValue(cJSON_GetObjectItem(
+				    ch, "why"))));
 			break;
 		}
 		break;
 	case CONSOLE_EV_MESSAGE:
 	case CONSOLE_EV_QUIT:
-		fprintf(stderr, "bwgate: %s\n", ev->message);
+		fprintf(stderr, "bwgate: %s\n", display_str(ev->message));
 		break;
 	default:
 		break;
@@ -225,7 +236,7 @@ cmd_console(int argc, char **argv)
 
 	l = loop_new();
 	if ((c = console_new(&o, l, &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		loop_free(l);
 		return EXIT_BWGATE_FAILED;
@@ -235,14 +246,18 @@ cmd_console(int argc, char **argv)
 	fflush(stdout);
 	free(q);
 	fprintf(stderr, "bwgate: console for '%s'%s%s; control socket '%s'; "
-	    "audit log '%s'\n", console_project(c),
+	    "audit log '%s'\n", display_str(console_project(c)),
 	    o.headless ? ", headless" : "",
 	    o.auto_allowlisted ? ", allowlisted commands run at once" : "",
-	    console_control_path(c), console_audit_path(c));
+	    display_str(console_control_path(c)),
+	    display_str(console_audit_path(c)));
+	if (console_rules_problem(c) != NULL)
+		fprintf(stderr, "bwgate: warning: %s\n",
+		    display_str(console_rules_problem(c)));
 	if (!o.headless) {
 		/* The terminal UI drives the loop until the console is done. */
 		if (ui_main(c, l, &cause) != 0) {
-			fprintf(stderr, "bwgate: %s\n", cause);
+			fprintf(stderr, "bwgate: %s\n", display_str(cause));
 			free(cause);
 			rc = EXIT_BWGATE_FAILED;
 		}

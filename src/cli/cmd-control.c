@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "display.h"
 #include "client.h"
 #include "cmd.h"
 #include "jsonutil.h"
@@ -79,12 +80,15 @@ control_print_list(const cJSON *reply)
 		const char *agent = cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "agent"));
 
-		printf("%-6.0f %-10s %-6s %-20.20s %s\n",
+		printf("%-6.0f %-10s %-6s %-20s %s\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(r, "id")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "state")),
-		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")),
-		    agent != NULL ? agent : "-",
-		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "command")));
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "state"))),
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "verdict"))),
+		    agent != NULL ? display_str(agent) : "-",
+		    display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "command"))));
 	}
 }
 
@@ -140,7 +144,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		if (*argv[optind] == '\0' || *end != '\0' || id < 1 ||
 		    id > (long)PROTO_MAX_ID) {
 			fprintf(stderr, "bwgate: %s: '%s' is not a request "
-			    "id\n", cc->name, argv[optind]);
+			    "id\n", cc->name, display_str(argv[optind]));
 			goto out;
 		}
 	} else if (optind != argc) {
@@ -149,13 +153,13 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	}
 
 	if ((path = client_socket_path(socket, &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s; %s\n", cause,
+		fprintf(stderr, "bwgate: %s; %s\n", display_str(cause),
 		    client_start_hint());
 		goto out;
 	}
 	ctl = client_control_path(path);
 	if ((cl = client_connect(ctl, &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		goto out;
 	}
 	cm.type = cc->ptype;
@@ -172,7 +176,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	if (client_send(cl, msg, &cause) != 0) {
 		char *why = client_refusal(cl);
 
-		fprintf(stderr, "bwgate: %s\n", why != NULL ? why : cause);
+		fprintf(stderr, "bwgate: %s\n",
+		    display_str(why != NULL ? why : cause));
 		free(why);
 		status = why != NULL ? 1 : EXIT_BWGATE_FAILED;
 		goto out;
@@ -184,13 +189,13 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		cJSON_Delete(j);
 	}
 	if (j == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
-		    "the console closed the connection");
+		fprintf(stderr, "bwgate: %s\n", cause != NULL ?
+		    display_str(cause) : "the console closed the connection");
 		goto out;
 	}
 	if (rt == PROTO_R_ERROR) {
-		fprintf(stderr, "bwgate: %s\n", cJSON_GetStringValue(
-		    cJSON_GetObjectItem(j, "message")));
+		fprintf(stderr, "bwgate: %s\n", display_str(
+		    cJSON_GetStringValue(cJSON_GetObjectItem(j, "message"))));
 		status = 1;
 	} else if (rt == PROTO_R_LIST) {
 		if (json) {

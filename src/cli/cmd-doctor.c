@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "buf.h"
 #include "cmd.h"
 #include "jsonutil.h"
@@ -257,13 +258,13 @@ cmd_doctor(int argc, char **argv)
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			printf("%-4s %-24s %s\n", checks[i].ok ? "ok" : "FAIL",
-			    checks[i].name, checks[i].detail);
+			    checks[i].name, display_str(checks[i].detail));
 			if (checks[i].fix != NULL)
 				printf("     %-24s fix: %s\n", "",
-				    checks[i].fix);
+				    display_str(checks[i].fix));
 		}
 		for (size_t i = 0; i < p.notes.n; i++)
-			printf("     note: %s\n", p.notes.v[i]);
+			printf("     note: %s\n", display_str(p.notes.v[i]));
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(checks[i].detail);

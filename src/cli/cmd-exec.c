@@ -16,17 +16,19 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "allowlist.h"
 #include "cmd.h"
 #include "config.h"
 #include "engine.h"
+#include "engine-spec.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK, OPT_CHANGES,
+	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD,
 };
 
 static const struct option exec_options[] = {
@@ -50,6 +52,7 @@ static const struct option exec_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "command", required_argument, NULL, OPT_COMMAND },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "policy-fd", required_argument, NULL, OPT_POLICY_FD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -64,7 +67,9 @@ exec_usage(FILE *f)
 	    "                   [--json-fd FD] [--events-fd FD] "
 	    "[--output-limit BYTES] [--config FILE]\n"
 	    "                   [--no-monitor] [--changes auto|snapshot] "
-	    "-- COMMAND [ARG...]\n");
+	    "-- COMMAND [ARG...]\n"
+	    "       bwgate exec --policy-fd FD [--json] [--quiet] "
+	    "[--json-fd FD] [--events-fd FD]\n");
 }
 
 /* How the change report is made: "auto" (recorded calls where the kernel
@@ -117,6 +122,46 @@ parse_number(const char *s, const char *opt, double max, double *out)
 	return 0;
 }
 
+/*
+ * --policy-fd: everything about the run comes from the spec the console
+ * wrote (engine-spec.h); options that would change the sandbox, and a
+ * command after "--", are refused rather than merged.
+ */
+static int
+exec_from_spec(int fd, bool other, int argc, int optind_, struct engine_opts *o,
+    char **shown)
+{
+	char	*cause = NULL;
+
+	if (other || optind_ < argc) {
+		fprintf(stderr, "bwgate: exec: --policy-fd takes the whole "
+		    "policy and command; no other policy option or command "
+		    "may be given\n");
+		return -1;
+	}
+	if (engine_spec_read_fd(fd, o, shown, &cause) != 0) {
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
+		free(cause);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Say in the report whether the argv built is the one that was shown. */
+static void
+exec_note_shown(struct result *r, const char *shown)
+{
+	const cJSON	*a;
+
+	if (shown == NULL || r->sandbox == NULL)
+		return;
+	a = cJSON_GetObjectItem(r->sandbox, "argv_sha256");
+	cJSON_AddStringToObject(r->sandbox, "shown_argv_sha256", shown);
+	cJSON_AddBoolToObject(r->sandbox, "as_shown", cJSON_IsString(a) &&
+	    strcmp(a->valuestring, shown) == 0);
+}
+
 /* Write the report to fd (stdout for --json). */
 static void
 emit_json(int fd, const struct result *r)
@@ -141,7 +186,9 @@ cmd_exec(int argc, char **argv)
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
 	const char		*profile = NULL, *env;
-	char			*cause = NULL;
+	char			*cause = NULL, *shown = NULL;
+	bool			 other = false;
+	int			 policy_fd = -1;
 	bool			 json = false, quiet = false;
 	int			 network = -1;	/* -1: as configured */
 	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
@@ -157,14 +204,19 @@ cmd_exec(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
 	    NULL)) != -1) {
 		switch (c) {
-		case 'p': project = optarg; break;
-		case 'C': cwd = optarg; break;
-		case 'n': network = 1; break;
-		case OPT_NO_NETWORK: network = 0; break;
-		case 'w': strv_push(&rw, optarg); break;
-		case 'r': strv_push(&ro, optarg); break;
-		case OPT_HIDE: strv_push(&hide, optarg); break;
+		case 'p': project = optarg; other = true; break;
+		case 'C': cwd = optarg; other = true; break;
+		case 'n': network = 1; other = true; break;
+		case OPT_NO_NETWORK: network = 0; other = true; break;
+		case 'w': strv_push(&rw, optarg); other = true; break;
+		case 'r': strv_push(&ro, optarg); other = true; break;
+		case OPT_HIDE: strv_push(&hide, optarg); other = true; break;
+		case OPT_POLICY_FD:
+			if ((policy_fd = parse_fd(optarg, "--policy-fd")) < 0)
+				goto out;
+			break;
 		case 't':
+			other = true;
 			if (parse_number(optarg, "--timeout", 1e7, &timeout))
 				goto out;
 			break;
@@ -185,16 +237,18 @@ cmd_exec(int argc, char **argv)
 				goto out;
 			break;
 		case OPT_OUTPUT_LIMIT:
+			other = true;
 			if (parse_number(optarg, "--output-limit", 1e12,
 			    &limit))
 				goto out;
 			break;
-		case OPT_CONFIG: cfgfile = optarg; break;
+		case OPT_CONFIG: cfgfile = optarg; other = true; break;
 		case OPT_COMMAND:
+			other = true;
 			free(o.command);
 			o.command = xstrdup(optarg);
 			break;
-		case OPT_PROFILE: profile = optarg; break;
+		case OPT_PROFILE: profile = optarg; other = true; break;
 		case 'h':
 			exec_usage(stdout);
 			status = 0;
@@ -203,6 +257,15 @@ cmd_exec(int argc, char **argv)
 			exec_usage(stderr);
 			goto out;
 		}
+	}
+	if (policy_fd >= 0) {
+		if (exec_from_spec(policy_fd, other, argc, optind, &o,
+		    &shown) != 0)
+			goto out;
+		if (json_fd >= 0)
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+		o.passthrough = !json;
+		goto run;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "bwgate: exec: no command given\n");
@@ -214,7 +277,7 @@ cmd_exec(int argc, char **argv)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (config_load(&cfg, cfgfile, &cause) != 0 ||
 	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		goto out;
 	}
 	config_apply(&cfg, &o.policy);
@@ -224,7 +287,7 @@ cmd_exec(int argc, char **argv)
 
 		if (al == NULL || allowlist_profile_apply(al, profile,
 		    &o.policy, &cause) != 0) {
-			fprintf(stderr, "bwgate: %s\n", cause);
+			fprintf(stderr, "bwgate: %s\n", display_str(cause));
 			allowlist_free(al);
 			goto out;
 		}
@@ -236,6 +299,7 @@ cmd_exec(int argc, char **argv)
 	strv_append_all(&o.policy.ro_paths, &ro);
 	strv_append_all(&o.policy.hide_paths, &hide);
 	strv_append_all(&o.exclude, &cfg.exclude);
+	strv_append_all(&o.attention, &cfg.attention);
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
 	o.grace_ms = cfg.grace_ms;
@@ -244,7 +308,9 @@ cmd_exec(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		strv_push(&o.argv, argv[i]);
 
+run:
 	engine_run(&o, &r);
+	exec_note_shown(&r, shown);
 	status = result_exit_status(&r);
 	if (json)
 		emit_json(1, &r);
@@ -253,9 +319,10 @@ cmd_exec(int argc, char **argv)
 	if (!json && (!quiet || r.error != NULL))
 		result_print_summary(stderr, &r);
 	else if (json && r.error != NULL)
-		fprintf(stderr, "bwgate: %s\n", r.error);
+		fprintf(stderr, "bwgate: %s\n", display_str(r.error));
 out:
 	free(cause);
+	free(shown);
 	strv_release(&rw);
 	strv_release(&ro);
 	strv_release(&hide);

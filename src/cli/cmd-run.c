@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
+#include "display.h"
 #include "jsonutil.h"
 #include "protocol.h"
 #include "xalloc.h"
@@ -88,10 +89,11 @@ run_summary(const cJSON *res)
 	note = cJSON_GetStringValue(cJSON_GetObjectItem(res, "note"));
 	if (s != NULL && strcmp(s, "finished") != 0)
 		fprintf(stderr, "bwgate: request %s%s%s\n", s,
-		    note != NULL ? ": " : "", note != NULL ? note : "");
+		    note != NULL ? ": " : "", note != NULL ?
+		    display_str(note) : "");
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"))) !=
 	    NULL)
-		fprintf(stderr, "bwgate: %s\n", s);
+		fprintf(stderr, "bwgate: %s\n", display_str(s));
 	if (cJSON_IsObject(rep))
 		summary_print(stderr, "bwgate: ", rep);
 }
@@ -177,7 +179,7 @@ run_submit(const struct run_request *rq)
 	double		 id = 0;
 
 	if ((cl = run_start(rq, &cause)) == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause);
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		return EXIT_BWGATE_FAILED;
 	}
@@ -194,9 +196,10 @@ run_submit(const struct run_request *rq)
 			    RUN_QUIET_MS)) {
 				waiting = true;
 				fprintf(stderr, "bwgate: request %.0f is "
-				    "waiting for approval (%s: %s)\n", id, s,
+				    "waiting for approval (%s: %s)\n", id,
+				    display_str(s), display_str(
 				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-				    "reason")));
+				    "reason"))));
 			}
 		} else if (rt == PROTO_R_DECIDED) {
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
@@ -205,9 +208,10 @@ run_submit(const struct run_request *rq)
 				s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 				    "note"));
 				fprintf(stderr, "bwgate: denied by %s%s%s\n",
-				    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-				    "by")), s != NULL ? ": " : "",
-				    s != NULL ? s : "");
+				    display_str(cJSON_GetStringValue(
+				    cJSON_GetObjectItem(j, "by"))),
+				    s != NULL ? ": " : "", s != NULL ?
+				    display_str(s) : "");
 				status = EXIT_DENIED;
 				cJSON_Delete(j);
 				break;
@@ -236,21 +240,22 @@ run_submit(const struct run_request *rq)
 			break;
 		} else if (rt == PROTO_R_WITHDRAWN) {
 			fprintf(stderr, "bwgate: request withdrawn: %s\n",
-			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-			    "note")));
+			    display_str(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "note"))));
 			cJSON_Delete(j);
 			break;
 		} else if (rt == PROTO_R_ERROR) {
 			fprintf(stderr, "bwgate: %s\n",
-			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-			    "message")));
+			    display_str(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "message"))));
 			cJSON_Delete(j);
 			break;
 		}
 		cJSON_Delete(j);
 	}
 	if (j == NULL) {
-		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
+		fprintf(stderr, "bwgate: %s\n", cause != NULL ?
+		    display_str(cause) :
 		    "the console closed the connection before the command "
 		    "finished");
 		free(cause);

@@ -7,26 +7,16 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "display.h"
 
 #define SUMMARY_LIST_MAX	20	/* paths listed per kind */
 
-/* Put text a command or a file controls, control characters made visible
-   (display: the one display function replaces this at the merge). */
+/* Put text a command or a file controls, control characters made
+   visible (the one display function). */
 void
 summary_text(FILE *f, const char *s)
 {
-	if (s == NULL) {
-		fputs("(null)", f);
-		return;
-	}
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			putc(c, f);
-	}
+	fputs(display_str(s), f);
 }
 
 /* A list of paths from the change report. */
@@ -63,6 +53,16 @@ summary_print(FILE *f, const char *pfx, const cJSON *rep)
 {
 	const cJSON	*ch = cJSON_GetObjectItem(rep, "changes"), *v, *e;
 
+	/* What needs a look comes first, marked. */
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "attention")) {
+		fprintf(f, "%s! attention: ", pfx);
+		summary_text(f, cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "path")));
+		fputs(": ", f);
+		summary_text(f, cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "why")));
+		putc('\n', f);
+	}
 	if (cJSON_IsObject(ch)) {
 		int c = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created"));
 		int m = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));

@@ -150,6 +150,9 @@ void	console_close_listeners(struct console *c);
 /* console-request.c */
 void	request_classify(struct console *c, struct request *r);
 int	request_announce(struct console *c, struct request *r);
+/* The rule and configuration files that changed since the request was
+   classified, as a JSON array, or NULL. */
+cJSON	*request_sources_changed(const struct request *r);
 void	request_auto_deny(struct console *c, struct request *r,
 	    enum request_by by, const char *note);
 void	request_first_decision(struct console *c, struct request *r,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -31,6 +32,7 @@
 #include "xalloc.h"
 
 static void	job_check_done(struct job *);
+static void	job_mark_executed(struct console *, cJSON *);
 
 /* ---- running ---- */
 
@@ -48,6 +50,7 @@ job_finish(struct job *jb)
 
 	if (jb->json.len > 0)
 		report = cJSON_ParseWithLength(jb->json.data, jb->json.len);
+	job_mark_executed(c, report);
 	if (WIFEXITED(jb->wstatus))
 		code = WEXITSTATUS(jb->wstatus);
 	else
@@ -300,58 +303,80 @@ job_kill(struct job *jb, enum request_by by, const char *why)
 	console_emit_request(jb->c, CONSOLE_EV_CHANGED, r);
 }
 
+/*
+ * Mark each program the command ran ("executed") with whether the
+ * allowlist would allow it on its own: what a build or a script started
+ * beyond what the operator approved stands out. Recording only.
+ */
+static void
+job_mark_executed(struct console *c, cJSON *report)
+{
+	struct classification	 cl = CLASSIFICATION_INIT;
+	struct strv		 argv = STRV_INIT;
+	cJSON			*e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(report, "executed")) {
+		strv_release(&argv);
+		if (json_get_strv(cJSON_GetObjectItem(e, "argv"), &argv) != 0 ||
+		    argv.n == 0)
+			continue;
+		allowlist_classify_argv(c->al, &argv, &cl);
+		cJSON_AddBoolToObject(e, "allowlisted",
+		    cl.verdict == VERDICT_ALLOW);
+		classification_release(&cl);
+		cl = (struct classification)CLASSIFICATION_INIT;
+	}
+	strv_release(&argv);
+}
+
 /* The `bwgate exec` command line for a request. */
 static void
 job_argv(struct console *c, struct request *r, struct strv *av)
 {
-	const struct proto_mounts *m = console_mounts(r);
-
+	/* Everything else is in the spec on descriptor 5. */
+	(void)r;
 	strv_push(av, c->exec_path);
 	strv_push(av, "exec");
-	strv_push(av, "--project");
-	strv_push(av, c->project);
-	strv_push(av, "--cwd");
-	strv_push(av, r->cwd);
-	if (c->config_file != NULL) {
-		strv_push(av, "--config");
-		strv_push(av, c->config_file);
-	}
-	if (r->profile != NULL) {
-		strv_push(av, "--profile");
-		strv_push(av, r->profile);
-	}
-	if (m->network == 1)
-		strv_push(av, "--network");
-	else if (m->network == 0)
-		strv_push(av, "--no-network");	/* even if the profile has it */
-	for (size_t i = 0; i < m->rw.n; i++) {
-		strv_push(av, "--rw");
-		strv_push(av, m->rw.v[i]);
-	}
-	for (size_t i = 0; i < m->ro.n; i++) {
-		strv_push(av, "--ro");
-		strv_push(av, m->ro.v[i]);
-	}
-	for (size_t i = 0; i < m->hide.n; i++) {
-		strv_push(av, "--hide");
-		strv_push(av, m->hide.v[i]);
-	}
-	if (r->timeout_s > 0) {
-		strv_push(av, "--timeout");
-		strv_pushf(av, "%d", r->timeout_s);
-	}
+	strv_push(av, "--policy-fd");
+	strv_push(av, "5");
 	strv_push(av, "--json-fd");
 	strv_push(av, "3");
 	strv_push(av, "--events-fd");
 	strv_push(av, "4");
 	strv_push(av, "--quiet");
-	if (!r->is_argv) {
-		strv_push(av, "--command");
-		strv_push(av, r->command);
+}
+
+/*
+ * The request's spec (engine-spec.h) in a sealed memory file, read from
+ * its start by exec: the policy the operator was shown, fixed when the
+ * request was classified. -1 with errno set.
+ */
+static int
+job_spec_fd(const struct request *r)
+{
+	char	*s;
+	int	 fd, e;
+
+	if (r->spec == NULL) {
+		errno = EINVAL;
+		return -1;
 	}
-	strv_push(av, "--");
-	for (size_t i = 0; i < r->argv.n; i++)
-		strv_push(av, r->argv.v[i]);
+	fd = memfd_create("bwgate-spec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	s = json_line(r->spec);
+	if (write_full(fd, s, strlen(s)) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		e = errno;
+		free(s);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	free(s);
+	return fd;
 }
 
 /* Start `bwgate exec` for an approved request, in its own process group
@@ -362,30 +387,33 @@ job_spawn(struct job *jb, char **cause)
 	struct console	*c = jb->c;
 	struct strv	 av = STRV_INIT;
 	struct spawn	 sp = SPAWN_INIT;
-	int		 p[JOB_NFDS][2], map[1 + JOB_NFDS], i;
-	cJSON		*rec;
+	int		 p[JOB_NFDS][2], map[2 + JOB_NFDS], specfd = -1, i;
+	cJSON		*rec, *changed;
+	const cJSON	*sh;
 
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
 	map[0] = SPAWN_DEVNULL;
 	for (i = 0; i < JOB_NFDS; i++) {
-		if (pipe2(p[i], O_CLOEXEC) != 0) {
-			*cause = xasprintf("cannot start bwgate exec: %s",
-			    strerror(errno));
-			goto fail;
-		}
+		if (pipe2(p[i], O_CLOEXEC) != 0)
+			goto syserr;
 		map[1 + i] = p[i][1];	/* out 1, err 2, json 3, events 4 */
 	}
+	/* The policy shown, on descriptor 5 (exec --policy-fd 5). */
+	if ((specfd = job_spec_fd(jb->r)) < 0)
+		goto syserr;
+	map[1 + JOB_NFDS] = specfd;
 	job_argv(c, jb->r, &av);
 	sp.argv = av.v;
 	sp.fds = map;
-	sp.nfds = 1 + JOB_NFDS;
+	sp.nfds = 2 + JOB_NFDS;
 	sp.flags = SPAWN_PGROUP;
 	sp.deathsig = SIGTERM;	/* a console that dies stops its sandboxes */
 	if (spawn_start(&sp, cause) != 0)
 		goto fail;
 	spawn_release(&sp);	/* reaped by pid in console_sigchld */
 	jb->pid = sp.pid;
+	close(specfd);
 	for (i = 0; i < JOB_NFDS; i++) {
 		close(p[i][1]);
 		jb->fds[i] = p[i][0];
@@ -395,11 +423,27 @@ job_spawn(struct job *jb, char **cause)
 	rec = audit_record("start", jb->r);
 	cJSON_AddNumberToObject(rec, "pid", sp.pid);
 	cJSON_AddItemToObject(rec, "exec_argv", json_strv(&av));
+	/* What runs is what was shown; say so if the files it came from
+	   changed since (it still runs as approved). */
+	sh = cJSON_GetObjectItem(jb->r->spec, "shown_argv_sha256");
+	if (cJSON_IsString(sh))
+		cJSON_AddStringToObject(rec, "argv_sha256", sh->valuestring);
+	cJSON_AddItemToObject(rec, "policy", cJSON_Duplicate(
+	    cJSON_GetObjectItem(jb->r->spec, "policy"), 1));
+	if ((changed = request_sources_changed(jb->r)) != NULL) {
+		cJSON_AddItemToObject(rec, "files_changed", changed);
+		console_message(c, "request %u runs as approved although "
+		    "rule or configuration files changed since", jb->r->id);
+	}
 	console_audit(c, rec);
 	strv_release(&av);
 	return 0;
 
+syserr:
+	*cause = xasprintf("cannot start bwgate exec: %s", strerror(errno));
 fail:
+	if (specfd >= 0)
+		close(specfd);
 	for (i = 0; i < JOB_NFDS; i++) {
 		if (p[i][0] >= 0)
 			close(p[i][0]);

@@ -24,10 +24,12 @@
 #include "console-int.h"
 #include "console.h"
 #include "filereq.h"
+#include "engine-spec.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "path.h"
 #include "probe.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 /* ---- requests ---- */
@@ -37,6 +39,72 @@ const struct proto_mounts *
 console_mounts(const struct request *r)
 {
 	return r->edited ? &r->edits : &r->asked;
+}
+
+/*
+ * What exec will run for this request, fixed now, when the operator is
+ * shown it: the policy just built, the command, the limits of the
+ * configuration (engine-spec.h); and the digests of the rule and
+ * configuration files it came from, to tell at start whether they changed.
+ */
+static void
+request_spec(struct console *c, struct request *r,
+    const struct sandbox_policy *pol)
+{
+	struct engine_opts	 o;
+	struct strv		 files = STRV_INIT;
+	char			 hex[SHA256_HEX_LEN + 1];
+
+	engine_opts_init(&o);
+	sandbox_policy_release(&o.policy);
+	sandbox_policy_copy(&o.policy, pol);
+	strv_copy(&o.argv, &r->argv);
+	o.command = r->is_argv ? NULL : xstrdup(r->command);
+	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
+	    1000;
+	o.grace_ms = c->cfg.grace_ms;
+	o.output_limit = c->cfg.output_limit;
+	strv_copy(&o.exclude, &c->cfg.exclude);
+	strv_copy(&o.attention, &c->cfg.attention);
+	cJSON_Delete(r->spec);
+	r->spec = engine_spec_json(&o);
+	sha256_strv(&r->bwrap_argv, hex);
+	cJSON_AddStringToObject(r->spec, "shown_argv_sha256", hex);
+	engine_opts_release(&o);
+
+	cJSON_Delete(r->sources);
+	r->sources = cJSON_CreateObject();
+	allowlist_files(c->al, &files);
+	strv_copy(&files, &c->cfg.files);
+	for (size_t i = 0; i < files.n; i++) {
+		if (cJSON_GetObjectItemCaseSensitive(r->sources,
+		    files.v[i]) != NULL)
+			continue;
+		if (sha256_file(files.v[i], hex) != 0)
+			strcpy(hex, "unreadable");
+		cJSON_AddStringToObject(r->sources, files.v[i], hex);
+	}
+	strv_release(&files);
+}
+
+/* The files a request's spec came from that differ now (NULL: none). */
+cJSON *
+request_sources_changed(const struct request *r)
+{
+	const cJSON	*e;
+	cJSON		*changed = NULL;
+	char		 hex[SHA256_HEX_LEN + 1];
+
+	cJSON_ArrayForEach(e, r->sources) {
+		if (sha256_file(e->string, hex) != 0)
+			strcpy(hex, "unreadable");
+		if (!cJSON_IsString(e) || strcmp(hex, e->valuestring) == 0)
+			continue;
+		if (changed == NULL)
+			changed = cJSON_CreateArray();
+		cJSON_AddItemToArray(changed, cJSON_CreateString(e->string));
+	}
+	return changed;
 }
 
 /* Classify a request's command and build its dry-run sandbox argv. */
@@ -90,8 +158,10 @@ request_classify(struct console *c, struct request *r)
 	if (r->profile != NULL && allowlist_profile_apply(c->al, r->profile,
 	    &pol, &cause) != 0)
 		goto fail;
+	/* Off means off, even when the profile has it: the argv shown is
+	   the one that runs (exec takes this policy as it is). */
 	if (m->network != -1)
-		pol.network = pol.network || m->network == 1;
+		pol.network = m->network == 1;
 	for (size_t i = 0; i < m->rw.n; i++)
 		strv_push(&pol.rw_paths, m->rw.v[i]);
 	for (size_t i = 0; i < m->ro.n; i++)
@@ -107,10 +177,13 @@ request_classify(struct console *c, struct request *r)
 		strv_push(&r->bwrap_argv, r->argv.v[i]);
 	cJSON_Delete(r->mounts);
 	r->mounts = sandbox_mounts_json(&sb);
+	request_spec(c, r, &pol);
 	sandbox_release(&sb);
 	sandbox_policy_release(&pol);
 	return;
 fail:
+	cJSON_Delete(r->spec);
+	r->spec = NULL;
 	r->error = xasprintf("cannot build the sandbox: %s", cause);
 	r->writes = true;
 	free(cause);
@@ -352,6 +425,14 @@ request_decided(struct console *c, struct request *r)
 		    proto_mounts_json(&r->edits));
 		cJSON_AddItemToObject(rec, "bwrap_argv",
 		    json_strv(&r->bwrap_argv));
+	}
+	/* The argv the decision was made on (the start record and the
+	   report name the one that ran). */
+	if (r->bwrap_argv.n > 0) {
+		char	hex[SHA256_HEX_LEN + 1];
+
+		sha256_strv(&r->bwrap_argv, hex);
+		cJSON_AddStringToObject(rec, "argv_sha256", hex);
 	}
 	console_audit(c, rec);
 

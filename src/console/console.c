@@ -259,11 +259,19 @@ console_kill(struct console *c, uint32_t id, const char *who, char **cause)
 	return 0;
 }
 
-/* Queue an ended request again, approved by the operator. */
+/*
+ * Queue an ended request again as a new request, classified afresh: an
+ * ask waits for a decision again, a deny rule denies it, an allow rule
+ * runs it only where allowlisted commands run at once. Network and extra
+ * paths carry over only from a request that was approved; those of a
+ * denied or withdrawn one are dropped (the operator can grant them again
+ * while the new request waits).
+ */
 uint32_t
 console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 {
 	struct request	*old = console_find(c, id, cause), *r;
+	bool		 approved;
 
 	if (old == NULL)
 		return 0;
@@ -276,6 +284,8 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 		*cause = xstrdup("the console is shutting down");
 		return 0;
 	}
+	approved = old->state != REQUEST_DENIED &&
+	    old->state != REQUEST_WITHDRAWN;
 	r = queue_add(&c->q);
 	job_new(c, r, NULL);
 	r->rerun_of = old->id;
@@ -285,16 +295,22 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	strv_append_all(&r->argv, &old->argv);
 	r->cwd = xstrdup(old->cwd);
 	r->timeout_s = old->timeout_s;
-	proto_mounts_copy(&r->asked, &old->asked);
-	r->edited = old->edited;
-	proto_mounts_copy(&r->edits, &old->edits);
+	if (approved) {
+		proto_mounts_copy(&r->asked, &old->asked);
+		r->edited = old->edited;
+		proto_mounts_copy(&r->edits, &old->edits);
+	}
+	LOG("request %u re-runs %u for %s%s", r->id, old->id,
+	    who != NULL ? who : "the terminal",
+	    approved ? "" : " (its extras dropped: it was not approved)");
 	request_classify(c, r);
 	if (request_announce(c, r) != 0) {
 		request_auto_deny(c, r, BY_CONSOLE,
 		    "cannot write the audit log");
 		return r->id;
 	}
-	request_first_decision(c, r, who);
+	/* Never approved by the rerun itself: decided like any request. */
+	request_first_decision(c, r, NULL);
 	return r->id;
 }
 
@@ -403,6 +419,13 @@ console_events(const struct console *c, const struct request *r)
 
 /* ---- for the terminal UI (ui/) ---- */
 
+/* Why the project's rule file does not count (it widens), or NULL. */
+const char *
+console_rules_problem(const struct console *c)
+{
+	return allowlist_project_error(c->al);
+}
+
 /*
  * Read the configuration and the rule files again (the operator's key,
  * `bwgate reload`, SIGHUP when headless). Requests already queued keep the
@@ -441,6 +464,10 @@ console_reload(struct console *c, const char *who, char **cause)
 	cJSON_AddBoolToObject(rec, "ok", true);
 	cJSON_AddItemToObject(rec, "files", json_strv(&c->cfg.files));
 	console_audit(c, rec);
-	console_message(c, "configuration and rules loaded again");
+	if (allowlist_project_error(al) != NULL)
+		console_message(c, "configuration and rules loaded again; %s",
+		    allowlist_project_error(al));
+	else
+		console_message(c, "configuration and rules loaded again");
 	return 0;
 }

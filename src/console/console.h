@@ -151,6 +151,9 @@ int		 console_deny(struct console *, uint32_t id, const char *who,
 		    const char *note, char **cause);
 int		 console_kill(struct console *, uint32_t id, const char *who,
 		    char **cause);
+/* Why the project's .bwgate.json was refused (it widens the sandbox;
+   the other rule files count), or NULL. */
+const char	*console_rules_problem(const struct console *);
 /* Queue an ended request's command again; returns the new id or 0. */
 uint32_t	 console_rerun(struct console *, uint32_t id, const char *who,
 		    char **cause);

@@ -100,6 +100,8 @@ request_free(struct request *r)
 	free(r->profile);
 	strv_release(&r->bwrap_argv);
 	cJSON_Delete(r->mounts);
+	cJSON_Delete(r->spec);
+	cJSON_Delete(r->sources);
 	free(r->who);
 	free(r->note);
 	cJSON_Delete(r->report);

@@ -88,6 +88,8 @@ struct request {
 	bool			 writes;	/* profile can write the project */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
+	cJSON			*spec;		/* what exec runs (engine-spec.h) */
+	cJSON			*sources;	/* {file: sha256} it came from */
 
 	enum request_state	 state;
 	enum request_by		 by;		/* who decided / ended it */

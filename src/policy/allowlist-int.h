@@ -25,6 +25,7 @@ struct layer {
 struct allowlist {
 	struct layer	 layers[3];
 	size_t		 nlayers;
+	char		*project_error;	/* why the project file was refused */
 };
 
 /* One simple command as the rules see it. */

@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "config.h"
 #include "jsonutil.h"
+#include "narrow.h"
 #include "path.h"
 #include "rules.h"
 #include "sha256.h"
@@ -46,6 +47,21 @@ allowlist_profile(const struct allowlist *al, const char *name)
 	return NULL;
 }
 
+/* Was this profile defined by the project's file? */
+static bool
+allowlist_profile_is_project(const struct allowlist *al,
+    const struct profile *p)
+{
+	for (size_t i = 0; i < al->nlayers; i++) {
+		const struct rulefile *rf = &al->layers[i].rf;
+
+		if (al->layers[i].kind == LAYER_PROJECT &&
+		    p >= rf->profiles && p < rf->profiles + rf->nprofiles)
+			return true;
+	}
+	return false;
+}
+
 /* Apply a profile ("a" or "a+b+...") to a policy. */
 int
 allowlist_profile_apply(const struct allowlist *al, const char *name,
@@ -71,6 +87,12 @@ allowlist_profile_apply(const struct allowlist *al, const char *name,
 		net = net || p->network;
 		git = git || p->git_writable;
 		for (i = 0; i < p->writable.n; i++) {
+			/* A project profile's path must still be inside
+			   (a symbolic link may have appeared since). */
+			if (allowlist_profile_is_project(al, p) &&
+			    (pol->project == NULL || !narrow_path_inside(
+			    p->writable.v[i], pol->project)))
+				continue;
 			path = path_expand_home(p->writable.v[i]);
 			if (path != NULL && stat(path, &st) == 0 &&
 			    !strv_contains(&rw, path))
@@ -190,6 +212,28 @@ allowlist_check_examples(const struct allowlist *al, const struct layer *l,
 	return 0;
 }
 
+/* Does the project layer (the last) only narrow? Keeps the error. */
+static int
+allowlist_narrows(struct allowlist *al, const char *project)
+{
+	const struct rulefile	*lower[2];
+	size_t			 n;
+
+	for (n = 0; n + 1 < al->nlayers && n < 2; n++)
+		lower[n] = &al->layers[n].rf;
+	free(al->project_error);
+	al->project_error = NULL;
+	return narrow_check(&al->layers[al->nlayers - 1].rf, lower, n,
+	    project, &al->project_error);
+}
+
+/* Why the project's rule file was refused, or NULL. */
+const char *
+allowlist_project_error(const struct allowlist *al)
+{
+	return al->project_error;
+}
+
 /* Load the layers; check the rules' examples too when asked. */
 static struct allowlist *
 allowlist_load_opts(const char *project, bool examples, char **cause)
@@ -223,6 +267,12 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 			    cause);
 			if (*cause != NULL)
 				goto fail;
+			/* It may narrow, never widen (narrow.h): refused as a
+			   whole, the other layers still count. */
+			if (allowlist_narrows(al, project) != 0) {
+				rulefile_release(&l->rf);
+				al->nlayers--;
+			}
 			break;
 		}
 	}
@@ -272,6 +322,7 @@ allowlist_free(struct allowlist *al)
 		return;
 	for (i = 0; i < al->nlayers; i++)
 		rulefile_release(&al->layers[i].rf);
+	free(al->project_error);
 	free(al);
 }
 

@@ -61,6 +61,9 @@ void		 allowlist_classify_argv(const struct allowlist *,
 /* Apply a named profile to a policy; -1 with cause if unknown. */
 int		 allowlist_profile_apply(const struct allowlist *,
 		    const char *profile, struct sandbox_policy *, char **cause);
+/* Why the project's .bwgate.json was refused (it widened the sandbox,
+   narrow.h), or NULL; the other layers loaded all the same. */
+const char	*allowlist_project_error(const struct allowlist *);
 /* Load one rule file as the only layer (tests, tools); -1 with cause. */
 struct allowlist *allowlist_load_file(const char *path, char **cause);
 /* The rule files in use, in layer order (paths pushed to out). */

@@ -42,6 +42,7 @@ static const struct config_key config_keys[] = {
 	{ "sandbox", "allow_nested_sandboxes", CT_BOOL, F(allow_userns) },
 	{ "sandbox", "allow_debuggers", CT_BOOL, F(allow_ptrace) },
 	{ NULL, "exclude", CT_STRV, F(exclude) },
+	{ NULL, "attention", CT_STRV, F(attention) },
 	{ NULL, "output_limit", CT_SIZE, F(output_limit) },
 	{ NULL, "timeout", CT_INT, F(timeout_s) },
 	{ NULL, "grace_ms", CT_INT, F(grace_ms) },
@@ -72,6 +73,7 @@ config_release(struct config *c)
 	strv_release(&c->ro_paths);
 	strv_release(&c->hide_paths);
 	strv_release(&c->exclude);
+	strv_release(&c->attention);
 	strv_release(&c->files);
 	free(c->allowed_uids);
 	memset(c, 0, sizeof *c);

@@ -23,6 +23,7 @@ struct config {
 	struct strv	 ro_paths;	/* extra read-only host paths */
 	struct strv	 hide_paths;
 	struct strv	 exclude;	/* trees left out of reports/watching */
+	struct strv	 attention;	/* auto-run paths called out in reports */
 	bool		 network;
 	bool		 allow_userns;
 	bool		 allow_ptrace;

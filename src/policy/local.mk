@@ -8,4 +8,5 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/allowlist-view.c %D%/allowlist-layers.c %D%/allowlist-trust.c \
 	%D%/rules.c %D%/rules.h %D%/rules-int.h %D%/rules-grammar.c \
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
-	%D%/filewrite.c %D%/filewrite.h
+	%D%/filewrite.c %D%/filewrite.h \
+	%D%/narrow.c %D%/narrow.h

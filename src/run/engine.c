@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attention.h"
 #include "engine.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -45,6 +46,7 @@
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
+#include "sha256.h"
 #include "runner.h"
 #include "snapshot.h"
 #include "xalloc.h"
@@ -92,6 +94,7 @@ engine_opts_release(struct engine_opts *o)
 	sandbox_policy_release(&o->policy);
 	strv_release(&o->argv);
 	strv_release(&o->exclude);
+	strv_release(&o->attention);
 	free(o->command);
 	memset(o, 0, sizeof *o);
 }
@@ -408,6 +411,40 @@ engine_loop(struct engine *e)
 		engine_status(e->status_fd, POLLIN, e);
 }
 
+/*
+ * Digests of the argv: the one started, and the one the same policy gives
+ * without the observer's helper (which adds a mount and a descriptor):
+ * that is the argv a console shows for the request, so the two can be
+ * compared (engine-spec.h).
+ */
+static void
+engine_argv_digests(const struct sandbox_policy *pol,
+    const struct probe *probe, const struct strv *full,
+    const struct engine_opts *o, cJSON *j)
+{
+	struct sandbox_policy	 plain;
+	struct sandbox		 sb = SANDBOX_INIT;
+	struct strv		 av = STRV_INIT;
+	char			 hex[SHA256_HEX_LEN + 1], *cause = NULL;
+
+	sha256_strv(full, hex);
+	cJSON_AddStringToObject(j, "started_argv_sha256", hex);
+	sandbox_policy_copy(&plain, pol);
+	free(plain.helper);
+	plain.helper = NULL;
+	plain.helper_fd = -1;
+	if (sandbox_build(&plain, probe, SANDBOX_DRY, &sb, &cause) == 0) {
+		strv_copy(&av, &sb.argv);
+		strv_copy(&av, &o->argv);
+		sha256_strv(&av, hex);
+		cJSON_AddStringToObject(j, "argv_sha256", hex);
+	} else
+		free(cause);
+	strv_release(&av);
+	sandbox_release(&sb);
+	sandbox_policy_release(&plain);
+}
+
 int
 engine_run(const struct engine_opts *o, struct result *r)
 {
@@ -497,6 +534,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	strv_append_all(&full, &sb.argv);
 	strv_append_all(&full, &o->argv);
 	strv_append_all(&r->bwrap_argv, &full);
+	engine_argv_digests(&pol, &probe, &full, o, r->sandbox);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot
@@ -579,6 +617,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
+	observe_record_exec(e.obs, &r->executed);
 	observe_attach(e.obs, e.loop, &sb, &r->violations);
 	engine_loop(&e);
 	observe_finish(e.obs);
@@ -628,6 +667,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
 			r->changes_method = "snapshot";
+			attention_collect(r, pol.project, &o->attention,
+			    before);
 			strv_append_all(&r->warnings, snapshot_warnings(after));
 		}
 	} else if (!writes && o->snapshot) {

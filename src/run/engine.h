@@ -39,6 +39,7 @@ struct engine_opts {
 	bool			 force_snapshot; /* scan even when the calls
 						   could be recorded */
 	struct strv		 exclude;	/* project-relative trees not reported */
+	struct strv		 attention;	/* auto-run paths (attention.h) */
 };
 
 void	engine_opts_init(struct engine_opts *);

@@ -50,6 +50,7 @@ struct observer {
 	struct snapshot_paths	*rec;
 	char			*rec_root;
 	size_t			 rec_len;
+	struct executions	*exec_out;	/* or NULL: not recorded */
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */

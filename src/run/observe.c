@@ -86,6 +86,7 @@ enum observe_how {
 	HOW_SENDMSG,	/* fd, msghdr */
 	HOW_FD,		/* fd (in the dirfd column): the file itself */
 	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
+	HOW_EXEC,	/* dirfd?, path, argv (the next argument), flags */
 };
 
 /*
@@ -152,6 +153,8 @@ static struct observe_call observe_calls[] = {
 	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	/* A unix socket bound to a path creates a file there. */
 	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	{ "execve", HOW_EXEC, "exec", 0, -1, 0, -1, false, 0 },
+	{ "execveat", HOW_EXEC, "exec", 0, 0, 1, 4, false, 0 },
 	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
 	{ "sendto", HOW_SENDTO, "send", 0, -1, 4, -1, false, 0 },
 	{ "sendmsg", HOW_SENDMSG, "send", 0, -1, 1, -1, false, 0 },
@@ -494,6 +497,66 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 	return pathwalk_normalise(base, raw);
 }
 
+/*
+ * Is there a program at path, as the caller sees it? A shell's or
+ * execvp's search of PATH tries names that do not exist: those failed
+ * calls are not what ran.
+ */
+static bool
+observe_exec_exists(pid_t pid, const char *path)
+{
+	struct open_how	how = { .flags = O_PATH | O_CLOEXEC,
+			    .resolve = RESOLVE_IN_ROOT };
+	struct stat	st;
+	char		p[64];
+	int		root, fd;
+	bool		ok;
+
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	if ((root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return true;	/* cannot tell: keep it */
+	fd = (int)syscall(SYS_openat2, root, path, &how, sizeof how);
+	close(root);
+	if (fd < 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Record an exec: the program as named (resolved against the caller's cwd
+ * or dirfd) and its first EXECUTION_MAX_ARGS arguments. Read while the
+ * caller is stopped, kept only if it is still the same task.
+ */
+static void
+observe_exec(struct observer *obs, const struct seccomp_data *d,
+    struct observe_mem *mem, const struct observe_call *c, uint64_t id)
+{
+	_cleanup_free_ char	*path = NULL;
+	struct strv		 argv = STRV_INIT;
+	uint64_t		 ptr, at = d->args[c->path + 1];
+	char			*s;
+	bool			 empty;
+
+	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
+	path = observe_arg_path(d, mem, c->dirfd, c->path, empty);
+	if (path != NULL && !empty && !observe_exec_exists(mem->pid, path))
+		return;
+	for (int i = 0; at != 0 && i < EXECUTION_MAX_ARGS; i++) {
+		if (observe_peek(mem, &ptr, sizeof ptr, at + 8 * (uint64_t)i) !=
+		    (ssize_t)sizeof ptr || ptr == 0)
+			break;
+		s = observe_read_string(mem, ptr);
+		strv_push_owned(&argv, s != NULL ? s : xstrdup("?"));
+	}
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+		executions_add(obs->exec_out, path != NULL ? path : "?",
+		    &argv);
+	strv_release(&argv);
+}
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 static void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -515,6 +578,11 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
+	if (c->how == HOW_EXEC) {
+		if (obs->exec_out != NULL)
+			observe_exec(obs, d, &mem, c, n->id);
+		return;
+	}
 	/*
 	 * A nested sandbox has another view of paths: not ours to judge
 	 * (only possible when the policy allows user namespaces inside).
@@ -760,6 +828,13 @@ observe_loop_cb(int fd, short revents, void *arg)
 		if (now >= 0)
 			loop_add(obs->loop, now, POLLIN, observe_loop_cb, obs);
 	}
+}
+
+void
+observe_record_exec(struct observer *obs, struct executions *es)
+{
+	if (obs != NULL)
+		obs->exec_out = es;
 }
 
 void

@@ -84,6 +84,9 @@ void		 observe_handle(struct observer *, const struct sandbox *,
 /* Register with a loop: handles readiness and the descriptor change. */
 void		 observe_attach(struct observer *, struct loop *,
 		    const struct sandbox *, struct violations *);
+/* Record every execve/execveat of the sandbox into es (report
+   "executed"); recording only, the call always continues. */
+void		 observe_record_exec(struct observer *, struct executions *);
 /* Handle what is still pending, then close the listener and socket. */
 void		 observe_finish(struct observer *);
 void		 observe_free(struct observer *);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "display.h"
 #include "jsonutil.h"
 #include "report.h"
 #include "xalloc.h"
@@ -100,6 +101,131 @@ changes_json(const struct changes *c)
 	return j;
 }
 
+/* Add one attention entry; repeats of (path, kind) are dropped. */
+void
+attentions_add(struct attentions *as, const char *path, const char *kind,
+    const char *why)
+{
+	for (size_t i = 0; i < as->n; i++)
+		if (strcmp(as->v[i].path, path) == 0 &&
+		    strcmp(as->v[i].kind, kind) == 0)
+			return;
+	if (as->n >= ATTENTION_MAX)
+		return;
+	as->v = xreallocarray(as->v, as->n + 1, sizeof *as->v);
+	as->v[as->n].path = xstrdup(path);
+	as->v[as->n].kind = kind;
+	as->v[as->n].why = xstrdup(why);
+	as->n++;
+}
+
+void
+attentions_release(struct attentions *as)
+{
+	for (size_t i = 0; i < as->n; i++) {
+		free(as->v[i].path);
+		free(as->v[i].why);
+	}
+	free(as->v);
+	memset(as, 0, sizeof *as);
+}
+
+/* [{"path","kind","why"}], with "escaped" where a path is not UTF-8. */
+cJSON *
+attentions_json(const struct attentions *as)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < as->n; i++) {
+		cJSON	*e = cJSON_CreateObject();
+		bool	 escaped = false;
+
+		cJSON_AddItemToObject(e, "path", json_path(as->v[i].path,
+		    &escaped));
+		cJSON_AddStringToObject(e, "kind", as->v[i].kind);
+		cJSON_AddStringToObject(e, "why", as->v[i].why);
+		if (escaped)
+			cJSON_AddBoolToObject(e, "escaped", true);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+/* Two argvs the same? */
+static bool
+executions_same(const struct strv *a, const struct strv *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]) != 0)
+			return false;
+	return true;
+}
+
+/* Record one exec: the first EXECUTIONS_MAX distinct ones, counted. */
+void
+executions_add(struct executions *es, const char *path,
+    const struct strv *argv)
+{
+	es->total++;
+	for (size_t i = es->n; i > 0; i--) {
+		struct execution *e = &es->v[i - 1];
+
+		if (strcmp(e->path, path) == 0 &&
+		    executions_same(&e->argv, argv)) {
+			e->count++;
+			return;
+		}
+	}
+	if (es->n >= EXECUTIONS_MAX) {
+		es->truncated = true;
+		return;
+	}
+	es->v = xreallocarray(es->v, es->n + 1, sizeof *es->v);
+	memset(&es->v[es->n], 0, sizeof es->v[es->n]);
+	es->v[es->n].path = xstrdup(path);
+	strv_copy(&es->v[es->n].argv, argv);
+	es->v[es->n].count = 1;
+	es->n++;
+}
+
+void
+executions_release(struct executions *es)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		free(es->v[i].path);
+		strv_release(&es->v[i].argv);
+	}
+	free(es->v);
+	memset(es, 0, sizeof *es);
+}
+
+/* [{"path","argv","count"}], in the order first seen. */
+cJSON *
+executions_json(const struct executions *es)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < es->n; i++) {
+		cJSON	*e = cJSON_CreateObject(), *av;
+		bool	 escaped = false;
+
+		cJSON_AddItemToObject(e, "path", json_path(es->v[i].path,
+		    &escaped));
+		av = cJSON_CreateArray();
+		for (size_t k = 0; k < es->v[i].argv.n; k++)
+			cJSON_AddItemToArray(av, json_path(es->v[i].argv.v[k],
+			    &escaped));
+		cJSON_AddItemToObject(e, "argv", av);
+		cJSON_AddNumberToObject(e, "count", es->v[i].count);
+		if (escaped)
+			cJSON_AddBoolToObject(e, "escaped", true);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
 const char *
 violation_reason_name(enum violation_reason r)
 {
@@ -181,6 +307,8 @@ result_release(struct result *r)
 	buf_release(&r->err);
 	changes_release(&r->changes);
 	violations_release(&r->violations);
+	attentions_release(&r->attention);
+	executions_release(&r->executed);
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
 	free(r->error);
@@ -231,6 +359,12 @@ result_json(const struct result *r)
 		cJSON_AddNullToObject(j, "changes_method");
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
+	cJSON_AddItemToObject(j, "attention",
+	    attentions_json(&r->attention));
+	cJSON_AddItemToObject(j, "executed", executions_json(&r->executed));
+	cJSON_AddBoolToObject(j, "executed_truncated", r->executed.truncated);
+	cJSON_AddNumberToObject(j, "executed_total",
+	    (double)r->executed.total);
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());
@@ -256,7 +390,7 @@ static void
 print_list(FILE *f, const char *mark, const struct strv *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)
-		fprintf(f, "bwgate:   %s %s\n", mark, sv->v[i]);
+		fprintf(f, "bwgate:   %s %s\n", mark, display_str(sv->v[i]));
 }
 
 /* One line: did it fail on its own, or did the sandbox stop it? */
@@ -288,10 +422,15 @@ result_print_summary(FILE *f, const struct result *r)
 	const struct changes	*c = &r->changes;
 
 	if (r->error != NULL) {
-		fprintf(f, "bwgate: %s\n", r->error);
+		fprintf(f, "bwgate: %s\n", display_str(r->error));
 		return;
 	}
 	print_verdict(f, r);
+	/* What needs a look comes first, marked. */
+	for (size_t i = 0; i < r->attention.n; i++)
+		fprintf(f, "bwgate: ! attention: %s: %s\n",
+		    display_str(r->attention.v[i].path),
+		    display_str(r->attention.v[i].why));
 	if (r->changes_known && !r->changes_possible)
 		fprintf(f, "bwgate: no changes possible (the project was "
 		    "read-only)\n");
@@ -306,8 +445,9 @@ result_print_summary(FILE *f, const struct result *r)
 		print_list(f, "~", &c->modified);
 		print_list(f, "-", &c->deleted);
 		for (size_t i = 0; i < c->nrenamed; i++)
-			fprintf(f, "bwgate:   > %s -> %s\n", c->renamed[i].from,
-			    c->renamed[i].to);
+			fprintf(f, "bwgate:   > %s -> %s\n",
+			    display_str(c->renamed[i].from),
+			    display_str(c->renamed[i].to));
 	}
 	for (size_t i = 0; i < r->violations.n; i++) {
 		const struct violation *v = &r->violations.v[i];
@@ -316,7 +456,8 @@ result_print_summary(FILE *f, const struct result *r)
 		if (v->count > 1)
 			snprintf(times, sizeof times, " x%u", v->count);
 		fprintf(f, "bwgate: refused %s '%s' (%s)%s: %s\n",
-		    v->operation, v->path, violation_reason_name(v->reason),
+		    display_str(v->operation), display_str(v->path),
+		    violation_reason_name(v->reason),
 		    times, violation_hint(v->reason));
 	}
 	if (r->out_truncated || r->err_truncated)
@@ -325,5 +466,6 @@ result_print_summary(FILE *f, const struct result *r)
 		fprintf(f, "bwgate: the live event stream lost events; the "
 		    "change report above is still exact\n");
 	for (size_t i = 0; i < r->warnings.n; i++)
-		fprintf(f, "bwgate: warning: %s\n", r->warnings.v[i]);
+		fprintf(f, "bwgate: warning: %s\n",
+		    display_str(r->warnings.v[i]));
 }

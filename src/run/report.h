@@ -56,6 +56,34 @@ struct violations {
 	size_t			 n;
 };
 
+/* A change the operator should look at (attention.h), path relative. */
+struct attention {
+	char		*path;
+	const char	*kind;		/* "git", "rules", "auto-run", ... */
+	char		*why;		/* in words, for people */
+};
+
+struct attentions {
+	struct attention	*v;
+	size_t			 n;
+};
+
+/* A program the command ran (execve, execveat), with its repeats. */
+struct execution {
+	char		*path;		/* as named, resolved against the cwd */
+	struct strv	 argv;		/* at most EXECUTION_MAX_ARGS */
+	unsigned	 count;
+};
+
+struct executions {
+	struct execution	*v;
+	size_t			 n;
+	unsigned long		 total;		/* every exec seen */
+	bool			 truncated;	/* distinct ones beyond the cap */
+};
+#define EXECUTIONS_MAX		256
+#define EXECUTION_MAX_ARGS	64
+
 struct result {
 	struct strv	 argv;		/* the command */
 	char		*command;	/* the command string, if it came as one */
@@ -78,6 +106,8 @@ struct result {
 	bool		 changes_possible; /* the project was writable */
 	const char	*changes_method; /* "syscalls", "snapshot", "none" */
 	struct violations violations;
+	struct attentions attention;	/* changes that need a look */
+	struct executions executed;	/* what actually ran inside */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	struct strv	 warnings;
@@ -97,6 +127,17 @@ const char *violation_hint(enum violation_reason);
 void	 violations_add(struct violations *, const char *path,
 	    const char *operation, enum violation_reason, bool exact);
 void	 violations_release(struct violations *);
+/* Add one attention entry (at most ATTENTION_MAX are kept). */
+#define ATTENTION_MAX	256
+void	 attentions_add(struct attentions *, const char *path,
+	    const char *kind, const char *why);
+void	 attentions_release(struct attentions *);
+/* Record one exec; repeats of (path, argv) bump count. */
+void	 executions_add(struct executions *, const char *path,
+	    const struct strv *argv);
+void	 executions_release(struct executions *);
+cJSON	*executions_json(const struct executions *);
+cJSON	*attentions_json(const struct attentions *);
 cJSON	*violations_json(const struct violations *);
 
 void	 result_release(struct result *);

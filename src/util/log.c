@@ -3,10 +3,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "log.h"
+#include "xalloc.h"
 
 static FILE	*log_file;
 
@@ -34,6 +37,7 @@ log_write(const char *func, const char *fmt, ...)
 {
 	struct timespec	ts;
 	va_list		ap;
+	char		*line;
 
 	if (log_file == NULL)
 		return;
@@ -41,7 +45,10 @@ log_write(const char *func, const char *fmt, ...)
 	fprintf(log_file, "%lld.%06ld %d %s: ", (long long)ts.tv_sec,
 	    ts.tv_nsec / 1000, (int)getpid(), func);
 	va_start(ap, fmt);
-	vfprintf(log_file, fmt, ap);
+	line = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* One line per call, whatever the message quotes (display.h). */
+	display_fputs(line, log_file);
+	free(line);
 	fputc('\n', log_file);
 }

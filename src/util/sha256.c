@@ -1,10 +1,14 @@
 /* sha256: SHA-256 as specified in FIPS 180-4. */
 #include "autoconf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sha256.h"
+#include "strv.h"
 
 static const uint32_t sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -123,4 +127,56 @@ sha256_hex(const void *data, size_t n, char out[SHA256_HEX_LEN + 1])
 	sha256_final(&s, d);
 	for (i = 0; i < SHA256_LEN; i++)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* Hex digest of a finished context. */
+static void
+sha256_final_hex(struct sha256 *s, char out[SHA256_HEX_LEN + 1])
+{
+	uint8_t	d[SHA256_LEN];
+	int	i;
+
+	sha256_final(s, d);
+	for (i = 0; i < SHA256_LEN; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* Digest of a file's content. */
+int
+sha256_file(const char *path, char out[SHA256_HEX_LEN + 1])
+{
+	struct sha256	s;
+	char		buf[8192];
+	ssize_t		n;
+	int		fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	sha256_init(&s);
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		sha256_update(&s, buf, (size_t)n);
+	}
+	close(fd);
+	sha256_final_hex(&s, out);
+	return 0;
+}
+
+/* Digest of an argv, NUL-separated so word boundaries count. */
+void
+sha256_strv(const struct strv *sv, char out[SHA256_HEX_LEN + 1])
+{
+	struct sha256	s;
+
+	sha256_init(&s);
+	for (size_t i = 0; i < sv->n; i++)
+		sha256_update(&s, sv->v[i], strlen(sv->v[i]) + 1);
+	sha256_final_hex(&s, out);
 }

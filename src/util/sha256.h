@@ -26,5 +26,10 @@ void	sha256_update(struct sha256 *, const void *, size_t);
 void	sha256_final(struct sha256 *, uint8_t out[SHA256_LEN]);
 /* One-shot digest as 64 lowercase hex digits plus NUL. */
 void	sha256_hex(const void *, size_t, char out[SHA256_HEX_LEN + 1]);
+/* The digest of a file's content; -1 (errno set) if it cannot be read. */
+int	sha256_file(const char *path, char out[SHA256_HEX_LEN + 1]);
+/* The digest of an argv: each string with its terminating NUL. */
+struct strv;
+void	sha256_strv(const struct strv *, char out[SHA256_HEX_LEN + 1]);
 
 #endif

@@ -32,9 +32,11 @@ missing=$(comm -23 "$T/expected" "$T/seen" | wc -l)
 assert_eq "10k-file copy into new nested directories: every path seen" "$missing" 0
 # (The moved directory existed before the run, so it is watched from the
 # start: a directory made during the run can be moved before its watch
-# exists, and then shows up as created under its new name.)
+# exists, and then shows up as created under its new name. Its times may
+# change first, so a "modified" event may come before the move.)
 assert_eq "the move is an event" "$(jq -c 'select(.path=="seed/d000" and
-	.event!="created") | [.event, .to]' "$T/events.jsonl")" '["moved","seed/moved"]'
+	.event!="created" and .event!="modified") | [.event, .to]' \
+	"$T/events.jsonl")" '["moved","seed/moved"]'
 ok_if "the delete is an event" \
 	jq -s -e 'any(.[]; .event=="deleted" and .path=="copy/d001")' "$T/events.jsonl"
 ok_unless "excluded trees are silent" grep -q 'node_modules/pkg' "$T/events.jsonl"

@@ -46,11 +46,35 @@ check_screen "the second console's pane says why it stopped" 10 \
     'already listening|exited with status 125' "$bad"
 tm kill-pane -t "$bad"
 
-# An agent in a new window of the session finds the console.
+# A directory named after a tmux format: tmux expands #() in -c and other
+# format strings, which would run the command on the host. The console
+# must start in that directory and nothing may run.
+tm kill-pane -t "${pane%% *}"
+wait_for 10 sh -c "! test -S '$S'"
+export BWGATE_PWN="$T/pwned-by-tmux-format"
+H=$(new_project 'x#(touch "$BWGATE_PWN")')
+cat > "$T/launch3.sh" <<SH
+#!/bin/sh
+cd '$H' && '$BWGATE' --tmux --socket '$S' > '$T/l3.out' 2> '$T/l3.err'
+echo \$? > '$T/l3.rc'
+exec sleep 3600
+SH
+chmod +x "$T/launch3.sh"
+tm new-window -d -t ui -e "BWGATE_PWN=$BWGATE_PWN" "$T/launch3.sh"
+wait_for 10 test -s "$T/l3.rc"
+assert_eq "--tmux from 'x#(cmd)' exits 0" "$(cat "$T/l3.rc")" 0
+pane=$(sed -n 's/.*opened in tmux pane \(%[0-9]*\).*/\1/p' "$T/l3.err")
+check_screen "the console runs in the 'x#(cmd)' directory" 10 'queue ' \
+    "$pane"
+ok_unless "tmux did not run the #() command on the host" \
+    test -e "$BWGATE_PWN"
+
+# An agent in a new window of the session finds the console (the one of
+# the 'x#(cmd)' project, so that is where it runs).
 cat > "$T/agent.sh" <<SH
 #!/bin/sh
 unset XDG_RUNTIME_DIR
-cd '$P' && '$BWGATE' run -- sh -c 'echo via-tmux' > '$T/tagent.out' 2>&1
+cd '$H' && '$BWGATE' run -- sh -c 'echo via-tmux' > '$T/tagent.out' 2>&1
 echo \$? > '$T/tagent.rc'
 exec sleep 3600
 SH

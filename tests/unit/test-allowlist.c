@@ -571,6 +571,84 @@ test_user_layer(void **state)
 	free(u);
 }
 
+/* A project file that widens the sandbox is refused as a whole, with a
+   clear error; the other layers still load (narrow.h). */
+static void
+test_project_narrow(void **state)
+{
+	char			*p = project_file(), *dir = project_dir();
+	char			*link, *text, *cause = NULL;
+	struct allowlist	*al;
+	struct sandbox_policy	 pol;
+	static const struct {
+		const char	*json;
+		const char	*why;
+	} bad[] = {
+		{ "{\"profiles\":{\"w\":{\"network\":true}},\"rules\":[]}",
+		    "grants the network" },
+		{ "{\"profiles\":{\"w\":{\"writable\":[\"/\"]}},\"rules\":[]}",
+		    "outside the project" },
+		{ "{\"profiles\":{\"w\":{\"writable\":[\"~/.ssh\"]}},"
+		    "\"rules\":[]}", "outside the project" },
+		{ "{\"profiles\":{\"w\":{\"writable\":[\"@/out/x\"]}},"
+		    "\"rules\":[]}", "outside the project" },
+		{ "{\"profiles\":{\"w\":{\"git_writable\":true}},\"rules\":[]}",
+		    "writable .git" },
+		{ "{\"profiles\":{\"readonly\":{}},\"rules\":[]}",
+		    "replaces the profile" },
+		{ "{\"rules\":[{\"id\":\"m\",\"pattern\":\"make *\","
+		    "\"verdict\":\"allow\",\"profile\":\"network\","
+		    "\"reason\":\"r\"}]}", "grants the network" },
+	};
+
+	/* A link inside the project that leads out of it. */
+	link = xasprintf("%s/out", dir);
+	unlink(link);
+	assert_int_equal(symlink("/etc", link), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *at = strchr(bad[i].json, '@');
+
+		if (at != NULL)
+			text = xasprintf("%.*s%s%s", (int)(at - bad[i].json),
+			    bad[i].json, dir, at + 1);
+		else
+			text = xstrdup(bad[i].json);
+		write_file(p, text, 0644);
+		free(text);
+		al = load(dir);
+		assert_non_null(allowlist_project_error(al));
+		if (strstr(allowlist_project_error(al), bad[i].why) == NULL)
+			fail_msg("case %zu: %s", i,
+			    allowlist_project_error(al));
+		assert_null(allowlist_project(al, NULL));
+		/* The shipped rules still decide. */
+		assert_int_equal(verdict_of(al, "ls"), A);
+		allowlist_free(al);
+	}
+	unlink(link);
+	free(link);
+
+	/* Narrowing is fine: a read-only profile, a path inside. */
+	text = xasprintf("{\"profiles\":{\"ro\":{\"project_readonly\":true,"
+	    "\"writable\":[\"%s/build\"]}},\"rules\":[{\"id\":\"m\","
+	    "\"pattern\":\"make *\",\"verdict\":\"allow\",\"profile\":"
+	    "\"ro\",\"reason\":\"r\"}]}", dir);
+	write_file(p, text, 0644);
+	free(text);
+	al = load(dir);
+	assert_null(allowlist_project_error(al));
+	assert_non_null(allowlist_project(al, NULL));
+	sandbox_policy_init(&pol);
+	assert_int_equal(allowlist_profile_apply(al, "readonly", &pol,
+	    &cause), 0);
+	assert_true(pol.project_readonly);
+	sandbox_policy_release(&pol);
+	allowlist_free(al);
+	unlink(p);
+	free(p);
+	free(dir);
+}
+
 /* Project rules: deny and ask always count; allow only once trusted. */
 static void
 test_project_trust(void **state)
@@ -580,11 +658,10 @@ test_project_trust(void **state)
 	struct allowlist	*al;
 	struct classification	 c = CLASSIFICATION_INIT;
 	const char		*text =
-	    "{ \"profiles\": { \"wide\": { \"network\": true,\n"
-	    "    \"writable\": [\"/\"] } },\n"
+	    "{ \"profiles\": { \"mine\": { \"project_readonly\": true } },\n"
 	    "  \"rules\": [\n"
 	    " { \"id\": \"make\", \"pattern\": \"make *\", \"verdict\": \"allow\",\n"
-	    "   \"profile\": \"wide\", \"reason\": \"the project says so\" },\n"
+	    "   \"profile\": \"mine\", \"reason\": \"the project says so\" },\n"
 	    " { \"id\": \"no-grep\", \"command\": \"grep\", \"verdict\": \"deny\",\n"
 	    "   \"options\": [\"-r\"], \"required\": [\"-r\"],\n"
 	    "   \"reason\": \"no recursive grep\" }\n"
@@ -604,7 +681,7 @@ test_project_trust(void **state)
 		struct sandbox_policy pol;
 
 		sandbox_policy_init(&pol);
-		assert_int_equal(allowlist_profile_apply(al, "wide", &pol,
+		assert_int_equal(allowlist_profile_apply(al, "mine", &pol,
 		    &cause), -1);
 		sandbox_policy_release(&pol);
 	}
@@ -624,7 +701,7 @@ test_project_trust(void **state)
 	assert_true(trusted);
 	allowlist_classify(al, "make all", &c);
 	assert_int_equal(c.verdict, VERDICT_ALLOW);
-	assert_string_equal(c.profile, "wide");
+	assert_string_equal(c.profile, "mine");
 	assert_int_equal(verdict_of(al, "grep -r x"), D);
 	allowlist_free(al);
 
@@ -1075,6 +1152,7 @@ main(void)
 		cmocka_unit_test(test_user_layer),
 		cmocka_unit_test(test_project_trust),
 		cmocka_unit_test(test_profiles),
+		cmocka_unit_test(test_project_narrow),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_optparse),

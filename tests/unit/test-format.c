@@ -57,16 +57,16 @@ test_escape_utf8(void **state)
 	expect_escape("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
 	expect_escape("\xf5\x80\x80\x80", 4, "\\xf5\\x80\\x80\\x80");
 	/* C1 controls and bidirectional overrides are escaped. */
-	expect_escape("\xc2\x9b" "31m", 5, "\\u009b31m");
-	expect_escape("rm \xe2\x80\xae" "txt.sh", 12, "rm \\u202etxt.sh");
-	expect_escape("\xe2\x81\xa6x", 4, "\\u2066x");
+	expect_escape("\xc2\x9b" "31m", 5, "\\u{9b}31m");
+	expect_escape("rm \xe2\x80\xae" "txt.sh", 12, "rm \\u{202e}txt.sh");
+	expect_escape("\xe2\x81\xa6x", 4, "\\u{2066}x");
 }
 
 static void
 test_escape_ascii_mode(void **state)
 {
 	fmt_set_ascii(true);
-	expect_escape("caf\xc3\xa9", 5, "caf\\u00e9");
+	expect_escape("caf\xc3\xa9", 5, "caf\\u{e9}");
 	assert_true(fmt_ascii());
 	fmt_set_ascii(false);
 	expect_escape("caf\xc3\xa9", 5, "caf\xc3\xa9");

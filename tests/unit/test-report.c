@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "attention.h"
 #include "config.h"
 #include "jsonutil.h"
 #include "report.h"
@@ -179,6 +180,39 @@ test_config_errors(void **state)
 	}
 }
 
+/* Attention patterns: exact files, directories with a trailing '/'. */
+static void
+test_attention_match(void **state)
+{
+	struct attentions	as = { 0 };
+	cJSON			*j;
+
+	assert_true(attention_match(".envrc", ".envrc"));
+	assert_false(attention_match("sub/.envrc", ".envrc"));
+	assert_false(attention_match(".envrc.bak", ".envrc"));
+	assert_true(attention_match(".vscode", ".vscode/"));
+	assert_true(attention_match(".vscode/tasks.json", ".vscode/"));
+	assert_false(attention_match(".vscodex/a", ".vscode/"));
+	assert_true(attention_match(".github/workflows/ci.yml",
+	    ".github/workflows/"));
+	assert_false(attention_match(".github/other.yml",
+	    ".github/workflows/"));
+	assert_true(attention_match("a", "./a"));
+	assert_false(attention_match("a", ""));
+
+	attentions_add(&as, "x", "git", "why");
+	attentions_add(&as, "x", "git", "again");
+	attentions_add(&as, "x", "hardlink", "why");
+	assert_int_equal(as.n, 2);
+	attentions_add(&as, "bad\xff", "auto-run", "why");
+	j = attentions_json(&as);
+	assert_int_equal(cJSON_GetArraySize(j), 3);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 2),
+	    "escaped")));
+	cJSON_Delete(j);
+	attentions_release(&as);
+}
+
 int
 main(void)
 {
@@ -187,6 +221,7 @@ main(void)
 		cmocka_unit_test(test_signal_and_status),
 		cmocka_unit_test(test_invalid_utf8_output),
 		cmocka_unit_test(test_violations_merge),
+		cmocka_unit_test(test_attention_match),
 		cmocka_unit_test(test_config_valid),
 		cmocka_unit_test(test_config_errors),
 	};
