@@ -58,14 +58,14 @@ request_spec(struct console *c, struct request *r,
 	engine_opts_init(&o);
 	sandbox_policy_release(&o.policy);
 	sandbox_policy_copy(&o.policy, pol);
-	strv_copy(&o.argv, &r->argv);
+	strv_append_all(&o.argv, &r->argv);
 	o.command = r->is_argv ? NULL : xstrdup(r->command);
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	o.grace_ms = c->cfg.grace_ms;
 	o.output_limit = c->cfg.output_limit;
-	strv_copy(&o.exclude, &c->cfg.exclude);
-	strv_copy(&o.attention, &c->cfg.attention);
+	strv_append_all(&o.exclude, &c->cfg.exclude);
+	strv_append_all(&o.attention, &c->cfg.attention);
 	cJSON_Delete(r->spec);
 	r->spec = engine_spec_json(&o);
 	sha256_strv(&r->bwrap_argv, hex);
@@ -75,7 +75,7 @@ request_spec(struct console *c, struct request *r,
 	cJSON_Delete(r->sources);
 	r->sources = cJSON_CreateObject();
 	allowlist_files(c->al, &files);
-	strv_copy(&files, &c->cfg.files);
+	strv_append_all(&files, &c->cfg.files);
 	for (size_t i = 0; i < files.n; i++) {
 		if (cJSON_GetObjectItemCaseSensitive(r->sources,
 		    files.v[i]) != NULL)

@@ -64,6 +64,16 @@ filewrite_component(const char *rel, const char *name)
 	}
 }
 
+/* Does a "!path" entry of the list lift path? */
+static bool
+filewrite_lifted(const struct strv *list, const char *path)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (list->v[i][0] == '!' && strcmp(list->v[i] + 1, path) == 0)
+			return true;
+	return false;
+}
+
 /* Classify a project-relative path. */
 void
 filewrite_classify(const char *rel, const struct strv *extra,
@@ -71,20 +81,24 @@ filewrite_classify(const char *rel, const struct strv *extra,
 {
 	const struct filewrite_rule	*e;
 
+	/* The configured protected paths first (what the sandbox mounts
+	   read-only), less those a "!path" entry lifts. */
+	for (size_t i = 0; extra != NULL && i < extra->n; i++) {
+		if (extra->v[i][0] == '!' ||
+		    !filewrite_within(rel, extra->v[i]) ||
+		    filewrite_lifted(extra, extra->v[i]))
+			continue;
+		fm->kind = FILEWRITE_PROTECTED;
+		fm->entry = extra->v[i];
+		fm->why = "protected by the configuration";
+		return;
+	}
 	for (e = filewrite_rules; e->path != NULL; e++) {
 		if (e->any_depth ? filewrite_component(rel, e->path) :
 		    filewrite_within(rel, e->path)) {
 			fm->kind = e->kind;
 			fm->entry = e->path;
 			fm->why = e->why;
-			return;
-		}
-	}
-	for (size_t i = 0; extra != NULL && i < extra->n; i++) {
-		if (filewrite_within(rel, extra->v[i])) {
-			fm->kind = FILEWRITE_PROTECTED;
-			fm->entry = extra->v[i];
-			fm->why = "protected by the configuration";
 			return;
 		}
 	}

@@ -434,8 +434,8 @@ engine_argv_digests(const struct sandbox_policy *pol,
 	plain.helper = NULL;
 	plain.helper_fd = -1;
 	if (sandbox_build(&plain, probe, SANDBOX_DRY, &sb, &cause) == 0) {
-		strv_copy(&av, &sb.argv);
-		strv_copy(&av, &o->argv);
+		strv_append_all(&av, &sb.argv);
+		strv_append_all(&av, &o->argv);
 		sha256_strv(&av, hex);
 		cJSON_AddStringToObject(j, "argv_sha256", hex);
 	} else
@@ -454,6 +454,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct probe		 probe;
 	struct strv		 full = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
+	struct strv		 swept = STRV_INIT;	/* removed .git */
 	struct snapshot_paths	*rec = NULL;
 	bool			 record, writes;
 	struct strv		 skip = STRV_INIT;
@@ -628,7 +629,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	r->duration_ms = loop_now_ms() - e.start_ms;
 	/* What the mounts cannot stop (a new .git): removed, reported. */
-	sandbox_sweep(&sb, pol.project, &r->warnings);
+	sandbox_sweep(&sb, pol.project, &r->warnings, &swept);
 	engine_exit_status(&e);
 	/* Without notifications, read refusals from the error output. */
 	if (o->observe && r->started && !observe_exact(e.obs))
@@ -656,6 +657,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 		snapshot_paths_diff(rec, &r->changes);
 		r->changes_known = true;
 		r->changes_method = "syscalls";
+		attention_collect(r, pol.project, &o->attention,
+		    snapshot_paths_before(rec), &swept);
 		LOG("%zu paths recorded", snapshot_paths_count(rec));
 	} else if (before != NULL) {
 		after = snapshot_take(pol.project, &snap, &cause);
@@ -668,7 +671,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 			r->changes_known = true;
 			r->changes_method = "snapshot";
 			attention_collect(r, pol.project, &o->attention,
-			    before);
+			    before, &swept);
 			strv_append_all(&r->warnings, snapshot_warnings(after));
 		}
 	} else if (!writes && o->snapshot) {
@@ -686,6 +689,7 @@ out:
 		monitor_free(e.mon);
 	snapshot_free(before);
 	snapshot_free(after);
+	strv_release(&swept);
 	if (e.loop != NULL) {
 		runner_close(&e.run);
 		loop_free(e.loop);

@@ -185,7 +185,7 @@ executions_add(struct executions *es, const char *path,
 	es->v = xreallocarray(es->v, es->n + 1, sizeof *es->v);
 	memset(&es->v[es->n], 0, sizeof es->v[es->n]);
 	es->v[es->n].path = xstrdup(path);
-	strv_copy(&es->v[es->n].argv, argv);
+	strv_append_all(&es->v[es->n].argv, argv);
 	es->v[es->n].count = 1;
 	es->n++;
 }

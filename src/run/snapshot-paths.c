@@ -331,3 +331,11 @@ snapshot_paths_free(struct snapshot_paths *sp)
 	free(sp->set);
 	free(sp);
 }
+
+/* The recorded paths' states before the command changed them (indexed by
+   snapshot_paths_diff()). */
+const struct snapshot *
+snapshot_paths_before(const struct snapshot_paths *sp)
+{
+	return sp->before;
+}

@@ -139,6 +139,8 @@ void		 snapshot_paths_add_tree(struct snapshot_paths *,
 size_t		 snapshot_paths_count(const struct snapshot_paths *);
 void		 snapshot_paths_diff(struct snapshot_paths *,
 		    struct changes *out);
+/* The recorded paths' states before the command (after _diff). */
+const struct snapshot *snapshot_paths_before(const struct snapshot_paths *);
 void		 snapshot_paths_free(struct snapshot_paths *);
 
 #endif

@@ -416,7 +416,7 @@ git_remove(int at, const char *name)
 /* Remove an absolute path below project (parent opened without links). */
 static void
 git_sweep_one(const char *project, const char *abs, const char *what,
-    struct strv *warnings)
+    struct strv *warnings, struct strv *removed)
 {
 	_cleanup_free_ char	*rel = path_relative(abs, project);
 	_cleanup_free_ char	*dir = xstrdup(abs);
@@ -428,10 +428,11 @@ git_sweep_one(const char *project, const char *abs, const char *what,
 		return;
 	*slash = '\0';
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && git_remove(fd, slash + 1) == 0)
+	if (fd >= 0 && git_remove(fd, slash + 1) == 0) {
 		strv_pushf(warnings, "removed '%s': the command created %s",
 		    rel, what);
-	else
+		strv_push(removed, rel);
+	} else
 		strv_pushf(warnings, "cannot remove '%s' (%s created by the "
 		    "command): remove it before running git there", rel, what);
 	if (fd >= 0)
@@ -439,7 +440,8 @@ git_sweep_one(const char *project, const char *abs, const char *what,
 }
 
 int
-sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings)
+sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings,
+    struct strv *removed)
 {
 	const struct gitscan	*before = sb->gitscan;
 	struct gitscan		*now;
@@ -447,7 +449,7 @@ sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings)
 
 	for (size_t i = 0; i < sb->sweep.n; i++)
 		git_sweep_one(project, sb->sweep.v[i], "git metadata that "
-		    "git-write never allows", warnings);
+		    "git-write never allows", warnings, removed);
 	if (before == NULL)
 		return (int)(warnings->n - n);
 	now = xcalloc(1, sizeof *now);
@@ -469,7 +471,7 @@ sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings)
 			    "there", now->gits.v[i]);
 		else
 			git_sweep_one(project, abs, "a new .git (only the "
-			    "git-write profile may)", warnings);
+			    "git-write profile may)", warnings, removed);
 	}
 	sandbox_gitscan_free(now);
 	return (int)(warnings->n - n);

@@ -122,10 +122,10 @@ int	 sandbox_add_fd(struct sandbox *, int fd);
 int	 sandbox_fd_slot(const struct sandbox *, const char *option);
 int	 sandbox_status_slot(const struct sandbox *);
 /* Right after the command: remove what the mounts could not stop (a new
-   .git, git metadata git-write never allows); one warning each; returns
-   how many. */
+   .git, git metadata git-write never allows); one warning each, and the
+   project-relative paths removed; returns how many warnings. */
 int	 sandbox_sweep(struct sandbox *, const char *project,
-	    struct strv *warnings);
+	    struct strv *warnings, struct strv *removed);
 /* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
 void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
 /* Every .git in the project, project-relative (one getdents walk). */

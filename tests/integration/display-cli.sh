@@ -6,6 +6,10 @@
 # No raw control byte or invisible character may reach the output, and a
 # value never spans lines.
 . "$(dirname "$0")/libtest.sh"
+# .envrc is protected by default; lifted so a command can create it and the
+# report call it out (attention).
+mkdir -p "$XDG_CONFIG_HOME/bwgate"
+echo '{"sandbox": {"protected": ["!.envrc"]}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
 . "$(dirname "$0")/console-lib.sh"
 
 P=$(new_project)

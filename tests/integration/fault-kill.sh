@@ -11,11 +11,20 @@ P=$(new_project)
 cd "$P"
 ls -A "$P" | sort > "$T/before"
 
+# The exec children of this test: `bwgate exec --policy-fd` whose working
+# directory is the project (the console's).
+exec_pids() {
+	local p
+	for p in $(pgrep -f -- ' exec --policy-fd '); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && echo "$p"
+	done
+}
+
 # Is every process of a sandbox of this project gone (bwrap, the exec
 # child, the command)? $1: the command's unique sleep.
 sandbox_gone() {
 	! pgrep -f -- "--chdir $P( |\$)" > /dev/null &&
-	    ! pgrep -f -- " exec .*$P" > /dev/null &&
+	    [ -z "$(exec_pids)" ] &&
 	    ! pgrep -fx -- "sleep $1" > /dev/null
 }
 state_is() {
@@ -90,7 +99,7 @@ agent_run e sleep 4704
 wait_for 10 state_is 1 pending
 "$BWGATE" approve 1 > /dev/null
 ok_if "exec killed: the sandbox runs" wait_for 10 pgrep -fx "sleep 4704"
-pkill -KILL -f -- " exec .*$P.*sleep 4704"
+kill -KILL $(exec_pids)
 ok_if "exec killed: no sandbox survives" wait_for 10 sandbox_gone 4704
 ok_if "exec killed: the agent gets a result" wait_for 10 test -s "$T/e.rc"
 ok_if "exec killed: it is not reported as success" \

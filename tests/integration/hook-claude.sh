@@ -149,11 +149,11 @@ payload Edit "$(jq -cn --arg f "$P/src/a.txt" '{file_path: $f,
     old_string: "absent", new_string: "x"}')" | hook --writes console
 assert_match "Edit with missing text: deny with why" "$(reason)" \
     "old_text was not found"
-payload Write "$(jq -cn --arg f "$P/.envrc" '{file_path: $f,
+payload Write "$(jq -cn --arg f "$P/.github/workflows/ci.yml" '{file_path: $f,
     content: "export X=1\n"}')" | hook --writes console
 assert_match "attention path, headless console: denied by it" "$(reason)" \
-    "^deny bwgate: the console denied writing '.envrc' \\(request [0-9]+, by headless\\)"
-ok_unless "  .envrc not written" test -e "$P/.envrc"
+    "^deny bwgate: the console denied writing '.github/workflows/ci.yml' \\(request [0-9]+, by headless\\)"
+ok_unless "  the workflow not written" test -e "$P/.github/workflows/ci.yml"
 assert_eq "the console audited the hook's writes" \
     "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
         | .request.agent' "$AUDIT" | sort -u)" claude-code

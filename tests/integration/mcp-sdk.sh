@@ -120,7 +120,7 @@ assert_eq "mistyped argument: invalid params (-32602)" \
 assert_eq "file writes are audited as console requests" \
     "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
         | .request.command | split("\n")[0]' "$AUDIT" | tr '\n' '|')" \
-    "# bwgate: write_file 'new/dir/file.txt' (new file)|# bwgate: write_file 'new/dir/file.txt' (modified)|# bwgate: write_file 'rep.txt' (modified)|# bwgate: write_file '.envrc' (new file)|"
+    "# bwgate: write_file 'new/dir/file.txt' (new file)|# bwgate: write_file 'new/dir/file.txt' (modified)|# bwgate: write_file 'rep.txt' (modified)|# bwgate: write_file '.github/workflows/ci.yml' (new file)|"
 assert_match "the console shows the edit as a diff" \
     "$(jq -rs '[.[] | select(.record == "request" and .request.rule == "file-write")][1]
         | .request.command' "$AUDIT" | sed -n 2,4p | tr '\n' '|')" \
@@ -129,8 +129,8 @@ assert_eq "attention path, headless: denied" \
     "$(step write-attention | jq -c '[.isError, .structured.state, .structured.by]')" \
     '[true,"denied","headless"]'
 assert_match "  the reason names the rule" \
-    "$(step write-attention | jq -r .structured.reason)" "is attention \\(.envrc: direnv"
-ok_unless "  .envrc was not written" test -e "$P/.envrc"
+    "$(step write-attention | jq -r .structured.reason)" "is attention \\(.github/workflows: CI runs"
+ok_unless "  the workflow was not written" test -e "$P/.github/workflows/ci.yml"
 assert_eq "client closed, server exited" "$(step closed | jq .ok)" true
 stop_console
 
@@ -151,10 +151,10 @@ assert_eq "denied by the operator: tool error" \
     '[true,"operator","not today"]'
 ok_unless "denied: nothing written" test -e "$P/no.txt"
 assert_eq "attention write approved by the operator: written" \
-    "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.vscode/tasks.json")" \
+    "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.devcontainer/devcontainer.json")" \
     '[false,"ask"]/{}'
 assert_match "  progress said it was queued as ask" \
-    "$(step write-approved | jq -r '.progress[0]')" "queued \\(ask: write_file: '.vscode/tasks.json' is attention"
+    "$(step write-approved | jq -r '.progress[0]')" "queued \\(ask: write_file: '.devcontainer/devcontainer.json' is attention"
 assert_eq "edit of a file changed before approval: not written" \
     "$(step edit-stale | jq -c '[.isError, .structured.state, .structured.changes.modified]')" \
     '[true,"finished",[]]'

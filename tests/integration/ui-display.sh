@@ -7,6 +7,10 @@
 # sequences tmux itself writes, and no invisible character.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
+# .envrc is protected by default; lifted so a command can create it and the
+# report call it out (attention).
+mkdir -p "$XDG_CONFIG_HOME/bwgate"
+echo '{"sandbox": {"protected": ["!.envrc"]}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
 
 ESC=$'\e'; CR=$'\r'; BEL=$'\a'
 RLO=$'\xe2\x80\xae'; ZWSP=$'\xe2\x80\x8b'; LRI=$'\xe2\x81\xa6'

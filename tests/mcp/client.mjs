@@ -102,7 +102,7 @@ if (mode === "auto") {
 	    { path: "rep.txt", old_text: "a", new_text: "b",
 	      replace_all: true }));
 	out("write-attention", await call("write_file",
-	    { path: ".envrc", content: "export PATH=/evil:$PATH\n" }));
+	    { path: ".github/workflows/ci.yml", content: "on: push\n" }));
 	out("list", await call("list_directory", { path: "new" }));
 	out("unknown-tool", await call("no_such_tool", {}));
 	out("bad-args", await call("read_file", { path: 42 }));
@@ -113,7 +113,7 @@ if (mode === "auto") {
 	    "deny", ["--note", "not today"]));
 	// A write that needs attention, approved by the operator.
 	out("write-approved", await runWithOperator(null, "approve", [],
-	    ["write_file", { path: ".vscode/tasks.json", content: "{}\n" }]));
+	    ["write_file", { path: ".devcontainer/devcontainer.json", content: "{}\n" }]));
 	// An edit whose file changes before the operator approves: the
 	// write must not clobber the newer content.
 	out("edit-stale", await runWithOperator(null, "approve", [],

@@ -417,7 +417,7 @@ static void
 test_git_sweep(void **state)
 {
 	struct fixture	*f = *state;
-	struct strv	 warn = STRV_INIT;
+	struct strv	 warn = STRV_INIT, removed = STRV_INIT;
 	const char	*mk[] = { "a", "a/b", "a/b/.git", "c", NULL };
 	char		*p, *q;
 
@@ -428,7 +428,7 @@ test_git_sweep(void **state)
 	}
 	build_ok(f, 0);
 	assert_non_null(f->sb.gitscan);
-	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn), 0);
+	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn, &removed), 0);
 	/* New: c/.git, c/new/deep/.git; moved: a/b -> c/b2. */
 	p = path_join(f->project, "c/new/deep/.git/hooks");
 	q = xasprintf("mkdir -p '%s' && mkdir '%s/c/.git' && mv '%s/a/b' "
@@ -436,7 +436,7 @@ test_git_sweep(void **state)
 	assert_int_equal(system(q), 0);
 	free(q);
 	free(p);
-	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn), 3);
+	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn, &removed), 3);
 	p = path_join(f->project, "c/.git");
 	assert_int_equal(access(p, F_OK), -1);
 	free(p);
@@ -447,6 +447,7 @@ test_git_sweep(void **state)
 	assert_int_equal(access(p, F_OK), 0);	/* moved, kept */
 	free(p);
 	strv_release(&warn);
+	strv_release(&removed);
 	sandbox_finish(&f->sb);
 }
 
