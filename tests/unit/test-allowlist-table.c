@@ -99,7 +99,7 @@ test_table(void **state)
 	size_t			 cap = 0, i, n = 0, bad = 0, lineno = 0;
 	ssize_t			 len;
 	FILE			*f;
-	enum verdict		 v;
+	enum verdict		 v = VERDICT_DENY;
 
 	(void)state;
 	al = allowlist_load(NULL, &cause);
