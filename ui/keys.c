@@ -51,6 +51,8 @@ static void	key_next_pane(struct ui *);
 static void	key_prev_pane(struct ui *);
 static void	key_filter(struct ui *);
 static void	key_follow(struct ui *);
+static void	key_next_pending(struct ui *);
+static void	key_prev_pending(struct ui *);
 static void	key_argv(struct ui *);
 static void	key_help(struct ui *);
 static void	key_redraw(struct ui *);
@@ -95,8 +97,12 @@ static const struct key_binding key_table[] = {
 	{ KEY_BTAB, false, "S-Tab", "previous pane", key_prev_pane, false },
 	{ '/', true, "/", "filter the queue (id, agent, command, verdict, "
 	  "state)", key_filter, false },
-	{ 'F', true, "F", "follow: select what waits for you, else what "
-	  "runs", key_follow, false },
+	{ 'F', true, "F", "follow on/off: select what waits for you, else "
+	  "what runs (moving by hand pauses it until a request waits)",
+	  key_follow, false },
+	{ 'p', true, "p", "next pending request (P: previous)",
+	  key_next_pending, false },
+	{ 'P', true, NULL, NULL, key_prev_pending, false },
 	{ 'v', true, "v", "show the bwrap argv as one line to copy",
 	  key_argv, false },
 	{ '?', true, "?", "this help", key_help, false },
@@ -136,6 +142,12 @@ key_approve(struct ui *ui)
 
 	if (r == NULL)
 		return;
+	if (r->state != REQUEST_PENDING) {
+		ui_message(ui, true, "#%u is %s: only a pending request can be "
+		    "approved (p: the next pending one)", r->id,
+		    request_state_name(r->state));
+		return;
+	}
 	who = key_who();
 	if (console_approve(ui->c, r->id, who, NULL, &cause) != 0) {
 		ui_message(ui, true, "%s", cause);
@@ -389,7 +401,7 @@ key_filter_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 	ui->qtop = 0;
 	if (ui->sel != 0 && ui_selected(ui) != NULL &&
 	    !ui_visible(ui, ui_selected(ui)))
-		ui->follow = true;
+		ui->follow_paused = false;
 	ui_follow(ui);
 	ui_dirty_panes(ui);
 }
@@ -402,14 +414,25 @@ key_filter(struct ui *ui)
 	    ui->filter != NULL ? ui->filter : "", 0, key_filter_done);
 }
 
-/* F: follow the work again. */
+/* F: follow the work, or stop following. */
 static void
 key_follow(struct ui *ui)
 {
-	ui->follow = true;
-	ui_follow(ui);
-	ui_message(ui, false, "following: the oldest pending request, else "
-	    "the newest running one");
+	ui_follow_toggle(ui);
+}
+
+/* p: the next pending request. */
+static void
+key_next_pending(struct ui *ui)
+{
+	ui_select_pending(ui, 1);
+}
+
+/* P: the previous pending request. */
+static void
+key_prev_pending(struct ui *ui)
+{
+	ui_select_pending(ui, -1);
 }
 
 /* Leave curses and print the argv plainly, so the terminal can copy it

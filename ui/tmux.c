@@ -60,10 +60,10 @@ tmux_found(void)
 	return found;
 }
 
-/* Run tmux with args; its stdout into out (if not NULL). Exit status,
-   or -1 when it could not run. */
+/* Run tmux with args; its stdout into out (if not NULL), its stderr to
+   /dev/null when quiet. Exit status, or -1 when it could not run. */
 static int
-tmux_run(struct strv *args, char **out)
+tmux_run_quiet(struct strv *args, char **out, bool quiet)
 {
 	posix_spawn_file_actions_t	fa;
 	int				p[2], status;
@@ -76,6 +76,9 @@ tmux_run(struct strv *args, char **out)
 		return -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
+	if (quiet)
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
+		    "/dev/null", O_WRONLY, 0);
 	if (posix_spawnp(&pid, "tmux", &fa, NULL, args->v, environ) != 0) {
 		posix_spawn_file_actions_destroy(&fa);
 		close(p[0]);
@@ -98,6 +101,49 @@ tmux_run(struct strv *args, char **out)
 	}
 	buf_release(&b);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Run tmux with args; its stdout into out (if not NULL). */
+static int
+tmux_run(struct strv *args, char **out)
+{
+	return tmux_run_quiet(args, out, false);
+}
+
+/* Inside tmux: the pending count in the console pane's title and in the
+   window option @bwgate_pending, for status formats (only a number ever
+   goes to tmux, never agent text). */
+void
+ui_tmux_mark(size_t pending)
+{
+	const char	*pane = getenv("TMUX_PANE"), *v = getenv("TMUX");
+	struct strv	 t = STRV_INIT;
+
+	if (pane == NULL || *pane == '\0' || v == NULL || *v == '\0')
+		return;
+	strv_push(&t, "tmux");
+	strv_push(&t, "set-option");
+	strv_push(&t, "-w");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	if (pending == 0) {
+		strv_push(&t, "-u");
+		strv_push(&t, "@bwgate_pending");
+	} else {
+		strv_push(&t, "@bwgate_pending");
+		strv_pushf(&t, "%zu", pending);
+	}
+	strv_push(&t, ";");
+	strv_push(&t, "select-pane");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	strv_push(&t, "-T");
+	if (pending == 0)
+		strv_push(&t, "bwgate");
+	else
+		strv_pushf(&t, "bwgate: %zu pending", pending);
+	(void)tmux_run_quiet(&t, NULL, true);
+	strv_release(&t);
 }
 
 /* The --socket value among the console options, or NULL. */

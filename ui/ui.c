@@ -175,10 +175,13 @@ ui_selected(struct ui *ui)
 	    NULL;
 }
 
-/* Select a request; the content panes start again at their ends. */
+/* Select a request; the content panes start again at their ends. A
+   choice of the operator's pauses follow (until a request waits). */
 void
 ui_select(struct ui *ui, uint32_t id, bool by_operator)
 {
+	if (by_operator)
+		ui_follow_pause(ui);
 	if (id == ui->sel)
 		return;
 	/* Guard decisions when the request the operator was looking at
@@ -205,7 +208,7 @@ ui_follow(struct ui *ui)
 	struct request	*r, *pending = NULL, *running = NULL, *last = NULL;
 	struct request	*recent = NULL;
 
-	if (!ui->follow)
+	if (!ui->follow || ui->follow_paused)
 		return;
 	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
 		if (!ui_visible(ui, r))
@@ -230,7 +233,7 @@ ui_move(struct ui *ui, int delta)
 	struct queue	*q = console_queue(ui->c);
 	struct request	*r, *cur = ui_selected(ui), *to = NULL;
 
-	ui->follow = false;
+	ui_follow_pause(ui);
 	if (cur == NULL || !ui_visible(ui, cur)) {
 		TAILQ_FOREACH(r, &q->requests, entry)
 			if (ui_visible(ui, r))
@@ -298,8 +301,8 @@ ui_request_quit(struct ui *ui)
 		ui_quit_done(ui, 0, true, NULL);
 		return;
 	}
-	q = xasprintf("Quit? %zu pending will be denied, %zu running "
-	    "killed. Quit? (y/N)", pending, running);
+	q = xasprintf("%zu pending will be denied, %zu running killed. "
+	    "Quit? (y/N)", pending, running);
 	prompt_confirm(ui, q, 0, ui_quit_done);
 	free(q);
 }
@@ -315,13 +318,15 @@ ui_on_event(struct console *c, const struct console_event *ev, void *arg)
 	case CONSOLE_EV_ADDED:
 		ui->recent = r->id;
 		ui_dirty_request(ui, r->id);
-		if (ui->sel == 0 && !ui->follow)
-			ui->follow = true;
+		if (ui->sel == 0)
+			ui->follow_paused = false;
+		ui_attention_event(ui, r);
 		ui_follow(ui);
 		break;
 	case CONSOLE_EV_CHANGED:
 		ui->recent = r->id;
 		ui_dirty_request(ui, r->id);
+		ui_attention_event(ui, r);
 		ui_follow(ui);
 		break;
 	case CONSOLE_EV_OUTPUT:
@@ -634,8 +639,7 @@ ui_draw(struct ui *ui, bool now)
 		return;
 	}
 	/* Keep the selection where the operator can see it. */
-	if (ui->follow)
-		ui_follow(ui);
+	ui_follow(ui);
 	overlay = ui->help || ui->medit.open || ui->rule.open;
 	for (int i = 0; i < PANE_COUNT; i++) {
 		p = &ui->panes[i];
@@ -660,6 +664,7 @@ ui_draw(struct ui *ui, bool now)
 	/* What the operator now sees selected. */
 	ui->sel_was_pending = ui_selected(ui) != NULL &&
 	    ui_selected(ui)->state == REQUEST_PENDING;
+	ui_attention_flush(ui);
 }
 
 /* Start curses on /dev/tty. */
@@ -756,6 +761,8 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	if (ui->draw_timer != 0)
 		loop_cancel(l, ui->draw_timer);
 	prompt_close_all(ui);
+	if (ui->marked != 0)
+		ui_tmux_mark(0);
 	ui_restore();
 	ui_global = NULL;
 	for (int i = 0; i < PANE_COUNT; i++)

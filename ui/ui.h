@@ -20,8 +20,9 @@
  * Files: ui.c (life cycle, drawing schedule, selection, status line),
  * layout.c (pane geometry), pane-*.c (one per pane), keys.c (the key
  * table and help), prompt.c (prompts, mounts editor, rule form), rule.c
- * (writing a user allowlist rule), tmux.c (bwgate --tmux), format.c (pure
- * text formatting, unit-tested).
+ * (writing a user allowlist rule), tmux.c (bwgate --tmux), attention.c
+ * (bell, tmux marker, follow), format.c (pure text formatting,
+ * unit-tested).
  *
  * Entry points for cmd-console.c: ui_main() and ui_tmux().
  */
@@ -172,7 +173,12 @@ struct ui {
 
 	uint32_t	 sel;		/* selected request id (0: none) */
 	uint32_t	 recent;	/* the request that changed last */
-	bool		 follow;	/* selection follows the work */
+	bool		 follow;	/* selection follows the work (F) */
+	bool		 follow_paused;	/* moved by hand: until the next
+					   pending request */
+	uint32_t	 alerted;	/* newest pending request rung for */
+	bool		 ring;		/* ring the bell after the draw */
+	size_t		 marked;	/* pending count tmux shows */
 	int64_t		 autosel_ms;	/* when it last moved by itself */
 	bool		 in_key;	/* handling the operator's key */
 	bool		 sel_was_pending; /* as last drawn */
@@ -221,6 +227,14 @@ void		 ui_counts(struct ui *, size_t *pending, size_t *running,
 void		 ui_request_quit(struct ui *);
 void		 ui_restore(void);
 
+/* attention.c */
+void		 ui_attention_event(struct ui *, const struct request *);
+void		 ui_attention_flush(struct ui *);
+void		 ui_follow_pause(struct ui *);
+void		 ui_follow_toggle(struct ui *);
+const char	*ui_follow_label(const struct ui *);
+void		 ui_select_pending(struct ui *, int dir);
+
 /* layout.c */
 void		 ui_layout(struct ui *);
 bool		 ui_pane_visible(const struct ui *, enum pane_id);
@@ -251,6 +265,11 @@ void		 pane_detail_commands(const struct request *, struct strv *);
 void		 ui_key(struct ui *, int key, bool is_char);
 void		 ui_help_draw(struct ui *);
 const char	*ui_hints(const struct ui *, size_t cols);
+
+/* tmux.c */
+/* Inside tmux: show the pending count in the pane title and the window
+   option @bwgate_pending (0 clears them). */
+void		 ui_tmux_mark(size_t pending);
 
 /* prompt.c */
 void		 prompt_line(struct ui *, const char *label, const char *init,

@@ -377,6 +377,13 @@ console_audit_path(const struct console *c)
 	return audit_path(c->audit);
 }
 
+/* The settings in force (the front end reads the "console" section). */
+const struct config *
+console_config(const struct console *c)
+{
+	return &c->cfg;
+}
+
 size_t
 console_clients(const struct console *c)
 {

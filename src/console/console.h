@@ -137,6 +137,9 @@ const char	*console_socket_path(const struct console *);
 const char	*console_control_path(const struct console *);
 const char	*console_audit_path(const struct console *);
 size_t		 console_clients(const struct console *);
+struct config;
+/* The configuration in force (reloaded by console_reload). */
+const struct config *console_config(const struct console *);
 /* The kept output (interleaved stdout/stderr) and events of a request. */
 const struct buf *console_output(const struct console *,
 		    const struct request *);
