@@ -132,7 +132,8 @@ UI_TESTS = \
 	%D%/integration/ui-quit.sh \
 	%D%/integration/ui-rule.sh \
 	%D%/integration/ui-tmux.sh \
-	%D%/integration/ui-attention.sh
+	%D%/integration/ui-attention.sh \
+	%D%/integration/ui-honest.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <wchar.h>
 
@@ -19,6 +20,7 @@
 #include "xalloc.h"
 
 static bool	fmt_ascii_only;
+static bool	fmt_clock;	/* times of day instead of ages */
 
 /* Use ASCII only (a terminal that is not UTF-8). */
 void
@@ -340,6 +342,35 @@ fmt_age(int64_t ms)
 	return xasprintf("%lldd", (long long)(s / 86400));
 }
 
+/* Show times of day (HH:MM:SS, local) instead of ages (the t key). */
+void
+fmt_set_clock(bool on)
+{
+	fmt_clock = on;
+}
+
+bool
+fmt_get_clock(void)
+{
+	return fmt_clock;
+}
+
+/* When something happened: its age, or its local time of day. */
+char *
+fmt_when(int64_t at_ms, int64_t now_ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(at_ms / 1000);
+	char		s[16];
+
+	if (!fmt_clock)
+		return fmt_age(now_ms - at_ms);
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(s, sizeof s, "%H:%M:%S", &tm) == 0)
+		return xstrdup("?");
+	return xstrdup(s);
+}
+
 /* Elapsed time as m:ss or h:mm:ss. */
 char *
 fmt_elapsed(int64_t ms)
@@ -436,13 +467,13 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	snprintf(id, sizeof id, "%u", r->id);
 	idw = strlen(id) < 3 ? 3 : strlen(id);
 	agentw = cols >= 90 ? 12 : cols >= 64 ? 8 : 0;
-	agew = cols >= 44 ? 4 : 0;
+	agew = cols >= 44 ? (fmt_clock ? 8 : 4) : 0;
 	statew = cols >= 60 ? 13 : 9;
 	/* marker id␠ [agent␠] [age␠] cmd␠ badge␠ state */
 	fixed = 1 + idw + 1 + (agentw ? agentw + 1 : 0) +
 	    (agew ? agew + 1 : 0) + 1 + 5 + 1 + statew;
 	agent = fmt_escape(r->agent != NULL ? r->agent : "");
-	age = fmt_age(now_ms - r->submitted);
+	age = fmt_when(r->submitted, now_ms);
 	cmd = fmt_escape(r->command != NULL ? r->command : "");
 	state = fmt_state(r, now_ms);
 

@@ -67,6 +67,10 @@ void		 fmt_wrap(const char *s, size_t cols, size_t indent,
 
 /* "now", "12s", "5m", "3h", "2d" for a duration in milliseconds. */
 char		*fmt_age(int64_t ms);
+/* Ages (default) or local times of day (HH:MM:SS) in fmt_when(). */
+void		 fmt_set_clock(bool);
+bool		 fmt_get_clock(void);
+char		*fmt_when(int64_t at_ms, int64_t now_ms);
 /* "0:07", "12:34", "1:02:03". */
 char		*fmt_elapsed(int64_t ms);
 /* "allow", "ask", "deny". */

@@ -51,6 +51,7 @@ static void	key_next_pane(struct ui *);
 static void	key_prev_pane(struct ui *);
 static void	key_filter(struct ui *);
 static void	key_follow(struct ui *);
+static void	key_clock(struct ui *);
 static void	key_next_pending(struct ui *);
 static void	key_prev_pending(struct ui *);
 static void	key_argv(struct ui *);
@@ -103,6 +104,8 @@ static const struct key_binding key_table[] = {
 	{ 'p', true, "p", "next pending request (P: previous)",
 	  key_next_pending, false },
 	{ 'P', true, NULL, NULL, key_prev_pending, false },
+	{ 't', true, "t", "times of day (HH:MM:SS) instead of ages, and "
+	  "back", key_clock, false },
 	{ 'v', true, "v", "show the bwrap argv as one line to copy",
 	  key_argv, false },
 	{ '?', true, "?", "this help", key_help, false },
@@ -419,6 +422,15 @@ static void
 key_follow(struct ui *ui)
 {
 	ui_follow_toggle(ui);
+}
+
+/* t: times of day or ages. */
+static void
+key_clock(struct ui *ui)
+{
+	fmt_set_clock(!fmt_get_clock());
+	ui_message(ui, false, "%s", fmt_get_clock() ? "times of day "
+	    "(t: ages)" : "ages (t: times of day)");
 }
 
 /* p: the next pending request. */

@@ -204,7 +204,9 @@ ui_draw_title(struct ui *ui, struct pane *p, const char *extra)
 		buf_printf(&b, " %s", p->name);
 	if (extra != NULL && *extra != '\0')
 		buf_printf(&b, "  %s", extra);
-	if (p->id != PANE_QUEUE && p->total > h && h > 0) {
+	if (p->pos[0] != '\0')
+		snprintf(pos, sizeof pos, "%s", p->pos);
+	else if (p->id != PANE_QUEUE && p->total > h && h > 0) {
 		int first = p->from_bottom ? p->total - h - p->scroll :
 		    p->scroll;
 

@@ -365,6 +365,7 @@ ui_on_tick(void *arg)
 	struct ui	*ui = arg;
 
 	ui->panes[PANE_QUEUE].dirty = true;
+	ui->panes[PANE_DETAIL].dirty = true;	/* its age */
 	ui->dirty_status = true;
 	if (ui->message != NULL && loop_now_ms() >= ui->message_until) {
 		free(ui->message);

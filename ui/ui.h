@@ -95,6 +95,8 @@ struct pane {
 	int		 y, x, h, w;	/* h includes the title line */
 	int		 scroll;	/* first line, or lines from the end */
 	int		 total;		/* content lines at the last draw */
+	char		 pos[48];	/* position in the title, when the
+					   pane counts it itself */
 	uint32_t	 shown;		/* request shown at the last draw */
 	bool		 dirty;
 };
