@@ -18,6 +18,10 @@ check_PROGRAMS += tests/unit/test-report
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-report
+check_PROGRAMS += tests/unit/test-report-text
+tests_unit_test_report_text_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_report_text_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-report-text
 check_PROGRAMS += tests/unit/test-snapshot
 tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
@@ -133,7 +137,8 @@ UI_TESTS = \
 	%D%/integration/ui-rule.sh \
 	%D%/integration/ui-tmux.sh \
 	%D%/integration/ui-attention.sh \
-	%D%/integration/ui-honest.sh
+	%D%/integration/ui-honest.sh \
+	%D%/integration/ui-report.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.

@@ -111,5 +111,8 @@ void		 fmt_mounts(const cJSON *mounts, size_t cols,
    line: "+ created", "~ modified", "- deleted", "> from -> to",
    "! violation: hint". Each line's first character is its kind. */
 void		 fmt_report(const cJSON *report, struct strv *lines);
+/* The same, every path listed when expand (the x key). */
+void		 fmt_report_lines(const cJSON *report, bool expand,
+		    struct strv *lines);
 
 #endif

@@ -52,6 +52,7 @@ static void	key_prev_pane(struct ui *);
 static void	key_filter(struct ui *);
 static void	key_follow(struct ui *);
 static void	key_clock(struct ui *);
+static void	key_expand(struct ui *);
 static void	key_next_pending(struct ui *);
 static void	key_prev_pending(struct ui *);
 static void	key_argv(struct ui *);
@@ -106,6 +107,8 @@ static const struct key_binding key_table[] = {
 	{ 'P', true, NULL, NULL, key_prev_pending, false },
 	{ 't', true, "t", "times of day (HH:MM:SS) instead of ages, and "
 	  "back", key_clock, false },
+	{ 'x', true, "x", "report: every path, or directories summarised "
+	  "again", key_expand, false },
 	{ 'v', true, "v", "show the bwrap argv as one line to copy",
 	  key_argv, false },
 	{ '?', true, "?", "this help", key_help, false },
@@ -422,6 +425,17 @@ static void
 key_follow(struct ui *ui)
 {
 	ui_follow_toggle(ui);
+}
+
+/* x: every path in the report pane, or the summary. */
+static void
+key_expand(struct ui *ui)
+{
+	ui->report_expand = !ui->report_expand;
+	ui->panes[PANE_REPORT].scroll = 0;
+	ui_message(ui, false, "%s", ui->report_expand ? "report: every path "
+	    "(x: summary)" : "report: directories summarised (x: every "
+	    "path)");
 }
 
 /* t: times of day or ages. */

@@ -193,6 +193,7 @@ struct ui {
 	bool		 help;
 	int		 help_scroll;
 	bool		 argv_view;	/* the argv as one line, for copying */
+	bool		 report_expand;	/* every path in the report (x) */
 
 	char		*message;
 	bool		 message_error;
