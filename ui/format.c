@@ -467,7 +467,8 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	memset(row, 0, sizeof *row);
 	snprintf(id, sizeof id, "%u", r->id);
 	idw = strlen(id) < 3 ? 3 : strlen(id);
-	agentw = cols >= 90 ? 12 : cols >= 64 ? 8 : 0;
+	/* The command gives way first: the agent stays down to 56. */
+	agentw = cols >= 90 ? 12 : cols >= 56 ? 8 : 0;
 	agew = cols >= 44 ? (fmt_clock ? 8 : 4) : 0;
 	statew = cols >= 60 ? 13 : 9;
 	/* marker id␠ [agent␠] [age␠] cmd␠ badge␠ state */

@@ -50,6 +50,11 @@ static void	key_end(struct ui *);
 static void	key_next_pane(struct ui *);
 static void	key_prev_pane(struct ui *);
 static void	key_filter(struct ui *);
+static void	key_queue_filter(struct ui *);
+static void	key_search_prev(struct ui *);
+static void	key_agent(struct ui *);
+static void	key_zoom(struct ui *);
+static void	key_escape(struct ui *);
 static void	key_follow(struct ui *);
 static void	key_clock(struct ui *);
 static void	key_expand(struct ui *);
@@ -71,7 +76,9 @@ static const struct key_binding key_table[] = {
 	  key_deny, true },
 	{ 'e', true, "e", "edit the mounts before approving (rw, ro, hide, "
 	  "remove)", key_edit, false },
-	{ 'n', true, "n", "toggle the network for this request", key_network,
+	{ 'n', true, "n", "next match of a search in the focused pane; "
+	  "else toggle the network for this request", key_network, false },
+	{ 'N', true, "N", "previous match of a search", key_search_prev,
 	  false },
 	{ 'K', true, "K", "kill the selected running command (asks first)",
 	  key_kill, true },
@@ -97,12 +104,20 @@ static const struct key_binding key_table[] = {
 	{ '\t', true, "Tab", "next pane (the focus; tabs in narrow layouts)",
 	  key_next_pane, false },
 	{ KEY_BTAB, false, "S-Tab", "previous pane", key_prev_pane, false },
-	{ '/', true, "/", "filter the queue (id, agent, command, verdict, "
-	  "state)", key_filter, false },
+	{ '/', true, "/", "search the focused pane as you type (in the "
+	  "queue: filter it)", key_filter, false },
+	{ 'f', true, "f", "filter the queue (id, agent, command, verdict, "
+	  "state), starting empty", key_queue_filter, false },
+	{ '@', true, "@", "only the selected request's agent, or all again",
+	  key_agent, false },
+	{ 'z', true, "z", "zoom: the focused pane on the whole screen, or "
+	  "back", key_zoom, false },
+	{ 27, true, "Esc", "end a search, leave the zoom", key_escape,
+	  false },
 	{ 'F', true, "F", "follow on/off: select what waits for you, else "
 	  "what runs (moving by hand pauses it until a request waits)",
 	  key_follow, false },
-	{ 'p', true, "p", "next pending request (P: previous)",
+	{ 'p', true, "p P", "next / previous pending request",
 	  key_next_pending, false },
 	{ 'P', true, NULL, NULL, key_prev_pending, false },
 	{ 't', true, "t", "times of day (HH:MM:SS) instead of ages, and "
@@ -115,11 +130,32 @@ static const struct key_binding key_table[] = {
 	{ CTRL('l'), true, "^L", "redraw the screen", key_redraw, false },
 	{ 'R', true, "R", "read the configuration and rule files again",
 	  key_reload, false },
-	{ 'q', true, "q", "quit (asks when anything is pending or running)",
+	{ 'q', true, "q ^C", "quit (asks when anything is pending or running)",
 	  key_quit, false },
 	{ CTRL('c'), true, NULL, NULL, key_quit, false },
 };
 #define NKEYS (sizeof key_table / sizeof key_table[0])
+
+/* The colour legend the help shows, each line in its colour. */
+static const struct {
+	enum ui_color	 color;
+	const char	*text;
+} key_legend[] = {
+	{ UC_PENDING, "! pending: waits for you (bold)" },
+	{ UC_ALLOW, "allow: the allowlist lets it run" },
+	{ UC_ASK, "ask: needs your approval" },
+	{ UC_DENY, "deny: refused by a rule" },
+	{ UC_RUNNING, "running, approved" },
+	{ UC_OK, "exit 0" },
+	{ UC_FAIL, "exit N, failed, killed, timed out" },
+	{ UC_DENIED, "denied, withdrawn" },
+	{ UC_CREATED, "+ created" },
+	{ UC_MODIFIED, "~ modified" },
+	{ UC_DELETED, "- deleted" },
+	{ UC_MOVED, "> moved or renamed" },
+	{ UC_WARN, "! a warning, something refused, text not kept" },
+	{ UC_LABEL, "labels in the detail pane" },
+};
 
 /* Who the operator is, for the audit log. */
 static char *
@@ -236,14 +272,25 @@ key_edit(struct ui *ui)
 	mounts_open(ui, r);
 }
 
-/* n: toggle the network. */
+/* n: the next match of a search in the focused pane, else toggle the
+   network (the title shows when a search is on). */
 static void
 key_network(struct ui *ui)
 {
-	struct request	*r = key_request(ui);
+	struct request	*r;
 
-	if (r != NULL)
+	if (ui_search_next(ui, 1))
+		return;
+	if ((r = key_request(ui)) != NULL)
 		ui_toggle_network(ui, r);
+}
+
+/* N: the previous match. */
+static void
+key_search_prev(struct ui *ui)
+{
+	if (!ui_search_next(ui, -1))
+		ui_message(ui, false, "no search in this pane: / starts one");
 }
 
 /* The kill was confirmed (or not). */
@@ -396,28 +443,42 @@ key_prev_pane(struct ui *ui)
 	ui_focus(ui, -1);
 }
 
-/* The filter was typed: empty clears it. */
-static void
-key_filter_done(struct ui *ui, uint32_t id, bool ok, const char *text)
-{
-	if (!ok)
-		return;
-	free(ui->filter);
-	ui->filter = *text != '\0' ? fmt_escape(text) : NULL;
-	ui->qtop = 0;
-	if (ui->sel != 0 && ui_selected(ui) != NULL &&
-	    !ui_visible(ui, ui_selected(ui)))
-		ui->follow_paused = false;
-	ui_follow(ui);
-	ui_dirty_panes(ui);
-}
-
-/* /: ask for a filter. */
+/* /: search the focused pane, or filter the queue. */
 static void
 key_filter(struct ui *ui)
 {
-	prompt_line(ui, "filter (Enter: apply, empty: all)",
-	    ui->filter != NULL ? ui->filter : "", 0, key_filter_done);
+	ui_search_start(ui);
+}
+
+/* f: filter the queue. */
+static void
+key_queue_filter(struct ui *ui)
+{
+	ui_filter_start(ui);
+}
+
+/* @: one agent, or all. */
+static void
+key_agent(struct ui *ui)
+{
+	ui_agent_filter(ui);
+}
+
+/* z: zoom. */
+static void
+key_zoom(struct ui *ui)
+{
+	ui_zoom(ui);
+}
+
+/* Esc: end the search, else leave the zoom. */
+static void
+key_escape(struct ui *ui)
+{
+	if (ui->search.text != NULL)
+		ui_search_clear(ui);
+	else if (ui->zoom)
+		ui_zoom(ui);
 }
 
 /* F: follow the work, or stop following. */
@@ -579,8 +640,8 @@ ui_hints(const struct ui *ui, size_t cols)
 		return "a approve  A +rule  d deny  e mounts  n net  ? help  "
 		    "q quit";
 	if (r != NULL && r->state == REQUEST_RUNNING)
-		return "K kill  Tab pane  / filter  ? help  q quit";
-	return "r re-run  Tab pane  / filter  ? help  q quit";
+		return "K kill  Tab pane  / find  ? help  q quit";
+	return "r re-run  Tab pane  / find  ? help  q quit";
 }
 
 /* The help overlay, made from the key table. */
@@ -608,6 +669,13 @@ ui_help_draw(struct ui *ui)
 	ui_text_wrap(&t, UC_PROMPT, "Prompts: Enter confirms, Esc cancels; "
 	    "y/N questions take only y as yes. Keys are read from the "
 	    "terminal, never from standard input.", (size_t)w - 2, 0);
+	ui_text_add(&t, UC_PROMPT, "");
+	ui_text_add(&t, UC_PROMPT, "Colours (as the panes draw them):");
+	for (i = 0; i < sizeof key_legend / sizeof key_legend[0]; i++) {
+		line = xasprintf("  %s", key_legend[i].text);
+		ui_text_wrap(&t, key_legend[i].color, line, (size_t)w - 2, 4);
+		free(line);
+	}
 	if ((int)t.lines.n + 2 < h)
 		h = (int)t.lines.n + 2;
 	if (ui->help_scroll > (int)t.lines.n - (h - 2))
@@ -625,9 +693,12 @@ ui_help_draw(struct ui *ui)
 	box(ui->overlay, 0, 0);
 	mvwaddstr(ui->overlay, 0, 2, " keys (any other key closes) ");
 	for (int row = 0; row < h - 2 &&
-	    ui->help_scroll + row < (int)t.lines.n; row++)
+	    ui->help_scroll + row < (int)t.lines.n; row++) {
+		wattrset(ui->overlay, ui_attr(ui, (enum ui_color)
+		    t.colors[ui->help_scroll + row]));
 		mvwaddnstr(ui->overlay, row + 1, 1,
-		    t.lines.v[ui->help_scroll + row], -1);
+		    t.lines.v[ui->help_scroll + row], w - 2);
+	}
 	wattrset(ui->overlay, A_NORMAL);
 	wnoutrefresh(ui->overlay);
 	ui_text_release(&t);

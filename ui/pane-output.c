@@ -6,6 +6,7 @@
  */
 #include "autoconf.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,8 @@ output_text(struct ui *ui, struct pane *p, struct request *r,
 		data = nl + 1;
 	}
 	lines = output_lines(data, len);
-	want = h + p->scroll + 1;
+	/* A search looks through everything kept. */
+	want = ui_search_active(ui, p->id) ? INT_MAX : h + p->scroll + 1;
 	output_tail(data, len, (size_t)p->w, want, &tail, &from_end);
 	if (k.out_seen > len && (int)tail.lines.n < want) {
 		size = output_size(k.out_seen - len);

@@ -134,9 +134,10 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 	ui_counts(ui, &pending, &running, &done);
 	awaytext = away > 0 ? xasprintf(" (%zu out of view: p)", away) :
 	    xstrdup("");
-	extra = xasprintf("%zu pending%s  %s  %zu running  %zu done%s",
+	extra = xasprintf("%zu pending%s  %s  %zu running  %zu done%s%s",
 	    pending, awaytext, ui_follow_label(ui), running, done,
-	    ui->filter != NULL ? "  [filtered]" : "");
+	    ui->filter != NULL ? "  [filtered]" : "",
+	    ui->agent != NULL ? "  [one agent: @]" : "");
 	free(awaytext);
 	p->total = (int)n;
 	ui_draw_title(ui, p, extra);

@@ -65,7 +65,17 @@ prompt_line(struct ui *ui, const char *label, const char *init, uint32_t id,
 	buf_puts(&p->text, init);
 	p->id = id;
 	p->done = done;
+	p->changed = NULL;
 	ui->dirty_status = true;
+}
+
+/* Open a line prompt that reports each change of its text. */
+void
+prompt_line_live(struct ui *ui, const char *label, const char *init,
+    uint32_t id, prompt_done_cb done, prompt_changed_cb changed)
+{
+	prompt_line(ui, label, init, id, done);
+	ui->prompt.changed = changed;
 }
 
 /* Open a y/N question. */
@@ -135,6 +145,8 @@ prompt_line_key(struct ui *ui, int key, bool is_char)
 	    t->len < PROMPT_MAX)
 		prompt_put_utf8(t, (unsigned)key);
 	ui->dirty_status = true;
+	if (ui->prompt.changed != NULL)
+		ui->prompt.changed(ui, t->data != NULL ? t->data : "");
 }
 
 /* The line prompt in the status line: label, text, a cursor. */

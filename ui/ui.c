@@ -164,6 +164,9 @@ ui_dirty_request(struct ui *ui, uint32_t id)
 bool
 ui_visible(const struct ui *ui, const struct request *r)
 {
+	if (ui->agent != NULL && (r->agent == NULL ||
+	    strcmp(r->agent, ui->agent) != 0))
+		return false;
 	return fmt_filter_match(r, ui->filter);
 }
 
@@ -776,6 +779,8 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	delscreen(ui->screen);
 	fclose(ui->tty);
 	free(ui->filter);
+	free(ui->agent);
+	free(ui->search.text);
 	free(ui->message);
 	fprintf(stderr, "bwgate: console stopped (%zu requests handled)\n",
 	    done);

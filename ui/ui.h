@@ -21,7 +21,7 @@
  * layout.c (pane geometry), pane-*.c (one per pane), keys.c (the key
  * table and help), prompt.c (prompts, mounts editor, rule form), rule.c
  * (writing a user allowlist rule), tmux.c (bwgate --tmux), attention.c
- * (bell, tmux marker, follow), format.c (pure text formatting,
+ * (bell, tmux marker, follow), search.c (search, filters, zoom), format.c (pure text formatting,
  * unit-tested).
  *
  * Entry points for cmd-console.c: ui_main() and ui_tmux().
@@ -126,6 +126,8 @@ enum prompt_kind {
    id is the request the prompt was about. */
 typedef void (*prompt_done_cb)(struct ui *, uint32_t id, bool ok,
     const char *text);
+/* The text of a live line prompt changed. */
+typedef void (*prompt_changed_cb)(struct ui *, const char *text);
 
 struct prompt {
 	enum prompt_kind kind;
@@ -133,6 +135,19 @@ struct prompt {
 	struct buf	 text;
 	uint32_t	 id;		/* the request it is about, or 0 */
 	prompt_done_cb	 done;
+	prompt_changed_cb changed;	/* live prompts (search, filter) */
+};
+
+/* A search in a content pane (/, n, N); jump counts n (+1) and N (-1)
+   pressed since the last draw, or is SEARCH_FIRST. */
+enum { SEARCH_FIRST = 1000000, SEARCH_NEXT = 1, SEARCH_PREV = -1 };
+struct ui_search {
+	char		*text;		/* NULL: none */
+	enum pane_id	 pane;
+	int		 jump;		/* SEARCH_*, 0: stay */
+	int		 cur;		/* row of the current match, -1 */
+	int		 count;		/* matches */
+	int		 index;		/* the current one, from 1 */
 };
 
 /* The mounts editor (e). */
@@ -186,6 +201,9 @@ struct ui {
 	bool		 sel_was_pending; /* as last drawn */
 	int		 qtop;		/* first visible queue row */
 	char		*filter;
+	char		*agent;		/* only this agent's requests (@) */
+	struct ui_search search;
+	bool		 zoom;		/* the focused pane fills the screen */
 
 	struct prompt	 prompt;
 	struct mounts_editor medit;
@@ -238,6 +256,20 @@ void		 ui_follow_toggle(struct ui *);
 const char	*ui_follow_label(const struct ui *);
 void		 ui_select_pending(struct ui *, int dir);
 
+/* search.c */
+bool		 ui_search_active(const struct ui *, enum pane_id);
+void		 ui_search_clear(struct ui *);
+void		 ui_search_start(struct ui *);
+void		 ui_filter_start(struct ui *);
+bool		 ui_search_next(struct ui *, int dir);
+void		 ui_search_apply(struct ui *, struct pane *,
+		    const struct ui_text *);
+void		 ui_search_highlight(struct ui *, struct pane *, int y,
+		    const char *row, size_t n);
+char		*ui_search_title(const struct ui *, enum pane_id);
+void		 ui_agent_filter(struct ui *);
+void		 ui_zoom(struct ui *);
+
 /* layout.c */
 void		 ui_layout(struct ui *);
 bool		 ui_pane_visible(const struct ui *, enum pane_id);
@@ -279,6 +311,10 @@ void		 prompt_line(struct ui *, const char *label, const char *init,
 		    uint32_t id, prompt_done_cb);
 void		 prompt_confirm(struct ui *, const char *question, uint32_t id,
 		    prompt_done_cb);
+/* A line prompt that reports every change of its text. */
+void		 prompt_line_live(struct ui *, const char *label,
+		    const char *init, uint32_t id, prompt_done_cb,
+		    prompt_changed_cb);
 bool		 prompt_key(struct ui *, int key, bool is_char);
 void		 prompt_draw_status(struct ui *);
 void		 prompt_draw_overlay(struct ui *);
