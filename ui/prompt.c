@@ -556,7 +556,8 @@ rule_commit(struct ui *ui, struct request *r)
 	who = xasprintf("terminal (uid %u)", (unsigned)getuid());
 	rule_choice(ui, r, &ch, who);
 	if ((rule = rule_build(&ch, &cause)) == NULL ||
-	    rule_write(rule, console_project(ui->c), &path, &cause) != 0) {
+	    rule_write(rule, console_project(ui->c), ui->rule.all_projects,
+	    &path, &cause) != 0) {
 		free(ui->rule.error);
 		ui->rule.error = cause;
 		cJSON_Delete(rule);
@@ -599,6 +600,8 @@ rule_key(struct ui *ui, int key, bool is_char)
 	f->error = NULL;
 	if (is_char && key == 'e')
 		f->prefix = 0;
+	else if (is_char && key == 'w')
+		f->all_projects = !f->all_projects;
 	else if (is_char && key == 'p')
 		f->prefix = f->prefix == 0 ? 1 : f->prefix;
 	else if ((is_char && (key == '+' || key == 'l')) ||
@@ -671,8 +674,14 @@ rule_draw(struct ui *ui)
 			free(s);
 			free(e);
 		}
-		s = xasprintf("into %s/allowlist.json",
-		    "$XDG_CONFIG_HOME/bwgate");
+		s = xasprintf("where: %s", f->all_projects ? "every project "
+		    "(w: this project only)" : "this project only (w: every "
+		    "project)");
+		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
+		free(s);
+		s = xasprintf("into $XDG_CONFIG_HOME/bwgate/%s",
+		    f->all_projects ? "allowlist.json" : "projects/ (yours, "
+		    "not the project's .bwgate.json)");
 		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
 		free(s);
 		cJSON_Delete(rule);

@@ -166,6 +166,7 @@ struct rule_form {
 	size_t		 maxwords;
 	struct strv	 profiles;
 	size_t		 profile;
+	bool		 all_projects;	/* else this project only (w) */
 	char		*error;
 };
 
@@ -337,11 +338,13 @@ struct rule_choice {
 cJSON		*rule_build(const struct rule_choice *, char **cause);
 /* Words in the longest simple command (for the prefix choice). */
 size_t		 rule_max_words(const struct request *);
-/* Append the rule to $XDG_CONFIG_HOME/bwgate/allowlist.json, check that
-   the rule files still load (else put the old file back); the path
-   written in *path. -1 with cause. */
-int		 rule_write(const cJSON *rule, const char *project, char **path,
-		    char **cause);
+/* Append the rule to $XDG_CONFIG_HOME/bwgate/allowlist.json (all
+   projects) or to the user's file for this project
+   (allowlist_user_project_file()), check that the rule files still load
+   (else put the old file back); the path written in *path. -1 with
+   cause. */
+int		 rule_write(const cJSON *rule, const char *project,
+		    bool all_projects, char **path, char **cause);
 /* Profiles a rule may name (shipped and user rule files). */
 void		 rule_profiles(struct strv *);
 
