@@ -139,7 +139,8 @@ UI_TESTS = \
 	%D%/integration/ui-attention.sh \
 	%D%/integration/ui-honest.sh \
 	%D%/integration/ui-report.sh \
-	%D%/integration/ui-find.sh
+	%D%/integration/ui-find.sh \
+	%D%/integration/ui-small.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.

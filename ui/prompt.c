@@ -397,12 +397,27 @@ prompt_overlay_window(struct ui *ui, int want_h)
 			h = ui->lines - 1;
 		break;
 	}
+	/* What does not fit over the queue takes the screen: a form never
+	   hides its own lines (an error, the keys). */
+	if (want_h > h)
+		h = ui->lines - 1;
 	if (want_h < h)
 		h = want_h;
 	if (h < 3)
 		h = 3;
-	if (ui->overlay != NULL)
+	if (ui->overlay != NULL) {
+		/* A form that shrinks must not leave its old border behind:
+		   put the panes under it back first. */
 		delwin(ui->overlay);
+		touchwin(stdscr);
+		wnoutrefresh(stdscr);
+		for (int i = 0; i < PANE_COUNT; i++) {
+			if (ui->panes[i].win == NULL)
+				continue;
+			touchwin(ui->panes[i].win);
+			wnoutrefresh(ui->panes[i].win);
+		}
+	}
 	ui->overlay = newwin(h, w, y, x);
 	wbkgdset(ui->overlay, ' ' | ui_attr(ui, UC_PROMPT));
 	werase(ui->overlay);

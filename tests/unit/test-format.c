@@ -192,6 +192,14 @@ test_wrap(void **state)
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.v[0], "");
 	strv_release(&l);
+
+	/* A path wraps between components, never inside a name. */
+	fmt_wrap("allow  (/work/wt/console-ui/_build/../share/bwgate/"
+	    "allowlist.json:seq)", 42, 8, &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0], "allow  (/work/wt/console-ui/_build/../");
+	assert_string_equal(l.v[1], "        share/bwgate/allowlist.json:seq)");
+	strv_release(&l);
 }
 
 static void

@@ -1,0 +1,65 @@
+#!/bin/bash
+# ui-small: the small things of issue 15. The A form leaves no stray
+# border when it shrinks; rule paths in the detail pane wrap between path
+# components, never inside a name. (The quit question is in
+# ui-attention.sh.) Narrow (50x40) and wide (160x50) layouts.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/ui-lib.sh"
+
+P=$(new_project)
+
+# Bottom corners of boxes on the screen.
+corners() {
+	screen | grep -c '└\|^ *+-*+ *$\|mqqq'
+}
+
+# The detail's verdict line and its continuations end between path
+# components (at a '/', a blank or the opening parenthesis).
+rule_path_wraps_cleanly() {
+	screen | awk '
+	    /^verdict allow/ { on = 1 }
+	    /^reason/ { on = 0 }
+	    on { n++; line[n] = $0 }
+	    END {
+		if (n < 1) exit 1
+		for (i = 1; i < n; i++)
+			if (line[i] !~ /[\/ (]$/) exit 1
+		s = ""
+		for (i = 1; i <= n; i++) { t = line[i]; sub(/^ +/, "", t); s = s t }
+		exit (s ~ /allowlist\.json:seq\)/) ? 0 : 1
+	    }'
+}
+
+run_layout() {
+	local cols="$1" lines="$2" L="$1x$2"
+	ui_start "$cols" "$lines" || return 1
+
+	agent one -- seq 1 3
+	wait_agent 20 one
+	check_screen "$L: #1 ran" 10 ' 1 .*seq 1 3'
+	check_screen "$L: the detail names the rule file" 5 'verdict allow'
+	ok_if "$L: the rule path wraps between components" \
+	    wait_for 5 rule_path_wraps_cleanly
+
+	agent two -- sh -c 'echo a b > x'
+	check_screen "$L: #2 waits" 10 '^! +2 '
+	keys A p Enter
+	check_screen "$L: the form grows with an error" 5 'the rule was not kept'
+	keys e
+	check_screen "$L: e: exact again, the error gone" 5 'scope: this exact'
+	ok_unless "$L: no error left" sh -c "tmux -S '$TMUX_SOCK' \
+	    capture-pane -p -t ui | grep -q 'the rule was not kept'"
+	assert_eq "$L: one box on the screen, no stray border" "$(corners)" 1
+	keys Escape
+	check_screen "$L: closed" 5 'no rule added'
+	assert_eq "$L: no border left at all" "$(corners)" 0
+	keys d Enter
+	wait_agent 20 two
+	tm kill-server 2>/dev/null
+	wait_for 10 test -s "$T/console.rc"
+	wait_for 10 test_procs_gone
+}
+
+run_layout 50 40
+run_layout 160 50
+done_testing
