@@ -1,6 +1,6 @@
 #!/bin/bash
 # ui-small: the small things of issue 15. The A form leaves no stray
-# border when it shrinks; rule paths in the detail pane wrap between path
+# border when it shrinks and asks where the rule goes; rule paths in the detail pane wrap between path
 # components, never inside a name. (The quit question is in
 # ui-attention.sh.) Narrow (50x40) and wide (160x50) layouts.
 . "$(dirname "$0")/libtest.sh"
@@ -50,6 +50,10 @@ run_layout() {
 	ok_unless "$L: no error left" sh -c "tmux -S '$TMUX_SOCK' \
 	    capture-pane -p -t ui | grep -q 'the rule was not kept'"
 	assert_eq "$L: one box on the screen, no stray border" "$(corners)" 1
+	check_screen "$L: A asks where: this project by default" 5 \
+	    'where: this project only'
+	keys w
+	check_screen "$L: w: every project" 5 'where: every project'
 	keys Escape
 	check_screen "$L: closed" 5 'no rule added'
 	assert_eq "$L: no border left at all" "$(corners)" 0
