@@ -117,7 +117,8 @@ output_text(struct ui *ui, struct pane *p, struct request *r,
 	struct console_kept k;
 	const char	*data = out->data, *nl;
 	size_t		 len = out->len;
-	int		*from_end = NULL, lines, h = p->h - 1, want, skip, first;
+	int		*from_end = NULL, lines, h = p->h - 1, want, skip;
+	int		 first;
 	char		*size, *kept, *s, *extra;
 
 	console_kept(ui->c, r, &k);

@@ -21,8 +21,8 @@
  * layout.c (pane geometry), pane-*.c (one per pane), keys.c (the key
  * table and help), prompt.c (prompts, mounts editor, rule form), rule.c
  * (writing a user allowlist rule), tmux.c (bwgate --tmux), attention.c
- * (bell, tmux marker, follow), search.c (search, filters, zoom), format.c (pure text formatting,
- * unit-tested).
+ * (bell, tmux marker, follow), search.c (search, filters, zoom),
+ * format.c (pure text formatting, unit-tested).
  *
  * Entry points for cmd-console.c: ui_main() and ui_tmux().
  */

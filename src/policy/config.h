@@ -31,8 +31,8 @@ struct config {
 	int		 grace_ms;
 	size_t		 audit_max_bytes; /* rotate the audit log past this */
 	int		 audit_keep;	/* rotated audit files kept */
-	bool		 bell;		/* console: ring when a request waits */
-	bool		 follow_resume;	/* console: a new pending request
+	bool		 bell;		/* console: ring when one waits */
+	bool		 follow_resume;	/* console: a request that waits
 					   ends a pause of follow */
 	uid_t		*allowed_uids;	/* besides our own */
 	size_t		 nallowed_uids;
