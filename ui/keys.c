@@ -133,6 +133,7 @@ static const struct key_binding key_table[] = {
 	{ 'q', true, "q ^C", "quit (asks when anything is pending or running)",
 	  key_quit, false },
 	{ CTRL('c'), true, NULL, NULL, key_quit, false },
+	{ KEY_MOUSE, false, NULL, NULL, ui_mouse, false },
 };
 #define NKEYS (sizeof key_table / sizeof key_table[0])
 

@@ -4,7 +4,9 @@
  * next and previous match, every match is highlighted, the title says
  * which match of how many; Esc ends it. `/` in the queue filters it (live,
  * starting empty), as does f from anywhere; @ shows only the selected
- * request's agent. z shows the focused pane on the whole screen.
+ * request's agent. z shows the focused pane on the whole screen. With
+ * "console": {"mouse": true} a click focuses a pane or selects a request
+ * and the wheel scrolls.
  *
  * Matching is case-insensitive on the text as drawn (escaped), so what is
  * found is what is seen.
@@ -253,4 +255,53 @@ ui_zoom(struct ui *ui)
 {
 	ui->zoom = !ui->zoom;
 	ui_layout(ui);
+}
+
+/* The request on row y of the queue pane, or NULL. */
+static struct request *
+search_queue_row(struct ui *ui, int y)
+{
+	struct request	*r;
+	int		 n = 0, want = ui->qtop + y - ui->panes[PANE_QUEUE].y - 1;
+
+	if (want < ui->qtop)
+		return NULL;
+	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
+		if (!ui_visible(ui, r))
+			continue;
+		if (n++ == want)
+			return r;
+	}
+	return NULL;
+}
+
+/* A mouse event. */
+void
+ui_mouse(struct ui *ui)
+{
+	MEVENT		 ev;
+	struct pane	*p = NULL;
+	struct request	*r;
+
+	if (getmouse(&ev) != OK)
+		return;
+	for (int i = 0; i < PANE_COUNT; i++)
+		if (ui->panes[i].win != NULL &&
+		    wenclose(ui->panes[i].win, ev.y, ev.x))
+			p = &ui->panes[i];
+	if (p == NULL)
+		return;
+	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		if (p->id == PANE_QUEUE)
+			ui_move(ui, ev.bstate & BUTTON4_PRESSED ? -3 : 3);
+		else
+			ui_scroll(ui, p, ev.bstate & BUTTON4_PRESSED ? -3 : 3);
+		return;
+	}
+	if (!(ev.bstate & BUTTON1_PRESSED))
+		return;
+	ui->focus = p->id;
+	if (p->id == PANE_QUEUE && (r = search_queue_row(ui, ev.y)) != NULL)
+		ui_select(ui, r->id, true);
+	ui_dirty_panes(ui);
 }

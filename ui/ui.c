@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "format.h"
 #include "log.h"
 #include "ui.h"
@@ -719,6 +720,13 @@ ui_start(struct ui *ui, char **cause)
 	ui_colors_init(ui);
 	ui->input = newwin(1, 1, 0, 0);
 	keypad(ui->input, TRUE);
+	/* Off by default, like tmux's mouse option: with it on the terminal
+	   no longer selects text for copying. */
+	if (console_config(ui->c)->mouse) {
+		mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED,
+		    NULL);
+		mouseinterval(0);
+	}
 	nodelay(ui->input, TRUE);
 	wnoutrefresh(ui->input);
 	ui_layout(ui);

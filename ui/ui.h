@@ -270,6 +270,9 @@ void		 ui_search_highlight(struct ui *, struct pane *, int y,
 char		*ui_search_title(const struct ui *, enum pane_id);
 void		 ui_agent_filter(struct ui *);
 void		 ui_zoom(struct ui *);
+/* A mouse event (console.mouse): click to focus a pane or select a
+   request, the wheel to scroll. */
+void		 ui_mouse(struct ui *);
 
 /* layout.c */
 void		 ui_layout(struct ui *);

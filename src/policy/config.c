@@ -50,6 +50,7 @@ static const struct config_key config_keys[] = {
 	{ "console", "audit_keep", CT_INT, F(audit_keep) },
 	{ "console", "bell", CT_BOOL, F(bell) },
 	{ "console", "follow_resume", CT_BOOL, F(follow_resume) },
+	{ "console", "mouse", CT_BOOL, F(mouse) },
 };
 #undef F
 

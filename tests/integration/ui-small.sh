@@ -66,4 +66,37 @@ run_layout() {
 
 run_layout 50 40
 run_layout 160 50
+
+# Mouse, when configured (console.mouse; off by default): a click selects
+# a request, the wheel scrolls the pane under it. X10 reports, as a
+# terminal sends them: ESC [ M, then 32 + button, column, row (from 1).
+mouse() {	# button column row (0-based)
+	keys -l "$(printf '\033[M%b%b%b' \
+	    "\\$(printf %o $((32 + $1)))" \
+	    "\\$(printf %o $((33 + $2)))" \
+	    "\\$(printf %o $((33 + $3)))")"
+}
+mouse_layout() {
+	local cols="$1" lines="$2" drow="$3" L="mouse $1x$2"
+	ui_start "$cols" "$lines" || return 1
+	agent one -- seq 1 3
+	wait_agent 20 one
+	agent two -- seq 1 4
+	wait_agent 20 two
+	check_screen "$L: follow shows #2" 10 '^ detail +#2'
+	mouse 0 5 1
+	check_screen "$L: a click on the first row selects #1" 5 \
+	    '^ detail +#1 +1-'
+	check_screen "$L: a click is a move by hand" 5 'follow paused'
+	mouse 65 5 "$drow"
+	check_screen "$L: the wheel scrolls the detail" 5 '^ detail +#1 +4-'
+	mouse 64 5 "$drow"
+	check_screen "$L: and back" 5 '^ detail +#1 +1-'
+	tm kill-server 2>/dev/null
+	wait_for 10 test -s "$T/console.rc"
+	wait_for 10 test_procs_gone
+}
+echo '{"console": {"mouse": true}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
+mouse_layout 50 40 12
+mouse_layout 160 50 25
 done_testing
