@@ -5,7 +5,7 @@ noinst_LIBRARIES += %D%/librun.a
 %C%_librun_a_SOURCES = \
 	%D%/runner.c %D%/runner.h \
 	%D%/engine.c %D%/engine.h \
-	%D%/report.c %D%/report.h \
+	%D%/report.c %D%/report.h %D%/report-text.c %D%/report-text.h \
 	%D%/snapshot.h %D%/snapshot-int.h \
 	%D%/snapshot-scan.c %D%/snapshot-diff.c %D%/snapshot-paths.c \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
