@@ -18,6 +18,10 @@ check_PROGRAMS += tests/unit/test-report
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-report
+check_PROGRAMS += tests/unit/test-report-text
+tests_unit_test_report_text_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_report_text_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-report-text
 check_PROGRAMS += tests/unit/test-snapshot
 tests_unit_test_snapshot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_snapshot_LDADD = $(UNIT_LDADD)
@@ -181,12 +185,20 @@ UI_TESTS = \
 	%D%/integration/ui-quit.sh \
 	%D%/integration/ui-rule.sh \
 	%D%/integration/ui-tmux.sh \
-	%D%/integration/ui-display.sh
+	%D%/integration/ui-display.sh \
+	%D%/integration/ui-attention.sh \
+	%D%/integration/ui-honest.sh \
+	%D%/integration/ui-report.sh \
+	%D%/integration/ui-find.sh \
+	%D%/integration/ui-small.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.
 TESTS += %D%/build/layers.sh
 EXTRA_DIST += %D%/build/layers.sh
+# The console's key table and the KEYS list of bwgate(1) agree.
+TESTS += %D%/build/keys-doc.sh
+EXTRA_DIST += %D%/build/keys-doc.sh
 # Fault injection: a shim that fails writes and syncs of the audit log.
 # (A shared object: built by hand, as automake builds no .so without libtool;
 # no sanitizer flags, it is preloaded into whatever binary is tested.)

@@ -42,6 +42,12 @@ action_approve(struct ui *ui)
 
 	if (r == NULL)
 		return;
+	if (r->state != REQUEST_PENDING) {
+		ui_message(ui, true, "#%u is %s: only a pending request can be "
+		    "approved (p: the next pending one)", r->id,
+		    request_state_name(r->state));
+		return;
+	}
 	who = action_who();
 	if (console_approve(ui->c, r->id, who, NULL, &cause) != 0) {
 		ui_message(ui, true, "%s", cause);
@@ -124,14 +130,25 @@ action_edit(struct ui *ui)
 	mounts_open(ui, r);
 }
 
-/* n: toggle the network. */
+/* n: the next match of a search in the focused pane, else toggle the
+   network (the title shows when a search is on). */
 void
 action_network(struct ui *ui)
 {
-	struct request	*r = action_request(ui);
+	struct request	*r;
 
-	if (r != NULL)
+	if (ui_search_next(ui, 1))
+		return;
+	if ((r = action_request(ui)) != NULL)
 		ui_toggle_network(ui, r);
+}
+
+/* N: the previous match. */
+void
+action_search_prev(struct ui *ui)
+{
+	if (!ui_search_next(ui, -1))
+		ui_message(ui, false, "no search in this pane: / starts one");
 }
 
 /* The kill was confirmed (or not). */
@@ -284,38 +301,83 @@ action_prev_pane(struct ui *ui)
 	ui_focus(ui, -1);
 }
 
-/* The filter was typed: empty clears it. */
-static void
-action_filter_done(struct ui *ui, uint32_t id, bool ok, const char *text)
-{
-	if (!ok)
-		return;
-	free(ui->filter);
-	ui->filter = *text != '\0' ? fmt_escape(text) : NULL;
-	ui->qtop = 0;
-	if (ui->sel != 0 && ui_selected(ui) != NULL &&
-	    !ui_visible(ui, ui_selected(ui)))
-		ui->follow = true;
-	ui_follow(ui);
-	ui_dirty_panes(ui);
-}
-
-/* /: ask for a filter. */
+/* /: search the focused pane, or filter the queue. */
 void
-action_filter(struct ui *ui)
+action_search(struct ui *ui)
 {
-	prompt_line(ui, "filter (Enter: apply, empty: all)",
-	    ui->filter != NULL ? ui->filter : "", 0, action_filter_done);
+	ui_search_start(ui);
 }
 
-/* F: follow the work again. */
+/* f: filter the queue. */
+void
+action_queue_filter(struct ui *ui)
+{
+	ui_filter_start(ui);
+}
+
+/* @: one agent, or all. */
+void
+action_agent(struct ui *ui)
+{
+	ui_agent_filter(ui);
+}
+
+/* z: zoom. */
+void
+action_zoom(struct ui *ui)
+{
+	ui_zoom(ui);
+}
+
+/* Esc: end the search, else leave the zoom. */
+void
+action_escape(struct ui *ui)
+{
+	if (ui->search.text != NULL)
+		ui_search_clear(ui);
+	else if (ui->zoom)
+		ui_zoom(ui);
+}
+
+/* F: follow the work, or stop following. */
 void
 action_follow(struct ui *ui)
 {
-	ui->follow = true;
-	ui_follow(ui);
-	ui_message(ui, false, "following: the oldest pending request, else "
-	    "the newest running one");
+	ui_follow_toggle(ui);
+}
+
+/* x: every path in the report pane, or the summary. */
+void
+action_expand(struct ui *ui)
+{
+	ui->report_expand = !ui->report_expand;
+	ui->panes[PANE_REPORT].scroll = 0;
+	ui_message(ui, false, "%s", ui->report_expand ? "report: every path "
+	    "(x: summary)" : "report: directories summarised (x: every "
+	    "path)");
+}
+
+/* t: times of day or ages. */
+void
+action_clock(struct ui *ui)
+{
+	fmt_set_clock(!fmt_get_clock());
+	ui_message(ui, false, "%s", fmt_get_clock() ? "times of day "
+	    "(t: ages)" : "ages (t: times of day)");
+}
+
+/* p: the next pending request. */
+void
+action_next_pending(struct ui *ui)
+{
+	ui_select_pending(ui, 1);
+}
+
+/* P: the previous pending request. */
+void
+action_prev_pending(struct ui *ui)
+{
+	ui_select_pending(ui, -1);
 }
 
 /* Leave curses and print the argv plainly, so the terminal can copy it

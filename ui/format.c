@@ -7,11 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <wchar.h>
 
 #include "format.h"
+#include "report-text.h"
 #include "xalloc.h"
+
+static bool	fmt_clock;	/* times of day instead of ages */
 
 /* A short age: now, 12s, 5m, 3h, 2d. */
 char *
@@ -28,6 +32,35 @@ fmt_age(int64_t ms)
 	if (s < 86400)
 		return xasprintf("%lldh", (long long)(s / 3600));
 	return xasprintf("%lldd", (long long)(s / 86400));
+}
+
+/* Show times of day (HH:MM:SS, local) instead of ages (the t key). */
+void
+fmt_set_clock(bool on)
+{
+	fmt_clock = on;
+}
+
+bool
+fmt_get_clock(void)
+{
+	return fmt_clock;
+}
+
+/* When something happened: its age, or its local time of day. */
+char *
+fmt_when(int64_t at_ms, int64_t now_ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(at_ms / 1000);
+	char		s[16];
+
+	if (!fmt_clock)
+		return fmt_age(now_ms - at_ms);
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(s, sizeof s, "%H:%M:%S", &tm) == 0)
+		return xstrdup("?");
+	return xstrdup(s);
 }
 
 /* Elapsed time as m:ss or h:mm:ss. */
@@ -125,14 +158,15 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	memset(row, 0, sizeof *row);
 	snprintf(id, sizeof id, "%u", r->id);
 	idw = strlen(id) < 3 ? 3 : strlen(id);
-	agentw = cols >= 90 ? 12 : cols >= 64 ? 8 : 0;
-	agew = cols >= 44 ? 4 : 0;
+	/* The command gives way first: the agent stays down to 56. */
+	agentw = cols >= 90 ? 12 : cols >= 56 ? 8 : 0;
+	agew = cols >= 44 ? (fmt_clock ? 8 : 4) : 0;
 	statew = cols >= 60 ? 13 : 9;
 	/* marker id␠ [agent␠] [age␠] cmd␠ badge␠ state */
 	fixed = 1 + idw + 1 + (agentw ? agentw + 1 : 0) +
 	    (agew ? agew + 1 : 0) + 1 + 5 + 1 + statew;
 	agent = fmt_escape(r->agent != NULL ? r->agent : "");
-	age = fmt_age(now_ms - r->submitted);
+	age = fmt_when(r->submitted, now_ms);
 	cmd = fmt_escape(r->command != NULL ? r->command : "");
 	state = fmt_state(r, now_ms);
 
@@ -391,44 +425,26 @@ fmt_executed(const cJSON *rep, struct strv *lines)
 	buf_release(&b);
 }
 
-/* Append "<prefix> <escaped string>" lines for each entry of a list. */
-static void
-fmt_report_list(const cJSON *list, const char *prefix, struct strv *lines)
-{
-	const cJSON	*e;
-	char		*p;
-
-	cJSON_ArrayForEach(e, list) {
-		if (!cJSON_IsString(e))
-			continue;
-		p = fmt_escape(e->valuestring);
-		strv_pushf(lines, "%s %s", prefix, p);
-		free(p);
-	}
-}
-
-/* The lines of a report: how it ended, changes, violations. */
+/* The lines of a report: attention entries, how it ended, then the
+   shared renderer's lines (report-text.c, as bwgate exec, run and show
+   print them); the first character picks the colour. */
 void
-fmt_report(const cJSON *rep, struct strv *lines)
+fmt_report_lines(const cJSON *rep, bool expand, struct strv *lines)
 {
-	const cJSON	*ch, *v, *e, *n;
-	const char	*sig, *err, *op, *why;
-	char		*a, *b, *hint;
-	int		 nc, nm, nd, nr, c;
+	struct report_text	 t = REPORT_TEXT_INIT;
+	struct report_text_opts	 o = { fmt_escape, expand };
+	const cJSON		*n, *e;
+	const char		*sig, *err;
+	char			*a;
 
 	if (!cJSON_IsObject(rep)) {
 		strv_push(lines, "  no report");
 		return;
 	}
-	/* What needs a look comes first. */
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep,
-	    "attention")) {
-		a = fmt_escape(json_str(e, "path"));
-		b = fmt_escape(json_str(e, "why"));
-		strv_pushf(lines, "* ATTENTION %s: %s", a, b);
-		free(a);
-		free(b);
-	}
+	report_text_build(rep, &o, &t);
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].kind == RL_ATTENTION)
+			strv_push(lines, t.v[i].text);
 	n = cJSON_GetObjectItemCaseSensitive(rep, "exit_code");
 	sig = json_str(rep, "signal");
 	e = cJSON_GetObjectItemCaseSensitive(rep, "duration_ms");
@@ -447,62 +463,36 @@ fmt_report(const cJSON *rep, struct strv *lines)
 		strv_pushf(lines, "! error: %s", a);
 		free(a);
 	}
-	ch = cJSON_GetObjectItemCaseSensitive(rep, "changes");
-	if (!cJSON_IsObject(ch))
+	if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rep, "changes")))
 		strv_push(lines, "  no change report (no snapshot was taken)");
-	else {
-		nc = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created"));
-		nm = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));
-		nd = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
-		nr = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
-		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(rep,
-		    "changes_possible")))
-			strv_push(lines, "  no changes possible (read-only)");
-		else if (nc + nm + nd + nr == 0)
-			strv_push(lines, "  no changes in the project");
-		else
-			strv_pushf(lines, "  %d created, %d modified, %d "
-			    "deleted, %d renamed", nc, nm, nd, nr);
-		fmt_report_list(cJSON_GetObjectItem(ch, "created"), "+",
-		    lines);
-		fmt_report_list(cJSON_GetObjectItem(ch, "modified"), "~",
-		    lines);
-		fmt_report_list(cJSON_GetObjectItem(ch, "deleted"), "-",
-		    lines);
-		cJSON_ArrayForEach(e, cJSON_GetObjectItem(ch, "renamed")) {
-			a = fmt_escape(json_str(e, "from"));
-			b = fmt_escape(json_str(e, "to"));
-			strv_pushf(lines, "> %s -> %s", a, b);
-			free(a);
-			free(b);
+	for (size_t i = 0; i < t.n; i++) {
+		switch (t.v[i].kind) {
+		case RL_ATTENTION:
+			break;
+		case RL_CREATED:
+		case RL_MODIFIED:
+		case RL_DELETED:
+		case RL_RENAMED:
+			strv_push(lines, t.v[i].text);
+			break;
+		case RL_REFUSED:
+		case RL_NOTE:
+			strv_pushf(lines, "! %s", t.v[i].text);
+			break;
+		case RL_HINT:
+			strv_pushf(lines, "    %s", t.v[i].text);
+			break;
+		default:
+			strv_pushf(lines, "  %s", t.v[i].text);
+			break;
 		}
 	}
-	v = cJSON_GetObjectItemCaseSensitive(rep, "violations");
-	if (cJSON_GetArraySize(v) > 0)
-		strv_pushf(lines, "  %d violation%s:", cJSON_GetArraySize(v),
-		    cJSON_GetArraySize(v) == 1 ? "" : "s");
-	cJSON_ArrayForEach(e, v) {
-		n = cJSON_GetObjectItemCaseSensitive(e, "count");
-		a = fmt_escape(json_str(e, "path"));
-		hint = fmt_escape(json_str(e, "hint"));
-		c = cJSON_IsNumber(n) ? n->valueint : 1;
-		op = json_str(e, "operation");
-		why = json_str(e, "reason");
-		if (c > 1)
-			strv_pushf(lines, "! %s %s: %s (%d times)", op ? op :
-			    "?", a, why ? why : "refused", c);
-		else
-			strv_pushf(lines, "! %s %s: %s", op ? op : "?", a,
-			    why ? why : "refused");
-		if (*hint != '\0')
-			strv_pushf(lines, "    hint: %s", hint);
-		free(a);
-		free(hint);
-	}
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep,
-	    "events_lossy")))
-		strv_push(lines, "! live events were incomplete (the change "
-		    "report above is still exact)");
-	fmt_report_list(cJSON_GetObjectItemCaseSensitive(rep, "warnings"),
-	    "! warning:", lines);
+	report_text_release(&t);
+}
+
+/* The lines of a report, directories summarised. */
+void
+fmt_report(const cJSON *rep, struct strv *lines)
+{
+	fmt_report_lines(rep, false, lines);
 }

@@ -39,6 +39,10 @@
 
 /* "now", "12s", "5m", "3h", "2d" for a duration in milliseconds. */
 char		*fmt_age(int64_t ms);
+/* Ages (default) or local times of day (HH:MM:SS) in fmt_when(). */
+void		 fmt_set_clock(bool);
+bool		 fmt_get_clock(void);
+char		*fmt_when(int64_t at_ms, int64_t now_ms);
 /* "0:07", "12:34", "1:02:03". */
 char		*fmt_elapsed(int64_t ms);
 /* "allow", "ask", "deny". */
@@ -84,5 +88,8 @@ void		 fmt_report(const cJSON *report, struct strv *lines);
    "  2x /usr/bin/cc cc -c a.c"; a line starts with '!' when the
    allowlist would not allow that program on its own. */
 void		 fmt_executed(const cJSON *report, struct strv *lines);
+/* The same, every path listed when expand (the x key). */
+void		 fmt_report_lines(const cJSON *report, bool expand,
+		    struct strv *lines);
 
 #endif

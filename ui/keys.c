@@ -34,7 +34,6 @@ struct key_binding {
 	bool		 guarded;	/* decides about the selection */
 };
 
-
 static const struct key_binding key_table[] = {
 	{ 'a', true, "a", "approve the selected request once", action_approve,
 	  true },
@@ -45,7 +44,9 @@ static const struct key_binding key_table[] = {
 	  action_deny, true },
 	{ 'e', true, "e", "edit the mounts before approving (rw, ro, hide, "
 	  "remove)", action_edit, false },
-	{ 'n', true, "n", "toggle the network for this request", action_network,
+	{ 'n', true, "n", "next match of a search in the focused pane; "
+	  "else toggle the network for this request", action_network, false },
+	{ 'N', true, "N", "previous match of a search", action_search_prev,
 	  false },
 	{ 'K', true, "K", "kill the selected running command (asks first)",
 	  action_kill, true },
@@ -71,21 +72,59 @@ static const struct key_binding key_table[] = {
 	{ '\t', true, "Tab", "next pane (the focus; tabs in narrow layouts)",
 	  action_next_pane, false },
 	{ KEY_BTAB, false, "S-Tab", "previous pane", action_prev_pane, false },
-	{ '/', true, "/", "filter the queue (id, agent, command, verdict, "
-	  "state)", action_filter, false },
-	{ 'F', true, "F", "follow: select what waits for you, else what "
-	  "runs", action_follow, false },
+	{ '/', true, "/", "search the focused pane as you type (in the "
+	  "queue: filter it)", action_search, false },
+	{ 'f', true, "f", "filter the queue (id, agent, command, verdict, "
+	  "state), starting empty", action_queue_filter, false },
+	{ '@', true, "@", "only the selected request's agent, or all again",
+	  action_agent, false },
+	{ 'z', true, "z", "zoom: the focused pane on the whole screen, or "
+	  "back", action_zoom, false },
+	{ 27, true, "Esc", "end a search, leave the zoom", action_escape,
+	  false },
+	{ 'F', true, "F", "follow on/off: select what waits for you, else "
+	  "what runs (moving by hand pauses it until a request waits)",
+	  action_follow, false },
+	{ 'p', true, "p P", "next / previous pending request",
+	  action_next_pending, false },
+	{ 'P', true, NULL, NULL, action_prev_pending, false },
+	{ 't', true, "t", "times of day (HH:MM:SS) instead of ages, and "
+	  "back", action_clock, false },
+	{ 'x', true, "x", "report: every path, or directories summarised "
+	  "again", action_expand, false },
 	{ 'v', true, "v", "show the bwrap argv as one line to copy",
 	  action_argv, false },
 	{ '?', true, "?", "this help", action_help, false },
 	{ CTRL('l'), true, "^L", "redraw the screen", action_redraw, false },
 	{ 'R', true, "R", "read the configuration and rule files again",
 	  action_reload, false },
-	{ 'q', true, "q", "quit (asks when anything is pending or running)",
+	{ 'q', true, "q ^C", "quit (asks when anything is pending or running)",
 	  action_quit, false },
 	{ CTRL('c'), true, NULL, NULL, action_quit, false },
+	{ KEY_MOUSE, false, NULL, NULL, ui_mouse, false },
 };
 #define NKEYS (sizeof key_table / sizeof key_table[0])
+
+/* The colour legend the help shows, each line in its colour. */
+static const struct {
+	enum ui_color	 color;
+	const char	*text;
+} key_legend[] = {
+	{ UC_PENDING, "! pending: waits for you (bold)" },
+	{ UC_ALLOW, "allow: the allowlist lets it run" },
+	{ UC_ASK, "ask: needs your approval" },
+	{ UC_DENY, "deny: refused by a rule" },
+	{ UC_RUNNING, "running, approved" },
+	{ UC_OK, "exit 0" },
+	{ UC_FAIL, "exit N, failed, killed, timed out" },
+	{ UC_DENIED, "denied, withdrawn" },
+	{ UC_CREATED, "+ created" },
+	{ UC_MODIFIED, "~ modified" },
+	{ UC_DELETED, "- deleted" },
+	{ UC_MOVED, "> moved or renamed" },
+	{ UC_WARN, "! a warning, something refused, text not kept" },
+	{ UC_LABEL, "labels in the detail pane" },
+};
 
 /* Keys while the help is open: scroll, anything else closes it. */
 static void
@@ -148,8 +187,8 @@ ui_hints(const struct ui *ui, size_t cols)
 		return "a approve  A +rule  d deny  e mounts  n net  ? help  "
 		    "q quit";
 	if (r != NULL && r->state == REQUEST_RUNNING)
-		return "K kill  Tab pane  / filter  ? help  q quit";
-	return "r re-run  Tab pane  / filter  ? help  q quit";
+		return "K kill  Tab pane  / find  ? help  q quit";
+	return "r re-run  Tab pane  / find  ? help  q quit";
 }
 
 /* The help overlay, made from the key table. */
@@ -177,6 +216,13 @@ ui_help_draw(struct ui *ui)
 	ui_text_wrap(&t, UC_PROMPT, "Prompts: Enter confirms, Esc cancels; "
 	    "y/N questions take only y as yes. Keys are read from the "
 	    "terminal, never from standard input.", (size_t)w - 2, 0);
+	ui_text_add(&t, UC_PROMPT, "");
+	ui_text_add(&t, UC_PROMPT, "Colours (as the panes draw them):");
+	for (i = 0; i < sizeof key_legend / sizeof key_legend[0]; i++) {
+		line = xasprintf("  %s", key_legend[i].text);
+		ui_text_wrap(&t, key_legend[i].color, line, (size_t)w - 2, 4);
+		free(line);
+	}
 	if ((int)t.lines.n + 2 < h)
 		h = (int)t.lines.n + 2;
 	if (ui->help_scroll > (int)t.lines.n - (h - 2))
@@ -194,9 +240,12 @@ ui_help_draw(struct ui *ui)
 	box(ui->overlay, 0, 0);
 	mvwaddstr(ui->overlay, 0, 2, " keys (any other key closes) ");
 	for (int row = 0; row < h - 2 &&
-	    ui->help_scroll + row < (int)t.lines.n; row++)
+	    ui->help_scroll + row < (int)t.lines.n; row++) {
+		wattrset(ui->overlay, ui_attr(ui, (enum ui_color)
+		    t.colors[ui->help_scroll + row]));
 		mvwaddnstr(ui->overlay, row + 1, 1,
-		    t.lines.v[ui->help_scroll + row], -1);
+		    t.lines.v[ui->help_scroll + row], w - 2);
+	}
 	wattrset(ui->overlay, A_NORMAL);
 	wnoutrefresh(ui->overlay);
 	ui_text_release(&t);

@@ -127,7 +127,13 @@ ui_layout(struct ui *ui)
 	if (layout_tabbed(ui, ui->focus))
 		ui->tab = ui->focus;
 
-	switch (ui->layout) {
+	if (ui->zoom) {
+		/* z: the focused pane alone. */
+		for (i = 0; i < PANE_COUNT; i++)
+			layout_place(ui, (enum pane_id)i, 0, 0,
+			    i == ui->focus ? body : 0, ui->cols);
+		ui->tab = layout_tabbed(ui, ui->focus) ? ui->focus : ui->tab;
+	} else switch (ui->layout) {
 	case LAYOUT_WIDE:
 		lw = ui->cols / 2;
 		qh = body * 2 / 5;
@@ -178,7 +184,9 @@ ui_focus(struct ui *ui, int delta)
 	int	f = ((int)ui->focus + delta + PANE_COUNT) % PANE_COUNT;
 
 	ui->focus = (enum pane_id)f;
-	if (layout_tabbed(ui, ui->focus) && ui->tab != ui->focus) {
+	if (ui->zoom)
+		ui_layout(ui);
+	else if (layout_tabbed(ui, ui->focus) && ui->tab != ui->focus) {
 		ui->tab = ui->focus;
 		ui_layout(ui);
 	}
@@ -190,7 +198,7 @@ void
 ui_draw_title(struct ui *ui, struct pane *p, const char *extra)
 {
 	struct buf	 b = BUF_INIT;
-	char		*line, pos[48] = "";
+	char		*line, *sr, pos[48] = "";
 	int		 attr = ui_attr(ui, ui->focus == p->id ?
 			    UC_TITLE_FOCUS : UC_TITLE);
 	int		 h = p->h - 1;
@@ -202,11 +210,19 @@ ui_draw_title(struct ui *ui, struct pane *p, const char *extra)
 			    pane_table[i].name);
 	} else
 		buf_printf(&b, " %s", p->name);
+	if (ui->zoom)
+		buf_printf(&b, "  [zoom: z]");
+	if ((sr = ui_search_title(ui, p->id)) != NULL) {
+		buf_printf(&b, " %s", sr);
+		free(sr);
+	}
 	if (extra != NULL && *extra != '\0') {
 		buf_puts(&b, "  ");
 		fmt_escape_buf(&b, extra, strlen(extra));
 	}
-	if (p->id != PANE_QUEUE && p->total > h && h > 0) {
+	if (p->pos[0] != '\0')
+		snprintf(pos, sizeof pos, "%s", p->pos);
+	else if (p->id != PANE_QUEUE && p->total > h && h > 0) {
 		int first = p->from_bottom ? p->total - h - p->scroll :
 		    p->scroll;
 
@@ -304,6 +320,7 @@ ui_draw_text(struct ui *ui, struct pane *p, struct ui_text *t)
 	size_t	n;
 
 	max = total > h ? total - h : 0;
+	ui_search_apply(ui, p, t);
 	if (p->scroll > max)
 		p->scroll = max;
 	if (p->scroll < 0)
@@ -323,6 +340,7 @@ ui_draw_text(struct ui *ui, struct pane *p, struct ui_text *t)
 		wattrset(p->win, ui_attr(ui, (enum ui_color)
 		    t->colors[first + row]));
 		waddnstr(p->win, s + lb, (int)(n - lb));
+		ui_search_highlight(ui, p, row + 1, s, n);
 	}
 	wattrset(p->win, A_NORMAL);
 }

@@ -117,11 +117,11 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	char		*s, *e, *age, *rel, *st;
 	size_t		 i;
 
-	age = fmt_age(ui_now() - r->submitted);
+	age = fmt_when(r->submitted, ui_now());
 	rel = path_relative(r->cwd, console_project(ui->c));
 	s = xasprintf("#%u from %s, %s%s, in %s%s", r->id,
-	    r->agent != NULL ? r->agent : "?", age, strcmp(age, "now") == 0 ?
-	    "" : " ago",
+	    r->agent != NULL ? r->agent : "?", age, strcmp(age, "now") == 0 ||
+	    fmt_get_clock() ? "" : " ago",
 	    rel != NULL ? rel : r->cwd, r->rerun_of != 0 ? " (a re-run)" : "");
 	detail_kv(t, UC_NORMAL, "request", s, w);
 	free(s);

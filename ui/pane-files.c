@@ -62,11 +62,24 @@ pane_files_draw(struct ui *ui, struct pane *p)
 	struct ui_text	 t = UI_TEXT_INIT;
 	struct request	*r = ui_selected(ui);
 	const cJSON	*evs = NULL, *e;
+	struct console_kept k;
 	char		*s, kind, *extra = NULL;
 	int		 n = 0;
 
-	if (r != NULL)
+	p->pos[0] = '\0';
+	memset(&k, 0, sizeof k);
+	if (r != NULL) {
 		evs = console_events(ui->c, r);
+		console_kept(ui->c, r, &k);
+	}
+	if (k.ev_dropped > 0) {
+		s = xasprintf("... %llu earlier line%s not kept (the change "
+		    "report has every path: bwgate show %u --report)",
+		    (unsigned long long)k.ev_dropped, k.ev_dropped == 1 ? "" :
+		    "s", r->id);
+		ui_text_wrap(&t, UC_WARN, s, (size_t)p->w, 4);
+		free(s);
+	}
 	cJSON_ArrayForEach(e, evs) {
 		s = fmt_fsevent(e, &kind);
 		ui_text_wrap(&t, files_color(kind), s, (size_t)p->w, 4);
@@ -80,8 +93,10 @@ pane_files_draw(struct ui *ui, struct pane *p)
 		    r->state == REQUEST_RUNNING ? " no file changes yet" :
 		    request_ended(r) ? " no file events" :
 		    " file changes show here while it runs");
+	/* Events seen, repeats counted, not the lines kept. */
 	if (n > 0)
-		extra = xasprintf("#%u  %d event%s", r->id, n, n == 1 ? "" :
+		extra = xasprintf("#%u  %llu event%s", r->id,
+		    (unsigned long long)k.ev_count, k.ev_count == 1 ? "" :
 		    "s");
 	ui_draw_text(ui, p, &t);
 	ui_draw_title(ui, p, extra);

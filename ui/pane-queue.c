@@ -85,10 +85,10 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 {
 	struct queue	*q = console_queue(ui->c);
 	struct request	*r, **rows = NULL;
-	size_t		 n = 0, cap = 0, pending, running, done;
+	size_t		 n = 0, cap = 0, pending, running, done, away = 0;
 	int		 h = p->h - 1, sel = -1, i;
 	int64_t		 now;
-	char		*extra;
+	char		*extra, *awaytext;
 
 	/* Wall clock: ages are against submit times (ms since epoch). */
 	now = ui_now();
@@ -117,6 +117,12 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 	for (i = 0; i < h && ui->qtop + i < (int)n; i++)
 		queue_draw_row(ui, p, i + 1, rows[ui->qtop + i],
 		    ui->qtop + i == sel, now);
+	/* Pending requests scrolled out of view are counted in the title
+	   (p jumps to them). */
+	for (i = 0; i < (int)n; i++)
+		if ((i < ui->qtop || i >= ui->qtop + h) &&
+		    fmt_needs_operator(rows[i]))
+			away++;
 	if (n == 0) {
 		wattrset(p->win, ui_attr(ui, UC_DIM));
 		mvwaddnstr(p->win, 1, 1, ui->filter != NULL ?
@@ -126,9 +132,13 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 		wattrset(p->win, A_NORMAL);
 	}
 	ui_counts(ui, &pending, &running, &done);
-	extra = xasprintf("%zu pending  %zu running  %zu done%s%s",
-	    pending, running, done, ui->follow ? "" : "  (F: follow)",
-	    ui->filter != NULL ? "  [filtered]" : "");
+	awaytext = away > 0 ? xasprintf(" (%zu out of view: p)", away) :
+	    xstrdup("");
+	extra = xasprintf("%zu pending%s  %s  %zu running  %zu done%s%s",
+	    pending, awaytext, ui_follow_label(ui), running, done,
+	    ui->filter != NULL ? "  [filtered]" : "",
+	    ui->agent != NULL ? "  [one agent: @]" : "");
+	free(awaytext);
 	p->total = (int)n;
 	ui_draw_title(ui, p, extra);
 	free(extra);

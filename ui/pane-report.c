@@ -1,8 +1,10 @@
 /*
  * pane-report: the end of a request: how it ended, the change report
  * (created, modified, deleted, renamed, relative to the project) and the
- * violations with the hints the agent got; for a denied request, who
- * denied it and the note.
+ * violations with the hints the agent got, as bwgate exec, run and show
+ * print them (report-text.c): a directory created with everything in it
+ * is one line until x lists every path; for a denied request, who denied
+ * it and the note.
  */
 #include "autoconf.h"
 
@@ -27,10 +29,9 @@ report_color(const char *line)
 		return UC_DELETED;
 	case '>':
 		return UC_MOVED;
-	case '!':
-		return UC_WARN;
-	case '*':
-		return UC_ATTENTION;
+	case '!':	/* "! attention: ..." first, in its own colour */
+		return strncmp(line, "! attention", 11) == 0 ?
+		    UC_ATTENTION : UC_WARN;
 	default:
 		return UC_NORMAL;
 	}
@@ -67,7 +68,7 @@ report_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	}
 	if (r->report == NULL)
 		return;
-	fmt_report(r->report, &lines);
+	fmt_report_lines(r->report, ui->report_expand, &lines);
 	for (size_t i = 0; i < lines.n; i++)
 		ui_text_wrap(t, report_color(lines.v[i]), lines.v[i], w, 4);
 	strv_release(&lines);
@@ -84,7 +85,8 @@ pane_report_draw(struct ui *ui, struct pane *p)
 	if (r != NULL) {
 		report_text(ui, r, (size_t)p->w, &t);
 		st = fmt_state(r, ui_now());
-		extra = xasprintf("#%u  %s", r->id, st);
+		extra = xasprintf("#%u  %s%s", r->id, st, ui->report_expand ?
+		    "  every path (x: summary)" : "");
 		free(st);
 	} else
 		ui_text_add(&t, UC_DIM, " nothing selected");

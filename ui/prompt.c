@@ -65,7 +65,17 @@ prompt_line(struct ui *ui, const char *label, const char *init, uint32_t id,
 	buf_puts(&p->text, init);
 	p->id = id;
 	p->done = done;
+	p->changed = NULL;
 	ui->dirty_status = true;
+}
+
+/* Open a line prompt that reports each change of its text. */
+void
+prompt_line_live(struct ui *ui, const char *label, const char *init,
+    uint32_t id, prompt_done_cb done, prompt_changed_cb changed)
+{
+	prompt_line(ui, label, init, id, done);
+	ui->prompt.changed = changed;
 }
 
 /* Open a y/N question. */
@@ -135,6 +145,8 @@ prompt_line_key(struct ui *ui, int key, bool is_char)
 	    t->len < PROMPT_MAX)
 		prompt_put_utf8(t, (unsigned)key);
 	ui->dirty_status = true;
+	if (ui->prompt.changed != NULL)
+		ui->prompt.changed(ui, t->data != NULL ? t->data : "");
 }
 
 /* The line prompt in the status line: label, text, a cursor. */
@@ -385,12 +397,27 @@ prompt_overlay_window(struct ui *ui, int want_h)
 			h = ui->lines - 1;
 		break;
 	}
+	/* What does not fit over the queue takes the screen: a form never
+	   hides its own lines (an error, the keys). */
+	if (want_h > h)
+		h = ui->lines - 1;
 	if (want_h < h)
 		h = want_h;
 	if (h < 3)
 		h = 3;
-	if (ui->overlay != NULL)
+	if (ui->overlay != NULL) {
+		/* A form that shrinks must not leave its old border behind:
+		   put the panes under it back first. */
 		delwin(ui->overlay);
+		touchwin(stdscr);
+		wnoutrefresh(stdscr);
+		for (int i = 0; i < PANE_COUNT; i++) {
+			if (ui->panes[i].win == NULL)
+				continue;
+			touchwin(ui->panes[i].win);
+			wnoutrefresh(ui->panes[i].win);
+		}
+	}
 	ui->overlay = newwin(h, w, y, x);
 	wbkgdset(ui->overlay, ' ' | ui_attr(ui, UC_PROMPT));
 	werase(ui->overlay);
@@ -544,7 +571,8 @@ rule_commit(struct ui *ui, struct request *r)
 	who = xasprintf("terminal (uid %u)", (unsigned)getuid());
 	rule_choice(ui, r, &ch, who);
 	if ((rule = rule_build(&ch, &cause)) == NULL ||
-	    rule_write(rule, console_project(ui->c), &path, &cause) != 0) {
+	    rule_write(rule, console_project(ui->c), ui->rule.all_projects,
+	    &path, &cause) != 0) {
 		free(ui->rule.error);
 		ui->rule.error = cause;
 		cJSON_Delete(rule);
@@ -587,6 +615,8 @@ rule_key(struct ui *ui, int key, bool is_char)
 	f->error = NULL;
 	if (is_char && key == 'e')
 		f->prefix = 0;
+	else if (is_char && key == 'w')
+		f->all_projects = !f->all_projects;
 	else if (is_char && key == 'p')
 		f->prefix = f->prefix == 0 ? 1 : f->prefix;
 	else if ((is_char && (key == '+' || key == 'l')) ||
@@ -659,8 +689,14 @@ rule_draw(struct ui *ui)
 			free(s);
 			free(e);
 		}
-		s = xasprintf("into %s/allowlist.json",
-		    "$XDG_CONFIG_HOME/bwgate");
+		s = xasprintf("where: %s", f->all_projects ? "every project "
+		    "(w: this project only)" : "this project only (w: every "
+		    "project)");
+		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
+		free(s);
+		s = xasprintf("into $XDG_CONFIG_HOME/bwgate/%s",
+		    f->all_projects ? "allowlist.json" : "projects/ (yours, "
+		    "not the project's .bwgate.json)");
 		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
 		free(s);
 		cJSON_Delete(rule);

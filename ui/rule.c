@@ -34,17 +34,25 @@
 #include "ui.h"
 #include "xalloc.h"
 
-/* A word as a pattern word: glob characters escaped; NULL if a pattern
-   cannot hold it (patterns are split on blanks). */
+/* A word as a pattern word: glob characters escaped; a word that is
+   empty or holds blanks or quotes in single quotes (bwgate-allowlist(5)),
+   so any word the parser produced can be pinned down exactly. */
 static char *
 rule_word(const char *w, char **cause)
 {
 	struct buf	b = BUF_INIT;
 
-	if (*w == '\0' || strpbrk(w, " \t\n\r\v\f") != NULL) {
-		*cause = xasprintf("the word '%s' is empty or has blanks, "
-		    "which a rule pattern cannot hold; try a prefix rule", w);
-		return NULL;
+	(void)cause;
+	if (*w == '\0' || strpbrk(w, " \t\n\r\v\f'") != NULL) {
+		buf_putc(&b, '\'');
+		for (; *w != '\0'; w++) {
+			if (*w == '\'')
+				buf_puts(&b, "'\\''");
+			else
+				buf_putc(&b, *w);
+		}
+		buf_putc(&b, '\'');
+		return buf_detach(&b);
 	}
 	for (; *w != '\0'; w++) {
 		if (strchr("*?[]\\", *w) != NULL)
@@ -247,12 +255,14 @@ rule_profiles(struct strv *out)
 		strv_push(out, "project");
 }
 
-/* Append the rule to the user rule file; keep it only if the files load. */
+/* Append the rule to the user rule file (or the user's file for this
+   project); keep it only if the files load. */
 int
-rule_write(const cJSON *rule, const char *project, char **pathp,
-    char **cause)
+rule_write(const cJSON *rule, const char *project, bool all_projects,
+    char **pathp, char **cause)
 {
 	_cleanup_free_ char	*dir = NULL, *path = NULL, *old = NULL;
+	_cleanup_free_ char	*pdir = NULL;
 	struct buf		 b = BUF_INIT;
 	struct allowlist	*al;
 	cJSON			*root = NULL, *rules;
@@ -264,9 +274,14 @@ rule_write(const cJSON *rule, const char *project, char **pathp,
 		    "XDG_CONFIG_HOME)");
 		return -1;
 	}
-	if (mkdir_p(dir, 0700, cause) != 0)
+	if (all_projects)
+		path = path_join(dir, "allowlist.json");
+	else if ((path = allowlist_user_project_file(project, cause)) == NULL)
 		return -1;
-	path = path_join(dir, "allowlist.json");
+	pdir = xstrdup(path);
+	*strrchr(pdir, '/') = '\0';
+	if (mkdir_p(pdir, 0700, cause) != 0)
+		return -1;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		if (buf_read_fd(&b, fd, 16 << 20) < 0) {
 			*cause = xasprintf("cannot read '%s': %s", path,
@@ -291,8 +306,11 @@ rule_write(const cJSON *rule, const char *project, char **pathp,
 	} else {
 		root = cJSON_CreateObject();
 		cJSON_AddNumberToObject(root, "version", 1);
-		cJSON_AddStringToObject(root, "description", "your own rules "
-		    "(bwgate-allowlist(5)); the console's A key adds to them");
+		cJSON_AddStringToObject(root, "description", all_projects ?
+		    "your own rules (bwgate-allowlist(5)); the console's A key "
+		    "adds to them" : "your own rules for one project, kept "
+		    "outside it (bwgate-allowlist(5)); the console's A key "
+		    "adds to them");
 	}
 	rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
 	if (rules == NULL)

@@ -197,7 +197,8 @@ fmt_trim(const char *s, size_t cols, bool pad)
 	return buf_detach(&b);
 }
 
-/* Wrap into lines of cols columns, at spaces where possible. */
+/* Wrap into lines of cols columns, at spaces where possible, else after
+   a '/' (a path wraps between its components, not in a name). */
 void
 fmt_wrap(const char *s, size_t cols, size_t indent, struct strv *lines)
 {
@@ -221,7 +222,8 @@ fmt_wrap(const char *s, size_t cols, size_t indent, struct strv *lines)
 				break;
 			i += n;
 			w += cw;
-			if (s[i - 1] == ' ') {
+			if (s[i - 1] == ' ' || (s[i - 1] == '/' && i < len &&
+			    s[i] != '/' && s[i] != ' ')) {
 				brk = i;
 				brkw = w;
 			}

@@ -40,14 +40,33 @@ static const char *const tmux_pass_env[] = {
 };
 
 /* Run tmux with args; its stdout into out (if not NULL). Exit status,
-   or -1 when it could not run. */
+   or -1 when it could not run. When quiet, out must be NULL and nothing
+   of tmux's reaches the terminal. */
 static int
-tmux_run(struct strv *args, char **out)
+tmux_run_quiet(struct strv *args, char **out, bool quiet)
 {
 	struct buf	 b = BUF_INIT;
 	char		*cause = NULL;
 	int		 status;
 
+	if (quiet) {
+		const int	 fds[] = { SPAWN_DEVNULL, SPAWN_DEVNULL,
+				    SPAWN_DEVNULL };
+		struct spawn	 sp = SPAWN_INIT;
+
+		sp.argv = args->v;
+		sp.fds = fds;
+		sp.nfds = 3;
+		sp.flags = SPAWN_SEARCH;
+		if (spawn_start(&sp, &cause) != 0) {
+			free(cause);
+			return -1;
+		}
+		status = spawn_wait(&sp);
+		spawn_release(&sp);
+		return WIFEXITED(status) ? WEXITSTATUS(status) :
+		    128 + WTERMSIG(status);
+	}
 	status = spawn_capture(args->v, SPAWN_SEARCH, 1, &b, 0, &cause);
 	if (status == -1) {
 		free(cause);
@@ -61,6 +80,49 @@ tmux_run(struct strv *args, char **out)
 	}
 	buf_release(&b);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Run tmux with args; its stdout into out (if not NULL). */
+static int
+tmux_run(struct strv *args, char **out)
+{
+	return tmux_run_quiet(args, out, false);
+}
+
+/* Inside tmux: the pending count in the console pane's title and in the
+   window option @bwgate_pending, for status formats (only a number ever
+   goes to tmux, never agent text). */
+void
+ui_tmux_mark(size_t pending)
+{
+	const char	*pane = getenv("TMUX_PANE"), *v = getenv("TMUX");
+	struct strv	 t = STRV_INIT;
+
+	if (pane == NULL || *pane == '\0' || v == NULL || *v == '\0')
+		return;
+	strv_push(&t, "tmux");
+	strv_push(&t, "set-option");
+	strv_push(&t, "-w");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	if (pending == 0) {
+		strv_push(&t, "-u");
+		strv_push(&t, "@bwgate_pending");
+	} else {
+		strv_push(&t, "@bwgate_pending");
+		strv_pushf(&t, "%zu", pending);
+	}
+	strv_push(&t, ";");
+	strv_push(&t, "select-pane");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	strv_push(&t, "-T");
+	if (pending == 0)
+		strv_push(&t, "bwgate");
+	else
+		strv_pushf(&t, "bwgate: %zu pending", pending);
+	(void)tmux_run_quiet(&t, NULL, true);
+	strv_release(&t);
 }
 
 /* bwgate --tmux; socket is the parsed --socket value (or NULL). */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "format.h"
 #include "log.h"
 #include "ui.h"
@@ -165,6 +166,9 @@ ui_dirty_request(struct ui *ui, uint32_t id)
 bool
 ui_visible(const struct ui *ui, const struct request *r)
 {
+	if (ui->agent != NULL && (r->agent == NULL ||
+	    strcmp(r->agent, ui->agent) != 0))
+		return false;
 	return fmt_filter_match(r, ui->filter);
 }
 
@@ -176,10 +180,13 @@ ui_selected(struct ui *ui)
 	    NULL;
 }
 
-/* Select a request; the content panes start again at their ends. */
+/* Select a request; the content panes start again at their ends. A
+   choice of the operator's pauses follow (until a request waits). */
 void
 ui_select(struct ui *ui, uint32_t id, bool by_operator)
 {
+	if (by_operator)
+		ui_follow_pause(ui);
 	if (id == ui->sel)
 		return;
 	/* Guard decisions when the request the operator was looking at
@@ -206,7 +213,7 @@ ui_follow(struct ui *ui)
 	struct request	*r, *pending = NULL, *running = NULL, *last = NULL;
 	struct request	*recent = NULL;
 
-	if (!ui->follow)
+	if (!ui->follow || ui->follow_paused)
 		return;
 	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
 		if (!ui_visible(ui, r))
@@ -231,7 +238,7 @@ ui_move(struct ui *ui, int delta)
 	struct queue	*q = console_queue(ui->c);
 	struct request	*r, *cur = ui_selected(ui), *to = NULL;
 
-	ui->follow = false;
+	ui_follow_pause(ui);
 	if (cur == NULL || !ui_visible(ui, cur)) {
 		TAILQ_FOREACH(r, &q->requests, entry)
 			if (ui_visible(ui, r))
@@ -299,8 +306,8 @@ ui_request_quit(struct ui *ui)
 		ui_quit_done(ui, 0, true, NULL);
 		return;
 	}
-	q = xasprintf("Quit? %zu pending will be denied, %zu running "
-	    "killed. Quit? (y/N)", pending, running);
+	q = xasprintf("%zu pending will be denied, %zu running killed. "
+	    "Quit? (y/N)", pending, running);
 	prompt_confirm(ui, q, 0, ui_quit_done);
 	free(q);
 }
@@ -316,13 +323,15 @@ ui_on_event(struct console *c, const struct console_event *ev, void *arg)
 	case CONSOLE_EV_ADDED:
 		ui->recent = r->id;
 		ui_dirty_request(ui, r->id);
-		if (ui->sel == 0 && !ui->follow)
-			ui->follow = true;
+		if (ui->sel == 0)
+			ui->follow_paused = false;
+		ui_attention_event(ui, r);
 		ui_follow(ui);
 		break;
 	case CONSOLE_EV_CHANGED:
 		ui->recent = r->id;
 		ui_dirty_request(ui, r->id);
+		ui_attention_event(ui, r);
 		ui_follow(ui);
 		break;
 	case CONSOLE_EV_OUTPUT:
@@ -361,6 +370,7 @@ ui_on_tick(void *arg)
 	struct ui	*ui = arg;
 
 	ui->panes[PANE_QUEUE].dirty = true;
+	ui->panes[PANE_DETAIL].dirty = true;	/* its age */
 	ui->dirty_status = true;
 	if (ui->message != NULL && loop_now_ms() >= ui->message_until) {
 		free(ui->message);
@@ -549,8 +559,7 @@ ui_draw(struct ui *ui, bool now)
 		return;
 	}
 	/* Keep the selection where the operator can see it. */
-	if (ui->follow)
-		ui_follow(ui);
+	ui_follow(ui);
 	overlay = ui->help || ui->medit.open || ui->rule.open;
 	for (int i = 0; i < PANE_COUNT; i++) {
 		p = &ui->panes[i];
@@ -575,6 +584,7 @@ ui_draw(struct ui *ui, bool now)
 	/* What the operator now sees selected. */
 	ui->sel_was_pending = ui_selected(ui) != NULL &&
 	    ui_selected(ui)->state == REQUEST_PENDING;
+	ui_attention_flush(ui);
 }
 
 /* Start curses on /dev/tty. */
@@ -623,6 +633,13 @@ ui_start(struct ui *ui, char **cause)
 	ui_colors_init(ui);
 	ui->input = newwin(1, 1, 0, 0);
 	keypad(ui->input, TRUE);
+	/* Off by default, like tmux's mouse option: with it on the terminal
+	   no longer selects text for copying. */
+	if (console_config(ui->c)->mouse) {
+		mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED,
+		    NULL);
+		mouseinterval(0);
+	}
 	nodelay(ui->input, TRUE);
 	wnoutrefresh(ui->input);
 	ui_layout(ui);
@@ -673,6 +690,8 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	if (ui->draw_timer != 0)
 		loop_cancel(l, ui->draw_timer);
 	prompt_close_all(ui);
+	if (ui->marked != 0)
+		ui_tmux_mark(0);
 	ui_restore();
 	ui_global = NULL;
 	for (int i = 0; i < PANE_COUNT; i++)
@@ -685,6 +704,8 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	delscreen(ui->screen);
 	fclose(ui->tty);
 	free(ui->filter);
+	free(ui->agent);
+	free(ui->search.text);
 	free(ui->message);
 	fprintf(stderr, "bwgate: console stopped (%zu requests handled)\n",
 	    done);

@@ -22,8 +22,9 @@
  * operator can do), keys.c (the key table and help), term.c (output
  * capture, crash restore), prompt.c (prompts,
  * mounts editor, rule form), rule.c (writing a user allowlist rule),
- * tmux.c (bwgate --tmux), text.c (escaping and measuring text) and
- * format.c (the panes' lines), both pure and unit-tested.
+ * tmux.c (bwgate --tmux), attention.c (bell, tmux marker, follow),
+ * search.c (search, filters, zoom), text.c (escaping and measuring text)
+ * and format.c (the panes' lines), both pure and unit-tested.
  *
  * Entry points for cmd-console.c: ui_main() and ui_tmux().
  */
@@ -98,6 +99,8 @@ struct pane {
 	int		 y, x, h, w;	/* h includes the title line */
 	int		 scroll;	/* first line, or lines from the end */
 	int		 total;		/* content lines at the last draw */
+	char		 pos[48];	/* position in the title, when the
+					   pane counts it itself */
 	uint32_t	 shown;		/* request shown at the last draw */
 	bool		 dirty;
 };
@@ -127,6 +130,8 @@ enum prompt_kind {
    id is the request the prompt was about. */
 typedef void (*prompt_done_cb)(struct ui *, uint32_t id, bool ok,
     const char *text);
+/* The text of a live line prompt changed. */
+typedef void (*prompt_changed_cb)(struct ui *, const char *text);
 
 struct prompt {
 	enum prompt_kind kind;
@@ -134,6 +139,19 @@ struct prompt {
 	struct buf	 text;
 	uint32_t	 id;		/* the request it is about, or 0 */
 	prompt_done_cb	 done;
+	prompt_changed_cb changed;	/* live prompts (search, filter) */
+};
+
+/* A search in a content pane (/, n, N); jump counts n (+1) and N (-1)
+   pressed since the last draw, or is SEARCH_FIRST. */
+enum { SEARCH_FIRST = 1000000, SEARCH_NEXT = 1, SEARCH_PREV = -1 };
+struct ui_search {
+	char		*text;		/* NULL: none */
+	enum pane_id	 pane;
+	int		 jump;		/* SEARCH_*, 0: stay */
+	int		 cur;		/* row of the current match, -1 */
+	int		 count;		/* matches */
+	int		 index;		/* the current one, from 1 */
 };
 
 /* The mounts editor (e). */
@@ -152,6 +170,7 @@ struct rule_form {
 	size_t		 maxwords;
 	struct strv	 profiles;
 	size_t		 profile;
+	bool		 all_projects;	/* else this project only (w) */
 	char		*error;
 };
 
@@ -176,12 +195,20 @@ struct ui {
 
 	uint32_t	 sel;		/* selected request id (0: none) */
 	uint32_t	 recent;	/* the request that changed last */
-	bool		 follow;	/* selection follows the work */
+	bool		 follow;	/* selection follows the work (F) */
+	bool		 follow_paused;	/* moved by hand: until the next
+					   pending request */
+	uint32_t	 alerted;	/* newest pending request rung for */
+	bool		 ring;		/* ring the bell after the draw */
+	size_t		 marked;	/* pending count tmux shows */
 	int64_t		 autosel_ms;	/* when it last moved by itself */
 	bool		 in_key;	/* handling the operator's key */
 	bool		 sel_was_pending; /* as last drawn */
 	int		 qtop;		/* first visible queue row */
 	char		*filter;
+	char		*agent;		/* only this agent's requests (@) */
+	struct ui_search search;
+	bool		 zoom;		/* the focused pane fills the screen */
 
 	struct prompt	 prompt;
 	struct mounts_editor medit;
@@ -189,6 +216,7 @@ struct ui {
 	bool		 help;
 	int		 help_scroll;
 	bool		 argv_view;	/* the argv as one line, for copying */
+	bool		 report_expand;	/* every path in the report (x) */
 
 	char		*message;
 	bool		 message_error;
@@ -224,6 +252,31 @@ void		 ui_counts(struct ui *, size_t *pending, size_t *running,
 		    size_t *done);
 void		 ui_request_quit(struct ui *);
 void		 ui_restore(void);
+
+/* attention.c */
+void		 ui_attention_event(struct ui *, const struct request *);
+void		 ui_attention_flush(struct ui *);
+void		 ui_follow_pause(struct ui *);
+void		 ui_follow_toggle(struct ui *);
+const char	*ui_follow_label(const struct ui *);
+void		 ui_select_pending(struct ui *, int dir);
+
+/* search.c */
+bool		 ui_search_active(const struct ui *, enum pane_id);
+void		 ui_search_clear(struct ui *);
+void		 ui_search_start(struct ui *);
+void		 ui_filter_start(struct ui *);
+bool		 ui_search_next(struct ui *, int dir);
+void		 ui_search_apply(struct ui *, struct pane *,
+		    const struct ui_text *);
+void		 ui_search_highlight(struct ui *, struct pane *, int y,
+		    const char *row, size_t n);
+char		*ui_search_title(const struct ui *, enum pane_id);
+void		 ui_agent_filter(struct ui *);
+void		 ui_zoom(struct ui *);
+/* A mouse event (console.mouse): click to focus a pane or select a
+   request, the wheel to scroll. */
+void		 ui_mouse(struct ui *);
 
 /* layout.c */
 void		 ui_layout(struct ui *);
@@ -267,8 +320,17 @@ void		 action_home(struct ui *);
 void		 action_end(struct ui *);
 void		 action_next_pane(struct ui *);
 void		 action_prev_pane(struct ui *);
-void		 action_filter(struct ui *);
+void		 action_search(struct ui *);
+void		 action_search_prev(struct ui *);
+void		 action_queue_filter(struct ui *);
+void		 action_agent(struct ui *);
+void		 action_zoom(struct ui *);
+void		 action_escape(struct ui *);
 void		 action_follow(struct ui *);
+void		 action_clock(struct ui *);
+void		 action_expand(struct ui *);
+void		 action_next_pending(struct ui *);
+void		 action_prev_pending(struct ui *);
 void		 action_argv(struct ui *);
 void		 action_help(struct ui *);
 void		 action_redraw(struct ui *);
@@ -286,11 +348,20 @@ void		 ui_key(struct ui *, int key, bool is_char);
 void		 ui_help_draw(struct ui *);
 const char	*ui_hints(const struct ui *, size_t cols);
 
+/* tmux.c */
+/* Inside tmux: show the pending count in the pane title and the window
+   option @bwgate_pending (0 clears them). */
+void		 ui_tmux_mark(size_t pending);
+
 /* prompt.c */
 void		 prompt_line(struct ui *, const char *label, const char *init,
 		    uint32_t id, prompt_done_cb);
 void		 prompt_confirm(struct ui *, const char *question, uint32_t id,
 		    prompt_done_cb);
+/* A line prompt that reports every change of its text. */
+void		 prompt_line_live(struct ui *, const char *label,
+		    const char *init, uint32_t id, prompt_done_cb,
+		    prompt_changed_cb);
 bool		 prompt_key(struct ui *, int key, bool is_char);
 void		 prompt_draw_status(struct ui *);
 void		 prompt_draw_overlay(struct ui *);
@@ -313,11 +384,13 @@ struct rule_choice {
 cJSON		*rule_build(const struct rule_choice *, char **cause);
 /* Words in the longest simple command (for the prefix choice). */
 size_t		 rule_max_words(const struct request *);
-/* Append the rule to $XDG_CONFIG_HOME/bwgate/allowlist.json, check that
-   the rule files still load (else put the old file back); the path
-   written in *path. -1 with cause. */
-int		 rule_write(const cJSON *rule, const char *project, char **path,
-		    char **cause);
+/* Append the rule to $XDG_CONFIG_HOME/bwgate/allowlist.json (all
+   projects) or to the user's file for this project
+   (allowlist_user_project_file()), check that the rule files still load
+   (else put the old file back); the path written in *path. -1 with
+   cause. */
+int		 rule_write(const cJSON *rule, const char *project,
+		    bool all_projects, char **path, char **cause);
 /* Profiles a rule may name (shipped and user rule files). */
 void		 rule_profiles(struct strv *);
 

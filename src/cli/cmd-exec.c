@@ -317,7 +317,7 @@ run:
 	if (json_fd >= 0)
 		emit_json(json_fd, &r);
 	if (!json && (!quiet || r.error != NULL))
-		result_print_summary(stderr, &r);
+		result_print_summary(stderr, &r, summary_escape);
 	else if (json && r.error != NULL)
 		fprintf(stderr, "bwgate: %s\n", display_str(r.error));
 out:

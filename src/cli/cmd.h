@@ -51,8 +51,10 @@ struct run_request {
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, \
 	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT }
 
-/* Text a command or a file controls, control characters visible. */
+/* Text a command or a file controls, control characters visible (the
+   escaping point until the display function lands). */
 void	summary_text(FILE *, const char *);
+char	*summary_escape(const char *);
 /* A JSON change report as a few lines, each after pfx (summary.c). */
 void	summary_print(FILE *, const char *pfx, const cJSON *report);
 

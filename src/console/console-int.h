@@ -75,6 +75,9 @@ struct job {
 	int			 approval_timer;
 	struct buf		 log;		/* kept output */
 	cJSON			*events;	/* kept events */
+	uint64_t		 out_seen;	/* output bytes in all */
+	uint64_t		 ev_lines;	/* event lines in all */
+	uint64_t		 ev_count;	/* events (repeats counted) */
 };
 
 struct console_sub {

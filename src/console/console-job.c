@@ -185,6 +185,7 @@ job_output(struct job *jb, int which, const char *data, size_t len,
 	request_send(jb->r, j);
 
 	buf_add(&jb->log, b.data, keep);
+	jb->out_seen += keep;
 	if (jb->log.len > CONSOLE_OUTPUT_KEEP)
 		buf_consume(&jb->log, jb->log.len - CONSOLE_OUTPUT_KEEP / 2);
 	ev.stream = stream;
@@ -203,6 +204,7 @@ job_events(struct job *jb)
 	size_t			 len;
 	enum proto_line		 rc;
 	cJSON			*e, *j;
+	const cJSON		*cnt;
 
 	while ((rc = proto_reader_next(&jb->evrd, &line, &len)) !=
 	    PROTO_LINE_NONE) {
@@ -218,6 +220,10 @@ job_events(struct job *jb)
 		request_send(jb->r, j);
 		ev.json = e;
 		console_emit(jb->c, &ev);
+		jb->ev_lines++;
+		cnt = cJSON_GetObjectItemCaseSensitive(e, "count");
+		jb->ev_count += cJSON_IsNumber(cnt) && cnt->valuedouble >= 1 ?
+		    (uint64_t)cnt->valuedouble : 1;
 		cJSON_AddItemToArray(jb->events, e);
 		if (cJSON_GetArraySize(jb->events) > CONSOLE_EVENTS_KEEP)
 			cJSON_DeleteItemFromArray(jb->events, 0);

@@ -395,6 +395,13 @@ console_audit_path(const struct console *c)
 	return audit_path(c->audit);
 }
 
+/* The settings in force (the front end reads the "console" section). */
+const struct config *
+console_config(const struct console *c)
+{
+	return &c->cfg;
+}
+
 size_t
 console_clients(const struct console *c)
 {
@@ -415,6 +422,26 @@ console_events(const struct console *c, const struct request *r)
 	const struct job	*jb = r->owner;
 
 	return jb != NULL ? jb->events : NULL;
+}
+
+/* What the kept output and events leave out. */
+void
+console_kept(const struct console *c, const struct request *r,
+    struct console_kept *k)
+{
+	const struct job	*jb = r->owner;
+	uint64_t		 n;
+
+	memset(k, 0, sizeof *k);
+	if (jb == NULL)
+		return;
+	k->out_seen = jb->out_seen;
+	k->out_dropped = jb->out_seen > jb->log.len ?
+	    jb->out_seen - jb->log.len : 0;
+	n = (uint64_t)cJSON_GetArraySize(jb->events);
+	k->ev_lines = jb->ev_lines;
+	k->ev_dropped = jb->ev_lines > n ? jb->ev_lines - n : 0;
+	k->ev_count = jb->ev_count;
 }
 
 /* ---- for the terminal UI (ui/) ---- */

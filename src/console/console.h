@@ -137,10 +137,25 @@ const char	*console_socket_path(const struct console *);
 const char	*console_control_path(const struct console *);
 const char	*console_audit_path(const struct console *);
 size_t		 console_clients(const struct console *);
+struct config;
+/* The configuration in force (reloaded by console_reload). */
+const struct config *console_config(const struct console *);
 /* The kept output (interleaved stdout/stderr) and events of a request. */
 const struct buf *console_output(const struct console *,
 		    const struct request *);
 const cJSON	*console_events(const struct console *, const struct request *);
+/* How much of it was kept: output bytes seen and dropped from the front,
+   event lines seen and dropped, events seen (a line's count of repeats
+   counted). All 0 for a request that did not run here. */
+struct console_kept {
+	uint64_t	 out_seen;
+	uint64_t	 out_dropped;
+	uint64_t	 ev_lines;
+	uint64_t	 ev_dropped;
+	uint64_t	 ev_count;
+};
+void		 console_kept(const struct console *, const struct request *,
+		    struct console_kept *);
 /* The mounts a request will run with (the agent's ask or the edits). */
 const struct proto_mounts *console_mounts(const struct request *);
 

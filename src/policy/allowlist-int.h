@@ -13,6 +13,7 @@
 enum layer_kind {
 	LAYER_DEFAULT,
 	LAYER_USER,
+	LAYER_USER_PROJECT,	/* the user's rules for this project only */
 	LAYER_PROJECT,
 };
 
@@ -23,7 +24,7 @@ struct layer {
 };
 
 struct allowlist {
-	struct layer	 layers[3];
+	struct layer	 layers[4];
 	size_t		 nlayers;
 	char		*project_error;	/* why the project file was refused */
 };

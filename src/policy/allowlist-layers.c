@@ -254,6 +254,13 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 			goto fail;
 	}
 	if (project != NULL) {
+		if ((file = allowlist_user_project_file(project, cause)) ==
+		    NULL)
+			goto fail;
+		if (allowlist_load_layer(al, LAYER_USER_PROJECT, file, false,
+		    cause) < 0)
+			goto fail;
+		free(file);
 		if ((file = allowlist_project_file(project, cause)) == NULL)
 			goto fail;
 		switch (allowlist_load_layer(al, LAYER_PROJECT, file, false,

@@ -87,6 +87,31 @@ allowlist_project_file(const char *project, char **cause)
 	return p;
 }
 
+/* The user's own rules for one project:
+   $XDG_CONFIG_HOME/bwgate/projects/NAME-HASH.json, NAME the project
+   directory's name, HASH the first 16 hex digits of the sha256 of its
+   canonical path. */
+char *
+allowlist_user_project_file(const char *project, char **cause)
+{
+	_cleanup_free_ char	*dir = NULL, *canon = NULL, *user = NULL;
+	char			 hex[SHA256_HEX_LEN + 1];
+	const char		*name;
+
+	if ((canon = path_canonical(project, cause)) == NULL)
+		return NULL;
+	if ((user = config_user_dir()) == NULL) {
+		*cause = xstrdup("no configuration directory (set HOME or "
+		    "XDG_CONFIG_HOME)");
+		return NULL;
+	}
+	sha256_hex(canon, strlen(canon), hex);
+	hex[16] = '\0';
+	name = strrchr(canon, '/');
+	name = name != NULL && name[1] != '\0' ? name + 1 : "root";
+	return xasprintf("%s/projects/%s-%s.json", user, name, hex);
+}
+
 /* Write the trust table atomically (mode 0600). */
 static int
 allowlist_trust_write(cJSON *j, char **cause)

@@ -78,6 +78,10 @@ const char	*allowlist_project(const struct allowlist *, bool *trusted);
  */
 /* Canonical path of DIR/.bwgate.json (it may not exist); NULL with cause. */
 char		*allowlist_project_file(const char *project, char **cause);
+/* The user's own rule file for a project (in the user's configuration,
+   not the project): it applies only there. NULL with cause. */
+char		*allowlist_user_project_file(const char *project,
+		    char **cause);
 /* The trust table as a JSON object (caller deletes); NULL with cause. */
 cJSON		*allowlist_trusted(char **cause);
 /* Record that file's content with this sha256 is trusted (sha NULL:

@@ -49,6 +49,9 @@ static const struct config_key config_keys[] = {
 	{ "console", "allowed_uids", CT_UIDS, 0 },
 	{ "console", "audit_max_bytes", CT_SIZE, F(audit_max_bytes) },
 	{ "console", "audit_keep", CT_INT, F(audit_keep) },
+	{ "console", "bell", CT_BOOL, F(bell) },
+	{ "console", "follow_resume", CT_BOOL, F(follow_resume) },
+	{ "console", "mouse", CT_BOOL, F(mouse) },
 };
 #undef F
 
@@ -62,6 +65,8 @@ config_init(struct config *c)
 	c->grace_ms = DEFAULT_GRACE_MS;
 	c->audit_max_bytes = DEFAULT_AUDIT_MAX;
 	c->audit_keep = DEFAULT_AUDIT_KEEP;
+	c->bell = true;
+	c->follow_resume = true;
 }
 
 void

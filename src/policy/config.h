@@ -32,6 +32,10 @@ struct config {
 	int		 grace_ms;
 	size_t		 audit_max_bytes; /* rotate the audit log past this */
 	int		 audit_keep;	/* rotated audit files kept */
+	bool		 bell;		/* console: ring when one waits */
+	bool		 mouse;		/* console: clicks and the wheel */
+	bool		 follow_resume;	/* console: a request that waits
+					   ends a pause of follow */
 	uid_t		*allowed_uids;	/* besides our own */
 	size_t		 nallowed_uids;
 	struct strv	 files;		/* the files that were read */

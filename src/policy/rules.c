@@ -138,6 +138,64 @@ static const struct rule_key rule_profile_keys[] = {
 	{ NULL, 0 }
 };
 
+/*
+ * Split a pattern into words at blanks. A word may hold single-quoted
+ * parts ('a b', '' for an empty word): inside quotes every character is
+ * itself, glob characters included (they are escaped for fnmatch). Outside
+ * quotes a backslash escapes the next character, as in fnmatch. -1 on an
+ * unterminated quote.
+ */
+static int
+rule_pattern_split(const char *s, struct strv *out)
+{
+	struct buf	 b = BUF_INIT;
+	bool		 inword = false;
+
+	for (;;) {
+		if (*s == '\0' || *s == ' ' || *s == '\t') {
+			if (inword)
+				strv_push_owned(out, b.data != NULL ?
+				    buf_detach(&b) : xstrdup(""));
+			buf_release(&b);
+			inword = false;
+			if (*s == '\0')
+				return 0;
+			s++;
+			continue;
+		}
+		inword = true;
+		if (*s == '\'') {
+			for (s++; *s != '\''; s++) {
+				if (*s == '\0') {
+					buf_release(&b);
+					return -1;
+				}
+				if (strchr("*?[]\\", *s) != NULL)
+					buf_putc(&b, '\\');
+				buf_putc(&b, *s);
+			}
+			s++;
+		} else if (*s == '\\' && s[1] != '\0') {
+			buf_putc(&b, *s++);
+			buf_putc(&b, *s++);
+		} else
+			buf_putc(&b, *s++);
+	}
+}
+
+/* Does a pattern word hold an unescaped glob character? */
+static bool
+rule_has_glob(const char *w)
+{
+	for (; *w != '\0'; w++) {
+		if (*w == '\\' && w[1] != '\0')
+			w++;
+		else if (strchr("*?[", *w) != NULL)
+			return true;
+	}
+	return false;
+}
+
 const struct rule_key rule_rule_keys[] = {
 	{ "id", T_STRING },
 	{ "reason", T_STRING },
@@ -272,7 +330,7 @@ rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
 {
 	const cJSON	*j;
 	struct strv	 pats = STRV_INIT;
-	char		*copy, *w, *last;
+	char		*w;
 	size_t		 i, k;
 	bool		 wild;
 
@@ -366,13 +424,15 @@ rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
 			return -1;
 		r->patterns = xcalloc(pats.n + 1, sizeof *r->patterns);
 		for (i = 0; i < pats.n; i++) {
-			copy = xstrdup(pats.v[i]);
-			for (w = strtok_r(copy, " \t", &last); w != NULL;
-			    w = strtok_r(NULL, " \t", &last))
-				strv_push(&r->patterns[i], w);
-			free(copy);
 			r->npatterns++;
 			rule_ctx_push(c, "pattern");
+			if (rule_pattern_split(pats.v[i], &r->patterns[i]) !=
+			    0) {
+				rule_ctx_error(c, "pattern \"%s\" has an "
+				    "unterminated quote", pats.v[i]);
+				strv_release(&pats);
+				return -1;
+			}
 			if (r->patterns[i].n == 0 ||
 			    !rule_plain_name(r->patterns[i].v[0])) {
 				rule_ctx_error(c, "pattern \"%s\" must "
@@ -383,7 +443,7 @@ rule_parse(struct rule_ctx *c, const cJSON *obj, struct rule *r,
 			}
 			wild = false;
 			for (k = 1; k < r->patterns[i].n; k++)
-				if (strpbrk(r->patterns[i].v[k], "*?[") != NULL)
+				if (rule_has_glob(r->patterns[i].v[k]))
 					wild = true;
 			if (wild && r->verdict == VERDICT_ALLOW &&
 			    rule_launcher(r->patterns[i].v[0]) != NULL) {

@@ -6,7 +6,7 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/runner.c %D%/runner.h \
 	%D%/engine.c %D%/engine.h \
 	%D%/engine-spec.c %D%/engine-spec.h \
-	%D%/report.c %D%/report.h \
+	%D%/report.c %D%/report.h %D%/report-text.c %D%/report-text.h \
 	%D%/attention.c %D%/attention.h \
 	%D%/snapshot.h %D%/snapshot-int.h \
 	%D%/snapshot-scan.c %D%/snapshot-diff.c %D%/snapshot-paths.c \

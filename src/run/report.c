@@ -12,6 +12,7 @@
 #include "display.h"
 #include "jsonutil.h"
 #include "report.h"
+#include "report-text.h"
 #include "xalloc.h"
 
 static const char *const violation_reason_names[] = {
@@ -386,13 +387,6 @@ result_exit_status(const struct result *r)
 	return r->exit_code < 0 ? 125 : r->exit_code;
 }
 
-static void
-print_list(FILE *f, const char *mark, const struct strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		fprintf(f, "bwgate:   %s %s\n", mark, display_str(sv->v[i]));
-}
-
 /* One line: did it fail on its own, or did the sandbox stop it? */
 static void
 print_verdict(FILE *f, const struct result *r)
@@ -416,56 +410,29 @@ print_verdict(FILE *f, const struct result *r)
 		    "(the sandbox refused nothing)\n", result_exit_status(r));
 }
 
+/* The summary: how it ended, then the report's lines (report-text.c,
+   the renderer run, show and the console use too). */
 void
-result_print_summary(FILE *f, const struct result *r)
+result_print_summary(FILE *f, const struct result *r,
+    char *(*escape)(const char *))
 {
-	const struct changes	*c = &r->changes;
+	struct report_text	 t = REPORT_TEXT_INIT;
+	struct report_text_opts	 o = { escape, false };
+	cJSON			*j;
+	char			*e;
 
 	if (r->error != NULL) {
-		fprintf(f, "bwgate: %s\n", display_str(r->error));
+		e = escape(r->error);
+		fprintf(f, "bwgate: %s\n", e);
+		free(e);
 		return;
 	}
 	print_verdict(f, r);
-	/* What needs a look comes first, marked. */
-	for (size_t i = 0; i < r->attention.n; i++)
-		fprintf(f, "bwgate: ! attention: %s: %s\n",
-		    display_str(r->attention.v[i].path),
-		    display_str(r->attention.v[i].why));
-	if (r->changes_known && !r->changes_possible)
-		fprintf(f, "bwgate: no changes possible (the project was "
-		    "read-only)\n");
-	else if (r->changes_known) {
-		if (changes_count(c) == 0)
-			fprintf(f, "bwgate: no changes in the project\n");
-		else
-			fprintf(f, "bwgate: %zu created, %zu modified, "
-			    "%zu deleted, %zu renamed\n", c->created.n,
-			    c->modified.n, c->deleted.n, c->nrenamed);
-		print_list(f, "+", &c->created);
-		print_list(f, "~", &c->modified);
-		print_list(f, "-", &c->deleted);
-		for (size_t i = 0; i < c->nrenamed; i++)
-			fprintf(f, "bwgate:   > %s -> %s\n",
-			    display_str(c->renamed[i].from),
-			    display_str(c->renamed[i].to));
-	}
-	for (size_t i = 0; i < r->violations.n; i++) {
-		const struct violation *v = &r->violations.v[i];
-		char	times[32] = "";
-
-		if (v->count > 1)
-			snprintf(times, sizeof times, " x%u", v->count);
-		fprintf(f, "bwgate: refused %s '%s' (%s)%s: %s\n",
-		    display_str(v->operation), display_str(v->path),
-		    violation_reason_name(v->reason),
-		    times, violation_hint(v->reason));
-	}
-	if (r->out_truncated || r->err_truncated)
-		fprintf(f, "bwgate: output was truncated in the report\n");
-	if (r->events_lossy)
-		fprintf(f, "bwgate: the live event stream lost events; the "
-		    "change report above is still exact\n");
-	for (size_t i = 0; i < r->warnings.n; i++)
-		fprintf(f, "bwgate: warning: %s\n",
-		    display_str(r->warnings.v[i]));
+	j = result_json(r);
+	report_text_build(j, &o, &t);
+	for (size_t i = 0; i < t.n; i++)
+		fprintf(f, "bwgate: %s%s\n", report_line_is_path(t.v[i].kind) ||
+		    t.v[i].kind == RL_HINT ? "  " : "", t.v[i].text);
+	report_text_release(&t);
+	cJSON_Delete(j);
 }

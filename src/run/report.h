@@ -7,7 +7,7 @@
  *	struct result r = RESULT_INIT;
  *	... engine_run() fills it ...
  *	cJSON *j = result_json(&r);
- *	result_print_summary(stderr, &r);
+ *	result_print_summary(stderr, &r, escape);
  *	result_release(&r);
  */
 #ifndef BWGATE_REPORT_H
@@ -142,8 +142,10 @@ cJSON	*violations_json(const struct violations *);
 
 void	 result_release(struct result *);
 cJSON	*result_json(const struct result *);
-/* A short human summary (the change report) for stderr. */
-void	 result_print_summary(FILE *, const struct result *);
+/* A short human summary (report-text.c's lines) for stderr; text from
+   the command or its files goes through escape (the display function). */
+void	 result_print_summary(FILE *, const struct result *,
+	    char *(*escape)(const char *));
 /* bwgate's exit status for this result (the command's own, 128+N, 125). */
 int	 result_exit_status(const struct result *);
 

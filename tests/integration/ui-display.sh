@@ -43,12 +43,12 @@ check_screen "report shows the bidi name escaped" 5 'r\\u\{202e\}l\.sh'
 ok_unless "finished: no raw control or invisible character on screen" raw
 
 # The report pane shows what needs a look first, in the attention colour.
-check_screen "the report calls out .envrc" 5 '\* ATTENTION \.envrc: created'
-att=$(screen | grep -n 'ATTENTION \.envrc' | head -1 | cut -d: -f1)
+check_screen "the report calls out .envrc" 5 '! attention: \.envrc: created'
+att=$(screen | grep -n 'attention: \.envrc' | head -1 | cut -d: -f1)
 ex=$(screen | grep -n 'exit 0 in' | head -1 | cut -d: -f1)
 ok_if "attention comes before the rest of the report" test "$att" -lt "$ex"
 ok_if "in the attention colour (red background)" sh -c \
-    "tmux -S '$TMUX_SOCK' capture-pane -e -p -t ui | grep 'ATTENTION' |
+    "tmux -S '$TMUX_SOCK' capture-pane -e -p -t ui | grep 'attention: ' |
     grep -q \"\$(printf '\\033')\\[[0-9;]*41[;m]\""
 
 # The detail pane lists what ran, marked where the allowlist says no.

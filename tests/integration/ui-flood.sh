@@ -8,7 +8,7 @@ P=$(new_project)
 ui_start 120 40 --fifo "$T/fifo" || { done_testing; exit 1; }
 
 agent one -- sh -c 'echo one > one.txt'
-check_screen "first request pending" 10 '^! +1 .*one\.txt'
+check_screen "first request pending" 10 '^! +1 .*echo one'
 keys d
 check_screen "deny prompt open" 5 'deny #1, note'
 
@@ -42,13 +42,14 @@ wait_agent 20 one
 assert_eq "then approved: exit 0" "$(agent_rc one)" 0
 check_screen "500 still pending" 10 '500 pending'
 
-# Filter the flood down to one request.
-keys /
+# Filter the flood down to one request (f: the detail pane has the focus,
+# where / would search).
+keys f
 keys -l 'flood-250'
 keys Enter
 check_screen "filter shows the one match" 5 'touch flood-250 +ask +pending'
 ok_unless "and hides the others" bash -c \
     "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'touch flood-251'"
-keys / C-u Enter
-check_screen "empty filter: all back" 5 'touch flood-1 '
+keys f Enter
+check_screen "f starts empty: Enter shows all again" 5 'touch flood-1 '
 done_testing

@@ -64,5 +64,5 @@ check_screen "second request pending" 10 '^! +2 .*echo again'
 keys a
 wait_agent 20 two
 ok_unless "no edit: nothing written outside" test -e "$OUT/y.txt"
-check_screen "the report lists the violation" 10 "! create $OUT/y\.txt"
+check_screen "the report lists the violation" 10 "! refused create '$OUT/y\.txt'"
 done_testing

@@ -11,7 +11,7 @@ ui_start 100 30 || { done_testing; exit 1; }
 agent one -- sh -c 'echo x > x.txt'
 check_screen "pending request" 10 '^! +1 '
 keys q
-check_screen "q asks first" 5 'Quit\? 1 pending will be denied, 0 running'
+check_screen "q asks first" 5 '^1 pending will be denied, 0 running'
 keys n
 check_screen "n: not quitting" 5 'not quitting'
 ok_unless "the console still runs" test -s "$T/console.rc"
@@ -24,7 +24,7 @@ ok_unless "still waiting" test -s "$T/one.rc"
 agent two -- sleep 60
 check_screen "a running command" 10 'sleep 60 +allow +running'
 keys q
-check_screen "q counts what runs too" 5 'Quit\? 1 pending will be denied, 1 running killed'
+check_screen "q counts what runs too" 5 '^1 pending will be denied, 1 running killed'
 keys y
 console_exited 30
 assert_eq "the console exits 0" "$(cat "$T/console.rc")" 0

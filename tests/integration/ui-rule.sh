@@ -17,6 +17,9 @@ check_screen "exact command by default" 5 'scope: this exact command'
 check_screen "the preview shows the pattern" 5 'allow: touch made\.txt'
 keys Tab
 check_screen "Tab: the next profile" 5 'profile: (readonly|build|network|git-write|project) \(Tab'
+check_screen "this project only by default" 5 'where: this project only'
+keys w
+check_screen "w: every project" 5 'where: every project'
 keys Enter
 wait_agent 20 one
 assert_eq "approved: exit 0" "$(agent_rc one)" 0
@@ -36,7 +39,7 @@ check_screen "with an allow verdict" 10 ' 2 .*touch made\.txt +allow +exit 0'
 # A prefix rule: the first word and anything after it.
 agent three -- mkdir -p deep/er
 check_screen "mkdir asks" 10 '^! +3 .*mkdir -p deep/er +ask'
-keys A p
+keys A w p
 check_screen "prefix of one word" 5 'allow: mkdir \* '
 keys +
 check_screen "+: two words" 5 'allow: mkdir -p \* '
@@ -47,14 +50,15 @@ agent four -- mkdir -p other
 wait_agent 20 four
 assert_eq "another mkdir -p runs without asking" "$(agent_rc four)" 0
 
-# A command no pattern can hold is refused and nothing is written.
+# A rule the rule files refuse (a shell with a wildcard) is not kept and
+# nothing is approved.
 before=$(cat "$RULES")
 agent five -- sh -c 'echo a b > x'
 check_screen "a shell command asks" 10 '^! +5 '
-keys A
-check_screen "the form says why no rule fits" 5 'cannot make this rule'
+keys A p
+check_screen "a prefix rule for the shell" 5 'allow: sh \* '
 keys Enter
-check_screen "Enter does not approve it" 5 'cannot make this rule'
+check_screen "the form says why it was not kept" 5 'the rule was not kept'
 keys Escape
 check_screen "Esc: nothing approved" 5 'no rule added, nothing approved'
 assert_eq "the rule file is unchanged" "$(cat "$RULES")" "$before"
@@ -62,4 +66,34 @@ ok_unless "the command did not run" test -e "$P/x"
 keys d Enter
 wait_agent 20 five
 assert_eq "denied afterwards" "$(agent_rc five)" 77
+
+# For this project only (the default): the user's file for the project,
+# not the project's .bwgate.json and not the rules of every project; an
+# exact rule holds a word with blanks (quoted in the pattern).
+agent six -- touch 'a b.txt'
+check_screen "a word with a blank asks" 10 '^! +6 .*touch'
+keys A
+check_screen "the exact rule quotes the word" 5 "allow: touch 'a b\.txt'"
+check_screen "where: this project only" 5 'where: this project only'
+keys Enter
+wait_agent 20 six
+assert_eq "approved with the rule" "$(agent_rc six)" 0
+PRULES=$(ls "$XDG_CONFIG_HOME"/bwgate/projects/*.json)
+assert_match "the project's rules are kept in the user's directory" \
+    "$PRULES" "/bwgate/projects/$(basename "$P")-[0-9a-f]{16}\.json$"
+assert_eq "the rule is there" "$(jq -r '.rules[-1].pattern[0]' "$PRULES")" \
+    "touch 'a b.txt'"
+assert_eq "private" "$(stat -c %a "$PRULES")" 600
+ok_unless "not in the rules of every project" grep -q 'a b.txt' "$RULES"
+ok_unless "nothing written into the project" test -e "$P/.bwgate.json"
+agent seven -- touch 'a b.txt'
+wait_agent 20 seven
+assert_eq "the same command runs without asking" "$(agent_rc seven)" 0
+v=$(cd "$P" && "$BWGATE" check --json -- touch 'a c.txt' | jq -r .verdict)
+assert_eq "another word still asks" "$v" ask
+v=$(cd "$P" && "$BWGATE" check --json -- touch 'a b.txt' | jq -r .verdict)
+assert_eq "bwgate check agrees in the project" "$v" allow
+P2=$(new_project other)
+v=$(cd "$P2" && "$BWGATE" check --json -- touch 'a b.txt' | jq -r .verdict)
+assert_eq "another project: it asks" "$v" ask
 done_testing

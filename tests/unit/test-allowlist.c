@@ -499,6 +499,56 @@ verdict_of(const struct allowlist *al, const char *cmd)
 	return v;
 }
 
+/* Quoted pattern words hold blanks, quotes and glob characters exactly;
+   the user's rules for one project apply only to that project. */
+static void
+test_quoted_and_per_project(void **state)
+{
+	char			*cause = NULL, *pf, *dir = project_dir();
+	char			*other;
+	struct allowlist	*al;
+
+	pf = allowlist_user_project_file(dir, &cause);
+	assert_non_null(pf);
+	assert_non_null(strstr(pf, "/config/bwgate/projects/project-"));
+	other = xasprintf("%s/config/bwgate/projects", tmpdir);
+	mkdir(other, 0700);
+	free(other);
+	write_file(pf, "{ \"rules\": [\n"
+	    " { \"id\": \"q\", \"pattern\": [\"mytool -m 'a b'\",\n"
+	    "   \"mytool 'it'\\\\''s' '' 'x*'\"], \"verdict\": \"allow\",\n"
+	    "   \"reason\": \"t\", \"match\": [\"mytool -m 'a b'\"],\n"
+	    "   \"no_match\": [\"mytool -m 'a c'\", \"mytool -m a b\"] }\n"
+	    "] }\n", 0600);
+	al = load(dir);
+	assert_int_equal(verdict_of(al, "mytool -m 'a b'"), A);
+	assert_int_equal(verdict_of(al, "mytool -m \"a b\""), A);
+	assert_int_equal(verdict_of(al, "mytool -m a b"), Q);
+	assert_int_equal(verdict_of(al, "mytool \"it's\" '' 'x*'"), A);
+	assert_int_equal(verdict_of(al, "mytool \"it's\" '' xy"), Q);
+	allowlist_free(al);
+	/* Not in another project, nor without one. */
+	other = xasprintf("%s/elsewhere", tmpdir);
+	mkdir(other, 0755);
+	al = load(other);
+	assert_int_equal(verdict_of(al, "mytool -m 'a b'"), Q);
+	allowlist_free(al);
+	al = load(NULL);
+	assert_int_equal(verdict_of(al, "mytool -m 'a b'"), Q);
+	allowlist_free(al);
+	/* An unterminated quote is an error naming the pattern. */
+	write_file(pf, "{ \"rules\": [ { \"id\": \"q\", \"pattern\": "
+	    "\"mytool 'a\", \"verdict\": \"allow\", \"reason\": \"t\" } ] "
+	    "}\n", 0600);
+	assert_null(allowlist_load(dir, &cause));
+	assert_non_null(strstr(cause, "unterminated quote"));
+	free(cause);
+	unlink(pf);
+	free(pf);
+	free(other);
+	free(dir);
+}
+
 /* User rules: allow, ask and deny layered over the shipped ones. */
 static void
 test_user_layer(void **state)
@@ -1159,6 +1209,7 @@ main(void)
 		cmocka_unit_test(test_sed),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_quoted_and_per_project),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,297 @@
+/*
+ * report-text: a JSON change report as lines for people (see
+ * report-text.h for the rules).
+ *
+ * Summaries: the paths of a kind are put in path order (a '/' sorts
+ * before every other byte), so everything below a directory follows it
+ * at once; a created or deleted path with entries below it is a
+ * directory created or deleted with all of them, and is one line.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-text.h"
+#include "xalloc.h"
+
+/* Add a line (takes text). */
+static void
+rt_add(struct report_text *t, enum report_line_kind kind, char *text,
+    bool summary)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 32;
+		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+	}
+	t->v[t->n].kind = kind;
+	t->v[t->n].text = text;
+	t->v[t->n].summary = summary;
+	t->n++;
+}
+
+/* Path order: '/' before every other byte. */
+static int
+rt_path_cmp(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+
+	for (; *x != '\0' && *x == *y; x++, y++)
+		;
+	if (*x == *y)
+		return 0;
+	if (*x == '/')
+		return *y == '\0' ? 1 : -1;
+	if (*y == '/')
+		return *x == '\0' ? -1 : 1;
+	return *x < *y ? -1 : 1;
+}
+
+/* Is p below dir? */
+static bool
+rt_below(const char *p, const char *dir)
+{
+	size_t	n = strlen(dir);
+
+	return strncmp(p, dir, n) == 0 && p[n] == '/';
+}
+
+/* 4213 as "4,213". */
+static void
+rt_thousands(char *s, size_t size, size_t n)
+{
+	char	tmp[32];
+	size_t	len, o = 0;
+
+	snprintf(tmp, sizeof tmp, "%zu", n);
+	len = strlen(tmp);
+	for (size_t i = 0; i < len && o + 2 < size; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			s[o++] = ',';
+		s[o++] = tmp[i];
+	}
+	s[o] = '\0';
+}
+
+/* The string paths of a list, in path order. */
+static const char **
+rt_sorted(const cJSON *list, size_t *np)
+{
+	const cJSON	 *e;
+	const char	**v;
+	size_t		  n = 0;
+
+	v = xreallocarray(NULL, (size_t)cJSON_GetArraySize(list) + 1,
+	    sizeof *v);
+	cJSON_ArrayForEach(e, list)
+		if (cJSON_IsString(e))
+			v[n++] = e->valuestring;
+	qsort(v, n, sizeof *v, rt_path_cmp);
+	*np = n;
+	return v;
+}
+
+/* One kind of paths: summarised (dir) lines, then at most the limit. */
+static void
+rt_paths(const cJSON *list, const char *mark, enum report_line_kind kind,
+    bool summarise, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const char	**v;
+	size_t		  n, i, j, files, shown = 0, rest = 0;
+	char		 *e, num[32];
+
+	v = rt_sorted(list, &n);
+	for (i = 0; i < n; i = j) {
+		files = 0;
+		for (j = i + 1; j < n && rt_below(v[j], v[i]); j++)
+			if (j + 1 >= n || !rt_below(v[j + 1], v[j]))
+				files++;
+		if (!summarise || o->expand || j == i + 1)
+			j = i + 1;
+		if (!o->expand && shown == REPORT_TEXT_MAX) {
+			rest += j - i;
+			continue;
+		}
+		e = o->escape(v[i]);
+		shown++;
+		if (j > i + 1) {
+			rt_thousands(num, sizeof num, files);
+			rt_add(t, kind, xasprintf("%s %s/ (%s file%s)", mark,
+			    e, num, files == 1 ? "" : "s"), true);
+		} else
+			rt_add(t, kind, xasprintf("%s %s", mark, e), false);
+		free(e);
+	}
+	if (rest > 0)
+		rt_add(t, RL_MORE, xasprintf("... and %zu more (the full "
+		    "list: --json)", rest), false);
+	free(v);
+}
+
+/* Renames, at most the limit. */
+static void
+rt_renamed(const cJSON *list, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*e;
+	size_t		 shown = 0, rest = 0;
+	char		*a, *b;
+
+	cJSON_ArrayForEach(e, list) {
+		if (!o->expand && shown == REPORT_TEXT_MAX) {
+			rest++;
+			continue;
+		}
+		a = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "from")) ?: "?");
+		b = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "to")) ?: "?");
+		rt_add(t, RL_RENAMED, xasprintf("> %s -> %s", a, b), false);
+		free(a);
+		free(b);
+		shown++;
+	}
+	if (rest > 0)
+		rt_add(t, RL_MORE, xasprintf("... and %zu more (the full "
+		    "list: --json)", rest), false);
+}
+
+/* The report's attention entries: objects with a path and why (or a
+   message), or plain strings. */
+static void
+rt_attention(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*e;
+	const char	*msg, *path;
+	char		*m, *p;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "attention")) {
+		msg = cJSON_IsString(e) ? e->valuestring :
+		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "message"));
+		if (msg == NULL)
+			msg = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "why"));
+		if (msg == NULL)
+			msg = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "text"));
+		path = cJSON_GetStringValue(cJSON_GetObjectItem(e, "path"));
+		if (msg == NULL && path == NULL)
+			continue;
+		m = o->escape(msg != NULL ? msg : "look at this");
+		if (path != NULL) {
+			p = o->escape(path);
+			rt_add(t, RL_ATTENTION, xasprintf("! attention: %s: %s",
+			    p, m), false);
+			free(p);
+		} else
+			rt_add(t, RL_ATTENTION, xasprintf("! attention: %s", m),
+			    false);
+		free(m);
+	}
+}
+
+/* Refused operations and their hints. */
+static void
+rt_refused(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*e, *c;
+	const char	*op, *why, *hint;
+	char		*p, *h, times[32];
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "violations")) {
+		op = cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation"));
+		why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason"));
+		hint = cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint"));
+		c = cJSON_GetObjectItem(e, "count");
+		times[0] = '\0';
+		if (cJSON_IsNumber(c) && c->valuedouble > 1)
+			snprintf(times, sizeof times, " x%.0f", c->valuedouble);
+		p = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "path")) ?: "?");
+		rt_add(t, RL_REFUSED, xasprintf("refused %s '%s' (%s)%s",
+		    op != NULL ? op : "?", p, why != NULL ? why : "refused",
+		    times), false);
+		free(p);
+		if (hint != NULL && *hint != '\0') {
+			h = o->escape(hint);
+			rt_add(t, RL_HINT, xasprintf("hint: %s", h), false);
+			free(h);
+		}
+	}
+}
+
+/* Build the lines of a report. */
+void
+report_text_build(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*ch, *e;
+	int		 c, m, d, r;
+	char		*s;
+
+	if (!cJSON_IsObject(rep))
+		return;
+	rt_attention(rep, o, t);
+	ch = cJSON_GetObjectItem(rep, "changes");
+	if (cJSON_IsObject(ch)) {
+		c = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created"));
+		m = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));
+		d = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
+		r = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
+		if (cJSON_IsFalse(cJSON_GetObjectItem(rep,
+		    "changes_possible")))
+			rt_add(t, RL_COUNT, xstrdup("no changes possible (the "
+			    "project was read-only)"), false);
+		else if (c + m + d + r == 0)
+			rt_add(t, RL_COUNT, xstrdup("no changes in the "
+			    "project"), false);
+		else
+			rt_add(t, RL_COUNT, xasprintf("%d created, %d "
+			    "modified, %d deleted, %d renamed", c, m, d, r),
+			    false);
+		rt_paths(cJSON_GetObjectItem(ch, "created"), "+", RL_CREATED,
+		    true, o, t);
+		rt_paths(cJSON_GetObjectItem(ch, "modified"), "~",
+		    RL_MODIFIED, false, o, t);
+		rt_paths(cJSON_GetObjectItem(ch, "deleted"), "-", RL_DELETED,
+		    true, o, t);
+		rt_renamed(cJSON_GetObjectItem(ch, "renamed"), o, t);
+	}
+	rt_refused(rep, o, t);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||
+	    cJSON_IsTrue(cJSON_GetObjectItem(rep, "stderr_truncated")))
+		rt_add(t, RL_NOTE, xstrdup("output was truncated in the report "
+		    "(output_limit)"), false);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "events_lossy")))
+		rt_add(t, RL_NOTE, xstrdup("the live event stream lost events; "
+		    "the change report is still exact"), false);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "warnings")) {
+		if (!cJSON_IsString(e))
+			continue;
+		s = o->escape(e->valuestring);
+		rt_add(t, RL_NOTE, xasprintf("warning: %s", s), false);
+		free(s);
+	}
+}
+
+/* Is a line one of a path list? */
+bool
+report_line_is_path(enum report_line_kind k)
+{
+	return k == RL_CREATED || k == RL_MODIFIED || k == RL_DELETED ||
+	    k == RL_RENAMED || k == RL_MORE;
+}
+
+void
+report_text_release(struct report_text *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].text);
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}

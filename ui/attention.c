@@ -1,0 +1,142 @@
+/*
+ * attention: never miss a request that waits for the operator.
+ *
+ * A request that starts waiting rings the terminal bell (tmux turns it
+ * into a window alert; "console": {"bell": false} turns it off) and,
+ * inside tmux, the console's pane title and the window option
+ * @bwgate_pending carry the number waiting (only that number: no agent
+ * text ever reaches tmux).
+ *
+ * Follow (F) is sticky: it stays on until the operator turns it off.
+ * Moving the selection by hand pauses it; the next request that starts
+ * waiting ends the pause ("console": {"follow_resume": false} keeps it
+ * paused until F), unless the operator is on a pending request already,
+ * which is never taken from under them. p and P jump to the next and the
+ * previous pending request, however far the queue has scrolled.
+ */
+#include "autoconf.h"
+
+#include <stdlib.h>
+
+#include "config.h"
+#include "format.h"
+#include "ui.h"
+#include "xalloc.h"
+
+/* The console section of the configuration in force. */
+static const struct config *
+attention_config(struct ui *ui)
+{
+	return console_config(ui->c);
+}
+
+/* A request was added or changed: did it start waiting? */
+void
+ui_attention_event(struct ui *ui, const struct request *r)
+{
+	const struct config	*cfg = attention_config(ui);
+	struct request		*cur;
+
+	if (!fmt_needs_operator(r) || r->id <= ui->alerted)
+		return;
+	ui->alerted = r->id;
+	if (cfg->bell)
+		ui->ring = true;
+	if (!ui->follow || !ui->follow_paused || !cfg->follow_resume)
+		return;
+	/* Never take a pending request from under the operator. */
+	cur = ui_selected(ui);
+	if (cur != NULL && fmt_needs_operator(cur))
+		return;
+	ui->follow_paused = false;
+	ui_follow(ui);
+}
+
+/* After a draw: ring, and keep the tmux marker in step. */
+void
+ui_attention_flush(struct ui *ui)
+{
+	size_t	pending, running, done;
+
+	if (ui->ring) {
+		ui->ring = false;
+		beep();
+	}
+	ui_counts(ui, &pending, &running, &done);
+	if (pending != ui->marked) {
+		ui->marked = pending;
+		ui_tmux_mark(pending);
+	}
+}
+
+/* The operator moved the selection: follow waits for the next pending
+   request. */
+void
+ui_follow_pause(struct ui *ui)
+{
+	if (ui->follow)
+		ui->follow_paused = true;
+}
+
+/* F: follow on (or again after a pause), or off. */
+void
+ui_follow_toggle(struct ui *ui)
+{
+	if (ui->follow && !ui->follow_paused) {
+		ui->follow = false;
+		ui_message(ui, false, "follow off: the selection stays where "
+		    "you put it (F: follow again)");
+		return;
+	}
+	ui->follow = true;
+	ui->follow_paused = false;
+	ui_follow(ui);
+	ui_message(ui, false, "following: the oldest pending request, else "
+	    "the newest running one");
+}
+
+/* The follow state for the queue title. */
+const char *
+ui_follow_label(const struct ui *ui)
+{
+	if (!ui->follow)
+		return "follow off";
+	return ui->follow_paused ? "follow paused" : "follow";
+}
+
+/* p, P: select the next (dir 1) or previous (-1) pending request the
+   filter shows, after or before the selection, going round. */
+void
+ui_select_pending(struct ui *ui, int dir)
+{
+	struct queue	*q = console_queue(ui->c);
+	struct request	*cur = ui_selected(ui), *r, *to = NULL;
+
+	r = cur;
+	for (;;) {
+		if (r == NULL)
+			r = dir > 0 ? TAILQ_FIRST(&q->requests) :
+			    TAILQ_LAST(&q->requests, request_list);
+		else
+			r = dir > 0 ? TAILQ_NEXT(r, entry) :
+			    TAILQ_PREV(r, request_list, entry);
+		if (r == NULL && cur == NULL)
+			break;
+		if (r == NULL)
+			continue;	/* go round */
+		if (fmt_needs_operator(r) && ui_visible(ui, r)) {
+			to = r;
+			break;
+		}
+		if (r == cur)
+			break;
+	}
+	if (to == NULL) {
+		ui_message(ui, false, "nothing waits for you%s",
+		    ui->filter != NULL ? " (among the filtered requests)" :
+		    "");
+		return;
+	}
+	ui_follow_pause(ui);
+	ui_select(ui, to->id, true);
+}
