@@ -35,6 +35,8 @@
 #include "log.h"
 #include "loop.h"
 #include "monitor.h"
+#include "netbackend.h"
+#include "netstack.h"
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
@@ -53,6 +55,8 @@ struct engine {
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;
+	pid_t			 child_pid;	/* sandbox's first process */
+	struct netstack		*net;		/* user-mode network, or NULL */
 	bool			 have_exit;
 	int			 exit_code;
 	bool			 bwrap_done;
@@ -165,6 +169,9 @@ engine_status(int fd, short revents, void *arg)
 		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
 		    cJSON_IsNumber(v))
 			e->pidns = (uint64_t)v->valuedouble;
+		if ((v = cJSON_GetObjectItem(j, "child-pid")) != NULL &&
+		    cJSON_IsNumber(v))
+			e->child_pid = (pid_t)v->valueint;
 		if ((v = cJSON_GetObjectItem(j, "exit-code")) != NULL &&
 		    cJSON_IsNumber(v)) {
 			e->have_exit = true;
@@ -293,6 +300,8 @@ engine_sandbox_json(const struct probe *p, const struct sandbox *sb,
 	cJSON_AddStringToObject(j, "proc", sb->proc_mode ? sb->proc_mode :
 	    "");
 	cJSON_AddBoolToObject(j, "network", pol->network);
+	if (pol->network)
+		cJSON_AddStringToObject(j, "network_backend", NETBACKEND_NAME);
 	cJSON_AddBoolToObject(j, "seccomp", pol->seccomp);
 	cJSON_AddBoolToObject(j, "disable_userns", !pol->allow_userns &&
 	    p->disable_userns);
@@ -367,6 +376,41 @@ engine_loop(struct engine *e)
 	/* Whatever the status stream still holds. */
 	if (e->status_fd >= 0)
 		engine_status(e->status_fd, POLLIN, e);
+}
+
+/*
+ * Network on: wait for bwrap to name the sandbox's first process, then
+ * attach the user-mode network to its namespace; the command is still
+ * held on --block-fd, so it never runs without its network.
+ */
+static int
+engine_network(struct engine *e, char **cause)
+{
+	int64_t		deadline = loop_now_ms() + 10000;
+	struct pollfd	pfd = { .fd = e->status_fd, .events = POLLIN };
+
+	while (e->child_pid <= 0) {
+		int64_t left = deadline - loop_now_ms();
+
+		if (left <= 0) {
+			*cause = xstrdup("bwrap did not report the sandbox's "
+			    "process");
+			return -1;
+		}
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			break;
+		if (pfd.revents & POLLIN)
+			engine_status(e->status_fd, POLLIN, e);
+		else if (pfd.revents & (POLLHUP | POLLERR))
+			break;
+	}
+	if (e->child_pid <= 0) {
+		*cause = xstrdup("bwrap ended before the network was set up");
+		return -1;
+	}
+	if ((e->net = netstack_start(e->child_pid, cause)) == NULL)
+		return -1;
+	return netstack_wait_ready(e->net, 10000, cause);
 }
 
 int
@@ -478,11 +522,18 @@ engine_run(const struct engine_opts *o, struct result *r)
 			    engine_monitor, &e);
 	}
 	LOG("snapshot taken, monitor started");
+	e.status_fd = spipe[0];
+	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
+	if (pol.network && engine_network(&e, &cause) != 0) {
+		/* Never run the command without its own network. */
+		runner_kill_tree(&e.run, 0, SIGKILL);
+		runner_wait(&e.run);
+		engine_fail(r, cause);
+		goto out;
+	}
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
-	e.status_fd = spipe[0];
-	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
 	e.out_open = e.err_open = true;
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
 	loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
@@ -541,6 +592,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	rc = r->error != NULL ? -1 : 0;
 	LOG("done");
 out:
+	netstack_stop(e.net);
 	observe_free(e.obs);
 	if (e.mon != NULL)
 		monitor_free(e.mon);

@@ -6,6 +6,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox.c %D%/sandbox.h \
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
+	%D%/netbackend.c %D%/netbackend.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
 	%D%/bpfcache.c %D%/bpfcache.h

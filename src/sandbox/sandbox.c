@@ -39,6 +39,7 @@
 
 #include "cleanup.h"
 #include "jsonutil.h"
+#include "netbackend.h"
 #include "path.h"
 #include "placeholder.h"
 #include "probe.h"
@@ -338,10 +339,10 @@ build_namespaces(struct build *b)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
+	/* Network on still means a namespace of its own: the engine attaches
+	   user-mode networking to it (netbackend.h), never the host's. */
 	add(b, "--unshare-all");
 	add(b, "--unshare-user");
-	if (pol->network)
-		add(b, "--share-net");
 	add(b, "--die-with-parent");
 	add(b, "--new-session");
 	if (!pol->allow_userns) {
@@ -353,6 +354,23 @@ build_namespaces(struct build *b)
 			    "the seccomp filter only");
 	}
 	add2(b, "--cap-drop", "ALL");
+}
+
+/* Network on needs the user-mode stack; a dry run only warns. */
+static int
+build_network(struct build *b, char **cause)
+{
+	_cleanup_free_ char *path = netbackend_find();
+
+	if (path != NULL)
+		return 0;
+	if (!b->dry) {
+		*cause = xstrdup(netbackend_missing());
+		return -1;
+	}
+	strv_pushf(&b->sb->warnings, "%s: the command will be refused",
+	    netbackend_missing());
+	return 0;
 }
 
 static void
@@ -710,6 +728,8 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	}
 	sb->nested = probe->nested;
 	sb->network = pol->network;
+	if (pol->network && build_network(&b, cause) != 0)
+		return -1;
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
 	build_env(&b);
