@@ -80,6 +80,7 @@ EXTRA_DIST += %D%/integration/libtest.sh
 ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
+	%D%/integration/contain-net.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh

@@ -26,7 +26,7 @@
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK,
+	OPT_NO_NETWORK, OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_HEADLESS,
 };
 
 static const struct option exec_options[] = {
@@ -49,6 +49,10 @@ static const struct option exec_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "command", required_argument, NULL, OPT_COMMAND },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "headless", no_argument, NULL, OPT_HEADLESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -62,7 +66,8 @@ exec_usage(FILE *f)
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
 	    "[--output-limit BYTES] [--config FILE]\n"
-	    "                   [--no-monitor] -- COMMAND [ARG...]\n");
+	    "                   [--memory SIZE] [--pids N] [--cpu SECONDS] "
+	    "[--no-monitor] -- COMMAND [ARG...]\n");
 }
 
 /* A descriptor number from the command line that is open for writing. */
@@ -98,6 +103,32 @@ parse_number(const char *s, const char *opt, double max, double *out)
 	return 0;
 }
 
+/* A size in bytes with an optional K, M or G (binary) suffix; 0: none. */
+static int
+parse_size(const char *s, const char *opt, double *out)
+{
+	char	*end;
+	double	 v, unit = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == 'K' || *end == 'k')
+		unit = 1024;
+	else if (*end == 'M' || *end == 'm')
+		unit = 1024 * 1024;
+	else if (*end == 'G' || *end == 'g')
+		unit = 1024 * 1024 * 1024;
+	if (unit != 1)
+		end++;
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < 0 ||
+	    v * unit > 1e15) {
+		fprintf(stderr, "bwgate: %s: invalid size '%s'\n", opt, s);
+		return -1;
+	}
+	*out = v * unit;
+	return 0;
+}
+
 /* Write the report to fd (stdout for --json). */
 static void
 emit_json(int fd, const struct result *r)
@@ -127,6 +158,10 @@ cmd_exec(int argc, char **argv)
 	int			 network = -1;	/* -1: as configured */
 	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
 	double			 timeout = -1, limit = -1;
+	double			 memory = -1, pids = -1, cpu = -1;
+	bool			 headless = false;
+	size_t			 cfg_memory;
+	int			 cfg_pids, cfg_cpu;
 
 	engine_opts_init(&o);
 	config_init(&cfg);
@@ -168,6 +203,19 @@ cmd_exec(int argc, char **argv)
 			o.command = xstrdup(optarg);
 			break;
 		case OPT_PROFILE: profile = optarg; break;
+		case OPT_MEMORY:
+			if (parse_size(optarg, "--memory", &memory))
+				goto out;
+			break;
+		case OPT_PIDS:
+			if (parse_number(optarg, "--pids", 1e7, &pids))
+				goto out;
+			break;
+		case OPT_CPU:
+			if (parse_number(optarg, "--cpu", 1e7, &cpu))
+				goto out;
+			break;
+		case OPT_HEADLESS: headless = true; break;
 		case 'h':
 			exec_usage(stdout);
 			status = 0;
@@ -211,6 +259,13 @@ cmd_exec(int argc, char **argv)
 	strv_copy(&o.exclude, &cfg.exclude);
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
+	/* Nobody watches a headless console: never run forever. */
+	if (headless && o.timeout_ms == 0)
+		o.timeout_ms = cfg.headless_timeout_s * 1000;
+	config_limits(&cfg, profile, &cfg_memory, &cfg_pids, &cfg_cpu);
+	o.limits.memory = memory >= 0 ? (uint64_t)memory : cfg_memory;
+	o.limits.pids = pids >= 0 ? (int)pids : cfg_pids;
+	o.limits.cpu_s = cpu >= 0 ? (int)cpu : cfg_cpu;
 	o.grace_ms = cfg.grace_ms;
 	o.output_limit = limit >= 0 ? (size_t)limit : cfg.output_limit;
 	o.passthrough = !json;

@@ -57,6 +57,8 @@ struct engine {
 	uint64_t		 pidns;
 	pid_t			 child_pid;	/* sandbox's first process */
 	struct netstack		*net;		/* user-mode network, or NULL */
+	struct limiter		*lim;		/* memory, processes, CPU */
+	int			 lim_timer;
 	bool			 have_exit;
 	int			 exit_code;
 	bool			 bwrap_done;
@@ -227,6 +229,25 @@ engine_timeout(void *arg)
 	engine_kill(arg, true);
 }
 
+/* A cgroup counter says a limit was reached (a fork failed): stop. */
+static void
+engine_limits_tick(void *arg)
+{
+	struct engine	*e = arg;
+	const char	*why;
+
+	e->lim_timer = 0;
+	if (e->bwrap_done || e->killing)
+		return;
+	if ((why = limiter_hit(e->lim)) != NULL) {
+		LOG("%s reached: killing the sandbox", why);
+		e->r->killed_by = why;
+		engine_kill(e, false);
+		return;
+	}
+	e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
+}
+
 static void
 engine_signal(int signo, void *arg)
 {
@@ -307,6 +328,30 @@ engine_sandbox_json(const struct probe *p, const struct sandbox *sb,
 	    p->disable_userns);
 	cJSON_AddItemToObject(j, "mounts", sandbox_mounts_json(sb));
 	cJSON_AddItemToObject(j, "warnings", json_strv(&sb->warnings));
+	return j;
+}
+
+/* The limits and how they are enforced, for the report. */
+static cJSON *
+engine_limits_json(const struct engine *e)
+{
+	const struct limits	*l = &e->opts->limits;
+	cJSON			*j = cJSON_CreateObject();
+
+	if (l->memory > 0)
+		cJSON_AddNumberToObject(j, "memory", (double)l->memory);
+	else
+		cJSON_AddNullToObject(j, "memory");
+	if (l->pids > 0)
+		cJSON_AddNumberToObject(j, "pids", l->pids);
+	else
+		cJSON_AddNullToObject(j, "pids");
+	if (l->cpu_s > 0)
+		cJSON_AddNumberToObject(j, "cpu", l->cpu_s);
+	else
+		cJSON_AddNullToObject(j, "cpu");
+	cJSON_AddStringToObject(j, "enforced_by",
+	    limits_backend_name(limiter_backend(e->lim)));
 	return j;
 }
 
@@ -491,8 +536,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	 */
 	e.loop = loop_new();
 	e.start_ms = loop_now_ms();
-	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
-	    &cause) != 0) {
+	e.lim = limiter_new(&o->limits);
+	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
+	if (runner_spawn_with(&full, sb.fds, sb.nfds, o->stdin_fd,
+	    limiter_child, e.lim, &e.run, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
 	}
@@ -545,6 +592,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
+	if (limiter_backend(e.lim) != LIMITS_RLIMIT && o->limits.pids > 0)
+		e.lim_timer = loop_timer(e.loop, 250, engine_limits_tick, &e);
 	observe_attach(e.obs, e.loop, &sb, &r->violations);
 	engine_loop(&e);
 	observe_finish(e.obs);
@@ -555,6 +604,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	r->duration_ms = loop_now_ms() - e.start_ms;
 	engine_exit_status(&e);
+	if (r->killed_by == NULL)
+		r->killed_by = limiter_verdict(e.lim, r->signal);
+	if (r->killed_by != NULL)
+		r->killed = false;
 	/* Without notifications, read refusals from the error output. */
 	if (o->observe && r->started && !observe_exact(e.obs))
 		observe_infer(r->err.data, r->err.len, &sb, pol.cwd,
@@ -593,6 +646,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	LOG("done");
 out:
 	netstack_stop(e.net);
+	limiter_free(e.lim);
 	observe_free(e.obs);
 	if (e.mon != NULL)
 		monitor_free(e.mon);

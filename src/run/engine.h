@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "limiter.h"
 #include "report.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -33,6 +34,7 @@ struct engine_opts {
 	bool			 observe;	/* seccomp violation observer */
 	bool			 snapshot;	/* change report (default on) */
 	struct strv		 exclude;	/* project-relative trees not reported */
+	struct limits		 limits;	/* memory, processes, CPU time */
 };
 
 void	engine_opts_init(struct engine_opts *);

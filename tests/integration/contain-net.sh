@@ -1,0 +1,96 @@
+#!/bin/bash
+# Network on reaches only the network (issue 9, section 3): the command has
+# its own network namespace with slirp4netns, so a listener on the host's
+# 127.0.0.1 and a host abstract Unix socket are out of reach, while the
+# user-mode gateway's DNS address answers. Without slirp4netns, network on
+# is refused (never the host's namespace).
+. "$(dirname "$0")/libtest.sh"
+
+P=$(new_project)
+cd "$P" || exit 1
+PY=$(command -v python3)
+if [ -z "$PY" ]; then
+	skip "network containment" "python3 not installed"
+	done_testing; exit
+fi
+if ! command -v slirp4netns >/dev/null; then
+	skip "network containment" "slirp4netns not installed"
+	done_testing; exit
+fi
+
+# Host listeners started by the test (killed by the trap).
+"$PY" - "$T" <<'PYEOF' &
+import socket, sys, os
+t = sys.argv[1]
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(5)
+a = socket.socket(socket.AF_UNIX); a.bind("\0bwgate-net-%d" % os.getpid())
+a.listen(5)
+open(t + "/port.tmp", "w").write("%d %d" % (s.getsockname()[1], os.getpid()))
+os.rename(t + "/port.tmp", t + "/port")
+s.settimeout(60); a.settimeout(60)
+n = 0
+while True:
+    try:
+        c, _ = s.accept()
+        n += 1
+        open(t + "/accepted", "w").write(str(n))
+        c.close()
+    except Exception:
+        break
+PYEOF
+SRV=$!
+CLEANUP_EXTRA="kill $SRV 2>/dev/null"
+wait_for 10 test -e "$T/port"
+read -r PORT PID < "$T/port"
+
+# Sanity: the listeners answer on the host.
+ok_if "host listener answers on the host" \
+	"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
+wait_for 5 test -e "$T/accepted"
+rm -f "$T/accepted"
+
+nrun() {
+	"$BWGATE" exec --quiet --network --project "$P" -- "$PY" -c "$1" \
+	    >/dev/null 2>&1
+}
+ok_unless "network on: host 127.0.0.1 listener unreachable" \
+	nrun "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
+ok_unless "network on: host loopback via the gateway unreachable" \
+	nrun "import socket; socket.create_connection(('10.0.2.2', $PORT), 2)"
+ok_unless "network on: host abstract socket unreachable" \
+	nrun "import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0bwgate-net-$PID')"
+ok_unless "the host listener saw no connection" test -e "$T/accepted"
+
+# What works: an interface with an address and a default route, and a TCP
+# connection to the user-mode DNS address (no internet needed).
+ok_if "network on: tap0 has the user-mode address" \
+	nrun "import sys; sys.exit(0 if '0002000A' in open('/proc/net/route').read() else 1)"
+ok_if "network on: TCP to the user-mode DNS address connects" \
+	nrun "import socket; socket.create_connection(('10.0.2.3', 53), 5)"
+jexec --network -- true
+assert_eq "report names the network backend" \
+	"$(jfield .sandbox.network_backend)" '"slirp4netns"'
+assert_eq "the argv never shares the host's network" \
+	"$(jq -r '.bwrap_argv[]' < "$T/report.json" | grep -c -- '--share-net')" 0
+
+# The network stack does not outlive the command.
+ok_unless "no slirp4netns left running" \
+	sh -c "ps -eo ppid=,comm= | grep -q slirp4netns"
+
+# No backend: refused with a clear error, never the host namespace.
+BWGATE_SLIRP4NETNS=/nonexistent jexec --network -- \
+	"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
+assert_eq "no backend: bwgate failed (125)" "$?" 125
+assert_match "no backend: the error names slirp4netns" \
+	"$(jfield .error)" 'needs slirp4netns'
+assert_eq "no backend: the command never started" "$(jfield .started)" false
+ok_unless "no backend: the host listener saw no connection" \
+	test -e "$T/accepted"
+
+# bwgate doctor says which backend is used.
+assert_match "doctor names the network backend" \
+	"$("$BWGATE" doctor 2>&1)" 'network.*slirp4netns'
+
+kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
+done_testing
