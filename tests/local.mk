@@ -81,6 +81,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/contain-net.sh \
+	%D%/integration/contain-limits.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh

@@ -58,7 +58,12 @@ job_finish(struct job *jb)
 			    "%d and wrote no report", code);
 	} else if (cJSON_IsTrue(cJSON_GetObjectItem(report, "timed_out")))
 		state = REQUEST_TIMED_OUT;
-	else if (jb->killing ||
+	else if (cJSON_IsString(f = cJSON_GetObjectItem(report, "killed"))) {
+		/* A resource limit ended it: "memory limit", ... */
+		state = REQUEST_KILLED;
+		free(r->note);
+		r->note = xstrdup(f->valuestring);
+	} else if (jb->killing ||
 	    cJSON_IsTrue(cJSON_GetObjectItem(report, "killed")))
 		state = REQUEST_KILLED;
 	else if (!cJSON_IsTrue(cJSON_GetObjectItem(report, "started")) &&
@@ -348,7 +353,8 @@ job_argv(struct console *c, struct request *r, struct strv *av)
 	if (r->timeout_s > 0) {
 		strv_push(av, "--timeout");
 		strv_pushf(av, "%d", r->timeout_s);
-	}
+	} else if (c->headless)
+		strv_push(av, "--headless");	/* its finite default timeout */
 	strv_push(av, "--json-fd");
 	strv_push(av, "3");
 	strv_push(av, "--events-fd");

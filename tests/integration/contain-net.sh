@@ -8,7 +8,8 @@
 
 P=$(new_project)
 cd "$P" || exit 1
-PY=$(command -v python3)
+# A python3 the sandbox can see (not a shim under the hidden home).
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
 if [ -z "$PY" ]; then
 	skip "network containment" "python3 not installed"
 	done_testing; exit
@@ -54,12 +55,24 @@ nrun() {
 	"$BWGATE" exec --quiet --network --project "$P" -- "$PY" -c "$1" \
 	    >/dev/null 2>&1
 }
-ok_unless "network on: host 127.0.0.1 listener unreachable" \
-	nrun "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
-ok_unless "network on: host loopback via the gateway unreachable" \
-	nrun "import socket; socket.create_connection(('10.0.2.2', $PORT), 2)"
-ok_unless "network on: host abstract socket unreachable" \
-	nrun "import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0bwgate-net-$PID')"
+# Each probe exits 0 only when it ran and its connection failed.
+blocked() {
+	nrun "import socket
+try:
+    $1
+except OSError:
+    raise SystemExit(0)
+raise SystemExit(3)"
+}
+ok_if "network on: host 127.0.0.1 listener unreachable" \
+	blocked "socket.create_connection(('127.0.0.1', $PORT), 2)"
+ok_if "network on: host loopback via the gateway unreachable" \
+	blocked "socket.create_connection(('10.0.2.2', $PORT), 2)"
+ok_if "network on: host abstract socket unreachable" \
+	blocked "s = socket.socket(socket.AF_UNIX); s.connect('\\0bwgate-net-$PID')"
+# The same probe on the host itself connects (the probe is sound).
+ok_if "the abstract socket probe connects on the host" "$PY" -c \
+	"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0bwgate-net-$PID')"
 ok_unless "the host listener saw no connection" test -e "$T/accepted"
 
 # What works: an interface with an address and a default route, and a TCP

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Resources (issue 9, section 5): a memory hog, a fork bomb and a CPU spinner
+# are stopped by the per-command limits, and the report says which limit
+# ("killed": "memory limit", "pids limit", "time limit"). With a cgroup the
+# kill is reported exactly; with resource limits only (an ordinary user
+# without a delegated cgroup, nested) the command is still held back.
+. "$(dirname "$0")/libtest.sh"
+
+P=$(new_project)
+cd "$P" || exit 1
+BACKEND=$("$BWGATE" exec --json --project "$P" -- true |
+    jq -r .sandbox.limits.enforced_by)
+echo "# limits enforced by: $BACKEND"
+assert_match "doctor says which limits are enforced" \
+	"$("$BWGATE" doctor 2>&1)" "resource limits.*by $BACKEND"
+
+# sort /dev/zero grows without bound: held at 200 MiB.
+START=$(date +%s)
+jexec --memory 200M --timeout 60 -- sort /dev/zero
+END=$(date +%s)
+ok_if "memory hog stopped well before the timeout" test $((END - START)) -lt 30
+case "$BACKEND" in
+cgroup*)
+	assert_eq "memory hog: killed: memory limit" "$(jfield .killed)" \
+		'"memory limit"'
+	;;
+*)
+	ok_unless "memory hog: did not succeed" \
+		test "$(jfield .exit_code)" = 0
+	;;
+esac
+assert_eq "report shows the memory limit" \
+	"$(jfield .sandbox.limits.memory)" 209715200
+
+# A fork bomb: capped, then stopped.
+jexec --pids 64 --timeout 30 -- bash -c \
+    'n=0; while [ $n -lt 1000 ]; do sleep 30 & n=$((n+1)); done; wait'
+case "$BACKEND" in
+cgroup*)
+	assert_eq "fork bomb: killed: pids limit" "$(jfield .killed)" \
+		'"pids limit"'
+	ok_if "fork bomb: stopped before the timeout" \
+		test "$(jfield .timed_out)" = false
+	;;
+*)
+	assert_match "fork bomb: forks refused" "$(jfield .stderr)" \
+		'fork|Resource temporarily unavailable'
+	;;
+esac
+ok_unless "no sleep from the fork bomb left on the host" \
+	pgrep -f "^sleep 30$" -u "$(id -u)"
+
+# CPU time (optional): SIGXCPU.
+jexec --cpu 1 --timeout 30 -- sh -c 'while :; do :; done'
+assert_eq "cpu spinner: killed: time limit" "$(jfield .killed)" \
+	'"time limit"'
+
+# Limits from the configuration, per profile.
+cat > "$T/cfg.json" <<'CFG'
+{ "limits": { "pids": 300, "profiles": { "build": { "pids": 40 } } } }
+CFG
+jexec --config "$T/cfg.json" -- true
+assert_eq "configured limit applies" "$(jfield .sandbox.limits.pids)" 300
+jexec --config "$T/cfg.json" --profile build -- true
+assert_eq "profile limit applies" "$(jfield .sandbox.limits.pids)" 40
+jexec --config "$T/cfg.json" --profile build --pids 77 -- true
+assert_eq "request limit wins" "$(jfield .sandbox.limits.pids)" 77
+echo '{ "limits": { "profiles": { "x": { "memroy": 1 } } } }' > "$T/bad.json"
+ok_unless "a typo in a profile's limits is an error" \
+	"$BWGATE" exec --config "$T/bad.json" -- true
+
+# A normal command is not disturbed, and no cgroup is left behind.
+jexec -- sh -c 'echo fine'
+assert_eq "normal command runs" "$(jfield .stdout)" '"fine\n"'
+ok_unless "no bwgate cgroup left" \
+	sh -c 'find /sys/fs/cgroup -maxdepth 4 -name "bwgate-*" 2>/dev/null | grep -q .'
+
+done_testing
