@@ -82,6 +82,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/contain-net.sh \
 	%D%/integration/contain-limits.sh \
+	%D%/integration/contain-emfile.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh
