@@ -75,4 +75,25 @@ assert_eq "normal command runs" "$(jfield .stdout)" '"fine\n"'
 ok_unless "no bwgate cgroup left" \
 	sh -c 'find /sys/fs/cgroup -maxdepth 4 -name "bwgate-*" 2>/dev/null | grep -q .'
 
+# A tree larger than a quarter of the uid's inotify budget: the run is
+# lossy and says why, and the watches it took are a quarter at most.
+BUDGET=$(cat /proc/sys/fs/inotify/max_user_watches)
+NS=$(cat /proc/sys/user/max_inotify_watches 2>/dev/null || echo "$BUDGET")
+[ "$NS" -lt "$BUDGET" ] && BUDGET=$NS
+if [ "$BUDGET" -le 400000 ]; then
+	BIG="$T/big"
+	mkdir -p "$BIG"
+	PER=$(( BUDGET / 4 / 200 + 2 ))
+	(cd "$BIG" && for i in $(seq "$PER"); do mkdir -p "d$i"/e{1..200}; done)
+	"$BWGATE" exec --json --project "$BIG" -- touch x > "$T/big.json"
+	assert_match "big tree: lossy with this run's cap named" \
+		"$(jq -r '.warnings[]' < "$T/big.json")" \
+		"this run's inotify watch cap reached \\($((BUDGET / 4)), a quarter"
+	assert_eq "big tree: change report still exact" \
+		"$(jq -c .changes.created < "$T/big.json")" '["x"]'
+	rm -rf "$BIG"
+else
+	skip "inotify cap per run" "watch budget $BUDGET too large to fill"
+fi
+
 done_testing
