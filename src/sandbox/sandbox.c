@@ -37,7 +37,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cleanup.h"
+#include "guard.h"
 #include "jsonutil.h"
 #include "netbackend.h"
 #include "path.h"
@@ -204,6 +206,13 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 		free(p);
 		return -1;
 	}
+	if (guard_project(p, cause) != 0) {
+		free(p);
+		return -1;
+	}
+	/* Placeholders a crashed run left behind go now, whatever this
+	   bwgate is about to do. */
+	placeholders_release(p);
 	c = path_canonical(cwd != NULL ? cwd : here, cause);
 	if (c == NULL) {
 		free(p);
@@ -356,6 +365,32 @@ build_namespaces(struct build *b)
 	add2(b, "--cap-drop", "ALL");
 }
 
+/* PATH for inside: absolute entries outside the project only. */
+static char *
+build_path_value(const char *value, const char *project)
+{
+	struct buf	 out = BUF_INIT;
+	char		*copy = xstrdup(value), *e, *last;
+
+	for (e = strtok_r(copy, ":", &last); e != NULL;
+	    e = strtok_r(NULL, ":", &last)) {
+		_cleanup_free_ char *real = NULL;
+
+		if (e[0] != '/')
+			continue;
+		real = realpath(e, NULL);
+		if (path_is_under(real != NULL ? real : e, project))
+			continue;
+		if (out.len > 0)
+			buf_putc(&out, ':');
+		buf_puts(&out, e);
+	}
+	free(copy);
+	buf_putc(&out, '\0');
+	out.len--;
+	return buf_detach(&out);
+}
+
 /* Network on needs the user-mode stack; a dry run only warns. */
 static int
 build_network(struct build *b, char **cause)
@@ -390,8 +425,16 @@ build_env(struct build *b)
 		name = xstrndup(*e, (size_t)(eq - *e));
 		if (!env_allowed(name) && !strv_contains(&pol->env_pass, name))
 			continue;
-		if (strcmp(name, "PATH") == 0)
-			have_path = true;
+		if (strcmp(name, "PATH") == 0) {
+			/* No relative entry, nothing the command can write. */
+			_cleanup_free_ char *clean = build_path_value(eq + 1,
+			    pol->project);
+
+			have_path = clean[0] != '\0';
+			if (have_path)
+				add3(b, "--setenv", name, clean);
+			continue;
+		}
 		add3(b, "--setenv", name, eq + 1);
 	}
 	if (!have_path)
