@@ -83,6 +83,7 @@ ENGINE_TESTS = \
 	%D%/integration/contain-net.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
+	%D%/integration/contain-files.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh

@@ -1,0 +1,82 @@
+#!/bin/bash
+# The console's own files (issue 9, section 4): a control socket inside the
+# project is refused at console start (a sandboxed command could approve
+# itself through it), $HOME or a directory holding bwgate's configuration
+# cannot be the project, PATH inside has no relative or project entries,
+# and a runtime directory pre-created by another uid is not used.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+cd "$P" || exit 1
+
+# The attack: the socket in the project. Refused before listening.
+BWGATE_SOCKET="$P/agent.sock" "$BWGATE" --headless > "$T/o" 2> "$T/e" &
+CP=$!
+wait $CP
+assert_eq "socket in the project: console refuses to start" "$?" 125
+assert_match "the error says why" "$(cat "$T/e")" \
+	"inside the project.*choose a path outside"
+ok_unless "no socket was created in the project" \
+	sh -c "ls '$P' | grep -q sock"
+"$BWGATE" --headless --socket "$P/sub/a.sock" > "$T/o" 2> "$T/e"
+assert_match "--socket in the project refused too" "$(cat "$T/e")" \
+	"inside the project"
+
+# $HOME as the project; a project holding bwgate's configuration.
+ok_unless "home as the project refused" \
+	"$BWGATE" exec --project "$HOME" -- true
+assert_match "the message says how to pick the project" \
+	"$("$BWGATE" exec --project "$HOME" -- true 2>&1)" \
+	"home directory.*--project DIR"
+mkdir -p "$T/outer"
+XDG_CONFIG_HOME="$T/outer/cfg" "$BWGATE" exec --project "$T/outer" -- \
+    true 2> "$T/e"
+assert_eq "project holding the configuration: refused (125)" "$?" 125
+assert_match "it names the configuration" "$(cat "$T/e")" \
+	"holds bwgate's configuration"
+XDG_CONFIG_HOME="$T/outer/cfg" "$BWGATE" --headless --project "$T/outer" \
+    > "$T/o" 2> "$T/e"
+assert_match "the console refuses it too" "$(cat "$T/e")" \
+	"holds bwgate's configuration"
+
+# PATH inside: no relative entries, nothing in the project.
+mkdir -p "$P/bin"
+printf '#!/bin/sh\necho planted\n' > "$P/bin/ls"
+chmod +x "$P/bin/ls"
+jexec -- sh -c 'echo "$PATH"' 2>/dev/null
+out=$(PATH=".:bin:$P/bin:/usr/bin:/bin" "$BWGATE" exec --json \
+    --project "$P" -- sh -c 'echo "$PATH"; ls /' | jq -r .stdout)
+assert_eq "PATH inside: relative and project entries dropped" \
+	"$(printf '%s\n' "$out" | head -1)" "/usr/bin:/bin"
+ok_unless "the planted ls did not run" \
+	sh -c "printf '%s' '$out' | grep -q planted"
+
+# /tmp/bwgate-UID created by someone else: a private alternative is used.
+if [ "$(id -u)" = 0 ] && id bwtest >/dev/null 2>&1; then
+	U=$(id -u bwtest)
+	EVIL=/tmp/bwgate-$U
+	if [ ! -e "$EVIL" ]; then
+		mkdir -m 0777 "$EVIL"
+		CLEANUP_EXTRA="rm -rf '$EVIL'"
+		UH="$T/uh"; mkdir -p "$UH"; chown bwtest "$UH"
+		chmod 755 "$T"
+		out=$(cd "$UH" && runuser -u bwtest -- env -u XDG_RUNTIME_DIR \
+		    HOME="$UH" XDG_CACHE_HOME="$UH/cache" \
+		    XDG_CONFIG_HOME="$UH/cfg" XDG_STATE_HOME="$UH/st" \
+		    BWGATE_DATADIR="$BWGATE_DATADIR" \
+		    "$BWGATE" exec --project "$UH" -- true 2>&1)
+		ok_unless "not refused because of the foreign directory" \
+			sh -c "printf '%s' '$out' | grep -q 'belongs to uid'"
+		ok_if "the alternative is private and the user's" \
+			test "$(stat -c %U:%a "$UH/cache/bwgate/run")" = \
+			"bwtest:700"
+		ok_unless "nothing written into the foreign directory" \
+			sh -c "ls -A '$EVIL' | grep -q ."
+	else
+		skip "foreign runtime directory" "$EVIL exists"
+	fi
+else
+	skip "foreign runtime directory" "needs root and the bwtest user"
+fi
+done_testing
