@@ -59,13 +59,13 @@ if [ "$(id -u)" = 0 ] && id bwtest >/dev/null 2>&1; then
 	if [ ! -e "$EVIL" ]; then
 		mkdir -m 0777 "$EVIL"
 		CLEANUP_EXTRA="rm -rf '$EVIL'"
-		UH="$T/uh"; mkdir -p "$UH"; chown bwtest "$UH"
+		UH="$T/uh"; mkdir -p "$UH/p"; chown -R bwtest "$UH"
 		chmod 755 "$T"
-		out=$(cd "$UH" && runuser -u bwtest -- env -u XDG_RUNTIME_DIR \
+		out=$(cd "$UH/p" && runuser -u bwtest -- env -u XDG_RUNTIME_DIR \
 		    HOME="$UH" XDG_CACHE_HOME="$UH/cache" \
 		    XDG_CONFIG_HOME="$UH/cfg" XDG_STATE_HOME="$UH/st" \
 		    BWGATE_DATADIR="$BWGATE_DATADIR" \
-		    "$BWGATE" exec --project "$UH" -- true 2>&1)
+		    "$BWGATE" exec --project "$UH/p" -- true 2>&1)
 		ok_unless "not refused because of the foreign directory" \
 			sh -c "printf '%s' '$out' | grep -q 'belongs to uid'"
 		ok_if "the alternative is private and the user's" \
