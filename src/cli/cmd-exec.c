@@ -20,6 +20,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "engine.h"
+#include "guard.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
@@ -234,7 +235,8 @@ cmd_exec(int argc, char **argv)
 	if (json_fd >= 0)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (config_load(&cfg, cfgfile, &cause) != 0 ||
-	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0) {
+	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0 ||
+	    guard_project(o.policy.project, &cause) != 0) {
 		fprintf(stderr, "bwgate: %s\n", cause);
 		goto out;
 	}

@@ -7,7 +7,6 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \
-	%D%/guard.c %D%/guard.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
 	%D%/bpfcache.c %D%/bpfcache.h
