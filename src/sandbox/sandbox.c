@@ -37,7 +37,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "netbackend.h"
@@ -360,32 +359,6 @@ build_namespaces(struct build *b)
 	add2(b, "--cap-drop", "ALL");
 }
 
-/* PATH for inside: absolute entries outside the project only. */
-static char *
-build_path_value(const char *value, const char *project)
-{
-	struct buf	 out = BUF_INIT;
-	char		*copy = xstrdup(value), *e, *last;
-
-	for (e = strtok_r(copy, ":", &last); e != NULL;
-	    e = strtok_r(NULL, ":", &last)) {
-		_cleanup_free_ char *real = NULL;
-
-		if (e[0] != '/')
-			continue;
-		real = realpath(e, NULL);
-		if (path_is_under(real != NULL ? real : e, project))
-			continue;
-		if (out.len > 0)
-			buf_putc(&out, ':');
-		buf_puts(&out, e);
-	}
-	free(copy);
-	buf_putc(&out, '\0');
-	out.len--;
-	return buf_detach(&out);
-}
-
 /* Network on needs the user-mode stack; a dry run only warns. */
 static int
 build_network(struct build *b, char **cause)
@@ -422,8 +395,9 @@ build_env(struct build *b)
 			continue;
 		if (strcmp(name, "PATH") == 0) {
 			/* No relative entry, nothing the command can write. */
-			_cleanup_free_ char *clean = build_path_value(eq + 1,
-			    pol->project);
+			_cleanup_free_ char *clean = path_env_clean(eq + 1,
+			    pol->project, home != NULL && home[0] == '/' &&
+			    strcmp(home, "/") != 0 ? home : NULL);
 
 			have_path = clean[0] != '\0';
 			if (have_path)

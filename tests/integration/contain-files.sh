@@ -52,6 +52,17 @@ assert_eq "PATH inside: relative and project entries dropped" \
 ok_unless "the planted ls did not run" \
 	sh -c "printf '%s' '$out' | grep -q planted"
 
+# The allowlist judges the program the sandbox would run: an allowlisted
+# name that PATH resolves outside the system directories is not allowed.
+mkdir -p "$T/evilbin"
+printf '#!/bin/sh\necho evil\n' > "$T/evilbin/ls"
+chmod +x "$T/evilbin/ls"
+assert_match "allowlisted name resolving outside system dirs: ask" \
+	"$(PATH="$T/evilbin:/usr/bin:/bin" "$BWGATE" check ls 2>&1)" \
+	"verdict: +ask.*|would run '$T/evilbin/ls'"
+assert_match "the same name with a clean PATH: allow" \
+	"$(PATH=/usr/bin:/bin "$BWGATE" check ls 2>&1)" "verdict: +allow"
+
 # /tmp/bwgate-UID created by someone else: a private alternative is used.
 if [ "$(id -u)" = 0 ] && id bwtest >/dev/null 2>&1; then
 	U=$(id -u bwtest)
