@@ -90,11 +90,19 @@ doctor_contain_b(struct check *checks, size_t *n)
 	char			*cause = NULL;
 	size_t			 mem;
 
-	add_check(checks, n, "network", net != NULL, net != NULL ?
-	    xasprintf("network on: own namespace with %s (%s); host "
-	    "loopback and abstract sockets unreachable", NETBACKEND_NAME,
-	    net) : xstrdup(netbackend_missing()), net != NULL ? NULL :
-	    xstrdup("apt-get install slirp4netns"));
+	if (net == NULL)
+		add_check(checks, n, "network", false,
+		    xstrdup(netbackend_missing()),
+		    xstrdup("apt-get install slirp4netns"));
+	else if (access("/dev/net/tun", R_OK | W_OK) != 0)
+		add_check(checks, n, "network", false, xasprintf("%s cannot "
+		    "open /dev/net/tun here: network on is refused",
+		    NETBACKEND_NAME), xstrdup("chmod 0666 /dev/net/tun (its "
+		    "usual mode), or run as root"));
+	else
+		add_check(checks, n, "network", true, xasprintf("network on: "
+		    "own namespace with %s (%s); host loopback and abstract "
+		    "sockets unreachable", NETBACKEND_NAME, net), NULL);
 	free(net);
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, &cause) != 0)

@@ -12,10 +12,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/nsfs.h>
 
 #include "buf.h"
 #include "log.h"
@@ -50,54 +54,81 @@ netstack_drain(struct netstack *ns)
 	}
 }
 
+/* The sandbox's network namespace and the user namespace owning it. */
+static int
+netstack_namespaces(pid_t pid, int *userns, int *netns, char **cause)
+{
+	char	path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
+	if ((*netns = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		*cause = xasprintf("cannot open '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if ((*userns = ioctl(*netns, NS_GET_USERNS)) < 0) {
+		*cause = xasprintf("cannot find the owner of '%s': %s", path,
+		    strerror(errno));
+		close(*netns);
+		return -1;
+	}
+	fcntl(*userns, F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
 struct netstack *
 netstack_start(pid_t pid, char **cause)
 {
 	struct netstack	*ns;
 	struct strv	 av = STRV_INIT;
 	char		*path = netbackend_find();
-	int		 rp[2], ep[2], fds[2], devnull;
+	int		 rp[2] = { -1, -1 }, ep[2] = { -1, -1 }, fds[4];
+	int		 devnull = -1, userns = -1, netns = -1;
 
 	if (path == NULL) {
 		*cause = xstrdup(netbackend_missing());
 		return NULL;
 	}
-	if (pipe2(rp, O_CLOEXEC) != 0) {
-		*cause = xasprintf("cannot create a pipe: %s", strerror(errno));
-		free(path);
-		return NULL;
-	}
-	if (pipe2(ep, O_CLOEXEC) != 0) {
-		*cause = xasprintf("cannot create a pipe: %s", strerror(errno));
-		close(rp[0]);
-		close(rp[1]);
+	if (netstack_namespaces(pid, &userns, &netns, cause) != 0) {
 		free(path);
 		return NULL;
 	}
 	ns = xcalloc(1, sizeof *ns);
+	ns->ready_fd = ns->exit_fd = -1;
+	if (pipe2(rp, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0 ||
+	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		*cause = xasprintf("cannot set up %s: %s", NETBACKEND_NAME,
+		    strerror(errno));
+		goto fail;
+	}
 	ns->ready_fd = rp[0];
 	ns->exit_fd = ep[1];
+	rp[0] = ep[1] = -1;
 	fds[0] = rp[1];
 	fds[1] = ep[0];
-	netbackend_argv(&av, path, pid, SANDBOX_FD_BASE, SANDBOX_FD_BASE + 1);
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0 || runner_spawn(&av, fds, 2, devnull, &ns->run,
-	    cause) != 0) {
-		if (devnull < 0)
-			*cause = xasprintf("cannot open '/dev/null': %s",
-			    strerror(errno));
-		ns->run.pid = 0;
-		close(rp[1]);
-		close(ep[0]);
-		netstack_stop(ns);
-		ns = NULL;
-	} else {
-		close(rp[1]);
-		close(ep[0]);
-		LOG("%s started for pid %d", NETBACKEND_NAME, (int)pid);
+	fds[2] = userns;
+	fds[3] = netns;
+	netbackend_argv(&av, path, SANDBOX_FD_BASE + 2, SANDBOX_FD_BASE + 3,
+	    SANDBOX_FD_BASE, SANDBOX_FD_BASE + 1);
+	if (runner_spawn(&av, fds, 4, devnull, &ns->run, cause) != 0)
+		goto fail;
+	LOG("%s started for pid %d", NETBACKEND_NAME, (int)pid);
+	goto out;
+fail:
+	ns->run.pid = 0;
+	netstack_stop(ns);
+	ns = NULL;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (rp[i] >= 0)
+			close(rp[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
 	}
 	if (devnull >= 0)
 		close(devnull);
+	close(userns);
+	close(netns);
 	strv_release(&av);
 	free(path);
 	return ns;

@@ -51,8 +51,8 @@ netbackend_missing(void)
 }
 
 void
-netbackend_argv(struct strv *av, const char *path, pid_t pid, int ready_fd,
-    int exit_fd)
+netbackend_argv(struct strv *av, const char *path, int userns_fd,
+    int netns_fd, int ready_fd, int exit_fd)
 {
 	strv_push(av, path);
 	strv_push(av, "--configure");
@@ -61,6 +61,12 @@ netbackend_argv(struct strv *av, const char *path, pid_t pid, int ready_fd,
 	strv_push(av, "--disable-host-loopback");
 	strv_pushf(av, "--ready-fd=%d", ready_fd);
 	strv_pushf(av, "--exit-fd=%d", exit_fd);
-	strv_pushf(av, "%d", (int)pid);
+	/* An ordinary user may enter the network namespace only from the
+	   user namespace that owns it (bwrap's outer one: with
+	   --disable-userns the command sits in a nested one). Both are
+	   passed as descriptors, so a recycled pid cannot redirect them. */
+	strv_push(av, "--netns-type=path");
+	strv_pushf(av, "--userns-path=/proc/self/fd/%d", userns_fd);
+	strv_pushf(av, "/proc/self/fd/%d", netns_fd);
 	strv_push(av, "tap0");
 }

@@ -11,8 +11,6 @@
 #ifndef BWGATE_NETBACKEND_H
 #define BWGATE_NETBACKEND_H
 
-#include <sys/types.h>
-
 #include "strv.h"
 
 /* The backend's name, for reports and `bwgate doctor`. */
@@ -23,9 +21,11 @@
 char	*netbackend_find(void);
 /* The message for a host without a backend. */
 const char *netbackend_missing(void);
-/* The backend's argv for the sandbox whose first process is pid; it writes
-   to ready_fd when the network is up and exits when exit_fd is readable. */
-void	 netbackend_argv(struct strv *, const char *path, pid_t pid,
-	    int ready_fd, int exit_fd);
+/* The backend's argv for a sandbox's network namespace (netns_fd) and the
+   user namespace that owns it (userns_fd), as numbered in the backend; it
+   writes to ready_fd when the network is up and exits when exit_fd is
+   readable. */
+void	 netbackend_argv(struct strv *, const char *path, int userns_fd,
+	    int netns_fd, int ready_fd, int exit_fd);
 
 #endif

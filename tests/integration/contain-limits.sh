@@ -11,8 +11,8 @@ cd "$P" || exit 1
 BACKEND=$("$BWGATE" exec --json --project "$P" -- true |
     jq -r .sandbox.limits.enforced_by)
 echo "# limits enforced by: $BACKEND"
-assert_match "doctor says which limits are enforced" \
-	"$("$BWGATE" doctor 2>&1)" "resource limits.*by $BACKEND"
+ok_if "doctor says which limits are enforced" \
+	sh -c "'$BWGATE' doctor 2>&1 | grep 'resource limits' | grep -qF 'by $BACKEND'"
 
 # sort /dev/zero grows without bound: held at 200 MiB.
 START=$(date +%s)

@@ -19,6 +19,12 @@ if ! command -v slirp4netns >/dev/null; then
 	done_testing; exit
 fi
 
+# slirp4netns needs /dev/net/tun (mode 0666 on usual hosts; some
+# containers make it root's only): then network on must be refused, with
+# the reason, and the command must not run.
+TUN_OK=true
+[ -r /dev/net/tun ] && [ -w /dev/net/tun ] || TUN_OK=false
+
 # Host listeners started by the test (killed by the trap).
 "$PY" - "$T" <<'PYEOF' &
 import socket, sys, os
@@ -50,6 +56,24 @@ ok_if "host listener answers on the host" \
 	"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
 wait_for 5 test -e "$T/accepted"
 rm -f "$T/accepted"
+
+if ! $TUN_OK; then
+	jexec --network -- \
+	    "$PY" -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
+	assert_eq "no /dev/net/tun: network on refused (125)" "$?" 125
+	assert_match "no /dev/net/tun: the error says why" "$(jfield .error)" \
+		'slirp4netns could not set up the network.*/dev/net/tun'
+	assert_eq "no /dev/net/tun: the command never started" \
+		"$(jfield .started)" false
+	ok_unless "no /dev/net/tun: the host listener saw no connection" \
+		test -e "$T/accepted"
+	assert_match "doctor says network on is refused here" \
+		"$("$BWGATE" doctor 2>&1)" 'FAIL network .*dev/net/tun'
+	ok_unless "no slirp4netns left running" \
+		sh -c "ps -eo comm= | grep -q slirp4netns"
+	kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
+	done_testing; exit
+fi
 
 nrun() {
 	"$BWGATE" exec --quiet --network --project "$P" -- "$PY" -c "$1" \
@@ -89,7 +113,7 @@ assert_eq "the argv never shares the host's network" \
 
 # The network stack does not outlive the command.
 ok_unless "no slirp4netns left running" \
-	sh -c "ps -eo ppid=,comm= | grep -q slirp4netns"
+	sh -c "ps -eo comm= | grep -q slirp4netns"
 
 # No backend: refused with a clear error, never the host namespace.
 BWGATE_SLIRP4NETNS=/nonexistent jexec --network -- \
