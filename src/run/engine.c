@@ -431,7 +431,7 @@ engine_loop(struct engine *e)
 static int
 engine_network(struct engine *e, char **cause)
 {
-	int64_t		deadline = loop_now_ms() + 10000;
+	int64_t		deadline = loop_now_ms() + 30000;
 	struct pollfd	pfd = { .fd = e->status_fd, .events = POLLIN };
 
 	while (e->child_pid <= 0) {
@@ -455,7 +455,7 @@ engine_network(struct engine *e, char **cause)
 	}
 	if ((e->net = netstack_start(e->child_pid, cause)) == NULL)
 		return -1;
-	return netstack_wait_ready(e->net, 10000, cause);
+	return netstack_wait_ready(e->net, 30000, cause);
 }
 
 int
