@@ -424,12 +424,13 @@ engine_loop(struct engine *e)
 }
 
 /*
- * Network on: wait for bwrap to name the sandbox's first process, then
- * attach the user-mode network to its namespace; the command is still
- * held on --block-fd, so it never runs without its network.
+ * Before the command runs (bwrap holds it on --block-fd): wait for bwrap to
+ * name the sandbox's first process, put it in the limits' cgroup and, with
+ * the network on, attach the user-mode network to its namespace. So the
+ * command never runs without its limits or its network.
  */
 static int
-engine_network(struct engine *e, char **cause)
+engine_prepare(struct engine *e, bool network, char **cause)
 {
 	int64_t		deadline = loop_now_ms() + 30000;
 	struct pollfd	pfd = { .fd = e->status_fd, .events = POLLIN };
@@ -453,6 +454,10 @@ engine_network(struct engine *e, char **cause)
 		*cause = xstrdup("bwrap ended before the network was set up");
 		return -1;
 	}
+	if (limiter_attach(e->lim, e->child_pid, cause) != 0)
+		return -1;
+	if (!network)
+		return 0;
 	if ((e->net = netstack_start(e->child_pid, cause)) == NULL)
 		return -1;
 	return netstack_wait_ready(e->net, 30000, cause);
@@ -571,8 +576,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 	LOG("snapshot taken, monitor started");
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
-	if (pol.network && engine_network(&e, &cause) != 0) {
-		/* Never run the command without its own network. */
+	if ((pol.network || limiter_backend(e.lim) != LIMITS_RLIMIT) &&
+	    engine_prepare(&e, pol.network, &cause) != 0) {
+		/* Never without its limits or its own network. */
 		runner_kill_tree(&e.run, 0, SIGKILL);
 		runner_wait(&e.run);
 		engine_fail(r, cause);

@@ -4,9 +4,11 @@
  * A limiter owns up to two cgroup directories (one for cgroup v2; the
  * memory and pids hierarchies for v1) named bwgate-PID under the cgroup
  * bwgate itself runs in (or the hierarchy's root), and an open
- * cgroup.procs descriptor for each: bwrap writes "0" to them before exec,
- * so the sandbox starts inside. Whatever cannot be done with a cgroup is
- * done with setrlimit in the same place.
+ * cgroup.procs descriptor for each. The engine moves the sandbox's first
+ * process there while bwrap still holds it on --block-fd (it is then the
+ * only process of the sandbox), so the migration, slow in cgroup v1,
+ * overlaps bwrap's setup. Resource limits are set with setrlimit between
+ * fork and exec of bwrap.
  */
 #include "autoconf.h"
 
@@ -275,12 +277,7 @@ limiter_child(void *arg)
 	struct limiter	*l = arg;
 	struct rlimit	 rl;
 
-	if (l->backend != LIMITS_RLIMIT) {
-		for (int i = 0; i < 2; i++)
-			if (l->procs[i] >= 0 &&
-			    write(l->procs[i], "0", 1) != 1)
-				_exit(125);	/* never run unlimited */
-	} else {
+	if (l->backend == LIMITS_RLIMIT) {
 		if (l->lim.memory > 0) {
 			rl.rlim_cur = rl.rlim_max = l->lim.memory;
 			setrlimit(RLIMIT_AS, &rl);
@@ -296,6 +293,27 @@ limiter_child(void *arg)
 		rl.rlim_max = (rlim_t)l->lim.cpu_s + 2;
 		setrlimit(RLIMIT_CPU, &rl);
 	}
+}
+
+int
+limiter_attach(struct limiter *l, pid_t pid, char **cause)
+{
+	char	num[32];
+	int	n;
+
+	if (l->backend == LIMITS_RLIMIT)
+		return 0;
+	n = snprintf(num, sizeof num, "%d", (int)pid);
+	for (int i = 0; i < 2; i++) {
+		if (l->procs[i] >= 0 && write(l->procs[i], num, (size_t)n) !=
+		    n) {
+			*cause = xasprintf("cannot put the sandbox in the "
+			    "cgroup '%s': %s", l->dir[i], strerror(errno));
+			return -1;
+		}
+	}
+	LOG("pid %d in the cgroup", (int)pid);
+	return 0;
 }
 
 const char *

@@ -5,12 +5,13 @@
  * delegated one, or the root's as root), cgroup v1 memory and pids
  * controllers (a root host with the legacy layout), and resource limits
  * otherwise (RLIMIT_AS for memory, RLIMIT_NPROC for processes). CPU time
- * is always RLIMIT_CPU. The cgroup is joined by bwrap itself between fork
- * and exec (limits_child), so the whole sandbox is inside from its first
- * instruction:
+ * is always RLIMIT_CPU. The sandbox's first process joins the cgroup
+ * before bwrap releases the command, so everything the command starts is
+ * inside:
  *
- *	struct limiter *l = limiter_new(&lim, &cause);
- *	runner_spawn_with(..., limiter_child, l, ...);
+ *	struct limiter *l = limiter_new(&lim);
+ *	runner_spawn_with(..., limiter_child, l, ...);	rlimits
+ *	limiter_attach(l, child_pid, &cause);		still blocked
  *	... limiter_hit(l) while running: "pids limit" ...
  *	verdict = limiter_verdict(l, signal);	"memory limit", ... or NULL
  *	limiter_free(l);
@@ -20,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct limits {
 	uint64_t	memory;		/* bytes, 0: none */
@@ -50,6 +52,9 @@ struct limiter	*limiter_new(const struct limits *);
 enum limits_backend limiter_backend(const struct limiter *);
 /* In the child between fork and exec (async-signal-safe). */
 void		 limiter_child(void *limiter);
+/* Move the sandbox's only process (bwrap's child, still held on
+   --block-fd) into the cgroup; -1 with cause. */
+int		 limiter_attach(struct limiter *, pid_t pid, char **cause);
 /* A limit was reached while running ("pids limit"), or NULL. */
 const char	*limiter_hit(struct limiter *);
 /* Why the command died: "memory limit", "pids limit", "time limit" or
