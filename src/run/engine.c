@@ -541,10 +541,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	 */
 	e.loop = loop_new();
 	e.start_ms = loop_now_ms();
-	e.lim = limiter_new(&o->limits);
-	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
-	if (runner_spawn_with(&full, sb.fds, sb.nfds, o->stdin_fd,
-	    limiter_child, e.lim, &e.run, &cause) != 0) {
+	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
+	    &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
 	}
@@ -555,6 +553,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 		sb.fds[i] = -1;
 	}
 	LOG("spawned");
+	/* The cgroup is made while bwrap sets the sandbox up. */
+	e.lim = limiter_new(&o->limits);
+	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
 	if (o->snapshot) {
 		before = snapshot_take(pol.project, &snap, &cause);
 		if (before == NULL) {
@@ -576,8 +577,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	LOG("snapshot taken, monitor started");
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
-	if ((pol.network || limiter_backend(e.lim) != LIMITS_RLIMIT) &&
-	    engine_prepare(&e, pol.network, &cause) != 0) {
+	if (engine_prepare(&e, pol.network, &cause) != 0) {
 		/* Never without its limits or its own network. */
 		runner_kill_tree(&e.run, 0, SIGKILL);
 		runner_wait(&e.run);

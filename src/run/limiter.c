@@ -7,8 +7,8 @@
  * cgroup.procs descriptor for each. The engine moves the sandbox's first
  * process there while bwrap still holds it on --block-fd (it is then the
  * only process of the sandbox), so the migration, slow in cgroup v1,
- * overlaps bwrap's setup. Resource limits are set with setrlimit between
- * fork and exec of bwrap.
+ * overlaps bwrap's setup. Resource limits are set on that process the same
+ * way, with prlimit(2).
  */
 #include "autoconf.h"
 
@@ -271,28 +271,19 @@ limits_probe(void)
 	return b;
 }
 
-void
-limiter_child(void *arg)
+/* prlimit(2) on the blocked process; -1 with cause. */
+static int
+limiter_prlimit(pid_t pid, int resource, rlim_t cur, rlim_t max,
+    char **cause)
 {
-	struct limiter	*l = arg;
-	struct rlimit	 rl;
+	struct rlimit	rl = { cur, max };
 
-	if (l->backend == LIMITS_RLIMIT) {
-		if (l->lim.memory > 0) {
-			rl.rlim_cur = rl.rlim_max = l->lim.memory;
-			setrlimit(RLIMIT_AS, &rl);
-		}
-		if (l->lim.pids > 0) {
-			rl.rlim_cur = rl.rlim_max = (rlim_t)l->lim.pids;
-			setrlimit(RLIMIT_NPROC, &rl);
-		}
+	if (prlimit(pid, resource, &rl, NULL) != 0) {
+		*cause = xasprintf("cannot set the sandbox's resource limits: "
+		    "%s", strerror(errno));
+		return -1;
 	}
-	if (l->lim.cpu_s > 0) {
-		/* SIGXCPU at the limit, SIGKILL two seconds later. */
-		rl.rlim_cur = (rlim_t)l->lim.cpu_s;
-		rl.rlim_max = (rlim_t)l->lim.cpu_s + 2;
-		setrlimit(RLIMIT_CPU, &rl);
-	}
+	return 0;
 }
 
 int
@@ -301,8 +292,19 @@ limiter_attach(struct limiter *l, pid_t pid, char **cause)
 	char	num[32];
 	int	n;
 
-	if (l->backend == LIMITS_RLIMIT)
+	/* SIGXCPU at the CPU limit, SIGKILL two seconds later. */
+	if (l->lim.cpu_s > 0 && limiter_prlimit(pid, RLIMIT_CPU,
+	    (rlim_t)l->lim.cpu_s, (rlim_t)l->lim.cpu_s + 2, cause) != 0)
+		return -1;
+	if (l->backend == LIMITS_RLIMIT) {
+		if (l->lim.memory > 0 && limiter_prlimit(pid, RLIMIT_AS,
+		    l->lim.memory, l->lim.memory, cause) != 0)
+			return -1;
+		if (l->lim.pids > 0 && limiter_prlimit(pid, RLIMIT_NPROC,
+		    (rlim_t)l->lim.pids, (rlim_t)l->lim.pids, cause) != 0)
+			return -1;
 		return 0;
+	}
 	n = snprintf(num, sizeof num, "%d", (int)pid);
 	for (int i = 0; i < 2; i++) {
 		if (l->procs[i] >= 0 && write(l->procs[i], num, (size_t)n) !=
@@ -381,5 +383,6 @@ limiter_free(struct limiter *l)
 		}
 		free(l->dir[i]);
 	}
+	LOG("limits released");
 	free(l);
 }

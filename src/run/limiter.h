@@ -9,9 +9,9 @@
  * before bwrap releases the command, so everything the command starts is
  * inside:
  *
+ *	... spawn bwrap ...
  *	struct limiter *l = limiter_new(&lim);
- *	runner_spawn_with(..., limiter_child, l, ...);	rlimits
- *	limiter_attach(l, child_pid, &cause);		still blocked
+ *	limiter_attach(l, child_pid, &cause);	still blocked: cgroup, prlimit
  *	... limiter_hit(l) while running: "pids limit" ...
  *	verdict = limiter_verdict(l, signal);	"memory limit", ... or NULL
  *	limiter_free(l);
@@ -50,10 +50,9 @@ char		*limits_describe(const struct limits *);
 /* Prepare the enforcement; never NULL (falls back to rlimits). */
 struct limiter	*limiter_new(const struct limits *);
 enum limits_backend limiter_backend(const struct limiter *);
-/* In the child between fork and exec (async-signal-safe). */
-void		 limiter_child(void *limiter);
 /* Move the sandbox's only process (bwrap's child, still held on
-   --block-fd) into the cgroup; -1 with cause. */
+   --block-fd) into the cgroup, or set its resource limits (and always its
+   CPU time); -1 with cause. */
 int		 limiter_attach(struct limiter *, pid_t pid, char **cause);
 /* A limit was reached while running ("pids limit"), or NULL. */
 const char	*limiter_hit(struct limiter *);

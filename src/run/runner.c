@@ -39,14 +39,11 @@ child_fail(int errpipe, int err)
 
 static void __attribute__((noreturn))
 child_exec(const struct strv *argv, const int *fds, size_t nfds, int stdin_fd,
-    int out, int err, int errpipe, runner_child_fn fn, void *arg)
+    int out, int err, int errpipe)
 {
 	int	high = SANDBOX_FD_BASE + (int)nfds + 8;
 	int	moved[256];
 	sigset_t all;
-
-	if (fn != NULL)
-		fn(arg);	/* cgroup, resource limits (limiter.h) */
 
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
@@ -90,15 +87,6 @@ int
 runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
     int stdin_fd, struct runner *r, char **cause)
 {
-	return runner_spawn_with(argv, fds, nfds, stdin_fd, NULL, NULL, r,
-	    cause);
-}
-
-int
-runner_spawn_with(const struct strv *argv, const int *fds, size_t nfds,
-    int stdin_fd, runner_child_fn fn, void *arg, struct runner *r,
-    char **cause)
-{
 	int	outp[2], errp[2], ep[2], err = 0;
 	ssize_t	n;
 
@@ -115,8 +103,7 @@ runner_spawn_with(const struct strv *argv, const int *fds, size_t nfds,
 		return -1;
 	}
 	if (r->pid == 0)
-		child_exec(argv, fds, nfds, stdin_fd, outp[1], errp[1], ep[1],
-		    fn, arg);
+		child_exec(argv, fds, nfds, stdin_fd, outp[1], errp[1], ep[1]);
 	close(outp[1]);
 	close(errp[1]);
 	close(ep[1]);

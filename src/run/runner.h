@@ -32,12 +32,6 @@ struct runner {
 
 int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	    int stdin_fd, struct runner *, char **cause);
-/* The same, calling fn(arg) in the child before anything else; fn must
-   be async-signal-safe. */
-typedef void (*runner_child_fn)(void *);
-int	runner_spawn_with(const struct strv *argv, const int *fds, size_t nfds,
-	    int stdin_fd, runner_child_fn fn, void *arg, struct runner *,
-	    char **cause);
 /* Signal every process in the sandbox's pid namespace (by inode). */
 int	runner_kill_tree(const struct runner *, uint64_t pidns, int sig);
 /* Reap bwrap (blocking); returns its wait status. */
