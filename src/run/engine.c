@@ -425,9 +425,9 @@ engine_loop(struct engine *e)
 
 /*
  * Before the command runs (bwrap holds it on --block-fd): wait for bwrap to
- * name the sandbox's first process, put it in the limits' cgroup and, with
- * the network on, attach the user-mode network to its namespace. So the
- * command never runs without its limits or its network.
+ * name the sandbox's first process and, with the network on, start the
+ * user-mode network for its namespace (it comes up while we take the
+ * snapshot).
  */
 static int
 engine_prepare(struct engine *e, bool network, char **cause)
@@ -451,16 +451,24 @@ engine_prepare(struct engine *e, bool network, char **cause)
 			break;
 	}
 	if (e->child_pid <= 0) {
-		*cause = xstrdup("bwrap ended before the network was set up");
+		*cause = xstrdup("bwrap ended before the sandbox was ready");
 		return -1;
 	}
+	if (network && (e->net = netstack_start(e->child_pid, cause)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* The last step before "go": limits applied, network up. So the command
+   never runs without its limits or its own network. */
+static int
+engine_ready(struct engine *e, char **cause)
+{
 	if (limiter_attach(e->lim, e->child_pid, cause) != 0)
 		return -1;
-	if (!network)
-		return 0;
-	if ((e->net = netstack_start(e->child_pid, cause)) == NULL)
-		return -1;
-	return netstack_wait_ready(e->net, 30000, cause);
+	if (e->net != NULL)
+		return netstack_wait_ready(e->net, 30000, cause);
+	return 0;
 }
 
 int
@@ -553,9 +561,14 @@ engine_run(const struct engine_opts *o, struct result *r)
 		sb.fds[i] = -1;
 	}
 	LOG("spawned");
-	/* The cgroup is made while bwrap sets the sandbox up. */
+	/* The cgroup is made and the network started while bwrap sets the
+	   sandbox up and we take the snapshot. */
 	e.lim = limiter_new(&o->limits);
 	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
+	e.status_fd = spipe[0];
+	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
+	if (engine_prepare(&e, pol.network, &cause) != 0)
+		goto kill;
 	if (o->snapshot) {
 		before = snapshot_take(pol.project, &snap, &cause);
 		if (before == NULL) {
@@ -575,15 +588,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 			    engine_monitor, &e);
 	}
 	LOG("snapshot taken, monitor started");
-	e.status_fd = spipe[0];
-	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
-	if (engine_prepare(&e, pol.network, &cause) != 0) {
-		/* Never without its limits or its own network. */
-		runner_kill_tree(&e.run, 0, SIGKILL);
-		runner_wait(&e.run);
-		engine_fail(r, cause);
-		goto out;
-	}
+	if (engine_ready(&e, &cause) != 0)
+		goto kill;
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
@@ -650,6 +656,12 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	rc = r->error != NULL ? -1 : 0;
 	LOG("done");
+	goto out;
+kill:
+	/* Never run without its limits or its own network. */
+	runner_kill_tree(&e.run, 0, SIGKILL);
+	runner_wait(&e.run);
+	engine_fail(r, cause);
 out:
 	netstack_stop(e.net);
 	limiter_free(e.lim);

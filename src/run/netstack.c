@@ -54,6 +54,46 @@ netstack_drain(struct netstack *ns)
 	}
 }
 
+/*
+ * bwrap configures the namespace's loopback itself (address, then link up)
+ * and slirp4netns brings lo up too: run at the same time they collide
+ * ("loopback: Failed RTM_NEWADDR"). So wait until the namespace's routing
+ * table has 127.0.0.1, which happens at the link-up, bwrap's last network
+ * step.
+ */
+static int
+netstack_wait_loopback(pid_t pid, int timeout_ms, char **cause)
+{
+	int64_t	deadline = loop_now_ms() + timeout_ms;
+	char	path[64], chunk[4096];
+	int	fd, delay = 1;
+	ssize_t	n;
+
+	snprintf(path, sizeof path, "/proc/%d/net/fib_trie", (int)pid);
+	for (;;) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			*cause = xasprintf("the sandbox ended before its "
+			    "network was set up");
+			return -1;
+		}
+		n = read(fd, chunk, sizeof chunk - 1);
+		close(fd);
+		if (n > 0) {
+			chunk[n] = '\0';
+			if (strstr(chunk, "127.0.0.1") != NULL)
+				return 0;
+		}
+		if (loop_now_ms() >= deadline) {
+			*cause = xasprintf("bwrap did not set up the sandbox's "
+			    "loopback in %d ms", timeout_ms);
+			return -1;
+		}
+		poll(NULL, 0, delay);
+		if (delay < 8)
+			delay *= 2;
+	}
+}
+
 /* The sandbox's network namespace and the user namespace owning it. */
 static int
 netstack_namespaces(pid_t pid, int *userns, int *netns, char **cause)
@@ -89,7 +129,8 @@ netstack_start(pid_t pid, char **cause)
 		*cause = xstrdup(netbackend_missing());
 		return NULL;
 	}
-	if (netstack_namespaces(pid, &userns, &netns, cause) != 0) {
+	if (netstack_wait_loopback(pid, 30000, cause) != 0 ||
+	    netstack_namespaces(pid, &userns, &netns, cause) != 0) {
 		free(path);
 		return NULL;
 	}
