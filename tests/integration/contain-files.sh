@@ -13,13 +13,22 @@ cd "$P" || exit 1
 # The attack: the socket in the project. Refused before listening.
 BWGATE_SOCKET="$P/agent.sock" "$BWGATE" --headless > "$T/o" 2> "$T/e" &
 CP=$!
-wait $CP
-assert_eq "socket in the project: console refuses to start" "$?" 125
+CLEANUP_EXTRA="kill -KILL $CP 2>/dev/null"
+# It must exit at once; a console that listens is the attack succeeding.
+if wait_for 10 sh -c "! kill -0 $CP"; then
+	wait $CP
+	RC=$?
+else
+	kill -KILL $CP 2>/dev/null
+	wait $CP 2>/dev/null
+	RC=listening
+fi
+assert_eq "socket in the project: console refuses to start" "$RC" 125
 assert_match "the error says why" "$(cat "$T/e")" \
 	"inside the project.*choose a path outside"
 ok_unless "no socket was created in the project" \
 	sh -c "ls '$P' | grep -q sock"
-"$BWGATE" --headless --socket "$P/sub/a.sock" > "$T/o" 2> "$T/e"
+timeout 10 "$BWGATE" --headless --socket "$P/sub/a.sock" > "$T/o" 2> "$T/e"
 assert_match "--socket in the project refused too" "$(cat "$T/e")" \
 	"inside the project"
 
@@ -35,8 +44,8 @@ XDG_CONFIG_HOME="$T/outer/cfg" "$BWGATE" exec --project "$T/outer" -- \
 assert_eq "project holding the configuration: refused (125)" "$?" 125
 assert_match "it names the configuration" "$(cat "$T/e")" \
 	"holds bwgate's configuration"
-XDG_CONFIG_HOME="$T/outer/cfg" "$BWGATE" --headless --project "$T/outer" \
-    > "$T/o" 2> "$T/e"
+XDG_CONFIG_HOME="$T/outer/cfg" timeout 10 "$BWGATE" --headless \
+    --project "$T/outer" > "$T/o" 2> "$T/e"
 assert_match "the console refuses it too" "$(cat "$T/e")" \
 	"holds bwgate's configuration"
 
@@ -62,6 +71,33 @@ assert_match "allowlisted name resolving outside system dirs: ask" \
 	"verdict: +ask.*|would run '$T/evilbin/ls'"
 assert_match "the same name with a clean PATH: allow" \
 	"$(PATH=/usr/bin:/bin "$BWGATE" check ls 2>&1)" "verdict: +allow"
+
+# Placeholders a crashed run left behind: removed by the next bwgate of any
+# kind (here `bwgate check`, then a console starting).
+Q="$T/crash"
+mkdir -p "$Q/.git"
+crash_run() {
+	(cd "$Q" && exec "$BWGATE" exec --project "$Q" -- sleep 60) \
+	    >/dev/null 2>&1 &
+	local pid=$!
+	wait_for 10 test -e "$Q/.bwgate.json"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	# bwrap and the command die with it (--die-with-parent).
+	wait_for 10 sh -c "! pgrep -f 'sleep 60\$' >/dev/null"
+}
+crash_run
+ok_if "a crashed run leaves its placeholder" test -e "$Q/.bwgate.json"
+(cd "$Q" && "$BWGATE" check true >/dev/null 2>&1)
+ok_unless "bwgate check removed it" test -e "$Q/.bwgate.json"
+crash_run
+ok_if "the placeholder is back after another crash" test -e "$Q/.bwgate.json"
+(cd "$Q" && exec timeout 10 "$BWGATE" --headless --project "$Q" \
+    > "$T/q.out" 2> "$T/q.err") &
+QC=$!
+wait_for 10 grep -q '^export BWGATE_SOCKET=' "$T/q.out"
+ok_unless "a console starting removed it" test -e "$Q/.bwgate.json"
+kill -TERM "$QC" 2>/dev/null; wait "$QC" 2>/dev/null
 
 # /tmp/bwgate-UID created by someone else: a private alternative is used.
 if [ "$(id -u)" = 0 ] && id bwtest >/dev/null 2>&1 &&
