@@ -12,6 +12,7 @@
  */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "limiter.h"
@@ -135,6 +137,38 @@ read_key(const char *dir, const char *name, const char *key)
 	return res;
 }
 
+/*
+ * Remove the cgroups of bwgate runs that were killed outright (SIGKILL
+ * leaves no chance to clean up): bwgate-PID with PID gone, untouched for a
+ * while (a run in another pid namespace may see its PID as gone; its
+ * cgroup is young or holds processes, and rmdir refuses a busy one).
+ */
+static void
+cg_reap(const char *base)
+{
+	DIR		*d = opendir(base);
+	struct dirent	*de;
+	struct stat	 st;
+	time_t		 now = time(NULL);
+	int		 pid;
+	char		 path[4096];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (sscanf(de->d_name, "bwgate-%d", &pid) != 1 || pid <= 0 ||
+		    pid == (int)getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+		if (stat(path, &st) == 0 && now - st.st_mtime > 10 &&
+		    rmdir(path) == 0)
+			LOG("removed the stale cgroup '%s'", path);
+	}
+	closedir(d);
+}
+
 /* mkdir a fresh bwgate-PID cgroup under the hierarchy at root. */
 static char *
 cg_make(const char *root, const char *controller, const char *probe_file)
@@ -151,6 +185,7 @@ cg_make(const char *root, const char *controller, const char *probe_file)
 		free(base);
 		base = xstrdup(root);
 	}
+	cg_reap(base);
 	dir = xasprintf("%s/bwgate-%d", base, (int)getpid());
 	free(base);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
