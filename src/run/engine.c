@@ -658,7 +658,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	LOG("done");
 	goto out;
 kill:
-	/* Never run without its limits or its own network. */
+	/* Never run without its limits or its own network. The sandbox's
+	   first process too: killed before bwrap has set its parent-death
+	   signal, it would wait for bwrap forever. */
+	if (e.child_pid > 0)
+		kill(e.child_pid, SIGKILL);
 	runner_kill_tree(&e.run, 0, SIGKILL);
 	runner_wait(&e.run);
 	engine_fail(r, cause);

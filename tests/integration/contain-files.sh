@@ -77,10 +77,13 @@ assert_match "the same name with a clean PATH: allow" \
 Q="$T/crash"
 mkdir -p "$Q/.git"
 crash_run() {
-	(cd "$Q" && exec "$BWGATE" exec --project "$Q" -- sleep 60) \
+	(cd "$Q" && exec "$BWGATE" exec --memory 0 --pids 0 --project "$Q" \
+	    -- sleep 60) \
 	    >/dev/null 2>&1 &
 	local pid=$!
-	wait_for 10 test -e "$Q/.bwgate.json"
+	# Once the command runs (killed earlier, bwrap's child may wait for
+	# its dead parent forever: a bwrap race, not ours).
+	wait_for 10 pgrep -f '^sleep 60$'
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 	# bwrap and the command die with it (--die-with-parent).
@@ -100,33 +103,37 @@ ok_unless "a console starting removed it" test -e "$Q/.bwgate.json"
 kill -TERM "$QC" 2>/dev/null; wait "$QC" 2>/dev/null
 
 # /tmp/bwgate-UID created by someone else: a private alternative is used.
-if [ "$(id -u)" = 0 ] && id bwtest >/dev/null 2>&1 &&
-    runuser -u bwtest -- true 2>/dev/null; then
-	U=$(id -u bwtest)
+# The victim is an unused uid (setpriv needs no account), so its runtime
+# directory is surely not there yet.
+U=
+if [ "$(id -u)" = 0 ] && setpriv --reuid=54321 --regid=54321 \
+    --clear-groups true 2>/dev/null; then
+	for u in $(seq 54321 54400); do
+		if [ ! -e "/tmp/bwgate-$u" ] && ! pgrep -U "$u" >/dev/null; then
+			U=$u; break
+		fi
+	done
+fi
+if [ -n "$U" ]; then
 	EVIL=/tmp/bwgate-$U
-	if [ ! -e "$EVIL" ]; then
-		mkdir -m 0777 "$EVIL"
-		CLEANUP_EXTRA="rm -rf '$EVIL'"
-		UH="$T/uh"; mkdir -p "$UH/p"; chown -R bwtest "$UH"
-		chmod 755 "$T"
-		out=$(cd "$UH/p" && runuser -u bwtest -- env -u XDG_RUNTIME_DIR \
-		    HOME="$UH" XDG_CACHE_HOME="$UH/cache" \
-		    XDG_CONFIG_HOME="$UH/cfg" XDG_STATE_HOME="$UH/st" \
-		    BWGATE_DATADIR="$BWGATE_DATADIR" \
-		    "$BWGATE" exec --project "$UH/p" -- true 2>&1)
-		assert_eq "the user's command runs despite the foreign directory" \
-			"$?" 0
-		ok_unless "not refused because of the foreign directory" \
-			sh -c "printf '%s' '$out' | grep -q 'belongs to uid'"
-		ok_if "the alternative is private and the user's" \
-			test "$(stat -c %U:%a "$UH/cache/bwgate/run")" = \
-			"bwtest:700"
-		ok_unless "nothing written into the foreign directory" \
-			sh -c "ls -A '$EVIL' | grep -q ."
-	else
-		skip "foreign runtime directory" "$EVIL exists"
-	fi
+	mkdir -m 0777 "$EVIL"
+	CLEANUP_EXTRA="rm -rf '$EVIL'"
+	UH="$T/uh"; mkdir -p "$UH/p"; chown -R "$U:$U" "$UH"
+	chmod 755 "$T"
+	out=$(cd "$UH/p" && setpriv --reuid="$U" --regid="$U" --clear-groups \
+	    env -u XDG_RUNTIME_DIR HOME="$UH" XDG_CACHE_HOME="$UH/cache" \
+	    XDG_CONFIG_HOME="$UH/cfg" XDG_STATE_HOME="$UH/st" \
+	    BWGATE_DATADIR="$BWGATE_DATADIR" \
+	    "$BWGATE" exec --project "$UH/p" -- true 2>&1)
+	assert_eq "the user's command runs despite the foreign directory" \
+		"$?" 0
+	ok_unless "not refused because of the foreign directory" \
+		sh -c "printf '%s' '$out' | grep -q 'belongs to uid'"
+	ok_if "the alternative is private and the user's" \
+		test "$(stat -c %u:%a "$UH/cache/bwgate/run")" = "$U:700"
+	ok_unless "nothing written into the foreign directory" \
+		sh -c "ls -A '$EVIL' | grep -q ."
 else
-	skip "foreign runtime directory" "needs root able to switch to bwtest"
+	skip "foreign runtime directory" "needs root able to switch uid (not nested)"
 fi
 done_testing

@@ -76,6 +76,7 @@ cgroup*)
 	(exec "$BWGATE" exec --project "$P" -- sleep 60) >/dev/null 2>&1 &
 	KP=$!
 	wait_for 10 sh -c "find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP' | grep -q ."
+	wait_for 10 pgrep -f '^sleep 60$'
 	kill -KILL "$KP"; wait "$KP" 2>/dev/null
 	wait_for 10 sh -c "! pgrep -f 'sleep 60\$' >/dev/null"
 	ok_if "a killed run leaves its cgroup" sh -c \
