@@ -5,6 +5,7 @@
 # kill is reported exactly; with resource limits only (an ordinary user
 # without a delegated cgroup, nested) the command is still held back.
 . "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
 
 P=$(new_project)
 cd "$P" || exit 1
@@ -121,5 +122,18 @@ if [ "$BUDGET" -le 400000 ]; then
 else
 	skip "inotify cap per run" "watch budget $BUDGET too large to fill"
 fi
+
+# A headless console gives commands a finite timeout (headless_timeout).
+echo '{ "headless_timeout": 2 }' > "$XDG_CONFIG_HOME/bwgate/config.json"
+start_console --headless --auto-allowlisted
+START=$(date +%s)
+"$BWGATE" run --json -- sleep 30 > "$T/run.json" 2>/dev/null
+END=$(date +%s)
+ok_if "headless: sleep 30 ended by the default timeout" \
+	test $((END - START)) -lt 20
+assert_match "headless: the result says timed out" "$(cat "$T/run.json")" \
+	'timed-out|"timed_out": *true'
+stop_console
+rm -f "$XDG_CONFIG_HOME/bwgate/config.json"
 
 done_testing
