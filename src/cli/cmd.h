@@ -38,9 +38,12 @@ struct run_request {
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
+	double		 memory;	/* lower the limits; 0: as is */
+	int		 pids;
+	int		 cpu_s;
 };
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
-	false, STRV_INIT, STRV_INIT }
+	false, STRV_INIT, STRV_INIT, 0, 0, 0 }
 
 /* Submit and follow to the end (cmd-run.c); returns the exit status. */
 int	run_submit(const struct run_request *);

@@ -355,6 +355,19 @@ job_argv(struct console *c, struct request *r, struct strv *av)
 		strv_pushf(av, "%d", r->timeout_s);
 	} else if (c->headless)
 		strv_push(av, "--headless");	/* its finite default timeout */
+	/* The agent may lower its limits, never raise them. */
+	if (r->memory > 0) {
+		strv_push(av, "--lower-memory");
+		strv_pushf(av, "%.0f", r->memory);
+	}
+	if (r->pids > 0) {
+		strv_push(av, "--lower-pids");
+		strv_pushf(av, "%d", r->pids);
+	}
+	if (r->cpu_s > 0) {
+		strv_push(av, "--lower-cpu");
+		strv_pushf(av, "%d", r->cpu_s);
+	}
 	strv_push(av, "--json-fd");
 	strv_push(av, "3");
 	strv_push(av, "--events-fd");

@@ -409,6 +409,17 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 	    cause) != 0)
 		return -1;
 	m->timeout_s = (int)t;
+	/* Limits an agent may only lower (bwgate exec --lower-*). */
+	if (get_int(o, "memory", false, 1, 1e15, &m->memory, cause) != 0)
+		return -1;
+	t = 0;
+	if (get_int(o, "pids", false, 1, 1e7, &t, cause) != 0)
+		return -1;
+	m->pids = (int)t;
+	t = 0;
+	if (get_int(o, "cpu", false, 1, PROTO_MAX_TIMEOUT, &t, cause) != 0)
+		return -1;
+	m->cpu_s = (int)t;
 	return proto_decode_mounts(o, &m->mounts, cause);
 }
 

@@ -69,10 +69,14 @@ struct proto_msg {
 	int		 timeout_s;	/* submit: 0 = default */
 	char		*note;		/* approve/deny: operator's note */
 	struct proto_mounts mounts;	/* submit (asked), approve (edits) */
+	/* submit: lower this command's limits (never raise); 0: as is */
+	double		 memory;	/* bytes */
+	int		 pids;
+	int		 cpu_s;
 };
 #define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
 #define PROTO_MSG_INIT { PROTO_SUBMIT, PROTO_VERSION, NULL, 0, NULL, \
-	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT }
+	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT, 0, 0, 0 }
 
 /* Splits a byte stream into lines; overlong lines are reported, then
    skipped up to their newline. */

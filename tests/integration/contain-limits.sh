@@ -133,6 +133,15 @@ ok_if "headless: sleep 30 ended by the default timeout" \
 	test $((END - START)) -lt 20
 assert_match "headless: the result says timed out" "$(cat "$T/run.json")" \
 	'timed-out|"timed_out": *true'
+# A request may lower its limits, never raise them.
+"$BWGATE" run --json --pids 7 --cpu 5 -- sleep 0 > "$T/run.json" 2>/dev/null
+assert_match "request lowers the process and CPU limits" \
+	"$(grep -o '"limits":{[^}]*}' "$T/run.json")" '"pids":7,"cpu":5,'
+"$BWGATE" run --json --pids 100000 --memory 99999999999999 -- sleep 0 \
+    > "$T/run.json" 2>/dev/null
+assert_match "request cannot raise the limits" \
+	"$(grep -o '"limits":{[^}]*}' "$T/run.json")" \
+	'"memory":2147483648,"pids":512,'
 stop_console
 rm -f "$XDG_CONFIG_HOME/bwgate/config.json"
 
