@@ -548,6 +548,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	 * command, so nothing the command does is missed.
 	 */
 	e.loop = loop_new();
+	/* Caught from here on: killed while bwrap holds the command, we must
+	   not die and close --block-fd, which would release it. */
+	loop_signal(e.loop, SIGINT, engine_signal, &e);
+	loop_signal(e.loop, SIGTERM, engine_signal, &e);
+	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	e.start_ms = loop_now_ms();
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
 	    &cause) != 0) {
@@ -590,6 +595,12 @@ engine_run(const struct engine_opts *o, struct result *r)
 	LOG("snapshot taken, monitor started");
 	if (engine_ready(&e, &cause) != 0)
 		goto kill;
+	/* A kill that came while we prepared: never start the command. */
+	loop_run_once(e.loop, 0);
+	if (e.killing) {
+		cause = xstrdup("killed before the command started");
+		goto kill;
+	}
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
@@ -599,9 +610,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
 	if (e.run.pidfd >= 0)
 		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);
-	loop_signal(e.loop, SIGINT, engine_signal, &e);
-	loop_signal(e.loop, SIGTERM, engine_signal, &e);
-	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
 	if (limiter_backend(e.lim) != LIMITS_RLIMIT && o->limits.pids > 0)
