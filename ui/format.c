@@ -379,7 +379,7 @@ void
 fmt_report(const cJSON *rep, struct strv *lines)
 {
 	const cJSON	*ch, *v, *e, *n;
-	const char	*sig, *err, *op, *why;
+	const char	*sig, *err, *op, *why, *k;
 	char		*a, *b, *hint;
 	int		 nc, nm, nd, nr, c;
 
@@ -394,6 +394,8 @@ fmt_report(const cJSON *rep, struct strv *lines)
 		strv_push(lines, "  timed out");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "killed")))
 		strv_push(lines, "  killed on request");
+	else if ((k = json_str(rep, "killed")) != NULL)
+		strv_pushf(lines, "  killed: %s", k);	/* a limit's name */
 	if (cJSON_IsNumber(n))
 		strv_pushf(lines, "  exit %d in %.0f ms", n->valueint,
 		    cJSON_IsNumber(e) ? e->valuedouble : 0.0);

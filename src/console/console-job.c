@@ -59,7 +59,12 @@ job_finish(struct job *jb)
 			    "%d and wrote no report", code);
 	} else if (cJSON_IsTrue(cJSON_GetObjectItem(report, "timed_out")))
 		state = REQUEST_TIMED_OUT;
-	else if (jb->killing ||
+	else if (cJSON_IsString(f = cJSON_GetObjectItem(report, "killed"))) {
+		/* A resource limit ended it: "memory limit", ... */
+		state = REQUEST_KILLED;
+		free(r->note);
+		r->note = xstrdup(f->valuestring);
+	} else if (jb->killing ||
 	    cJSON_IsTrue(cJSON_GetObjectItem(report, "killed")))
 		state = REQUEST_KILLED;
 	else if (!cJSON_IsTrue(cJSON_GetObjectItem(report, "started")) &&
@@ -339,6 +344,20 @@ job_argv(struct console *c, struct request *r, struct strv *av)
 	if (r->timeout_s > 0) {
 		strv_push(av, "--timeout");
 		strv_pushf(av, "%d", r->timeout_s);
+	} else if (c->headless)
+		strv_push(av, "--headless");	/* its finite default timeout */
+	/* The agent may lower its limits, never raise them. */
+	if (r->memory > 0) {
+		strv_push(av, "--lower-memory");
+		strv_pushf(av, "%.0f", r->memory);
+	}
+	if (r->pids > 0) {
+		strv_push(av, "--lower-pids");
+		strv_pushf(av, "%d", r->pids);
+	}
+	if (r->cpu_s > 0) {
+		strv_push(av, "--lower-cpu");
+		strv_pushf(av, "%d", r->cpu_s);
 	}
 	strv_push(av, "--json-fd");
 	strv_push(av, "3");

@@ -431,6 +431,9 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->tag = m->tag != NULL ? xstrdup(m->tag) : NULL;
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;
+	r->memory = m->memory;
+	r->pids = m->pids;
+	r->cpu_s = m->cpu_s;
 	proto_mounts_copy(&r->asked, &m->mounts);
 	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
 	if (m->write_path != NULL) {

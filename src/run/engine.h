@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "limiter.h"
 #include "report.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -39,6 +40,7 @@ struct engine_opts {
 	bool			 force_snapshot; /* scan even when the calls
 						   could be recorded */
 	struct strv		 exclude;	/* project-relative trees not reported */
+	struct limits		 limits;	/* memory, processes, CPU time */
 };
 
 void	engine_opts_init(struct engine_opts *);

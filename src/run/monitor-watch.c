@@ -153,6 +153,15 @@ watch_add(struct watcher *w, const char *rel)
 			return (-1);	/* gone already: its delete follows */
 		if (errno == ENOSPC) {
 			w->watch_full = true;
+			if (w->o->max_watches > 0 && w->o->budget > 0) {
+				mwarn(w, true, "live events incomplete: this "
+				    "run's inotify watch cap reached (%d, a "
+				    "quarter of the user's %d, so other runs "
+				    "and tools keep theirs); the change report "
+				    "is still exact", w->o->max_watches,
+				    w->o->budget);
+				return (-1);
+			}
 			if (w->o->max_watches > 0) {
 				mwarn(w, true, "live events incomplete: "
 				    "inotify watch limit reached (test limit "
