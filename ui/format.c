@@ -273,19 +273,6 @@ fmt_fsevent(const cJSON *ev, char *kind)
 	return s;
 }
 
-/* Does the bwrap argv share the network? */
-bool
-fmt_argv_network(const struct strv *argv)
-{
-	for (size_t i = 0; i < argv->n; i++) {
-		if (strcmp(argv->v[i], "--") == 0)
-			break;
-		if (strcmp(argv->v[i], "--share-net") == 0)
-			return true;
-	}
-	return false;
-}
-
 /* Append one argv word, shell-quoted and escaped. */
 static void
 fmt_argv_word(struct buf *b, const char *w)

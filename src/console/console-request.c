@@ -101,6 +101,7 @@ request_classify(struct console *c, struct request *r)
 	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
 		goto fail;
 	r->writes = !pol.project_readonly;
+	r->network = sb.network;
 	strv_release(&r->bwrap_argv);
 	strv_append_all(&r->bwrap_argv, &sb.argv);
 	for (size_t i = 0; i < r->argv.n; i++)

@@ -89,6 +89,8 @@ struct request {
 	char			*reason;
 	char			*profile;
 	bool			 writes;	/* profile can write the project */
+	bool			 network;	/* the sandbox below has it (the
+						   argv never says: slirp4netns) */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
 
