@@ -116,6 +116,10 @@ EXTRA_DIST += %D%/integration/libtest.sh
 ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
+	%D%/integration/contain-net.sh \
+	%D%/integration/contain-limits.sh \
+	%D%/integration/contain-emfile.sh \
+	%D%/integration/contain-files.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/console-writers.sh \

@@ -307,19 +307,6 @@ fmt_fsevent(const cJSON *ev, char *kind)
 	return s;
 }
 
-/* Does the bwrap argv share the network? */
-bool
-fmt_argv_network(const struct strv *argv)
-{
-	for (size_t i = 0; i < argv->n; i++) {
-		if (strcmp(argv->v[i], "--") == 0)
-			break;
-		if (strcmp(argv->v[i], "--share-net") == 0)
-			return true;
-	}
-	return false;
-}
-
 /* Append one argv word, shell-quoted and escaped. */
 static void
 fmt_argv_word(struct buf *b, const char *w)
@@ -434,7 +421,7 @@ fmt_report_lines(const cJSON *rep, bool expand, struct strv *lines)
 	struct report_text	 t = REPORT_TEXT_INIT;
 	struct report_text_opts	 o = { fmt_escape, expand };
 	const cJSON		*n, *e;
-	const char		*sig, *err;
+	const char		*sig, *err, *k;
 	char			*a;
 
 	if (!cJSON_IsObject(rep)) {
@@ -452,6 +439,8 @@ fmt_report_lines(const cJSON *rep, bool expand, struct strv *lines)
 		strv_push(lines, "  timed out");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "killed")))
 		strv_push(lines, "  killed on request");
+	else if ((k = json_str(rep, "killed")) != NULL)
+		strv_pushf(lines, "  killed: %s", k);	/* a limit's name */
 	if (cJSON_IsNumber(n))
 		strv_pushf(lines, "  exit %d in %.0f ms", n->valueint,
 		    cJSON_IsNumber(e) ? e->valuedouble : 0.0);

@@ -70,8 +70,6 @@ bool		 fmt_filter_match(const struct request *, const char *filter);
 /* A live filesystem event as one line ("+ src/a.c", "> a -> b (dir)")
    and its kind: 'c'reated, 'm'odified, 'd'eleted, 'r' moved, 'w'arning. */
 char		*fmt_fsevent(const cJSON *event, char *kind);
-/* Is network on in this bwrap argv (before the "--")? */
-bool		 fmt_argv_network(const struct strv *argv);
 /* The bwrap argv as shell-quoted lines of at most cols columns, one
    option with its arguments per line where they fit. */
 void		 fmt_argv_lines(const struct strv *argv, size_t cols,

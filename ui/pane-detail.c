@@ -153,7 +153,7 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	free(s);
 	detail_kv(t, UC_NORMAL, "reason", r->reason, w);
 	s = xasprintf("%s, network %s, %s", r->profile != NULL ? r->profile :
-	    "?", fmt_argv_network(&r->bwrap_argv) ? "on" : "off", r->writes ?
+	    "?", r->network ? "on" : "off", r->writes ?
 	    "writes the project" : "project read-only");
 	detail_kv(t, UC_NORMAL, "sandbox", s, w);
 	free(s);

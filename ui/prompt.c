@@ -470,7 +470,7 @@ medit_draw(struct ui *ui)
 	n = medit_rows(console_mounts(r), rows, 256);
 	prompt_overlay_window(ui, (int)n + 8);
 	ui_text_addf(&t, UC_PROMPT, "network %s (n toggles)",
-	    fmt_argv_network(&r->bwrap_argv) ? "on" : "off");
+	    r->network ? "on" : "off");
 	if (n == 0)
 		ui_text_add(&t, UC_PROMPT, "no extra paths");
 	for (size_t i = 0; i < n; i++) {
@@ -494,7 +494,7 @@ void
 ui_toggle_network(struct ui *ui, struct request *r)
 {
 	struct proto_mounts	m = PROTO_MOUNTS_INIT;
-	bool			on = fmt_argv_network(&r->bwrap_argv);
+	bool			on = r->network;
 
 	if (r->state != REQUEST_PENDING) {
 		ui_message(ui, true, "#%u is %s: the network can change only "
@@ -506,7 +506,7 @@ ui_toggle_network(struct ui *ui, struct request *r)
 	m.network = on ? 0 : 1;
 	medit_apply(ui, r, &m);
 	proto_mounts_release(&m);
-	if (fmt_argv_network(&r->bwrap_argv) == on)
+	if (r->network == on)
 		ui_message(ui, true, "#%u: the profile '%s' sets the network; "
 		    "it stays %s", r->id, r->profile != NULL ? r->profile : "?",
 		    on ? "on" : "off");

@@ -14,8 +14,11 @@
 #include "display.h"
 #include "buf.h"
 #include "cmd.h"
+#include "config.h"
 #include "jsonutil.h"
+#include "limiter.h"
 #include "mcp.h"
+#include "netbackend.h"
 #include "probe.h"
 #include "sandbox.h"
 #include "spawn.h"
@@ -169,6 +172,45 @@ doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 	sandbox_policy_release(&pol);
 }
 
+/* Issue 9, sections 3 and 5: network backend, resource-limit backend. */
+static void
+doctor_contain_b(struct check *checks, size_t *n)
+{
+	char			*net = netbackend_find(), *lim;
+	enum limits_backend	 b = limits_probe();
+	struct config		 cfg;
+	struct limits		 l = { 0, 0, 0 };
+	char			*cause = NULL;
+	size_t			 mem;
+
+	if (net == NULL)
+		add_check(checks, n, "network", false,
+		    xstrdup(netbackend_missing()),
+		    xstrdup("apt-get install slirp4netns"));
+	else if (access("/dev/net/tun", R_OK | W_OK) != 0)
+		add_check(checks, n, "network", false, xasprintf("%s cannot "
+		    "open /dev/net/tun here: network on is refused",
+		    NETBACKEND_NAME), xstrdup("chmod 0666 /dev/net/tun (its "
+		    "usual mode), or run as root"));
+	else
+		add_check(checks, n, "network", true, xasprintf("network on: "
+		    "own namespace with %s (%s); host loopback and abstract "
+		    "sockets unreachable", NETBACKEND_NAME, net), NULL);
+	free(net);
+	config_init(&cfg);
+	if (config_load(&cfg, NULL, &cause) != 0)
+		free(cause);
+	config_limits(&cfg, NULL, &mem, &l.pids, &l.cpu_s);
+	l.memory = mem;
+	lim = limits_describe(&l);
+	add_check(checks, n, "resource limits", true, xasprintf("%s by %s%s",
+	    lim, limits_backend_name(b), b == LIMITS_RLIMIT ? " (memory as "
+	    "address space, processes per user: coarser than a cgroup)" :
+	    ""), NULL);
+	free(lim);
+	config_release(&cfg);
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
@@ -228,9 +270,11 @@ cmd_doctor(int argc, char **argv)
 	    xasprintf("max_user_watches=%ld", watches), watches >= 8192 ?
 	    NULL : xstrdup("sysctl -w fs.inotify.max_user_watches=524288 "
 	    "(live events degrade to the change report without it)"));
+	doctor_contain_b(checks, &n);
 
 	for (size_t i = 0; i < n; i++)
-		if (!checks[i].ok && strcmp(checks[i].name, "inotify") != 0)
+		if (!checks[i].ok && strcmp(checks[i].name, "inotify") != 0 &&
+		    strcmp(checks[i].name, "network") != 0)
 			all_ok = false;
 	if (json) {
 		cJSON	*j = cJSON_CreateObject(), *a = cJSON_CreateArray();

@@ -22,13 +22,15 @@
 #include "config.h"
 #include "engine.h"
 #include "engine-spec.h"
+#include "guard.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD,
+	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_MEMORY, OPT_PIDS,
+	OPT_CPU, OPT_HEADLESS, OPT_LOWER_MEMORY, OPT_LOWER_PIDS, OPT_LOWER_CPU,
 };
 
 static const struct option exec_options[] = {
@@ -53,6 +55,13 @@ static const struct option exec_options[] = {
 	{ "command", required_argument, NULL, OPT_COMMAND },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "policy-fd", required_argument, NULL, OPT_POLICY_FD },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "headless", no_argument, NULL, OPT_HEADLESS },
+	{ "lower-memory", required_argument, NULL, OPT_LOWER_MEMORY },
+	{ "lower-pids", required_argument, NULL, OPT_LOWER_PIDS },
+	{ "lower-cpu", required_argument, NULL, OPT_LOWER_CPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -66,8 +75,9 @@ exec_usage(FILE *f)
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
 	    "[--output-limit BYTES] [--config FILE]\n"
-	    "                   [--no-monitor] [--changes auto|snapshot] "
-	    "-- COMMAND [ARG...]\n"
+	    "                   [--memory SIZE] [--pids N] [--cpu SECONDS] "
+	    "[--no-monitor]\n"
+	    "                   [--changes auto|snapshot] -- COMMAND [ARG...]\n"
 	    "       bwgate exec --policy-fd FD [--json] [--quiet] "
 	    "[--json-fd FD] [--events-fd FD]\n");
 }
@@ -162,6 +172,32 @@ exec_note_shown(struct result *r, const char *shown)
 	    strcmp(a->valuestring, shown) == 0);
 }
 
+/* A size in bytes with an optional K, M or G (binary) suffix; 0: none. */
+static int
+parse_size(const char *s, const char *opt, double *out)
+{
+	char	*end;
+	double	 v, unit = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == 'K' || *end == 'k')
+		unit = 1024;
+	else if (*end == 'M' || *end == 'm')
+		unit = 1024 * 1024;
+	else if (*end == 'G' || *end == 'g')
+		unit = 1024 * 1024 * 1024;
+	if (unit != 1)
+		end++;
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < 0 ||
+	    v * unit > 1e15) {
+		fprintf(stderr, "bwgate: %s: invalid size '%s'\n", opt, s);
+		return -1;
+	}
+	*out = v * unit;
+	return 0;
+}
+
 /* Write the report to fd (stdout for --json). */
 static void
 emit_json(int fd, const struct result *r)
@@ -193,6 +229,11 @@ cmd_exec(int argc, char **argv)
 	int			 network = -1;	/* -1: as configured */
 	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
 	double			 timeout = -1, limit = -1;
+	double			 memory = -1, pids = -1, cpu = -1;
+	double			 lmemory = 0, lpids = 0, lcpu = 0;
+	bool			 headless = false;
+	size_t			 cfg_memory;
+	int			 cfg_pids, cfg_cpu;
 
 	engine_opts_init(&o);
 	config_init(&cfg);
@@ -249,6 +290,34 @@ cmd_exec(int argc, char **argv)
 			o.command = xstrdup(optarg);
 			break;
 		case OPT_PROFILE: profile = optarg; other = true; break;
+		case OPT_MEMORY:
+			other = true;
+			if (parse_size(optarg, "--memory", &memory))
+				goto out;
+			break;
+		case OPT_PIDS:
+			other = true;
+			if (parse_number(optarg, "--pids", 1e7, &pids))
+				goto out;
+			break;
+		case OPT_CPU:
+			other = true;
+			if (parse_number(optarg, "--cpu", 1e7, &cpu))
+				goto out;
+			break;
+		case OPT_HEADLESS: headless = true; break;
+		case OPT_LOWER_MEMORY:
+			if (parse_size(optarg, "--lower-memory", &lmemory))
+				goto out;
+			break;
+		case OPT_LOWER_PIDS:
+			if (parse_number(optarg, "--lower-pids", 1e7, &lpids))
+				goto out;
+			break;
+		case OPT_LOWER_CPU:
+			if (parse_number(optarg, "--lower-cpu", 1e7, &lcpu))
+				goto out;
+			break;
 		case 'h':
 			exec_usage(stdout);
 			status = 0;
@@ -276,7 +345,8 @@ cmd_exec(int argc, char **argv)
 	if (json_fd >= 0)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (config_load(&cfg, cfgfile, &cause) != 0 ||
-	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0) {
+	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0 ||
+	    guard_project(o.policy.project, &cause) != 0) {
 		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		goto out;
 	}
@@ -302,6 +372,21 @@ cmd_exec(int argc, char **argv)
 	strv_append_all(&o.attention, &cfg.attention);
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
+	/* Nobody watches a headless console: never run forever. */
+	if (headless && o.timeout_ms == 0)
+		o.timeout_ms = cfg.headless_timeout_s * 1000;
+	config_limits(&cfg, profile, &cfg_memory, &cfg_pids, &cfg_cpu);
+	o.limits.memory = memory >= 0 ? (uint64_t)memory : cfg_memory;
+	o.limits.pids = pids >= 0 ? (int)pids : cfg_pids;
+	o.limits.cpu_s = cpu >= 0 ? (int)cpu : cfg_cpu;
+	/* A request (agent) may tighten a limit, never lift or raise one. */
+	if (lmemory >= 1 && (o.limits.memory == 0 ||
+	    (uint64_t)lmemory < o.limits.memory))
+		o.limits.memory = (uint64_t)lmemory;
+	if (lpids >= 1 && (o.limits.pids == 0 || (int)lpids < o.limits.pids))
+		o.limits.pids = (int)lpids;
+	if (lcpu >= 1 && (o.limits.cpu_s == 0 || (int)lcpu < o.limits.cpu_s))
+		o.limits.cpu_s = (int)lcpu;
 	o.grace_ms = cfg.grace_ms;
 	o.output_limit = limit >= 0 ? (size_t)limit : cfg.output_limit;
 	o.passthrough = !json;

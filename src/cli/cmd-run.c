@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,9 @@ static const struct option run_options[] = {
 	{ "network", no_argument, NULL, 'n' },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
+	{ "memory", required_argument, NULL, 'M' },
+	{ "pids", required_argument, NULL, 'P' },
+	{ "cpu", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -44,7 +48,9 @@ run_usage(FILE *f)
 	fprintf(f, "usage: bwgate run [--socket PATH] [--cwd DIR] "
 	    "[--timeout SECONDS] [--json]\n"
 	    "                  [--agent NAME] [--network] [--rw PATH]... "
-	    "[--ro PATH]... -- COMMAND [ARG...]\n");
+	    "[--ro PATH]...\n"
+	    "                  [--memory BYTES] [--pids N] [--cpu SECONDS] "
+	    "-- COMMAND [ARG...]\n");
 }
 
 
@@ -120,6 +126,9 @@ run_message(const struct run_request *rq, const char *cwd)
 	sm.timeout_s = rq->timeout_s > 0 ? rq->timeout_s : 0;
 	if (rq->network)
 		sm.mounts.network = 1;
+	sm.memory = rq->memory > 0 ? rq->memory : 0;
+	sm.pids = rq->pids > 0 ? rq->pids : 0;
+	sm.cpu_s = rq->cpu_s > 0 ? rq->cpu_s : 0;
 	strv_append_all(&sm.mounts.rw, &rq->rw);
 	strv_append_all(&sm.mounts.ro, &rq->ro);
 	msg = proto_msg_json(&sm);
@@ -273,7 +282,7 @@ cmd_run(int argc, char **argv)
 	int			 c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:C:t:jA:nw:r:h", run_options,
+	while ((c = getopt_long(argc, argv, "+s:C:t:jA:nw:r:M:P:U:h", run_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': rq.socket = optarg; break;
@@ -287,6 +296,25 @@ cmd_run(int argc, char **argv)
 				return EXIT_BWGATE_FAILED;
 			}
 			rq.timeout_s = (int)v;
+			break;
+		case 'M':
+		case 'P':
+		case 'U':
+			/* Limits the request lowers (never raises). */
+			v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 1 ||
+			    v > (c == 'M' ? LONG_MAX : 10000000)) {
+				fprintf(stderr, "bwgate: --%s: invalid value "
+				    "'%s'\n", c == 'M' ? "memory" : c == 'P' ?
+				    "pids" : "cpu", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			if (c == 'M')
+				rq.memory = (double)v;
+			else if (c == 'P')
+				rq.pids = (int)v;
+			else
+				rq.cpu_s = (int)v;
 			break;
 		case 'j': rq.json = true; break;
 		case 'A': rq.agent = optarg; break;

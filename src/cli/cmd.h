@@ -47,9 +47,12 @@ struct run_request {
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
+	double		 memory;	/* lower the limits; 0: as is */
+	int		 pids;
+	int		 cpu_s;
 };
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, \
-	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT }
+	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT, 0, 0, 0 }
 
 /* Text a command or a file controls, control characters visible (the
    escaping point until the display function lands). */

@@ -107,6 +107,7 @@ struct console {
 	int			 lock_fd;	/* flock on <socket>.lock */
 	int			 agent_fd;
 	int			 control_fd;
+	int			 accept_backoff_ms; /* >0: accepting paused */
 	struct stat		 agent_st;
 	struct stat		 control_st;
 	int			 fifo_fd;

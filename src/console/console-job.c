@@ -62,7 +62,12 @@ job_finish(struct job *jb)
 			    "%d and wrote no report", code);
 	} else if (cJSON_IsTrue(cJSON_GetObjectItem(report, "timed_out")))
 		state = REQUEST_TIMED_OUT;
-	else if (jb->killing ||
+	else if (cJSON_IsString(f = cJSON_GetObjectItem(report, "killed"))) {
+		/* A resource limit ended it: "memory limit", ... */
+		state = REQUEST_KILLED;
+		free(r->note);
+		r->note = xstrdup(f->valuestring);
+	} else if (jb->killing ||
 	    cJSON_IsTrue(cJSON_GetObjectItem(report, "killed")))
 		state = REQUEST_KILLED;
 	else if (!cJSON_IsTrue(cJSON_GetObjectItem(report, "started")) &&

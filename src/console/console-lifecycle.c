@@ -23,7 +23,9 @@
 #include "config.h"
 #include "console-int.h"
 #include "console.h"
+#include "guard.h"
 #include "jsonutil.h"
+#include "placeholder.h"
 #include "log.h"
 #include "path.h"
 #include "probe.h"
@@ -198,6 +200,9 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		    c->project);
 		goto fail;
 	}
+	if (guard_project(c->project, cause) != 0)
+		goto fail;
+	placeholders_release(c->project);	/* a crashed run's */
 	if (o->exec_path != NULL)
 		c->exec_path = xstrdup(o->exec_path);
 	else {
@@ -235,6 +240,12 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	if ((c->socket_path = client_socket_path(o->socket, cause)) == NULL)
 		goto fail;
 	c->control_path = client_control_path(c->socket_path);
+	/* A sandbox that sees the control socket could approve itself. */
+	if (guard_socket(c->socket_path, c->project, &c->cfg.rw_paths,
+	    cause) != 0 || guard_socket(c->socket_path, c->project,
+	    &c->cfg.ro_paths, cause) != 0 || guard_socket(c->control_path,
+	    c->project, NULL, cause) != 0)
+		goto fail;
 	if ((c->lock_fd = console_lock(c->socket_path, cause)) < 0)
 		goto fail;
 	c->agent_fd = console_listen(c->socket_path, &c->agent_st, cause);

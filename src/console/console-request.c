@@ -54,6 +54,7 @@ request_spec(struct console *c, struct request *r,
 	struct engine_opts	 o;
 	struct strv		 files = STRV_INIT;
 	char			 hex[SHA256_HEX_LEN + 1];
+	size_t			 memory;
 
 	engine_opts_init(&o);
 	sandbox_policy_release(&o.policy);
@@ -62,6 +63,20 @@ request_spec(struct console *c, struct request *r,
 	o.command = r->is_argv ? NULL : xstrdup(r->command);
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
+	/* Nobody watches a headless console: never run forever. */
+	if (o.timeout_ms == 0 && c->headless)
+		o.timeout_ms = c->cfg.headless_timeout_s * 1000;
+	/* The profile's limits; the agent may lower them, never raise. */
+	config_limits(&c->cfg, r->profile, &memory, &o.limits.pids,
+	    &o.limits.cpu_s);
+	o.limits.memory = memory;
+	if (r->memory >= 1 && (o.limits.memory == 0 ||
+	    (uint64_t)r->memory < o.limits.memory))
+		o.limits.memory = (uint64_t)r->memory;
+	if (r->pids >= 1 && (o.limits.pids == 0 || r->pids < o.limits.pids))
+		o.limits.pids = r->pids;
+	if (r->cpu_s >= 1 && (o.limits.cpu_s == 0 || r->cpu_s < o.limits.cpu_s))
+		o.limits.cpu_s = r->cpu_s;
 	o.grace_ms = c->cfg.grace_ms;
 	o.output_limit = c->cfg.output_limit;
 	strv_append_all(&o.exclude, &c->cfg.exclude);
@@ -171,6 +186,7 @@ request_classify(struct console *c, struct request *r)
 	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
 		goto fail;
 	r->writes = !pol.project_readonly;
+	r->network = sb.network;
 	strv_release(&r->bwrap_argv);
 	strv_append_all(&r->bwrap_argv, &sb.argv);
 	for (size_t i = 0; i < r->argv.n; i++)
@@ -512,6 +528,9 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->tag = m->tag != NULL ? xstrdup(m->tag) : NULL;
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;
+	r->memory = m->memory;
+	r->pids = m->pids;
+	r->cpu_s = m->cpu_s;
 	proto_mounts_copy(&r->asked, &m->mounts);
 	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
 	if (m->write_path != NULL) {

@@ -433,6 +433,41 @@ console_uid_allowed(struct console *c, enum conn_kind kind, uid_t uid)
 	return false;
 }
 
+/* Listen again after a pause for descriptor exhaustion. */
+static void
+console_accept_resume(void *arg)
+{
+	struct console	*c = arg;
+
+	if (c->agent_fd >= 0)
+		loop_set_events(c->loop, c->agent_fd, POLLIN);
+	if (c->control_fd >= 0)
+		loop_set_events(c->loop, c->control_fd, POLLIN);
+}
+
+/*
+ * Out of descriptors (or memory): the pending connection stays in the
+ * backlog and poll would report it again at once, so stop listening for a
+ * while (doubling up to 2 s) instead of spinning; the connections we have
+ * keep being served. Said once per episode, not once per attempt.
+ */
+static void
+console_accept_pause(struct console *c, int err)
+{
+	if (c->accept_backoff_ms == 0)
+		console_message(c, "accept: %s: not accepting new clients for "
+		    "now", strerror(err));
+	c->accept_backoff_ms = c->accept_backoff_ms == 0 ? 100 :
+	    c->accept_backoff_ms * 2;
+	if (c->accept_backoff_ms > 2000)
+		c->accept_backoff_ms = 2000;
+	if (c->agent_fd >= 0)
+		loop_set_events(c->loop, c->agent_fd, 0);
+	if (c->control_fd >= 0)
+		loop_set_events(c->loop, c->control_fd, 0);
+	loop_timer(c->loop, c->accept_backoff_ms, console_accept_resume, c);
+}
+
 /* Accept clients on a listening socket. */
 void
 console_accept(int lfd, short revents, void *arg)
@@ -449,11 +484,18 @@ console_accept(int lfd, short revents, void *arg)
 	for (;;) {
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR &&
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				console_accept_pause(c, errno);
+			else if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)
 				console_message(c, "accept: %s",
 				    strerror(errno));
 			return;
+		}
+		if (c->accept_backoff_ms > 0) {
+			console_message(c, "accepting new clients again");
+			c->accept_backoff_ms = 0;
 		}
 		len = sizeof cred;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {

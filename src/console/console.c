@@ -295,6 +295,9 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	strv_append_all(&r->argv, &old->argv);
 	r->cwd = xstrdup(old->cwd);
 	r->timeout_s = old->timeout_s;
+	r->memory = old->memory;
+	r->pids = old->pids;
+	r->cpu_s = old->cpu_s;
 	if (approved) {
 		proto_mounts_copy(&r->asked, &old->asked);
 		r->edited = old->edited;

@@ -45,6 +45,7 @@ enum proto_field_kind {
 	PF_STRING,		/* char *, absent when NULL */
 	PF_STRV,		/* struct strv, absent when empty */
 	PF_COUNT,		/* int, absent when 0 */
+	PF_AMOUNT,		/* double, absent when 0 */
 	PF_TRISTATE		/* int -1/0/1 as absent/false/true */
 };
 #define PT(t)	(1U << (t))
@@ -74,6 +75,12 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "hide", PF_STRV, offsetof(struct proto_msg, mounts.hide),
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "memory", PF_AMOUNT, offsetof(struct proto_msg, memory),
+	  PT(PROTO_SUBMIT) },
+	{ "pids", PF_COUNT, offsetof(struct proto_msg, pids),
+	  PT(PROTO_SUBMIT) },
+	{ "cpu", PF_COUNT, offsetof(struct proto_msg, cpu_s),
+	  PT(PROTO_SUBMIT) },
 };
 
 /* Reply types, in enum proto_reply order. */
@@ -493,6 +500,17 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 	    cause) != 0)
 		return -1;
 	m->timeout_s = (int)t;
+	/* Limits an agent may only lower (bwgate exec --lower-*). */
+	if (get_int(o, "memory", false, 1, 1e15, &m->memory, cause) != 0)
+		return -1;
+	t = 0;
+	if (get_int(o, "pids", false, 1, 1e7, &t, cause) != 0)
+		return -1;
+	m->pids = (int)t;
+	t = 0;
+	if (get_int(o, "cpu", false, 1, PROTO_MAX_TIMEOUT, &t, cause) != 0)
+		return -1;
+	m->cpu_s = (int)t;
 	return proto_decode_mounts(o, &m->mounts, cause);
 }
 
@@ -708,6 +726,11 @@ proto_msg_json(const struct proto_msg *m)
 			if (*(const int *)p != 0)
 				cJSON_AddNumberToObject(j, f->name,
 				    *(const int *)p);
+			break;
+		case PF_AMOUNT:
+			if (*(const double *)p != 0)
+				cJSON_AddNumberToObject(j, f->name,
+				    *(const double *)p);
 			break;
 		case PF_TRISTATE:
 			if (*(const int *)p >= 0)

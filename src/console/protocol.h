@@ -79,10 +79,14 @@ struct proto_msg {
 	/* submit with "write": write one file of the project. */
 	char		*write_path;	/* as the agent gave it */
 	char		*write_content;
+	/* submit: lower this command's limits (never raise); 0: as is */
+	double		 memory;	/* bytes */
+	int		 pids;
+	int		 cpu_s;
 };
 #define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
 #define PROTO_MSG_INIT { PROTO_SUBMIT, PROTO_VERSION, NULL, 0, NULL, \
-	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT, NULL, NULL }
+	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT, NULL, NULL, 0, 0, 0 }
 
 /* Splits a byte stream into lines; overlong lines are reported, then
    skipped up to their newline. */

@@ -317,6 +317,12 @@ request_json(const struct request *r)
 	add_string(j, "cwd", r->cwd);
 	if (r->timeout_s != 0)
 		cJSON_AddNumberToObject(j, "timeout", r->timeout_s);
+	if (r->memory > 0)
+		cJSON_AddNumberToObject(j, "memory", r->memory);
+	if (r->pids > 0)
+		cJSON_AddNumberToObject(j, "pids", r->pids);
+	if (r->cpu_s > 0)
+		cJSON_AddNumberToObject(j, "cpu", r->cpu_s);
 	if (!proto_mounts_empty(&r->asked))
 		cJSON_AddItemToObject(j, "asked", proto_mounts_json(&r->asked));
 	if (r->edited)

@@ -77,6 +77,9 @@ struct request {
 	struct strv		 argv;		/* the argv run inside */
 	char			*cwd;		/* canonical, in the project */
 	int			 timeout_s;	/* 0: default */
+	double			 memory;	/* lowered limits, 0: as is */
+	int			 pids;
+	int			 cpu_s;
 	struct proto_mounts	 asked;		/* agent's requested changes */
 	struct proto_mounts	 edits;		/* operator's changes */
 	bool			 edited;	/* edits replace asked */
@@ -86,6 +89,8 @@ struct request {
 	char			*reason;
 	char			*profile;
 	bool			 writes;	/* profile can write the project */
+	bool			 network;	/* the sandbox below has it (the
+						   argv never says: slirp4netns) */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
 	cJSON			*spec;		/* what exec runs (engine-spec.h) */

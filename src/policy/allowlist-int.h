@@ -53,6 +53,8 @@ char	*allowlist_text_problem(const char *);
 /* Build and free the view of one simple command. */
 void	 cmdview_init(struct cmdview *, const struct sh_cmd *);
 void	 cmdview_release(struct cmdview *);
+/* Why a plain name's program is not trusted, or NULL. */
+char	*allowlist_resolve_check(const struct cmdview *);
 /* Does the command change the directory of later ones (cd, pushd)? */
 bool	 cmdview_changes_dir(const struct cmdview *);
 

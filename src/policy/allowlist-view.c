@@ -159,6 +159,33 @@ allowlist_system_path(const char *path)
 	return false;
 }
 
+/*
+ * A plain name is judged as the program the sandbox will run: the first
+ * match in the PATH it gets (path_env_clean, as in sandbox.c), which must
+ * be in a system directory; not found at all runs nothing. NULL when
+ * fine, else the reason to ask. (Rule examples are checked without this:
+ * they must not depend on the operator's PATH.)
+ */
+char *
+allowlist_resolve_check(const struct cmdview *cv)
+{
+	const char	*env = getenv("PATH"), *home = getenv("HOME");
+	char		*clean, *found, *why = NULL;
+
+	if (cv->argc == 0 || strchr(cv->argv[0], '/') != NULL)
+		return NULL;
+	clean = path_env_clean(env != NULL ? env : "/usr/local/bin:/usr/bin:"
+	    "/bin", NULL, home != NULL && home[0] == '/' &&
+	    strcmp(home, "/") != 0 ? home : NULL);
+	found = path_search(cv->argv[0], clean);
+	if (found != NULL && !allowlist_system_path(found))
+		why = xasprintf("'%s' would run '%s', which is not in a "
+		    "system directory", cv->argv[0], found);
+	free(found);
+	free(clean);
+	return why;
+}
+
 /* Are all characters digits (an fd number)? */
 static bool
 allowlist_digits(const char *s)

@@ -339,6 +339,9 @@ allowlist_decide(const struct allowlist *al, const struct rule *only,
 	    !allow->redirect_writes) {
 		d->verdict = VERDICT_ASK;
 		d->reason = xasprintf("%s: %s", cv->name, cv->writes);
+	} else if (allow != NULL && only == NULL &&
+	    (d->reason = allowlist_resolve_check(cv)) != NULL) {
+		d->verdict = VERDICT_ASK;
 	} else if (allow != NULL) {
 		d->verdict = VERDICT_ALLOW;
 		d->rule = allow;

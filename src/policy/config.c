@@ -20,8 +20,12 @@
 #define DEFAULT_GRACE_MS	2000
 #define DEFAULT_AUDIT_MAX	(16 * 1024 * 1024)
 #define DEFAULT_AUDIT_KEEP	8
+/* Keep a 2-core, 8 GiB laptop usable (limiter.h has the same numbers). */
+#define DEFAULT_MEMORY		((size_t)2 * 1024 * 1024 * 1024)
+#define DEFAULT_PIDS		512
+#define DEFAULT_HEADLESS_TIMEOUT 1800
 
-enum config_type { CT_BOOL, CT_STRV, CT_SIZE, CT_INT, CT_UIDS };
+enum config_type { CT_BOOL, CT_STRV, CT_SIZE, CT_INT, CT_UIDS, CT_LIMITS };
 
 /* The settings a file may carry: key -> type -> field. */
 struct config_key {
@@ -46,6 +50,11 @@ static const struct config_key config_keys[] = {
 	{ NULL, "output_limit", CT_SIZE, F(output_limit) },
 	{ NULL, "timeout", CT_INT, F(timeout_s) },
 	{ NULL, "grace_ms", CT_INT, F(grace_ms) },
+	{ NULL, "headless_timeout", CT_INT, F(headless_timeout_s) },
+	{ "limits", "memory", CT_SIZE, F(limit_memory) },
+	{ "limits", "pids", CT_INT, F(limit_pids) },
+	{ "limits", "cpu", CT_INT, F(limit_cpu_s) },
+	{ "limits", "profiles", CT_LIMITS, 0 },
 	{ "console", "allowed_uids", CT_UIDS, 0 },
 	{ "console", "audit_max_bytes", CT_SIZE, F(audit_max_bytes) },
 	{ "console", "audit_keep", CT_INT, F(audit_keep) },
@@ -55,7 +64,8 @@ static const struct config_key config_keys[] = {
 };
 #undef F
 
-static const char *const config_sections[] = { "sandbox", "console", NULL };
+static const char *const config_sections[] = { "sandbox", "console",
+	"limits", NULL };
 
 void
 config_init(struct config *c)
@@ -67,6 +77,9 @@ config_init(struct config *c)
 	c->audit_keep = DEFAULT_AUDIT_KEEP;
 	c->bell = true;
 	c->follow_resume = true;
+	c->limit_memory = DEFAULT_MEMORY;
+	c->limit_pids = DEFAULT_PIDS;
+	c->headless_timeout_s = DEFAULT_HEADLESS_TIMEOUT;
 }
 
 void
@@ -81,6 +94,7 @@ config_release(struct config *c)
 	strv_release(&c->attention);
 	strv_release(&c->files);
 	free(c->allowed_uids);
+	cJSON_Delete(c->profile_limits);
 	memset(c, 0, sizeof *c);
 }
 
@@ -177,6 +191,26 @@ config_set(struct config *c, const struct config_key *k, const cJSON *v,
 			    (uid_t)e->valuedouble;
 		}
 		return 0;
+	case CT_LIMITS:
+		/* { "profile": { "memory": N, "pids": N, "cpu": N } } */
+		if (!cJSON_IsObject(v))
+			goto bad;
+		cJSON_ArrayForEach(e, v) {
+			const cJSON *f;
+
+			if (!cJSON_IsObject(e))
+				goto bad;
+			cJSON_ArrayForEach(f, e)
+				if ((strcmp(f->string, "memory") != 0 &&
+				    strcmp(f->string, "pids") != 0 &&
+				    strcmp(f->string, "cpu") != 0) ||
+				    !cJSON_IsNumber(f) || f->valuedouble < 0 ||
+				    f->valuedouble > 1e15)
+					goto bad;
+		}
+		cJSON_Delete(c->profile_limits);
+		c->profile_limits = cJSON_Duplicate(v, true);
+		return 0;
 	}
 bad:
 	*cause = xasprintf("%s: key '%s%s%s' has the wrong type", file,
@@ -270,6 +304,36 @@ config_load(struct config *c, const char *explicit, char **cause)
 	if (explicit != NULL)
 		return config_load_file(c, explicit, cause);
 	return 0;
+}
+
+void
+config_limits(const struct config *c, const char *profile, size_t *memory,
+    int *pids, int *cpu_s)
+{
+	char	*copy, *n, *last;
+
+	*memory = c->limit_memory;
+	*pids = c->limit_pids;
+	*cpu_s = c->limit_cpu_s;
+	if (profile == NULL || c->profile_limits == NULL)
+		return;
+	copy = xstrdup(profile);
+	for (n = strtok_r(copy, "+", &last); n != NULL;
+	    n = strtok_r(NULL, "+", &last)) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+		    c->profile_limits, n), *f;
+
+		if (p == NULL)
+			continue;
+		/* A profile raises or lowers the default; 0 lifts it. */
+		if ((f = cJSON_GetObjectItemCaseSensitive(p, "memory")) != NULL)
+			*memory = (size_t)f->valuedouble;
+		if ((f = cJSON_GetObjectItemCaseSensitive(p, "pids")) != NULL)
+			*pids = (int)f->valuedouble;
+		if ((f = cJSON_GetObjectItemCaseSensitive(p, "cpu")) != NULL)
+			*cpu_s = (int)f->valuedouble;
+	}
+	free(copy);
 }
 
 void

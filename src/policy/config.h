@@ -29,6 +29,11 @@ struct config {
 	bool		 allow_ptrace;
 	size_t		 output_limit;
 	int		 timeout_s;	/* default command timeout, 0: none */
+	int		 headless_timeout_s; /* the same for headless consoles */
+	size_t		 limit_memory;	/* bytes per command, 0: none */
+	int		 limit_pids;	/* processes per command, 0: none */
+	int		 limit_cpu_s;	/* CPU seconds per process, 0: none */
+	struct cJSON	*profile_limits; /* { "profile": { "memory": ... } } */
 	int		 grace_ms;
 	size_t		 audit_max_bytes; /* rotate the audit log past this */
 	int		 audit_keep;	/* rotated audit files kept */
@@ -49,6 +54,9 @@ int	 config_load(struct config *, const char *explicit, char **cause);
 int	 config_load_file(struct config *, const char *path, char **cause);
 /* Apply to a policy (after sandbox_policy_init). */
 void	 config_apply(const struct config *, struct sandbox_policy *);
+/* The limits for a profile ("a+b": later names override); 0: none. */
+void	 config_limits(const struct config *, const char *profile,
+	    size_t *memory, int *pids, int *cpu_s);
 /* Directory of shipped data (BWGATE_DATADIR overrides, for tests). */
 const char *config_datadir(void);
 /* $XDG_CONFIG_HOME/bwgate, $XDG_STATE_HOME/bwgate (caller frees). */

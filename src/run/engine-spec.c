@@ -14,20 +14,21 @@
 
 /* A field added to struct engine_opts that comes from the configuration
    or the rules must travel in the spec too (see engine_spec_json). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 304,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 320,
     "struct engine_opts changed: update engine-spec.c");
 
 /* Keys a spec may hold. */
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",
-	"output_limit", "exclude", "attention", "shown_argv_sha256", NULL
+	"output_limit", "exclude", "attention", "limits", "shown_argv_sha256",
+	NULL
 };
 
 /* The spec of an engine run. */
 cJSON *
 engine_spec_json(const struct engine_opts *o)
 {
-	cJSON	*j = cJSON_CreateObject();
+	cJSON	*j = cJSON_CreateObject(), *lim;
 
 	cJSON_AddNumberToObject(j, "version", ENGINE_SPEC_VERSION);
 	cJSON_AddItemToObject(j, "policy", sandbox_policy_json(&o->policy));
@@ -41,6 +42,10 @@ engine_spec_json(const struct engine_opts *o)
 	cJSON_AddNumberToObject(j, "output_limit", (double)o->output_limit);
 	cJSON_AddItemToObject(j, "exclude", json_strv(&o->exclude));
 	cJSON_AddItemToObject(j, "attention", json_strv(&o->attention));
+	lim = cJSON_AddObjectToObject(j, "limits");
+	cJSON_AddNumberToObject(lim, "memory", (double)o->limits.memory);
+	cJSON_AddNumberToObject(lim, "pids", o->limits.pids);
+	cJSON_AddNumberToObject(lim, "cpu", o->limits.cpu_s);
 	return j;
 }
 
@@ -64,7 +69,7 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
     char **cause)
 {
 	const cJSON	*e;
-	double		 v, t, g, l;
+	double		 v, t, g, l, m, pi, cpu;
 	size_t		 i;
 
 	if (!cJSON_IsObject(j)) {
@@ -122,6 +127,17 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 		*cause = xstrdup("spec: attention must be a list of strings");
 		return -1;
 	}
+	e = cJSON_GetObjectItemCaseSensitive(j, "limits");
+	if (!cJSON_IsObject(e) || spec_number(e, "memory", 1e15, &m) != 0 ||
+	    spec_number(e, "pids", 1e7, &pi) != 0 ||
+	    spec_number(e, "cpu", 1e7, &cpu) != 0) {
+		*cause = xstrdup("spec: limits must hold whole numbers "
+		    "memory, pids and cpu");
+		return -1;
+	}
+	o->limits.memory = (uint64_t)m;
+	o->limits.pids = (int)pi;
+	o->limits.cpu_s = (int)cpu;
 	o->timeout_ms = (int)(t > 2e9 ? 2e9 : t);
 	o->grace_ms = (int)g;
 	o->output_limit = (size_t)l;

@@ -43,6 +43,8 @@
 #include "log.h"
 #include "loop.h"
 #include "monitor.h"
+#include "netbackend.h"
+#include "netstack.h"
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
@@ -62,6 +64,10 @@ struct engine {
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;
+	pid_t			 child_pid;	/* sandbox's first process */
+	struct netstack		*net;		/* user-mode network, or NULL */
+	struct limiter		*lim;		/* memory, processes, CPU */
+	int			 lim_timer;
 	bool			 have_exit;
 	int			 exit_code;
 	bool			 bwrap_done;
@@ -206,6 +212,9 @@ engine_status(int fd, short revents, void *arg)
 		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
 		    cJSON_IsNumber(v))
 			e->pidns = (uint64_t)v->valuedouble;
+		if ((v = cJSON_GetObjectItem(j, "child-pid")) != NULL &&
+		    cJSON_IsNumber(v))
+			e->child_pid = (pid_t)v->valueint;
 		if ((v = cJSON_GetObjectItem(j, "exit-code")) != NULL &&
 		    cJSON_IsNumber(v)) {
 			e->have_exit = true;
@@ -259,6 +268,25 @@ static void
 engine_timeout(void *arg)
 {
 	engine_kill(arg, true);
+}
+
+/* A cgroup counter says a limit was reached (a fork failed): stop. */
+static void
+engine_limits_tick(void *arg)
+{
+	struct engine	*e = arg;
+	const char	*why;
+
+	e->lim_timer = 0;
+	if (e->bwrap_done || e->killing)
+		return;
+	if ((why = limiter_hit(e->lim)) != NULL) {
+		LOG("%s reached: killing the sandbox", why);
+		e->r->killed_by = why;
+		engine_kill(e, false);
+		return;
+	}
+	e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
 }
 
 static void
@@ -334,12 +362,38 @@ engine_sandbox_json(const struct probe *p, const struct sandbox *sb,
 	cJSON_AddStringToObject(j, "proc", sb->proc_mode ? sb->proc_mode :
 	    "");
 	cJSON_AddBoolToObject(j, "network", pol->network);
+	if (pol->network)
+		cJSON_AddStringToObject(j, "network_backend", NETBACKEND_NAME);
 	cJSON_AddBoolToObject(j, "seccomp", pol->seccomp);
 	cJSON_AddBoolToObject(j, "disable_userns", !pol->allow_userns &&
 	    p->disable_userns);
 	sandbox_facts_json(sb, j);
 	cJSON_AddItemToObject(j, "mounts", sandbox_mounts_json(sb));
 	cJSON_AddItemToObject(j, "warnings", json_strv(&sb->warnings));
+	return j;
+}
+
+/* The limits and how they are enforced, for the report. */
+static cJSON *
+engine_limits_json(const struct engine *e)
+{
+	const struct limits	*l = &e->opts->limits;
+	cJSON			*j = cJSON_CreateObject();
+
+	if (l->memory > 0)
+		cJSON_AddNumberToObject(j, "memory", (double)l->memory);
+	else
+		cJSON_AddNullToObject(j, "memory");
+	if (l->pids > 0)
+		cJSON_AddNumberToObject(j, "pids", l->pids);
+	else
+		cJSON_AddNullToObject(j, "pids");
+	if (l->cpu_s > 0)
+		cJSON_AddNumberToObject(j, "cpu", l->cpu_s);
+	else
+		cJSON_AddNullToObject(j, "cpu");
+	cJSON_AddStringToObject(j, "enforced_by",
+	    limits_backend_name(limiter_backend(e->lim)));
 	return j;
 }
 
@@ -445,6 +499,54 @@ engine_argv_digests(const struct sandbox_policy *pol,
 	sandbox_policy_release(&plain);
 }
 
+/*
+ * Before the command runs (bwrap holds it on --block-fd): wait for bwrap to
+ * name the sandbox's first process and, with the network on, start the
+ * user-mode network for its namespace (it comes up while we take the
+ * snapshot).
+ */
+static int
+engine_prepare(struct engine *e, bool network, char **cause)
+{
+	int64_t		deadline = loop_now_ms() + 30000;
+	struct pollfd	pfd = { .fd = e->status_fd, .events = POLLIN };
+
+	while (e->child_pid <= 0) {
+		int64_t left = deadline - loop_now_ms();
+
+		if (left <= 0) {
+			*cause = xstrdup("bwrap did not report the sandbox's "
+			    "process");
+			return -1;
+		}
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			break;
+		if (pfd.revents & POLLIN)
+			engine_status(e->status_fd, POLLIN, e);
+		else if (pfd.revents & (POLLHUP | POLLERR))
+			break;
+	}
+	if (e->child_pid <= 0) {
+		*cause = xstrdup("bwrap ended before the sandbox was ready");
+		return -1;
+	}
+	if (network && (e->net = netstack_start(e->child_pid, cause)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* The last step before "go": limits applied, network up. So the command
+   never runs without its limits or its own network. */
+static int
+engine_ready(struct engine *e, char **cause)
+{
+	if (limiter_attach(e->lim, e->child_pid, cause) != 0)
+		return -1;
+	if (e->net != NULL)
+		return netstack_wait_ready(e->net, 30000, cause);
+	return 0;
+}
+
 int
 engine_run(const struct engine_opts *o, struct result *r)
 {
@@ -545,7 +647,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	e.loop = loop_new();
 	e.start_ms = loop_now_ms();
 	/* Before bwrap exists: a signal from now on stops the sandbox
-	   instead of killing us and leaving it behind. */
+	   instead of killing us and leaving it behind (nor closing
+	   --block-fd, which would release the command). */
 	loop_signal(e.loop, SIGINT, engine_signal, &e);
 	loop_signal(e.loop, SIGTERM, engine_signal, &e);
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
@@ -561,6 +664,14 @@ engine_run(const struct engine_opts *o, struct result *r)
 		sb.fds[i] = -1;
 	}
 	LOG("spawned");
+	/* The cgroup is made and the network started while bwrap sets the
+	   sandbox up and we take the snapshot. */
+	e.lim = limiter_new(&o->limits);
+	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
+	e.status_fd = spipe[0];
+	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
+	if (engine_prepare(&e, pol.network, &cause) != 0)
+		goto kill;
 	if (o->snapshot && writes && !record) {
 		before = snapshot_take(pol.project, &snap, &cause);
 		if (before == NULL) {
@@ -581,6 +692,14 @@ engine_run(const struct engine_opts *o, struct result *r)
 			    engine_monitor, &e);
 	}
 	LOG("snapshot taken, monitor started");
+	if (engine_ready(&e, &cause) != 0)
+		goto kill;
+	/* A kill that came while we prepared: never start the command. */
+	loop_run_once(e.loop, 0);
+	if (e.killing) {
+		cause = xstrdup("killed before the command started");
+		goto kill;
+	}
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
@@ -608,8 +727,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 		LOG("helper answered");
 	}
 	observe_go(e.obs);
-	e.status_fd = spipe[0];
-	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
 	e.out_open = e.err_open = true;
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
 	loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
@@ -619,6 +736,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (o->timeout_ms > 0)
 		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
 	observe_record_exec(e.obs, &r->executed);
+	if (limiter_backend(e.lim) != LIMITS_RLIMIT && o->limits.pids > 0)
+		e.lim_timer = loop_timer(e.loop, 250, engine_limits_tick, &e);
 	observe_attach(e.obs, e.loop, &sb, &r->violations);
 	engine_loop(&e);
 	observe_finish(e.obs);
@@ -631,6 +750,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	/* What the mounts cannot stop (a new .git): removed, reported. */
 	sandbox_sweep(&sb, pol.project, &r->warnings, &swept);
 	engine_exit_status(&e);
+	if (r->killed_by == NULL)
+		r->killed_by = limiter_verdict(e.lim, r->signal);
+	if (r->killed_by != NULL)
+		r->killed = false;
 	/* Without notifications, read refusals from the error output. */
 	if (o->observe && r->started && !observe_exact(e.obs))
 		observe_infer(r->err.data, r->err.len, &sb, pol.cwd,
@@ -682,7 +805,19 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	rc = r->error != NULL ? -1 : 0;
 	LOG("done");
+	goto out;
+kill:
+	/* Never run without its limits or its own network. The sandbox's
+	   first process too: killed before bwrap has set its parent-death
+	   signal, it would wait for bwrap forever. */
+	if (e.child_pid > 0)
+		kill(e.child_pid, SIGKILL);
+	runner_kill_tree(&e.run, 0, SIGKILL);
+	runner_wait(&e.run);
+	engine_fail(r, cause);
 out:
+	netstack_stop(e.net);
+	limiter_free(e.lim);
 	observe_free(e.obs);
 	snapshot_paths_free(rec);
 	if (e.mon != NULL)

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "limiter.h"
 #include "report.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -40,6 +41,7 @@ struct engine_opts {
 						   could be recorded */
 	struct strv		 exclude;	/* project-relative trees not reported */
 	struct strv		 attention;	/* auto-run paths (attention.h) */
+	struct limits		 limits;	/* memory, processes, CPU time */
 };
 
 void	engine_opts_init(struct engine_opts *);

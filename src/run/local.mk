@@ -4,6 +4,8 @@ noinst_LIBRARIES += %D%/librun.a
 %C%_librun_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_librun_a_SOURCES = \
 	%D%/runner.c %D%/runner.h \
+	%D%/netstack.c %D%/netstack.h \
+	%D%/limiter.c %D%/limiter.h \
 	%D%/engine.c %D%/engine.h \
 	%D%/engine-spec.c %D%/engine-spec.h \
 	%D%/report.c %D%/report.h %D%/report-text.c %D%/report-text.h \

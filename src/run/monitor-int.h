@@ -49,7 +49,9 @@ struct mrec {
 struct monitor_child_opts {
 	const char		*project;	/* absolute, canonical */
 	const struct strv	*exclude;
-	int			 max_watches;	/* test cap, 0: none */
+	int			 max_watches;	/* cap, 0: none */
+	int			 budget;	/* the uid's budget, when the
+						   cap is a share of it */
 	bool			 pause;		/* test: no reading until stop */
 };
 

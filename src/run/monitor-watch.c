@@ -140,12 +140,14 @@ watch_add(struct watcher *w, const char *rel)
 {
 	int	wd, max, ns;
 	size_t	n;
+	bool	capped = false;	/* our cap, not the kernel's limit */
 
 	if (w->watch_full)
 		return (-1);
 	if (w->o->max_watches > 0 && w->nwatches >= w->o->max_watches) {
 		wd = -1;
 		errno = ENOSPC;
+		capped = true;
 	} else
 		wd = inotify_add_watch(w->inofd, abs_path(w, rel), WATCH_MASK);
 	if (wd < 0) {
@@ -153,7 +155,16 @@ watch_add(struct watcher *w, const char *rel)
 			return (-1);	/* gone already: its delete follows */
 		if (errno == ENOSPC) {
 			w->watch_full = true;
-			if (w->o->max_watches > 0) {
+			if (capped && w->o->budget > 0) {
+				mwarn(w, true, "live events incomplete: this "
+				    "run's inotify watch cap reached (%d, a "
+				    "quarter of the user's %d, so other runs "
+				    "and tools keep theirs); the change report "
+				    "is still exact", w->o->max_watches,
+				    w->o->budget);
+				return (-1);
+			}
+			if (capped) {
 				mwarn(w, true, "live events incomplete: "
 				    "inotify watch limit reached (test limit "
 				    "BWGATE_MONITOR_MAX_WATCHES=%d); the "

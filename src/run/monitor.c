@@ -257,6 +257,27 @@ monitor_fill(struct monitor *m, bool block)
 	return (0);
 }
 
+/* The uid's inotify watch budget: the lower of the two sysctls, or 0. */
+static int
+monitor_watch_budget(void)
+{
+	const char	*files[] = { "/proc/sys/fs/inotify/max_user_watches",
+			    "/proc/sys/user/max_inotify_watches" };
+	int		 v, best = 0;
+
+	for (size_t i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "re");
+
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%d", &v) == 1 && v > 0 &&
+		    (best == 0 || v < best))
+			best = v;
+		fclose(f);
+	}
+	return (best);
+}
+
 struct monitor *
 monitor_start(const char *project, const struct strv *exclude, char **cause)
 {
@@ -274,6 +295,10 @@ monitor_start(const char *project, const struct strv *exclude, char **cause)
 	o.exclude = exclude;
 	if ((s = getenv("BWGATE_MONITOR_MAX_WATCHES")) != NULL && *s != '\0')
 		o.max_watches = atoi(s);
+	else if ((o.budget = monitor_watch_budget()) > 0)
+		/* One huge tree must not take the whole uid's watches
+		   (editors, other runs): a quarter per run. */
+		o.max_watches = o.budget / 4 > 1024 ? o.budget / 4 : 1024;
 	if ((s = getenv("BWGATE_MONITOR_PAUSE")) != NULL && *s == '1')
 		o.pause = true;
 

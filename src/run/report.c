@@ -343,7 +343,11 @@ result_json(const struct result *r)
 	} else
 		cJSON_AddNullToObject(j, "signal");
 	cJSON_AddBoolToObject(j, "timed_out", r->timed_out);
-	cJSON_AddBoolToObject(j, "killed", r->killed);
+	/* true on request; the limit's name when a limit ended it. */
+	if (r->killed_by != NULL)
+		cJSON_AddStringToObject(j, "killed", r->killed_by);
+	else
+		cJSON_AddBoolToObject(j, "killed", r->killed);
 	cJSON_AddNumberToObject(j, "duration_ms", (double)r->duration_ms);
 	cJSON_AddItemToObject(j, "stdout", json_bytes(r->out.data, r->out.len));
 	cJSON_AddItemToObject(j, "stderr", json_bytes(r->err.data, r->err.len));
@@ -394,7 +398,9 @@ print_verdict(FILE *f, const struct result *r)
 	const char	*how = r->violations.n > 0 && r->violations.v[0].exact ?
 			    "" : " (inferred from its error output)";
 
-	if (r->timed_out)
+	if (r->killed_by != NULL)
+		fprintf(f, "bwgate: killed: %s\n", r->killed_by);
+	else if (r->timed_out)
 		fprintf(f, "bwgate: timed out after %lld ms and was killed\n",
 		    (long long)r->duration_ms);
 	else if (r->killed)

@@ -96,6 +96,7 @@ struct result {
 	int		 signal;	/* 0 unless killed by a signal */
 	bool		 timed_out;
 	bool		 killed;	/* killed on request (console) */
+	const char	*killed_by;	/* "memory limit", ... or NULL */
 	int64_t		 duration_ms;
 	struct buf	 out;
 	struct buf	 err;

@@ -7,6 +7,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-proc.c %D%/sandbox-user.c %D%/sandbox-git.c \
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
+	%D%/netbackend.c %D%/netbackend.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
 	%D%/bpfcache.c %D%/bpfcache.h \

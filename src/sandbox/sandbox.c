@@ -39,6 +39,7 @@
 
 #include "cleanup.h"
 #include "jsonutil.h"
+#include "netbackend.h"
 #include "path.h"
 #include "placeholder.h"
 #include "probe.h"
@@ -192,6 +193,9 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 		free(p);
 		return -1;
 	}
+	/* Placeholders a crashed run left behind go now, whatever this
+	   bwgate is about to do. */
+	placeholders_release(p);
 	c = path_canonical(cwd != NULL ? cwd : here, cause);
 	if (c == NULL) {
 		free(p);
@@ -347,10 +351,10 @@ build_namespaces(struct build *b)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
+	/* Network on still means a namespace of its own: the engine attaches
+	   user-mode networking to it (netbackend.h), never the host's. */
 	add(b, "--unshare-all");
 	add(b, "--unshare-user");
-	if (pol->network)
-		add(b, "--share-net");
 	add(b, "--die-with-parent");
 	add(b, "--new-session");
 	if (!pol->allow_userns) {
@@ -362,6 +366,23 @@ build_namespaces(struct build *b)
 			    "the seccomp filter only");
 	}
 	add2(b, "--cap-drop", "ALL");
+}
+
+/* Network on needs the user-mode stack; a dry run only warns. */
+static int
+build_network(struct build *b, char **cause)
+{
+	_cleanup_free_ char *path = netbackend_find();
+
+	if (path != NULL)
+		return 0;
+	if (!b->dry) {
+		*cause = xstrdup(netbackend_missing());
+		return -1;
+	}
+	strv_pushf(&b->sb->warnings, "%s: the command will be refused",
+	    netbackend_missing());
+	return 0;
 }
 
 static void
@@ -381,8 +402,17 @@ build_env(struct build *b)
 		name = xstrndup(*e, (size_t)(eq - *e));
 		if (!env_allowed(name) && !strv_contains(&pol->env_pass, name))
 			continue;
-		if (strcmp(name, "PATH") == 0)
-			have_path = true;
+		if (strcmp(name, "PATH") == 0) {
+			/* No relative entry, nothing the command can write. */
+			_cleanup_free_ char *clean = path_env_clean(eq + 1,
+			    pol->project, home != NULL && home[0] == '/' &&
+			    strcmp(home, "/") != 0 ? home : NULL);
+
+			have_path = clean[0] != '\0';
+			if (have_path)
+				add3(b, "--setenv", name, clean);
+			continue;
+		}
 		add3(b, "--setenv", name, eq + 1);
 	}
 	if (!have_path)
@@ -728,6 +758,8 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	}
 	sb->nested = probe->nested;
 	sb->network = pol->network;
+	if (pol->network && build_network(&b, cause) != 0)
+		return -1;
 	build_identity(&b);	/* may start the argv with setpriv */
 	add(&b, probe->bwrap);
 	build_namespaces(&b);

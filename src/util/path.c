@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "path.h"
 #include "xalloc.h"
@@ -142,4 +143,56 @@ path_has_dotdot(const char *p)
 			return true;
 	}
 	return false;
+}
+
+/* A PATH value for a sandbox: absolute entries only, none inside skip1 or
+   skip2 (the project, the hidden home; either may be NULL). */
+char *
+path_env_clean(const char *value, const char *skip1, const char *skip2)
+{
+	char	*copy = xstrdup(value), *e, *last, *out = xstrdup("");
+
+	for (e = strtok_r(copy, ":", &last); e != NULL;
+	    e = strtok_r(NULL, ":", &last)) {
+		char	*real, *next;
+
+		if (e[0] != '/')
+			continue;
+		real = realpath(e, NULL);
+		if ((skip1 != NULL && (path_is_under(e, skip1) ||
+		    (real != NULL && path_is_under(real, skip1)))) ||
+		    (skip2 != NULL && (path_is_under(e, skip2) ||
+		    (real != NULL && path_is_under(real, skip2))))) {
+			free(real);
+			continue;
+		}
+		free(real);
+		next = xasprintf("%s%s%s", out, out[0] != '\0' ? ":" : "", e);
+		free(out);
+		out = next;
+	}
+	free(copy);
+	return out;
+}
+
+/* The first executable name in a PATH value, or NULL (caller frees). */
+char *
+path_search(const char *name, const char *value)
+{
+	char	*copy = xstrdup(value), *e, *last, *p;
+
+	for (e = strtok_r(copy, ":", &last); e != NULL;
+	    e = strtok_r(NULL, ":", &last)) {
+		struct stat st;
+
+		p = path_join(e, name);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(p, X_OK) == 0) {
+			free(copy);
+			return p;
+		}
+		free(p);
+	}
+	free(copy);
+	return NULL;
 }

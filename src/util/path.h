@@ -25,5 +25,11 @@ char	*path_git_toplevel(const char *dir);
 bool	 path_has_dotdot(const char *);
 /* Expand a leading "~/" with $HOME. */
 char	*path_expand_home(const char *);
+/* PATH for a sandbox: absolute entries outside skip1 and skip2 (NULL: no
+   such directory); "" when none is left. */
+char	*path_env_clean(const char *value, const char *skip1,
+	    const char *skip2);
+/* First executable regular file name in a PATH value; NULL if none. */
+char	*path_search(const char *name, const char *value);
 
 #endif

@@ -28,8 +28,9 @@ rundir_check(const char *dir, char **cause)
 		return -1;
 	}
 	if (st.st_uid != getuid()) {
-		*cause = xasprintf("'%s' belongs to uid %u, not to us", dir,
-		    (unsigned)st.st_uid);
+		*cause = xasprintf("'%s' belongs to uid %u, not to us: remove "
+		    "it or set XDG_RUNTIME_DIR to a private directory of yours",
+		    dir, (unsigned)st.st_uid);
 		return -1;
 	}
 	if ((st.st_mode & 077) != 0) {
@@ -40,18 +41,73 @@ rundir_check(const char *dir, char **cause)
 	return 0;
 }
 
+/*
+ * /tmp/bwgate-UID exists but is not ours: someone else made it first (to
+ * catch our sockets). Use a private directory under our own cache
+ * instead, the same for every bwgate of ours, so clients still find the
+ * console; NULL when there is none either.
+ */
+static char *
+rundir_alternative(bool create)
+{
+	const char	*cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char		*base, *dir;
+
+	if (cache != NULL && cache[0] == '/')
+		base = path_join(cache, "bwgate");
+	else if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0)
+		base = xasprintf("%s/.cache/bwgate", home);
+	else
+		return NULL;
+	dir = path_join(base, "run");
+	if (create) {
+		char *parent = xstrdup(base), *slash = strrchr(parent, '/');
+
+		if (slash != NULL && slash != parent) {
+			*slash = '\0';
+			(void)mkdir(parent, 0700);
+		}
+		free(parent);
+		(void)mkdir(base, 0700);
+		(void)mkdir(dir, 0700);
+	}
+	free(base);
+	return dir;
+}
+
 /* The per-user runtime directory. */
 char *
 rundir_get(bool create, char **cause)
 {
 	const char	*xdg = getenv("XDG_RUNTIME_DIR");
 	struct stat	 st;
-	char		*dir;
+	char		*dir, *alt;
 
 	if (xdg != NULL && xdg[0] == '/')
 		dir = path_join(xdg, "bwgate");
-	else
+	else {
 		dir = xasprintf("/tmp/bwgate-%u", (unsigned)getuid());
+		if (lstat(dir, &st) == 0 && st.st_uid != getuid() &&
+		    (alt = rundir_alternative(create)) != NULL) {
+			char *why = NULL;
+
+			if (rundir_check(alt, &why) == 0 ||
+			    (!create && lstat(alt, &st) != 0)) {
+				free(why);
+				free(dir);
+				return alt;
+			}
+			*cause = xasprintf("'%s' belongs to uid %u (someone "
+			    "else created it) and '%s' cannot be used "
+			    "instead: %s; set XDG_RUNTIME_DIR to a private "
+			    "directory of yours", dir, (unsigned)st.st_uid,
+			    alt, why);
+			free(why);
+			free(alt);
+			free(dir);
+			return NULL;
+		}
+	}
 	/* Not there: nothing listens; the connect will say so. */
 	if (!create && lstat(dir, &st) != 0 && errno == ENOENT)
 		return dir;

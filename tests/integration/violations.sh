@@ -181,10 +181,25 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 c = socket.create_connection(s.getsockname(), 2); c.close()'
 		assert_eq "own loopback server: no violation" "$(jfield .violations)" "[]"
 		assert_eq "own loopback server: exit 0" "$(jfield .exit_code)" 0
-		# With the network on, connecting is not a violation.
+		# With the network on, connecting is not a violation; the host's
+		# 127.0.0.1 is still out of reach (own network namespace, see
+		# contain-net.sh), the sandbox's own loopback works.
 		jexec --network -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
-		assert_eq "network on: connect works" "$(jfield .exit_code)" 0
+		ok_unless "network on: host loopback still unreachable" \
+			test "$(jfield .exit_code)" = 0
 		assert_eq "network on: no violation" "$(jfield .violations)" "[]"
+		jexec --network -- python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname(), 2); c.close()'
+		if [ -r /dev/net/tun ] && [ -w /dev/net/tun ]; then
+			assert_eq "network on: own loopback works" \
+				"$(jfield .exit_code)" 0
+		else
+			# slirp4netns cannot open /dev/net/tun: refused.
+			assert_match "network on: refused without /dev/net/tun" \
+				"$(jfield .error)" '/dev/net/tun'
+		fi
 	else
 		skip "network violations" "python3 missing"
 	fi

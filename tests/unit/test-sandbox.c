@@ -172,10 +172,29 @@ test_network_on(void **state)
 {
 	struct fixture	*f = *state;
 
+	char		*cause = NULL;
+
+	/* Its own namespace (slirp4netns attaches later), never the host's. */
 	f->pol.network = true;
+	setenv("BWGATE_SLIRP4NETNS", "/bin/true", 1);
 	build_ok(f, SANDBOX_DRY);
 	assert_true(find_seq(&f->sb, "--unshare-all", "--unshare-user",
-	    "--share-net", NULL) > 0);
+	    NULL) > 0);
+	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+
+	/* No backend: a dry run warns, a real one refuses. */
+	setenv("BWGATE_SLIRP4NETNS", "/nonexistent", 1);
+	build_ok(f, SANDBOX_DRY);
+	assert_true(f->sb.warnings.n > 0);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, 0, &f->sb, &cause),
+	    -1);
+	assert_non_null(strstr(cause, "needs slirp4netns"));
+	free(cause);
+	unsetenv("BWGATE_SLIRP4NETNS");
 }
 
 static void

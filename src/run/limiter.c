@@ -1,0 +1,423 @@
+/*
+ * limiter: enforce a command's memory, process and CPU-time limits.
+ *
+ * A limiter owns up to two cgroup directories (one for cgroup v2; the
+ * memory and pids hierarchies for v1) named bwgate-PID under the cgroup
+ * bwgate itself runs in (or the hierarchy's root), and an open
+ * cgroup.procs descriptor for each. The engine moves the sandbox's first
+ * process there while bwrap still holds it on --block-fd (it is then the
+ * only process of the sandbox), so the migration, slow in cgroup v1,
+ * overlaps bwrap's setup. Resource limits are set on that process the same
+ * way, with prlimit(2).
+ */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "limiter.h"
+#include "log.h"
+#include "loop.h"
+#include "xalloc.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+
+struct limiter {
+	struct limits		 lim;
+	enum limits_backend	 backend;
+	char			*dir[2];	/* v2: dir[0]; v1: memory, pids */
+	int			 procs[2];	/* cgroup.procs, or -1 */
+	char			*hit;
+};
+
+static const char *const limits_backend_names[] = {
+	[LIMITS_CGROUP2] = "cgroup v2",
+	[LIMITS_CGROUP1] = "cgroup v1",
+	[LIMITS_RLIMIT] = "resource limits (prlimit)",
+};
+
+const char *
+limits_backend_name(enum limits_backend b)
+{
+	return limits_backend_names[b];
+}
+
+char *
+limits_describe(const struct limits *l)
+{
+	char	mem[32], pids[32], cpu[32];
+
+	if (l->memory == 0)
+		snprintf(mem, sizeof mem, "none");
+	else if (l->memory % (1024 * 1024 * 1024) == 0)
+		snprintf(mem, sizeof mem, "%llu GiB",
+		    (unsigned long long)(l->memory >> 30));
+	else
+		snprintf(mem, sizeof mem, "%llu MiB",
+		    (unsigned long long)(l->memory >> 20));
+	if (l->pids == 0)
+		snprintf(pids, sizeof pids, "none");
+	else
+		snprintf(pids, sizeof pids, "%d", l->pids);
+	if (l->cpu_s == 0)
+		snprintf(cpu, sizeof cpu, "none");
+	else
+		snprintf(cpu, sizeof cpu, "%d s", l->cpu_s);
+	return xasprintf("memory %s, processes %s, cpu time %s", mem, pids,
+	    cpu);
+}
+
+/* Our own cgroup in a hierarchy: "/a/b" from /proc/self/cgroup. */
+static char *
+own_cgroup(const char *controller)
+{
+	FILE	*f = fopen("/proc/self/cgroup", "re");
+	char	 line[1024], *res = NULL;
+
+	if (f == NULL)
+		return NULL;
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *a = strchr(line, ':'), *b;
+
+		if (a == NULL || (b = strchr(a + 1, ':')) == NULL)
+			continue;
+		*b = '\0';
+		b[strcspn(b + 1, "\n") + 1] = '\0';
+		if (strcmp(a + 1, controller) == 0) {
+			res = xstrdup(b + 1);
+			break;
+		}
+	}
+	fclose(f);
+	return res;
+}
+
+static int
+write_file(const char *dir, const char *name, const char *value)
+{
+	char	path[4096];
+	int	fd, rc = -1;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, value, strlen(value)) == (ssize_t)strlen(value))
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/* "key N" from a flat keyed file, or 0. */
+static long
+read_key(const char *dir, const char *name, const char *key)
+{
+	char	path[4096], k[64];
+	long	v, res = 0;
+	FILE	*f;
+
+	if (dir == NULL)
+		return 0;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fscanf(f, "%63s %ld", k, &v) == 2)
+		if (strcmp(k, key) == 0)
+			res = v;
+	fclose(f);
+	return res;
+}
+
+/*
+ * Remove the cgroups of bwgate runs that were killed outright (SIGKILL
+ * leaves no chance to clean up): bwgate-PID with PID gone, untouched for a
+ * while (a run in another pid namespace may see its PID as gone; its
+ * cgroup is young or holds processes, and rmdir refuses a busy one).
+ */
+static void
+cg_reap(const char *base)
+{
+	DIR		*d = opendir(base);
+	struct dirent	*de;
+	struct stat	 st;
+	time_t		 now = time(NULL);
+	int		 pid;
+	char		 path[4096];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (sscanf(de->d_name, "bwgate-%d", &pid) != 1 || pid <= 0 ||
+		    pid == (int)getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+		if (stat(path, &st) == 0 && now - st.st_mtime > 10 &&
+		    rmdir(path) == 0)
+			LOG("removed the stale cgroup '%s'", path);
+	}
+	closedir(d);
+}
+
+/* mkdir a fresh bwgate-PID cgroup under the hierarchy at root. */
+static char *
+cg_make(const char *root, const char *controller, const char *probe_file)
+{
+	char		*own = own_cgroup(controller), *base, *dir;
+	struct stat	 st;
+
+	/* Under our own cgroup when we can see it, so the limits of an
+	   enclosing container still apply; else the hierarchy's root. */
+	base = own != NULL ? xasprintf("%s%s", root, strcmp(own, "/") == 0 ?
+	    "" : own) : xstrdup(root);
+	free(own);
+	if (stat(base, &st) != 0) {
+		free(base);
+		base = xstrdup(root);
+	}
+	cg_reap(base);
+	dir = xasprintf("%s/bwgate-%d", base, (int)getpid());
+	free(base);
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		free(dir);
+		return NULL;
+	}
+	base = xasprintf("%s/%s", dir, probe_file);
+	if (stat(base, &st) != 0) {
+		rmdir(dir);
+		free(dir);
+		dir = NULL;
+	}
+	free(base);
+	return dir;
+}
+
+/* Try cgroup v2, then v1; fill l->dir. */
+static void
+limiter_cgroups(struct limiter *l)
+{
+	struct stat	st;
+	char		v[32];
+
+	if (stat(CG_ROOT "/cgroup.controllers", &st) == 0) {
+		/* Pure v2: one directory, memory and pids enabled in it. */
+		l->dir[0] = cg_make(CG_ROOT, "", "memory.max");
+		if (l->dir[0] != NULL) {
+			char *p = xasprintf("%s/pids.max", l->dir[0]);
+
+			if (stat(p, &st) == 0)
+				l->backend = LIMITS_CGROUP2;
+			free(p);
+		}
+		if (l->backend == LIMITS_CGROUP2) {
+			if (l->lim.memory > 0) {
+				snprintf(v, sizeof v, "%llu",
+				    (unsigned long long)l->lim.memory);
+				write_file(l->dir[0], "memory.max", v);
+				write_file(l->dir[0], "memory.swap.max", "0");
+			}
+			if (l->lim.pids > 0) {
+				snprintf(v, sizeof v, "%d", l->lim.pids);
+				write_file(l->dir[0], "pids.max", v);
+			}
+			return;
+		}
+		if (l->dir[0] != NULL)
+			rmdir(l->dir[0]);
+		free(l->dir[0]);
+		l->dir[0] = NULL;
+		return;
+	}
+	l->dir[0] = cg_make(CG_ROOT "/memory", "memory",
+	    "memory.limit_in_bytes");
+	l->dir[1] = cg_make(CG_ROOT "/pids", "pids", "pids.max");
+	if (l->dir[0] == NULL || l->dir[1] == NULL) {
+		for (int i = 0; i < 2; i++) {
+			if (l->dir[i] != NULL)
+				rmdir(l->dir[i]);
+			free(l->dir[i]);
+			l->dir[i] = NULL;
+		}
+		return;
+	}
+	l->backend = LIMITS_CGROUP1;
+	if (l->lim.memory > 0) {
+		snprintf(v, sizeof v, "%llu",
+		    (unsigned long long)l->lim.memory);
+		write_file(l->dir[0], "memory.limit_in_bytes", v);
+		/* Present only with swap accounting. */
+		write_file(l->dir[0], "memory.memsw.limit_in_bytes", v);
+	}
+	if (l->lim.pids > 0) {
+		snprintf(v, sizeof v, "%d", l->lim.pids);
+		write_file(l->dir[1], "pids.max", v);
+	}
+}
+
+struct limiter *
+limiter_new(const struct limits *lim)
+{
+	struct limiter	*l = xcalloc(1, sizeof *l);
+
+	l->lim = *lim;
+	l->backend = LIMITS_RLIMIT;
+	l->procs[0] = l->procs[1] = -1;
+	if (lim->memory > 0 || lim->pids > 0)
+		limiter_cgroups(l);
+	for (int i = 0; i < 2; i++) {
+		char *p;
+
+		if (l->dir[i] == NULL)
+			continue;
+		p = xasprintf("%s/cgroup.procs", l->dir[i]);
+		l->procs[i] = open(p, O_WRONLY | O_CLOEXEC);
+		free(p);
+		if (l->procs[i] < 0)
+			l->backend = LIMITS_RLIMIT;
+	}
+	LOG("limits by %s", limits_backend_name(l->backend));
+	return l;
+}
+
+enum limits_backend
+limiter_backend(const struct limiter *l)
+{
+	return l->backend;
+}
+
+enum limits_backend
+limits_probe(void)
+{
+	struct limits		 lim = { 1ULL << 40, 1 << 20, 0 };
+	struct limiter		*l = limiter_new(&lim);
+	enum limits_backend	 b = l->backend;
+
+	limiter_free(l);
+	return b;
+}
+
+/* prlimit(2) on the blocked process; -1 with cause. */
+static int
+limiter_prlimit(pid_t pid, int resource, rlim_t cur, rlim_t max,
+    char **cause)
+{
+	struct rlimit	rl = { cur, max };
+
+	if (prlimit(pid, resource, &rl, NULL) != 0) {
+		*cause = xasprintf("cannot set the sandbox's resource limits: "
+		    "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+limiter_attach(struct limiter *l, pid_t pid, char **cause)
+{
+	char	num[32];
+	int	n;
+
+	/* SIGXCPU at the CPU limit, SIGKILL two seconds later. */
+	if (l->lim.cpu_s > 0 && limiter_prlimit(pid, RLIMIT_CPU,
+	    (rlim_t)l->lim.cpu_s, (rlim_t)l->lim.cpu_s + 2, cause) != 0)
+		return -1;
+	if (l->backend == LIMITS_RLIMIT) {
+		if (l->lim.memory > 0 && limiter_prlimit(pid, RLIMIT_AS,
+		    l->lim.memory, l->lim.memory, cause) != 0)
+			return -1;
+		if (l->lim.pids > 0 && limiter_prlimit(pid, RLIMIT_NPROC,
+		    (rlim_t)l->lim.pids, (rlim_t)l->lim.pids, cause) != 0)
+			return -1;
+		return 0;
+	}
+	n = snprintf(num, sizeof num, "%d", (int)pid);
+	for (int i = 0; i < 2; i++) {
+		if (l->procs[i] >= 0 && write(l->procs[i], num, (size_t)n) !=
+		    n) {
+			*cause = xasprintf("cannot put the sandbox in the "
+			    "cgroup '%s': %s", l->dir[i], strerror(errno));
+			return -1;
+		}
+	}
+	LOG("pid %d in the cgroup", (int)pid);
+	return 0;
+}
+
+const char *
+limiter_hit(struct limiter *l)
+{
+	const char *pids = l->backend == LIMITS_CGROUP2 ? l->dir[0] :
+	    l->dir[1];
+
+	if (l->hit == NULL && l->backend != LIMITS_RLIMIT &&
+	    read_key(pids, "pids.events", "max") > 0)
+		l->hit = "pids limit";
+	return l->hit;
+}
+
+const char *
+limiter_verdict(struct limiter *l, int sig)
+{
+	if (l->backend == LIMITS_CGROUP2 &&
+	    read_key(l->dir[0], "memory.events", "oom_kill") > 0)
+		return "memory limit";
+	if (l->backend == LIMITS_CGROUP1 &&
+	    read_key(l->dir[0], "memory.oom_control", "oom_kill") > 0)
+		return "memory limit";
+	if (limiter_hit(l) != NULL)
+		return l->hit;
+	if (l->lim.cpu_s > 0 && sig == SIGXCPU)
+		return "time limit";
+	return NULL;
+}
+
+/* SIGKILL whatever is still in a cgroup. */
+static void
+cg_kill(const char *dir)
+{
+	char	path[4096];
+	FILE	*f;
+	int	pid;
+
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fscanf(f, "%d", &pid) == 1)
+		if (pid > 0)
+			kill(pid, SIGKILL);
+	fclose(f);
+}
+
+void
+limiter_free(struct limiter *l)
+{
+	if (l == NULL)
+		return;
+	for (int i = 0; i < 2; i++) {
+		int64_t deadline = loop_now_ms() + 2000;
+
+		if (l->procs[i] >= 0)
+			close(l->procs[i]);
+		if (l->dir[i] == NULL)
+			continue;
+		/* Removal fails while dying processes are still in it. */
+		while (rmdir(l->dir[i]) != 0 && errno == EBUSY &&
+		    loop_now_ms() < deadline) {
+			cg_kill(l->dir[i]);
+			poll(NULL, 0, 10);
+		}
+		free(l->dir[i]);
+	}
+	LOG("limits released");
+	free(l);
+}

@@ -1,0 +1,65 @@
+/*
+ * limiter: per-command memory, process and CPU-time limits.
+ *
+ * Enforcement, best first: a cgroup v2 subtree bwgate may write (a
+ * delegated one, or the root's as root), cgroup v1 memory and pids
+ * controllers (a root host with the legacy layout), and resource limits
+ * otherwise (RLIMIT_AS for memory, RLIMIT_NPROC for processes). CPU time
+ * is always RLIMIT_CPU. The sandbox's first process joins the cgroup
+ * before bwrap releases the command, so everything the command starts is
+ * inside:
+ *
+ *	... spawn bwrap ...
+ *	struct limiter *l = limiter_new(&lim);
+ *	limiter_attach(l, child_pid, &cause);	still blocked: cgroup, prlimit
+ *	... limiter_hit(l) while running: "pids limit" ...
+ *	verdict = limiter_verdict(l, signal);	"memory limit", ... or NULL
+ *	limiter_free(l);
+ */
+#ifndef BWGATE_LIMITER_H
+#define BWGATE_LIMITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct limits {
+	uint64_t	memory;		/* bytes, 0: none */
+	int		pids;		/* processes, 0: none */
+	int		cpu_s;		/* CPU seconds per process, 0: none */
+};
+
+/* Defaults that keep a 2-core, 8 GiB laptop usable. */
+#define LIMITS_DEFAULT_MEMORY	(2ULL * 1024 * 1024 * 1024)
+#define LIMITS_DEFAULT_PIDS	512
+
+enum limits_backend {
+	LIMITS_CGROUP2,
+	LIMITS_CGROUP1,
+	LIMITS_RLIMIT,
+};
+
+struct limiter;
+
+/* Which enforcement this host gives (tries a cgroup and removes it). */
+enum limits_backend limits_probe(void);
+const char	*limits_backend_name(enum limits_backend);
+/* "2 GiB", for people (caller frees). */
+char		*limits_describe(const struct limits *);
+
+/* Prepare the enforcement; never NULL (falls back to rlimits). */
+struct limiter	*limiter_new(const struct limits *);
+enum limits_backend limiter_backend(const struct limiter *);
+/* Move the sandbox's only process (bwrap's child, still held on
+   --block-fd) into the cgroup, or set its resource limits (and always its
+   CPU time); -1 with cause. */
+int		 limiter_attach(struct limiter *, pid_t pid, char **cause);
+/* A limit was reached while running ("pids limit"), or NULL. */
+const char	*limiter_hit(struct limiter *);
+/* Why the command died: "memory limit", "pids limit", "time limit" or
+   NULL; sig is the signal that ended it (0: none). */
+const char	*limiter_verdict(struct limiter *, int sig);
+/* Kill what is left in the cgroup and remove it. */
+void		 limiter_free(struct limiter *);
+
+#endif
