@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK,
+	OPT_NO_NETWORK, OPT_ENV, OPT_AGENT_ENV,
 };
 
 static const struct option exec_options[] = {
@@ -49,6 +50,8 @@ static const struct option exec_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "command", required_argument, NULL, OPT_COMMAND },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "agent-env", no_argument, NULL, OPT_AGENT_ENV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -62,7 +65,8 @@ exec_usage(FILE *f)
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
 	    "[--output-limit BYTES] [--config FILE]\n"
-	    "                   [--no-monitor] -- COMMAND [ARG...]\n");
+	    "                   [--agent-env] [--env NAME=VALUE]... "
+	    "[--no-monitor] -- COMMAND [ARG...]\n");
 }
 
 /* A descriptor number from the command line that is open for writing. */
@@ -120,6 +124,9 @@ cmd_exec(int argc, char **argv)
 	struct result		 r = RESULT_INIT;
 	struct config		 cfg;
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct strv		 env = STRV_INIT;
+	bool			 agent_env = false;
+	struct stat		 st1, st2;
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
 	const char		*profile = NULL;
 	char			*cause = NULL;
@@ -168,6 +175,15 @@ cmd_exec(int argc, char **argv)
 			o.command = xstrdup(optarg);
 			break;
 		case OPT_PROFILE: profile = optarg; break;
+		case OPT_ENV:
+			if (strchr(optarg, '=') == NULL || *optarg == '=') {
+				fprintf(stderr, "bwgate: --env: '%s' is not "
+				    "NAME=VALUE\n", optarg);
+				goto out;
+			}
+			strv_push(&env, optarg);
+			break;
+		case OPT_AGENT_ENV: agent_env = true; break;
 		case 'h':
 			exec_usage(stdout);
 			status = 0;
@@ -209,6 +225,17 @@ cmd_exec(int argc, char **argv)
 	strv_copy(&o.policy.ro_paths, &ro);
 	strv_copy(&o.policy.hide_paths, &hide);
 	strv_copy(&o.exclude, &cfg.exclude);
+	/* --agent-env: the variables given replace our own environment
+	   (still filtered: secret-looking names, PATH entries). */
+	o.policy.env_agent = agent_env;
+	if (agent_env)
+		strv_copy(&o.policy.env_in, &env);
+	else
+		for (size_t i = 0; i < env.n; i++)
+			strv_push(&o.policy.env_set, env.v[i]);
+	/* One file for both (2>&1, a terminal): one pipe, order kept. */
+	o.merge_output = fstat(1, &st1) == 0 && fstat(2, &st2) == 0 &&
+	    st1.st_dev == st2.st_dev && st1.st_ino == st2.st_ino;
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
 	o.grace_ms = cfg.grace_ms;
@@ -232,6 +259,7 @@ out:
 	strv_release(&rw);
 	strv_release(&ro);
 	strv_release(&hide);
+	strv_release(&env);
 	config_release(&cfg);
 	result_release(&r);
 	engine_opts_release(&o);

@@ -13,16 +13,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
+#include "config.h"
 #include "jsonutil.h"
 #include "protocol.h"
+#include "sandbox.h"
 #include "xalloc.h"
 
+extern char **environ;
+
 #define RUN_LIST_MAX	20	/* paths listed per kind in the summary */
+#define RUN_INPUT_CHUNK	(48 * 1024)	/* stdin bytes per input message */
 #define RUN_QUIET_MS	200	/* before saying we wait for approval */
 
 static const struct option run_options[] = {
@@ -47,6 +54,113 @@ run_usage(FILE *f)
 	    "[--ro PATH]... -- COMMAND [ARG...]\n");
 }
 
+
+/* Our environment for the sandbox: secret-looking names only when the
+   configuration names them (the console filters again). */
+static cJSON *
+run_env_json(void)
+{
+	struct config	 cfg;
+	cJSON		*o = cJSON_CreateObject();
+	char		*cause = NULL;
+
+	config_init(&cfg);
+	if (config_load(&cfg, NULL, &cause) != 0)
+		free(cause);	/* the console reports a broken file */
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char	*eq = strchr(*e, '=');
+		char		*name;
+
+		if (eq == NULL || eq == *e)
+			continue;
+		name = xstrndup(*e, (size_t)(eq - *e));
+		if (cJSON_GetObjectItemCaseSensitive(o, name) == NULL &&
+		    proto_utf8_valid(eq + 1, strlen(eq + 1), NULL) &&
+		    (!sandbox_env_is_secret(name) ||
+		    strv_contains(&cfg.env_pass, name)))
+			cJSON_AddStringToObject(o, name, eq + 1);
+		free(name);
+	}
+	config_release(&cfg);
+	return o;
+}
+
+/* Is our stdin worth streaming (not a terminal, not /dev/null)? */
+static bool
+run_stdin_streams(void)
+{
+	struct stat	st, nst;
+
+	if (fstat(0, &st) != 0 || isatty(0))
+		return false;
+	if (S_ISCHR(st.st_mode) && stat("/dev/null", &nst) == 0 &&
+	    st.st_rdev == nst.st_rdev)
+		return false;
+	return true;
+}
+
+/* Are our stdout and stderr the same file (2>&1, a terminal)? */
+static bool
+run_same_output(void)
+{
+	struct stat	s1, s2;
+
+	return fstat(1, &s1) == 0 && fstat(2, &s2) == 0 &&
+	    s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
+}
+
+/* Send what stdin has (one chunk), or its end; false once it ended. */
+static bool
+run_send_input(struct client *cl, double id)
+{
+	char	 chunk[RUN_INPUT_CHUNK], *s;
+	ssize_t	 n;
+	cJSON	*msg;
+
+	do
+		n = read(0, chunk, sizeof chunk - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return true;
+	msg = proto_reply_new(n > 0 ? "input" : "input-end", (uint32_t)id,
+	    NULL);
+	if (n > 0 && proto_utf8_valid(chunk, (size_t)n, NULL) &&
+	    memchr(chunk, '\0', (size_t)n) == NULL) {
+		chunk[n] = '\0';
+		cJSON_AddStringToObject(msg, "data", chunk);
+	} else if (n > 0) {
+		s = proto_base64_encode(chunk, (size_t)n);
+		cJSON_AddStringToObject(msg, "data_base64", s);
+		free(s);
+	}
+	(void)client_send(cl, msg, NULL);
+	return n > 0;
+}
+
+/* Wait for the console, feeding it our stdin meanwhile (only while the
+   socket can take more, so a slow command slows us, not the console). */
+static void
+run_pump_input(struct client *cl, bool *in_open, double id)
+{
+	struct pollfd	pfd[2];
+
+	while (*in_open && !client_buffered(cl)) {
+		pfd[0] = (struct pollfd){ client_fd(cl), POLLIN | POLLOUT, 0 };
+		pfd[1] = (struct pollfd){ 0, POLLIN, 0 };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
+			return;
+		if ((pfd[0].revents & POLLOUT) &&
+		    (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			*in_open = run_send_input(cl, id);
+		else if (pfd[0].revents & POLLOUT)
+			(void)poll(pfd + 1, 1, -1);	/* wait for stdin */
+	}
+}
 
 /* Does the console say something within ms milliseconds? */
 static bool
@@ -158,7 +272,8 @@ run_submit(const struct run_request *rq)
 	char		*path, *cause = NULL, *cwd = NULL;
 	cJSON		*j, *msg;
 	const char	*type, *s;
-	bool		 waiting = false;
+	bool		 waiting = false, in_open = false;
+	bool		 streams = run_stdin_streams();
 	int		 status = EXIT_BWGATE_FAILED;
 	double		 id = 0;
 
@@ -186,9 +301,15 @@ run_submit(const struct run_request *rq)
 	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
 	cJSON_AddStringToObject(msg, "type", "submit");
 	cJSON_AddStringToObject(msg, "tag", "run");
-	if (rq->command != NULL)
+	if (rq->command != NULL) {
 		cJSON_AddStringToObject(msg, "command", rq->command);
-	else
+		if (rq->shell_options.n > 0)
+			cJSON_AddItemToObject(msg, "shell_options",
+			    json_strv(&rq->shell_options));
+		if (rq->args.n > 0)
+			cJSON_AddItemToObject(msg, "args",
+			    json_strv(&rq->args));
+	} else
 		cJSON_AddItemToObject(msg, "argv", json_strv(&rq->argv));
 	cJSON_AddStringToObject(msg, "cwd", rq->cwd != NULL ? rq->cwd : cwd);
 	if (rq->agent != NULL)
@@ -201,6 +322,11 @@ run_submit(const struct run_request *rq)
 		cJSON_AddItemToObject(msg, "rw", json_strv(&rq->rw));
 	if (rq->ro.n > 0)
 		cJSON_AddItemToObject(msg, "ro", json_strv(&rq->ro));
+	cJSON_AddItemToObject(msg, "env", run_env_json());
+	if (streams)
+		cJSON_AddBoolToObject(msg, "stdin", true);
+	if (!rq->json && run_same_output())
+		cJSON_AddBoolToObject(msg, "merge_output", true);
 	free(cwd);
 	if (client_send(cl, msg, &cause) != 0) {
 		char *why = client_refusal(cl);
@@ -212,12 +338,16 @@ run_submit(const struct run_request *rq)
 		return EXIT_BWGATE_FAILED;
 	}
 
-	while ((j = client_recv(cl, &cause)) != NULL) {
+	for (;;) {
+		run_pump_input(cl, &in_open, id);
+		if ((j = client_recv(cl, &cause)) == NULL)
+			break;
 		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
 		if (type == NULL)
 			type = "";
 		if (strcmp(type, "queued") == 0) {
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+			in_open = streams;
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "verdict"));
 			/* Say we wait only if no decision follows at once
@@ -241,6 +371,7 @@ run_submit(const struct run_request *rq)
 				    "by")), s != NULL ? ": " : "",
 				    s != NULL ? s : "");
 				status = EXIT_DENIED;
+				in_open = false;
 				cJSON_Delete(j);
 				break;
 			}

@@ -38,9 +38,11 @@ struct run_request {
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
+	struct strv	 shell_options;	/* with command: -e, -o pipefail */
+	struct strv	 args;		/* with command: $0 and $1... */
 };
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
-	false, STRV_INIT, STRV_INIT }
+	false, STRV_INIT, STRV_INIT, STRV_INIT, STRV_INIT }
 
 /* Submit and follow to the end (cmd-run.c); returns the exit status. */
 int	run_submit(const struct run_request *);

@@ -28,6 +28,7 @@
 #define CONSOLE_DRAIN_MS	2000	/* pipes after the child exited */
 #define CONSOLE_SHUTDOWN_MS	15000	/* longest orderly shutdown */
 #define CONSOLE_EXIT_FAILED	125	/* bwgate failed before running it */
+#define CONSOLE_MAX_INPUT	(1024 * 1024)	/* stdin buffered per job */
 
 enum conn_kind {
 	CONN_AGENT,
@@ -43,6 +44,7 @@ struct conn {
 	struct proto_reader	 rd;
 	struct buf		 out;
 	bool			 closing;	/* close once out is flushed */
+	bool			 paused;	/* a job's stdin buffer is full */
 	bool			 dead;		/* close at the next chance */
 	LIST_ENTRY(conn)	 entry;
 };
@@ -73,6 +75,10 @@ struct job {
 	int			 drain_timer;
 	int			 approval_timer;
 	struct buf		 log;		/* kept output */
+	int			 in_fd;		/* the command's stdin, or -1 */
+	struct buf		 in;		/* stdin not yet written */
+	bool			 in_end;	/* input-end came */
+	bool			 in_closed;	/* stdin closed: drop input */
 	cJSON			*events;	/* kept events */
 };
 
@@ -136,6 +142,7 @@ void	console_message(struct console *c, const char *fmt, ...)
 
 /* console-server.c */
 void	conn_flush(struct conn *cn);
+void	conn_pause(struct conn *cn, bool paused);
 void	request_send(struct request *r, cJSON *j);
 void	console_accept(int lfd, short revents, void *arg);
 int	console_open_fifo(struct console *c, char **cause);
@@ -160,6 +167,7 @@ uint32_t	console_submit_msg(struct console *c, struct conn *cn,
 void	job_kill(struct job *jb, enum request_by by, const char *why);
 void	console_schedule(struct console *c);
 void	console_sigchld(int signo, void *arg);
+void	job_input(struct job *jb, const void *data, size_t len, bool end);
 
 /* console-lifecycle.c */
 void	console_check_done(struct console *c);

@@ -263,6 +263,67 @@ job_read(int fd, short revents, void *arg)
 	job_check_done(jb);
 }
 
+/* Close the command's stdin and forget what it did not read. */
+static void
+job_close_input(struct job *jb)
+{
+	if (jb->in_fd != -1) {
+		loop_remove(jb->c->loop, jb->in_fd);
+		close(jb->in_fd);
+		jb->in_fd = -1;
+	}
+	jb->in_closed = true;
+	buf_release(&jb->in);
+	conn_pause(jb->conn, false);
+}
+
+/* The command's stdin can take more (never blocks: O_NONBLOCK). */
+static void
+job_write(int fd, short revents, void *arg)
+{
+	struct job	*jb = arg;
+	ssize_t		 n;
+
+	if (revents & (POLLERR | POLLHUP | POLLNVAL)) {
+		job_close_input(jb);	/* the command closed its stdin */
+		return;
+	}
+	while (jb->in.len > 0) {
+		n = write(fd, jb->in.data, jb->in.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			job_close_input(jb);
+			return;
+		}
+		buf_consume(&jb->in, (size_t)n);
+	}
+	if (jb->in.len == 0 && jb->in_end) {
+		job_close_input(jb);
+		return;
+	}
+	loop_set_events(jb->c->loop, fd, jb->in.len > 0 ? POLLOUT : 0);
+	if (jb->in.len < CONSOLE_MAX_INPUT / 2)
+		conn_pause(jb->conn, false);
+}
+
+/* Bytes (or the end) of a request's stdin from its agent: buffered, and
+   the agent is not read while more than CONSOLE_MAX_INPUT waits. */
+void
+job_input(struct job *jb, const void *data, size_t len, bool end)
+{
+	if (jb->in_closed || jb->in_end)
+		return;
+	buf_add(&jb->in, data, len);
+	jb->in_end = end;
+	if (jb->in.len > CONSOLE_MAX_INPUT)
+		conn_pause(jb->conn, true);
+	if (jb->in_fd != -1)
+		job_write(jb->in_fd, 0, jb);
+}
+
 /* Escalate: the exec child did not stop after SIGTERM. */
 static void
 job_kill_timeout(void *arg)
@@ -354,6 +415,13 @@ job_argv(struct console *c, struct request *r, struct strv *av)
 	strv_push(av, "--events-fd");
 	strv_push(av, "4");
 	strv_push(av, "--quiet");
+	if (r->has_env) {
+		strv_push(av, "--agent-env");
+		for (size_t i = 0; i < r->env.n; i++) {
+			strv_push(av, "--env");
+			strv_push(av, r->env.v[i]);
+		}
+	}
 	if (!r->is_argv) {
 		strv_push(av, "--command");
 		strv_push(av, r->command);
@@ -370,6 +438,7 @@ job_spawn(struct job *jb, char **cause)
 	struct console	*c = jb->c;
 	struct strv	 av = STRV_INIT;
 	int		 p[JOB_NFDS][2], ep[2] = { -1, -1 }, child[JOB_NFDS];
+	int		 ip[2] = { -1, -1 }, in_child;
 	int		 devnull, err = 0, i, made = 0;
 	ssize_t		 n;
 	pid_t		 pid;
@@ -390,6 +459,15 @@ job_spawn(struct job *jb, char **cause)
 	}
 	if (pipe2(ep, O_CLOEXEC) != 0)
 		goto syserr;
+	in_child = devnull;
+	if (jb->r->stdin_stream && !jb->in_closed) {
+		if (pipe2(ip, O_CLOEXEC) != 0 || (ip[0] = fd_high(ip[0])) < 0)
+			goto syserr;
+		in_child = ip[0];
+	}
+	/* stdout and stderr of the agent are one file: one pipe. */
+	if (jb->r->merge_output)
+		child[JOB_ERR] = child[JOB_OUT];
 	job_argv(c, jb->r, &av);
 
 	pid = fork();
@@ -403,7 +481,7 @@ job_spawn(struct job *jb, char **cause)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);	/* terminal ^C goes to the console only */
-		if (dup2(devnull, 0) < 0 || dup2(child[JOB_OUT], 1) < 0 ||
+		if (dup2(in_child, 0) < 0 || dup2(child[JOB_OUT], 1) < 0 ||
 		    dup2(child[JOB_ERR], 2) < 0 ||
 		    dup2(child[JOB_JSON], 3) < 0 ||
 		    dup2(child[JOB_EVENTS], 4) < 0)
@@ -421,12 +499,21 @@ child_fail:
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
 	close(devnull);
+	if (ip[0] >= 0)
+		close(ip[0]);
 	for (i = 0; i < JOB_NFDS; i++)
 		close(p[i][1]);
+	if (jb->r->merge_output) {
+		close(p[JOB_ERR][0]);	/* nothing writes to it */
+		p[JOB_ERR][0] = -1;
+	}
 	if (n == (ssize_t)sizeof err) {
 		waitpid(pid, NULL, 0);
 		for (i = 0; i < JOB_NFDS; i++)
-			close(p[i][0]);
+			if (p[i][0] >= 0)
+				close(p[i][0]);
+		if (ip[1] >= 0)
+			close(ip[1]);
 		*cause = xasprintf("cannot run '%s': %s", av.v[0],
 		    strerror(err));
 		strv_release(&av);
@@ -435,8 +522,17 @@ child_fail:
 	jb->pid = pid;
 	for (i = 0; i < JOB_NFDS; i++) {
 		jb->fds[i] = p[i][0];
+		if (jb->fds[i] < 0)
+			continue;
 		fcntl(jb->fds[i], F_SETFL, O_NONBLOCK);
 		loop_add(c->loop, jb->fds[i], POLLIN, job_read, jb);
+	}
+	if (ip[1] >= 0) {
+		jb->in_fd = ip[1];
+		fcntl(jb->in_fd, F_SETFL, O_NONBLOCK);
+		loop_add(c->loop, jb->in_fd, 0, job_write, jb);
+		if (jb->in.len > 0 || jb->in_end)
+			job_write(jb->in_fd, 0, jb);
 	}
 	rec = audit_record("start", jb->r);
 	cJSON_AddNumberToObject(rec, "pid", pid);
@@ -459,6 +555,10 @@ syserr:
 		close(ep[0]);
 	if (ep[1] >= 0)
 		close(ep[1]);
+	if (ip[0] >= 0)
+		close(ip[0]);
+	if (ip[1] >= 0)
+		close(ip[1]);
 	strv_release(&av);
 	return -1;
 }

@@ -38,6 +38,30 @@ console_mounts(const struct request *r)
 	return r->edited ? &r->edits : &r->asked;
 }
 
+/* The variables inside that differ from what the console's own
+   environment would give (shown in the detail pane and the list). */
+static void
+request_env_changed(struct request *r, const struct sandbox_policy *pol,
+    const struct sandbox *sb)
+{
+	struct sandbox_policy	 def;
+	struct strv		 mine = STRV_INIT, dflt = STRV_INIT;
+
+	strv_release(&r->env_changed);
+	if (!r->has_env)
+		return;
+	sandbox_policy_copy(&def, pol);
+	def.env_agent = false;
+	sandbox_env_list(pol, sb, &mine);
+	sandbox_env_list(&def, sb, &dflt);
+	for (size_t i = 0; i < mine.n; i++)
+		if (!strv_contains(&dflt, mine.v[i]))
+			strv_push(&r->env_changed, mine.v[i]);
+	strv_release(&mine);
+	strv_release(&dflt);
+	sandbox_policy_release(&def);
+}
+
 /* Classify a request's command and build its dry-run sandbox argv. */
 void
 request_classify(struct console *c, struct request *r)
@@ -88,8 +112,11 @@ request_classify(struct console *c, struct request *r)
 		strv_push(&pol.ro_paths, m->ro.v[i]);
 	for (size_t i = 0; i < m->hide.n; i++)
 		strv_push(&pol.hide_paths, m->hide.v[i]);
+	pol.env_agent = r->has_env;
+	strv_copy(&pol.env_in, &r->env);
 	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
 		goto fail;
+	request_env_changed(r, &pol, &sb);
 	r->writes = !pol.project_readonly;
 	strv_release(&r->bwrap_argv);
 	strv_copy(&r->bwrap_argv, &sb.argv);
@@ -237,6 +264,7 @@ job_new(struct console *c, struct request *r, struct conn *cn)
 	jb->r = r;
 	jb->conn = cn;
 	jb->pid = -1;
+	jb->in_fd = -1;
 	for (int i = 0; i < JOB_NFDS; i++)
 		jb->fds[i] = -1;
 	jb->evrd = (struct proto_reader)PROTO_READER_INIT;
@@ -258,6 +286,14 @@ job_stop_io(struct job *jb)
 			jb->fds[i] = -1;
 		}
 	}
+	if (jb->in_fd != -1) {
+		loop_remove(l, jb->in_fd);
+		close(jb->in_fd);
+		jb->in_fd = -1;
+	}
+	jb->in_closed = true;
+	buf_release(&jb->in);
+	conn_pause(jb->conn, false);
 	if (jb->kill_timer != 0)
 		loop_cancel(l, jb->kill_timer);
 	if (jb->drain_timer != 0)
@@ -408,13 +444,34 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;
 	proto_mounts_copy(&r->asked, &m->mounts);
+	r->has_env = m->has_env;
+	/* Secret-looking names stay out unless the configuration names
+	   them (the sandbox filters again; this keeps them out of the
+	   queue, the audit log and the exec command line). */
+	for (size_t i = 0; i < m->env.n; i++) {
+		const char	*kv = m->env.v[i];
+		char		*name = xstrndup(kv, strcspn(kv, "="));
+
+		if (!sandbox_env_is_secret(name) ||
+		    strv_contains(&c->cfg.env_pass, name))
+			strv_push(&r->env, kv);
+		free(name);
+	}
+	r->stdin_stream = m->stdin_stream && cn != NULL;
+	r->merge_output = m->merge_output;
+	strv_copy(&r->shell_options, &m->shell_options);
+	strv_copy(&r->args, &m->args);
 	if (m->command != NULL) {
 		shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" :
 		    "/bin/sh";
 		r->command = xstrdup(m->command);
 		strv_push(&r->argv, shell);
+		for (size_t i = 0; i < m->shell_options.n; i++)
+			strv_push(&r->argv, m->shell_options.v[i]);
 		strv_push(&r->argv, "-c");
 		strv_push(&r->argv, m->command);
+		for (size_t i = 0; i < m->args.n; i++)
+			strv_push(&r->argv, m->args.v[i]);
 	} else {
 		r->is_argv = true;
 		strv_copy(&r->argv, &m->argv);

@@ -31,6 +31,7 @@
 
 static void	conn_read(int, short, void *);
 static void	conn_kill(struct conn *);
+static void	conn_lines(struct conn *);
 
 /* ---- connections ---- */
 
@@ -65,8 +66,21 @@ conn_flush(struct conn *cn)
 		conn_kill(cn);
 		return;
 	}
-	loop_set_events(cn->c->loop, cn->fd, (cn->closing ? 0 : POLLIN) |
-	    (cn->out.len > 0 ? POLLOUT : 0));
+	loop_set_events(cn->c->loop, cn->fd, (cn->closing || cn->paused ? 0 :
+	    POLLIN) | (cn->out.len > 0 ? POLLOUT : 0));
+}
+
+/* Stop reading an agent while a job's stdin buffer is full, and go on
+   (with the lines already read) once it drained. */
+void
+conn_pause(struct conn *cn, bool paused)
+{
+	if (cn == NULL || cn->dead || cn->paused == paused)
+		return;
+	cn->paused = paused;
+	conn_flush(cn);
+	if (!paused)
+		conn_lines(cn);
 }
 
 /* Queue one message (frees j). */
@@ -230,6 +244,20 @@ conn_agent_msg(struct conn *cn, struct proto_msg *m)
 		}
 		request_decided(c, r);
 		return;
+	case PROTO_INPUT:
+	case PROTO_INPUT_END:
+		r = queue_find(&c->q, m->id);
+		jb = r != NULL ? r->owner : NULL;
+		if (jb == NULL || jb->conn != cn || !r->stdin_stream) {
+			cause = xasprintf("no request %u of yours that takes "
+			    "stdin (submit with \"stdin\":true)", m->id);
+			conn_error(cn, m->id, m->tag, "unknown-id", cause);
+			free(cause);
+			return;
+		}
+		job_input(jb, m->data.data, m->data.len,
+		    m->type == PROTO_INPUT_END);
+		return;
 	default:
 		cause = xasprintf("'%s' is not accepted on the agent socket: "
 		    "decisions come only from the operator (the terminal or "
@@ -307,7 +335,7 @@ conn_lines(struct conn *cn)
 	size_t			 len;
 	enum proto_line		 rc;
 
-	while (!cn->dead && !cn->closing &&
+	while (!cn->dead && !cn->closing && !cn->paused &&
 	    (rc = proto_reader_next(&cn->rd, &line, &len)) !=
 	    PROTO_LINE_NONE) {
 		if (rc == PROTO_LINE_TOO_LONG) {

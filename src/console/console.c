@@ -269,6 +269,10 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	proto_mounts_copy(&r->asked, &old->asked);
 	r->edited = old->edited;
 	proto_mounts_copy(&r->edits, &old->edits);
+	r->has_env = old->has_env;
+	strv_copy(&r->env, &old->env);
+	strv_copy(&r->shell_options, &old->shell_options);
+	strv_copy(&r->args, &old->args);
 	request_classify(c, r);
 	if (request_announce(c, r) != 0) {
 		request_auto_deny(c, r, BY_CONSOLE,

@@ -135,7 +135,7 @@ engine_output(int fd, short revents, void *arg)
 		    (size_t)n, true);
 	else
 		engine_capture(e, &e->r->out, &e->r->out_truncated, chunk,
-		    (size_t)n, false);
+		    (size_t)n, e->run.err_fd < 0);
 }
 
 /* bwrap's status stream: one JSON object per line. */
@@ -447,8 +447,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	 */
 	e.loop = loop_new();
 	e.start_ms = loop_now_ms();
-	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
-	    &cause) != 0) {
+	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
+	    &e.run, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
 	}
@@ -483,9 +483,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	bpipe[1] = -1;
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
-	e.out_open = e.err_open = true;
+	e.out_open = true;
+	e.err_open = e.run.err_fd >= 0;	/* merged: one pipe */
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
-	loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
+	if (e.err_open)
+		loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
 	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
 	if (e.run.pidfd >= 0)
 		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);

@@ -85,14 +85,15 @@ child_exec(const struct strv *argv, const int *fds, size_t nfds, int stdin_fd,
 
 int
 runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
-    int stdin_fd, struct runner *r, char **cause)
+    int stdin_fd, bool merge, struct runner *r, char **cause)
 {
-	int	outp[2], errp[2], ep[2], err = 0;
+	int	outp[2], errp[2] = { -1, -1 }, ep[2], err = 0;
 	ssize_t	n;
 
 	memset(r, 0, sizeof *r);
 	r->pidfd = r->out_fd = r->err_fd = -1;
-	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
+	if (pipe2(outp, O_CLOEXEC) != 0 ||
+	    (!merge && pipe2(errp, O_CLOEXEC) != 0) ||
 	    pipe2(ep, O_CLOEXEC) != 0) {
 		*cause = xasprintf("cannot create pipes: %s", strerror(errno));
 		return -1;
@@ -103,9 +104,11 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 		return -1;
 	}
 	if (r->pid == 0)
-		child_exec(argv, fds, nfds, stdin_fd, outp[1], errp[1], ep[1]);
+		child_exec(argv, fds, nfds, stdin_fd, outp[1],
+		    merge ? outp[1] : errp[1], ep[1]);
 	close(outp[1]);
-	close(errp[1]);
+	if (!merge)
+		close(errp[1]);
 	close(ep[1]);
 	while ((n = read(ep[0], &err, sizeof err)) < 0 && errno == EINTR)
 		;
@@ -113,7 +116,8 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	if (n > 0) {
 		waitpid(r->pid, NULL, 0);
 		close(outp[0]);
-		close(errp[0]);
+		if (!merge)
+			close(errp[0]);
 		*cause = xasprintf("cannot run '%s': %s", argv->v[0],
 		    strerror(err));
 		return -1;
@@ -121,7 +125,8 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	r->out_fd = outp[0];
 	r->err_fd = errp[0];
 	fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
-	fcntl(r->err_fd, F_SETFL, O_NONBLOCK);
+	if (r->err_fd >= 0)
+		fcntl(r->err_fd, F_SETFL, O_NONBLOCK);
 	r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 	return 0;
 }

@@ -31,12 +31,14 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "path.h"
@@ -147,6 +149,8 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	strv_copy(&dst->protected, &src->protected);
 	strv_copy(&dst->env_pass, &src->env_pass);
 	strv_copy(&dst->env_set, &src->env_set);
+	dst->env_agent = src->env_agent;
+	strv_copy(&dst->env_in, &src->env_in);
 	dst->helper = src->helper ? xstrdup(src->helper) : NULL;
 	dst->helper_fd = src->helper_fd;
 }
@@ -164,6 +168,7 @@ sandbox_policy_release(struct sandbox_policy *pol)
 	strv_release(&pol->protected);
 	strv_release(&pol->env_pass);
 	strv_release(&pol->env_set);
+	strv_release(&pol->env_in);
 	memset(pol, 0, sizeof *pol);
 	pol->helper_fd = -1;
 }
@@ -355,31 +360,108 @@ build_namespaces(struct build *b)
 	add2(b, "--cap-drop", "ALL");
 }
 
-static void
-build_env(struct build *b)
+/* Is a directory of an agent's PATH there inside the sandbox? */
+static bool
+env_path_visible(const struct sandbox *sb, const char *dir)
 {
-	const struct sandbox_policy	*pol = b->pol;
-	const char			*home = getenv("HOME");
-	bool				 have_path = false;
+	const struct sandbox_mount	*m;
 
-	add(b, "--clearenv");
-	for (char **e = environ; e != NULL && *e != NULL; e++) {
-		const char	*eq = strchr(*e, '=');
-		_cleanup_free_ char *name = NULL;
+	if (dir[0] != '/')
+		return false;
+	if (sb == NULL)
+		return true;
+	if ((m = sandbox_mount_for(sb, dir)) == NULL)
+		return false;
+	switch (m->kind) {
+	case MOUNT_RO:
+	case MOUNT_RW:
+	case MOUNT_PROTECTED:
+	case MOUNT_SYMLINK:
+		return true;
+	default:
+		return false;
+	}
+}
 
-		if (eq == NULL)
+/* An agent's PATH with only absolute entries visible inside. */
+static char *
+env_path_filter(const struct sandbox *sb, const char *value)
+{
+	struct buf	 b = BUF_INIT;
+	char		*copy = xstrdup(value), *p = copy, *dir;
+
+	while ((dir = strsep(&p, ":")) != NULL) {
+		if (!env_path_visible(sb, dir))
 			continue;
-		name = xstrndup(*e, (size_t)(eq - *e));
-		if (!env_allowed(name) && !strv_contains(&pol->env_pass, name))
+		if (b.len > 0)
+			buf_putc(&b, ':');
+		buf_puts(&b, dir);
+	}
+	free(copy);
+	return b.len > 0 ? buf_detach(&b) : NULL;
+}
+
+/* Set NAME=VALUE in a sorted-by-insertion list (replacing NAME). */
+static void
+env_put(struct strv *env, const char *name, const char *value)
+{
+	size_t	len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++) {
+		if (strncmp(env->v[i], name, len) == 0 &&
+		    env->v[i][len] == '=') {
+			free(env->v[i]);
+			env->v[i] = xasprintf("%s=%s", name, value);
+			return;
+		}
+	}
+	strv_pushf(env, "%s=%s", name, value);
+}
+
+/* Compare NAME=VALUE strings. */
+static int
+env_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
+    struct strv *out)
+{
+	const char	*home = getenv("HOME");
+	char *const	*src = pol->env_agent ? pol->env_in.v : environ;
+	size_t		 nsrc = pol->env_agent ? pol->env_in.n : SIZE_MAX;
+	bool		 have_path = false;
+
+	for (size_t i = 0; i < nsrc && src != NULL && src[i] != NULL; i++) {
+		const char	*eq = strchr(src[i], '=');
+		_cleanup_free_ char *name = NULL, *path = NULL;
+
+		if (eq == NULL || eq == src[i])
 			continue;
-		if (strcmp(name, "PATH") == 0)
+		name = xstrndup(src[i], (size_t)(eq - src[i]));
+		if (strv_contains(&pol->env_pass, name))
+			;	/* named by the configuration */
+		else if (pol->env_agent ? sandbox_env_is_secret(name) :
+		    !env_allowed(name))
+			continue;
+		if (strcmp(name, "HOME") == 0)
+			continue;
+		if (strcmp(name, "PATH") == 0) {
+			if (pol->env_agent &&
+			    (path = env_path_filter(sb, eq + 1)) == NULL)
+				continue;
 			have_path = true;
-		add3(b, "--setenv", name, eq + 1);
+		}
+		env_put(out, name, path != NULL ? path : eq + 1);
 	}
 	if (!have_path)
-		add3(b, "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin");
-	add3(b, "--setenv", "HOME", home != NULL && home[0] == '/' ? home :
-	    "/tmp");
+		env_put(out, "PATH", "/usr/local/bin:/usr/bin:/bin");
+	env_put(out, "HOME", home != NULL && home[0] == '/' ? home : "/tmp");
+	/* git status/diff take no optional lock in a read-only project. */
+	if (pol->project_readonly)
+		env_put(out, "GIT_OPTIONAL_LOCKS", "0");
 	for (size_t i = 0; i < pol->env_set.n; i++) {
 		const char	*kv = pol->env_set.v[i], *eq = strchr(kv, '=');
 		_cleanup_free_ char *name = NULL;
@@ -387,8 +469,29 @@ build_env(struct build *b)
 		if (eq == NULL || eq == kv)
 			continue;
 		name = xstrndup(kv, (size_t)(eq - kv));
-		add3(b, "--setenv", name, eq + 1);
+		env_put(out, name, eq + 1);
 	}
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, env_cmp);
+}
+
+/* --clearenv, then one --setenv per variable (after the mounts, so an
+   agent's PATH can be checked against them). */
+static void
+build_env(struct build *b)
+{
+	struct strv	env = STRV_INIT;
+
+	add(b, "--clearenv");
+	sandbox_env_list(b->pol, b->sb, &env);
+	for (size_t i = 0; i < env.n; i++) {
+		char	*eq = strchr(env.v[i], '=');
+
+		*eq = '\0';
+		add3(b, "--setenv", env.v[i], eq + 1);
+		*eq = '=';
+	}
+	strv_release(&env);
 }
 
 static void
@@ -712,13 +815,13 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	sb->network = pol->network;
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
-	build_env(&b);
 	build_system(&b);
 	build_private(&b);
 	if (build_extra(&b, cause) != 0 || build_project(&b, cause) != 0 ||
 	    build_hidden(&b, cause) != 0 || build_seccomp(&b, cause) != 0 ||
 	    build_helper(&b, cause) != 0)
 		goto fail;
+	build_env(&b);
 	/* The engine supplies these pipes (see sandbox_fd_slot). */
 	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
 	add2(&b, "--block-fd", num);
