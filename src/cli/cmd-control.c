@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
 #include "client.h"
 #include "cmd.h"
 #include "jsonutil.h"
@@ -63,6 +64,22 @@ control_usage(FILE *f, const struct control_cmd *cc)
 		fprintf(f, "usage: bwgate %s [--socket PATH] ID\n", cc->name);
 }
 
+/* display: agent-controlled text for the terminal, control characters
+   made visible (swap for display_escape() at merge). */
+static char *
+control_display(const char *s)
+{
+	struct buf	b = BUF_INIT;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			buf_printf(&b, "\\x%02x", *p);
+		else
+			buf_putc(&b, (char)*p);
+	}
+	return b.len > 0 ? buf_detach(&b) : xstrdup("");
+}
+
 /* Print the queue as a table. */
 static void
 control_print_list(const cJSON *reply)
@@ -75,12 +92,25 @@ control_print_list(const cJSON *reply)
 		const char *agent = cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "agent"));
 
+		const cJSON *env = cJSON_GetObjectItem(r, "env_changed"), *e;
+		char *cmd = control_display(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "command")));
+
 		printf("%-6.0f %-10s %-6s %-20.20s %s\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(r, "id")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "state")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")),
-		    agent != NULL ? agent : "-",
-		    cJSON_GetStringValue(cJSON_GetObjectItem(r, "command")));
+		    agent != NULL ? agent : "-", cmd);
+		free(cmd);
+		/* The agent's variables that differ from the console's. */
+		cJSON_ArrayForEach(e, env) {
+			char *n = control_display(e->string);
+			char *v = control_display(cJSON_GetStringValue(e));
+
+			printf("%-6s env %s=%s\n", "", n, v);
+			free(n);
+			free(v);
+		}
 	}
 }
 

@@ -38,28 +38,33 @@ console_mounts(const struct request *r)
 	return r->edited ? &r->edits : &r->asked;
 }
 
-/* The variables inside that differ from what the console's own
-   environment would give (shown in the detail pane and the list). */
+/* The agent's variables inside that the console's own environment does
+   not have or has with another value (detail pane, list): usually the
+   few the agent set for this command. */
 static void
 request_env_changed(struct request *r, const struct sandbox_policy *pol,
     const struct sandbox *sb)
 {
-	struct sandbox_policy	 def;
-	struct strv		 mine = STRV_INIT, dflt = STRV_INIT;
+	struct strv	 env = STRV_INIT;
 
 	strv_release(&r->env_changed);
 	if (!r->has_env)
 		return;
-	sandbox_policy_copy(&def, pol);
-	def.env_agent = false;
-	sandbox_env_list(pol, sb, &mine);
-	sandbox_env_list(&def, sb, &dflt);
-	for (size_t i = 0; i < mine.n; i++)
-		if (!strv_contains(&dflt, mine.v[i]))
-			strv_push(&r->env_changed, mine.v[i]);
-	strv_release(&mine);
-	strv_release(&dflt);
-	sandbox_policy_release(&def);
+	sandbox_env_list(pol, sb, &env);
+	for (size_t i = 0; i < env.n; i++) {
+		char		*eq = strchr(env.v[i], '='), *mine;
+
+		*eq = '\0';
+		mine = getenv(env.v[i]);
+		if (strcmp(env.v[i], "HOME") != 0 &&
+		    strcmp(env.v[i], "GIT_OPTIONAL_LOCKS") != 0 &&
+		    (mine == NULL || strcmp(mine, eq + 1) != 0)) {
+			*eq = '=';
+			strv_push(&r->env_changed, env.v[i]);
+		}
+		*eq = '=';
+	}
+	strv_release(&env);
 }
 
 /* Classify a request's command and build its dry-run sandbox argv. */
