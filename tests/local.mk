@@ -95,7 +95,8 @@ CONSOLE_TESTS = \
 	%D%/integration/console-lifecycle.sh \
 	%D%/integration/console-load.sh \
 	%D%/integration/console-uid.sh \
-	%D%/integration/agent-env.sh
+	%D%/integration/agent-env.sh \
+	%D%/integration/sh-compat.sh
 TESTS += $(CONSOLE_TESTS)
 EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
