@@ -704,6 +704,24 @@ build_project(struct build *b, char **cause)
 	return rc;
 }
 
+/*
+ * Protected only when present: an absent .bwgate.json gets no placeholder
+ * (it would show in the project inside, and `git add -A` would commit it).
+ * A file the command creates there is not trusted (trust is by hash) and
+ * is reported as needing attention.
+ */
+static bool
+protect_if_present(struct build *b, const char *rel)
+{
+	_cleanup_free_ char	*abs = NULL;
+	struct stat		 st;
+
+	if (strcmp(rel, ".bwgate.json") != 0)
+		return false;
+	abs = path_join(b->pol->project, rel);
+	return lstat(abs, &st) != 0 && errno == ENOENT;
+}
+
 /* The built-in protected paths, then the configured ones. */
 static int
 build_protected_paths(struct build *b, char **cause)
@@ -712,7 +730,8 @@ build_protected_paths(struct build *b, char **cause)
 
 	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
 	    e++) {
-		if (e->git && pol->git_writable)
+		if ((e->git && pol->git_writable) ||
+		    protect_if_present(b, e->path))
 			continue;
 		if (build_protect(b, e->path, e->dir, cause) != 0)
 			return -1;

@@ -138,8 +138,9 @@ test_default_shape(void **state)
 	assert_true(find_seq(&f->sb, "--json-status-fd", NULL) > 0);
 	assert_int_equal(sandbox_status_slot(&f->sb), (int)f->sb.nfds - 1);
 	/* .git covers .git/hooks and .git/config: one mount, not three. */
-	assert_int_equal(f->sb.nfds, 6);	/* project .git .bwgate.json
-						   seccomp block status */
+	assert_int_equal(f->sb.nfds, 5);	/* project .git seccomp block
+						   status; an absent
+						   .bwgate.json: no mount */
 	assert_int_equal(sandbox_fd_slot(&f->sb, "--block-fd"),
 	    (int)f->sb.nfds - 2);
 	assert_int_equal(sandbox_fd_slot(&f->sb, "--bogus"), -1);
@@ -334,14 +335,19 @@ test_placeholders_removed(void **state)
 {
 	struct fixture	*f = *state;
 	char		*policy = path_join(f->project, ".bwgate.json");
+	char		*absent = path_join(f->project, "absent");
 	struct stat	 st;
 
+	strv_push(&f->pol.protected, "absent/");
 	build_ok(f, 0);
-	assert_int_equal(lstat(policy, &st), 0);	/* placeholder */
+	assert_int_equal(lstat(absent, &st), 0);	/* placeholder */
+	/* An absent .bwgate.json gets none (git add -A would take it). */
+	assert_int_equal(lstat(policy, &st), -1);
 	assert_int_equal(f->sb.placeholders.n, 1);
 	sandbox_finish(&f->sb);
-	assert_int_equal(lstat(policy, &st), -1);
+	assert_int_equal(lstat(absent, &st), -1);
 	free(policy);
+	free(absent);
 }
 
 static void
@@ -381,7 +387,7 @@ test_configured_protected(void **state)
 	strv_push(&f->pol.protected, "secrets/");
 	strv_push(&f->pol.protected, "../escape");
 	build_ok(f, SANDBOX_DRY);
-	assert_true(find_seq(&f->sb, "--ro-bind-fd", "6", secrets, NULL) > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "5", secrets, NULL) > 0);
 	assert_true(find_seq(&f->sb, "escape", NULL) < 0);
 	free(secrets);
 }
