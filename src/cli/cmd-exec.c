@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "engine.h"
+#include "gitid.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
@@ -233,6 +234,17 @@ cmd_exec(int argc, char **argv)
 	else
 		for (size_t i = 0; i < env.n; i++)
 			strv_push(&o.policy.env_set, env.v[i]);
+	/* The host's git identity (not the rest of $HOME), unless the
+	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself. */
+	{
+		struct strv	id = STRV_INIT;
+
+		gitid_env(o.policy.project, agent_env ? &env : NULL, &id);
+		for (size_t i = 0; i < id.n; i++)
+			if (!strv_contains(&o.policy.env_set, id.v[i]))
+				strv_push(&o.policy.env_set, id.v[i]);
+		strv_release(&id);
+	}
 	/* One file for both (2>&1, a terminal): one pipe, order kept. */
 	o.merge_output = fstat(1, &st1) == 0 && fstat(2, &st2) == 0 &&
 	    st1.st_dev == st2.st_dev && st1.st_ino == st2.st_ino;

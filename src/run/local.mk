@@ -8,4 +8,5 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/report.c %D%/report.h \
 	%D%/snapshot.c %D%/snapshot.h \
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
-	%D%/observe.c %D%/observe.h
+	%D%/observe.c %D%/observe.h \
+	%D%/gitid.c %D%/gitid.h
