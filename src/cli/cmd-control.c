@@ -44,6 +44,7 @@ static const struct option control_options[] = {
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, 'H' },
+	{ "profile", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -55,8 +56,9 @@ control_usage(FILE *f, const struct control_cmd *cc)
 		fprintf(f, "usage: bwgate list [--socket PATH] [--json]\n");
 	else if (cc->takes_mounts)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
-		    "[--network] [--rw PATH]... [--ro PATH]...\n"
-		    "                      [--hide PATH]... ID\n", cc->name);
+		    "[--profile NAME] [--network]\n"
+		    "                      [--rw PATH]... [--ro PATH]... "
+		    "[--hide PATH]... ID\n", cc->name);
 	else if (cc->takes_note)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
 		    "ID\n", cc->name);
@@ -118,7 +120,7 @@ control_print_list(const cJSON *reply)
 static int
 control_run(const struct control_cmd *cc, int argc, char **argv)
 {
-	const char	*socket = NULL, *note = NULL, *type;
+	const char	*socket = NULL, *note = NULL, *type, *profile = NULL;
 	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	struct client	*cl = NULL;
 	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
@@ -128,7 +130,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	cJSON		*msg, *j;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:m:jnw:r:h", control_options,
+	while ((c = getopt_long(argc, argv, "s:m:jnw:r:p:h", control_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
@@ -138,6 +140,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		case 'w': strv_push(&rw, optarg); break;
 		case 'r': strv_push(&ro, optarg); break;
 		case 'H': strv_push(&hide, optarg); break;
+		case 'p': profile = optarg; break;
 		case 'h':
 			control_usage(stdout, cc);
 			status = 0;
@@ -148,7 +151,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		}
 	}
 	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
-	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0)) ||
+	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0 ||
+	    profile != NULL)) ||
 	    (json && cc->takes_id)) {
 		fprintf(stderr, "bwgate: %s: option not accepted here\n",
 		    cc->name);
@@ -185,6 +189,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	msg = proto_reply_new(cc->type, (uint32_t)id, NULL);
 	if (note != NULL)
 		cJSON_AddStringToObject(msg, "note", note);
+	if (profile != NULL)
+		cJSON_AddStringToObject(msg, "profile", profile);
 	if (network)
 		cJSON_AddBoolToObject(msg, "network", true);
 	if (rw.n > 0)

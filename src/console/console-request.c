@@ -67,6 +67,30 @@ request_env_changed(struct request *r, const struct sandbox_policy *pol,
 	strv_release(&env);
 }
 
+/* A writable path the operator or agent asked for at or under a
+   protected one would be covered by the protected mount and silently
+   stay read-only: refuse it with what would work instead. */
+static int
+request_overlaps_protected(const struct proto_mounts *m,
+    const struct sandbox *sb, char **cause)
+{
+	for (size_t i = 0; i < m->rw.n; i++) {
+		for (size_t k = 0; k < sb->nmounts; k++) {
+			const struct sandbox_mount *pm = &sb->mounts[k];
+
+			if (pm->kind != MOUNT_PROTECTED ||
+			    !path_is_under(m->rw.v[i], pm->path))
+				continue;
+			*cause = xasprintf("writable path '%s' is inside the "
+			    "protected '%s', which stays read-only; approve "
+			    "with the git-write profile to write git "
+			    "metadata", m->rw.v[i], pm->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Classify a request's command and build its dry-run sandbox argv. */
 void
 request_classify(struct console *c, struct request *r)
@@ -88,6 +112,10 @@ request_classify(struct console *c, struct request *r)
 	r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
 	free(r->profile);
 	r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+	if (r->op_profile != NULL) {
+		free(r->profile);
+		r->profile = xstrdup(r->op_profile);	/* the operator's */
+	}
 	classification_release(&cl);
 
 	/* More than the profile gives always needs a person. */
@@ -120,6 +148,8 @@ request_classify(struct console *c, struct request *r)
 	pol.env_agent = r->has_env;
 	strv_copy(&pol.env_in, &r->env);
 	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
+		goto fail;
+	if (request_overlaps_protected(m, &sb, &cause) != 0)
 		goto fail;
 	request_env_changed(r, &pol, &sb);
 	r->writes = !pol.project_readonly;

@@ -291,7 +291,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		free(who);
 		return;
 	case PROTO_APPROVE:
-		if (!proto_mounts_empty(&m->mounts))
+		if (m->profile != NULL)
+			rc = console_set_profile(c, m->id, m->profile, &cause);
+		if (rc == 0 && !proto_mounts_empty(&m->mounts))
 			rc = console_set_mounts(c, m->id, &m->mounts, &cause);
 		if (rc == 0)
 			rc = console_approve(c, m->id, who, m->note, &cause);

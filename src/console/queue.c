@@ -101,6 +101,7 @@ request_free(struct request *r)
 	free(r->rule);
 	free(r->reason);
 	free(r->profile);
+	free(r->op_profile);
 	strv_release(&r->bwrap_argv);
 	cJSON_Delete(r->mounts);
 	free(r->who);

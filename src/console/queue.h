@@ -89,6 +89,7 @@ struct request {
 	char			*rule;
 	char			*reason;
 	char			*profile;
+	char			*op_profile;	/* the operator's choice, or NULL */
 	bool			 writes;	/* profile can write the project */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
