@@ -61,6 +61,16 @@ assert_eq "the audit log records the profile choice" \
     "$AUDIT")" git-write
 ok_unless "no other dotfile of the home reached it" \
     "$BWGATE" exec --quiet --project "$P" -- test -e "$HOME/.gitconfig"
+# A dotfile named in the configuration comes in, read-only.
+echo "{\"sandbox\":{\"readonly\":[\"$HOME/.gitconfig\"]}}" \
+    > "$XDG_CONFIG_HOME/bwgate/config.json"
+out=$("$BWGATE" exec --quiet --project "$P" -- git config --get user.name)
+assert_eq "a configured dotfile is visible" "$out" "Host Operator"
+ok_unless "and read-only" "$BWGATE" exec --quiet --project "$P" -- \
+    git config --global user.name Changed
+assert_eq "the host's file is intact" "$(git config --global user.name)" \
+    "Host Operator"
+rm "$XDG_CONFIG_HOME/bwgate/config.json"
 
 # Read-only profile: git status takes no optional lock, nothing refused.
 approve_run "" "$BWGATE" run --json -- git status
