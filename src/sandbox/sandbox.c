@@ -475,23 +475,36 @@ sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
 		qsort(out->v, out->n, sizeof *out->v, env_cmp);
 }
 
-/* --clearenv, then one --setenv per variable (after the mounts, so an
-   agent's PATH can be checked against them). */
+/* --clearenv, then one --setenv per variable, placed at pos (after the
+   namespaces) but built last, so an agent's PATH can be checked against
+   the mounts. */
 static void
-build_env(struct build *b)
+build_env(struct build *b, size_t pos)
 {
-	struct strv	env = STRV_INIT;
+	struct strv	env = STRV_INIT, args = STRV_INIT, all = STRV_INIT;
+	struct strv	*argv = &b->sb->argv;
 
-	add(b, "--clearenv");
+	strv_push(&args, "--clearenv");
 	sandbox_env_list(b->pol, b->sb, &env);
 	for (size_t i = 0; i < env.n; i++) {
 		char	*eq = strchr(env.v[i], '=');
 
 		*eq = '\0';
-		add3(b, "--setenv", env.v[i], eq + 1);
+		strv_push(&args, "--setenv");
+		strv_push(&args, env.v[i]);
+		strv_push(&args, eq + 1);
 		*eq = '=';
 	}
+	for (size_t i = 0; i < argv->n; i++) {
+		if (i == pos)
+			for (size_t k = 0; k < args.n; k++)
+				strv_push(&all, args.v[k]);
+		strv_push(&all, argv->v[i]);
+	}
+	strv_release(argv);
+	*argv = all;
 	strv_release(&env);
+	strv_release(&args);
 }
 
 static void
@@ -820,6 +833,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 {
 	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL };
 	char		num[16];
+	size_t		env_pos;
 
 	if (pol->project == NULL || pol->cwd == NULL) {
 		*cause = xstrdup("no project directory");
@@ -834,13 +848,14 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	sb->network = pol->network;
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
+	env_pos = sb->argv.n;
 	build_system(&b);
 	build_private(&b);
 	if (build_extra(&b, cause) != 0 || build_project(&b, cause) != 0 ||
 	    build_hidden(&b, cause) != 0 || build_seccomp(&b, cause) != 0 ||
 	    build_helper(&b, cause) != 0)
 		goto fail;
-	build_env(&b);
+	build_env(&b, env_pos);
 	/* The engine supplies these pipes (see sandbox_fd_slot). */
 	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
 	add2(&b, "--block-fd", num);

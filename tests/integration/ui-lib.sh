@@ -99,7 +99,12 @@ agent() {
 	local name="$1"; shift
 	rm -f "$T/$name.rc"
 	{
-		( cd "$P" && BWGATE_SOCKET="$S" exec "$BWGATE" run "$@" \
+		# A small environment, as an agent's: the agent's variables
+		# become --setenv lines of the argv the panes show.
+		( cd "$P" && exec env -i PATH="$PATH" HOME="$HOME" \
+		    LANG=C.UTF-8 XDG_CONFIG_HOME="$XDG_CONFIG_HOME" \
+		    XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" BWGATE_SOCKET="$S" \
+		    "$BWGATE" run "$@" \
 		    > "$T/$name.out" 2> "$T/$name.err" < /dev/null )
 		echo $? > "$T/$name.rc"
 	} > /dev/null 2>&1 &

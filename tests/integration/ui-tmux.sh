@@ -56,7 +56,7 @@ chmod +x "$T/agent.sh"
 tm new-window -d -t ui "$T/agent.sh"
 check_screen "the agent's request reaches the side pane" 10 \
     "^! +1 .*echo via-tmux" "${pane%% *}"
-tm send-keys -t "${pane%% *}" a
+tm send-keys -t "${pane%% *}" a a
 wait_for 20 test -s "$T/tagent.rc"
 assert_eq "the agent ran through the console" "$(cat "$T/tagent.rc")" 0
 assert_match "and got the output" "$(cat "$T/tagent.out")" via-tmux
