@@ -383,22 +383,37 @@ env_path_visible(const struct sandbox *sb, const char *dir)
 	}
 }
 
-/* An agent's PATH with only absolute entries visible inside. */
+/*
+ * An agent's PATH with only absolute entries visible inside. Entries in
+ * the project (which commands can write) go last: node_modules/.bin still
+ * finds the project's tools, but a name the system has (git, ls, the
+ * names the allowlist trusts) is always the system's, never a file a
+ * command planted in the project.
+ */
 static char *
-env_path_filter(const struct sandbox *sb, const char *value)
+env_path_filter(const struct sandbox *sb, const char *project,
+    const char *value)
 {
-	struct buf	 b = BUF_INIT;
+	struct buf	 sys = BUF_INIT, proj = BUF_INIT, *b;
 	char		*copy = xstrdup(value), *p = copy, *dir;
 
 	while ((dir = strsep(&p, ":")) != NULL) {
 		if (!env_path_visible(sb, dir))
 			continue;
-		if (b.len > 0)
-			buf_putc(&b, ':');
-		buf_puts(&b, dir);
+		b = project != NULL && path_is_under(dir, project) ? &proj :
+		    &sys;
+		if (b->len > 0)
+			buf_putc(b, ':');
+		buf_puts(b, dir);
 	}
 	free(copy);
-	return b.len > 0 ? buf_detach(&b) : NULL;
+	if (proj.len > 0) {
+		if (sys.len > 0)
+			buf_putc(&sys, ':');
+		buf_add(&sys, proj.data, proj.len);
+	}
+	buf_release(&proj);
+	return sys.len > 0 ? buf_detach(&sys) : NULL;
 }
 
 /* Set NAME=VALUE in a sorted-by-insertion list (replacing NAME). */
@@ -450,7 +465,8 @@ sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
 			continue;
 		if (strcmp(name, "PATH") == 0) {
 			if (pol->env_agent &&
-			    (path = env_path_filter(sb, eq + 1)) == NULL)
+			    (path = env_path_filter(sb, pol->project,
+			    eq + 1)) == NULL)
 				continue;
 			have_path = true;
 		}

@@ -33,7 +33,8 @@ out=$(NAMED_TOKEN=ok "$BWGATE" run -- printenv NAMED_TOKEN 2>/dev/null)
 assert_eq "unless the configuration names it" "$out" ok
 out=$(PATH="$P/node_modules/.bin:rel/bin:$HOME/.local/bin:/nonexistent:$PATH" \
     "$BWGATE" run -- printenv PATH 2>/dev/null)
-assert_match "PATH keeps a project directory" "$out" "^$P/node_modules/.bin:"
+assert_match "PATH keeps a project directory, after the system's" "$out" \
+    ":$P/node_modules/.bin\$"
 ok_unless "PATH drops a relative entry" grep -q 'rel/bin' <<< "$out"
 ok_unless "PATH drops the hidden home" grep -q "$HOME" <<< "$out"
 ok_unless "PATH drops what is not mounted" grep -q nonexistent <<< "$out"
@@ -41,6 +42,13 @@ out=$(PATH="$P/node_modules/.bin:$PATH" "$BWGATE" run -- project-tool \
     2>/dev/null)
 assert_eq "node_modules/.bin on PATH runs (npm scripts)" "$out" \
     from-project-bin
+# A planted 'printenv' in the project never shadows the system's.
+printf '#!/bin/sh\necho planted\n' > "$P/node_modules/.bin/printenv"
+chmod +x "$P/node_modules/.bin/printenv"
+out=$(PATH="$P/node_modules/.bin:$PATH" MYVAR=real "$BWGATE" run -- \
+    printenv MYVAR 2>/dev/null)
+assert_eq "a project PATH entry does not shadow a system command" "$out" real
+rm "$P/node_modules/.bin/printenv"
 out=$(HOME=/elsewhere "$BWGATE" run -- printenv HOME 2>/dev/null)
 assert_eq "HOME stays the sandbox's" "$out" "$HOME"
 out=$(GIT_OPTIONAL_LOCKS=1 "$BWGATE" run -- printenv GIT_OPTIONAL_LOCKS \
