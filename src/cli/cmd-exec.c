@@ -194,6 +194,7 @@ cmd_exec(int argc, char **argv)
 			goto out;
 		}
 	}
+	quiet = quiet || run_quiet_env();
 	if (optind >= argc) {
 		fprintf(stderr, "bwgate: exec: no command given\n");
 		exec_usage(stderr);

@@ -37,6 +37,7 @@ static const struct option run_options[] = {
 	{ "cwd", required_argument, NULL, 'C' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "agent", required_argument, NULL, 'A' },
 	{ "network", no_argument, NULL, 'n' },
 	{ "rw", required_argument, NULL, 'w' },
@@ -49,7 +50,7 @@ static void
 run_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate run [--socket PATH] [--cwd DIR] "
-	    "[--timeout SECONDS] [--json]\n"
+	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                  [--agent NAME] [--network] [--rw PATH]... "
 	    "[--ro PATH]... -- COMMAND [ARG...]\n");
 }
@@ -215,9 +216,18 @@ run_print_list(const cJSON *ch, const char *name, const char *mark)
 	}
 }
 
-/* The change report summary on stderr. */
+/* BWGATE_QUIET set (and not "0" or empty)? */
+bool
+run_quiet_env(void)
+{
+	const char	*q = getenv("BWGATE_QUIET");
+
+	return q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
+}
+
+/* The change report summary on stderr (quiet: only why it failed). */
 static void
-run_summary(const cJSON *res)
+run_summary(const cJSON *res, bool quiet)
 {
 	const cJSON	*rep = cJSON_GetObjectItem(res, "report");
 	const cJSON	*state = cJSON_GetObjectItem(res, "state");
@@ -232,7 +242,7 @@ run_summary(const cJSON *res)
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"))) !=
 	    NULL)
 		fprintf(stderr, "bwgate: %s\n", s);
-	if (!cJSON_IsObject(rep))
+	if (!cJSON_IsObject(rep) || quiet)
 		return;
 	ch = cJSON_GetObjectItem(rep, "changes");
 	if (cJSON_IsObject(ch)) {
@@ -352,8 +362,8 @@ run_submit(const struct run_request *rq)
 			    "verdict"));
 			/* Say we wait only if no decision follows at once
 			   (headless consoles decide immediately). */
-			if (!client_buffered(cl) && !run_readable(cl,
-			    RUN_QUIET_MS)) {
+			if (!rq->quiet && !client_buffered(cl) &&
+			    !run_readable(cl, RUN_QUIET_MS)) {
 				waiting = true;
 				fprintf(stderr, "bwgate: request %.0f is "
 				    "waiting for approval (%s: %s)\n", id, s,
@@ -390,7 +400,7 @@ run_submit(const struct run_request *rq)
 				fflush(stdout);
 				free(t);
 			} else
-				run_summary(j);
+				run_summary(j, rq->quiet);
 			status = (int)cJSON_GetNumberValue(
 			    cJSON_GetObjectItem(j, "exit_status"));
 			if (status < 0 || status > 255)
@@ -431,7 +441,7 @@ cmd_run(int argc, char **argv)
 	int			 c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:C:t:jA:nw:r:h", run_options,
+	while ((c = getopt_long(argc, argv, "+s:C:t:jqA:nw:r:h", run_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': rq.socket = optarg; break;
@@ -447,6 +457,7 @@ cmd_run(int argc, char **argv)
 			rq.timeout_s = (int)v;
 			break;
 		case 'j': rq.json = true; break;
+		case 'q': rq.quiet = true; break;
 		case 'A': rq.agent = optarg; break;
 		case 'n': rq.network = true; break;
 		case 'w': strv_push(&rq.rw, optarg); break;
@@ -466,6 +477,7 @@ cmd_run(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		strv_push(&rq.argv, argv[i]);
+	rq.quiet = rq.quiet || run_quiet_env();
 	status = run_submit(&rq);
 	strv_release(&rq.argv);
 	strv_release(&rq.rw);

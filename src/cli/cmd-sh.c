@@ -140,6 +140,7 @@ cmd_sh(int argc, char **argv)
 	}
 	for (; i < argc; i++)
 		strv_push(&rq.args, argv[i]);
+	rq.quiet = run_quiet_env();
 	rc = run_submit(&rq);
 out:
 	strv_release(&rq.shell_options);

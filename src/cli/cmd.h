@@ -35,6 +35,7 @@ struct run_request {
 	const char	*agent;
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */
+	bool		 quiet;		/* no summary lines on stderr */
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
@@ -42,7 +43,10 @@ struct run_request {
 	struct strv	 args;		/* with command: $0 and $1... */
 };
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, 0, false, \
-	false, STRV_INIT, STRV_INIT, STRV_INIT, STRV_INIT }
+	false, false, STRV_INIT, STRV_INIT, STRV_INIT, STRV_INIT }
+
+/* BWGATE_QUIET set (and not "0"): no summary lines on stderr. */
+bool	run_quiet_env(void);
 
 /* Submit and follow to the end (cmd-run.c); returns the exit status. */
 int	run_submit(const struct run_request *);

@@ -100,5 +100,20 @@ out=$("$BWGATE" exec --quiet --project "$P" -- sh -c \
     'echo o1; echo e1 >&2; echo o2' 2>&1)
 assert_eq "bwgate exec 2>&1 keeps order" "$(echo $out)" "o1 e1 o2"
 
+# --quiet / BWGATE_QUIET: no summary lines for harnesses parsing stderr.
+"$BWGATE" run -- printenv HOME > /dev/null 2> "$T/err"
+assert_match "by default a summary line" "$(cat "$T/err")" "no changes"
+"$BWGATE" run --quiet -- printenv HOME > /dev/null 2> "$T/err"
+assert_eq "run --quiet: stderr empty" "$(cat "$T/err")" ""
+BWGATE_QUIET=1 "$BWGATE" run -- printenv HOME > /dev/null 2> "$T/err"
+assert_eq "BWGATE_QUIET=1 run: stderr empty" "$(cat "$T/err")" ""
+ln -s "$BWGATE" "$T/bwgate-sh"
+BWGATE_QUIET=1 "$T/bwgate-sh" -c 'echo x' > /dev/null 2> "$T/err"
+assert_eq "BWGATE_QUIET=1 bwgate-sh: stderr empty" "$(cat "$T/err")" ""
+BWGATE_QUIET=1 "$BWGATE" exec --project "$P" -- true 2> "$T/err"
+assert_eq "BWGATE_QUIET=1 exec: stderr empty" "$(cat "$T/err")" ""
+BWGATE_QUIET=1 "$BWGATE" run -- rm -rf src > /dev/null 2> "$T/err"
+assert_match "quiet still says why it was denied" "$(cat "$T/err")" "denied"
+
 stop_console
 done_testing
