@@ -30,6 +30,8 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "submit a command to the console and wait" },
 	{ "sh", cmd_sh, "like sh -c STRING, through the console" },
 	{ "list", cmd_list, "list the console's requests" },
+	{ "consoles", cmd_consoles, "list the running consoles (one per "
+	  "project)" },
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },

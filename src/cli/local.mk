@@ -11,7 +11,8 @@ bwgate_SOURCES = \
 	%D%/cmd-console.c \
 	%D%/cmd-run.c \
 	%D%/cmd-sh.c \
-	%D%/cmd-control.c
+	%D%/cmd-control.c \
+	%D%/cmd-consoles.c
 # `bwgate-sh` is `bwgate sh` (bwgate.c looks at its own name).
 install-exec-hook: install-exec-bwgate-sh
 install-exec-bwgate-sh:

@@ -99,6 +99,7 @@ struct console {
 	bool			 auto_allowlisted;
 	int			 approval_timeout_s;
 	uid_t			 uid;
+	char			*console_id;	/* in every audit record */
 
 	struct queue		 q;
 	struct audit		*audit;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "allowlist.h"
@@ -149,6 +150,13 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	c->loop = l;
 	c->agent_fd = c->control_fd = c->fifo_fd = -1;
 	c->uid = getuid();
+	{
+		struct timespec	ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		c->console_id = xasprintf("%lld-%ld", (long long)ts.tv_sec *
+		    1000 + ts.tv_nsec / 1000000, (long)getpid());
+	}
 	c->headless = o->headless;
 	c->auto_allowlisted = o->auto_allowlisted;
 	c->approval_timeout_s = o->approval_timeout_s;
@@ -196,7 +204,13 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	    (dir = rundir_get(true, cause)) == NULL)
 		goto fail;
 	free(dir);
-	if ((c->socket_path = client_socket_path(o->socket, cause)) == NULL)
+	/* One console per project: without --socket or $BWGATE_SOCKET,
+	   the project's own socket in the runtime directory. */
+	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL)
+		c->socket_path = client_project_socket(c->project, cause);
+	else
+		c->socket_path = client_socket_path(o->socket, cause);
+	if (c->socket_path == NULL)
 		goto fail;
 	c->control_path = client_control_path(c->socket_path);
 	c->agent_fd = console_listen(c->socket_path, &c->agent_st, cause);
@@ -318,6 +332,7 @@ console_free(struct console *c)
 	probe_release(&c->probe);
 	free(c->project);
 	free(c->socket_path);
+	free(c->console_id);
 	free(c->control_path);
 	free(c->fifo_path);
 	free(c->exec_path);

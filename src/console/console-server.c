@@ -588,9 +588,20 @@ console_listen(const char *path, struct stat *stp, char **cause)
 		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (probe >= 0 && connect(probe, (struct sockaddr *)&sun,
 		    sizeof sun) == 0) {
+			struct ucred	cred;
+			socklen_t	len = sizeof cred;
+
+			/* Name the holder and how to reach it. */
+			if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cred,
+			    &len) == 0 && cred.pid > 0)
+				*cause = xasprintf("a console is already "
+				    "listening on '%s' (pid %ld); reach it "
+				    "with BWGATE_SOCKET='%s' (bwgate consoles "
+				    "lists them)", path, (long)cred.pid, path);
+			else
+				*cause = xasprintf("a console is already "
+				    "listening on '%s'", path);
 			close(probe);
-			*cause = xasprintf("a console is already listening on "
-			    "'%s'", path);
 			return -1;
 		}
 		if (probe >= 0)

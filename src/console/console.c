@@ -147,6 +147,11 @@ console_audit(struct console *c, cJSON *rec)
 {
 	char	*cause = NULL;
 
+	/* Request ids restart with each console: the console id joins a
+	   request's records across restarts. */
+	if (c->console_id != NULL &&
+	    cJSON_GetObjectItem(rec, "console") == NULL)
+		cJSON_AddStringToObject(rec, "console", c->console_id);
 	if (audit_append(c->audit, rec, &cause) == 0) {
 		c->audit_dirty = true;
 		console_arm_commit(c);

@@ -17,6 +17,10 @@ fi
 
 TMUX_SOCK="$T/tmux.sock"
 S="$XDG_RUNTIME_DIR/bwgate/agent.sock"
+# A fixed socket for every console and client of the test (the default is
+# one per project: project-socket.sh tests that).
+export BWGATE_SOCKET="$S"
+mkdir -p -m 0700 "$XDG_RUNTIME_DIR/bwgate"
 unset TMUX TMUX_PANE
 
 # Test rules: a long-running allowed command; everything else as shipped.
