@@ -45,11 +45,12 @@ consoles_ask(const char *agent)
 
 	free(ctl);
 	free(cause);
+	cause = NULL;
 	if (cl == NULL)
 		return NULL;
-	if (client_send(cl, proto_reply_new("list", 0, NULL), NULL) != 0)
+	if (client_send(cl, proto_reply_new("list", 0, NULL), &cause) != 0)
 		goto done;
-	while ((j = client_recv(cl, NULL)) != NULL) {
+	while ((j = client_recv(cl, &cause)) != NULL) {
 		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
 		if (type != NULL && strcmp(type, "list") == 0)
 			break;
@@ -68,6 +69,7 @@ consoles_ask(const char *agent)
 	    cJSON_GetObjectItem(j, "requests")));
 	cJSON_Delete(j);
 done:
+	free(cause);
 	client_free(cl);
 	return out;
 }

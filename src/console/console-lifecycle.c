@@ -243,6 +243,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	cJSON_AddBoolToObject(rec, "headless", c->headless);
 	cJSON_AddBoolToObject(rec, "auto_allowlisted", c->auto_allowlisted);
 	cJSON_AddStringToObject(rec, "version", PACKAGE_VERSION);
+	cJSON_AddStringToObject(rec, "console", c->console_id);
 	if (audit_write(c->audit, rec, cause) != 0)
 		goto fail;
 	return c;
