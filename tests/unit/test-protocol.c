@@ -377,6 +377,71 @@ test_mounts(void **state)
 	assert_string_equal(proto_type_name(PROTO_RERUN), "rerun");
 }
 
+/* env, stdin, merge_output, shell_options, args; input; approve profile. */
+static void
+test_agent_fields(void **state)
+{
+	struct proto_msg	 m;
+	char			*cause;
+
+	assert_int_equal(decode("{\"type\":\"submit\",\"command\":\"echo $1\","
+	    "\"env\":{\"Z\":\"1\",\"A\":\"x=y\"},\"stdin\":true,"
+	    "\"merge_output\":true,\"shell_options\":[\"-eu\",\"-o\","
+	    "\"pipefail\",\"+x\"],\"args\":[\"_\",\"one\"]}", &m, &cause), 0);
+	assert_true(m.has_env);
+	assert_int_equal(m.env.n, 2);
+	assert_string_equal(m.env.v[0], "A=x=y");	/* sorted */
+	assert_string_equal(m.env.v[1], "Z=1");
+	assert_true(m.stdin_stream);
+	assert_true(m.merge_output);
+	assert_int_equal(m.shell_options.n, 4);
+	assert_string_equal(m.args.v[1], "one");
+	proto_msg_release(&m);
+
+	assert_int_equal(decode("{\"type\":\"input\",\"id\":3,"
+	    "\"data_base64\":\"YQBi\"}", &m, &cause), 0);
+	assert_int_equal(m.type, PROTO_INPUT);
+	assert_int_equal(m.id, 3);
+	assert_int_equal(m.data.len, 3);
+	assert_memory_equal(m.data.data, "a\0b", 3);
+	proto_msg_release(&m);
+	assert_int_equal(decode("{\"type\":\"input-end\",\"id\":3}", &m,
+	    &cause), 0);
+	assert_int_equal(m.type, PROTO_INPUT_END);
+	proto_msg_release(&m);
+	assert_int_equal(decode("{\"type\":\"approve\",\"id\":2,"
+	    "\"profile\":\"git-write\"}", &m, &cause), 0);
+	assert_string_equal(m.profile, "git-write");
+	proto_msg_release(&m);
+
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"env\":[]}",
+	    "field 'env' must be an object");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"env\":"
+	    "{\"A\":1}}", "field 'env' must be an object");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"env\":"
+	    "{\"A=B\":\"1\"}}", "invalid variable name");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"stdin\":1}",
+	    "field 'stdin' must be true or false");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\","
+	    "\"shell_options\":[\"--rcfile\"]}", "not a supported shell option");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\","
+	    "\"shell_options\":[\"-o\",\"evil\"]}", "'-o evil'");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\","
+	    "\"shell_options\":[\"-c\"]}", "not a supported shell option");
+	expect_error("{\"type\":\"submit\",\"argv\":[\"x\"],"
+	    "\"args\":[\"a\"]}", "go with 'command'");
+	expect_error("{\"type\":\"input\",\"id\":1}",
+	    "either 'data' or 'data_base64'");
+	expect_error("{\"type\":\"input\",\"id\":1,\"data_base64\":\"@@\"}",
+	    "must be base64");
+	expect_error("{\"type\":\"approve\",\"id\":1,\"profile\":\"\"}",
+	    "must name a profile");
+	assert_true(proto_shell_option_ok("-euxv", NULL));
+	assert_false(proto_shell_option_ok("-i", NULL));
+	assert_false(proto_shell_option_ok("-s", NULL));
+	assert_true(proto_shell_option_ok("+o", "pipefail"));
+}
+
 int
 main(void)
 {
@@ -393,6 +458,7 @@ main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_mounts),
+		cmocka_unit_test(test_agent_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
