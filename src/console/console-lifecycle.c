@@ -118,7 +118,7 @@ console_done(const struct console *c)
 }
 
 /* The project root this console serves (as bwgate exec finds it). */
-static char *
+char *
 console_find_project(const char *opt, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
