@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,11 +108,16 @@ struct build {
 	struct sandbox			*sb;
 	bool				 dry;
 	struct placeholders		*ph;	/* locked while protecting */
+	struct strv			 ph_files; /* placeholder files, rel */
 };
+
+/* Where git inside finds the placeholders to ignore (core.excludesFile). */
+#define SANDBOX_GIT_EXCLUDE	"/run/bwgate/placeholders.exclude"
 
 static void	build_mount(struct build *, enum mount_kind, const char *,
 		    const char *);
 static int	build_protected_paths(struct build *, char **);
+static int	build_git_exclude(struct build *, char **);
 static int	build_fd(struct build *, int);
 
 const char *
@@ -433,6 +439,29 @@ env_put(struct strv *env, const char *name, const char *value)
 	strv_pushf(env, "%s=%s", name, value);
 }
 
+/* Is NAME set in a NAME=VALUE list? */
+static bool
+env_has(const struct strv *env, const char *name)
+{
+	size_t	len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name, len) == 0 &&
+		    env->v[i][len] == '=')
+			return true;
+	return false;
+}
+
+/* Did the build bind the placeholders' git excludes? */
+static bool
+sandbox_git_exclude(const struct sandbox *sb)
+{
+	for (size_t i = 0; i < sb->nmounts; i++)
+		if (strcmp(sb->mounts[i].path, SANDBOX_GIT_EXCLUDE) == 0)
+			return true;
+	return false;
+}
+
 /* Compare NAME=VALUE strings. */
 static int
 env_cmp(const void *a, const void *b)
@@ -478,6 +507,14 @@ sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
 	/* git status/diff take no optional lock in a read-only project. */
 	if (pol->project_readonly)
 		env_put(out, "GIT_OPTIONAL_LOCKS", "0");
+	/* git ignores the placeholder files (unless the agent configures
+	   git through the environment itself). */
+	if (sb != NULL && sandbox_git_exclude(sb) &&
+	    !env_has(out, "GIT_CONFIG_COUNT")) {
+		env_put(out, "GIT_CONFIG_COUNT", "1");
+		env_put(out, "GIT_CONFIG_KEY_0", "core.excludesFile");
+		env_put(out, "GIT_CONFIG_VALUE_0", SANDBOX_GIT_EXCLUDE);
+	}
 	for (size_t i = 0; i < pol->env_set.n; i++) {
 		const char	*kv = pol->env_set.v[i], *eq = strchr(kv, '=');
 		_cleanup_free_ char *name = NULL;
@@ -705,6 +742,10 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 	if (build_placeholder(b, first, strcmp(first, abs) != 0 || dir,
 	    cause) != 0)
 		return -1;
+	/* An empty placeholder file would be committed by `git add -A`
+	   (git skips empty directories): git inside ignores it. */
+	if (strcmp(first, abs) == 0 && !dir)
+		strv_push(&b->ph_files, first + strlen(b->pol->project));
 	return build_bind_fd(b, first, false, MOUNT_PROTECTED,
 	    "protected (absent: nothing may be created)", cause);
 }
@@ -730,6 +771,9 @@ build_project(struct build *b, char **cause)
 	if (b->ph != NULL)
 		placeholders_close(b->ph);
 	b->ph = NULL;
+	if (rc == 0)
+		rc = build_git_exclude(b, cause);
+	strv_release(&b->ph_files);
 	return rc;
 }
 
@@ -749,6 +793,46 @@ protect_if_present(struct build *b, const char *rel)
 		return false;
 	abs = path_join(b->pol->project, rel);
 	return lstat(abs, &st) != 0 && errno == ENOENT;
+}
+
+/* The placeholder files as a gitignore file, bound read-only inside;
+   the environment points git's core.excludesFile at it. */
+static int
+build_git_exclude(struct build *b, char **cause)
+{
+	struct buf	 text = BUF_INIT;
+	int		 fd = -1, n;
+	char		 num[16];
+
+	if (b->ph_files.n == 0)
+		return 0;
+	for (size_t i = 0; i < b->ph_files.n; i++) {
+		for (const char *p = b->ph_files.v[i]; *p != '\0'; p++) {
+			if (strchr("\\*?[!# ", *p) != NULL)
+				buf_putc(&text, '\\');
+			buf_putc(&text, *p);
+		}
+		buf_putc(&text, '\n');
+	}
+	if (!b->dry) {
+		fd = memfd_create("bwgate-exclude", MFD_CLOEXEC);
+		if (fd < 0 || write(fd, text.data, text.len) !=
+		    (ssize_t)text.len || lseek(fd, 0, SEEK_SET) != 0) {
+			*cause = xasprintf("cannot write the git excludes: %s",
+			    strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			buf_release(&text);
+			return -1;
+		}
+	}
+	buf_release(&text);
+	n = build_fd(b, fd);
+	snprintf(num, sizeof num, "%d", n);
+	add3(b, "--ro-bind-data", num, SANDBOX_GIT_EXCLUDE);
+	build_mount(b, MOUNT_RO, SANDBOX_GIT_EXCLUDE,
+	    "placeholders git ignores");
+	return 0;
 }
 
 /* The built-in protected paths, then the configured ones. */
@@ -847,7 +931,8 @@ int
 sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
-	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL };
+	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL,
+			    STRV_INIT };
 	char		num[16];
 	size_t		env_pos;
 

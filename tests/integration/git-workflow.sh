@@ -71,6 +71,18 @@ ok_unless "and read-only" "$BWGATE" exec --quiet --project "$P" -- \
 assert_eq "the host's file is intact" "$(git config --global user.name)" \
     "Host Operator"
 rm "$XDG_CONFIG_HOME/bwgate/config.json"
+# An absent protected file gets an empty placeholder inside; git there
+# ignores it, so `git add -A && git commit` never takes it.
+echo '{"sandbox":{"protected":[".envrc"]}}' \
+    > "$XDG_CONFIG_HOME/bwgate/config.json"
+"$BWGATE" exec --quiet --project "$P" --profile git-write -- sh -c \
+    'test -e .envrc && git add -A && git commit -qm placeholders --allow-empty'
+assert_eq "a commit with a placeholder .envrc inside: made" "$?" 0
+assert_eq "the placeholder is not in the commit" \
+    "$(git ls-tree -r --name-only HEAD | tr '\n' ' ')" "src/a.txt src/b.txt "
+ok_unless "and is gone from the host" test -e "$P/.envrc"
+assert_eq "the host's tree is clean" "$(git status --porcelain)" ""
+rm "$XDG_CONFIG_HOME/bwgate/config.json"
 
 # Read-only profile: git status takes no optional lock, nothing refused.
 approve_run "" "$BWGATE" run --json -- git status
