@@ -100,6 +100,7 @@ struct console {
 	int			 approval_timeout_s;
 	uid_t			 uid;
 	char			*console_id;	/* in every audit record */
+	struct strv		 git_identity;	/* GIT_AUTHOR_*=... (gitid.h) */
 
 	struct queue		 q;
 	struct audit		*audit;

@@ -21,6 +21,7 @@
 #include "audit.h"
 #include "cleanup.h"
 #include "client.h"
+#include "gitid.h"
 #include "config.h"
 #include "console-int.h"
 #include "console.h"
@@ -192,6 +193,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		goto fail;
 	if ((c->al = allowlist_load(c->project, cause)) == NULL)
 		goto fail;
+	/* Shown in each request's argv; exec asks git again when it runs. */
+	gitid_env(c->project, NULL, &c->git_identity);
 	probe_host(&c->probe, true);
 	if (!c->probe.userns_ok && c->probe.error != NULL)
 		LOG("no sandbox possible: %s", c->probe.error);
@@ -334,6 +337,7 @@ console_free(struct console *c)
 	free(c->project);
 	free(c->socket_path);
 	free(c->console_id);
+	strv_release(&c->git_identity);
 	free(c->control_path);
 	free(c->fifo_path);
 	free(c->exec_path);

@@ -147,6 +147,17 @@ request_classify(struct console *c, struct request *r)
 		strv_push(&pol.hide_paths, m->hide.v[i]);
 	pol.env_agent = r->has_env;
 	strv_copy(&pol.env_in, &r->env);
+	/* The host's git identity, as exec adds it (the agent's wins). */
+	for (size_t i = 0; i < c->git_identity.n; i++) {
+		const char	*kv = c->git_identity.v[i];
+		size_t		 n = strcspn(kv, "=") + 1;
+		bool		 given = false;
+
+		for (size_t k = 0; r->has_env && k < r->env.n; k++)
+			given = given || strncmp(r->env.v[k], kv, n) == 0;
+		if (!given)
+			strv_push(&pol.env_set, kv);
+	}
 	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
 		goto fail;
 	if (request_overlaps_protected(m, &sb, &cause) != 0)

@@ -56,6 +56,9 @@ assert_eq "the commit has only the project's files" \
 assert_eq "nothing of bwgate in the committed tree" \
     "$(git ls-tree -r --name-only HEAD | tr '\n' ' ')" "src/a.txt src/b.txt "
 assert_eq "the host's tree is clean afterwards" "$(git status --porcelain)" ""
+assert_eq "the argv the operator saw sets the identity" \
+    "$(jq -r "select(.record == \"request\" and .id == $id) | .bwrap_argv |
+    .[index(\"GIT_AUTHOR_NAME\") + 1]" "$AUDIT")" "Host Operator"
 assert_eq "the audit log records the profile choice" \
     "$(jq -r "select(.record == \"profile\" and .id == $id) | .profile" \
     "$AUDIT")" git-write
