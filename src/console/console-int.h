@@ -45,6 +45,7 @@ struct conn {
 	struct buf		 out;
 	bool			 closing;	/* close once out is flushed */
 	bool			 paused;	/* a job's stdin buffer is full */
+	int			 resume_timer;	/* lines read while paused */
 	bool			 dead;		/* close at the next chance */
 	LIST_ENTRY(conn)	 entry;
 };

@@ -70,6 +70,18 @@ conn_flush(struct conn *cn)
 	    POLLIN) | (cn->out.len > 0 ? POLLOUT : 0));
 }
 
+/* Handle the lines read while the connection was paused (from a timer,
+   so a job's end never runs other messages in the middle of itself). */
+static void
+conn_resume(void *arg)
+{
+	struct conn	*cn = arg;
+
+	cn->resume_timer = 0;
+	if (!cn->dead && !cn->paused)
+		conn_lines(cn);
+}
+
 /* Stop reading an agent while a job's stdin buffer is full, and go on
    (with the lines already read) once it drained. */
 void
@@ -79,8 +91,8 @@ conn_pause(struct conn *cn, bool paused)
 		return;
 	cn->paused = paused;
 	conn_flush(cn);
-	if (!paused)
-		conn_lines(cn);
+	if (!paused && cn->resume_timer == 0)
+		cn->resume_timer = loop_timer(cn->c->loop, 0, conn_resume, cn);
 }
 
 /* Queue one message (frees j). */
@@ -144,6 +156,8 @@ conn_free(struct conn *cn)
 	if (proto_reader_pending(&cn->rd) != 0 && !cn->closing)
 		LOG("client pid %ld left half a line (%zu bytes)",
 		    (long)cn->pid, proto_reader_pending(&cn->rd));
+	if (cn->resume_timer != 0)
+		loop_cancel(c->loop, cn->resume_timer);
 	loop_remove(c->loop, cn->fd);
 	close(cn->fd);
 	LIST_REMOVE(cn, entry);
