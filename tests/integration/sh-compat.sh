@@ -24,7 +24,8 @@ same_as_bash() {
 	local o1 o2 r1 r2
 	o1=$("$SH" "$@" 2>/dev/null); r1=$?
 	o2=$(bash "$@" 2>/dev/null); r2=$?
-	assert_eq "$what (as bash: '$o2' exit $r2)" "$o1:$r1" "$o2:$r2"
+	assert_eq "$what (as bash: '${o2//$'\n'/ }' exit $r2)" "$o1:$r1" \
+	    "$o2:$r2"
 }
 same_as_bash "-c" -c 'echo a; false; echo b'
 same_as_bash "-ec stops at false" -ec 'echo a; false; echo b'
