@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,13 +21,14 @@
 #include "cmd.h"
 #include "config.h"
 #include "engine.h"
+#include "gitid.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK, OPT_CHANGES,
+	OPT_NO_NETWORK, OPT_CHANGES, OPT_ENV, OPT_AGENT_ENV,
 };
 
 static const struct option exec_options[] = {
@@ -50,6 +52,8 @@ static const struct option exec_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "command", required_argument, NULL, OPT_COMMAND },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "agent-env", no_argument, NULL, OPT_AGENT_ENV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -63,8 +67,9 @@ exec_usage(FILE *f)
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
 	    "[--output-limit BYTES] [--config FILE]\n"
-	    "                   [--no-monitor] [--changes auto|snapshot] "
-	    "-- COMMAND [ARG...]\n");
+	    "                   [--agent-env] [--env NAME=VALUE]... "
+	    "[--no-monitor]\n"
+	    "                   [--changes auto|snapshot] -- COMMAND [ARG...]\n");
 }
 
 /* How the change report is made: "auto" (recorded calls where the kernel
@@ -139,8 +144,11 @@ cmd_exec(int argc, char **argv)
 	struct result		 r = RESULT_INIT;
 	struct config		 cfg;
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct strv		 env = STRV_INIT;
+	bool			 agent_env = false;
+	struct stat		 st1, st2;
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
-	const char		*profile = NULL, *env;
+	const char		*profile = NULL, *changes;
 	char			*cause = NULL;
 	bool			 json = false, quiet = false;
 	int			 network = -1;	/* -1: as configured */
@@ -149,9 +157,9 @@ cmd_exec(int argc, char **argv)
 
 	engine_opts_init(&o);
 	config_init(&cfg);
-	env = getenv("BWGATE_CHANGES");
-	if (env != NULL && *env != '\0' &&
-	    set_changes(&o, env, "BWGATE_CHANGES") != 0)
+	changes = getenv("BWGATE_CHANGES");
+	if (changes != NULL && *changes != '\0' &&
+	    set_changes(&o, changes, "BWGATE_CHANGES") != 0)
 		goto out;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
@@ -195,6 +203,15 @@ cmd_exec(int argc, char **argv)
 			o.command = xstrdup(optarg);
 			break;
 		case OPT_PROFILE: profile = optarg; break;
+		case OPT_ENV:
+			if (strchr(optarg, '=') == NULL || *optarg == '=') {
+				fprintf(stderr, "bwgate: --env: '%s' is not "
+				    "NAME=VALUE\n", optarg);
+				goto out;
+			}
+			strv_push(&env, optarg);
+			break;
+		case OPT_AGENT_ENV: agent_env = true; break;
 		case 'h':
 			exec_usage(stdout);
 			status = 0;
@@ -204,6 +221,7 @@ cmd_exec(int argc, char **argv)
 			goto out;
 		}
 	}
+	quiet = quiet || run_quiet_env();
 	if (optind >= argc) {
 		fprintf(stderr, "bwgate: exec: no command given\n");
 		exec_usage(stderr);
@@ -236,6 +254,28 @@ cmd_exec(int argc, char **argv)
 	strv_append_all(&o.policy.ro_paths, &ro);
 	strv_append_all(&o.policy.hide_paths, &hide);
 	strv_append_all(&o.exclude, &cfg.exclude);
+	/* --agent-env: the variables given replace our own environment
+	   (still filtered: secret-looking names, PATH entries). */
+	o.policy.env_agent = agent_env;
+	if (agent_env)
+		strv_append_all(&o.policy.env_in, &env);
+	else
+		for (size_t i = 0; i < env.n; i++)
+			strv_push(&o.policy.env_set, env.v[i]);
+	/* The host's git identity (not the rest of $HOME), unless the
+	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself. */
+	{
+		struct strv	id = STRV_INIT;
+
+		gitid_env(o.policy.project, agent_env ? &env : NULL, &id);
+		for (size_t i = 0; i < id.n; i++)
+			if (!strv_contains(&o.policy.env_set, id.v[i]))
+				strv_push(&o.policy.env_set, id.v[i]);
+		strv_release(&id);
+	}
+	/* One file for both (2>&1, a terminal): one pipe, order kept. */
+	o.merge_output = fstat(1, &st1) == 0 && fstat(2, &st2) == 0 &&
+	    st1.st_dev == st2.st_dev && st1.st_ino == st2.st_ino;
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
 	o.grace_ms = cfg.grace_ms;
@@ -259,6 +299,7 @@ out:
 	strv_release(&rw);
 	strv_release(&ro);
 	strv_release(&hide);
+	strv_release(&env);
 	config_release(&cfg);
 	result_release(&r);
 	engine_opts_release(&o);

@@ -24,6 +24,7 @@ int	cmd_console(int, char **);
 int	cmd_run(int, char **);
 int	cmd_sh(int, char **);
 int	cmd_list(int, char **);
+int	cmd_consoles(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
@@ -44,12 +45,21 @@ struct run_request {
 	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */
+	bool		 quiet;		/* no summary lines on stderr */
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
+	struct strv	 shell_options;	/* with command: -e, -o pipefail */
+	struct strv	 args;		/* with command: $0 and $1... */
+	bool		 forward;	/* send our environment, stdin and
+					   output order (run, sh) */
 };
 #define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, \
-	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT }
+	NULL, NULL, 0, false, false, false, STRV_INIT, STRV_INIT, STRV_INIT, \
+	STRV_INIT, false }
+
+/* BWGATE_QUIET set (and not "0"): no summary lines on stderr. */
+bool	run_quiet_env(void);
 
 /* Text a command or a file controls, control characters visible. */
 void	summary_text(FILE *, const char *);

@@ -98,6 +98,9 @@ void	 violations_add(struct violations *, const char *path,
 	    const char *operation, enum violation_reason, bool exact);
 void	 violations_release(struct violations *);
 cJSON	*violations_json(const struct violations *);
+/* The hint for v in a run in project (profile-aware inside it). */
+const char *violation_hint_in(const struct violation *v,
+	    const char *project);
 
 void	 result_release(struct result *);
 cJSON	*result_json(const struct result *);

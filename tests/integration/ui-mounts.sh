@@ -49,7 +49,7 @@ check_screen "--share-net in the argv" 5 '^--share-net'
 keys n
 check_screen "network off again" 5 'network off'
 
-keys a
+keys a a
 wait_agent 20 one
 assert_eq "approved with the edit: exit 0" "$(agent_rc one)" 0
 assert_eq "the command wrote outside the project" \
@@ -61,7 +61,7 @@ assert_eq "the decision (audit log, as the agent got it) carries the edit" \
 # Without the edit the same write is refused by the sandbox.
 agent two -- sh -c "echo again > '$OUT/y.txt'"
 check_screen "second request pending" 10 '^! +2 .*echo again'
-keys a
+keys a a
 wait_agent 20 two
 ok_unless "no edit: nothing written outside" test -e "$OUT/y.txt"
 check_screen "the report lists the violation" 10 "! create $OUT/y\.txt"

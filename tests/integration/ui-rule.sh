@@ -62,4 +62,24 @@ ok_unless "the command did not run" test -e "$P/x"
 keys d Enter
 wait_agent 20 five
 assert_eq "denied afterwards" "$(agent_rc five)" 77
+
+# A runs the current request with the profile of the rule it adds.
+agent six -- touch ro.txt
+check_screen "touch ro.txt asks" 10 '^! +6 .*touch ro\.txt +ask'
+keys A
+for i in 1 2 3 4 5 6; do
+	tm capture-pane -p -t ui | grep -q 'profile: readonly (Tab' && break
+	keys Tab
+	wait_for 2 sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+	    grep -q 'profile: '"
+done
+check_screen "the readonly profile chosen" 5 'profile: readonly \(Tab'
+keys Enter
+wait_agent 20 six
+ok_unless "it ran with the rule's profile: nothing written" \
+    test -e "$P/ro.txt"
+assert_eq "the rule has that profile" \
+    "$(jq -r '.rules[-1].profile' "$RULES")" readonly
+assert_match "the agent heard read-only in this profile" \
+    "$(cat "$T/six.err")" "read-only in this profile"
 done_testing
