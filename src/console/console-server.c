@@ -634,6 +634,38 @@ console_open_fifo(struct console *c, char **cause)
 
 /* ---- sockets ---- */
 
+/* Who listens on path: its pid and how to reach it, as a message (lock:
+   the lock file it holds, named when the pid cannot be learnt). */
+static char *
+console_holder(const char *path, const char *lock)
+{
+	struct sockaddr_un	sun;
+	struct ucred		cred;
+	socklen_t		len = sizeof cred;
+	int			fd;
+	long			pid = 0;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) < sizeof sun.sun_path &&
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
+		strcpy(sun.sun_path, path);
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0 &&
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
+		    &len) == 0 && cred.pid > 0)
+			pid = (long)cred.pid;
+		close(fd);
+	}
+	if (pid > 0)
+		return xasprintf("a console is already listening on '%s' "
+		    "(pid %ld); reach it with BWGATE_SOCKET='%s' (bwgate "
+		    "consoles lists them)", path, pid, path);
+	if (lock != NULL)
+		return xasprintf("a console is already listening on '%s' "
+		    "(it holds '%s')", path, lock);
+	return xasprintf("a console is already listening on '%s'", path);
+}
+
 /*
  * Hold the lock beside the socket (<path>.lock, as tmux does) for the
  * console's life: the check for a stale socket, its removal and the bind
@@ -655,8 +687,7 @@ console_lock(const char *path, char **cause)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		*cause = errno == EWOULDBLOCK ? xasprintf("a console is "
-		    "already listening on '%s' (it holds '%s')", path, lock) :
+		*cause = errno == EWOULDBLOCK ? console_holder(path, lock) :
 		    xasprintf("cannot lock '%s': %s", lock, strerror(errno));
 		close(fd);
 		free(lock);
@@ -691,20 +722,8 @@ console_listen(const char *path, struct stat *stp, char **cause)
 		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (probe >= 0 && connect(probe, (struct sockaddr *)&sun,
 		    sizeof sun) == 0) {
-			struct ucred	cred;
-			socklen_t	len = sizeof cred;
-
-			/* Name the holder and how to reach it. */
-			if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cred,
-			    &len) == 0 && cred.pid > 0)
-				*cause = xasprintf("a console is already "
-				    "listening on '%s' (pid %ld); reach it "
-				    "with BWGATE_SOCKET='%s' (bwgate consoles "
-				    "lists them)", path, (long)cred.pid, path);
-			else
-				*cause = xasprintf("a console is already "
-				    "listening on '%s'", path);
 			close(probe);
+			*cause = console_holder(path, NULL);
 			return -1;
 		}
 		if (probe >= 0)
