@@ -41,31 +41,40 @@ console_mounts(const struct request *r)
 
 /* The agent's variables inside that the console's own environment does
    not have or has with another value (detail pane, list): usually the
-   few the agent set for this command. */
+   few the agent set for this command. What bwgate itself sets inside (git
+   excludes, identity, HOME) is the same without an agent and not shown. */
 static void
 request_env_changed(struct request *r, const struct sandbox_policy *pol,
     const struct sandbox *sb)
 {
-	struct strv	 env = STRV_INIT;
+	struct sandbox_policy	 base;
+	struct strv		 env = STRV_INIT, plain = STRV_INIT;
 
 	strv_release(&r->env_changed);
 	if (!r->has_env)
 		return;
 	sandbox_env_list(pol, sb, &env);
+	sandbox_policy_copy(&base, pol);
+	base.env_agent = false;
+	sandbox_env_list(&base, sb, &plain);
+	sandbox_policy_release(&base);
 	for (size_t i = 0; i < env.n; i++) {
 		char		*eq = strchr(env.v[i], '='), *mine;
+		bool		 show;
 
+		if (strv_contains(&plain, env.v[i]))
+			continue;	/* bwgate's own, or the console's */
 		*eq = '\0';
 		mine = getenv(env.v[i]);
-		if (strcmp(env.v[i], "HOME") != 0 &&
+		show = strcmp(env.v[i], "HOME") != 0 &&
 		    strcmp(env.v[i], "GIT_OPTIONAL_LOCKS") != 0 &&
-		    (mine == NULL || strcmp(mine, eq + 1) != 0)) {
-			*eq = '=';
-			strv_push(&r->env_changed, env.v[i]);
-		}
+		    (mine == NULL || strcmp(mine, eq + 1) != 0);
 		*eq = '=';
+		if (show)
+			strv_push(&r->env_changed, env.v[i]);
 	}
 	strv_release(&env);
+	strv_release(&plain);
 }
 
 /* A writable path the operator or agent asked for at or under a
