@@ -150,7 +150,12 @@ CONSOLE_TESTS = \
 	%D%/integration/console-reload.sh \
 	%D%/integration/console-show.sh \
 	%D%/integration/console-rerun.sh \
-	%D%/integration/console-exact.sh
+	%D%/integration/console-exact.sh \
+	%D%/integration/agent-env.sh \
+	%D%/integration/sh-compat.sh \
+	%D%/integration/git-workflow.sh \
+	%D%/integration/newcomer.sh \
+	%D%/integration/project-socket.sh
 TESTS += $(CONSOLE_TESTS)
 EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "format.h"
 #include "ui.h"
 #include "xalloc.h"
@@ -33,12 +34,54 @@ action_request(struct ui *ui)
 	return r;
 }
 
-/* a: approve the selected request. */
+/* The profile chosen for an approval: a/Enter the verdict's, a digit
+   one of the others. */
+static void
+action_approve_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	struct strv	 profiles = STRV_INIT;
+	const char	*profile = NULL;
+	char		*cause = NULL, *who;
+	size_t		 n;
+
+	if (!ok) {
+		ui_message(ui, false, "#%u not approved", id);
+		return;
+	}
+	if (text[0] >= '1' && text[0] <= '9') {
+		rule_profiles(&profiles);
+		n = (size_t)(text[0] - '1');
+		if (n >= profiles.n) {
+			ui_message(ui, true, "no profile %c", text[0]);
+			strv_release(&profiles);
+			return;
+		}
+		profile = profiles.v[n];
+	} else if (text[0] != 'a' && text[0] != '\n') {
+		ui_message(ui, false, "#%u not approved", id);
+		return;
+	}
+	who = action_who();
+	if ((profile != NULL && console_set_profile(ui->c, id, profile,
+	    &cause) != 0) || console_approve(ui->c, id, who, NULL,
+	    &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u approved%s%s", id, profile != NULL ?
+		    " with profile " : "", profile != NULL ? profile : "");
+	free(who);
+	strv_release(&profiles);
+}
+
+/* a: approve the selected request, with its verdict's profile or another
+   (one key each). */
 void
 action_approve(struct ui *ui)
 {
 	struct request	*r = action_request(ui);
-	char		*cause = NULL, *who;
+	struct strv	 profiles = STRV_INIT;
+	struct buf	 q = BUF_INIT;
 
 	if (r == NULL)
 		return;
@@ -48,13 +91,30 @@ action_approve(struct ui *ui)
 		    request_state_name(r->state));
 		return;
 	}
-	who = action_who();
-	if (console_approve(ui->c, r->id, who, NULL, &cause) != 0) {
-		ui_message(ui, true, "%s", cause);
-		free(cause);
-	} else
-		ui_message(ui, false, "#%u approved", r->id);
-	free(who);
+	/* A file write runs with the project profile only: nothing to
+	   choose. */
+	if (r->file_write) {
+		char	*cause = NULL, *who = action_who();
+
+		if (console_approve(ui->c, r->id, who, NULL, &cause) != 0) {
+			ui_message(ui, true, "%s", cause);
+			free(cause);
+		} else
+			ui_message(ui, false, "#%u approved", r->id);
+		free(who);
+		return;
+	}
+	rule_profiles(&profiles);
+	buf_printf(&q, "approve #%u: a/Enter %s", r->id, r->profile != NULL ?
+	    r->profile : "as classified");
+	for (size_t i = 0; i < profiles.n && i < 9; i++)
+		if (r->profile == NULL || strcmp(profiles.v[i],
+		    r->profile) != 0)
+			buf_printf(&q, ", %zu %s", i + 1, profiles.v[i]);
+	buf_puts(&q, ", Esc cancel");
+	prompt_choose(ui, q.data, r->id, action_approve_done);
+	buf_release(&q);
+	strv_release(&profiles);
 }
 
 /* A: open the approve-and-add-rule form. */

@@ -157,6 +157,36 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	    "writes the project" : "project read-only");
 	detail_kv(t, UC_NORMAL, "sandbox", s, w);
 	free(s);
+	if (r->shell_options.n > 0 || r->args.n > 0) {
+		e = strv_join(&r->shell_options, " ", true);
+		rel = strv_join(&r->args, " ", true);
+		s = xasprintf("options %s; $0 and arguments %s",
+		    r->shell_options.n > 0 ? e : "none",
+		    r->args.n > 0 ? rel : "none");
+		detail_kv(t, UC_NORMAL, "shell", s, w);
+		free(s);
+		free(e);
+		free(rel);
+	}
+	if (r->stdin_stream || r->merge_output) {
+		s = xasprintf("%s%s%s", r->stdin_stream ? "stdin streamed "
+		    "from the agent" : "", r->stdin_stream &&
+		    r->merge_output ? "; " : "", r->merge_output ?
+		    "stderr merged into stdout (one pipe)" : "");
+		detail_kv(t, UC_NORMAL, "streams", s, w);
+		free(s);
+	}
+	if (r->env_changed.n > 0) {
+		ui_text_add(t, UC_LABEL, "environment (differs from the "
+		    "console's)");
+		for (i = 0; i < r->env_changed.n; i++) {
+			e = fmt_escape(r->env_changed.v[i]);
+			s = xasprintf("  %s", e);
+			ui_text_wrap(t, UC_NORMAL, s, w, 4);
+			free(s);
+			free(e);
+		}
+	}
 
 	st = fmt_state(r, ui_now());
 	if (r->state == REQUEST_PENDING)

@@ -87,6 +87,15 @@ prompt_confirm(struct ui *ui, const char *question, uint32_t id,
 	ui->prompt.kind = PROMPT_CONFIRM;
 }
 
+/* Open a one-key choice. */
+void
+prompt_choose(struct ui *ui, const char *question, uint32_t id,
+    prompt_done_cb done)
+{
+	prompt_line(ui, question, "", id, done);
+	ui->prompt.kind = PROMPT_KEY;
+}
+
 /* Close the line prompt and run its callback. */
 static void
 prompt_finish(struct ui *ui, bool ok)
@@ -112,6 +121,26 @@ prompt_line_key(struct ui *ui, int key, bool is_char)
 	if (ui->prompt.kind == PROMPT_CONFIRM) {
 		/* Only y is yes. */
 		prompt_finish(ui, is_char && (key == 'y' || key == 'Y'));
+		return;
+	}
+	if (ui->prompt.kind == PROMPT_KEY) {
+		bool	cancel;
+
+		if (!is_char) {
+			cancel = key != KEY_ENTER;
+			key = '\n';
+		} else if (key == '\r' || key == '\n') {
+			cancel = false;
+			key = '\n';
+		} else
+			cancel = key < ' ' || key == 127;
+		if (cancel) {
+			prompt_finish(ui, false);
+			return;
+		}
+		buf_reset(t);
+		buf_putc(t, (char)key);
+		prompt_finish(ui, true);
 		return;
 	}
 	if ((is_char && (key == '\r' || key == '\n')) ||
@@ -585,6 +614,12 @@ rule_commit(struct ui *ui, struct request *r)
 	if (console_reload(ui->c, who, &cause) != 0) {
 		ui_message(ui, true, "rule written, but the rule files do not "
 		    "load: %s", cause);
+		free(cause);
+	} else if ((r->profile == NULL || strcmp(r->profile,
+	    ch.profile) != 0) && console_set_profile(ui->c, r->id,
+	    ch.profile, &cause) != 0) {
+		/* The current request runs with the rule's profile. */
+		ui_message(ui, true, "%s", cause);
 		free(cause);
 	} else if (console_approve(ui->c, r->id, who, note, &cause) != 0) {
 		ui_message(ui, true, "%s", cause);

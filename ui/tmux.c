@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -125,6 +127,108 @@ ui_tmux_mark(size_t pending)
 	strv_release(&t);
 }
 
+/* The value of a "--NAME VALUE" or "--NAME=VALUE" argument, or NULL. */
+static const char *
+tmux_arg(int argc, char **argv, const char *name)
+{
+	size_t	n = strlen(name);
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], name) == 0 && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], name, n) == 0 && argv[i][n] == '=')
+			return argv[i] + n + 1;
+	}
+	return NULL;
+}
+
+/* Is pid, or its parent, the process of a pane? Its id, or NULL. */
+static char *
+tmux_pane_of(pid_t pid)
+{
+	struct strv	 t = STRV_INIT;
+	char		*out = NULL, *line, *save = NULL, *found = NULL;
+	char		 path[64], buf[512], *p;
+	long		 ppid = -1;
+	FILE		*f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) != NULL) {
+		if (fgets(buf, sizeof buf, f) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL)
+			(void)sscanf(p + 2, "%*c %ld", &ppid);
+		fclose(f);
+	}
+	strv_push(&t, "tmux");
+	strv_push(&t, "list-panes");
+	strv_push(&t, "-a");
+	strv_push(&t, "-F");
+	strv_push(&t, "#{pane_pid} #{pane_id}");
+	if (tmux_run(&t, &out) == 0 && out != NULL) {
+		for (line = strtok_r(out, "\n", &save); line != NULL &&
+		    found == NULL; line = strtok_r(NULL, "\n", &save)) {
+			long	pp = strtol(line, &p, 10);
+
+			if ((pp == (long)pid || pp == ppid) && *p == ' ')
+				found = xstrdup(p + 1);
+		}
+	}
+	free(out);
+	strv_release(&t);
+	return found;
+}
+
+/* The project's console already runs: select its pane if it is in tmux.
+   0 done, 1 not a live console, -1 live but not in a pane (said). */
+static int
+tmux_select_existing(const char *sock)
+{
+	struct sockaddr_un	 sun;
+	struct ucred		 cred;
+	socklen_t		 len = sizeof cred;
+	struct strv		 t = STRV_INIT;
+	char			*pane;
+	int			 fd, rc;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(sock) >= sizeof sun.sun_path)
+		return 1;
+	strcpy(sun.sun_path, sock);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return 1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	if ((pane = tmux_pane_of(cred.pid)) == NULL) {
+		fprintf(stderr, "bwgate: --tmux: a console for this project "
+		    "already runs (pid %ld, not in a tmux pane); reach it "
+		    "with BWGATE_SOCKET='%s'\n", (long)cred.pid, sock);
+		return -1;
+	}
+	strv_push(&t, "tmux");
+	strv_push(&t, "select-window");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	rc = tmux_run(&t, NULL);
+	strv_release(&t);
+	strv_push(&t, "tmux");
+	strv_push(&t, "select-pane");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	rc = rc != 0 ? rc : tmux_run(&t, NULL);
+	strv_release(&t);
+	printf("export BWGATE_SOCKET=%s\n", sock);
+	fprintf(stderr, "bwgate: this project's console already runs in tmux "
+	    "pane %s (pid %ld)%s\n", pane, (long)cred.pid, rc == 0 ?
+	    ": selected it" : "");
+	free(pane);
+	return 0;
+}
+
 /* bwgate --tmux; socket is the parsed --socket value (or NULL). */
 int
 ui_tmux(const char *socket, int argc, char **argv)
@@ -154,11 +258,25 @@ ui_tmux(const char *socket, int argc, char **argv)
 		return -1;
 	}
 	exe[n] = '\0';
-	if ((sock = client_socket_path(socket,
-	    &cause)) == NULL) {
+	/* The socket the console will have: the project's own unless
+	   --socket or $BWGATE_SOCKET name one. */
+	if (socket != NULL || getenv("BWGATE_SOCKET") != NULL)
+		sock = client_socket_path(socket, &cause);
+	else if ((cwd = console_find_project(tmux_arg(argc, argv,
+	    "--project"), &cause)) != NULL) {
+		sock = client_project_socket(cwd, &cause);
+		free(cwd);
+	} else
+		sock = NULL;
+	if (sock == NULL) {
 		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		return -1;
+	}
+	/* One console per project: go to the one that runs. */
+	if ((rc = tmux_select_existing(sock)) != 1) {
+		free(sock);
+		return rc == 0 ? 0 : -1;
 	}
 	if ((cwd = getcwd(NULL, 0)) == NULL) {
 		fprintf(stderr, "bwgate: --tmux: cannot get the current "

@@ -124,6 +124,7 @@ enum prompt_kind {
 	PROMPT_NONE,
 	PROMPT_LINE,	/* one line of text in the status line */
 	PROMPT_CONFIRM,	/* y/N in the status line */
+	PROMPT_KEY,	/* one key from a list in the status line */
 };
 
 /* What a line or confirm prompt does when it ends (ok false: cancelled);
@@ -362,6 +363,9 @@ void		 prompt_confirm(struct ui *, const char *question, uint32_t id,
 void		 prompt_line_live(struct ui *, const char *label,
 		    const char *init, uint32_t id, prompt_done_cb,
 		    prompt_changed_cb);
+/* One key answers (its character is the text; Enter is "\n"). */
+void		 prompt_choose(struct ui *, const char *question, uint32_t id,
+		    prompt_done_cb);
 bool		 prompt_key(struct ui *, int key, bool is_char);
 void		 prompt_draw_status(struct ui *);
 void		 prompt_draw_overlay(struct ui *);

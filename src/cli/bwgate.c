@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "cmd.h"
 #include "log.h"
@@ -29,6 +30,8 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "submit a command to the console and wait" },
 	{ "sh", cmd_sh, "like sh -c STRING, through the console" },
 	{ "list", cmd_list, "list the console's requests" },
+	{ "consoles", cmd_consoles, "list the running consoles (one per "
+	  "project)" },
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },
@@ -49,6 +52,18 @@ usage(FILE *f)
 	fprintf(f, "\nsee bwgate(1)\n");
 }
 
+/* Is this path's last component "bwgate-sh"? */
+static bool
+bwgate_is_sh(const char *path)
+{
+	const char	*name;
+
+	if (path == NULL)
+		return false;
+	name = strrchr(path, '/');
+	return strcmp(name != NULL ? name + 1 : path, "bwgate-sh") == 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -61,10 +76,11 @@ main(int argc, char **argv)
 	if ((name = getenv("BWGATE_LOG")) != NULL && name[0] == '/')
 		log_open(name);
 	LOG("%s", argc > 1 ? argv[1] : "console");
-	/* Installed as bwgate-sh: behave like `bwgate sh`. */
-	name = strrchr(argv[0], '/');
-	name = name != NULL ? name + 1 : argv[0];
-	if (strcmp(name, "bwgate-sh") == 0) {
+	/* Installed as bwgate-sh: behave like `bwgate sh`. The name run
+	   counts too: Python's subprocess(shell=True, executable=...) keeps
+	   argv[0] "/bin/sh". */
+	if (bwgate_is_sh(argv[0]) ||
+	    bwgate_is_sh((const char *)getauxval(AT_EXECFN))) {
 		for (const struct command *c = commands; c->name != NULL; c++)
 			if (strcmp(c->name, "sh") == 0)
 				return c->fn(argc, argv);

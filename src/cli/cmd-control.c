@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
 #include "display.h"
 #include "client.h"
 #include "cmd.h"
@@ -46,6 +47,7 @@ static const struct option control_options[] = {
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, 'H' },
+	{ "profile", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -59,13 +61,21 @@ control_usage(FILE *f, const struct control_cmd *cc)
 		fprintf(f, "usage: bwgate %s [--socket PATH]\n", cc->name);
 	else if (cc->takes_mounts)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
-		    "[--network] [--rw PATH]... [--ro PATH]...\n"
-		    "                      [--hide PATH]... ID\n", cc->name);
+		    "[--profile NAME] [--network]\n"
+		    "                      [--rw PATH]... [--ro PATH]... "
+		    "[--hide PATH]... ID\n", cc->name);
 	else if (cc->takes_note)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
 		    "ID\n", cc->name);
 	else
 		fprintf(f, "usage: bwgate %s [--socket PATH] ID\n", cc->name);
+}
+
+/* Text an agent controls, made visible (the display function); frees. */
+static char *
+control_display(const char *s)
+{
+	return display_escape(s != NULL ? s : "");
 }
 
 /* Print the queue as a table. */
@@ -80,15 +90,27 @@ control_print_list(const cJSON *reply)
 		const char *agent = cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "agent"));
 
+		const cJSON *env = cJSON_GetObjectItem(r, "env_changed"), *e;
+		char *cmd = control_display(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "command")));
+
 		printf("%-6.0f %-10s %-6s %-20s %s\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(r, "id")),
 		    display_str(cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "state"))),
 		    display_str(cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "verdict"))),
-		    agent != NULL ? display_str(agent) : "-",
-		    display_str(cJSON_GetStringValue(
-		    cJSON_GetObjectItem(r, "command"))));
+		    agent != NULL ? display_str(agent) : "-", cmd);
+		free(cmd);
+		/* The agent's variables that differ from the console's. */
+		cJSON_ArrayForEach(e, env) {
+			char *n = control_display(e->string);
+			char *v = control_display(cJSON_GetStringValue(e));
+
+			printf("%-6s env %s=%s\n", "", n, v);
+			free(n);
+			free(v);
+		}
 	}
 }
 
@@ -96,7 +118,7 @@ control_print_list(const cJSON *reply)
 static int
 control_run(const struct control_cmd *cc, int argc, char **argv)
 {
-	const char	*socket = NULL, *note = NULL;
+	const char	*socket = NULL, *note = NULL, *profile = NULL;
 	enum proto_reply rt = PROTO_R_UNKNOWN;
 	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	struct client	*cl = NULL;
@@ -108,7 +130,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	struct proto_msg cm = PROTO_MSG_INIT;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:m:jnw:r:h", control_options,
+	while ((c = getopt_long(argc, argv, "s:m:jnw:r:p:h", control_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
@@ -118,6 +140,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		case 'w': strv_push(&rw, optarg); break;
 		case 'r': strv_push(&ro, optarg); break;
 		case 'H': strv_push(&hide, optarg); break;
+		case 'p': profile = optarg; break;
 		case 'h':
 			control_usage(stdout, cc);
 			status = 0;
@@ -128,7 +151,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		}
 	}
 	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
-	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0)) ||
+	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0 ||
+	    profile != NULL)) ||
 	    (json && strcmp(cc->name, "list") != 0)) {
 		fprintf(stderr, "bwgate: %s: option not accepted here\n",
 		    cc->name);
@@ -166,6 +190,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	cm.id = (uint32_t)id;
 	if (note != NULL)
 		cm.note = xstrdup(note);
+	if (profile != NULL)
+		cm.profile = xstrdup(profile);
 	if (network)
 		cm.mounts.network = 1;
 	strv_append_all(&cm.mounts.rw, &rw);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "engine.h"
 #include "engine-spec.h"
 #include "guard.h"
+#include "gitid.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
@@ -31,6 +33,7 @@ enum {
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
 	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_HEADLESS, OPT_LOWER_MEMORY, OPT_LOWER_PIDS, OPT_LOWER_CPU,
+	OPT_ENV, OPT_AGENT_ENV,
 };
 
 static const struct option exec_options[] = {
@@ -62,6 +65,8 @@ static const struct option exec_options[] = {
 	{ "lower-memory", required_argument, NULL, OPT_LOWER_MEMORY },
 	{ "lower-pids", required_argument, NULL, OPT_LOWER_PIDS },
 	{ "lower-cpu", required_argument, NULL, OPT_LOWER_CPU },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "agent-env", no_argument, NULL, OPT_AGENT_ENV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -77,6 +82,7 @@ exec_usage(FILE *f)
 	    "[--output-limit BYTES] [--config FILE]\n"
 	    "                   [--memory SIZE] [--pids N] [--cpu SECONDS] "
 	    "[--no-monitor]\n"
+	    "                   [--agent-env] [--env NAME=VALUE]...\n"
 	    "                   [--changes auto|snapshot] -- COMMAND [ARG...]\n"
 	    "       bwgate exec --policy-fd FD [--json] [--quiet] "
 	    "[--json-fd FD] [--events-fd FD]\n");
@@ -220,8 +226,11 @@ cmd_exec(int argc, char **argv)
 	struct result		 r = RESULT_INIT;
 	struct config		 cfg;
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct strv		 env = STRV_INIT;
+	bool			 agent_env = false;
+	struct stat		 st1, st2;
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
-	const char		*profile = NULL, *env;
+	const char		*profile = NULL, *changes;
 	char			*cause = NULL, *shown = NULL;
 	bool			 other = false;
 	int			 policy_fd = -1;
@@ -237,9 +246,9 @@ cmd_exec(int argc, char **argv)
 
 	engine_opts_init(&o);
 	config_init(&cfg);
-	env = getenv("BWGATE_CHANGES");
-	if (env != NULL && *env != '\0' &&
-	    set_changes(&o, env, "BWGATE_CHANGES") != 0)
+	changes = getenv("BWGATE_CHANGES");
+	if (changes != NULL && *changes != '\0' &&
+	    set_changes(&o, changes, "BWGATE_CHANGES") != 0)
 		goto out;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
@@ -318,6 +327,16 @@ cmd_exec(int argc, char **argv)
 			if (parse_number(optarg, "--lower-cpu", 1e7, &lcpu))
 				goto out;
 			break;
+		case OPT_ENV:
+			other = true;
+			if (strchr(optarg, '=') == NULL || *optarg == '=') {
+				fprintf(stderr, "bwgate: --env: '%s' is not "
+				    "NAME=VALUE\n", optarg);
+				goto out;
+			}
+			strv_push(&env, optarg);
+			break;
+		case OPT_AGENT_ENV: agent_env = true; other = true; break;
 		case 'h':
 			exec_usage(stdout);
 			status = 0;
@@ -327,6 +346,7 @@ cmd_exec(int argc, char **argv)
 			goto out;
 		}
 	}
+	quiet = quiet || run_quiet_env();
 	if (policy_fd >= 0) {
 		if (exec_from_spec(policy_fd, other, argc, optind, &o,
 		    &shown) != 0)
@@ -370,6 +390,25 @@ cmd_exec(int argc, char **argv)
 	strv_append_all(&o.policy.hide_paths, &hide);
 	strv_append_all(&o.exclude, &cfg.exclude);
 	strv_append_all(&o.attention, &cfg.attention);
+	/* --agent-env: the variables given replace our own environment
+	   (still filtered: secret-looking names, PATH entries). */
+	o.policy.env_agent = agent_env;
+	if (agent_env)
+		strv_append_all(&o.policy.env_in, &env);
+	else
+		for (size_t i = 0; i < env.n; i++)
+			strv_push(&o.policy.env_set, env.v[i]);
+	/* The host's git identity (not the rest of $HOME), unless the
+	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself. */
+	{
+		struct strv	id = STRV_INIT;
+
+		gitid_env(o.policy.project, agent_env ? &env : NULL, &id);
+		for (size_t i = 0; i < id.n; i++)
+			if (!strv_contains(&o.policy.env_set, id.v[i]))
+				strv_push(&o.policy.env_set, id.v[i]);
+		strv_release(&id);
+	}
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
 	/* Nobody watches a headless console: never run forever. */
@@ -394,6 +433,10 @@ cmd_exec(int argc, char **argv)
 		strv_push(&o.argv, argv[i]);
 
 run:
+	/* One file for both (2>&1, a terminal, the console's one pipe):
+	   one pipe, order kept. */
+	o.merge_output = fstat(1, &st1) == 0 && fstat(2, &st2) == 0 &&
+	    st1.st_dev == st2.st_dev && st1.st_ino == st2.st_ino;
 	engine_run(&o, &r);
 	exec_note_shown(&r, shown);
 	status = result_exit_status(&r);
@@ -411,6 +454,7 @@ out:
 	strv_release(&rw);
 	strv_release(&ro);
 	strv_release(&hide);
+	strv_release(&env);
 	config_release(&cfg);
 	result_release(&r);
 	engine_opts_release(&o);

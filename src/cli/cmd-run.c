@@ -14,16 +14,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
 #include "display.h"
+#include "config.h"
 #include "jsonutil.h"
 #include "protocol.h"
+#include "sandbox.h"
 #include "xalloc.h"
 
+extern char **environ;
+
+#define RUN_INPUT_CHUNK	(48 * 1024)	/* stdin bytes per input message */
 #define RUN_QUIET_MS	200	/* before saying we wait for approval */
 
 static const struct option run_options[] = {
@@ -31,6 +38,7 @@ static const struct option run_options[] = {
 	{ "cwd", required_argument, NULL, 'C' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "agent", required_argument, NULL, 'A' },
 	{ "network", no_argument, NULL, 'n' },
 	{ "rw", required_argument, NULL, 'w' },
@@ -46,13 +54,118 @@ static void
 run_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate run [--socket PATH] [--cwd DIR] "
-	    "[--timeout SECONDS] [--json]\n"
+	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                  [--agent NAME] [--network] [--rw PATH]... "
 	    "[--ro PATH]...\n"
 	    "                  [--memory BYTES] [--pids N] [--cpu SECONDS] "
 	    "-- COMMAND [ARG...]\n");
 }
 
+
+/* Our environment for the sandbox (NAME=VALUE into env): secret-looking
+   names only when the configuration names them (the console filters
+   again). */
+static void
+run_env(struct strv *env)
+{
+	struct config	 cfg;
+	char		*cause = NULL;
+
+	config_init(&cfg);
+	if (config_load(&cfg, NULL, &cause) != 0)
+		free(cause);	/* the console reports a broken file */
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char	*eq = strchr(*e, '=');
+		char		*name;
+		bool		 seen = false;
+
+		if (eq == NULL || eq == *e)
+			continue;
+		name = xstrndup(*e, (size_t)(eq - *e));
+		for (size_t i = 0; i < env->n && !seen; i++)
+			seen = strncmp(env->v[i], *e, (size_t)(eq - *e) + 1)
+			    == 0;
+		if (!seen && proto_utf8_valid(eq + 1, strlen(eq + 1), NULL) &&
+		    (!sandbox_env_is_secret(name) ||
+		    strv_contains(&cfg.env_pass, name)))
+			strv_push(env, *e);
+		free(name);
+	}
+	config_release(&cfg);
+}
+
+/* Is our stdin worth streaming (not a terminal, not /dev/null)? */
+static bool
+run_stdin_streams(void)
+{
+	struct stat	st, nst;
+
+	if (fstat(0, &st) != 0 || isatty(0))
+		return false;
+	if (S_ISCHR(st.st_mode) && stat("/dev/null", &nst) == 0 &&
+	    st.st_rdev == nst.st_rdev)
+		return false;
+	return true;
+}
+
+/* Are our stdout and stderr the same file (2>&1, a terminal)? */
+static bool
+run_same_output(void)
+{
+	struct stat	s1, s2;
+
+	return fstat(1, &s1) == 0 && fstat(2, &s2) == 0 &&
+	    s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
+}
+
+/* Send what stdin has (one chunk), or its end; false once it ended. */
+static bool
+run_send_input(struct client *cl, double id)
+{
+	struct proto_msg im = PROTO_MSG_INIT;
+	char		 chunk[RUN_INPUT_CHUNK];
+	ssize_t		 n;
+	cJSON		*msg;
+
+	do
+		n = read(0, chunk, sizeof chunk);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return true;
+	im.type = n > 0 ? PROTO_INPUT : PROTO_INPUT_END;
+	im.id = (uint32_t)id;
+	if (n > 0)
+		buf_add(&im.data, chunk, (size_t)n);
+	msg = proto_msg_json(&im);
+	proto_msg_release(&im);
+	(void)client_send(cl, msg, NULL);
+	return n > 0;
+}
+
+/* Wait for the console, feeding it our stdin meanwhile (only while the
+   socket can take more, so a slow command slows us, not the console). */
+static void
+run_pump_input(struct client *cl, bool *in_open, double id)
+{
+	struct pollfd	pfd[2];
+
+	while (*in_open && !client_buffered(cl)) {
+		pfd[0] = (struct pollfd){ client_fd(cl), POLLIN | POLLOUT, 0 };
+		pfd[1] = (struct pollfd){ 0, POLLIN, 0 };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
+			return;
+		if ((pfd[0].revents & POLLOUT) &&
+		    (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			*in_open = run_send_input(cl, id);
+		else if (pfd[0].revents & POLLOUT)
+			(void)poll(pfd + 1, 1, -1);	/* wait for stdin */
+	}
+}
 
 /* Does the console say something within ms milliseconds? */
 static bool
@@ -83,9 +196,18 @@ run_output(const cJSON *j)
 	buf_release(&b);
 }
 
-/* The change report summary on stderr. */
+/* BWGATE_QUIET set (and not "0" or empty)? */
+bool
+run_quiet_env(void)
+{
+	const char	*q = getenv("BWGATE_QUIET");
+
+	return q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
+}
+
+/* The change report summary on stderr (quiet: only why it failed). */
 static void
-run_summary(const cJSON *res)
+run_summary(const cJSON *res, bool quiet)
 {
 	const cJSON	*rep = cJSON_GetObjectItem(res, "report");
 	const cJSON	*state = cJSON_GetObjectItem(res, "state");
@@ -100,7 +222,7 @@ run_summary(const cJSON *res)
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"))) !=
 	    NULL)
 		fprintf(stderr, "bwgate: %s\n", display_str(s));
-	if (cJSON_IsObject(rep))
+	if (cJSON_IsObject(rep) && !quiet)
 		summary_print(stderr, "bwgate: ", rep);
 }
 
@@ -116,9 +238,11 @@ run_message(const struct run_request *rq, const char *cwd)
 	if (rq->write_path != NULL) {
 		sm.write_path = xstrdup(rq->write_path);
 		sm.write_content = xstrdup(rq->write_content);
-	} else if (rq->command != NULL)
+	} else if (rq->command != NULL) {
 		sm.command = xstrdup(rq->command);
-	else
+		strv_append_all(&sm.shell_options, &rq->shell_options);
+		strv_append_all(&sm.args, &rq->args);
+	} else
 		strv_append_all(&sm.argv, &rq->argv);
 	sm.cwd = xstrdup(cwd);
 	if (rq->agent != NULL)
@@ -131,6 +255,12 @@ run_message(const struct run_request *rq, const char *cwd)
 	sm.cpu_s = rq->cpu_s > 0 ? rq->cpu_s : 0;
 	strv_append_all(&sm.mounts.rw, &rq->rw);
 	strv_append_all(&sm.mounts.ro, &rq->ro);
+	if (rq->forward) {
+		sm.has_env = true;
+		run_env(&sm.env);
+		sm.stdin_stream = run_stdin_streams();
+		sm.merge_output = !rq->json && run_same_output();
+	}
 	msg = proto_msg_json(&sm);
 	proto_msg_release(&sm);
 	return msg;
@@ -174,35 +304,43 @@ run_start(const struct run_request *rq, char **cause)
 	return cl;
 }
 
-/* Submit one command and follow it to its end; returns the exit status. */
+/* Submit one command and follow it to its end, with our environment, stdin
+   and output order; returns the exit status. */
 int
-run_submit(const struct run_request *rq)
+run_submit(const struct run_request *rq0)
 {
+	struct run_request r = *rq0, *rq = &r;
 	struct client	*cl;
 	char		*cause = NULL;
 	cJSON		*j;
 	const char	*s;
 	enum proto_reply rt;
-	bool		 waiting = false;
+	bool		 waiting = false, in_open = false;
+	bool		 streams = run_stdin_streams();
 	int		 status = EXIT_BWGATE_FAILED;
 	double		 id = 0;
 
+	r.forward = true;
 	if ((cl = run_start(rq, &cause)) == NULL) {
 		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 		free(cause);
 		return EXIT_BWGATE_FAILED;
 	}
 
-	while ((j = client_recv(cl, &cause)) != NULL) {
+	for (;;) {
+		run_pump_input(cl, &in_open, id);
+		if ((j = client_recv(cl, &cause)) == NULL)
+			break;
 		rt = proto_reply_type(j);
 		if (rt == PROTO_R_QUEUED) {
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
+			in_open = streams;
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "verdict"));
 			/* Say we wait only if no decision follows at once
 			   (headless consoles decide immediately). */
-			if (!client_buffered(cl) && !run_readable(cl,
-			    RUN_QUIET_MS)) {
+			if (!rq->quiet && !client_buffered(cl) &&
+			    !run_readable(cl, RUN_QUIET_MS)) {
 				waiting = true;
 				fprintf(stderr, "bwgate: request %.0f is "
 				    "waiting for approval (%s: %s)\n", id,
@@ -222,6 +360,7 @@ run_submit(const struct run_request *rq)
 				    s != NULL ? ": " : "", s != NULL ?
 				    display_str(s) : "");
 				status = EXIT_DENIED;
+				in_open = false;
 				cJSON_Delete(j);
 				break;
 			}
@@ -240,7 +379,7 @@ run_submit(const struct run_request *rq)
 				fflush(stdout);
 				free(t);
 			} else
-				run_summary(j);
+				run_summary(j, rq->quiet);
 			status = (int)cJSON_GetNumberValue(
 			    cJSON_GetObjectItem(j, "exit_status"));
 			if (status < 0 || status > 255)
@@ -282,8 +421,8 @@ cmd_run(int argc, char **argv)
 	int			 c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:C:t:jA:nw:r:M:P:U:h", run_options,
-	    NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:C:t:jqA:nw:r:M:P:U:h",
+	    run_options, NULL)) != -1) {
 		switch (c) {
 		case 's': rq.socket = optarg; break;
 		case 'C': rq.cwd = optarg; break;
@@ -317,6 +456,7 @@ cmd_run(int argc, char **argv)
 				rq.cpu_s = (int)v;
 			break;
 		case 'j': rq.json = true; break;
+		case 'q': rq.quiet = true; break;
 		case 'A': rq.agent = optarg; break;
 		case 'n': rq.network = true; break;
 		case 'w': strv_push(&rq.rw, optarg); break;
@@ -336,6 +476,7 @@ cmd_run(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		strv_push(&rq.argv, argv[i]);
+	rq.quiet = rq.quiet || run_quiet_env();
 	status = run_submit(&rq);
 	strv_release(&rq.argv);
 	strv_release(&rq.rw);

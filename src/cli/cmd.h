@@ -24,6 +24,7 @@ int	cmd_console(int, char **);
 int	cmd_run(int, char **);
 int	cmd_sh(int, char **);
 int	cmd_list(int, char **);
+int	cmd_consoles(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
@@ -44,15 +45,23 @@ struct run_request {
 	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */
+	bool		 quiet;		/* no summary lines on stderr */
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
 	double		 memory;	/* lower the limits; 0: as is */
 	int		 pids;
 	int		 cpu_s;
+	struct strv	 shell_options;	/* with command: -e, -o pipefail */
+	struct strv	 args;		/* with command: $0 and $1... */
+	bool		 forward;	/* send our environment, stdin and
+					   output order (run, sh) */
 };
-#define RUN_REQUEST_INIT { NULL, NULL, NULL, STRV_INIT, NULL, NULL, \
-	NULL, NULL, 0, false, false, STRV_INIT, STRV_INIT, 0, 0, 0 }
+#define RUN_REQUEST_INIT { .argv = STRV_INIT, .rw = STRV_INIT, \
+	.ro = STRV_INIT, .shell_options = STRV_INIT, .args = STRV_INIT }
+
+/* BWGATE_QUIET set (and not "0"): no summary lines on stderr. */
+bool	run_quiet_env(void);
 
 /* Text a command or a file controls, control characters visible (the
    escaping point until the display function lands). */

@@ -20,7 +20,8 @@ bwgate_SOURCES = \
 	%D%/mcp-tools.c \
 	%D%/mcp-run.c \
 	%D%/mcp-path.c \
-	%D%/mcp-files.c
+	%D%/mcp-files.c \
+	%D%/cmd-consoles.c
 # `bwgate-sh` is `bwgate sh` (bwgate.c looks at its own name).
 install-exec-hook: install-exec-bwgate-sh
 install-exec-bwgate-sh:

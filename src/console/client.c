@@ -16,6 +16,7 @@
 #include "jsonutil.h"
 #include "path.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #define CLIENT_MAX_LINE	(256 * 1024 * 1024)
@@ -34,12 +35,48 @@ client_start_hint(void)
 	    "project and export the BWGATE_SOCKET it prints";
 }
 
+/* The per-project socket name in dir. */
+static char *
+client_socket_in(const char *dir, const char *project)
+{
+	char	hex[SHA256_HEX_LEN + 1];
+	char	*name, *path;
+
+	sha256_hex(project, strlen(project), hex);
+	hex[16] = '\0';
+	name = xasprintf("agent-%s.sock", hex);
+	path = path_join(dir, name);
+	free(name);
+	return path;
+}
+
+/* A project's own agent socket. */
+char *
+client_project_socket(const char *project, char **cause)
+{
+	_cleanup_free_ char	*dir = NULL;
+
+	if ((dir = rundir_get(false, cause)) == NULL)
+		return NULL;
+	return client_socket_in(dir, project);
+}
+
+/* Is there a socket at path? */
+static bool
+client_is_socket(const char *path)
+{
+	struct stat	st;
+
+	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 /* Where the agent socket is. */
 char *
 client_socket_path(const char *opt, char **cause)
 {
 	const char		*env = getenv("BWGATE_SOCKET");
-	_cleanup_free_ char	*dir = NULL;
+	_cleanup_free_ char	*dir = NULL, *here = NULL, *legacy = NULL;
+	char			*p, *slash;
 
 	if (opt != NULL && *opt != '\0')
 		return xstrdup(opt);
@@ -47,7 +84,32 @@ client_socket_path(const char *opt, char **cause)
 		return xstrdup(env);
 	if ((dir = rundir_get(false, cause)) == NULL)
 		return NULL;
-	return path_join(dir, "agent.sock");
+	/* The console of this directory's project: the nearest ancestor
+	   with a socket. */
+	if ((here = realpath(".", NULL)) != NULL) {
+		char	*cur = xstrdup(here);
+
+		for (;;) {
+			p = client_socket_in(dir, cur);
+			if (client_is_socket(p)) {
+				free(cur);
+				return p;
+			}
+			free(p);
+			if (strcmp(cur, "/") == 0)
+				break;
+			slash = strrchr(cur, '/');
+			if (slash == cur)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+		}
+		free(cur);
+	}
+	legacy = path_join(dir, "agent.sock");
+	if (client_is_socket(legacy) || here == NULL)
+		return steal_pointer(&legacy);
+	return client_socket_in(dir, here);
 }
 
 /* The control socket beside an agent socket. */

@@ -4,8 +4,9 @@
  * connecting, and a blocking line-at-a-time reader for the small clients
  * (bwgate run, sh, list, approve, deny, kill).
  *
- * Socket paths: --socket, else $BWGATE_SOCKET, else
- * $XDG_RUNTIME_DIR/bwgate/agent.sock, else /tmp/bwgate-UID/agent.sock.
+ * Socket paths: --socket, else $BWGATE_SOCKET, else one per project:
+ * $XDG_RUNTIME_DIR/bwgate/agent-HASH.sock (or under /tmp/bwgate-UID),
+ * HASH the first 16 hex digits of the sha256 of the project's path.
  * The control socket sits beside it: "agent.sock" -> "control.sock",
  * "NAME.sock" -> "NAME.control.sock", anything else -> "NAME.control".
  *
@@ -24,8 +25,15 @@
 #include "protocol.h"
 #include "rundir.h"
 
-/* The agent socket path from an option (may be NULL); caller frees. */
+/* The agent socket path from an option (may be NULL); caller frees.
+   Without an option or $BWGATE_SOCKET: the socket of the console whose
+   project holds the current directory (the nearest ancestor that has
+   one), else the per-user agent.sock of older consoles, else the
+   current directory's own per-project path (for the error). */
 char		*client_socket_path(const char *opt, char **cause);
+/* A project's own agent socket: DIR/agent-HASH.sock in the runtime
+   directory, HASH from the project's canonical path; caller frees. */
+char		*client_project_socket(const char *project, char **cause);
 /* The control socket path beside an agent socket path; caller frees. */
 char		*client_control_path(const char *agent_path);
 struct client;

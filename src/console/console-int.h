@@ -29,6 +29,7 @@
 #define CONSOLE_SHUTDOWN_MS	15000	/* longest orderly shutdown */
 #define CONSOLE_EXIT_FAILED	125	/* bwgate failed before running it */
 #define CONSOLE_AUDIT_RETRY_MS	500	/* while the audit log fails */
+#define CONSOLE_MAX_INPUT	(1024 * 1024)	/* stdin buffered per job */
 
 enum conn_kind {
 	CONN_AGENT,
@@ -44,6 +45,8 @@ struct conn {
 	struct proto_reader	 rd;
 	struct buf		 out;
 	bool			 closing;	/* close once out is flushed */
+	bool			 paused;	/* a job's stdin buffer is full */
+	int			 resume_timer;	/* lines read while paused */
 	bool			 dead;		/* close at the next chance */
 	LIST_ENTRY(conn)	 entry;
 };
@@ -74,6 +77,10 @@ struct job {
 	int			 drain_timer;
 	int			 approval_timer;
 	struct buf		 log;		/* kept output */
+	int			 in_fd;		/* the command's stdin, or -1 */
+	struct buf		 in;		/* stdin not yet written */
+	bool			 in_end;	/* input-end came */
+	bool			 in_closed;	/* stdin closed: drop input */
 	cJSON			*events;	/* kept events */
 	uint64_t		 out_seen;	/* output bytes in all */
 	uint64_t		 ev_lines;	/* event lines in all */
@@ -97,6 +104,8 @@ struct console {
 	bool			 auto_allowlisted;
 	int			 approval_timeout_s;
 	uid_t			 uid;
+	char			*console_id;	/* in every audit record */
+	struct strv		 git_identity;	/* GIT_AUTHOR_*=... (gitid.h) */
 
 	struct queue		 q;
 	struct audit		*audit;
@@ -144,6 +153,7 @@ void	console_message(struct console *c, const char *fmt, ...)
 
 /* console-server.c */
 void	conn_flush(struct conn *cn);
+void	conn_pause(struct conn *cn, bool paused);
 void	request_send(struct request *r, cJSON *j);
 void	console_accept(int lfd, short revents, void *arg);
 int	console_open_fifo(struct console *c, char **cause);
@@ -172,6 +182,7 @@ uint32_t	console_submit_msg(struct console *c, struct conn *cn,
 void	job_kill(struct job *jb, enum request_by by, const char *why);
 void	console_schedule(struct console *c);
 void	console_sigchld(int signo, void *arg);
+void	job_input(struct job *jb, const void *data, size_t len, bool end);
 
 /* console-lifecycle.c */
 void	console_check_done(struct console *c);

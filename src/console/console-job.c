@@ -278,6 +278,67 @@ job_read(int fd, short revents, void *arg)
 	job_check_done(jb);
 }
 
+/* Close the command's stdin and forget what it did not read. */
+static void
+job_close_input(struct job *jb)
+{
+	if (jb->in_fd != -1) {
+		loop_remove(jb->c->loop, jb->in_fd);
+		close(jb->in_fd);
+		jb->in_fd = -1;
+	}
+	jb->in_closed = true;
+	buf_release(&jb->in);
+	conn_pause(jb->conn, false);
+}
+
+/* The command's stdin can take more (never blocks: O_NONBLOCK). */
+static void
+job_write(int fd, short revents, void *arg)
+{
+	struct job	*jb = arg;
+	ssize_t		 n;
+
+	if (revents & (POLLERR | POLLHUP | POLLNVAL)) {
+		job_close_input(jb);	/* the command closed its stdin */
+		return;
+	}
+	while (jb->in.len > 0) {
+		n = write(fd, jb->in.data, jb->in.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			job_close_input(jb);
+			return;
+		}
+		buf_consume(&jb->in, (size_t)n);
+	}
+	if (jb->in.len == 0 && jb->in_end) {
+		job_close_input(jb);
+		return;
+	}
+	loop_set_events(jb->c->loop, fd, jb->in.len > 0 ? POLLOUT : 0);
+	if (jb->in.len < CONSOLE_MAX_INPUT / 2)
+		conn_pause(jb->conn, false);
+}
+
+/* Bytes (or the end) of a request's stdin from its agent: buffered, and
+   the agent is not read while more than CONSOLE_MAX_INPUT waits. */
+void
+job_input(struct job *jb, const void *data, size_t len, bool end)
+{
+	if (jb->in_closed || jb->in_end)
+		return;
+	buf_add(&jb->in, data, len);
+	jb->in_end = end;
+	if (jb->in.len > CONSOLE_MAX_INPUT)
+		conn_pause(jb->conn, true);
+	if (jb->in_fd != -1)
+		job_write(jb->in_fd, 0, jb);
+}
+
 /* Escalate: the exec child did not stop after SIGTERM. */
 static void
 job_kill_timeout(void *arg)
@@ -399,16 +460,29 @@ job_spawn(struct job *jb, char **cause)
 	struct strv	 av = STRV_INIT;
 	struct spawn	 sp = SPAWN_INIT;
 	int		 p[JOB_NFDS][2], map[2 + JOB_NFDS], specfd = -1, i;
+	int		 ip[2] = { -1, -1 };
 	cJSON		*rec, *changed;
 	const cJSON	*sh;
 
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
 	map[0] = SPAWN_DEVNULL;
+	if (jb->r->stdin_stream && !jb->in_closed) {
+		if (pipe2(ip, O_CLOEXEC) != 0)
+			goto syserr;
+		map[0] = ip[0];
+	}
 	for (i = 0; i < JOB_NFDS; i++) {
 		if (pipe2(p[i], O_CLOEXEC) != 0)
 			goto syserr;
 		map[1 + i] = p[i][1];	/* out 1, err 2, json 3, events 4 */
+	}
+	/* stdout and stderr of the agent are one file: one pipe. */
+	if (jb->r->merge_output) {
+		map[1 + JOB_ERR] = p[JOB_OUT][1];
+		close(p[JOB_ERR][0]);
+		close(p[JOB_ERR][1]);
+		p[JOB_ERR][0] = p[JOB_ERR][1] = -1;
 	}
 	/* The policy shown, on descriptor 5 (exec --policy-fd 5). */
 	if ((specfd = job_spec_fd(jb->r)) < 0)
@@ -425,11 +499,23 @@ job_spawn(struct job *jb, char **cause)
 	spawn_release(&sp);	/* reaped by pid in console_sigchld */
 	jb->pid = sp.pid;
 	close(specfd);
+	if (ip[0] >= 0)
+		close(ip[0]);
 	for (i = 0; i < JOB_NFDS; i++) {
-		close(p[i][1]);
+		if (p[i][1] >= 0)
+			close(p[i][1]);
 		jb->fds[i] = p[i][0];
+		if (jb->fds[i] < 0)
+			continue;
 		fcntl(jb->fds[i], F_SETFL, O_NONBLOCK);
 		loop_add(c->loop, jb->fds[i], POLLIN, job_read, jb);
+	}
+	if (ip[1] >= 0) {
+		jb->in_fd = ip[1];
+		fcntl(jb->in_fd, F_SETFL, O_NONBLOCK);
+		loop_add(c->loop, jb->in_fd, 0, job_write, jb);
+		if (jb->in.len > 0 || jb->in_end)
+			job_write(jb->in_fd, 0, jb);
 	}
 	rec = audit_record("start", jb->r);
 	cJSON_AddNumberToObject(rec, "pid", sp.pid);
@@ -461,6 +547,10 @@ fail:
 		if (p[i][1] >= 0)
 			close(p[i][1]);
 	}
+	if (ip[0] >= 0)
+		close(ip[0]);
+	if (ip[1] >= 0)
+		close(ip[1]);
 	strv_release(&av);
 	return -1;
 }

@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "allowlist.h"
 #include "audit.h"
 #include "cleanup.h"
 #include "client.h"
+#include "gitid.h"
 #include "config.h"
 #include "console-int.h"
 #include "console.h"
@@ -131,7 +133,7 @@ console_done(const struct console *c)
 }
 
 /* The project root this console serves (as bwgate exec finds it). */
-static char *
+char *
 console_find_project(const char *opt, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
@@ -183,6 +185,13 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
 	c->uid = getuid();
+	{
+		struct timespec	ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		c->console_id = xasprintf("%lld-%ld", (long long)ts.tv_sec *
+		    1000 + ts.tv_nsec / 1000000, (long)getpid());
+	}
 	c->headless = o->headless;
 	c->auto_allowlisted = o->auto_allowlisted;
 	c->approval_timeout_s = o->approval_timeout_s;
@@ -221,6 +230,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		goto fail;
 	if ((c->al = allowlist_load(c->project, cause)) == NULL)
 		goto fail;
+	/* Shown in each request's argv; exec asks git again when it runs. */
+	gitid_env(c->project, NULL, &c->git_identity);
 	probe_host(&c->probe, true);
 	if (!c->probe.userns_ok && c->probe.error != NULL)
 		LOG("no sandbox possible: %s", c->probe.error);
@@ -237,7 +248,13 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	    (dir = rundir_get(true, cause)) == NULL)
 		goto fail;
 	free(dir);
-	if ((c->socket_path = client_socket_path(o->socket, cause)) == NULL)
+	/* One console per project: without --socket or $BWGATE_SOCKET,
+	   the project's own socket in the runtime directory. */
+	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL)
+		c->socket_path = client_project_socket(c->project, cause);
+	else
+		c->socket_path = client_socket_path(o->socket, cause);
+	if (c->socket_path == NULL)
 		goto fail;
 	c->control_path = client_control_path(c->socket_path);
 	/* A sandbox that sees the control socket could approve itself. */
@@ -281,6 +298,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	cJSON_AddBoolToObject(rec, "headless", c->headless);
 	cJSON_AddBoolToObject(rec, "auto_allowlisted", c->auto_allowlisted);
 	cJSON_AddStringToObject(rec, "version", PACKAGE_VERSION);
+	cJSON_AddStringToObject(rec, "console", c->console_id);
 	if (audit_write(c->audit, rec, cause) != 0)
 		goto fail;
 	return c;
@@ -370,6 +388,8 @@ console_free(struct console *c)
 	probe_release(&c->probe);
 	free(c->project);
 	free(c->socket_path);
+	free(c->console_id);
+	strv_release(&c->git_identity);
 	free(c->control_path);
 	free(c->fifo_path);
 	free(c->exec_path);

@@ -122,6 +122,68 @@ request_sources_changed(const struct request *r)
 	return changed;
 }
 
+/* The agent's variables inside that the console's own environment does
+   not have or has with another value (detail pane, list): usually the
+   few the agent set for this command. What bwgate itself sets inside (git
+   excludes, identity, HOME) is the same without an agent and not shown. */
+static void
+request_env_changed(struct request *r, const struct sandbox_policy *pol,
+    const struct sandbox *sb)
+{
+	struct sandbox_policy	 base;
+	struct strv		 env = STRV_INIT, plain = STRV_INIT;
+
+	strv_release(&r->env_changed);
+	if (!r->has_env)
+		return;
+	sandbox_env_list(pol, sb, &env);
+	sandbox_policy_copy(&base, pol);
+	base.env_agent = false;
+	sandbox_env_list(&base, sb, &plain);
+	sandbox_policy_release(&base);
+	for (size_t i = 0; i < env.n; i++) {
+		char		*eq = strchr(env.v[i], '='), *mine;
+		bool		 show;
+
+		if (strv_contains(&plain, env.v[i]))
+			continue;	/* bwgate's own, or the console's */
+		*eq = '\0';
+		mine = getenv(env.v[i]);
+		show = strcmp(env.v[i], "HOME") != 0 &&
+		    strcmp(env.v[i], "GIT_OPTIONAL_LOCKS") != 0 &&
+		    (mine == NULL || strcmp(mine, eq + 1) != 0);
+		*eq = '=';
+		if (show)
+			strv_push(&r->env_changed, env.v[i]);
+	}
+	strv_release(&env);
+	strv_release(&plain);
+}
+
+/* A writable path the operator or agent asked for at or under a
+   protected one would be covered by the protected mount and silently
+   stay read-only: refuse it with what would work instead. */
+static int
+request_overlaps_protected(const struct proto_mounts *m,
+    const struct sandbox *sb, char **cause)
+{
+	for (size_t i = 0; i < m->rw.n; i++) {
+		for (size_t k = 0; k < sb->nmounts; k++) {
+			const struct sandbox_mount *pm = &sb->mounts[k];
+
+			if (pm->kind != MOUNT_PROTECTED ||
+			    !path_is_under(m->rw.v[i], pm->path))
+				continue;
+			*cause = xasprintf("writable path '%s' is inside the "
+			    "protected '%s', which stays read-only; approve "
+			    "with the git-write profile to write git "
+			    "metadata", m->rw.v[i], pm->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Classify a request's command and build its dry-run sandbox argv. */
 void
 request_classify(struct console *c, struct request *r)
@@ -156,6 +218,10 @@ request_classify(struct console *c, struct request *r)
 		r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
 		classification_release(&cl);
 	}
+	if (r->op_profile != NULL) {
+		free(r->profile);
+		r->profile = xstrdup(r->op_profile);	/* the operator's */
+	}
 
 	/* More than the profile gives always needs a person. */
 	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(&r->asked)) {
@@ -183,8 +249,24 @@ request_classify(struct console *c, struct request *r)
 		strv_push(&pol.ro_paths, m->ro.v[i]);
 	for (size_t i = 0; i < m->hide.n; i++)
 		strv_push(&pol.hide_paths, m->hide.v[i]);
+	pol.env_agent = r->has_env;
+	strv_append_all(&pol.env_in, &r->env);
+	/* The host's git identity, as exec adds it (the agent's wins). */
+	for (size_t i = 0; i < c->git_identity.n; i++) {
+		const char	*kv = c->git_identity.v[i];
+		size_t		 n = strcspn(kv, "=") + 1;
+		bool		 given = false;
+
+		for (size_t k = 0; r->has_env && k < r->env.n; k++)
+			given = given || strncmp(r->env.v[k], kv, n) == 0;
+		if (!given)
+			strv_push(&pol.env_set, kv);
+	}
 	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
 		goto fail;
+	if (request_overlaps_protected(m, &sb, &cause) != 0)
+		goto fail;
+	request_env_changed(r, &pol, &sb);
 	r->writes = !pol.project_readonly;
 	r->network = sb.network;
 	strv_release(&r->bwrap_argv);
@@ -336,6 +418,7 @@ job_new(struct console *c, struct request *r, struct conn *cn)
 	jb->r = r;
 	jb->conn = cn;
 	jb->pid = -1;
+	jb->in_fd = -1;
 	for (int i = 0; i < JOB_NFDS; i++)
 		jb->fds[i] = -1;
 	jb->evrd = (struct proto_reader)PROTO_READER_INIT;
@@ -357,6 +440,14 @@ job_stop_io(struct job *jb)
 			jb->fds[i] = -1;
 		}
 	}
+	if (jb->in_fd != -1) {
+		loop_remove(l, jb->in_fd);
+		close(jb->in_fd);
+		jb->in_fd = -1;
+	}
+	jb->in_closed = true;
+	buf_release(&jb->in);
+	conn_pause(jb->conn, false);
 	if (jb->kill_timer != 0)
 		loop_cancel(l, jb->kill_timer);
 	if (jb->drain_timer != 0)
@@ -532,6 +623,23 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->pids = m->pids;
 	r->cpu_s = m->cpu_s;
 	proto_mounts_copy(&r->asked, &m->mounts);
+	r->has_env = m->has_env;
+	/* Secret-looking names stay out unless the configuration names
+	   them (the sandbox filters again; this keeps them out of the
+	   queue, the audit log and the exec command line). */
+	for (size_t i = 0; i < m->env.n; i++) {
+		const char	*kv = m->env.v[i];
+		char		*name = xstrndup(kv, strcspn(kv, "="));
+
+		if (!sandbox_env_is_secret(name) ||
+		    strv_contains(&c->cfg.env_pass, name))
+			strv_push(&r->env, kv);
+		free(name);
+	}
+	r->stdin_stream = m->stdin_stream && cn != NULL;
+	r->merge_output = m->merge_output;
+	strv_append_all(&r->shell_options, &m->shell_options);
+	strv_append_all(&r->args, &m->args);
 	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
 	if (m->write_path != NULL) {
 		r->file_write = true;
@@ -547,8 +655,12 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	} else if (m->command != NULL) {
 		r->command = xstrdup(m->command);
 		strv_push(&r->argv, shell);
+		for (size_t i = 0; i < m->shell_options.n; i++)
+			strv_push(&r->argv, m->shell_options.v[i]);
 		strv_push(&r->argv, "-c");
 		strv_push(&r->argv, m->command);
+		for (size_t i = 0; i < m->args.n; i++)
+			strv_push(&r->argv, m->args.v[i]);
 	} else {
 		r->is_argv = true;
 		strv_append_all(&r->argv, &m->argv);

@@ -32,6 +32,7 @@
 
 static void	conn_read(int, short, void *);
 static void	conn_kill(struct conn *);
+static void	conn_lines(struct conn *);
 
 /* ---- connections ---- */
 
@@ -60,8 +61,33 @@ conn_write_out(struct conn *cn)
 		conn_kill(cn);
 		return;
 	}
-	loop_set_events(cn->c->loop, cn->fd, (cn->closing ? 0 : POLLIN) |
-	    (cn->out.len > 0 ? POLLOUT : 0));
+	loop_set_events(cn->c->loop, cn->fd, (cn->closing || cn->paused ? 0 :
+	    POLLIN) | (cn->out.len > 0 ? POLLOUT : 0));
+}
+
+/* Handle the lines read while the connection was paused (from a timer,
+   so a job's end never runs other messages in the middle of itself). */
+static void
+conn_resume(void *arg)
+{
+	struct conn	*cn = arg;
+
+	cn->resume_timer = 0;
+	if (!cn->dead && !cn->paused)
+		conn_lines(cn);
+}
+
+/* Stop reading an agent while a job's stdin buffer is full, and go on
+   (with the lines already read) once it drained. */
+void
+conn_pause(struct conn *cn, bool paused)
+{
+	if (cn == NULL || cn->dead || cn->paused == paused)
+		return;
+	cn->paused = paused;
+	conn_flush(cn);
+	if (!paused && cn->resume_timer == 0)
+		cn->resume_timer = loop_timer(cn->c->loop, 0, conn_resume, cn);
 }
 
 /* Write what we can of a connection's output. */
@@ -141,6 +167,8 @@ conn_free(struct conn *cn)
 	if (proto_reader_pending(&cn->rd) != 0 && !cn->closing)
 		LOG("client pid %ld left half a line (%zu bytes)",
 		    (long)cn->pid, proto_reader_pending(&cn->rd));
+	if (cn->resume_timer != 0)
+		loop_cancel(c->loop, cn->resume_timer);
 	loop_remove(c->loop, cn->fd);
 	close(cn->fd);
 	LIST_REMOVE(cn, entry);
@@ -273,6 +301,20 @@ conn_agent_msg(struct conn *cn, struct proto_msg *m)
 		}
 		request_decided(c, r);
 		return;
+	case PROTO_INPUT:
+	case PROTO_INPUT_END:
+		r = queue_find(&c->q, m->id);
+		jb = r != NULL ? r->owner : NULL;
+		if (jb == NULL || jb->conn != cn || !r->stdin_stream) {
+			cause = xasprintf("no request %u of yours that takes "
+			    "stdin (submit with \"stdin\":true)", m->id);
+			conn_error(cn, m->id, m->tag, "unknown-id", cause);
+			free(cause);
+			return;
+		}
+		job_input(jb, m->data.data, m->data.len,
+		    m->type == PROTO_INPUT_END);
+		return;
 	default:
 		cause = xasprintf("'%s' is not accepted on the agent socket: "
 		    "decisions come only from the operator (the terminal or "
@@ -317,7 +359,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		free(who);
 		return;
 	case PROTO_APPROVE:
-		if (!proto_mounts_empty(&m->mounts))
+		if (m->profile != NULL)
+			rc = console_set_profile(c, m->id, m->profile, &cause);
+		if (rc == 0 && !proto_mounts_empty(&m->mounts))
 			rc = console_set_mounts(c, m->id, &m->mounts, &cause);
 		if (rc == 0)
 			rc = console_approve(c, m->id, who, m->note, &cause);
@@ -364,7 +408,7 @@ conn_lines(struct conn *cn)
 	size_t			 len;
 	enum proto_line		 rc;
 
-	while (!cn->dead && !cn->closing &&
+	while (!cn->dead && !cn->closing && !cn->paused &&
 	    (rc = proto_reader_next(&cn->rd, &line, &len)) !=
 	    PROTO_LINE_NONE) {
 		if (rc == PROTO_LINE_TOO_LONG) {
@@ -632,6 +676,38 @@ console_open_fifo(struct console *c, char **cause)
 
 /* ---- sockets ---- */
 
+/* Who listens on path: its pid and how to reach it, as a message (lock:
+   the lock file it holds, named when the pid cannot be learnt). */
+static char *
+console_holder(const char *path, const char *lock)
+{
+	struct sockaddr_un	sun;
+	struct ucred		cred;
+	socklen_t		len = sizeof cred;
+	int			fd;
+	long			pid = 0;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) < sizeof sun.sun_path &&
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
+		strcpy(sun.sun_path, path);
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0 &&
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
+		    &len) == 0 && cred.pid > 0)
+			pid = (long)cred.pid;
+		close(fd);
+	}
+	if (pid > 0)
+		return xasprintf("a console is already listening on '%s' "
+		    "(pid %ld); reach it with BWGATE_SOCKET='%s' (bwgate "
+		    "consoles lists them)", path, pid, path);
+	if (lock != NULL)
+		return xasprintf("a console is already listening on '%s' "
+		    "(it holds '%s')", path, lock);
+	return xasprintf("a console is already listening on '%s'", path);
+}
+
 /*
  * Hold the lock beside the socket (<path>.lock, as tmux does) for the
  * console's life: the check for a stale socket, its removal and the bind
@@ -653,8 +729,7 @@ console_lock(const char *path, char **cause)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		*cause = errno == EWOULDBLOCK ? xasprintf("a console is "
-		    "already listening on '%s' (it holds '%s')", path, lock) :
+		*cause = errno == EWOULDBLOCK ? console_holder(path, lock) :
 		    xasprintf("cannot lock '%s': %s", lock, strerror(errno));
 		close(fd);
 		free(lock);
@@ -690,8 +765,7 @@ console_listen(const char *path, struct stat *stp, char **cause)
 		if (probe >= 0 && connect(probe, (struct sockaddr *)&sun,
 		    sizeof sun) == 0) {
 			close(probe);
-			*cause = xasprintf("a console is already listening on "
-			    "'%s'", path);
+			*cause = console_holder(path, NULL);
 			return -1;
 		}
 		if (probe >= 0)

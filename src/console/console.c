@@ -166,6 +166,11 @@ console_audit(struct console *c, cJSON *rec)
 {
 	char	*cause = NULL;
 
+	/* Request ids restart with each console: the console id joins a
+	   request's records across restarts. */
+	if (c->console_id != NULL &&
+	    cJSON_GetObjectItem(rec, "console") == NULL)
+		cJSON_AddStringToObject(rec, "console", c->console_id);
 	if (audit_append(c->audit, rec, &cause) == 0) {
 		c->audit_dirty = true;
 		console_arm_commit(c);
@@ -306,6 +311,10 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	LOG("request %u re-runs %u for %s%s", r->id, old->id,
 	    who != NULL ? who : "the terminal",
 	    approved ? "" : " (its extras dropped: it was not approved)");
+	r->has_env = old->has_env;
+	strv_append_all(&r->env, &old->env);
+	strv_append_all(&r->shell_options, &old->shell_options);
+	strv_append_all(&r->args, &old->args);
 	request_classify(c, r);
 	if (request_announce(c, r) != 0) {
 		request_auto_deny(c, r, BY_CONSOLE,
@@ -315,6 +324,54 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	/* Never approved by the rerun itself: decided like any request. */
 	request_first_decision(c, r, NULL);
 	return r->id;
+}
+
+/* Run a pending request with another sandbox profile (the operator's
+   choice survives re-classification; the audit log records it). */
+int
+console_set_profile(struct console *c, uint32_t id, const char *profile,
+    char **cause)
+{
+	struct request		*r = console_find(c, id, cause);
+	struct sandbox_policy	 pol;
+	char			*old;
+	cJSON			*rec;
+
+	if (r == NULL)
+		return -1;
+	if (r->state != REQUEST_PENDING) {
+		*cause = xasprintf("cannot change the profile of request %u: "
+		    "it is %s", id, request_state_name(r->state));
+		return -1;
+	}
+	if (r->file_write && strcmp(profile, "project") != 0) {
+		*cause = xasprintf("request %u is a file write: it runs with "
+		    "the 'project' profile only", id);
+		return -1;
+	}
+	sandbox_policy_init(&pol);
+	if (allowlist_profile_apply(c->al, profile, &pol, cause) != 0) {
+		sandbox_policy_release(&pol);
+		return -1;
+	}
+	sandbox_policy_release(&pol);
+	old = r->op_profile;
+	r->op_profile = xstrdup(profile);
+	request_classify(c, r);
+	if (r->error != NULL) {
+		*cause = xasprintf("request %u with profile '%s': %s", id,
+		    profile, r->error);
+		free(r->op_profile);
+		r->op_profile = old;
+		request_classify(c, r);
+		return -1;
+	}
+	free(old);
+	rec = audit_record("profile", r);
+	cJSON_AddStringToObject(rec, "profile", profile);
+	console_audit(c, rec);
+	console_emit_request(c, CONSOLE_EV_CHANGED, r);
+	return 0;
 }
 
 /* Replace a pending request's extra mounts. */
@@ -331,10 +388,27 @@ console_set_mounts(struct console *c, uint32_t id,
 		    "it is %s", id, request_state_name(r->state));
 		return -1;
 	}
-	proto_mounts_release(&r->edits);
-	proto_mounts_copy(&r->edits, mo);
-	r->edited = true;
-	request_classify(c, r);
+	{
+		struct proto_mounts	old = PROTO_MOUNTS_INIT;
+		bool			was = r->edited;
+
+		proto_mounts_copy(&old, &r->edits);
+		proto_mounts_release(&r->edits);
+		proto_mounts_copy(&r->edits, mo);
+		r->edited = true;
+		request_classify(c, r);
+		if (r->error != NULL) {
+			/* Refused (e.g. a writable path under a protected
+			   one): say so, keep what was there. */
+			*cause = xasprintf("request %u: %s", id, r->error);
+			proto_mounts_release(&r->edits);
+			r->edits = old;
+			r->edited = was;
+			request_classify(c, r);
+			return -1;
+		}
+		proto_mounts_release(&old);
+	}
 	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(mo))
 		r->verdict = VERDICT_ASK;
 	console_emit_request(c, CONSOLE_EV_CHANGED, r);

@@ -176,6 +176,13 @@ uint32_t	 console_rerun(struct console *, uint32_t id, const char *who,
    rebuild its bwrap argv; the agent sees them in the decided message. */
 int		 console_set_mounts(struct console *, uint32_t id,
 		    const struct proto_mounts *, char **cause);
+/* The project a console started here would serve: opt, else the git top
+   level of the current directory, else the directory; caller frees. */
+char		*console_find_project(const char *opt, char **cause);
+/* Run a pending request with the named sandbox profile instead of its
+   verdict's (bwgate approve --profile, the UI's approve keys). */
+int		 console_set_profile(struct console *, uint32_t id,
+		    const char *profile, char **cause);
 /* Submit a command as if it came from the FIFO (for front ends). */
 uint32_t	 console_submit(struct console *, const char *command,
 		    const char *agent, char **cause);

@@ -34,6 +34,8 @@ static const struct {
 	{ "rerun",	PROTO_RERUN,	true },
 	{ "reload",	PROTO_RELOAD,	false },
 	{ "show",	PROTO_SHOW,	true },
+	{ "input",	PROTO_INPUT,	true },
+	{ "input-end",	PROTO_INPUT_END, true },
 };
 
 /*
@@ -46,7 +48,8 @@ enum proto_field_kind {
 	PF_STRV,		/* struct strv, absent when empty */
 	PF_COUNT,		/* int, absent when 0 */
 	PF_AMOUNT,		/* double, absent when 0 */
-	PF_TRISTATE		/* int -1/0/1 as absent/false/true */
+	PF_TRISTATE,		/* int -1/0/1 as absent/false/true */
+	PF_BOOL			/* bool, absent when false */
 };
 #define PT(t)	(1U << (t))
 static const struct proto_field {
@@ -81,12 +84,33 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) },
 	{ "cpu", PF_COUNT, offsetof(struct proto_msg, cpu_s),
 	  PT(PROTO_SUBMIT) },
+	{ "stdin", PF_BOOL, offsetof(struct proto_msg, stdin_stream),
+	  PT(PROTO_SUBMIT) },
+	{ "merge_output", PF_BOOL, offsetof(struct proto_msg, merge_output),
+	  PT(PROTO_SUBMIT) },
+	{ "shell_options", PF_STRV, offsetof(struct proto_msg, shell_options),
+	  PT(PROTO_SUBMIT) },
+	{ "args", PF_STRV, offsetof(struct proto_msg, args),
+	  PT(PROTO_SUBMIT) },
+	{ "profile", PF_STRING, offsetof(struct proto_msg, profile),
+	  PT(PROTO_APPROVE) },
 };
 
 /* Reply types, in enum proto_reply order. */
 static const char *const proto_reply_names[] = {
 	"hello", "queued", "decided", "withdrawn", "started", "output",
 	"event", "result", "list", "ok", "error"
+};
+
+/* Shell options passed to the shell in the sandbox: none of them widens
+   what a command string can do, so the string is classified as it is. */
+static const char proto_shell_letters[] = "abCefhmnuvxBEHPT";
+static const char *const proto_shell_onames[] = {
+	"allexport", "braceexpand", "emacs", "errexit", "errtrace",
+	"functrace", "hashall", "histexpand", "history", "ignoreeof",
+	"interactive-comments", "keyword", "monitor", "noclobber", "noexec",
+	"noglob", "nolog", "notify", "nounset", "onecmd", "physical",
+	"pipefail", "posix", "verbose", "vi", "xtrace", NULL
 };
 
 /* The name of a message type. */
@@ -317,6 +341,88 @@ proto_base64_decode(const char *s, struct buf *b)
 	return 0;
 }
 
+/* One shell option word ("-e", "+eu"), or "-o"/"+o" with a name. */
+bool
+proto_shell_option_ok(const char *opt, const char *name)
+{
+	if ((opt[0] != '-' && opt[0] != '+') || opt[1] == '\0')
+		return false;
+	if (strcmp(opt + 1, "o") == 0) {
+		if (name == NULL)
+			return false;
+		for (const char *const *n = proto_shell_onames; *n != NULL; n++)
+			if (strcmp(*n, name) == 0)
+				return true;
+		return false;
+	}
+	if (name != NULL)
+		return false;
+	for (const char *p = opt + 1; *p != '\0'; p++)
+		if (strchr(proto_shell_letters, *p) == NULL)
+			return false;
+	return true;
+}
+
+/* A boolean member; 0 and *out untouched when absent. */
+static int
+get_bool(const cJSON *o, const char *name, bool *out, char **cause)
+{
+	const cJSON	*j = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (j == NULL || cJSON_IsNull(j))
+		return 0;
+	if (!cJSON_IsBool(j)) {
+		*cause = xasprintf("field '%s' must be true or false", name);
+		return -1;
+	}
+	*out = cJSON_IsTrue(j);
+	return 0;
+}
+
+/* Compare NAME=VALUE strings (for a stable env order). */
+static int
+proto_env_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "env": an object of string values, kept as sorted NAME=VALUE. */
+static int
+proto_decode_env(const cJSON *o, struct proto_msg *m, char **cause)
+{
+	const cJSON	*j = cJSON_GetObjectItemCaseSensitive(o, "env"), *e;
+
+	if (j == NULL || cJSON_IsNull(j))
+		return 0;
+	if (!cJSON_IsObject(j)) {
+		*cause = xstrdup("field 'env' must be an object of strings");
+		return -1;
+	}
+	m->has_env = true;
+	cJSON_ArrayForEach(e, j) {
+		if (!cJSON_IsString(e)) {
+			*cause = xstrdup("field 'env' must be an object of "
+			    "strings");
+			return -1;
+		}
+		if (e->string[0] == '\0' || strchr(e->string, '=') != NULL ||
+		    strlen(e->string) > PROTO_MAX_NAME) {
+			*cause = xstrdup("field 'env' has an invalid variable "
+			    "name");
+			return -1;
+		}
+		if (m->env.n == PROTO_MAX_ENV) {
+			*cause = xasprintf("field 'env' has more than %d "
+			    "variables", PROTO_MAX_ENV);
+			return -1;
+		}
+		strv_pushf(&m->env, "%s=%s", e->string, e->valuestring);
+	}
+	if (m->env.n > 1)
+		qsort(m->env.v, m->env.n, sizeof *m->env.v, proto_env_cmp);
+	return 0;
+}
+
 /* A string member: 0 and *out (NULL if absent), -1 if mistyped. */
 static int
 get_string(const cJSON *o, const char *name, bool required, char **out,
@@ -511,7 +617,60 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 	if (get_int(o, "cpu", false, 1, PROTO_MAX_TIMEOUT, &t, cause) != 0)
 		return -1;
 	m->cpu_s = (int)t;
+	if (proto_decode_env(o, m, cause) != 0 ||
+	    get_bool(o, "stdin", &m->stdin_stream, cause) != 0 ||
+	    get_bool(o, "merge_output", &m->merge_output, cause) != 0 ||
+	    get_strv(o, "shell_options", false, &m->shell_options,
+	    cause) != 0 ||
+	    get_strv(o, "args", false, &m->args, cause) != 0)
+		return -1;
+	if ((m->shell_options.n > 0 || m->args.n > 0) && m->command == NULL) {
+		*cause = xstrdup("fields 'shell_options' and 'args' go with "
+		    "'command'");
+		return -1;
+	}
+	for (size_t i = 0; i < m->shell_options.n; i++) {
+		const char *o1 = m->shell_options.v[i];
+		const char *nm = NULL;
+
+		if ((o1[0] == '-' || o1[0] == '+') && strcmp(o1 + 1, "o") == 0)
+			nm = i + 1 < m->shell_options.n ?
+			    m->shell_options.v[++i] : "";
+		if (!proto_shell_option_ok(o1, nm)) {
+			*cause = xasprintf("field 'shell_options': '%s%s%s' is "
+			    "not a supported shell option", o1,
+			    nm != NULL ? " " : "", nm != NULL ? nm : "");
+			return -1;
+		}
+	}
 	return proto_decode_mounts(o, &m->mounts, cause);
+}
+
+/* input: text in "data" or bytes in "data_base64". */
+static int
+proto_decode_input(const cJSON *o, struct proto_msg *m, char **cause)
+{
+	const cJSON	*d = cJSON_GetObjectItemCaseSensitive(o, "data");
+	const cJSON	*b = cJSON_GetObjectItemCaseSensitive(o, "data_base64");
+
+	if ((d != NULL) == (b != NULL)) {
+		*cause = xstrdup("give either 'data' or 'data_base64'");
+		return -1;
+	}
+	if (d != NULL) {
+		if (!cJSON_IsString(d)) {
+			*cause = xstrdup("field 'data' must be a string");
+			return -1;
+		}
+		buf_add(&m->data, d->valuestring, strlen(d->valuestring));
+		return 0;
+	}
+	if (!cJSON_IsString(b) ||
+	    proto_base64_decode(b->valuestring, &m->data) != 0) {
+		*cause = xstrdup("field 'data_base64' must be base64");
+		return -1;
+	}
+	return 0;
 }
 
 /* Messages about one request: the id, and approve/deny extras. */
@@ -527,8 +686,18 @@ proto_decode_id(const cJSON *o, struct proto_msg *m, char **cause)
 		if (get_string(o, "note", false, &m->note, cause) != 0)
 			return -1;
 	}
-	if (m->type == PROTO_APPROVE)
+	if (m->type == PROTO_APPROVE) {
+		if (get_string(o, "profile", false, &m->profile, cause) != 0)
+			return -1;
+		if (m->profile != NULL && (m->profile[0] == '\0' ||
+		    strlen(m->profile) > PROTO_MAX_NAME)) {
+			*cause = xstrdup("field 'profile' must name a profile");
+			return -1;
+		}
 		return proto_decode_mounts(o, &m->mounts, cause);
+	}
+	if (m->type == PROTO_INPUT)
+		return proto_decode_input(o, m, cause);
 	return 0;
 }
 
@@ -689,6 +858,11 @@ proto_msg_release(struct proto_msg *m)
 	proto_mounts_release(&m->mounts);
 	free(m->write_path);
 	free(m->write_content);
+	strv_release(&m->env);
+	strv_release(&m->shell_options);
+	strv_release(&m->args);
+	free(m->profile);
+	buf_release(&m->data);
 	*m = (struct proto_msg)PROTO_MSG_INIT;
 }
 
@@ -737,6 +911,44 @@ proto_msg_json(const struct proto_msg *m)
 				cJSON_AddBoolToObject(j, f->name,
 				    *(const int *)p == 1);
 			break;
+		case PF_BOOL:
+			if (*(const bool *)p)
+				cJSON_AddBoolToObject(j, f->name, true);
+			break;
+		}
+	}
+	/* The environment is an object of strings (proto_decode_env). */
+	if (m->type == PROTO_SUBMIT && m->has_env) {
+		cJSON *e = cJSON_AddObjectToObject(j, "env");
+
+		for (size_t k = 0; k < m->env.n; k++) {
+			const char	*eq = strchr(m->env.v[k], '=');
+			char		*name;
+
+			if (eq == NULL)
+				continue;
+			name = xstrndup(m->env.v[k],
+			    (size_t)(eq - m->env.v[k]));
+			cJSON_AddStringToObject(e, name, eq + 1);
+			free(name);
+		}
+	}
+	/* Input bytes: text as "data", anything else as "data_base64". */
+	if (m->type == PROTO_INPUT) {
+		if (m->data.len == 0)
+			cJSON_AddStringToObject(j, "data", "");
+		else if (proto_utf8_valid(m->data.data, m->data.len, NULL) &&
+		    memchr(m->data.data, '\0', m->data.len) == NULL) {
+			char *t = xstrndup(m->data.data, m->data.len);
+
+			cJSON_AddStringToObject(j, "data", t);
+			free(t);
+		} else {
+			char *t = proto_base64_encode(m->data.data,
+			    m->data.len);
+
+			cJSON_AddStringToObject(j, "data_base64", t);
+			free(t);
 		}
 	}
 	/* A file write is an object of its own (proto_decode_write). */

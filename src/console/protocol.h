@@ -54,6 +54,8 @@ enum proto_type {
 	PROTO_RERUN,		/* control: submit a finished request again */
 	PROTO_RELOAD,		/* control: read configuration and rules again */
 	PROTO_SHOW,		/* control: one request with its report */
+	PROTO_INPUT,		/* agent: bytes for a request's stdin */
+	PROTO_INPUT_END,	/* agent: end of a request's stdin */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */
@@ -83,10 +85,25 @@ struct proto_msg {
 	double		 memory;	/* bytes */
 	int		 pids;
 	int		 cpu_s;
+	bool		 has_env;	/* submit: "env" given */
+	struct strv	 env;		/* submit: NAME=VALUE, sorted */
+	bool		 stdin_stream;	/* submit: input messages follow */
+	bool		 merge_output;	/* submit: stderr into stdout */
+	struct strv	 shell_options;	/* submit: shell options for command */
+	struct strv	 args;		/* submit: $0 and positional params */
+	char		*profile;	/* approve: run with this profile */
+	struct buf	 data;		/* input: the bytes */
 };
 #define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
-#define PROTO_MSG_INIT { PROTO_SUBMIT, PROTO_VERSION, NULL, 0, NULL, \
-	STRV_INIT, NULL, NULL, 0, NULL, PROTO_MOUNTS_INIT, NULL, NULL, 0, 0, 0 }
+#define PROTO_MSG_INIT { .type = PROTO_SUBMIT, .version = PROTO_VERSION, \
+	.argv = STRV_INIT, .mounts = PROTO_MOUNTS_INIT, .env = STRV_INIT, \
+	.shell_options = STRV_INIT, .args = STRV_INIT, .data = BUF_INIT }
+
+#define PROTO_MAX_ENV		4096	/* variables in a submit */
+
+/* Is this a shell option bwgate passes to the shell in the sandbox?
+   Takes one word ("-e", "+x") or an -o/+o pair (opt, name). */
+bool		 proto_shell_option_ok(const char *opt, const char *name);
 
 /* Splits a byte stream into lines; overlong lines are reported, then
    skipped up to their newline. */

@@ -95,9 +95,14 @@ request_free(struct request *r)
 	free(r->cwd);
 	proto_mounts_release(&r->asked);
 	proto_mounts_release(&r->edits);
+	strv_release(&r->env);
+	strv_release(&r->env_changed);
+	strv_release(&r->shell_options);
+	strv_release(&r->args);
 	free(r->rule);
 	free(r->reason);
 	free(r->profile);
+	free(r->op_profile);
 	strv_release(&r->bwrap_argv);
 	cJSON_Delete(r->mounts);
 	cJSON_Delete(r->spec);
@@ -327,6 +332,27 @@ request_json(const struct request *r)
 		cJSON_AddItemToObject(j, "asked", proto_mounts_json(&r->asked));
 	if (r->edited)
 		cJSON_AddItemToObject(j, "edits", proto_mounts_json(&r->edits));
+	if (r->shell_options.n > 0)
+		cJSON_AddItemToObject(j, "shell_options",
+		    json_strv(&r->shell_options));
+	if (r->args.n > 0)
+		cJSON_AddItemToObject(j, "args", json_strv(&r->args));
+	if (r->stdin_stream)
+		cJSON_AddBoolToObject(j, "stdin", true);
+	if (r->merge_output)
+		cJSON_AddBoolToObject(j, "merge_output", true);
+	if (r->env_changed.n > 0) {
+		cJSON	*e = cJSON_AddObjectToObject(j, "env_changed");
+
+		for (size_t i = 0; i < r->env_changed.n; i++) {
+			const char *kv = r->env_changed.v[i];
+			const char *eq = strchr(kv, '=');
+			char *name = xstrndup(kv, (size_t)(eq - kv));
+
+			cJSON_AddStringToObject(e, name, eq + 1);
+			free(name);
+		}
+	}
 	cJSON_AddStringToObject(j, "verdict", verdict_name(r->verdict));
 	add_string(j, "rule", r->rule);
 	add_string(j, "reason", r->reason);

@@ -83,11 +83,19 @@ struct request {
 	struct proto_mounts	 asked;		/* agent's requested changes */
 	struct proto_mounts	 edits;		/* operator's changes */
 	bool			 edited;	/* edits replace asked */
+	bool			 has_env;	/* the agent sent its env */
+	struct strv		 env;		/* the agent's NAME=VALUE */
+	struct strv		 env_changed;	/* inside, unlike the default */
+	bool			 stdin_stream;	/* the agent streams stdin */
+	bool			 merge_output;	/* stderr into stdout */
+	struct strv		 shell_options;	/* for a command string */
+	struct strv		 args;		/* $0 and positional params */
 
 	enum verdict		 verdict;
 	char			*rule;
 	char			*reason;
 	char			*profile;
+	char			*op_profile;	/* the operator's choice, or NULL */
 	bool			 writes;	/* profile can write the project */
 	bool			 network;	/* the sandbox below has it (the
 						   argv never says: slirp4netns) */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "config.h"
@@ -102,8 +103,51 @@ const char *
 config_datadir(void)
 {
 	const char	*d = getenv("BWGATE_DATADIR");
+	static int	 in_build = -1;
+	static char	*beside;
 
-	return d != NULL && d[0] == '/' ? d : PKGDATADIR;
+	if (d != NULL && d[0] == '/')
+		return d;
+#if defined(BUILDDIR) && defined(SRCDATADIR)
+	/* Run from the build tree (not installed): the source tree's data,
+	   so `_build/bwgate check` works before `make install`. */
+	if (in_build == -1) {
+		char	*exe = realpath("/proc/self/exe", NULL);
+		char	*dir = realpath(BUILDDIR, NULL), *slash;
+
+		in_build = 0;
+		if (exe != NULL && dir != NULL &&
+		    (slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			in_build = strcmp(exe, dir) == 0;
+		}
+		free(exe);
+		free(dir);
+	}
+	if (in_build == 1)
+		return SRCDATADIR;
+#endif
+	(void)in_build;
+	/* Installed with `make install prefix=DIR` (a prefix other than the
+	   configured one): DIR/share/bwgate beside DIR/bin/bwgate. */
+	if (beside == NULL) {
+		char	*exe = realpath("/proc/self/exe", NULL), *slash, *f;
+
+		if (exe != NULL && (slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			beside = xasprintf("%s/../share/bwgate", exe);
+			f = xasprintf("%s/allowlist.json", beside);
+			if (access(f, R_OK) != 0 ||
+			    access(PKGDATADIR "/allowlist.json", R_OK) == 0) {
+				free(beside);
+				beside = xstrdup(PKGDATADIR);
+			}
+			free(f);
+		} else
+			beside = xstrdup(PKGDATADIR);
+		free(exe);
+	}
+	return beside;
 }
 
 /* $ENV/bwgate, or $HOME/FALLBACK/bwgate. */

@@ -182,7 +182,7 @@ engine_output(int fd, short revents, void *arg)
 		    (size_t)n, true);
 	else
 		engine_capture(e, &e->r->out, &e->r->out_truncated, chunk,
-		    (size_t)n, false);
+		    (size_t)n, e->run.err_fd < 0);
 }
 
 /* bwrap's status stream: one JSON object per line. */
@@ -652,8 +652,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGINT, engine_signal, &e);
 	loop_signal(e.loop, SIGTERM, engine_signal, &e);
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
-	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, &e.run,
-	    &cause) != 0) {
+	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
+	    &e.run, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
 	}
@@ -727,9 +727,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 		LOG("helper answered");
 	}
 	observe_go(e.obs);
-	e.out_open = e.err_open = true;
+	e.out_open = true;
+	e.err_open = e.run.err_fd >= 0;	/* merged: one pipe */
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
-	loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
+	if (e.err_open)
+		loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
 	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
 	if (e.run.pidfd >= 0)
 		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);

@@ -33,6 +33,8 @@ struct engine_opts {
 	size_t			 output_limit;	/* per stream, bytes */
 	bool			 passthrough;	/* copy output to our 1 and 2 */
 	int			 stdin_fd;	/* the command's stdin */
+	bool			 merge_output;	/* one pipe for stdout+stderr (exec
+					   derives it from its 1 and 2) */
 	int			 events_fd;	/* JSON lines of live events, or -1 */
 	bool			 monitor;	/* live events (default on) */
 	bool			 observe;	/* seccomp violation observer */

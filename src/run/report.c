@@ -239,6 +239,27 @@ violation_hint(enum violation_reason r)
 	return violation_hints[r];
 }
 
+/* The hint for one refusal: a read-only path inside the project is
+   read-only because of the profile, never "outside the project". */
+const char *
+violation_hint_in(const struct violation *v, const char *project)
+{
+	size_t	n = project != NULL ? strlen(project) : 0;
+
+	if (v->reason != VIOLATION_READ_ONLY || n == 0 ||
+	    strncmp(v->path, project, n) != 0 ||
+	    (v->path[n] != '/' && v->path[n] != '\0'))
+		return violation_hints[v->reason];
+	if (strncmp(v->path + n, "/.git", 5) == 0 &&
+	    (v->path[n + 5] == '/' || v->path[n + 5] == '\0'))
+		return "read-only in this profile: git metadata is writable "
+		    "only with the 'git-write' profile; ask the operator to "
+		    "approve the command with it";
+	return "read-only in this profile: the project is writable with the "
+	    "'project' profile; ask the operator to approve the command "
+	    "with it";
+}
+
 void
 violations_add(struct violations *vs, const char *path, const char *op,
     enum violation_reason reason, bool exact)
@@ -370,6 +391,11 @@ result_json(const struct result *r)
 	cJSON_AddBoolToObject(j, "executed_truncated", r->executed.truncated);
 	cJSON_AddNumberToObject(j, "executed_total",
 	    (double)r->executed.total);
+	for (size_t i = 0; i < r->violations.n; i++)
+		cJSON_ReplaceItemInObject(cJSON_GetArrayItem(
+		    cJSON_GetObjectItem(j, "violations"), (int)i), "hint",
+		    cJSON_CreateString(violation_hint_in(&r->violations.v[i],
+		    r->project)));
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());

@@ -140,6 +140,9 @@ void	 executions_release(struct executions *);
 cJSON	*executions_json(const struct executions *);
 cJSON	*attentions_json(const struct attentions *);
 cJSON	*violations_json(const struct violations *);
+/* The hint for v in a run in project (profile-aware inside it). */
+const char *violation_hint_in(const struct violation *v,
+	    const char *project);
 
 void	 result_release(struct result *);
 cJSON	*result_json(const struct result *);

@@ -24,7 +24,7 @@
 /* Start bwrap with its descriptors in place. */
 int
 runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
-    int stdin_fd, struct runner *r, char **cause)
+    int stdin_fd, bool merge, struct runner *r, char **cause)
 {
 	struct spawn	 sp = SPAWN_INIT;
 	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -33,14 +33,16 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 
 	memset(r, 0, sizeof *r);
 	r->pidfd = r->out_fd = r->err_fd = -1;
-	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
+	/* merge: the command's stdout and stderr are one pipe (order kept). */
+	if (pipe2(outp, O_CLOEXEC) != 0 ||
+	    (!merge && pipe2(errp, O_CLOEXEC) != 0)) {
 		*cause = xasprintf("cannot create pipes: %s", strerror(errno));
 		goto fail;
 	}
 	map = xcalloc(nmap, sizeof *map);
 	map[0] = stdin_fd;
 	map[1] = outp[1];
-	map[2] = errp[1];
+	map[2] = merge ? outp[1] : errp[1];
 	for (size_t i = 0; i < nfds; i++)
 		map[SANDBOX_FD_BASE + i] = fds[i] >= 0 ? fds[i] : SPAWN_CLOSED;
 	sp.argv = argv->v;
@@ -56,13 +58,15 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	}
 	free(map);
 	close(outp[1]);
-	close(errp[1]);
+	if (!merge)
+		close(errp[1]);
 	r->pid = sp.pid;
 	r->pidfd = sp.pidfd;
 	r->out_fd = outp[0];
 	r->err_fd = errp[0];
 	fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
-	fcntl(r->err_fd, F_SETFL, O_NONBLOCK);
+	if (r->err_fd >= 0)
+		fcntl(r->err_fd, F_SETFL, O_NONBLOCK);
 	return 0;
 
 fail:

@@ -39,6 +39,8 @@ static const struct pj_field {
 	{ "protected", PJ_STRV, offsetof(struct sandbox_policy, protected) },
 	{ "env_pass", PJ_STRV, offsetof(struct sandbox_policy, env_pass) },
 	{ "env_set", PJ_STRV, offsetof(struct sandbox_policy, env_set) },
+	{ "env_agent", PJ_BOOL, offsetof(struct sandbox_policy, env_agent) },
+	{ "env_in", PJ_STRV, offsetof(struct sandbox_policy, env_in) },
 };
 #define PJ_NFIELDS (sizeof pj_fields / sizeof pj_fields[0])
 
@@ -47,7 +49,7 @@ static const struct pj_field {
  * exec --policy-fd would silently run without it. This breaks the build
  * on 64-bit hosts until the table and the size below are updated together.
  */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 192,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 224,
     "struct sandbox_policy changed: update pj_fields in policy-json.c");
 
 /* The policy as one JSON object. */

@@ -21,6 +21,7 @@ struct build {
 	bool				 dry;
 	struct placeholders		*ph;	/* locked while protecting */
 	const char			*home;	/* $HOME inside (hidden) */
+	struct strv			 ph_files; /* placeholder files, rel */
 };
 
 /* sandbox.c */
@@ -42,7 +43,6 @@ int	build_sys(struct build *, char **);
 
 /* sandbox-user.c */
 void	build_identity(struct build *);
-void	build_identity_env(struct build *);
 void	build_secrets(struct build *);
 
 /* sandbox-git.c */

@@ -119,16 +119,6 @@ build_identity(struct build *b)
 		b->home = sb->run_home = xstrdup(pw->pw_dir); /* hidden too */
 }
 
-/* The user's names when the sandbox runs as the project's owner. */
-void
-build_identity_env(struct build *b)
-{
-	if (b->sb->run_as == NULL)
-		return;
-	build_arg3(b, "--setenv", "USER", b->sb->run_as);
-	build_arg3(b, "--setenv", "LOGNAME", b->sb->run_as);
-}
-
 /* Walk dirfd (path) and collect entries not readable by everyone. */
 static void
 secret_walk(int dirfd, const char *path, int depth, struct strv *out)

@@ -31,12 +31,15 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "netbackend.h"
@@ -99,7 +102,11 @@ static const char *const mount_kind_names[] = {
 	[MOUNT_SYMLINK] = "symlink",
 };
 
+/* Where git inside finds the placeholders to ignore (core.excludesFile). */
+#define SANDBOX_GIT_EXCLUDE	"/run/bwgate/placeholders.exclude"
+
 static int	build_protected_paths(struct build *, char **);
+static int	build_git_exclude(struct build *, char **);
 static int	build_fd(struct build *, int);
 
 const char *
@@ -137,6 +144,8 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	strv_append_all(&dst->protected, &src->protected);
 	strv_append_all(&dst->env_pass, &src->env_pass);
 	strv_append_all(&dst->env_set, &src->env_set);
+	dst->env_agent = src->env_agent;
+	strv_append_all(&dst->env_in, &src->env_in);
 	dst->helper = src->helper ? xstrdup(src->helper) : NULL;
 	dst->helper_fd = src->helper_fd;
 }
@@ -154,6 +163,7 @@ sandbox_policy_release(struct sandbox_policy *pol)
 	strv_release(&pol->protected);
 	strv_release(&pol->env_pass);
 	strv_release(&pol->env_set);
+	strv_release(&pol->env_in);
 	memset(pol, 0, sizeof *pol);
 	pol->helper_fd = -1;
 }
@@ -385,40 +395,161 @@ build_network(struct build *b, char **cause)
 	return 0;
 }
 
-static void
-build_env(struct build *b)
+/* Is a directory of an agent's PATH there inside the sandbox? */
+static bool
+env_path_visible(const struct sandbox *sb, const char *dir)
 {
-	const struct sandbox_policy	*pol = b->pol;
-	const char			*home = b->home;
-	bool				 have_path = false;
+	const struct sandbox_mount	*m;
 
-	add(b, "--clearenv");
-	for (char **e = environ; e != NULL && *e != NULL; e++) {
-		const char	*eq = strchr(*e, '=');
-		_cleanup_free_ char *name = NULL;
+	if (dir[0] != '/')
+		return false;
+	if (sb == NULL)
+		return true;
+	if ((m = sandbox_mount_for(sb, dir)) == NULL)
+		return false;
+	switch (m->kind) {
+	case MOUNT_RO:
+	case MOUNT_RW:
+	case MOUNT_PROTECTED:
+	case MOUNT_SYMLINK:
+		return true;
+	default:
+		return false;
+	}
+}
 
-		if (eq == NULL)
+/*
+ * An agent's PATH with only absolute entries visible inside. Entries in
+ * the project (which commands can write) go last: node_modules/.bin still
+ * finds the project's tools, but a name the system has (git, ls, the
+ * names the allowlist trusts) is always the system's, never a file a
+ * command planted in the project.
+ */
+static char *
+env_path_filter(const struct sandbox *sb, const char *project,
+    const char *value)
+{
+	struct buf	 sys = BUF_INIT, proj = BUF_INIT, *b;
+	char		*copy = xstrdup(value), *p = copy, *dir;
+
+	while ((dir = strsep(&p, ":")) != NULL) {
+		if (!env_path_visible(sb, dir))
 			continue;
-		name = xstrndup(*e, (size_t)(eq - *e));
-		if (!env_allowed(name) && !strv_contains(&pol->env_pass, name))
+		b = project != NULL && path_is_under(dir, project) ? &proj :
+		    &sys;
+		if (b->len > 0)
+			buf_putc(b, ':');
+		buf_puts(b, dir);
+	}
+	free(copy);
+	if (proj.len > 0) {
+		if (sys.len > 0)
+			buf_putc(&sys, ':');
+		buf_add(&sys, proj.data, proj.len);
+	}
+	buf_release(&proj);
+	return sys.len > 0 ? buf_detach(&sys) : NULL;
+}
+
+/* Set NAME=VALUE in a sorted-by-insertion list (replacing NAME). */
+static void
+env_put(struct strv *env, const char *name, const char *value)
+{
+	size_t	len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++) {
+		if (strncmp(env->v[i], name, len) == 0 &&
+		    env->v[i][len] == '=') {
+			free(env->v[i]);
+			env->v[i] = xasprintf("%s=%s", name, value);
+			return;
+		}
+	}
+	strv_pushf(env, "%s=%s", name, value);
+}
+
+/* Is NAME set in a NAME=VALUE list? */
+static bool
+env_has(const struct strv *env, const char *name)
+{
+	size_t	len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name, len) == 0 &&
+		    env->v[i][len] == '=')
+			return true;
+	return false;
+}
+
+/* Did the build bind the placeholders' git excludes? */
+static bool
+sandbox_git_exclude(const struct sandbox *sb)
+{
+	for (size_t i = 0; i < sb->nmounts; i++)
+		if (strcmp(sb->mounts[i].path, SANDBOX_GIT_EXCLUDE) == 0)
+			return true;
+	return false;
+}
+
+/* Compare NAME=VALUE strings. */
+static int
+env_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
+    struct strv *out)
+{
+	const char	*home = sb != NULL && sb->run_home != NULL ?
+			    sb->run_home : getenv("HOME");
+	char *const	*src = pol->env_agent ? pol->env_in.v : environ;
+	size_t		 nsrc = pol->env_agent ? pol->env_in.n : SIZE_MAX;
+	bool		 have_path = false;
+
+	for (size_t i = 0; i < nsrc && src != NULL && src[i] != NULL; i++) {
+		const char	*eq = strchr(src[i], '=');
+		_cleanup_free_ char *name = NULL, *path = NULL;
+
+		if (eq == NULL || eq == src[i])
+			continue;
+		name = xstrndup(src[i], (size_t)(eq - src[i]));
+		if (strv_contains(&pol->env_pass, name))
+			;	/* named by the configuration */
+		else if (pol->env_agent ? sandbox_env_is_secret(name) :
+		    !env_allowed(name))
+			continue;
+		if (strcmp(name, "HOME") == 0)
 			continue;
 		if (strcmp(name, "PATH") == 0) {
-			/* No relative entry, nothing the command can write. */
-			_cleanup_free_ char *clean = path_env_clean(eq + 1,
+			/* An agent's PATH: what is visible, project entries
+			   last (its tools, never in front of the system's);
+			   ours: no relative, project or home entry. */
+			path = pol->env_agent ? env_path_filter(sb,
+			    pol->project, eq + 1) : path_env_clean(eq + 1,
 			    pol->project, home != NULL && home[0] == '/' &&
 			    strcmp(home, "/") != 0 ? home : NULL);
-
-			have_path = clean[0] != '\0';
-			if (have_path)
-				add3(b, "--setenv", name, clean);
-			continue;
+			if (path == NULL || path[0] == '\0')
+				continue;
+			have_path = true;
 		}
-		add3(b, "--setenv", name, eq + 1);
+		env_put(out, name, path != NULL ? path : eq + 1);
 	}
 	if (!have_path)
-		add3(b, "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin");
-	add3(b, "--setenv", "HOME", home != NULL && home[0] == '/' ? home :
-	    "/tmp");
+		env_put(out, "PATH", "/usr/local/bin:/usr/bin:/bin");
+	env_put(out, "HOME", home != NULL && home[0] == '/' ? home : "/tmp");
+	/* git status/diff take no optional lock in a read-only project. */
+	if (pol->project_readonly)
+		env_put(out, "GIT_OPTIONAL_LOCKS", "0");
+	/* git ignores the placeholder files (unless the agent configures
+	   git through the environment itself). */
+	if (sb != NULL && sandbox_git_exclude(sb) &&
+	    !env_has(out, "GIT_CONFIG_COUNT")) {
+		env_put(out, "GIT_CONFIG_COUNT", "1");
+		env_put(out, "GIT_CONFIG_KEY_0", "core.excludesFile");
+		env_put(out, "GIT_CONFIG_VALUE_0", SANDBOX_GIT_EXCLUDE);
+	}
 	for (size_t i = 0; i < pol->env_set.n; i++) {
 		const char	*kv = pol->env_set.v[i], *eq = strchr(kv, '=');
 		_cleanup_free_ char *name = NULL;
@@ -426,8 +557,47 @@ build_env(struct build *b)
 		if (eq == NULL || eq == kv)
 			continue;
 		name = xstrndup(kv, (size_t)(eq - kv));
-		add3(b, "--setenv", name, eq + 1);
+		env_put(out, name, eq + 1);
 	}
+	/* The user's names when the sandbox runs as the project's owner. */
+	if (sb != NULL && sb->run_as != NULL) {
+		env_put(out, "USER", sb->run_as);
+		env_put(out, "LOGNAME", sb->run_as);
+	}
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, env_cmp);
+}
+
+/* --clearenv, then one --setenv per variable, placed at pos (after the
+   namespaces) but built last, so an agent's PATH can be checked against
+   the mounts. */
+static void
+build_env(struct build *b, size_t pos)
+{
+	struct strv	env = STRV_INIT, args = STRV_INIT, all = STRV_INIT;
+	struct strv	*argv = &b->sb->argv;
+
+	strv_push(&args, "--clearenv");
+	sandbox_env_list(b->pol, b->sb, &env);
+	for (size_t i = 0; i < env.n; i++) {
+		char	*eq = strchr(env.v[i], '=');
+
+		*eq = '\0';
+		strv_push(&args, "--setenv");
+		strv_push(&args, env.v[i]);
+		strv_push(&args, eq + 1);
+		*eq = '=';
+	}
+	for (size_t i = 0; i < argv->n; i++) {
+		if (i == pos)
+			for (size_t k = 0; k < args.n; k++)
+				strv_push(&all, args.v[k]);
+		strv_push(&all, argv->v[i]);
+	}
+	strv_release(argv);
+	*argv = all;
+	strv_release(&env);
+	strv_release(&args);
 }
 
 static void
@@ -600,6 +770,10 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 	if (build_placeholder(b, first, strcmp(first, abs) != 0 || dir,
 	    cause) != 0)
 		return -1;
+	/* An empty placeholder file would be committed by `git add -A`
+	   (git skips empty directories): git inside ignores it. */
+	if (strcmp(first, abs) == 0 && !dir)
+		strv_push(&b->ph_files, first + strlen(b->pol->project));
 	return build_bind_fd(b, first, false, MOUNT_PROTECTED,
 	    "protected (absent: nothing may be created)", cause);
 }
@@ -625,6 +799,9 @@ build_project(struct build *b, char **cause)
 	if (b->ph != NULL)
 		placeholders_close(b->ph);
 	b->ph = NULL;
+	if (rc == 0)
+		rc = build_git_exclude(b, cause);
+	strv_release(&b->ph_files);
 	return rc;
 }
 
@@ -638,6 +815,64 @@ protect_lifted(const struct strv *list, const char *rel)
 	return false;
 }
 
+/*
+ * Protected only when present: an absent .bwgate.json gets no placeholder
+ * (it would show in the project inside, and `git add -A` would commit it).
+ * A file the command creates there is not trusted (trust is by hash) and
+ * is reported as needing attention.
+ */
+static bool
+protect_if_present(struct build *b, const char *rel)
+{
+	_cleanup_free_ char	*abs = NULL;
+	struct stat		 st;
+
+	if (strcmp(rel, ".bwgate.json") != 0)
+		return false;
+	abs = path_join(b->pol->project, rel);
+	return lstat(abs, &st) != 0 && errno == ENOENT;
+}
+
+/* The placeholder files as a gitignore file, bound read-only inside;
+   the environment points git's core.excludesFile at it. */
+static int
+build_git_exclude(struct build *b, char **cause)
+{
+	struct buf	 text = BUF_INIT;
+	int		 fd = -1, n;
+	char		 num[16];
+
+	if (b->ph_files.n == 0)
+		return 0;
+	for (size_t i = 0; i < b->ph_files.n; i++) {
+		for (const char *p = b->ph_files.v[i]; *p != '\0'; p++) {
+			if (strchr("\\*?[!# ", *p) != NULL)
+				buf_putc(&text, '\\');
+			buf_putc(&text, *p);
+		}
+		buf_putc(&text, '\n');
+	}
+	if (!b->dry) {
+		fd = memfd_create("bwgate-exclude", MFD_CLOEXEC);
+		if (fd < 0 || write(fd, text.data, text.len) !=
+		    (ssize_t)text.len || lseek(fd, 0, SEEK_SET) != 0) {
+			*cause = xasprintf("cannot write the git excludes: %s",
+			    strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			buf_release(&text);
+			return -1;
+		}
+	}
+	buf_release(&text);
+	n = build_fd(b, fd);
+	snprintf(num, sizeof num, "%d", n);
+	add3(b, "--ro-bind-data", num, SANDBOX_GIT_EXCLUDE);
+	build_mount(b, MOUNT_RO, SANDBOX_GIT_EXCLUDE,
+	    "placeholders git ignores");
+	return 0;
+}
+
 /* The built-in protected paths, then the configured ones. */
 static int
 build_protected_paths(struct build *b, char **cause)
@@ -648,7 +883,8 @@ build_protected_paths(struct build *b, char **cause)
 		return -1;
 	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
 	    e++) {
-		if (e->git && pol->git_writable)
+		if ((e->git && pol->git_writable) ||
+		    protect_if_present(b, e->path))
 			continue;
 		if (build_protect(b, e->path, e->dir, cause) != 0)
 			return -1;
@@ -744,8 +980,9 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
 	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL,
-			    getenv("HOME") };
+			    getenv("HOME"), STRV_INIT };
 	char		num[16];
+	size_t		env_pos;
 
 	if (pol->project == NULL || pol->cwd == NULL) {
 		*cause = xstrdup("no project directory");
@@ -763,8 +1000,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	build_identity(&b);	/* may start the argv with setpriv */
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
-	build_env(&b);
-	build_identity_env(&b);
+	env_pos = sb->argv.n;
 	build_system(&b);
 	build_private(&b);
 	if (build_extra(&b, cause) != 0 || build_sys(&b, cause) != 0 ||
@@ -777,6 +1013,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	if (build_seccomp(&b, cause) != 0 ||
 	    build_helper(&b, cause) != 0)
 		goto fail;
+	build_env(&b, env_pos);
 	/* The engine supplies these pipes (see sandbox_fd_slot). */
 	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
 	add2(&b, "--block-fd", num);

@@ -51,6 +51,8 @@ struct sandbox_policy {
 	struct strv	 protected;	/* project-relative, read-only inside */
 	struct strv	 env_pass;	/* names passed even if secret-looking */
 	struct strv	 env_set;	/* NAME=VALUE set inside */
+	bool		 env_agent;	/* env_in replaces our own environ */
+	struct strv	 env_in;	/* the agent's NAME=VALUE */
 	char		*helper;	/* host path of helper run first, or NULL */
 	int		 helper_fd;	/* descriptor handed to the helper, or -1 */
 };
@@ -137,6 +139,10 @@ void	 sandbox_release(struct sandbox *);
 
 /* Does this variable name look like a secret? (table in sandbox.c) */
 bool	 sandbox_env_is_secret(const char *name);
+/* The environment inside, as sorted NAME=VALUE. With sb (built), PATH
+   entries of an agent's environment that are not visible are dropped. */
+void	 sandbox_env_list(const struct sandbox_policy *,
+	    const struct sandbox *sb, struct strv *out);
 const char *mount_kind_name(enum mount_kind);
 /* The mount table as JSON: [{"path","mode","why"}]. */
 cJSON	*sandbox_mounts_json(const struct sandbox *);

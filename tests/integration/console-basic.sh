@@ -47,7 +47,7 @@ assert_eq "bwgate sh -c" "$out/$rc" "from-sh/0"
 ln -s "$BWGATE" "$T/bwgate-sh"
 out=$("$T/bwgate-sh" -c 'printf "%s" one' 2>/dev/null)
 assert_eq "bwgate-sh -c" "$out" one
-"$BWGATE" sh 2>/dev/null; assert_eq "sh without -c: 125" "$?" 125
+"$BWGATE" sh 2>/dev/null; assert_eq "sh without -c: a usage error (2, as a shell)" "$?" 2
 
 "$BWGATE" run --json -- echo j > "$T/j.json" 2>/dev/null
 assert_eq "--json prints the report" "$(jq -r .stdout "$T/j.json")" "j"

@@ -8,6 +8,10 @@
 PEER="$BWGATE_BUILDDIR/tests/integration/console-peer"
 AUDIT="$XDG_STATE_HOME/bwgate/audit.jsonl"
 S="$XDG_RUNTIME_DIR/bwgate/agent.sock"
+# A fixed socket for every console and client of the test (the default is
+# one per project: project-socket.sh tests that).
+export BWGATE_SOCKET="$S"
+mkdir -p -m 0700 "$XDG_RUNTIME_DIR/bwgate"
 CTL="$XDG_RUNTIME_DIR/bwgate/control.sock"
 CPID=
 

@@ -50,8 +50,17 @@ ok_unless ".bwgate.json cannot be replaced by a symlink" \
 	run 'rm -f .bwgate.json && ln -s /tmp/x .bwgate.json'
 assert_eq ".bwgate.json intact" "$(cat "$P/.bwgate.json")" "{}"
 rm -f "$P/.bwgate.json"
-ok_unless "absent .bwgate.json cannot be created" run 'echo "{}" > .bwgate.json'
-ok_unless "absent .bwgate.json leaves no placeholder" test -e "$P/.bwgate.json"
+# An absent .bwgate.json gets no placeholder (it would show inside and be
+# committed by `git add -A`): a file the command creates there is not
+# trusted, so its allow rules do not count.
+ok_if "absent .bwgate.json: nothing visible inside" \
+	run 'test ! -e .bwgate.json'
+run 'printf "%s" "{\"version\":1,\"rules\":[{\"id\":\"evil\",\"command\":[\"evilcmd\"],\"verdict\":\"allow\",\"reason\":\"planted\"}]}" > .bwgate.json'
+ok_if "a .bwgate.json the command created lands in the project" \
+	test -s "$P/.bwgate.json"
+assert_match "its allow rule does not count (untrusted)" \
+	"$("$BWGATE" check --project "$P" -- evilcmd 2>&1 | head -1)" "ask"
+rm -f "$P/.bwgate.json"
 rmdir "$P/.git/hooks"
 ok_unless "absent .git/hooks cannot be created" run 'mkdir .git/hooks'
 ok_unless "absent .git/hooks stays absent" test -e "$P/.git/hooks"

@@ -40,7 +40,7 @@ keys Enter
 check_screen "Enter: back to the console" 5 '^ queue '
 check_screen "the request still waits" 5 '^! +1 .* ask +pending'
 
-keys a
+keys a a
 wait_agent 20 one
 assert_eq "agent exits with the command's status" "$(agent_rc one)" 3
 assert_match "agent got the output" "$(cat "$T/one.out")" hello-out
@@ -61,7 +61,7 @@ check_screen "queue: allow badge, exit 0" 10 'echo allowed-at-once +allow +exit 
 agent esc -- sh -c $'echo esc\x1b[31mred'
 check_screen "control characters in the command shown escaped" 10 \
     'sh -c .*esc\\(e|x1b)\[31mred.* ask +pending'
-keys a
+keys a a
 wait_agent 20 esc
 check_screen "its output without the colour sequence" 10 ' escred *$'
 ok_unless "no raw escape reached the screen" bash -c \
@@ -82,4 +82,16 @@ ok_unless "and it did not run" test -e "$P/piped.txt"
 keys d Enter
 wait_agent 20 three
 assert_eq "denied from the terminal: 77" "$(agent_rc three)" 77
+
+# a offers the verdict's profile and the others, one key each.
+agent four -- sh -c 'touch chosen.txt'
+check_screen "fourth request pending" 10 '^! +[0-9]+ .*touch chosen\.txt'
+keys a
+check_screen "a offers the profiles" 5 'approve #[0-9]+: a/Enter .*1 readonly'
+keys 1
+wait_agent 20 four
+ok_unless "approved with readonly: the write was refused" \
+    test -e "$P/chosen.txt"
+assert_match "the agent heard read-only in this profile" \
+    "$(cat "$T/four.err")" "read-only in this profile"
 done_testing

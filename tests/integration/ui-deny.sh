@@ -38,12 +38,12 @@ check_screen "moved to #1" 5 'detail  #1'
 keys r
 check_screen "re-run queued as #3" 5 '#1 queued again as #3'
 check_screen "#3 waits for approval (ask)" 5 '^! +3 .*denied\.txt.* ask +pending'
-keys a
+keys a a
 check_screen "#3 ran" 20 ' 3 .* ask +exit 0'
 ok_if "the re-run wrote its file" test -f "$P/denied.txt"
 keys k
 check_screen "moved to #2" 5 'detail  #2'
-keys a
+keys a a
 wait_agent 20 two
 assert_eq "#2 approved afterwards: exit 0" "$(agent_rc two)" 0
 

@@ -37,7 +37,7 @@ check_screen "Esc: not denied" 5 'not denied'
 check_screen "the selection stayed on #1 (oldest pending)" 5 'detail +#1'
 keys Tab G
 check_screen "its detail is intact" 5 'one\.txt'
-keys a
+keys a a
 wait_agent 20 one
 assert_eq "then approved: exit 0" "$(agent_rc one)" 0
 check_screen "500 still pending" 10 '500 pending'

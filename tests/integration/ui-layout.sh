@@ -24,7 +24,7 @@ check_screen "Tab: focus on detail" 5 '^ detail +#1'
 keys Tab Tab
 check_screen "Tab twice more: the output tab comes to the front" 5 \
     '^ files +\[output\] +report'
-keys a
+keys a a
 wait_agent 20 one
 check_screen "50x40: output with wide characters" 10 '^wide: 日本語テキスト'
 ok_if "50x40: wide characters do not overflow" test "$(screen_width)" -le 50

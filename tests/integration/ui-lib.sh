@@ -17,6 +17,10 @@ fi
 
 TMUX_SOCK="$T/tmux.sock"
 S="$XDG_RUNTIME_DIR/bwgate/agent.sock"
+# A fixed socket for every console and client of the test (the default is
+# one per project: project-socket.sh tests that).
+export BWGATE_SOCKET="$S"
+mkdir -p -m 0700 "$XDG_RUNTIME_DIR/bwgate"
 unset TMUX TMUX_PANE
 
 # Test rules: a long-running allowed command; everything else as shipped.
@@ -99,7 +103,12 @@ agent() {
 	local name="$1"; shift
 	rm -f "$T/$name.rc"
 	{
-		( cd "$P" && BWGATE_SOCKET="$S" exec "$BWGATE" run "$@" \
+		# A small environment, as an agent's: the agent's variables
+		# become --setenv lines of the argv the panes show.
+		( cd "$P" && exec env -i PATH="$PATH" HOME="$HOME" \
+		    LANG=C.UTF-8 XDG_CONFIG_HOME="$XDG_CONFIG_HOME" \
+		    XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" BWGATE_SOCKET="$S" \
+		    "$BWGATE" run "$@" \
 		    > "$T/$name.out" 2> "$T/$name.err" < /dev/null )
 		echo $? > "$T/$name.rc"
 	} > /dev/null 2>&1 &

@@ -43,7 +43,7 @@ check_screen "network on in the detail" 5 'network on'
 keys n
 check_screen "network off again" 5 'network off'
 
-keys a
+keys a a
 wait_agent 20 one
 assert_eq "approved with the edit: exit 0" "$(agent_rc one)" 0
 assert_eq "the command wrote outside the project" \
@@ -55,7 +55,7 @@ assert_eq "the decision (audit log, as the agent got it) carries the edit" \
 # Without the edit the same write is refused by the sandbox.
 agent two -- sh -c "echo again > '$OUT/y.txt'"
 check_screen "second request pending" 10 '^! +2 .*echo again'
-keys a
+keys a a
 wait_agent 20 two
 ok_unless "no edit: nothing written outside" test -e "$OUT/y.txt"
 check_screen "the report lists the violation" 10 "! refused create '$OUT/y\.txt'"

@@ -96,4 +96,23 @@ assert_eq "bwgate check agrees in the project" "$v" allow
 P2=$(new_project other)
 v=$(cd "$P2" && "$BWGATE" check --json -- touch 'a b.txt' | jq -r .verdict)
 assert_eq "another project: it asks" "$v" ask
+# A runs the current request with the profile of the rule it adds.
+agent eight -- touch ro.txt
+check_screen "touch ro.txt asks" 10 '^! +8 .*touch ro\.txt +ask'
+keys A
+for i in 1 2 3 4 5 6; do
+	tm capture-pane -p -t ui | grep -q 'profile: readonly (Tab' && break
+	keys Tab
+	wait_for 2 sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+	    grep -q 'profile: '"
+done
+check_screen "the readonly profile chosen" 5 'profile: readonly \(Tab'
+keys Enter
+wait_agent 20 eight
+ok_unless "it ran with the rule's profile: nothing written" \
+    test -e "$P/ro.txt"
+assert_eq "the rule has that profile" \
+    "$(jq -r '.rules[-1].profile' "$PRULES")" readonly
+assert_match "the agent heard read-only in this profile" \
+    "$(cat "$T/eight.err")" "read-only in this profile"
 done_testing

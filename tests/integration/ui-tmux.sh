@@ -38,13 +38,18 @@ pane=$(tm list-panes -t ui -F '#{pane_id} #{pane_width}' | tail -1)
 check_screen "the side pane runs the console" 10 'queue ' "${pane%% *}"
 ok_if "the side pane is the narrower one" test "${pane##* }" -lt 120
 
-# A console that cannot start keeps its pane open and says why.
-tm split-window -d -t ui "cd '$P' && '$BWGATE' --tmux --socket '$S' > '$T/l2.out' 2>&1; echo \$? > '$T/l2.rc'; exec sleep 3600"
+# A second --tmux for the project whose console runs: that pane is
+# selected, no new (broken) pane is opened.
+l2=$(tm split-window -d -P -F '#{pane_id}' -t ui "cd '$P' && '$BWGATE' --tmux --socket '$S' > '$T/l2.out' 2> '$T/l2.err'; echo \$? > '$T/l2.rc'; exec sleep 3600")
 wait_for 10 test -s "$T/l2.rc"
-bad=$(sed -n 's/.*opened in tmux pane \(%[0-9]*\).*/\1/p' "$T/l2.out")
-check_screen "the second console's pane says why it stopped" 10 \
-    'already listening|exited with status 125' "$bad"
-tm kill-pane -t "$bad"
+assert_eq "a second --tmux for the project: exit 0" "$(cat "$T/l2.rc")" 0
+assert_match "it names the pane of the running console" "$(cat "$T/l2.err")" \
+    "already runs in tmux pane ${pane%% *} \\(pid [0-9]+\\): selected it"
+assert_eq "and opens no pane (two, plus the launcher's)" \
+    "$(tm list-panes -t ui | wc -l)" 3
+assert_eq "the console's pane is the active one" \
+    "$(tm display-message -p -t ui '#{pane_id}')" "${pane%% *}"
+tm kill-pane -t "$l2"
 
 # A directory named after a tmux format: tmux expands #() in -c and other
 # format strings, which would run the command on the host. The console
@@ -82,8 +87,19 @@ chmod +x "$T/agent.sh"
 tm new-window -d -t ui "$T/agent.sh"
 check_screen "the agent's request reaches the side pane" 10 \
     "^! +1 .*echo via-tmux" "${pane%% *}"
-tm send-keys -t "${pane%% *}" a
+tm send-keys -t "${pane%% *}" a a
 wait_for 20 test -s "$T/tagent.rc"
 assert_eq "the agent ran through the console" "$(cat "$T/tagent.rc")" 0
 assert_match "and got the output" "$(cat "$T/tagent.out")" via-tmux
+
+# (Last: a failed --tmux still sets its socket in the session.)
+# A console that cannot start keeps its pane open and says why.
+: > "$T/not-a-socket"
+tm split-window -d -t ui "cd '$P' && '$BWGATE' --tmux --socket '$T/not-a-socket' > '$T/l3.out' 2>&1; echo \$? > '$T/l3.rc'; exec sleep 3600"
+wait_for 10 test -s "$T/l3.rc"
+bad=$(sed -n 's/.*opened in tmux pane \(%[0-9]*\).*/\1/p' "$T/l3.out")
+check_screen "the failed console's pane says why it stopped" 10 \
+    'not a socket|exited with status 125' "$bad"
+tm kill-pane -t "$bad"
+
 done_testing

@@ -420,6 +420,16 @@ roundtrip(const struct proto_msg *m)
 	assert_strv_equal(&back.mounts.rw, &m->mounts.rw);
 	assert_strv_equal(&back.mounts.ro, &m->mounts.ro);
 	assert_strv_equal(&back.mounts.hide, &m->mounts.hide);
+	assert_int_equal(back.has_env, m->has_env);
+	assert_strv_equal(&back.env, &m->env);
+	assert_int_equal(back.stdin_stream, m->stdin_stream);
+	assert_int_equal(back.merge_output, m->merge_output);
+	assert_strv_equal(&back.shell_options, &m->shell_options);
+	assert_strv_equal(&back.args, &m->args);
+	assert_str_same(back.profile, m->profile);
+	assert_int_equal(back.data.len, m->data.len);
+	if (m->data.len > 0)
+		assert_memory_equal(back.data.data, m->data.data, m->data.len);
 	proto_msg_release(&back);
 	free(line);
 }
@@ -429,7 +439,8 @@ static void
 test_msg_roundtrip(void **state)
 {
 	static const enum proto_type types[] = { PROTO_SUBMIT, PROTO_CANCEL,
-	    PROTO_LIST, PROTO_APPROVE, PROTO_DENY, PROTO_KILL, PROTO_RERUN };
+	    PROTO_LIST, PROTO_APPROVE, PROTO_DENY, PROTO_KILL, PROTO_RERUN,
+	    PROTO_INPUT, PROTO_INPUT_END };
 	struct proto_msg m;
 
 	(void)state;
@@ -447,10 +458,25 @@ test_msg_roundtrip(void **state)
 			strv_push(&m.mounts.rw, "/w");
 			strv_push(&m.mounts.ro, "/r");
 			strv_push(&m.mounts.hide, "/h");
+			m.has_env = true;
+			strv_push(&m.env, "A=x=y");	/* sorted */
+			strv_push(&m.env, "Z=\u00e9");
+			m.stdin_stream = true;
+			m.merge_output = true;
+			strv_push(&m.shell_options, "-e");
+			strv_push(&m.shell_options, "-o");
+			strv_push(&m.shell_options, "pipefail");
+			strv_push(&m.args, "_");
+			strv_push(&m.args, "one");
+			break;
+		case PROTO_INPUT:
+			buf_add(&m.data, "a\0b\xff", 4);	/* base64 */
+			m.id = 42;
 			break;
 		case PROTO_APPROVE:
 			m.mounts.network = 0;
 			strv_push(&m.mounts.rw, "/x");
+			m.profile = xstrdup("git-write");
 			/* FALLTHROUGH */
 		case PROTO_DENY:
 			m.note = xstrdup("why");
@@ -467,6 +493,18 @@ test_msg_roundtrip(void **state)
 	m = (struct proto_msg)PROTO_MSG_INIT;
 	strv_push(&m.argv, "ls");
 	strv_push(&m.argv, "-l");
+	roundtrip(&m);
+	proto_msg_release(&m);
+	/* Text input, and empty input. */
+	m = (struct proto_msg)PROTO_MSG_INIT;
+	m.type = PROTO_INPUT;
+	m.id = 1;
+	buf_add(&m.data, "hello\n", 6);
+	roundtrip(&m);
+	proto_msg_release(&m);
+	m = (struct proto_msg)PROTO_MSG_INIT;
+	m.type = PROTO_INPUT;
+	m.id = 1;
 	roundtrip(&m);
 	proto_msg_release(&m);
 }
@@ -493,6 +531,71 @@ test_reply_types(void **state)
 	cJSON_Delete(j);
 }
 
+/* env, stdin, merge_output, shell_options, args; input; approve profile. */
+static void
+test_agent_fields(void **state)
+{
+	struct proto_msg	 m;
+	char			*cause;
+
+	assert_int_equal(decode("{\"type\":\"submit\",\"command\":\"echo $1\","
+	    "\"env\":{\"Z\":\"1\",\"A\":\"x=y\"},\"stdin\":true,"
+	    "\"merge_output\":true,\"shell_options\":[\"-eu\",\"-o\","
+	    "\"pipefail\",\"+x\"],\"args\":[\"_\",\"one\"]}", &m, &cause), 0);
+	assert_true(m.has_env);
+	assert_int_equal(m.env.n, 2);
+	assert_string_equal(m.env.v[0], "A=x=y");	/* sorted */
+	assert_string_equal(m.env.v[1], "Z=1");
+	assert_true(m.stdin_stream);
+	assert_true(m.merge_output);
+	assert_int_equal(m.shell_options.n, 4);
+	assert_string_equal(m.args.v[1], "one");
+	proto_msg_release(&m);
+
+	assert_int_equal(decode("{\"type\":\"input\",\"id\":3,"
+	    "\"data_base64\":\"YQBi\"}", &m, &cause), 0);
+	assert_int_equal(m.type, PROTO_INPUT);
+	assert_int_equal(m.id, 3);
+	assert_int_equal(m.data.len, 3);
+	assert_memory_equal(m.data.data, "a\0b", 3);
+	proto_msg_release(&m);
+	assert_int_equal(decode("{\"type\":\"input-end\",\"id\":3}", &m,
+	    &cause), 0);
+	assert_int_equal(m.type, PROTO_INPUT_END);
+	proto_msg_release(&m);
+	assert_int_equal(decode("{\"type\":\"approve\",\"id\":2,"
+	    "\"profile\":\"git-write\"}", &m, &cause), 0);
+	assert_string_equal(m.profile, "git-write");
+	proto_msg_release(&m);
+
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"env\":[]}",
+	    "field 'env' must be an object");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"env\":"
+	    "{\"A\":1}}", "field 'env' must be an object");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"env\":"
+	    "{\"A=B\":\"1\"}}", "invalid variable name");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\",\"stdin\":1}",
+	    "field 'stdin' must be true or false");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\","
+	    "\"shell_options\":[\"--rcfile\"]}", "not a supported shell option");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\","
+	    "\"shell_options\":[\"-o\",\"evil\"]}", "'-o evil'");
+	expect_error("{\"type\":\"submit\",\"command\":\"x\","
+	    "\"shell_options\":[\"-c\"]}", "not a supported shell option");
+	expect_error("{\"type\":\"submit\",\"argv\":[\"x\"],"
+	    "\"args\":[\"a\"]}", "go with 'command'");
+	expect_error("{\"type\":\"input\",\"id\":1}",
+	    "either 'data' or 'data_base64'");
+	expect_error("{\"type\":\"input\",\"id\":1,\"data_base64\":\"@@\"}",
+	    "must be base64");
+	expect_error("{\"type\":\"approve\",\"id\":1,\"profile\":\"\"}",
+	    "must name a profile");
+	assert_true(proto_shell_option_ok("-euxv", NULL));
+	assert_false(proto_shell_option_ok("-i", NULL));
+	assert_false(proto_shell_option_ok("-s", NULL));
+	assert_true(proto_shell_option_ok("+o", "pipefail"));
+}
+
 int
 main(void)
 {
@@ -511,6 +614,7 @@ main(void)
 		cmocka_unit_test(test_mounts),
 		cmocka_unit_test(test_msg_roundtrip),
 		cmocka_unit_test(test_reply_types),
+		cmocka_unit_test(test_agent_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

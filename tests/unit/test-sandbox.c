@@ -139,8 +139,9 @@ test_default_shape(void **state)
 	assert_true(find_seq(&f->sb, "--json-status-fd", NULL) > 0);
 	assert_int_equal(sandbox_status_slot(&f->sb), (int)f->sb.nfds - 1);
 	/* .git covers .git/hooks and .git/config: one mount, not three. */
-	assert_int_equal(f->sb.nfds, 6);	/* project .git .bwgate.json
-						   seccomp block status */
+	assert_int_equal(f->sb.nfds, 5);	/* project .git seccomp block
+						   status; an absent
+						   .bwgate.json: no mount */
 	assert_int_equal(sandbox_fd_slot(&f->sb, "--block-fd"),
 	    (int)f->sb.nfds - 2);
 	assert_int_equal(sandbox_fd_slot(&f->sb, "--bogus"), -1);
@@ -569,14 +570,19 @@ test_placeholders_removed(void **state)
 {
 	struct fixture	*f = *state;
 	char		*policy = path_join(f->project, ".bwgate.json");
+	char		*absent = path_join(f->project, "absent");
 	struct stat	 st;
 
+	strv_push(&f->pol.protected, "absent/");
 	build_ok(f, 0);
-	assert_int_equal(lstat(policy, &st), 0);	/* placeholder */
+	assert_int_equal(lstat(absent, &st), 0);	/* placeholder */
+	/* An absent .bwgate.json gets none (git add -A would take it). */
+	assert_int_equal(lstat(policy, &st), -1);
 	assert_int_equal(f->sb.placeholders.n, 1);
 	sandbox_finish(&f->sb);
-	assert_int_equal(lstat(policy, &st), -1);
+	assert_int_equal(lstat(absent, &st), -1);
 	free(policy);
+	free(absent);
 }
 
 static void
@@ -620,7 +626,7 @@ test_configured_protected(void **state)
 	strv_push(&f->pol.protected, "secrets/");
 	strv_push(&f->pol.protected, "a..b");	/* a name, not a climb */
 	build_ok(f, SANDBOX_DRY);
-	assert_true(find_seq(&f->sb, "--ro-bind-fd", "6", secrets, NULL) > 0);
+	assert_true(find_seq(&f->sb, "--ro-bind-fd", "5", secrets, NULL) > 0);
 	assert_true(find_seq(&f->sb, "escape", NULL) < 0);
 	/* "!path" lifts an entry (a shipped default) again. */
 	sandbox_release(&f->sb);
@@ -692,12 +698,64 @@ test_bpf_cache_key(void **state)
 	free(d);
 }
 
+/* The value of NAME in an environment list, or NULL. */
+static const char *
+env_value(const struct strv *env, const char *name)
+{
+	size_t	n = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+			return env->v[i] + n + 1;
+	return NULL;
+}
+
+/* An agent's environment: secrets out unless named, HOME the sandbox's,
+   PATH only visible absolute entries, the project's last. */
+static void
+test_agent_env(void **state)
+{
+	struct fixture	*f = *state;
+	struct strv	 env = STRV_INIT;
+	char		*bin = path_join(f->project, "node_modules/.bin");
+	char		*path = xasprintf("PATH=%s:rel:/usr/bin:%s/x:/nonexistent",
+			    bin, getenv("HOME"));
+	char		*want = xasprintf("/usr/bin:%s", bin);
+
+	f->pol.env_agent = true;
+	strv_push(&f->pol.env_in, "MYVAR=1");
+	strv_push(&f->pol.env_in, "MY_TOKEN=secret");
+	strv_push(&f->pol.env_in, "NAMED_TOKEN=ok");
+	strv_push(&f->pol.env_in, "HOME=/elsewhere");
+	strv_push(&f->pol.env_in, path);
+	strv_push(&f->pol.env_pass, "NAMED_TOKEN");
+	strv_push(&f->pol.env_set, "FROM_CONFIG=2");
+	build_ok(f, SANDBOX_DRY);
+	sandbox_env_list(&f->pol, &f->sb, &env);
+	assert_string_equal(env_value(&env, "MYVAR"), "1");
+	assert_null(env_value(&env, "MY_TOKEN"));
+	assert_string_equal(env_value(&env, "NAMED_TOKEN"), "ok");
+	assert_string_equal(env_value(&env, "HOME"), getenv("HOME"));
+	assert_string_equal(env_value(&env, "PATH"), want);
+	assert_string_equal(env_value(&env, "FROM_CONFIG"), "2");
+	assert_null(env_value(&env, "GIT_OPTIONAL_LOCKS"));
+	/* The argv carries the same, right after the namespaces. */
+	assert_true(find_seq(&f->sb, "--setenv", "MYVAR", "1", NULL) > 0);
+	assert_true(find_seq(&f->sb, "--clearenv", NULL) <
+	    find_seq(&f->sb, "--ro-bind", "/usr", "/usr", NULL));
+	strv_release(&env);
+	free(bin);
+	free(path);
+	free(want);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_default_shape),
+		T(test_agent_env),
 		T(test_usr_merge_symlinks),
 		T(test_network_on),
 		T(test_readonly_profile),
