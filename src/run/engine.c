@@ -466,23 +466,22 @@ engine_loop(struct engine *e)
 }
 
 /*
- * Digests of the argv: the one started, and the one the same policy gives
- * without the observer's helper (which adds a mount and a descriptor):
- * that is the argv a console shows for the request, so the two can be
- * compared (engine-spec.h).
+ * The digest of the argv the same policy gives in a dry build without the
+ * observer's helper (which adds a mount and a descriptor): that is the
+ * argv a console shows for the request, so the two can be compared
+ * (engine-spec.h). Taken before the real build, whose placeholders would
+ * change what a dry build sees.
  */
 static void
-engine_argv_digests(const struct sandbox_policy *pol,
-    const struct probe *probe, const struct strv *full,
-    const struct engine_opts *o, cJSON *j)
+engine_shown_digest(const struct sandbox_policy *pol,
+    const struct probe *probe, const struct engine_opts *o, char *hex)
 {
 	struct sandbox_policy	 plain;
 	struct sandbox		 sb = SANDBOX_INIT;
 	struct strv		 av = STRV_INIT;
-	char			 hex[SHA256_HEX_LEN + 1], *cause = NULL;
+	char			*cause = NULL;
 
-	sha256_strv(full, hex);
-	cJSON_AddStringToObject(j, "started_argv_sha256", hex);
+	hex[0] = '\0';
 	sandbox_policy_copy(&plain, pol);
 	free(plain.helper);
 	plain.helper = NULL;
@@ -491,7 +490,6 @@ engine_argv_digests(const struct sandbox_policy *pol,
 		strv_append_all(&av, &sb.argv);
 		strv_append_all(&av, &o->argv);
 		sha256_strv(&av, hex);
-		cJSON_AddStringToObject(j, "argv_sha256", hex);
 	} else
 		free(cause);
 	strv_release(&av);
@@ -557,6 +555,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct strv		 full = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
 	struct strv		 swept = STRV_INIT;	/* removed .git */
+	char			 shown_hex[SHA256_HEX_LEN + 1];
+	char			 started_hex[SHA256_HEX_LEN + 1];
 	struct snapshot_paths	*rec = NULL;
 	bool			 record, writes;
 	struct strv		 skip = STRV_INIT;
@@ -602,6 +602,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	if (!observe_armed(e.obs))
 		record = false;
+	engine_shown_digest(&pol, &probe, o, shown_hex);
 	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
@@ -637,7 +638,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	strv_append_all(&full, &sb.argv);
 	strv_append_all(&full, &o->argv);
 	strv_append_all(&r->bwrap_argv, &full);
-	engine_argv_digests(&pol, &probe, &full, o, r->sandbox);
+	sha256_strv(&full, started_hex);
+	cJSON_AddStringToObject(r->sandbox, "started_argv_sha256", started_hex);
+	if (shown_hex[0] != '\0')
+		cJSON_AddStringToObject(r->sandbox, "argv_sha256", shown_hex);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot

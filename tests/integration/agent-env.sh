@@ -75,8 +75,11 @@ assert_eq "stdin /dev/null: empty, exit 0" "$out:$rc" ":0"
 head -c 20000000 /dev/zero | "$BWGATE" run -- sleep 3 \
     > /dev/null 2>&1 &
 slow=$!
-wait_for 10 jq -e 'select(.record == "start" and .exec_argv[-1] == "3")' \
-    "$AUDIT"
+sleep_runs() {
+	"$BWGATE" list --json | jq -e 'any(.[]; (.command | test("sleep 3")) and
+	    .state == "running")'
+}
+wait_for 10 sleep_runs
 out=$(MYVAR=quick "$BWGATE" run -- printenv MYVAR 2>/dev/null)
 assert_eq "another request runs meanwhile" "$out" quick
 ok_if "while the unread one still runs" kill -0 "$slow"

@@ -7,7 +7,7 @@
 P=$(new_project)
 cd "$P"
 cat > "$XDG_CONFIG_HOME/bwgate/config.json" <<'JSON'
-{"console": {"audit_max_bytes": 20000, "audit_keep": 50}}
+{"console": {"audit_max_bytes": 100000, "audit_keep": 50}}
 JSON
 start_console --headless --auto-allowlisted
 

@@ -90,16 +90,16 @@ crash_run() {
 	wait_for 10 sh -c "! pgrep -f 'sleep 60\$' >/dev/null"
 }
 crash_run
-ok_if "a crashed run leaves its placeholder" test -e "$Q/.bwgate.json"
+ok_if "a crashed run leaves its placeholder" test -e "$Q/.envrc"
 (cd "$Q" && "$BWGATE" check true >/dev/null 2>&1)
-ok_unless "bwgate check removed it" test -e "$Q/.bwgate.json"
+ok_unless "bwgate check removed it" test -e "$Q/.envrc"
 crash_run
-ok_if "the placeholder is back after another crash" test -e "$Q/.bwgate.json"
+ok_if "the placeholder is back after another crash" test -e "$Q/.envrc"
 (cd "$Q" && exec timeout 10 "$BWGATE" --headless --project "$Q" \
     > "$T/q.out" 2> "$T/q.err") &
 QC=$!
 wait_for 10 grep -q '^export BWGATE_SOCKET=' "$T/q.out"
-ok_unless "a console starting removed it" test -e "$Q/.bwgate.json"
+ok_unless "a console starting removed it" test -e "$Q/.envrc"
 kill -TERM "$QC" 2>/dev/null; wait "$QC" 2>/dev/null
 
 # /tmp/bwgate-UID created by someone else: a private alternative is used.

@@ -40,7 +40,7 @@ run_layout() {
 	    title_is "bwgate: 1 pending"
 	assert_eq "$L: @bwgate_pending" \
 	    "$(tm show-options -w -v -t ui @bwgate_pending)" 1
-	keys a
+	keys a a
 	wait_agent 20 one
 	assert_eq "$L: approved" "$(agent_rc one)" 0
 	ok_if "$L: the title clears when nothing waits" wait_for 10 \
@@ -60,7 +60,7 @@ run_layout() {
 	check_screen "$L: a new pending request ends the pause" 10 \
 	    '^ detail +#3'
 	check_screen "$L: follow on again" 5 '^ queue +1 pending +follow '
-	keys a
+	keys a a
 	wait_agent 20 three
 	assert_eq "$L: a approves the request follow selected" \
 	    "$(agent_rc three)" 0
@@ -77,7 +77,7 @@ run_layout() {
 	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'cannot approve'"
 	keys p
 	check_screen "$L: p selects the pending request" 5 '^ detail +#4'
-	keys a
+	keys a a
 	wait_agent 20 four
 	assert_eq "$L: and a approves it" "$(agent_rc four)" 0
 

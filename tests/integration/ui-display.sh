@@ -34,7 +34,7 @@ check_screen "the hostile command waits, escaped on its row" 10 \
     '^! +1 .*\\r\\e\[2Kgit diff'
 ok_unless "pending: no raw control or invisible character on screen" raw
 check_screen "detail shows the command escaped" 5 '\\u\{202e\}\\u\{200b\}'
-keys a
+keys a a
 wait_agent 20 one
 assert_eq "the command ran" "$(agent_rc one)" 0
 check_screen "report names the file escaped on one line" 10 \

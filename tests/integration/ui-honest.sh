@@ -41,7 +41,7 @@ run_layout() {
 	# 1,500 files created: more event lines than the pane keeps.
 	agent files -- sh -c 'mkdir d && for i in $(seq 1 1500); do : > d/f$i; done'
 	check_screen "$L: #2 waits" 10 '^! +2 '
-	keys a
+	keys a a
 	wait_agent 60 files
 	assert_eq "$L: files ran" "$(agent_rc files)" 0
 	keys BTab

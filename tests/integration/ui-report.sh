@@ -15,7 +15,7 @@ run_layout() {
 	ui_start "$cols" "$lines" || return 1
 	agent mk -- sh -c "$MAKE"
 	check_screen "$L: #1 waits" 10 '^! +1 '
-	keys a
+	keys a a
 	wait_agent 60 mk
 	assert_eq "$L: ran" "$(agent_rc mk)" 0
 	# Tab to the report pane: queue, detail, files, output, report.
