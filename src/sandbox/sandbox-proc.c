@@ -85,6 +85,19 @@ build_proc(struct build *b)
 		    "read-only, so processes outside the sandbox are visible "
 		    "in it");
 	}
+	/* A nested bwrap mounts its own /proc, which Linux refuses while
+	   anything is mounted over this one: nothing is, unless the sandbox
+	   holds kernel uid 0 (then sysctls stay read-only; root cannot nest
+	   anyway without CAP_SETFCAP). */
+	if (b->pol->allow_userns && b->probe->proc_fresh &&
+	    sb->kernel_uid != 0) {
+		strv_push(&sb->warnings, "nested sandboxes need /proc with "
+		    "nothing mounted over it (Linux refuses a fresh /proc "
+		    "inside otherwise): /proc is writable and unmasked, so "
+		    "processes in this sandbox can write each other's memory "
+		    "through /proc/PID/mem");
+		return;
+	}
 	if (!sb->proc_readonly) {
 		for (const char *const *p = proc_readonly; *p != NULL; p++) {
 			if (stat(*p, &st) != 0)

@@ -257,6 +257,12 @@ test_allow_nested_sandboxes(void **state)
 	assert_int_equal(f->sb.warnings.n, 1);
 	assert_false(f->sb.proc_readonly);
 	assert_true(find_seq(&f->sb, "--remount-ro", "/proc", NULL) < 0);
+	if (f->sb.kernel_uid != 0 && f->probe.proc_fresh) {
+		/* It mounts its own /proc: nothing may cover this one. */
+		assert_true(find_seq(&f->sb, "--ro-bind", "/dev/null",
+		    "/proc/1/mem", NULL) < 0);
+		return;
+	}
 	if (access("/proc/sys", F_OK) == 0)
 		assert_true(find_seq(&f->sb, "--ro-bind", "/proc/sys",
 		    "/proc/sys", NULL) > 0);
