@@ -94,6 +94,28 @@ run_env(struct strv *env)
 	config_release(&cfg);
 }
 
+/* Our environment as run_env() passes it, with each NAME=VALUE of over
+   replacing or adding its name (the console filters secrets again). */
+static void
+run_env_over(struct strv *env, const struct strv *over)
+{
+	run_env(env);
+	for (size_t i = 0; i < over->n; i++) {
+		size_t	n = (size_t)(strchr(over->v[i], '=') - over->v[i]) + 1;
+
+		for (size_t k = 0; k < env->n; k++) {
+			if (strncmp(env->v[k], over->v[i], n) == 0) {
+				free(env->v[k]);
+				env->v[k] = xstrdup(over->v[i]);
+				n = 0;
+				break;
+			}
+		}
+		if (n != 0)
+			strv_push(env, over->v[i]);
+	}
+}
+
 /* Is our stdin worth streaming (not a terminal, not /dev/null)? */
 static bool
 run_stdin_streams(void)
@@ -260,6 +282,10 @@ run_message(const struct run_request *rq, const char *cwd)
 		run_env(&sm.env);
 		sm.stdin_stream = run_stdin_streams();
 		sm.merge_output = !rq->json && run_same_output();
+	} else if (rq->env.n > 0) {
+		/* Our environment with the variables asked for on top. */
+		sm.has_env = true;
+		run_env_over(&sm.env, &rq->env);
 	}
 	msg = proto_msg_json(&sm);
 	proto_msg_release(&sm);

@@ -56,9 +56,12 @@ struct run_request {
 	struct strv	 args;		/* with command: $0 and $1... */
 	bool		 forward;	/* send our environment, stdin and
 					   output order (run, sh) */
+	struct strv	 env;		/* NAME=VALUE over our environment
+					   (bwgate mcp's run tool) */
 };
 #define RUN_REQUEST_INIT { .argv = STRV_INIT, .rw = STRV_INIT, \
-	.ro = STRV_INIT, .shell_options = STRV_INIT, .args = STRV_INIT }
+	.ro = STRV_INIT, .shell_options = STRV_INIT, .args = STRV_INIT, \
+	.env = STRV_INIT }
 
 /* BWGATE_QUIET set (and not "0"): no summary lines on stderr. */
 bool	run_quiet_env(void);

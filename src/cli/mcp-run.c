@@ -77,6 +77,30 @@ run_cwd(struct mcp *m, const char *cwd, char **cause)
 	return abs;
 }
 
+/* The run tool's "env": NAME=VALUE for each string member (NULL: none). */
+static int
+run_env_arg(const cJSON *env, struct strv *out, char **cause)
+{
+	const cJSON	*e;
+
+	if (env == NULL)
+		return 0;
+	if (!cJSON_IsObject(env)) {
+		*cause = xstrdup("'env' must be an object of strings");
+		return -1;
+	}
+	cJSON_ArrayForEach(e, env) {
+		if (!cJSON_IsString(e) || e->string == NULL ||
+		    e->string[0] == '\0' || strchr(e->string, '=') != NULL) {
+			*cause = xstrdup("'env' must map names (without '=') "
+			    "to strings");
+			return -1;
+		}
+		strv_pushf(out, "%s=%s", e->string, e->valuestring);
+	}
+	return 0;
+}
+
 /* Start the run tool: submit to the console and keep the call. */
 void
 mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
@@ -110,7 +134,15 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 	rq.command = command;
 	rq.timeout_s = (int)timeout;
 	rq.network = network;
+	if (run_env_arg(cJSON_GetObjectItem(args, "env"), &rq.env,
+	    &cause) != 0) {
+		mcp_error(id, RPC_INVALID_PARAMS, "run: %s", cause);
+		free(cause);
+		free(abs);
+		return;
+	}
 	(void)run_call(m, id, token, &rq);
+	strv_release(&rq.env);
 	free(abs);
 }
 

@@ -52,7 +52,11 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"maximum\":604800,\"description\":\"seconds before the command "
 	  "is killed\"},"
 	  "\"network\":{\"type\":\"boolean\",\"description\":\"ask for "
-	  "network access (needs the operator's approval)\"}},"
+	  "network access (needs the operator's approval)\"},"
+	  "\"env\":{\"type\":\"object\",\"additionalProperties\":"
+	  "{\"type\":\"string\"},\"description\":\"variables to set for "
+	  "the command, over this server's environment (secret-looking names "
+	  "pass only when the configuration names them)\"}},"
 	  "\"required\":[\"command\"],\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"id\":{\"type\":\"integer\"},\"state\":{\"type\":\"string\"},"

@@ -62,6 +62,8 @@ assert_eq "allowlisted run: exit status 0, not an error" \
     "$(step allowlisted | jq -c '[.structured.exit_status, .isError]')" '[0,false]'
 assert_eq "allowlisted run: verdict" \
     "$(step allowlisted | jq -r .structured.verdict)" allow
+assert_eq "run with env: the variable reaches the command" \
+    "$(step env | jq -r .structured.stdout)" from-the-agent
 assert_eq "writer run: change report" \
     "$(step writer | jq -c .structured.changes.created)" '["made-by-run"]'
 ok_if "writer run: the file is in the project" test -f "$P/made-by-run"

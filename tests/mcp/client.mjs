@@ -70,6 +70,8 @@ if (mode === "auto") {
 	out("ping", { ok: true });
 	out("allowlisted", await call("run", { command: "echo hello-mcp" }));
 	out("writer", await call("run", { command: "touch made-by-run" }));
+	out("env", await call("run", { command: "printenv BWGATE_MCP_T",
+	    env: { BWGATE_MCP_T: "from-the-agent" } }));
 	out("ask-headless", await call("run",
 	    { command: "sh -c 'echo hi > x'" }));
 	out("deny-rule", await call("run", { command: "rm src/a.txt" }));
