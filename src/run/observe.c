@@ -164,7 +164,8 @@ static struct observe_call observe_calls[] = {
 static void	observe_loop_cb(int, short, void *);
 static void	observe_hello_reply(struct observer *);
 
-/* Find the helper: $BWGATE_HELPER, next to our binary, LIBEXECDIR. */
+/* Find the helper: $BWGATE_HELPER, next to our binary, ../libexec/bwgate
+   from it, LIBEXECDIR. */
 static char *
 observe_find_helper(void)
 {
@@ -180,6 +181,13 @@ observe_find_helper(void)
 		if ((slash = strrchr(self, '/')) != NULL) {
 			*slash = '\0';
 			p = xasprintf("%s/bwgate-helper", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+			/* Installed under another prefix than configured
+			   (make install prefix=DIR): DIR/libexec/bwgate. */
+			p = xasprintf("%s/../libexec/bwgate/bwgate-helper",
+			    self);
 			if (access(p, X_OK) == 0)
 				return p;
 			free(p);
