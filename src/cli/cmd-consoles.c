@@ -13,23 +13,18 @@
 
 #include "client.h"
 #include "cmd.h"
+#include "display.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "protocol.h"
 #include "rundir.h"
 #include "xalloc.h"
 
-/* display: agent-free text, but paths may hold anything: control
-   characters made visible (swap for display_escape() at merge). */
+/* Paths may hold anything: through the one display function. */
 static void
 consoles_print_safe(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			printf("\\x%02x", *p);
-		else
-			putchar(*p);
-	}
+	fputs(display_str(s), stdout);
 }
 
 /* Ask one console who it is; NULL if nobody answers. */
