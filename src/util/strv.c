@@ -124,21 +124,11 @@ ansi_c_quote(const char *s)
 char *
 shell_quote(const char *s)
 {
-	struct buf b = BUF_INIT;
-
 	if (shell_safe(s))
 		return xstrdup(s);
 	if (has_control(s))
 		return ansi_c_quote(s);
-	buf_putc(&b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_puts(&b, "'\\''");
-		else
-			buf_putc(&b, *s);
-	}
-	buf_putc(&b, '\'');
-	return buf_detach(&b);
+	return shell_squote(s);
 }
 
 /* Single-quote s for any POSIX shell. */
