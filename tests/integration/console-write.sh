@@ -23,6 +23,12 @@ write_bg() {	# PATH CONTENT [FILE: the content instead]
 reply() {
 	jq -c "select(.type == \"$1\")" "$T/w.out"
 }
+# Has the queued reply arrived whole? (A long one is written in pieces:
+# the file must end with the line's newline.)
+queued_whole() {
+	[ "$(tail -c 1 "$T/w.out" | od -An -c | tr -d ' ')" = '\n' ] &&
+	    jq -e 'select(.type == "queued")' "$T/w.out"
+}
 refused() {
 	write_bg "$1" "${2:-x}"; wait "$WPID"
 	reply error | jq -r '[.code, .message] | join(": ")'
@@ -39,7 +45,7 @@ ok_unless "nothing was queued for them" \
 # A plain write waits for the operator (headless, not auto), who approves.
 echo old > plain.txt
 write_bg plain.txt $'new\n'
-ok_if "plain write: queued" wait_for 10 jq -e 'select(.type == "queued")' "$T/w.out"
+ok_if "plain write: queued" wait_for 10 queued_whole
 assert_eq "plain write: allow by the file-write rule" \
     "$(reply queued | jq -c '[.verdict, .rule, .profile, .cwd]')" \
     "[\"allow\",\"file-write\",\"project\",\"$P\"]"
@@ -57,7 +63,7 @@ assert_eq "plain write: its change report" \
 # A protected path asks; approved, the sandbox still refuses the write.
 cp .git/config "$T/config.before"
 write_bg .git/config $'[core]\n\tfsmonitor = evil\n'
-ok_if "protected write: queued" wait_for 10 jq -e 'select(.type == "queued")' "$T/w.out"
+ok_if "protected write: queued" wait_for 10 queued_whole
 assert_match "protected write: ask, with the reason" \
     "$(reply queued | jq -r '.verdict + " " + .reason')" "^ask write_file: '.git/config' is protected"
 "$BWGATE" approve "$(reply queued | jq .id)" >/dev/null
@@ -75,7 +81,7 @@ assert_match "protected write: the violation is reported" \
 awk 'BEGIN { for (i = 0; i < 380; i++) printf "old %03d %0236d\n", i, 0 }' > big.txt
 awk 'BEGIN { for (i = 0; i < 380; i++) printf "new %03d %0236d\n", i, i }' > "$T/big.new"
 write_bg big.txt "" "$T/big.new"
-ok_if "large write: queued" wait_for 10 jq -e 'select(.type == "queued")' "$T/w.out"
+ok_if "large write: queued" wait_for 10 queued_whole
 assert_match "large write: the diff is cut, not the content" \
     "$(reply queued | jq -r .command | grep -c '^# ... (the diff is cut here')" "^1$"
 "$BWGATE" approve "$(reply queued | jq .id)" >/dev/null
@@ -88,7 +94,7 @@ assert_match "quote-heavy content over the limit refused" \
 
 # The operator can deny; the audit log has both decisions.
 write_bg .envrc 'export X=1'
-ok_if "attention write: queued" wait_for 10 jq -e 'select(.type == "queued")' "$T/w.out"
+ok_if "attention write: queued" wait_for 10 queued_whole
 assert_eq "attention write: ask" "$(reply queued | jq -r .verdict)" ask
 "$BWGATE" deny --note "no direnv here" "$(reply queued | jq .id)" >/dev/null
 wait "$WPID"
