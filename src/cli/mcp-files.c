@@ -366,7 +366,8 @@ mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args,
 		}
 		strv_push(&names, de->d_name);
 	}
-	qsort(names.v, names.n, sizeof *names.v, files_cmp);
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof *names.v, files_cmp);
 	st = cJSON_CreateObject();
 	cJSON_AddStringToObject(st, "path", rel);
 	a = cJSON_AddArrayToObject(st, "entries");

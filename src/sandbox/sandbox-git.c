@@ -195,6 +195,8 @@ git_dir_find(const struct gitscan *gs, const char *rel)
 {
 	struct git_dir	key = { (char *)rel, 0, { 0, 0 } };
 
+	if (gs->ndirs == 0)
+		return NULL;
 	return bsearch(&key, gs->dirs, gs->ndirs, sizeof *gs->dirs,
 	    git_dir_cmp);
 }
@@ -210,7 +212,8 @@ git_scan(const char *project, bool record)
 	gs->record = record;
 	if (fd >= 0)
 		git_walk(gs, fd, path, 0, 0);
-	qsort(gs->dirs, gs->ndirs, sizeof *gs->dirs, git_dir_cmp);
+	if (gs->ndirs > 0)	/* qsort's base may not be NULL */
+		qsort(gs->dirs, gs->ndirs, sizeof *gs->dirs, git_dir_cmp);
 	return gs;
 }
 
