@@ -59,7 +59,12 @@ assert_match "pidfd_getfd denied" "$out" "pidfd_getfd: blocked"
 # Nested sandboxes allowed: /proc stays writable, pid 1 and sysctls not.
 echo '{"sandbox":{"allow_nested_sandboxes":true}}' > "$T/nested.json"
 out=$(run --config "$T/nested.json" -- ./memwrite)
-assert_match "nested profile: pid 1's memory masked" "$out" "/proc/1/mem: blocked"
+if [ "$(id -u)" -eq 0 ]; then
+	assert_match "nested profile: pid 1's memory masked" "$out" \
+	    "/proc/1/mem: blocked"
+else
+	skip "nested profile: pid 1's memory masked" "as an ordinary user nothing may be mounted over /proc (the nested bwrap mounts its own; bwgate(1) says so)"
+fi
 out=$(run --config "$T/nested.json" -- sh -c 'echo core.bwgate-test > /proc/sys/kernel/core_pattern')
 assert_match "nested profile: core_pattern refused" "$out" "Read-only file system|Permission denied"
 assert_eq "host core_pattern still unchanged" "$(cat /proc/sys/kernel/core_pattern)" "$before"

@@ -10,8 +10,8 @@ for sig in SEGV ABRT; do
 	ui_start 100 30 || { done_testing; exit 1; }
 	assert_eq "SIG$sig: the console is on the alternate screen" \
 	    "$(tm display -p -t ui '#{alternate_on}')" 1
-	pane=$(tm display -p -t ui '#{pane_pid}')
-	pid=$(pgrep -P "$pane" -x bwgate)
+	# The console: the process started with this test's debug log.
+	pid=$(pgrep -f -- "--log $T/console.log")
 	kill -"$sig" "$pid"
 	console_exited 10
 	assert_eq "SIG$sig: the console dies of it" "$(cat "$T/console.rc")" \
