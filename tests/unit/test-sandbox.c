@@ -1,6 +1,8 @@
 /* test-sandbox: the exact bwrap argv for each policy (sandbox.c). */
 #include "autoconf.h"
 
+#include <errno.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -368,7 +370,11 @@ test_root_runs_as_owner(void **state)
 	   failure in TAP); the root pass runs it. */
 	if (getuid() != 0)
 		return;
-	assert_int_equal(chown(f->project, 12345, 12345), 0);
+	if (chown(f->project, 12345, 12345) != 0) {
+		/* Nested: the outer namespace maps no uid 12345. */
+		assert_true(errno == EINVAL || errno == EPERM);
+		return;
+	}
 	build_ok(f, SANDBOX_DRY);
 	assert_int_equal(find_seq(&f->sb, "/usr/bin/setpriv", "--reuid=12345",
 	    "--regid=12345", "--clear-groups", "--pdeathsig=KILL", "--",
