@@ -32,7 +32,7 @@ enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
 	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_MEMORY, OPT_PIDS,
-	OPT_CPU, OPT_HEADLESS, OPT_LOWER_MEMORY, OPT_LOWER_PIDS, OPT_LOWER_CPU,
+	OPT_CPU,
 	OPT_ENV, OPT_AGENT_ENV,
 };
 
@@ -61,10 +61,6 @@ static const struct option exec_options[] = {
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "pids", required_argument, NULL, OPT_PIDS },
 	{ "cpu", required_argument, NULL, OPT_CPU },
-	{ "headless", no_argument, NULL, OPT_HEADLESS },
-	{ "lower-memory", required_argument, NULL, OPT_LOWER_MEMORY },
-	{ "lower-pids", required_argument, NULL, OPT_LOWER_PIDS },
-	{ "lower-cpu", required_argument, NULL, OPT_LOWER_CPU },
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "agent-env", no_argument, NULL, OPT_AGENT_ENV },
 	{ "help", no_argument, NULL, 'h' },
@@ -239,8 +235,6 @@ cmd_exec(int argc, char **argv)
 	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
 	double			 timeout = -1, limit = -1;
 	double			 memory = -1, pids = -1, cpu = -1;
-	double			 lmemory = 0, lpids = 0, lcpu = 0;
-	bool			 headless = false;
 	size_t			 cfg_memory;
 	int			 cfg_pids, cfg_cpu;
 
@@ -312,19 +306,6 @@ cmd_exec(int argc, char **argv)
 		case OPT_CPU:
 			other = true;
 			if (parse_number(optarg, "--cpu", 1e7, &cpu))
-				goto out;
-			break;
-		case OPT_HEADLESS: headless = true; break;
-		case OPT_LOWER_MEMORY:
-			if (parse_size(optarg, "--lower-memory", &lmemory))
-				goto out;
-			break;
-		case OPT_LOWER_PIDS:
-			if (parse_number(optarg, "--lower-pids", 1e7, &lpids))
-				goto out;
-			break;
-		case OPT_LOWER_CPU:
-			if (parse_number(optarg, "--lower-cpu", 1e7, &lcpu))
 				goto out;
 			break;
 		case OPT_ENV:
@@ -411,21 +392,10 @@ cmd_exec(int argc, char **argv)
 	}
 	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
 	    cfg.timeout_s * 1000;
-	/* Nobody watches a headless console: never run forever. */
-	if (headless && o.timeout_ms == 0)
-		o.timeout_ms = cfg.headless_timeout_s * 1000;
 	config_limits(&cfg, profile, &cfg_memory, &cfg_pids, &cfg_cpu);
 	o.limits.memory = memory >= 0 ? (uint64_t)memory : cfg_memory;
 	o.limits.pids = pids >= 0 ? (int)pids : cfg_pids;
 	o.limits.cpu_s = cpu >= 0 ? (int)cpu : cfg_cpu;
-	/* A request (agent) may tighten a limit, never lift or raise one. */
-	if (lmemory >= 1 && (o.limits.memory == 0 ||
-	    (uint64_t)lmemory < o.limits.memory))
-		o.limits.memory = (uint64_t)lmemory;
-	if (lpids >= 1 && (o.limits.pids == 0 || (int)lpids < o.limits.pids))
-		o.limits.pids = (int)lpids;
-	if (lcpu >= 1 && (o.limits.cpu_s == 0 || (int)lcpu < o.limits.cpu_s))
-		o.limits.cpu_s = (int)lcpu;
 	o.grace_ms = cfg.grace_ms;
 	o.output_limit = limit >= 0 ? (size_t)limit : cfg.output_limit;
 	o.passthrough = !json;
