@@ -180,6 +180,8 @@ uint32_t	console_submit_msg(struct console *c, struct conn *cn,
 
 /* console-job.c */
 void	job_kill(struct job *jb, enum request_by by, const char *why);
+/* SIGKILL now: exec, bwrap and the sandbox, whatever phase it is in. */
+void	job_kill_now(struct job *jb);
 void	console_schedule(struct console *c);
 void	console_sigchld(int signo, void *arg);
 void	job_input(struct job *jb, const void *data, size_t len, bool end);

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "path.h"
 #include "probe.h"
+#include "proctree.h"
 #include "spawn.h"
 #include "xalloc.h"
 
@@ -339,6 +340,19 @@ job_input(struct job *jb, const void *data, size_t len, bool end)
 		job_write(jb->in_fd, 0, jb);
 }
 
+/*
+ * SIGKILL for exec and everything under it. bwrap runs in a group of its
+ * own, and the sandbox's first process has no parent-death signal until
+ * the command is released: killed alone, exec would close the pipe that
+ * holds the command back and leave the sandbox running unwatched.
+ */
+void
+job_kill_now(struct job *jb)
+{
+	proctree_kill(jb->pid, SIGKILL);
+	kill(-jb->pid, SIGKILL);	/* exec's group: what proctree missed */
+}
+
 /* Escalate: the exec child did not stop after SIGTERM. */
 static void
 job_kill_timeout(void *arg)
@@ -349,7 +363,7 @@ job_kill_timeout(void *arg)
 	if (jb->pid > 0 && !jb->exited) {
 		LOG("request %u: exec pid %ld ignored SIGTERM, killing",
 		    jb->r->id, (long)jb->pid);
-		kill(-jb->pid, SIGKILL);	/* its group: exec and bwrap */
+		job_kill_now(jb);
 	}
 }
 
@@ -362,7 +376,10 @@ job_kill(struct job *jb, enum request_by by, const char *why)
 	if (r->state != REQUEST_RUNNING || jb->exited)
 		return;
 	if (jb->killing) {
-		kill(-jb->pid, SIGKILL);	/* its group: exec and bwrap */
+		/* The operator asking again means now; an agent leaving
+		   after its cancel changes nothing. */
+		if (by == BY_OPERATOR)
+			job_kill_now(jb);
 		return;
 	}
 	jb->killing = true;

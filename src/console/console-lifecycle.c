@@ -70,7 +70,7 @@ console_shutdown_timeout(void *arg)
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		jb = r->owner;
 		if (r->state == REQUEST_RUNNING && jb != NULL && !jb->exited)
-			kill(-jb->pid, SIGKILL);	/* exec and bwrap */
+			job_kill_now(jb);
 	}
 	c->done = true;
 }

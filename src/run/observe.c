@@ -228,8 +228,11 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 		hello.flags |= OBSERVE_F_NET;
 	if (off != NULL && *off != '\0' && strcmp(off, "0") != 0)
 		hello.flags |= OBSERVE_F_OFF;
+	/* Always held until observe_go(): killed before it, we close the
+	   socket and the helper does not run the command. */
+	hello.flags |= OBSERVE_F_WAIT;
 	if (flags & OBSERVE_RECORD)
-		hello.flags |= OBSERVE_F_WAIT;
+		hello.flags |= OBSERVE_F_RECORD;
 	/* The program travels with the hello (see observe-proto.h). */
 	buf_add(&msg, &hello, sizeof hello);
 	if ((hello.flags & OBSERVE_F_OFF) == 0 &&

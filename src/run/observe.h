@@ -57,8 +57,7 @@ struct observer;
 
 /* What the observer is asked for, besides violations. */
 enum observe_flags {
-	OBSERVE_RECORD = (1 << 0),	/* file-changing calls, for the report;
-					   the command waits for observe_go() */
+	OBSERVE_RECORD = (1 << 0),	/* file-changing calls, for the report */
 };
 
 /* Create the socket pair and point the policy at the helper; NULL with
@@ -70,7 +69,7 @@ bool		 observe_armed(const struct observer *);
 /* OBSERVE_RECORD: wait up to timeout_ms for the helper's answer; true
    when the listener is attached (the calls will be recorded). */
 bool		 observe_wait_ready(struct observer *, int timeout_ms);
-/* OBSERVE_RECORD: let the command start. */
+/* Let the command start (it waits for this, whatever the flags). */
 void		 observe_go(struct observer *);
 /* Record every path under root that a file-changing call names on a
    writable mount into sp, before the call runs (snapshot.h). */

@@ -163,12 +163,18 @@ main(int argc, char **argv)
 	helper_reply((int)sock, listener, error, why);
 	if (listener >= 0)
 		close(listener);
-	/* bwgate decides how to report changes before the command runs. */
+	/* bwgate decides how to report changes before the command runs;
+	   gone instead (killed outright), it cannot watch: do not run. */
 	if (error != EPROTO && (hello.flags & OBSERVE_F_WAIT)) {
 		char	go;
 
-		while (recv((int)sock, &go, 1, 0) < 0 && errno == EINTR)
+		while ((n = recv((int)sock, &go, 1, 0)) < 0 && errno == EINTR)
 			;
+		if (0) {
+			fprintf(stderr, "bwgate-helper: bwgate went away before "
+			    "the command started; not running it\n");
+			return 125;
+		}
 	}
 	close((int)sock);
 	execvp(argv[3], argv + 3);

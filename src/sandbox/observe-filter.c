@@ -25,7 +25,7 @@
 struct filter_rule {
 	const char		*name;
 	int			 net;	/* only with OBSERVE_F_NET (1) or
-					   OBSERVE_F_WAIT (2) */
+					   OBSERVE_F_RECORD (2) */
 	int			 arg;	/* -1: always */
 	enum scmp_compare	 op;
 	scmp_datum_t		 a;
@@ -95,7 +95,7 @@ filter_compile(uint32_t flags, struct buf *prog, char **cause)
 
 		if (r->net == 1 && (flags & OBSERVE_F_NET) == 0)
 			continue;
-		if (r->net == 2 && (flags & OBSERVE_F_WAIT) == 0)
+		if (r->net == 2 && (flags & OBSERVE_F_RECORD) == 0)
 			continue;
 		nr = seccomp_syscall_resolve_name(r->name);
 		if (nr == __NR_SCMP_ERROR)

@@ -15,9 +15,12 @@
  * descriptor as SCM_RIGHTS when status is 0), with OBSERVE_F_WAIT waits
  * for one byte from bwgate (which then knows whether the change report
  * can come from the notifications, and takes its snapshot first when it
- * cannot; end of file counts as the byte), closes FD and execs the
- * command (also when no listener could be made: then bwgate infers
- * refusals from the error output). Kept free of other bwgate headers:
+ * cannot), closes FD and execs the command (also when no listener could
+ * be made: then bwgate infers refusals from the error output). End of
+ * file instead of the byte means bwgate is gone: the helper exits without
+ * running the command, so a sandbox whose supervisor was killed outright
+ * never runs unwatched (bwrap's first process has no parent-death signal
+ * until it is released). Kept free of other bwgate headers:
  * the helper links nothing of bwgate but this.
  */
 #ifndef BWGATE_OBSERVE_PROTO_H
@@ -26,7 +29,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		4
+#define OBSERVE_VERSION		5
 /* Where the helper keeps its socket while the filter is on. */
 #define OBSERVE_SOCK_FD		900
 /* The largest program the helper accepts (instructions). */
@@ -36,6 +39,8 @@ enum observe_hello_flags {
 	OBSERVE_F_NET = (1 << 0),	/* also notify connect/sendto/sendmsg */
 	OBSERVE_F_OFF = (1 << 1),	/* install nothing: answer "disabled" */
 	OBSERVE_F_WAIT = (1 << 2),	/* after answering, wait for one byte */
+	OBSERVE_F_RECORD = (1 << 3),	/* also notify what only the change
+					   report needs (fchmod, ...) */
 };
 
 struct observe_hello {

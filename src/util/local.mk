@@ -16,5 +16,6 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/sha256.c %D%/sha256.h \
 	%D%/beneath.c %D%/beneath.h \
 	%D%/spawn.c %D%/spawn.h \
+	%D%/proctree.c %D%/proctree.h \
 	%D%/file.c %D%/file.h \
 	%D%/display.c %D%/display.h

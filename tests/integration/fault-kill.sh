@@ -1,6 +1,7 @@
 #!/bin/bash
 # fault-kill: SIGKILL of the console at each phase of a request (queued,
-# decided, running, ended) and of `bwgate exec` while it runs. No sandbox
+# decided, running, ended) and of `bwgate exec` while it runs or while bwrap
+# holds the sandbox for it. No sandbox
 # survives, the audit log ends with a whole record, nothing approved runs
 # after the console that approved it died, and a restarted console starts
 # clean (stale sockets replaced, no placeholder left in the project).
@@ -107,6 +108,28 @@ ok_if "exec killed: it is not reported as success" \
 ok_if "exec killed: the result is in the audit log" \
     wait_for 10 sh -c "jq -s -e 'any(.[]; .record == \"result\" and .id == 1)' '$AUDIT'"
 ok_if "exec killed: the console still serves" "$BWGATE" list
+
+# held: bwgate exec is killed outright while bwrap holds the sandbox for
+# it (the scan of a large project runs before the command is released).
+# bwrap's first process has no parent-death signal yet and the end of the
+# hold pipe would release it: the helper must refuse to start the command.
+H="$T/held"
+mkdir -p "$H"
+(cd "$H" && seq -f 'f%g' 1 30000 | xargs touch)
+held_inner() {
+	local bw
+	bw=$(pgrep -P "$EP" | head -1) && [ -n "$bw" ] &&
+	    [ -n "$(pgrep -P "$bw")" ]
+}
+(cd "$H" && exec "$BWGATE" exec --quiet --changes snapshot -- \
+    sh -c 'touch started; exec sleep 4706') > /dev/null 2>&1 &
+EP=$!
+ok_if "held: the sandbox is being set up" wait_for 10 held_inner
+kill -KILL "$EP"
+wait "$EP" 2> /dev/null
+ok_if "held: nothing of the sandbox survives" \
+    wait_for 10 sh -c "! pgrep -f -- '--chdir $H( |\$)' && ! pgrep -fx 'sleep 4706'"
+ok_unless "held: the command never ran" test -e "$H/started"
 
 # ended: the console dies right after a result.
 agent_run n true

@@ -101,6 +101,7 @@ ok_if() {
 	else
 		echo "not ok $TESTS_RUN - $what"
 		TESTS_FAILED=$((TESTS_FAILED + 1))
+		return 1
 	fi
 }
 

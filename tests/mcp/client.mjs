@@ -53,6 +53,16 @@ async function runWithOperator(command, action, extra = [], tool = null,
 	return { ...r, progress };
 }
 
+// Poll a condition until it holds or the deadline passes.
+async function waitFor(cond, ms) {
+	for (const end = Date.now() + ms; Date.now() < end;) {
+		if (cond())
+			return true;
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	return cond();
+}
+
 const transport = new StdioClientTransport({
 	command: bwgate, args: ["mcp"], cwd: project,
 	env: { ...process.env }, stderr: "inherit",
@@ -138,7 +148,13 @@ if (mode === "auto") {
 				ac.abort("test cancels");
 		},
 	});
-	out("cancelled", { ...r, id });
+	// The server reads the cancellation before the transport closes
+	// (closing alone would end the request as "the agent disconnected").
+	const ended = await waitFor(() => {
+		const list = JSON.parse(execFileSync(bwgate, ["list", "--json"]));
+		return list.some((q) => String(q.id) === id && q.state !== "running");
+	}, 10000);
+	out("cancelled", { ...r, id, ended });
 }
 await client.close();
 out("closed", { ok: true });

@@ -24,6 +24,7 @@
 
 #include "buf.h"
 #include "probe.h"
+#include "proctree.h"
 #include "runner.h"
 #include "spawn.h"
 #include "strv.h"
@@ -211,6 +212,70 @@ test_pgroup(void **state)
 	spawn_release(&sp);
 }
 
+/* Is pid gone (or a zombie nobody reaped yet)? Polled up to 5 s. */
+static bool
+pid_dies(pid_t pid)
+{
+	char	path[64], buf[256], *p;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 500; i++) {
+		FILE	*f = fopen(path, "r");
+		size_t	 n;
+
+		if (f == NULL)
+			return true;
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ' &&
+		    p[2] == 'Z')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* proctree_kill reaches a grandchild in a session of its own, which a
+   signal to the child's group misses (bwrap's sandbox is one). */
+static void
+test_proctree(void **state)
+{
+	struct spawn	 sp = SPAWN_INIT;
+	char		*argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"setsid sh -c 'sleep 31 & echo $! >&3; wait' & wait",
+	    NULL };
+	char		*cause = NULL, line[32];
+	int		 p[2], fds[4];
+	ssize_t		 n;
+	pid_t		 grandchild;
+
+	(void)state;
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fds[0] = SPAWN_DEVNULL;
+	fds[1] = SPAWN_DEVNULL;
+	fds[2] = 2;
+	fds[3] = p[1];
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 4;
+	sp.flags = SPAWN_PGROUP;
+	assert_int_equal(spawn_start(&sp, &cause), 0);
+	close(p[1]);
+	n = read(p[0], line, sizeof line - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	line[n] = '\0';
+	grandchild = (pid_t)atoi(line);
+	assert_true(grandchild > 0);
+	assert_int_not_equal(getsid(grandchild), getsid(sp.pid));
+	assert_true(proctree_kill(sp.pid, SIGKILL) >= 2);
+	spawn_wait(&sp);
+	assert_true(WIFSIGNALED(sp.status));
+	assert_true(pid_dies(grandchild));
+	spawn_release(&sp);
+}
+
 /* A fork failure in the runner leaves no descriptor behind. */
 static void
 test_runner_fork_fails(void **state)
@@ -305,6 +370,7 @@ main(void)
 		cmocka_unit_test(test_fd_map),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_pgroup),
+		cmocka_unit_test(test_proctree),
 		cmocka_unit_test(test_runner_fork_fails),
 		cmocka_unit_test(test_probe_pipe_fails),
 		cmocka_unit_test(test_no_close_range),
