@@ -51,6 +51,7 @@ job_finish(struct job *jb)
 
 	if (jb->json.len > 0)
 		report = cJSON_ParseWithLength(jb->json.data, jb->json.len);
+	buf_release(&jb->json);
 	job_mark_executed(c, report);
 	if (WIFEXITED(jb->wstatus))
 		code = WEXITSTATUS(jb->wstatus);
@@ -114,6 +115,14 @@ job_finish(struct job *jb)
 	if (report != NULL)
 		cJSON_AddItemToObject(j, "report", cJSON_Duplicate(report, 1));
 	request_send(r, j);
+	/* What stays in memory for the last requests: the argv and mount
+	   table it started with are the request's own (started_argv_sha256
+	   says they matched). */
+	if (report != NULL) {
+		cJSON_DeleteItemFromObject(report, "bwrap_argv");
+		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(report,
+		    "sandbox"), "mounts");
+	}
 	LOG("request %u %s, status %d", r->id, request_state_name(state),
 	    code);
 	console_emit_request(c, CONSOLE_EV_CHANGED, r);
@@ -551,6 +560,9 @@ job_spawn(struct job *jb, char **cause)
 	}
 	console_audit(c, rec);
 	strv_release(&av);
+	/* exec has its copy; a rerun is classified afresh. */
+	cJSON_Delete(jb->r->spec);
+	jb->r->spec = NULL;
 	return 0;
 
 syserr:
