@@ -43,7 +43,8 @@ consoles_ask(const char *agent)
 	cause = NULL;
 	if (cl == NULL)
 		return NULL;
-	if (client_send(cl, proto_reply_new("list", 0, NULL), &cause) != 0)
+	if (client_send(cl, proto_msg_json(&(struct proto_msg){
+	    .type = PROTO_LIST }), &cause) != 0)
 		goto done;
 	while ((j = client_recv(cl, &cause)) != NULL) {
 		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));

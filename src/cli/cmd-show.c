@@ -62,7 +62,8 @@ show_from_console(const char *socket, uint32_t id)
 	cause = NULL;
 	if (cl == NULL)
 		return NULL;
-	if (client_send(cl, proto_reply_new("show", id, NULL), &cause) != 0) {
+	if (client_send(cl, proto_msg_json(&(struct proto_msg){
+	    .type = PROTO_SHOW, .id = id }), &cause) != 0) {
 		free(cause);
 		client_free(cl);
 		return NULL;

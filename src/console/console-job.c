@@ -44,7 +44,7 @@ job_finish(struct job *jb)
 	struct console	*c = jb->c;
 	struct request	*r = jb->r;
 	enum request_state state;
-	cJSON		*report = NULL, *rec, *j, *copy;
+	cJSON		*report = NULL, *rec, *copy;
 	const cJSON	*f;
 	char		*cause = NULL;
 	int		 code;
@@ -105,16 +105,11 @@ job_finish(struct job *jb)
 	}
 	console_audit(c, rec);
 
-	j = proto_reply(PROTO_R_RESULT, r->id, r->tag);
-	cJSON_AddStringToObject(j, "state", request_state_name(state));
-	cJSON_AddNumberToObject(j, "exit_status", code);
-	if (jb->killing && r->note != NULL)
-		cJSON_AddStringToObject(j, "note", r->note);
-	if (r->error != NULL)
-		cJSON_AddStringToObject(j, "error", r->error);
-	if (report != NULL)
-		cJSON_AddItemToObject(j, "report", cJSON_Duplicate(report, 1));
-	request_send(r, j);
+	request_send(r, proto_out_json(&(struct proto_out){
+	    .type = PROTO_R_RESULT, .id = r->id, .tag = r->tag,
+	    .state = request_state_name(state), .exit_status = &code,
+	    .note = jb->killing ? r->note : NULL, .error = r->error,
+	    .report = report }));
 	/* What stays in memory for the last requests: the argv and mount
 	   table it started with are the request's own (started_argv_sha256
 	   says they matched). */
@@ -171,8 +166,6 @@ job_output(struct job *jb, int which, const char *data, size_t len,
 	const char		*stream = which == JOB_OUT ? "stdout" :
 				    "stderr";
 	size_t			 keep;
-	cJSON			*j;
-	char			*s;
 
 	buf_add(&b, jb->hold[which], jb->holdlen[which]);
 	buf_add(&b, data, len);
@@ -186,18 +179,9 @@ job_output(struct job *jb, int which, const char *data, size_t len,
 		buf_release(&b);
 		return;
 	}
-	j = proto_reply(PROTO_R_OUTPUT, jb->r->id, jb->r->tag);
-	cJSON_AddStringToObject(j, "stream", stream);
-	if (proto_utf8_valid(b.data, keep, NULL) &&
-	    memchr(b.data, '\0', keep) == NULL) {
-		b.data[keep] = '\0';
-		cJSON_AddStringToObject(j, "data", b.data);
-	} else {
-		s = proto_base64_encode(b.data, keep);
-		cJSON_AddStringToObject(j, "data_base64", s);
-		free(s);
-	}
-	request_send(jb->r, j);
+	request_send(jb->r, proto_out_json(&(struct proto_out){
+	    .type = PROTO_R_OUTPUT, .id = jb->r->id, .tag = jb->r->tag,
+	    .stream = stream, .data = b.data, .data_len = keep }));
 
 	buf_add(&jb->log, b.data, keep);
 	jb->out_seen += keep;
@@ -218,7 +202,7 @@ job_events(struct job *jb)
 	char			*line;
 	size_t			 len;
 	enum proto_line		 rc;
-	cJSON			*e, *j;
+	cJSON			*e;
 	const cJSON		*cnt;
 
 	while ((rc = proto_reader_next(&jb->evrd, &line, &len)) !=
@@ -230,9 +214,9 @@ job_events(struct job *jb)
 			cJSON_Delete(e);
 			continue;
 		}
-		j = proto_reply(PROTO_R_EVENT, jb->r->id, jb->r->tag);
-		cJSON_AddItemToObject(j, "event", cJSON_Duplicate(e, 1));
-		request_send(jb->r, j);
+		request_send(jb->r, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_EVENT, .id = jb->r->id, .tag = jb->r->tag,
+		    .event = e }));
 		ev.json = e;
 		console_emit(jb->c, &ev);
 		jb->ev_lines++;
@@ -591,7 +575,6 @@ console_schedule(struct console *c)
 	struct request	*r;
 	struct job	*jb;
 	char		*cause = NULL;
-	cJSON		*j;
 
 	if (c->shutting_down)
 		return;
@@ -615,9 +598,11 @@ console_schedule(struct console *c)
 			job_finish(jb);
 			continue;
 		}
-		j = proto_reply(PROTO_R_STARTED, r->id, r->tag);
-		cJSON_AddNumberToObject(j, "pid", jb->pid);
-		request_send(r, j);
+		int pid = (int)jb->pid;
+
+		request_send(r, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_STARTED, .id = r->id, .tag = r->tag,
+		    .pid = &pid }));
 		console_emit_request(c, CONSOLE_EV_CHANGED, r);
 	}
 }

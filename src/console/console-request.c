@@ -293,24 +293,13 @@ fail:
 static cJSON *
 request_queued_json(const struct request *r)
 {
-	cJSON	*j = proto_reply(PROTO_R_QUEUED, r->id, r->tag);
-
-	cJSON_AddStringToObject(j, "command", r->command);
-	cJSON_AddStringToObject(j, "cwd", r->cwd);
-	cJSON_AddStringToObject(j, "verdict", verdict_name(r->verdict));
-	if (r->rule != NULL)
-		cJSON_AddStringToObject(j, "rule", r->rule);
-	cJSON_AddStringToObject(j, "reason", r->reason);
-	if (r->profile != NULL)
-		cJSON_AddStringToObject(j, "profile", r->profile);
-	cJSON_AddBoolToObject(j, "writes_project", r->writes);
-	cJSON_AddItemToObject(j, "bwrap_argv", json_strv(&r->bwrap_argv));
-	if (r->mounts != NULL)
-		cJSON_AddItemToObject(j, "mounts",
-		    cJSON_Duplicate(r->mounts, 1));
-	if (r->error != NULL)
-		cJSON_AddStringToObject(j, "error", r->error);
-	return j;
+	return proto_out_json(&(struct proto_out){
+	    .type = PROTO_R_QUEUED, .id = r->id, .tag = r->tag,
+	    .command = r->command, .cwd = r->cwd,
+	    .verdict = verdict_name(r->verdict), .rule = r->rule,
+	    .reason = r->reason, .profile = r->profile,
+	    .writes_project = &r->writes, .bwrap_argv = &r->bwrap_argv,
+	    .mounts = r->mounts, .error = r->error });
 }
 
 /* Audit, tell the agent and the front end about a new request. */
@@ -512,7 +501,7 @@ void
 request_decided(struct console *c, struct request *r)
 {
 	struct job	*jb = r->owner;
-	cJSON		*rec, *j;
+	cJSON		*rec;
 	bool		 withdrawn = r->state == REQUEST_WITHDRAWN;
 
 	if (jb != NULL && jb->approval_timer != 0) {
@@ -543,28 +532,14 @@ request_decided(struct console *c, struct request *r)
 	}
 	console_audit(c, rec);
 
-	if (withdrawn) {
-		j = proto_reply(PROTO_R_WITHDRAWN, r->id, r->tag);
-		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
-		if (r->note != NULL)
-			cJSON_AddStringToObject(j, "note", r->note);
-	} else {
-		j = proto_reply(PROTO_R_DECIDED, r->id, r->tag);
-		cJSON_AddStringToObject(j, "decision",
-		    request_state_name(r->state));
-		cJSON_AddStringToObject(j, "by", request_by_name(r->by));
-		if (r->who != NULL)
-			cJSON_AddStringToObject(j, "who", r->who);
-		if (r->note != NULL)
-			cJSON_AddStringToObject(j, "note", r->note);
-		if (r->edited) {
-			cJSON_AddItemToObject(j, "edits",
-			    proto_mounts_json(&r->edits));
-			cJSON_AddItemToObject(j, "bwrap_argv",
-			    json_strv(&r->bwrap_argv));
-		}
-	}
-	request_send(r, j);
+	request_send(r, proto_out_json(&(struct proto_out){
+	    .type = withdrawn ? PROTO_R_WITHDRAWN : PROTO_R_DECIDED,
+	    .id = r->id, .tag = r->tag,
+	    .decision = request_state_name(r->state),
+	    .by = request_by_name(r->by), .who = r->who, .note = r->note,
+	    /* The argv the operator's mount edits made. */
+	    .edits = r->edited ? &r->edits : NULL,
+	    .bwrap_argv = r->edited ? &r->bwrap_argv : NULL }));
 	console_emit_request(c, CONSOLE_EV_CHANGED, r);
 	if (request_ended(r))
 		request_ended_cleanup(c, r);

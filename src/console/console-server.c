@@ -332,30 +332,31 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	struct console	*c = cn->c;
 	struct request	*r;
 	char		*cause = NULL, *who = conn_who(cn);
-	cJSON		*j, *a;
-	int		 rc = 0;
+	cJSON		*a;
+	int		 rc = 0, nconns;
 	uint32_t	 id = m->id;
 
 	switch (m->type) {
 	case PROTO_LIST:
-		j = proto_reply(PROTO_R_LIST, 0, m->tag);
-		cJSON_AddStringToObject(j, "project", c->project);
-		cJSON_AddNumberToObject(j, "clients", (double)c->nconns);
-		a = cJSON_AddArrayToObject(j, "requests");
+		a = cJSON_CreateArray();
 		TAILQ_FOREACH(r, &c->q.requests, entry)
 			cJSON_AddItemToArray(a, request_json(r));
-		conn_send(cn, j);
+		nconns = (int)c->nconns;
+		conn_send(cn, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_LIST, .tag = m->tag,
+		    .project = c->project, .clients = &nconns,
+		    .requests = a }));
+		cJSON_Delete(a);
 		free(who);
 		return;
 	case PROTO_SHOW:
 		if ((r = console_find(c, m->id, &cause)) == NULL)
 			break;
-		j = proto_reply_new("show", r->id, m->tag);
-		cJSON_AddItemToObject(j, "request", request_json(r));
-		if (r->report != NULL)
-			cJSON_AddItemToObject(j, "report",
-			    cJSON_Duplicate(r->report, 1));
-		conn_send(cn, j);
+		a = request_json(r);
+		conn_send(cn, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_SHOW, .id = r->id, .tag = m->tag,
+		    .request = a, .report = r->report }));
+		cJSON_Delete(a);
 		free(who);
 		return;
 	case PROTO_APPROVE:
@@ -391,9 +392,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	if (rc != 0)
 		conn_error(cn, m->id, m->tag, "refused", cause);
 	else {
-		j = proto_reply(PROTO_R_OK, id, m->tag);
-		cJSON_AddStringToObject(j, "action", proto_type_name(m->type));
-		conn_send(cn, j);
+		conn_send(cn, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_OK, .id = id, .tag = m->tag,
+		    .action = proto_type_name(m->type) }));
 	}
 	free(cause);
 	free(who);
@@ -521,7 +522,7 @@ console_accept(int lfd, short revents, void *arg)
 	struct ucred	 cred;
 	socklen_t	 len;
 	struct conn	*cn;
-	cJSON		*j, *rec;
+	cJSON		*rec;
 	char		*msg;
 	int		 fd;
 
@@ -576,12 +577,10 @@ console_accept(int lfd, short revents, void *arg)
 			conn_flush(cn);
 			continue;
 		}
-		j = proto_reply(PROTO_R_HELLO, 0, NULL);
-		cJSON_AddStringToObject(j, "console", "bwgate " PACKAGE_VERSION);
-		cJSON_AddStringToObject(j, "project", c->project);
-		cJSON_AddStringToObject(j, "socket", kind == CONN_AGENT ?
-		    "agent" : "control");
-		conn_send(cn, j);
+		conn_send(cn, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_HELLO, .console = "bwgate " PACKAGE_VERSION,
+		    .project = c->project,
+		    .socket = kind == CONN_AGENT ? "agent" : "control" }));
 		console_emit_request(c, CONSOLE_EV_CLIENTS, NULL);
 	}
 }

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += %D%/libconsole.a
 %C%_libconsole_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_libconsole_a_SOURCES = \
-	%D%/protocol.c %D%/protocol.h \
+	%D%/protocol.c %D%/protocol-decode.c %D%/protocol-reply.c %D%/protocol.h \
 	%D%/queue.c %D%/queue.h \
 	%D%/audit.c %D%/audit.h \
 	%D%/client.c %D%/client.h \

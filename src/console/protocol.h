@@ -26,8 +26,9 @@
  * struct proto_msg and sends proto_msg_json(&m); decoding that line gives
  * m back.
  *
- * Replies: proto_reply_new() makes the object ({"v","type","id","tag"}),
- * the caller adds members, proto_encode() turns it into "...\n".
+ * Replies are encoded the same way (protocol-reply.c): the console fills
+ * a struct proto_out and sends proto_out_json(&o); proto_encode() turns
+ * any message into "...\n".
  */
 #ifndef BWGATE_PROTOCOL_H
 #define BWGATE_PROTOCOL_H
@@ -141,6 +142,9 @@ void		 proto_mounts_copy(struct proto_mounts *,
 bool		 proto_mounts_empty(const struct proto_mounts *);
 cJSON		*proto_mounts_json(const struct proto_mounts *);
 const char	*proto_type_name(enum proto_type);
+/* A message type by its wire name; false for an unknown name. */
+bool		 proto_type_lookup(const char *name, enum proto_type *,
+		    bool *has_id);
 
 /* Is s[0..len) valid UTF-8? *bad is the offset of the first bad byte. */
 bool		 proto_utf8_valid(const char *s, size_t len, size_t *bad);
@@ -168,19 +172,52 @@ enum proto_reply {
 	PROTO_R_LIST,		/* control: the queue */
 	PROTO_R_OK,		/* control: done */
 	PROTO_R_ERROR,		/* code and message */
+	PROTO_R_SHOW,		/* control: one request and its report */
 	PROTO_R_UNKNOWN		/* anything else (a newer console) */
 };
+
+/*
+ * A reply's members (protocol-reply.c has the table saying which type
+ * carries which). NULL is "not sent"; numbers and booleans are pointers
+ * for that reason. Nothing is owned: proto_out_json() copies.
+ */
+struct proto_out {
+	enum proto_reply	 type;
+	uint32_t		 id;
+	const char		*tag;
+	const char		*console, *project, *socket;	/* hello */
+	const char		*command, *cwd, *verdict, *rule, *reason,
+				*profile;			/* queued */
+	const bool		*writes_project;
+	const char		*decision, *by, *who;		/* decided */
+	const struct proto_mounts *edits;
+	const struct strv	*bwrap_argv;
+	const cJSON		*mounts;
+	const int		*pid;				/* started */
+	const char		*stream;			/* output */
+	const char		*data;
+	size_t			 data_len;
+	const cJSON		*event;				/* event */
+	const char		*state;				/* result */
+	const int		*exit_status;
+	const char		*note, *error;
+	const int		*clients;			/* list */
+	const cJSON		*requests, *request, *report;
+	const char		*action;			/* ok */
+	const char		*code, *message;		/* error */
+};
+
 const char	*proto_reply_name(enum proto_reply);
 /* The type of a reply a client received. */
 enum proto_reply proto_reply_type(const cJSON *);
-/* A reply object {"v":1,"type":type[,"id":id][,"tag":tag]}. */
-cJSON		*proto_reply(enum proto_reply, uint32_t id, const char *tag);
-/* The same by name (a type not in the table yet). */
-cJSON		*proto_reply_new(const char *type, uint32_t id,
-		    const char *tag);
+/* A reply as JSON (caller frees). */
+cJSON		*proto_out_json(const struct proto_out *);
 /* An error reply; code is a stable word (doc/protocol.md). */
 cJSON		*proto_error_new(uint32_t id, const char *tag,
 		    const char *code, const char *message);
+/* Every message's envelope {"v":1,"type":type[,"id":id][,"tag":tag]}. */
+cJSON		*proto_envelope(const char *type, uint32_t id,
+		    const char *tag);
 /* One line, '\n'-terminated; frees j. */
 char		*proto_encode(cJSON *j);
 

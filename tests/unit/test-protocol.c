@@ -325,11 +325,11 @@ test_base64(void **state)
 static void
 test_encode(void **state)
 {
-	cJSON	*j = proto_reply_new("queued", 12, "t");
+	cJSON	*j = proto_out_json(&(struct proto_out){
+	    .type = PROTO_R_QUEUED, .id = 12, .tag = "t", .verdict = "ask" });
 	char	*line;
 	cJSON	*back;
 
-	cJSON_AddStringToObject(j, "verdict", "ask");
 	line = proto_encode(j);
 	assert_int_equal(line[strlen(line) - 1], '\n');
 	assert_null(strchr(line, '\n') + 1 == line + strlen(line) ? NULL :
@@ -517,18 +517,68 @@ test_reply_types(void **state)
 
 	(void)state;
 	for (int r = PROTO_R_HELLO; r < PROTO_R_UNKNOWN; r++) {
-		j = proto_reply((enum proto_reply)r, 7, "t");
+		j = proto_out_json(&(struct proto_out){
+		    .type = (enum proto_reply)r, .id = 7, .tag = "t" });
 		assert_int_equal(proto_reply_type(j), r);
 		assert_string_equal(cJSON_GetObjectItem(j, "type")->valuestring,
 		    proto_reply_name((enum proto_reply)r));
 		cJSON_Delete(j);
 	}
-	j = proto_reply_new("from-the-future", 0, NULL);
+	j = proto_envelope("from-the-future", 0, NULL);
 	assert_int_equal(proto_reply_type(j), PROTO_R_UNKNOWN);
 	cJSON_Delete(j);
 	j = proto_error_new(1, NULL, "bad", "why");
 	assert_int_equal(proto_reply_type(j), PROTO_R_ERROR);
 	cJSON_Delete(j);
+}
+
+/* Each reply carries the members of its type, and only those; a member
+   left unset is not sent; output that is not text travels as base64. */
+static void
+test_reply_members(void **state)
+{
+	struct strv	 argv = STRV_INIT;
+	int		 code = 0, pid = 42;
+	bool		 writes = false;
+	cJSON		*j;
+
+	(void)state;
+	strv_push(&argv, "bwrap");
+	j = proto_out_json(&(struct proto_out){ .type = PROTO_R_QUEUED,
+	    .id = 3, .command = "ls", .cwd = "/p", .verdict = "allow",
+	    .reason = "r", .writes_project = &writes, .bwrap_argv = &argv,
+	    .state = "finished", .pid = &pid });
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "command")), "ls");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "writes_project")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j,
+	    "bwrap_argv")), 1);
+	/* Not queued's members, and unset ones: absent. */
+	assert_null(cJSON_GetObjectItem(j, "state"));
+	assert_null(cJSON_GetObjectItem(j, "pid"));
+	assert_null(cJSON_GetObjectItem(j, "rule"));
+	cJSON_Delete(j);
+
+	/* exit status 0 is sent (a pointer says it is set). */
+	j = proto_out_json(&(struct proto_out){ .type = PROTO_R_RESULT,
+	    .id = 3, .state = "finished", .exit_status = &code });
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(j, "exit_status")));
+	assert_int_equal(cJSON_GetObjectItem(j, "exit_status")->valueint, 0);
+	assert_null(cJSON_GetObjectItem(j, "note"));
+	cJSON_Delete(j);
+
+	j = proto_out_json(&(struct proto_out){ .type = PROTO_R_OUTPUT,
+	    .id = 3, .stream = "stdout", .data = "a\0b", .data_len = 3 });
+	assert_null(cJSON_GetObjectItem(j, "data"));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "data_base64")), "YQBi");
+	cJSON_Delete(j);
+	j = proto_out_json(&(struct proto_out){ .type = PROTO_R_OUTPUT,
+	    .id = 3, .stream = "stderr", .data = "hi\n", .data_len = 3 });
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "data")), "hi\n");
+	cJSON_Delete(j);
+	strv_release(&argv);
 }
 
 /* env, stdin, merge_output, shell_options, args; input; approve profile. */
@@ -614,6 +664,7 @@ main(void)
 		cmocka_unit_test(test_mounts),
 		cmocka_unit_test(test_msg_roundtrip),
 		cmocka_unit_test(test_reply_types),
+		cmocka_unit_test(test_reply_members),
 		cmocka_unit_test(test_agent_fields),
 	};
 
