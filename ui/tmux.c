@@ -127,21 +127,6 @@ ui_tmux_mark(size_t pending)
 	strv_release(&t);
 }
 
-/* The value of a "--NAME VALUE" or "--NAME=VALUE" argument, or NULL. */
-static const char *
-tmux_arg(int argc, char **argv, const char *name)
-{
-	size_t	n = strlen(name);
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], name) == 0 && i + 1 < argc)
-			return argv[i + 1];
-		if (strncmp(argv[i], name, n) == 0 && argv[i][n] == '=')
-			return argv[i] + n + 1;
-	}
-	return NULL;
-}
-
 /* Is pid, or its parent, the process of a pane? Its id, or NULL. */
 static char *
 tmux_pane_of(pid_t pid)
@@ -229,9 +214,9 @@ tmux_select_existing(const char *sock)
 	return 0;
 }
 
-/* bwgate --tmux; socket is the parsed --socket value (or NULL). */
+/* bwgate --tmux, with what the option parser saw (ui.h). */
 int
-ui_tmux(const char *socket, int argc, char **argv)
+ui_tmux(const char *socket, const char *project, const struct strv *args)
 {
 	struct strv	 t = STRV_INIT;
 	char		 exe[PATH_MAX], *sock, *cause = NULL, *cwd;
@@ -262,8 +247,7 @@ ui_tmux(const char *socket, int argc, char **argv)
 	   --socket or $BWGATE_SOCKET name one. */
 	if (socket != NULL || getenv("BWGATE_SOCKET") != NULL)
 		sock = client_socket_path(socket, &cause);
-	else if ((cwd = console_find_project(tmux_arg(argc, argv,
-	    "--project"), &cause)) != NULL) {
+	else if ((cwd = console_find_project(project, &cause)) != NULL) {
 		sock = client_project_socket(cwd, &cause);
 		free(cwd);
 	} else
@@ -329,9 +313,7 @@ ui_tmux(const char *socket, int argc, char **argv)
 	    "this pane\\n' \"$s\"; read x; }");
 	strv_push(&t, exe);
 	strv_push(&t, cwd);
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--tmux") != 0)
-			strv_push(&t, argv[i]);
+	strv_append_all(&t, args);
 	if ((rc = tmux_run(&t, &pane)) != 0) {
 		fprintf(stderr, "bwgate: --tmux: 'tmux split-window' failed "
 		    "(%s %d)\n", rc < 0 ? "could not run," : "status", rc);

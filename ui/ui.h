@@ -43,10 +43,12 @@
 /* Run the terminal UI on c until the console is done; 0, or -1 with a
    cause when the terminal cannot be used (nothing was drawn then). */
 int	 ui_main(struct console *c, struct loop *l, char **cause);
-/* bwgate --tmux: open the console (argv without --tmux) in a side pane of
-   the current tmux window (socket: the parsed --socket, or NULL); 0, or -1
-   when it could not (it said why). */
-int	 ui_tmux(const char *socket, int argc, char **argv);
+/* bwgate --tmux: open the console with args (the console's arguments
+   without --tmux) in a side pane of the current tmux window; socket and
+   project are the parsed --socket and --project, or NULL. 0, or -1 when
+   it could not (it said why). */
+int	 ui_tmux(const char *socket, const char *project,
+	    const struct strv *args);
 
 /* ---- internals shared by the ui/ files ---- */
 

@@ -15,9 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "display.h"
+#include "cleanup.h"
 #include "cmd.h"
 #include "console.h"
+#include "display.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "ui.h"
@@ -166,6 +167,8 @@ cmd_console(int argc, char **argv)
 	long			 v;
 	int			 ch, rc = 0;
 	bool			 tmux = false;
+	_cleanup_free_ bool	*tmux_at = xcalloc((size_t)argc + 1,
+				    sizeof *tmux_at);
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "p:s:f:Hac:l:h",
@@ -204,7 +207,12 @@ cmd_console(int argc, char **argv)
 				return EXIT_BWGATE_FAILED;
 			}
 			break;
-		case OPT_TMUX: tmux = true; break;
+		case OPT_TMUX:
+			/* No short form and no value: its own word, and
+			   argv is not permuted (no operands are taken). */
+			tmux = true;
+			tmux_at[optind - 1] = true;
+			break;
 		case 'h':
 			console_usage(stdout);
 			return 0;
@@ -219,9 +227,18 @@ cmd_console(int argc, char **argv)
 		console_usage(stderr);
 		return EXIT_BWGATE_FAILED;
 	}
-	if (tmux)
-		return ui_tmux(o.socket, argc, argv) == 0 ? 0 :
-		    EXIT_BWGATE_FAILED;
+	if (tmux) {
+		/* The pane's console gets the same arguments but --tmux
+		   (however it was spelled: getopt takes abbreviations). */
+		struct strv	args = STRV_INIT;
+
+		for (int i = 1; i < argc; i++)
+			if (!tmux_at[i])
+				strv_push(&args, argv[i]);
+		rc = ui_tmux(o.socket, o.project, &args);
+		strv_release(&args);
+		return rc == 0 ? 0 : EXIT_BWGATE_FAILED;
+	}
 	if (logfile != NULL && log_open(logfile) != 0) {
 		fprintf(stderr, "bwgate: cannot open '%s'\n", logfile);
 		return EXIT_BWGATE_FAILED;

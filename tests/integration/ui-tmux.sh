@@ -51,6 +51,23 @@ assert_eq "the console's pane is the active one" \
     "$(tm display-message -p -t ui '#{pane_id}')" "${pane%% *}"
 tm kill-pane -t "$l2"
 
+# From outside the project, with the project named by getopt's short
+# option and --tmux abbreviated: the pane's console serves that project,
+# on the socket the launcher exported (a hand parse of "--project" would
+# take the launcher's directory and export another socket).
+P2=$(new_project second)
+tm new-window -d -t ui "cd '$T' && env -u BWGATE_SOCKET '$BWGATE' --tm -p '$P2' > '$T/l4.out' 2> '$T/l4.err'; echo \$? > '$T/l4.rc'; exec sleep 3600"
+wait_for 10 test -s "$T/l4.rc"
+assert_eq "--tm -p DIR from elsewhere: exit 0" "$(cat "$T/l4.rc")" 0
+S4=$(sed -n 's/^export BWGATE_SOCKET=//p' "$T/l4.out")
+ok_if "  the exported socket is the one the console listens on" \
+    wait_for 10 test -S "$S4"
+ok_if "  and it serves the named project" sh -c \
+    "BWGATE_SOCKET='$S4' '$BWGATE' list --json >/dev/null && BWGATE_SOCKET='$S4' '$BWGATE' consoles | grep -qF '$P2'"
+p4=$(sed -n 's/.*opened in tmux pane \(%[0-9]*\).*/\1/p' "$T/l4.err")
+[ -n "$p4" ] && tm kill-window -t "$p4"
+ok_if "  its console stops with its window" wait_for 10 sh -c "! test -S '$S4'"
+
 # A directory named after a tmux format: tmux expands #() in -c and other
 # format strings, which would run the command on the host. The console
 # must start in that directory and nothing may run.
