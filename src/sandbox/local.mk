@@ -4,7 +4,9 @@ noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
 %C%_libsandbox_a_SOURCES = \
 	%D%/sandbox.c %D%/sandbox.h %D%/sandbox-int.h \
-	%D%/sandbox-proc.c %D%/sandbox-user.c %D%/sandbox-git.c \
+	%D%/sandbox-project.c %D%/sandbox-env.c %D%/sandbox-proc.c \
+	%D%/sandbox-user.c \
+	%D%/sandbox-git.c \
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \

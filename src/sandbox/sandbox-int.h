@@ -1,6 +1,8 @@
 /*
  * sandbox-int: what the parts of the argv builder share (sandbox.c builds
- * the layout; sandbox-proc.c the kernel interfaces; sandbox-user.c the
+ * the layout; sandbox-project.c the project and what is protected in it;
+ * sandbox-env.c the environment; sandbox-proc.c the kernel
+ * interfaces; sandbox-user.c the
  * identity the sandbox runs as; sandbox-git.c git metadata at any depth).
  * Not for use outside src/sandbox.
  */
@@ -33,9 +35,20 @@ void	build_mount(struct build *, enum mount_kind, const char *,
 int	build_bind_fd(struct build *, const char *, bool, enum mount_kind,
 	    const char *, char **);
 int	build_protect(struct build *, const char *, bool, char **);
+/* Hand fd to bwrap; the number it will have there. */
+int	build_fd(struct build *, int);
 /* Cover a path with something empty and read-only (file or directory). */
 void	build_mask(struct build *, const char *, bool, enum mount_kind,
 	    const char *);
+
+/* Where git inside finds the placeholders to ignore (core.excludesFile). */
+#define SANDBOX_GIT_EXCLUDE	"/run/bwgate/placeholders.exclude"
+
+/* sandbox-project.c: the project and its protected paths. */
+int	build_project(struct build *, char **);
+
+/* sandbox-env.c: --clearenv and the --setenv list, inserted at pos. */
+void	build_env(struct build *, size_t pos);
 
 /* sandbox-proc.c */
 void	build_proc(struct build *);

@@ -29,7 +29,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,8 +50,6 @@
 #include "seccomp-deny.h"
 #include "xalloc.h"
 
-extern char **environ;
-
 /* System directories shown read-only (those that exist). */
 static const char *const sandbox_system_ro[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
@@ -62,33 +59,6 @@ static const char *const sandbox_system_ro[] = {
 /* Private, empty, writable directories. */
 static const char *const sandbox_private_tmpfs[] = {
 	"/tmp", "/var/tmp", "/run", NULL
-};
-
-/* Always protected inside the project; "/" marks a directory. */
-struct protect_entry {
-	const char	*path;
-	bool		 dir;
-	bool		 git;	/* lifted by the git-write profile */
-};
-/* .git at any depth and under git-write: sandbox-git.c. */
-static const struct protect_entry sandbox_protected[] = {
-	{ ".bwgate.json", false, false },
-	{ NULL, false, false }
-};
-
-/* Environment passed through by default. */
-static const char *const sandbox_env_allow[] = {
-	"PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "USER", "LOGNAME",
-	"COLORTERM", "NO_COLOR", NULL
-};
-
-/* Names that look like secrets: passed only when named explicitly. */
-static const char *const sandbox_env_secret[] = {
-	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*",
-	"*_KEY", "*_KEY_*", "*APIKEY*", "*API_KEY*", "*CREDENTIAL*",
-	"*COOKIE*", "*SESSION*", "*AUTH*", "AWS_*", "AZURE_*", "GOOGLE_*",
-	"GCP_*", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_*",
-	"XDG_RUNTIME_DIR", "KRB5*", "NPM_CONFIG__AUTH*", "BWGATE_SOCKET", NULL
 };
 
 static const char *const mount_kind_names[] = {
@@ -102,12 +72,6 @@ static const char *const mount_kind_names[] = {
 	[MOUNT_SYMLINK] = "symlink",
 };
 
-/* Where git inside finds the placeholders to ignore (core.excludesFile). */
-#define SANDBOX_GIT_EXCLUDE	"/run/bwgate/placeholders.exclude"
-
-static int	build_protected_paths(struct build *, char **);
-static int	build_git_exclude(struct build *, char **);
-static int	build_fd(struct build *, int);
 
 const char *
 mount_kind_name(enum mount_kind k)
@@ -237,25 +201,6 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 	return 0;
 }
 
-bool
-sandbox_env_is_secret(const char *name)
-{
-	for (const char *const *g = sandbox_env_secret; *g != NULL; g++)
-		if (fnmatch(*g, name, 0) == 0)
-			return true;
-	return false;
-}
-
-/* Does the default allowlist pass this name? */
-static bool
-env_allowed(const char *name)
-{
-	for (const char *const *g = sandbox_env_allow; *g != NULL; g++)
-		if (fnmatch(*g, name, 0) == 0)
-			return !sandbox_env_is_secret(name);
-	return false;
-}
-
 #define add	build_arg
 #define add2	build_arg2
 #define add3	build_arg3
@@ -311,7 +256,7 @@ build_mount(struct build *b, enum mount_kind kind, const char *path,
 }
 
 /* Reserve the next descriptor number for fd (-1 in dry runs). */
-static int
+int
 build_fd(struct build *b, int fd)
 {
 	return sandbox_add_fd(b->sb, fd);
@@ -393,211 +338,6 @@ build_network(struct build *b, char **cause)
 	strv_pushf(&b->sb->warnings, "%s: the command will be refused",
 	    netbackend_missing());
 	return 0;
-}
-
-/* Is a directory of an agent's PATH there inside the sandbox? */
-static bool
-env_path_visible(const struct sandbox *sb, const char *dir)
-{
-	const struct sandbox_mount	*m;
-
-	if (dir[0] != '/')
-		return false;
-	if (sb == NULL)
-		return true;
-	if ((m = sandbox_mount_for(sb, dir)) == NULL)
-		return false;
-	switch (m->kind) {
-	case MOUNT_RO:
-	case MOUNT_RW:
-	case MOUNT_PROTECTED:
-	case MOUNT_SYMLINK:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * An agent's PATH with only absolute entries visible inside. Entries in
- * the project (which commands can write) go last: node_modules/.bin still
- * finds the project's tools, but a name the system has (git, ls, the
- * names the allowlist trusts) is always the system's, never a file a
- * command planted in the project.
- */
-static char *
-env_path_filter(const struct sandbox *sb, const char *project,
-    const char *value)
-{
-	struct buf	 sys = BUF_INIT, proj = BUF_INIT, *b;
-	char		*copy = xstrdup(value), *p = copy, *dir;
-
-	while ((dir = strsep(&p, ":")) != NULL) {
-		if (!env_path_visible(sb, dir))
-			continue;
-		b = project != NULL && path_is_under(dir, project) ? &proj :
-		    &sys;
-		if (b->len > 0)
-			buf_putc(b, ':');
-		buf_puts(b, dir);
-	}
-	free(copy);
-	if (proj.len > 0) {
-		if (sys.len > 0)
-			buf_putc(&sys, ':');
-		buf_add(&sys, proj.data, proj.len);
-	}
-	buf_release(&proj);
-	return sys.len > 0 ? buf_detach(&sys) : NULL;
-}
-
-/* Set NAME=VALUE in a sorted-by-insertion list (replacing NAME). */
-static void
-env_put(struct strv *env, const char *name, const char *value)
-{
-	size_t	len = strlen(name);
-
-	for (size_t i = 0; i < env->n; i++) {
-		if (strncmp(env->v[i], name, len) == 0 &&
-		    env->v[i][len] == '=') {
-			free(env->v[i]);
-			env->v[i] = xasprintf("%s=%s", name, value);
-			return;
-		}
-	}
-	strv_pushf(env, "%s=%s", name, value);
-}
-
-/* Is NAME set in a NAME=VALUE list? */
-static bool
-env_has(const struct strv *env, const char *name)
-{
-	size_t	len = strlen(name);
-
-	for (size_t i = 0; i < env->n; i++)
-		if (strncmp(env->v[i], name, len) == 0 &&
-		    env->v[i][len] == '=')
-			return true;
-	return false;
-}
-
-/* Did the build bind the placeholders' git excludes? */
-static bool
-sandbox_git_exclude(const struct sandbox *sb)
-{
-	for (size_t i = 0; i < sb->nmounts; i++)
-		if (strcmp(sb->mounts[i].path, SANDBOX_GIT_EXCLUDE) == 0)
-			return true;
-	return false;
-}
-
-/* Compare NAME=VALUE strings. */
-static int
-env_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
-    struct strv *out)
-{
-	const char	*home = sb != NULL && sb->run_home != NULL ?
-			    sb->run_home : getenv("HOME");
-	char *const	*src = pol->env_agent ? pol->env_in.v : environ;
-	size_t		 nsrc = pol->env_agent ? pol->env_in.n : SIZE_MAX;
-	bool		 have_path = false;
-
-	for (size_t i = 0; i < nsrc && src != NULL && src[i] != NULL; i++) {
-		const char	*eq = strchr(src[i], '=');
-		_cleanup_free_ char *name = NULL, *path = NULL;
-
-		if (eq == NULL || eq == src[i])
-			continue;
-		name = xstrndup(src[i], (size_t)(eq - src[i]));
-		if (strv_contains(&pol->env_pass, name))
-			;	/* named by the configuration */
-		else if (pol->env_agent ? sandbox_env_is_secret(name) :
-		    !env_allowed(name))
-			continue;
-		if (strcmp(name, "HOME") == 0)
-			continue;
-		if (strcmp(name, "PATH") == 0) {
-			/* An agent's PATH: what is visible, project entries
-			   last (its tools, never in front of the system's);
-			   ours: no relative, project or home entry. */
-			path = pol->env_agent ? env_path_filter(sb,
-			    pol->project, eq + 1) : path_env_clean(eq + 1,
-			    pol->project, home != NULL && home[0] == '/' &&
-			    strcmp(home, "/") != 0 ? home : NULL);
-			if (path == NULL || path[0] == '\0')
-				continue;
-			have_path = true;
-		}
-		env_put(out, name, path != NULL ? path : eq + 1);
-	}
-	if (!have_path)
-		env_put(out, "PATH", "/usr/local/bin:/usr/bin:/bin");
-	env_put(out, "HOME", home != NULL && home[0] == '/' ? home : "/tmp");
-	/* git status/diff take no optional lock in a read-only project. */
-	if (pol->project_readonly)
-		env_put(out, "GIT_OPTIONAL_LOCKS", "0");
-	/* git ignores the placeholder files (unless the agent configures
-	   git through the environment itself). */
-	if (sb != NULL && sandbox_git_exclude(sb) &&
-	    !env_has(out, "GIT_CONFIG_COUNT")) {
-		env_put(out, "GIT_CONFIG_COUNT", "1");
-		env_put(out, "GIT_CONFIG_KEY_0", "core.excludesFile");
-		env_put(out, "GIT_CONFIG_VALUE_0", SANDBOX_GIT_EXCLUDE);
-	}
-	for (size_t i = 0; i < pol->env_set.n; i++) {
-		const char	*kv = pol->env_set.v[i], *eq = strchr(kv, '=');
-		_cleanup_free_ char *name = NULL;
-
-		if (eq == NULL || eq == kv)
-			continue;
-		name = xstrndup(kv, (size_t)(eq - kv));
-		env_put(out, name, eq + 1);
-	}
-	/* The user's names when the sandbox runs as the project's owner. */
-	if (sb != NULL && sb->run_as != NULL) {
-		env_put(out, "USER", sb->run_as);
-		env_put(out, "LOGNAME", sb->run_as);
-	}
-	if (out->n > 1)
-		qsort(out->v, out->n, sizeof *out->v, env_cmp);
-}
-
-/* --clearenv, then one --setenv per variable, placed at pos (after the
-   namespaces) but built last, so an agent's PATH can be checked against
-   the mounts. */
-static void
-build_env(struct build *b, size_t pos)
-{
-	struct strv	env = STRV_INIT, args = STRV_INIT, all = STRV_INIT;
-	struct strv	*argv = &b->sb->argv;
-
-	strv_push(&args, "--clearenv");
-	sandbox_env_list(b->pol, b->sb, &env);
-	for (size_t i = 0; i < env.n; i++) {
-		char	*eq = strchr(env.v[i], '=');
-
-		*eq = '\0';
-		strv_push(&args, "--setenv");
-		strv_push(&args, env.v[i]);
-		strv_push(&args, eq + 1);
-		*eq = '=';
-	}
-	for (size_t i = 0; i < argv->n; i++) {
-		if (i == pos)
-			for (size_t k = 0; k < args.n; k++)
-				strv_push(&all, args.v[k]);
-		strv_push(&all, argv->v[i]);
-	}
-	strv_release(argv);
-	*argv = all;
-	strv_release(&env);
-	strv_release(&args);
 }
 
 static void
@@ -686,230 +426,6 @@ build_extra(struct build *b, char **cause)
 			    "read-only by request", cause) != 0)
 				return -1;
 		}
-	}
-	return 0;
-}
-
-/* An empty file or directory to mount over (shared, see placeholder.h). */
-static int
-build_placeholder(struct build *b, const char *path, bool dir, char **cause)
-{
-	if (b->dry)
-		return 0;
-	if (placeholders_make(b->ph, path, dir, cause) != 0)
-		return -1;
-	strv_push(&b->sb->placeholders, path);
-	return 0;
-}
-
-/* Is rel (or an ancestor of it) already mounted read-only below project? */
-static bool
-covered_by_protected(struct build *b, const char *abs)
-{
-	for (size_t i = 0; i < b->sb->nmounts; i++) {
-		const struct sandbox_mount *m = &b->sb->mounts[i];
-
-		if (m->kind == MOUNT_PROTECTED && path_is_under(abs, m->path))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Protect one project-relative path. When it is missing, the first missing
- * component gets a placeholder so nothing can be created there.
- */
-int
-build_protect(struct build *b, const char *rel, bool dir, char **cause)
-{
-	_cleanup_free_ char	*abs = path_join(b->pol->project, rel);
-	_cleanup_free_ char	*first = NULL;
-	struct stat		 st;
-
-	if (covered_by_protected(b, abs))
-		return 0;
-	if (lstat(abs, &st) == 0) {
-		if (b->ph != NULL && placeholders_known(b->ph, abs)) {
-			/* Another sandbox's placeholder: share it. */
-			strv_push(&b->sb->placeholders, abs);
-			return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
-			    "protected (absent: nothing may be created)",
-			    cause);
-		}
-		if (S_ISLNK(st.st_mode)) {
-			*cause = xasprintf("protected path '%s' is a symbolic "
-			    "link: refusing to run with it", abs);
-			return -1;
-		}
-		return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
-		    "protected", cause);
-	}
-	if (errno != ENOENT && errno != ENOTDIR) {
-		*cause = xasprintf("cannot check '%s': %s", abs,
-		    strerror(errno));
-		return -1;
-	}
-	/* Find the first missing component below the project. */
-	first = xstrdup(abs);
-	for (;;) {
-		char *slash = strrchr(first, '/');
-
-		*slash = '\0';
-		if (lstat(first, &st) == 0) {
-			*slash = '/';
-			break;
-		}
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		*cause = xasprintf("cannot protect '%s': a parent is not a "
-		    "directory", abs);
-		return -1;
-	}
-	if (covered_by_protected(b, first))
-		return 0;
-	if (build_placeholder(b, first, strcmp(first, abs) != 0 || dir,
-	    cause) != 0)
-		return -1;
-	/* An empty placeholder file would be committed by `git add -A`
-	   (git skips empty directories): git inside ignores it. */
-	if (strcmp(first, abs) == 0 && !dir)
-		strv_push(&b->ph_files, first + strlen(b->pol->project));
-	return build_bind_fd(b, first, false, MOUNT_PROTECTED,
-	    "protected (absent: nothing may be created)", cause);
-}
-
-static int
-build_project(struct build *b, char **cause)
-{
-	const struct sandbox_policy	*pol = b->pol;
-	int				 rc;
-
-	if (build_bind_fd(b, pol->project, !pol->project_readonly,
-	    pol->project_readonly ? MOUNT_RO : MOUNT_RW, pol->project_readonly ?
-	    "project, read-only (profile)" : "project", cause) != 0)
-		return -1;
-	if (pol->project_readonly)
-		return 0;	/* nothing inside can be written anyway */
-	if (!b->dry) {
-		if ((b->ph = placeholders_open(pol->project, cause)) == NULL)
-			return -1;
-		b->sb->ph_project = xstrdup(pol->project);
-	}
-	rc = build_protected_paths(b, cause);
-	if (b->ph != NULL)
-		placeholders_close(b->ph);
-	b->ph = NULL;
-	if (rc == 0)
-		rc = build_git_exclude(b, cause);
-	strv_release(&b->ph_files);
-	return rc;
-}
-
-/* Does the list also hold "!rel" (a user lifting a shipped default)? */
-static bool
-protect_lifted(const struct strv *list, const char *rel)
-{
-	for (size_t i = 0; i < list->n; i++)
-		if (list->v[i][0] == '!' && strcmp(list->v[i] + 1, rel) == 0)
-			return true;
-	return false;
-}
-
-/*
- * Protected only when present: an absent .bwgate.json gets no placeholder
- * (it would show in the project inside, and `git add -A` would commit it).
- * A file the command creates there is not trusted (trust is by hash) and
- * is reported as needing attention.
- */
-static bool
-protect_if_present(struct build *b, const char *rel)
-{
-	_cleanup_free_ char	*abs = NULL;
-	struct stat		 st;
-
-	if (strcmp(rel, ".bwgate.json") != 0)
-		return false;
-	abs = path_join(b->pol->project, rel);
-	return lstat(abs, &st) != 0 && errno == ENOENT;
-}
-
-/* The placeholder files as a gitignore file, bound read-only inside;
-   the environment points git's core.excludesFile at it. */
-static int
-build_git_exclude(struct build *b, char **cause)
-{
-	struct buf	 text = BUF_INIT;
-	int		 fd = -1, n;
-	char		 num[16];
-
-	if (b->ph_files.n == 0)
-		return 0;
-	for (size_t i = 0; i < b->ph_files.n; i++) {
-		for (const char *p = b->ph_files.v[i]; *p != '\0'; p++) {
-			if (strchr("\\*?[!# ", *p) != NULL)
-				buf_putc(&text, '\\');
-			buf_putc(&text, *p);
-		}
-		buf_putc(&text, '\n');
-	}
-	if (!b->dry) {
-		fd = memfd_create("bwgate-exclude", MFD_CLOEXEC);
-		if (fd < 0 || write(fd, text.data, text.len) !=
-		    (ssize_t)text.len || lseek(fd, 0, SEEK_SET) != 0) {
-			*cause = xasprintf("cannot write the git excludes: %s",
-			    strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			buf_release(&text);
-			return -1;
-		}
-	}
-	buf_release(&text);
-	n = build_fd(b, fd);
-	snprintf(num, sizeof num, "%d", n);
-	add3(b, "--ro-bind-data", num, SANDBOX_GIT_EXCLUDE);
-	build_mount(b, MOUNT_RO, SANDBOX_GIT_EXCLUDE,
-	    "placeholders git ignores");
-	return 0;
-}
-
-/* The built-in protected paths, then the configured ones. */
-static int
-build_protected_paths(struct build *b, char **cause)
-{
-	const struct sandbox_policy	*pol = b->pol;
-
-	if (build_git(b, cause) != 0)
-		return -1;
-	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
-	    e++) {
-		if ((e->git && pol->git_writable) ||
-		    protect_if_present(b, e->path))
-			continue;
-		if (build_protect(b, e->path, e->dir, cause) != 0)
-			return -1;
-	}
-	for (size_t i = 0; i < pol->protected.n; i++) {
-		const char	*rel = pol->protected.v[i];
-		size_t		 len = strlen(rel);
-		_cleanup_free_ char *clean = NULL;
-
-		if (rel[0] == '!' || protect_lifted(&pol->protected, rel))
-			continue;	/* "!path" lifts an earlier entry */
-		while (*rel == '/')
-			rel++;
-		len = strlen(rel);
-		/* Never dropped silently: the user meant to protect it. */
-		if (len == 0 || path_has_dotdot(rel)) {
-			*cause = xasprintf("protected path '%s' %s",
-			    pol->protected.v[i], len == 0 ? "names the whole "
-			    "project (use a read-only profile)" : "contains "
-			    "'..' (give a path inside the project)");
-			return -1;
-		}
-		clean = xstrndup(rel, rel[len - 1] == '/' ? len - 1 : len);
-		if (build_protect(b, clean, rel[len - 1] == '/', cause) != 0)
-			return -1;
 	}
 	return 0;
 }
