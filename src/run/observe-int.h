@@ -86,4 +86,10 @@ void	 observe_judge_link(struct observer *, const struct sandbox *,
 void	 observe_judge_net(struct observer *, struct observe_mem *,
 	    uint64_t addr, uint64_t len, const char *op, struct violations *);
 
+/* observe-call.c: read and judge one notification (the caller is
+   stopped meanwhile); violations go to vs. */
+struct seccomp_notif;
+void	 observe_judge(struct observer *, const struct sandbox *,
+	    const struct seccomp_notif *, struct violations *);
+
 #endif

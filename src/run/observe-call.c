@@ -1,0 +1,439 @@
+/*
+ * observe-call: the system calls the helper notifies, and how one
+ * notification is read and judged: which arguments hold the directory,
+ * path and flags of each call, what it does (create, write, remove,
+ * connect, exec), and the verdict of observe-judge.c for it.
+ */
+#include "autoconf.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cleanup.h"
+#include "log.h"
+#include "observe-filter.h"
+#include "observe-int.h"
+#include "observe.h"
+#include "pathwalk.h"
+#include "xalloc.h"
+
+/* How a notified call is read. */
+enum observe_how {
+	HOW_OPEN,	/* dirfd?, path, flags */
+	HOW_OPENAT2,	/* dirfd, path, struct open_how * */
+	HOW_PATH,	/* dirfd?, path, optional AT_* flags */
+	HOW_RENAME,	/* olddirfd?, old, newdirfd?, new */
+	HOW_LINK,	/* olddirfd?, old, newdirfd?, new, flags */
+	HOW_CONNECT,	/* fd, sockaddr, len */
+	HOW_SENDTO,	/* fd, buf, len, flags, sockaddr, len */
+	HOW_SENDMSG,	/* fd, msghdr */
+	HOW_FD,		/* fd (in the dirfd column): the file itself */
+	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
+	HOW_EXEC,	/* dirfd?, path, argv (the next argument), flags */
+};
+
+/*
+ * The calls the helper notifies. Argument indexes: dirfd (-1: relative to
+ * the cwd), path, flags (-1: none). nofollow: the last component is not
+ * followed (unless flags say otherwise).
+ */
+struct observe_call {
+	const char		*name;
+	enum observe_how	 how;
+	const char		*op;
+	enum observe_kind	 kind;
+	int			 dirfd;
+	int			 path;
+	int			 flags;
+	bool			 nofollow;
+	int			 nr;	/* filled in at first use */
+};
+
+static struct observe_call observe_calls[] = {
+	{ "open", HOW_OPEN, NULL, 0, -1, 0, 1, false, 0 },
+	{ "openat", HOW_OPEN, NULL, 0, 0, 1, 2, false, 0 },
+	{ "openat2", HOW_OPENAT2, NULL, 0, 0, 1, 2, false, 0 },
+	{ "creat", HOW_OPEN, NULL, 0, -1, 0, -1, false, 0 },
+	{ "mkdir", HOW_PATH, "mkdir", OBSERVE_CREATE_EXCL, -1, 0, -1, true, 0 },
+	{ "mkdirat", HOW_PATH, "mkdir", OBSERVE_CREATE_EXCL, 0, 1, -1, true, 0 },
+	{ "mknod", HOW_PATH, "mknod", OBSERVE_CREATE_EXCL, -1, 0, -1, true, 0 },
+	{ "mknodat", HOW_PATH, "mknod", OBSERVE_CREATE_EXCL, 0, 1, -1, true, 0 },
+	{ "unlink", HOW_PATH, "delete", OBSERVE_DELETE, -1, 0, -1, true, 0 },
+	{ "unlinkat", HOW_PATH, "delete", OBSERVE_DELETE, 0, 1, -1, true, 0 },
+	{ "rmdir", HOW_PATH, "delete", OBSERVE_DELETE, -1, 0, -1, true, 0 },
+	{ "rename", HOW_RENAME, "rename", OBSERVE_DELETE, -1, 0, -1, true, 0 },
+	{ "renameat", HOW_RENAME, "rename", OBSERVE_DELETE, 0, 1, -1, true, 0 },
+	{ "renameat2", HOW_RENAME, "rename", OBSERVE_DELETE, 0, 1, -1, true, 0 },
+	/* link: the new name, then the old one (a link across mounts). */
+	{ "link", HOW_LINK, "link", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	{ "linkat", HOW_LINK, "link", OBSERVE_CREATE_EXCL, 2, 3, 4, true, 0 },
+	/* symlink: only the new name matters (the target is just text). */
+	{ "symlink", HOW_PATH, "symlink", OBSERVE_CREATE_EXCL, -1, 1, -1, true,
+	    0 },
+	{ "symlinkat", HOW_PATH, "symlink", OBSERVE_CREATE_EXCL, 1, 2, -1,
+	    true, 0 },
+	{ "truncate", HOW_PATH, "truncate", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "chmod", HOW_PATH, "chmod", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "fchmodat", HOW_PATH, "chmod", OBSERVE_WRITE, 0, 1, -1, false, 0 },
+	{ "fchmodat2", HOW_PATH, "chmod", OBSERVE_WRITE, 0, 1, 3, false, 0 },
+	{ "chown", HOW_PATH, "chown", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "lchown", HOW_PATH, "chown", OBSERVE_WRITE, -1, 0, -1, true, 0 },
+	{ "fchownat", HOW_PATH, "chown", OBSERVE_WRITE, 0, 1, 4, false, 0 },
+	{ "utime", HOW_PATH, "utime", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "utimes", HOW_PATH, "utime", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "futimesat", HOW_PATH, "utime", OBSERVE_WRITE, 0, 1, -1, false, 0 },
+	{ "utimensat", HOW_PATH, "utime", OBSERVE_WRITE, 0, 1, 3, false, 0 },
+	{ "setxattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "lsetxattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, true, 0 },
+	{ "removexattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, false, 0 },
+	{ "lremovexattr", HOW_PATH, "xattr", OBSERVE_WRITE, -1, 0, -1, true,
+	    0 },
+	/* Descriptor calls that change a file opened for reading (only
+	   notified with OBSERVE_RECORD; writing needs a write open). */
+	{ "fchmod", HOW_FD, "chmod", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fchown", HOW_FD, "chown", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fsetxattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
+	/* A unix socket bound to a path creates a file there. */
+	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	{ "execve", HOW_EXEC, "exec", 0, -1, 0, -1, false, 0 },
+	{ "execveat", HOW_EXEC, "exec", 0, 0, 1, 4, false, 0 },
+	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
+	{ "sendto", HOW_SENDTO, "send", 0, -1, 4, -1, false, 0 },
+	{ "sendmsg", HOW_SENDMSG, "send", 0, -1, 1, -1, false, 0 },
+};
+#define OBSERVE_NCALLS (sizeof observe_calls / sizeof *observe_calls)
+
+/* Find the table entry for a system call number. */
+static const struct observe_call *
+observe_lookup(int nr)
+{
+	static bool	resolved;
+
+	if (!resolved) {
+		for (size_t i = 0; i < OBSERVE_NCALLS; i++) {
+			observe_calls[i].nr = seccomp_syscall_resolve_name(
+			    observe_calls[i].name);
+		}
+		resolved = true;
+	}
+	for (size_t i = 0; i < OBSERVE_NCALLS; i++) {
+		if (observe_calls[i].nr == nr &&
+		    observe_calls[i].nr != __NR_SCMP_ERROR)
+			return &observe_calls[i];
+	}
+	return NULL;
+}
+
+/* Read the path argument number i (relative to dirfd argument d). */
+static char *
+observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
+    int dirfd_arg, int path_arg, bool empty_ok)
+{
+	_cleanup_free_ char	*raw = NULL, *base = NULL;
+	int			 dirfd = AT_FDCWD;
+
+	if (dirfd_arg >= 0)
+		dirfd = (int)d->args[dirfd_arg];
+	/* utimensat(fd, NULL, ...): the descriptor itself. */
+	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
+		return observe_base(mem->pid, dirfd);
+	raw = observe_read_string(mem, d->args[path_arg]);
+	if (raw == NULL)
+		return NULL;
+	if (raw[0] == '\0') {
+		/* AT_EMPTY_PATH: the descriptor itself. */
+		if (!empty_ok || dirfd == AT_FDCWD)
+			return NULL;
+		return observe_base(mem->pid, dirfd);
+	}
+	if (raw[0] != '/') {
+		base = observe_base(mem->pid, dirfd);
+		if (base == NULL)
+			return NULL;
+	}
+	return pathwalk_normalise(base, raw);
+}
+
+/*
+ * Is there a program at path, as the caller sees it? A shell's or
+ * execvp's search of PATH tries names that do not exist: those failed
+ * calls are not what ran.
+ */
+static bool
+observe_exec_exists(pid_t pid, const char *path)
+{
+	struct open_how	how = { .flags = O_PATH | O_CLOEXEC,
+			    .resolve = RESOLVE_IN_ROOT };
+	struct stat	st;
+	char		p[64];
+	int		root, fd;
+	bool		ok;
+
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	if ((root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return true;	/* cannot tell: keep it */
+	fd = (int)syscall(SYS_openat2, root, path, &how, sizeof how);
+	close(root);
+	if (fd < 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Record an exec: the program as named (resolved against the caller's cwd
+ * or dirfd) and its first EXECUTION_MAX_ARGS arguments. Read while the
+ * caller is stopped, kept only if it is still the same task.
+ */
+static void
+observe_exec(struct observer *obs, const struct seccomp_data *d,
+    struct observe_mem *mem, const struct observe_call *c, uint64_t id)
+{
+	_cleanup_free_ char	*path = NULL;
+	struct strv		 argv = STRV_INIT;
+	uint64_t		 ptr, at = d->args[c->path + 1];
+	char			*s;
+	bool			 empty;
+
+	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
+	path = observe_arg_path(d, mem, c->dirfd, c->path, empty);
+	if (path != NULL && !empty && !observe_exec_exists(mem->pid, path))
+		return;
+	for (int i = 0; at != 0 && i < EXECUTION_MAX_ARGS; i++) {
+		if (observe_peek(mem, &ptr, sizeof ptr, at + 8 * (uint64_t)i) !=
+		    (ssize_t)sizeof ptr || ptr == 0)
+			break;
+		s = observe_read_string(mem, ptr);
+		strv_push_owned(&argv, s != NULL ? s : xstrdup("?"));
+	}
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+		executions_add(obs->exec_out, path != NULL ? path : "?",
+		    &argv);
+	strv_release(&argv);
+}
+
+/* Read and judge one notification (the caller is stopped meanwhile). */
+void
+observe_judge(struct observer *obs, const struct sandbox *sb,
+    const struct seccomp_notif *n, struct violations *vs)
+{
+	const struct seccomp_data	*d = &n->data;
+	const struct observe_call	*c;
+	struct observe_mem		 mem
+	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
+	_cleanup_free_ char		*path = NULL, *path2 = NULL;
+	char				 p[64];
+	struct stat			 st;
+	struct open_how			 how;
+	uint64_t			 flags = 0, msg[2];
+	enum observe_kind		 kind;
+	bool				 follow, writes = false;
+	const char			*op;
+	int				 acc;
+
+	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
+		return;
+	if (c->how == HOW_EXEC) {
+		if (obs->exec_out != NULL)
+			observe_exec(obs, d, &mem, c, n->id);
+		return;
+	}
+	/*
+	 * A nested sandbox has another view of paths: not ours to judge
+	 * (only possible when the policy allows user namespaces inside).
+	 * The first caller in the sandbox's namespace gives us its root,
+	 * shared by all (chroot and pivot_root are denied); the caller is
+	 * checked to be still waiting, so its pid cannot have been reused.
+	 */
+	if (obs->rootfd < 0 || obs->userns) {
+		snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)n->pid);
+		if (stat(p, &st) != 0 ||
+		    (obs->mntns != 0 && st.st_ino != obs->mntns))
+			return;
+		if (obs->rootfd < 0) {
+			snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
+			obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
+			    &n->id) != 0 && obs->rootfd >= 0) {
+				close(obs->rootfd);
+				obs->rootfd = -1;
+			}
+			if (obs->rootfd < 0)
+				return;
+			obs->mntns = st.st_ino;
+		}
+	}
+
+	switch (c->how) {
+	case HOW_CONNECT:
+		observe_judge_net(obs, &mem, d->args[1], d->args[2],
+		    c->op, vs);
+		return;
+	case HOW_SENDTO:
+		observe_judge_net(obs, &mem, d->args[4], d->args[5],
+		    c->op, vs);
+		return;
+	case HOW_SENDMSG:
+		/* struct msghdr starts with msg_name, msg_namelen. */
+		if (observe_peek(&mem, msg, sizeof msg, d->args[1]) !=
+		    (ssize_t)sizeof msg)
+			return;
+		observe_judge_net(obs, &mem, msg[0],
+		    (uint32_t)msg[1], c->op, vs);
+		return;
+	case HOW_OPEN:
+	case HOW_OPENAT2:
+		if (c->how == HOW_OPENAT2) {
+			memset(&how, 0, sizeof how);
+			if (observe_peek(&mem, &how, sizeof how, d->args[2]) !=
+			    (ssize_t)sizeof how)
+				return;
+			flags = how.flags;
+		} else if (c->flags >= 0)
+			flags = d->args[c->flags];
+		else
+			flags = O_CREAT | O_WRONLY | O_TRUNC;	/* creat */
+		acc = (int)(flags & O_ACCMODE);
+		writes = acc == O_WRONLY || acc == O_RDWR ||
+		    (flags & O_TRUNC) != 0;
+		if ((flags & O_CREAT) == 0 && !writes)
+			return;
+		if ((flags & O_CREAT) && (flags & O_EXCL))
+			kind = OBSERVE_CREATE_EXCL;
+		else if (flags & O_CREAT)
+			kind = OBSERVE_CREATE;
+		else
+			kind = OBSERVE_WRITE;
+		if ((flags & O_TMPFILE) == O_TMPFILE)
+			kind = OBSERVE_CREATE;	/* a file in that dir */
+		follow = (flags & O_NOFOLLOW) == 0 &&
+		    kind != OBSERVE_CREATE_EXCL;
+		op = kind == OBSERVE_WRITE ? "write" : "create";
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
+		    false);
+		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
+			char *f = xasprintf("%s/%s", path, "(tmpfile)");
+
+			free(path);
+			path = f;
+		}
+		break;
+	case HOW_LINK:
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
+		    false);
+		path2 = observe_arg_path(d, &mem,
+		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		kind = OBSERVE_CREATE_EXCL;
+		follow = c->flags >= 0 && (d->args[c->flags] &
+		    AT_SYMLINK_FOLLOW);	/* for the old name */
+		op = c->op;
+		break;
+	case HOW_RENAME:
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
+		    false);
+		path2 = observe_arg_path(d, &mem,
+		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false);
+		kind = OBSERVE_DELETE;
+		follow = false;
+		op = c->op;
+		break;
+	case HOW_BIND: {
+		struct sockaddr_un	 sun;
+		size_t			 len = (size_t)d->args[2];
+
+		if (len <= offsetof(struct sockaddr_un, sun_path) ||
+		    len > sizeof sun)
+			return;
+		memset(&sun, 0, sizeof sun);
+		if (observe_peek(&mem, &sun, len, d->args[1]) != (ssize_t)len ||
+		    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+			return;		/* not a path (abstract, IP) */
+		sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+		kind = c->kind;
+		op = c->op;
+		follow = false;
+		if (sun.sun_path[0] == '/')
+			path = pathwalk_normalise(NULL, sun.sun_path);
+		else {
+			_cleanup_free_ char *base = observe_base(mem.pid,
+			    AT_FDCWD);
+
+			if (base != NULL)
+				path = pathwalk_normalise(base, sun.sun_path);
+		}
+		break;
+	}
+	case HOW_FD:
+		kind = c->kind;
+		op = c->op;
+		follow = false;
+		path = observe_base(mem.pid, (int)d->args[c->dirfd]);
+		break;
+	case HOW_PATH:
+	default:
+		kind = c->kind;
+		op = c->op;
+		follow = !c->nofollow;
+		if (c->flags >= 0 &&
+		    (d->args[c->flags] & AT_SYMLINK_NOFOLLOW))
+			follow = false;
+		path = observe_arg_path(d, &mem, c->dirfd, c->path,
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		break;
+	}
+	/* Everything read: is it still the same task? */
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+		return;
+	if (path == NULL)
+		return;
+	if (c->how == HOW_LINK) {
+		if (!observe_judge_path(obs, sb, path, kind, false, false, op,
+		    vs) && path2 != NULL)
+			observe_judge_link(obs, sb, path2, path, follow, vs);
+		return;
+	}
+	if (c->how == HOW_RENAME && path2 != NULL) {
+		observe_record_rename(obs, sb, path, path2);
+		_cleanup_free_ char *p1 = xstrdup(path), *p2 = xstrdup(path2);
+		const struct sandbox_mount *m1, *m2;
+		char *s1 = strrchr(p1, '/'), *s2 = strrchr(p2, '/');
+
+		/* Different mounts: EXDEV, and mv falls back to copying
+		   (which is observed on its own). */
+		*s1 = '\0';
+		*s2 = '\0';
+		m1 = sandbox_mount_for(sb, *p1 ? p1 : "/");
+		m2 = sandbox_mount_for(sb, *p2 ? p2 : "/");
+		if (m1 != m2 && sandbox_mount_for(sb, path) == m1 &&
+		    sandbox_mount_for(sb, path2) == m2)
+			return;
+		if (observe_judge_path(obs, sb, path, kind, follow, writes, op,
+		    vs))
+			return;
+		observe_judge_path(obs, sb, path2, kind, follow, writes, op,
+		    vs);
+		return;
+	}
+	observe_judge_path(obs, sb, path, kind, follow, writes, op, vs);
+}
