@@ -14,7 +14,7 @@
  * A profile that cannot write the project (readonly) takes no snapshot and
  * arms no monitor: its report says so (changes_possible false).
  *
- * The loop multiplexes the command's stdout/stderr (captured up to the
+ * The loop (engine-loop.c) multiplexes the command's stdout/stderr (captured up to the
  * limit, passed through live when asked), bwrap's --json-status-fd stream
  * (child pid, pid namespace, exit code), bwrap's pidfd, the monitor,
  * timers (timeout, grace) and SIGINT/SIGTERM/SIGHUP (kill the sandbox,
@@ -39,6 +39,7 @@
 
 #include "attention.h"
 #include "engine.h"
+#include "engine-int.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "loop.h"
@@ -53,32 +54,6 @@
 #include "snapshot.h"
 #include "xalloc.h"
 
-struct engine {
-	const struct engine_opts *opts;
-	struct result		*r;
-	struct loop		*loop;
-	struct runner		 run;
-	struct monitor		*mon;
-	bool			 lossy_told;	/* "lossy" event written */
-	struct observer		*obs;		/* violation observer */
-	int			 status_fd;
-	struct buf		 status;
-	uint64_t		 pidns;
-	pid_t			 child_pid;	/* sandbox's first process */
-	struct netstack		*net;		/* user-mode network, or NULL */
-	struct limiter		*lim;		/* memory, processes, CPU */
-	int			 lim_timer;
-	bool			 have_exit;
-	int			 exit_code;
-	bool			 bwrap_done;
-	bool			 out_open;
-	bool			 err_open;
-	bool			 killing;
-	int			 grace_timer;
-	int64_t			 start_ms;
-	int64_t			 drain_deadline;
-	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
-};
 
 void
 engine_opts_init(struct engine_opts *o)
@@ -104,8 +79,6 @@ engine_opts_release(struct engine_opts *o)
 	free(o->command);
 	memset(o, 0, sizeof *o);
 }
-
-static void	engine_kill(struct engine *, bool timeout);
 
 /* How long the helper may take to answer (bwrap's setup included). */
 #define ENGINE_HELLO_MS	30000
@@ -136,215 +109,6 @@ engine_sandbox_writes(const struct sandbox *sb, const char *project)
 			return true;
 	}
 	return false;
-}
-
-/* Capture up to the limit; remember bwrap's own error lines. */
-static void
-engine_capture(struct engine *e, struct buf *b, bool *truncated,
-    const char *p, size_t n, bool is_err)
-{
-	size_t	limit = e->opts->output_limit;
-
-	if (is_err && !e->have_exit && strncmp(p, "bwrap: ", 7) == 0)
-		buf_add(&e->bwrap_err, p, n);
-	if (b->len + n > limit) {
-		*truncated = true;
-		n = b->len < limit ? limit - b->len : 0;
-	}
-	buf_add(b, p, n);
-}
-
-static void
-engine_output(int fd, short revents, void *arg)
-{
-	struct engine	*e = arg;
-	bool		 is_err = fd == e->run.err_fd;
-	char		 chunk[65536];
-	ssize_t		 n;
-
-	n = read(fd, chunk, sizeof chunk);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		loop_remove(e->loop, fd);
-		if (is_err)
-			e->err_open = false;
-		else
-			e->out_open = false;
-		LOG("%s closed after %lld ms", is_err ? "stderr" : "stdout",
-		    (long long)(loop_now_ms() - e->start_ms));
-		return;
-	}
-	if (e->opts->passthrough)
-		(void)write_full(is_err ? 2 : 1, chunk, (size_t)n);
-	if (is_err)
-		engine_capture(e, &e->r->err, &e->r->err_truncated, chunk,
-		    (size_t)n, true);
-	else
-		engine_capture(e, &e->r->out, &e->r->out_truncated, chunk,
-		    (size_t)n, e->run.err_fd < 0);
-}
-
-/* bwrap's status stream: one JSON object per line. */
-static void
-engine_status(int fd, short revents, void *arg)
-{
-	struct engine	*e = arg;
-	char		 chunk[4096], *nl;
-	ssize_t		 n;
-
-	n = read(fd, chunk, sizeof chunk);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		loop_remove(e->loop, fd);
-		return;
-	}
-	buf_add(&e->status, chunk, (size_t)n);
-	while ((nl = memchr(e->status.data, '\n', e->status.len)) != NULL) {
-		cJSON	*j, *v;
-
-		*nl = '\0';
-		j = cJSON_Parse(e->status.data);
-		buf_consume(&e->status, (size_t)(nl - e->status.data) + 1);
-		if (j == NULL)
-			continue;
-		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
-		    cJSON_IsNumber(v))
-			e->pidns = (uint64_t)v->valuedouble;
-		if ((v = cJSON_GetObjectItem(j, "child-pid")) != NULL &&
-		    cJSON_IsNumber(v))
-			e->child_pid = (pid_t)v->valueint;
-		if ((v = cJSON_GetObjectItem(j, "exit-code")) != NULL &&
-		    cJSON_IsNumber(v)) {
-			e->have_exit = true;
-			e->exit_code = v->valueint;
-		}
-		cJSON_Delete(j);
-	}
-}
-
-static void
-engine_bwrap_exited(int fd, short revents, void *arg)
-{
-	struct engine	*e = arg;
-
-	loop_remove(e->loop, fd);
-	runner_wait(&e->run);
-	e->bwrap_done = true;
-	LOG("bwrap exited after %lld ms", (long long)(loop_now_ms() -
-	    e->start_ms));
-	/* Pipes close when the pid namespace is gone; do not wait forever
-	   for a descriptor something leaked outside it. */
-	e->drain_deadline = loop_now_ms() + 2000;
-}
-
-static void
-engine_grace_over(void *arg)
-{
-	struct engine	*e = arg;
-
-	e->grace_timer = 0;
-	LOG("grace period over: SIGKILL");
-	runner_kill_tree(&e->run, e->pidns, SIGKILL);
-}
-
-static void
-engine_kill(struct engine *e, bool timeout)
-{
-	if (e->killing || e->bwrap_done)
-		return;
-	e->killing = true;
-	if (timeout)
-		e->r->timed_out = true;
-	else
-		e->r->killed = true;
-	runner_kill_tree(&e->run, e->pidns, SIGTERM);
-	e->grace_timer = loop_timer(e->loop, e->opts->grace_ms,
-	    engine_grace_over, e);
-}
-
-static void
-engine_timeout(void *arg)
-{
-	engine_kill(arg, true);
-}
-
-/* A cgroup counter says a limit was reached (a fork failed): stop. */
-static void
-engine_limits_tick(void *arg)
-{
-	struct engine	*e = arg;
-	const char	*why;
-
-	e->lim_timer = 0;
-	if (e->bwrap_done || e->killing)
-		return;
-	if ((why = limiter_hit(e->lim)) != NULL) {
-		LOG("%s reached: killing the sandbox", why);
-		e->r->killed_by = why;
-		engine_kill(e, false);
-		return;
-	}
-	e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
-}
-
-static void
-engine_signal(int signo, void *arg)
-{
-	LOG("signal %d: killing the sandbox", signo);
-	engine_kill(arg, false);
-}
-
-/* One JSON line on the events descriptor (takes j). */
-static void
-engine_emit(struct engine *e, cJSON *j)
-{
-	char	*line = json_line(j);
-	size_t	 n = strlen(line);
-
-	cJSON_Delete(j);
-	line = xrealloc(line, n + 2);
-	line[n++] = '\n';
-	(void)write_full(e->opts->events_fd, line, n);
-	free(line);
-}
-
-static void
-engine_event(const struct fs_event *ev, void *arg)
-{
-	struct engine	*e = arg;
-
-	if (e->opts->events_fd >= 0)
-		engine_emit(e, fs_event_json(ev));
-}
-
-/* Tell the stream's readers at once that it lost events. */
-static void
-engine_lossy_event(struct engine *e)
-{
-	const struct strv	*w = monitor_warnings(e->mon);
-	cJSON			*j;
-
-	if (e->lossy_told || !monitor_lossy(e->mon) || e->opts->events_fd < 0)
-		return;
-	e->lossy_told = true;
-	j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "event", "lossy");
-	cJSON_AddStringToObject(j, "warning", w->n > 0 ? w->v[w->n - 1] :
-	    "live events incomplete; the change report is still exact");
-	cJSON_AddNumberToObject(j, "time_ms", (double)(time(NULL) * 1000));
-	engine_emit(e, j);
-}
-
-static void
-engine_monitor(int fd, short revents, void *arg)
-{
-	struct engine	*e = arg;
-
-	if (monitor_read(e->mon, engine_event, e) < 0)
-		loop_remove(e->loop, fd);
-	engine_lossy_event(e);
 }
 
 /* How the sandbox was built, for the report. */
@@ -395,74 +159,6 @@ engine_limits_json(const struct engine *e)
 	cJSON_AddStringToObject(j, "enforced_by",
 	    limits_backend_name(limiter_backend(e->lim)));
 	return j;
-}
-
-static void
-engine_fail(struct result *r, char *cause)
-{
-	free(r->error);
-	r->error = cause;
-}
-
-/* Fill the exit fields from bwrap's status stream and wait status. */
-static void
-engine_exit_status(struct engine *e)
-{
-	struct result	*r = e->r;
-
-	if (!e->have_exit) {
-		/* bwrap failed before the command ran (or was killed). */
-		if (e->r->killed || e->r->timed_out) {
-			r->started = true;
-			r->signal = SIGKILL;
-			return;
-		}
-		if (e->bwrap_err.len > 0) {
-			char *nl = memchr(e->bwrap_err.data, '\n',
-			    e->bwrap_err.len);
-
-			if (nl != NULL)
-				*nl = '\0';
-			if (strstr(e->bwrap_err.data, "execvp") != NULL) {
-				/* The command itself was not found. */
-				r->started = true;
-				r->exit_code = 127;
-				return;
-			}
-			engine_fail(r, xasprintf("sandbox setup failed: %s",
-			    e->bwrap_err.data + 7));
-		} else
-			engine_fail(r, xstrdup("sandbox setup failed (bwrap "
-			    "exited before running the command)"));
-		return;
-	}
-	r->started = true;
-	/* As in a shell: a status above 128 means death by signal. */
-	if (e->exit_code > 128 && e->exit_code <= 128 + 64) {
-		r->signal = e->exit_code - 128;
-		r->exit_code = -1;
-	} else
-		r->exit_code = e->exit_code;
-}
-
-static void
-engine_loop(struct engine *e)
-{
-	while (!e->bwrap_done || e->out_open || e->err_open) {
-		int wait = -1;
-
-		if (e->bwrap_done) {
-			int64_t left = e->drain_deadline - loop_now_ms();
-
-			if (left <= 0)
-				break;
-			wait = (int)left;
-		}
-		loop_run_once(e->loop, wait);
-	}
-	/* Whatever the status stream still holds. */
-	if (e->status_fd >= 0)
-		engine_status(e->status_fd, POLLIN, e);
 }
 
 /*

@@ -1,0 +1,61 @@
+/*
+ * engine-int: what engine.c (start, report) and engine-loop.c (the run)
+ * share. Not for use outside src/run.
+ */
+#ifndef BWGATE_ENGINE_INT_H
+#define BWGATE_ENGINE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "engine.h"
+#include "runner.h"
+
+struct fs_event;
+struct probe;
+struct sandbox;
+
+struct engine {
+	const struct engine_opts *opts;
+	struct result		*r;
+	struct loop		*loop;
+	struct runner		 run;
+	struct monitor		*mon;
+	bool			 lossy_told;	/* "lossy" event written */
+	struct observer		*obs;		/* violation observer */
+	int			 status_fd;
+	struct buf		 status;
+	uint64_t		 pidns;
+	pid_t			 child_pid;	/* sandbox's first process */
+	struct netstack		*net;		/* user-mode network, or NULL */
+	struct limiter		*lim;		/* memory, processes, CPU */
+	int			 lim_timer;
+	bool			 have_exit;
+	int			 exit_code;
+	bool			 bwrap_done;
+	bool			 out_open;
+	bool			 err_open;
+	bool			 killing;
+	int			 grace_timer;
+	int64_t			 start_ms;
+	int64_t			 drain_deadline;
+	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
+};
+
+/* engine-loop.c */
+void	engine_output(int fd, short revents, void *arg);
+void	engine_status(int fd, short revents, void *arg);
+void	engine_bwrap_exited(int fd, short revents, void *arg);
+void	engine_timeout(void *arg);
+void	engine_limits_tick(void *arg);
+void	engine_signal(int signo, void *arg);
+void	engine_event(const struct fs_event *ev, void *arg);
+void	engine_lossy_event(struct engine *e);
+void	engine_monitor(int fd, short revents, void *arg);
+void	engine_fail(struct result *r, char *cause);
+void	engine_exit_status(struct engine *e);
+void	engine_loop(struct engine *e);
+
+#endif
