@@ -211,13 +211,18 @@ EXTRA_DIST += %D%/build/keys-doc.sh
 # Fault injection: a shim that fails writes and syncs of the audit log.
 # (A shared object: built by hand, as automake builds no .so without libtool;
 # no sanitizer flags, it is preloaded into whatever binary is tested.)
-check_DATA = tests/fault/libauditfault.so
+# A second one crashes the process inside malloc (ui-crash.sh).
+check_DATA = tests/fault/libauditfault.so tests/fault/libmalloccrash.so
 tests/fault/libauditfault.so: $(srcdir)/tests/fault/auditfault.c
 	@$(MKDIR_P) tests/fault
 	$(AM_V_CC)$(CC) -O1 -g -Wall -Wextra -shared -fPIC -o $@ \
 	    $(srcdir)/tests/fault/auditfault.c -ldl
+tests/fault/libmalloccrash.so: $(srcdir)/tests/fault/malloccrash.c
+	@$(MKDIR_P) tests/fault
+	$(AM_V_CC)$(CC) -O1 -g -Wall -Wextra -shared -fPIC -o $@ \
+	    $(srcdir)/tests/fault/malloccrash.c -ldl -lpthread
 CLEANFILES += $(check_DATA)
-EXTRA_DIST += %D%/fault/auditfault.c
+EXTRA_DIST += %D%/fault/auditfault.c %D%/fault/malloccrash.c
 FAULT_TESTS = %D%/integration/fault-audit.sh %D%/integration/fault-kill.sh
 TESTS += $(FAULT_TESTS)
 EXTRA_DIST += $(FAULT_TESTS)

@@ -45,6 +45,8 @@ ui_start() {
 	{
 		echo '#!/bin/sh'
 		printf 'cd %s || exit 125\n' "$(shell_q "$P")"
+		# UI_ENV: NAME=VALUE words for the console alone (not tmux).
+		[ -n "${UI_ENV:-}" ] && printf 'env %s ' "$UI_ENV"
 		printf '%s --log %s' "$(shell_q "$BWGATE")" \
 		    "$(shell_q "$T/console.log")"
 		for a in "$@"; do printf ' %s' "$(shell_q "$a")"; done
