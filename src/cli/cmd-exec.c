@@ -26,6 +26,7 @@
 #include "guard.h"
 #include "gitid.h"
 #include "jsonutil.h"
+#include "path.h"
 #include "xalloc.h"
 
 enum {
@@ -215,6 +216,24 @@ emit_json(int fd, const struct result *r)
 	cJSON_Delete(j);
 }
 
+/* Can a command under this policy write the project's .git (commit)? */
+static bool
+exec_git_writes(const struct sandbox_policy *pol)
+{
+	char	*git;
+	bool	 yes = pol->git_writable;
+
+	if (pol->project == NULL)
+		return yes;
+	git = path_join(pol->project, ".git");
+	for (size_t i = 0; !yes && i < pol->rw_paths.n; i++)
+		yes = path_is_under(pol->rw_paths.v[i], git) ||
+		    (path_is_under(git, pol->rw_paths.v[i]) &&
+		    strcmp(pol->rw_paths.v[i], pol->project) != 0);
+	free(git);
+	return yes;
+}
+
 int
 cmd_exec(int argc, char **argv)
 {
@@ -380,8 +399,9 @@ cmd_exec(int argc, char **argv)
 		for (size_t i = 0; i < env.n; i++)
 			strv_push(&o.policy.env_set, env.v[i]);
 	/* The host's git identity (not the rest of $HOME), unless the
-	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself. */
-	{
+	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself; only
+	   where git can commit (asking git costs two processes a run). */
+	if (exec_git_writes(&o.policy)) {
 		struct strv	id = STRV_INIT;
 
 		gitid_env(o.policy.project, agent_env ? &env : NULL, &id);
