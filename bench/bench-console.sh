@@ -75,6 +75,73 @@ ratio=$(awk -v a="$m_run" -v b="$m_bare" 'BEGIN { printf "%.2f", a / b }')
 ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.5) ? "ok" : "OVER TARGET" }')
 echo "  run / bare bwrap: ${ratio}x (target <= 1.5x: $ok)"
 
+stop
+
+# Where the time of `bwgate run -- true` goes, from the debug log of the
+# console and its exec children (BWGATE_LOG), as medians over N runs; with
+# the warm exec (the default) and without (console.warm_exec false).
+phases() {
+	local log="$T/phase.log" i
+	rm -f "$log"
+	start_logged() { BWGATE_LOG="$log" start --auto-allowlisted; }
+	start_logged
+	for i in 1 2 3; do "$BWGATE" run -- true >/dev/null 2>&1; done
+	: > "$log"
+	for i in $(seq 1 "$N"); do
+		echo "$(date +%s.%N) 0 CLIENT: start" >> "$log"
+		"$BWGATE" run -- true >/dev/null 2>&1
+		echo "$(date +%s.%N) 0 CLIENT: end" >> "$log"
+	done
+	stop
+	awk '
+	function mark(name) { if (!(name in t)) t[name] = $1 }
+	/CLIENT: start/ { delete t; mark("a") }
+	/submit received/ { mark("b") }
+	/ queued \(/ { mark("c") }
+	/: warm exec pid|: exec pid .* started/ { mark("d") }
+	/engine_run: start/ { mark("e") }
+	/engine_run: spawned/ { mark("f") }
+	/observe_hello_reply/ { mark("g") }
+	/engine_bwrap_exited/ { mark("h") }
+	/engine_run: done/ { mark("i") }
+	/job_finish: request/ { mark("j") }
+	/CLIENT: end/ {
+		mark("k"); n++
+		split("a b c d e f g h i j k", k, " ")
+		for (x = 1; x < 11; x++)
+			v[x, n] = (t[k[x + 1]] - t[k[x]]) * 1000
+		tot[n] = (t["k"] - t["a"]) * 1000
+	}
+	END {
+		split("client start, connect, submit|classify, dry build, audit|" \
+		    "to exec (spawn, or hand over to the warm one)|exec: spec, " \
+		    "build, spawn bwrap|bwrap: namespaces, mounts, helper|" \
+		    "the command, bwrap exits|exec: report|exec exits, console " \
+		    "reads it|result to the client, client exits", name, "|")
+		nm = split("a b c d e f g h i j k", k, " ")
+		for (x = 1; x < 10; x++) {
+			m = 0
+			for (y = 1; y <= n; y++) a[y] = v[x, y]
+			asort(a)
+			printf "    %6.2f ms  %s\n", a[int((n + 1) / 2)], name[x]
+		}
+		for (y = 1; y <= n; y++) a[y] = tot[y]
+		asort(a)
+		printf "    %6.2f ms  in all (median of %d)\n", a[int((n + 1) / 2)], n
+	}' "$log"
+}
+echo "phases of bwgate run -- true through the console, warm exec:"
+phases
+mkdir -p "$T/cfg/bwgate"
+echo '{"console": {"warm_exec": false}}' > "$T/cfg/bwgate/config.json"
+echo "the same, cold exec (console.warm_exec false):"
+(export XDG_CONFIG_HOME="$T/cfg"; phases)
+m_cold=$(export XDG_CONFIG_HOME="$T/cfg"; start --auto-allowlisted
+    median "$BWGATE" run -- true; stop)
+printf '  bwgate run -- true, cold exec %8.3f ms (%.2fx bare)\n' "$m_cold" \
+    "$(awk -v a="$m_cold" -v b="$m_bare" 'BEGIN { print a / b }')"
+start --auto-allowlisted
+
 if [ -x "$PEER" ]; then
 	t0=$(date +%s%N)
 	res=$("$PEER" -t 600 -L 10 -m 100 "$XDG_RUNTIME_DIR/bwgate/agent.sock" true 2>&1 || true)

@@ -150,6 +150,7 @@ CONSOLE_TESTS = \
 	%D%/integration/console-reload.sh \
 	%D%/integration/console-show.sh \
 	%D%/integration/console-rerun.sh \
+	%D%/integration/console-warm.sh \
 	%D%/integration/console-exact.sh \
 	%D%/integration/agent-env.sh \
 	%D%/integration/sh-compat.sh \

@@ -87,6 +87,15 @@ struct job {
 	uint64_t		 ev_count;	/* events (repeats counted) */
 };
 
+/* One exec started ahead of need (console-warm.c). */
+struct warm {
+	pid_t			 pid;		/* 0: none */
+	int			 fds[JOB_NFDS];	/* its output pipes, read ends */
+	int			 spec_fd;	/* its policy pipe, write end */
+	int			 timer;
+	bool			 broken;	/* died unused: wait for a run */
+};
+
 struct console_sub {
 	console_cb	 cb;
 	void		*arg;
@@ -135,6 +144,7 @@ struct console {
 	unsigned		 dirty;
 
 	bool			 shutting_down;
+	struct warm		 warm;
 	bool			 done;
 	int			 shutdown_timer;
 };
@@ -180,6 +190,14 @@ uint32_t	console_submit_msg(struct console *c, struct conn *cn,
 
 /* console-job.c */
 void	job_kill(struct job *jb, enum request_by by, const char *why);
+/* The argv of `bwgate exec` for a job (everything else is in the spec). */
+void	job_argv(struct console *c, struct strv *av);
+/* console-warm.c */
+void	warm_init(struct console *c);
+bool	warm_take(struct console *c, struct job *jb, const char *spec);
+void	warm_again(struct console *c);
+void	warm_reap(struct console *c);
+void	warm_stop(struct console *c);
 /* SIGKILL now: exec, bwrap and the sandbox, whatever phase it is in. */
 void	job_kill_now(struct job *jb);
 void	console_schedule(struct console *c);

@@ -412,11 +412,10 @@ job_mark_executed(struct console *c, cJSON *report)
 }
 
 /* The `bwgate exec` command line for a request. */
-static void
-job_argv(struct console *c, struct request *r, struct strv *av)
+void
+job_argv(struct console *c, struct strv *av)
 {
 	/* Everything else is in the spec on descriptor 5. */
-	(void)r;
 	strv_push(av, c->exec_path);
 	strv_push(av, "exec");
 	strv_push(av, "--policy-fd");
@@ -473,9 +472,23 @@ job_spawn(struct job *jb, char **cause)
 	int		 ip[2] = { -1, -1 };
 	cJSON		*rec, *changed;
 	const cJSON	*sh;
+	char		*spec;
 
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
+	if (jb->r->spec == NULL) {
+		errno = EINVAL;
+		goto syserr;
+	}
+	job_argv(c, &av);
+	/* The exec started ahead of need, when there is one. */
+	spec = json_line(jb->r->spec);
+	if (warm_take(c, jb, spec)) {
+		free(spec);
+		LOG("request %u: warm exec pid %ld", jb->r->id, (long)jb->pid);
+		goto started;
+	}
+	free(spec);
 	map[0] = SPAWN_DEVNULL;
 	if (jb->r->stdin_stream && !jb->in_closed) {
 		if (pipe2(ip, O_CLOEXEC) != 0)
@@ -498,7 +511,6 @@ job_spawn(struct job *jb, char **cause)
 	if ((specfd = job_spec_fd(jb->r)) < 0)
 		goto syserr;
 	map[1 + JOB_NFDS] = specfd;
-	job_argv(c, jb->r, &av);
 	sp.argv = av.v;
 	sp.fds = map;
 	sp.nfds = 2 + JOB_NFDS;
@@ -508,6 +520,7 @@ job_spawn(struct job *jb, char **cause)
 		goto fail;
 	spawn_release(&sp);	/* reaped by pid in console_sigchld */
 	jb->pid = sp.pid;
+	LOG("request %u: exec pid %ld started", jb->r->id, (long)jb->pid);
 	close(specfd);
 	if (ip[0] >= 0)
 		close(ip[0]);
@@ -515,6 +528,9 @@ job_spawn(struct job *jb, char **cause)
 		if (p[i][1] >= 0)
 			close(p[i][1]);
 		jb->fds[i] = p[i][0];
+	}
+started:
+	for (i = 0; i < JOB_NFDS; i++) {
 		if (jb->fds[i] < 0)
 			continue;
 		fcntl(jb->fds[i], F_SETFL, O_NONBLOCK);
@@ -528,7 +544,7 @@ job_spawn(struct job *jb, char **cause)
 			job_write(jb->in_fd, 0, jb);
 	}
 	rec = audit_record("start", jb->r);
-	cJSON_AddNumberToObject(rec, "pid", sp.pid);
+	cJSON_AddNumberToObject(rec, "pid", jb->pid);
 	cJSON_AddItemToObject(rec, "exec_argv", json_strv(&av));
 	/* What runs is what was shown; say so if the files it came from
 	   changed since (it still runs as approved). */
@@ -547,6 +563,7 @@ job_spawn(struct job *jb, char **cause)
 	/* exec has its copy; a rerun is classified afresh. */
 	cJSON_Delete(jb->r->spec);
 	jb->r->spec = NULL;
+	warm_again(c);
 	return 0;
 
 syserr:
@@ -618,6 +635,7 @@ console_sigchld(int signo, void *arg)
 	int		 status;
 
 	(void)signo;
+	warm_reap(c);
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		jb = r->owner;
 		if (jb == NULL || jb->pid <= 0 || jb->exited ||

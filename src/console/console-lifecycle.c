@@ -98,6 +98,7 @@ console_shutdown(struct console *c, const char *why)
 		return;
 	}
 	c->shutting_down = true;
+	warm_stop(c);
 	note = xasprintf("the console is shutting down (%s)", why);
 	ev.message = note;
 	console_emit(c, &ev);
@@ -184,6 +185,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
+	warm_init(c);
 	c->uid = getuid();
 	{
 		struct timespec	ts;
@@ -286,6 +288,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	   went away. */
 	loop_signal(l, SIGHUP, c->headless ? console_sighup : console_sigterm,
 	    c);
+	if (c->cfg.warm_exec)
+		warm_again(c);
 
 	rec = audit_record("console-start", NULL);
 	cJSON_AddStringToObject(rec, "project", c->project);
@@ -345,6 +349,7 @@ console_free(struct console *c)
 
 	if (c == NULL)
 		return;
+	warm_stop(c);
 	/* Whatever still runs dies now (exec kills its sandbox). */
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		jb = r->owner;

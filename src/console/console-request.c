@@ -313,6 +313,7 @@ request_announce(struct console *c, struct request *r)
 	if (console_audit(c, rec) != 0)
 		return -1;
 	request_send(r, request_queued_json(r));
+	LOG("request %u queued (%s)", r->id, verdict_name(r->verdict));
 	console_emit_request(c, CONSOLE_EV_ADDED, r);
 	return 0;
 }
@@ -553,6 +554,8 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
     const char *agent, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
+
+	LOG("submit received");
 	struct filereq		 fr = FILEREQ_INIT;
 	struct request		*r;
 	struct stat		 st;

@@ -62,6 +62,7 @@ static const struct config_key config_keys[] = {
 	{ "console", "bell", CT_BOOL, F(bell) },
 	{ "console", "follow_resume", CT_BOOL, F(follow_resume) },
 	{ "console", "mouse", CT_BOOL, F(mouse) },
+	{ "console", "warm_exec", CT_BOOL, F(warm_exec) },
 };
 #undef F
 
@@ -78,6 +79,7 @@ config_init(struct config *c)
 	c->audit_keep = DEFAULT_AUDIT_KEEP;
 	c->bell = true;
 	c->follow_resume = true;
+	c->warm_exec = true;
 	c->limit_memory = DEFAULT_MEMORY;
 	c->limit_pids = DEFAULT_PIDS;
 	c->headless_timeout_s = DEFAULT_HEADLESS_TIMEOUT;

@@ -39,6 +39,7 @@ struct config {
 	int		 audit_keep;	/* rotated audit files kept */
 	bool		 bell;		/* console: ring when one waits */
 	bool		 mouse;		/* console: clicks and the wheel */
+	bool		 warm_exec;	/* console: one exec started ahead */
 	bool		 follow_resume;	/* console: a request that waits
 					   ends a pause of follow */
 	uid_t		*allowed_uids;	/* besides our own */

@@ -12,11 +12,14 @@ P=$(new_project)
 cd "$P"
 ls -A "$P" | sort > "$T/before"
 
-# The exec children of this test: `bwgate exec --policy-fd` whose working
-# directory is the project (the console's).
+# The exec children of this test that run a request: `bwgate exec
+# --policy-fd` whose working directory is the project (the console's). The
+# console's warm exec, still waiting for a policy on descriptor 5, is not
+# one (exec closes that descriptor once it has read the policy).
 exec_pids() {
 	local p
 	for p in $(pgrep -f -- ' exec --policy-fd '); do
+		[ -e "/proc/$p/fd/5" ] && continue
 		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && echo "$p"
 	done
 }

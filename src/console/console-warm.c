@@ -1,0 +1,191 @@
+/*
+ * console-warm: one `bwgate exec` started ahead of need. It waits on its
+ * policy descriptor (a pipe here, instead of the sealed memory file of a
+ * cold start) with its output pipes in place; the next request that runs
+ * takes it, so the process start and the dynamic linking of exec are not
+ * on the request's path, and a new one is started after. Requests that
+ * stream stdin or merge stderr into stdout need pipes of their own and
+ * start cold. A warm exec that dies unused is not restarted until a
+ * request has run, so a broken exec cannot make the console spin.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "console-int.h"
+#include "console.h"
+#include "log.h"
+#include "spawn.h"
+#include "xalloc.h"
+
+/* Close what the console holds of the warm exec (not the process). */
+static void
+warm_close(struct warm *w)
+{
+	for (int i = 0; i < JOB_NFDS; i++) {
+		if (w->fds[i] >= 0)
+			close(w->fds[i]);
+		w->fds[i] = -1;
+	}
+	if (w->spec_fd >= 0)
+		close(w->spec_fd);
+	w->spec_fd = -1;
+	w->pid = 0;
+}
+
+/* Start one if there is none; quietly nothing when it cannot. */
+static void
+warm_start(void *arg)
+{
+	struct console	*c = arg;
+	struct warm	*w = &c->warm;
+	struct spawn	 sp = SPAWN_INIT;
+	struct strv	 av = STRV_INIT;
+	int		 p[JOB_NFDS][2], sp_pipe[2] = { -1, -1 };
+	int		 map[2 + JOB_NFDS], i;
+	char		*cause = NULL;
+
+	w->timer = 0;
+	if (w->pid > 0 || w->broken || c->shutting_down)
+		return;
+	for (i = 0; i < JOB_NFDS; i++)
+		p[i][0] = p[i][1] = -1;
+	if (pipe2(sp_pipe, O_CLOEXEC) != 0)
+		goto fail;
+	map[0] = SPAWN_DEVNULL;
+	for (i = 0; i < JOB_NFDS; i++) {
+		if (pipe2(p[i], O_CLOEXEC) != 0)
+			goto fail;
+		map[1 + i] = p[i][1];
+	}
+	map[1 + JOB_NFDS] = sp_pipe[0];
+	job_argv(c, &av);
+	sp.argv = av.v;
+	sp.fds = map;
+	sp.nfds = 2 + JOB_NFDS;
+	sp.flags = SPAWN_PGROUP;
+	sp.deathsig = SIGTERM;
+	if (spawn_start(&sp, &cause) != 0) {
+		LOG("no warm exec: %s", cause);
+		free(cause);
+		w->broken = true;
+		goto fail;
+	}
+	spawn_release(&sp);
+	w->pid = sp.pid;
+	for (i = 0; i < JOB_NFDS; i++) {
+		close(p[i][1]);
+		w->fds[i] = p[i][0];
+	}
+	close(sp_pipe[0]);
+	w->spec_fd = sp_pipe[1];
+	strv_release(&av);
+	return;
+fail:
+	for (i = 0; i < JOB_NFDS; i++) {
+		if (p[i][0] >= 0)
+			close(p[i][0]);
+		if (p[i][1] >= 0)
+			close(p[i][1]);
+	}
+	if (sp_pipe[0] >= 0)
+		close(sp_pipe[0]);
+	if (sp_pipe[1] >= 0)
+		close(sp_pipe[1]);
+	strv_release(&av);
+}
+
+/* Nothing yet (before anything can fail: warm_stop must find -1s). */
+void
+warm_init(struct console *c)
+{
+	memset(&c->warm, 0, sizeof c->warm);
+	c->warm.spec_fd = -1;
+	for (int i = 0; i < JOB_NFDS; i++)
+		c->warm.fds[i] = -1;
+}
+
+/*
+ * Hand the spec to the warm exec and give its pipes to jb. The spec goes
+ * in one write into the empty pipe, so the console never blocks on it;
+ * one larger than the pipe takes the cold path. false: start cold.
+ */
+bool
+warm_take(struct console *c, struct job *jb, const char *spec)
+{
+	struct warm	*w = &c->warm;
+	size_t		 len = strlen(spec);
+	int		 status;
+
+	if (w->pid <= 0 || (jb->r->stdin_stream && !jb->in_closed) ||
+	    jb->r->merge_output)
+		return false;
+	/* Gone meanwhile (killed from outside)? */
+	if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+		warm_close(w);
+		return false;
+	}
+	if (len >= (size_t)fcntl(w->spec_fd, F_GETPIPE_SZ) ||
+	    write(w->spec_fd, spec, len) != (ssize_t)len) {
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+		warm_close(w);
+		return false;
+	}
+	jb->pid = w->pid;
+	for (int i = 0; i < JOB_NFDS; i++) {
+		jb->fds[i] = w->fds[i];
+		w->fds[i] = -1;
+	}
+	close(w->spec_fd);	/* end of the spec: exec goes on */
+	w->spec_fd = -1;
+	w->pid = 0;
+	return true;
+}
+
+/* A request started (warm or cold): have one ready for the next. */
+void
+warm_again(struct console *c)
+{
+	c->warm.broken = false;
+	if (c->cfg.warm_exec && c->warm.pid <= 0 && c->warm.timer == 0 &&
+	    !c->shutting_down)
+		c->warm.timer = loop_timer(c->loop, 0, warm_start, c);
+}
+
+/* SIGCHLD: reap the warm exec if it died unused. */
+void
+warm_reap(struct console *c)
+{
+	struct warm	*w = &c->warm;
+
+	if (w->pid > 0 && waitpid(w->pid, NULL, WNOHANG) == w->pid) {
+		LOG("the warm exec (pid %ld) ended unused", (long)w->pid);
+		warm_close(w);
+		w->broken = true;
+	}
+}
+
+/* Stop it (shutdown): the end of its spec makes it exit; then reap. */
+void
+warm_stop(struct console *c)
+{
+	struct warm	*w = &c->warm;
+	pid_t		 pid = w->pid;
+
+	if (w->timer != 0)
+		loop_cancel(c->loop, w->timer);
+	w->timer = 0;
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	warm_close(w);
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# console-warm: the console keeps one `bwgate exec` started ahead of need;
+# the next request runs in it (its pid is the one in the start record),
+# another is started after; a stdin-streaming request starts its own; a
+# warm exec killed from outside is replaced after the next run; with
+# console.warm_exec false there is none; nothing is left at the end.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+cd "$P"
+
+# The console's idle warm exec: its child still holding descriptor 5.
+warm_pid() {
+	local p
+	for p in $(pgrep -P "$CPID"); do
+		[ -e "/proc/$p/fd/5" ] && grep -q 'exec' "/proc/$p/cmdline" &&
+		    { echo "$p"; return 0; }
+	done
+	return 1
+}
+start_pid() {
+	jq -r "select(.record == \"start\" and .id == $1) | .pid" "$AUDIT"
+}
+
+start_console --headless --auto-allowlisted
+ok_if "a warm exec waits after the start" wait_for 10 warm_pid
+w1=$(warm_pid)
+out=$("$BWGATE" run -- echo warm 2>/dev/null)
+assert_eq "a request runs" "$out" warm
+assert_eq "  in the warm exec" "$(start_pid 1)" "$w1"
+another_warm() { local w; w=$(warm_pid) && [ "$w" != "$w1" ]; }
+ok_if "another one waits after it" wait_for 10 another_warm
+w2=$(warm_pid)
+
+# stdin streams through pipes of its own: a cold exec.
+out=$(printf 'in\n' | "$BWGATE" run -- cat 2>/dev/null)
+assert_eq "a request with stdin runs" "$out" in
+ok_unless "  not in the warm exec" test "$(start_pid 2)" = "$w2"
+assert_eq "  which still waits" "$(warm_pid)" "$w2"
+
+# Killed from outside: the console goes on, the next run starts cold,
+# and then there is a warm one again.
+kill -KILL "$w2"
+ok_if "a killed warm exec is reaped" wait_for 10 sh -c \
+    "! ps -o stat= -p $w2 | grep -q ."
+out=$("$BWGATE" run -- echo after 2>/dev/null)
+assert_eq "the next request runs" "$out" after
+ok_if "then a warm exec waits again" wait_for 10 warm_pid
+stop_console
+assert_eq "clean exit" "$CRC" 0
+# (The pattern's brackets keep pgrep from finding this script's own line.)
+no_exec_left() {
+	local p
+	for p in $(pgrep -f -- '[ ]exec --policy-fd '); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && return 1
+	done
+	return 0
+}
+ok_if "the warm exec went with the console" wait_for 10 no_exec_left
+
+# Off: no warm exec.
+echo '{"console": {"warm_exec": false}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
+start_console --headless --auto-allowlisted
+"$BWGATE" run -- true
+ok_unless "console.warm_exec false: none" warm_pid
+stop_console
+rm "$XDG_CONFIG_HOME/bwgate/config.json"
+done_testing
