@@ -68,8 +68,7 @@ ok_unless "no raw escape reached the screen" bash -c \
     "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q \$'\\x1b'"
 
 # Stdin is not the keyboard: 'a' piped in approves nothing.
-tm kill-server
-wait_for 10 test -s "$T/console.rc"
+ui_stop
 rm -f "$T/console.rc"
 sed -i "s|^'[^ ]*bwgate' |printf 'aaaa\\\\n' \\| &|" "$T/console.sh"
 tm new-session -d -s ui -x 120 -y 30 "$T/console.sh"

@@ -20,9 +20,7 @@ title_is() {
 }
 
 restart() {
-	tm kill-server 2>/dev/null
-	wait_for 10 test -s "$T/console.rc"
-	wait_for 10 test_procs_gone
+	ui_stop
 }
 
 run_layout() {

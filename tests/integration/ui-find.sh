@@ -86,9 +86,7 @@ run_layout() {
 	check_screen "$L: legend: created" 5 '\+ created'
 	keys q
 	check_screen "$L: closed" 5 '^ queue '
-	tm kill-server 2>/dev/null
-	wait_for 10 test -s "$T/console.rc"
-	wait_for 10 test_procs_gone
+	ui_stop
 }
 
 run_layout 50 40

@@ -69,9 +69,7 @@ run_layout() {
 	keys t
 	check_screen "$L: t again: ages" 5 '#2 from .*, [0-9]+s ago'
 	rm -rf "$P/d"
-	tm kill-server 2>/dev/null
-	wait_for 10 test -s "$T/console.rc"
-	wait_for 10 test_procs_gone
+	ui_stop
 }
 
 run_layout 50 40

@@ -60,8 +60,7 @@ colors=$(tm capture-pane -p -e -t ui | grep -c $'\e\\[[0-9;]*3[0-7]m\|\e\\[[0-9;
 ok_if "colours are used" test "$colors" -gt 0
 keys d Enter
 wait_agent 10 two
-tm kill-server
-wait_for 10 test -s "$T/console.rc"
+ui_stop
 sed -i "s|^'[^ ]*bwgate' |NO_COLOR=1 &|" "$T/console.sh"
 rm -f "$T/console.rc"
 tm new-session -d -s ui -x 80 -y 24 "$T/console.sh"

@@ -124,6 +124,16 @@ agent_rc() {
 	cat "$T/$1.rc" 2>/dev/null
 }
 
+# Kill the tmux server and wait until the console it ran is gone (its
+# pane's shell dies with the server, so console.rc is never written).
+ui_stop() {
+	tm kill-server 2>/dev/null
+	wait_for 10 ui_console_gone
+}
+ui_console_gone() {
+	! pgrep -f -- "--log $T/console.log" > /dev/null
+}
+
 console_exited() {
 	wait_for "$1" test -s "$T/console.rc"
 }

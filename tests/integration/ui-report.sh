@@ -43,9 +43,7 @@ run_layout() {
 	    "$(BWGATE_SOCKET="$S" "$BWGATE" show 1 --json |
 	    jq '.report.changes.created|length // .changes.created|length')" 304
 	rm -rf "$P/build" "$P/a.txt"
-	tm kill-server 2>/dev/null
-	wait_for 10 test -s "$T/console.rc"
-	wait_for 10 test_procs_gone
+	ui_stop
 }
 
 run_layout 50 40

@@ -59,9 +59,7 @@ run_layout() {
 	assert_eq "$L: no border left at all" "$(corners)" 0
 	keys d Enter
 	wait_agent 20 two
-	tm kill-server 2>/dev/null
-	wait_for 10 test -s "$T/console.rc"
-	wait_for 10 test_procs_gone
+	ui_stop
 }
 
 run_layout 50 40
@@ -92,9 +90,7 @@ mouse_layout() {
 	check_screen "$L: the wheel scrolls the detail" 5 '^ detail +#1 +4-'
 	mouse 64 5 "$drow"
 	check_screen "$L: and back" 5 '^ detail +#1 +1-'
-	tm kill-server 2>/dev/null
-	wait_for 10 test -s "$T/console.rc"
-	wait_for 10 test_procs_gone
+	ui_stop
 }
 echo '{"console": {"mouse": true}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
 mouse_layout 50 40 12
