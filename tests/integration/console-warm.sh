@@ -4,6 +4,8 @@
 # another is started after; a stdin-streaming request starts its own; a
 # warm exec killed from outside is replaced after the next run; with
 # console.warm_exec false there is none; nothing is left at the end.
+# (Stdin is /dev/null where a request must not stream it: a pipe or a file
+# as stdin makes `bwgate run` stream it, and such a request starts cold.)
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/console-lib.sh"
 
@@ -26,7 +28,7 @@ start_pid() {
 start_console --headless --auto-allowlisted
 ok_if "a warm exec waits after the start" wait_for 10 warm_pid
 w1=$(warm_pid)
-out=$("$BWGATE" run -- echo warm 2>/dev/null)
+out=$("$BWGATE" run -- echo warm 2>/dev/null < /dev/null)
 assert_eq "a request runs" "$out" warm
 assert_eq "  in the warm exec" "$(start_pid 1)" "$w1"
 another_warm() { local w; w=$(warm_pid) && [ "$w" != "$w1" ]; }
@@ -44,7 +46,7 @@ assert_eq "  which still waits" "$(warm_pid)" "$w2"
 kill -KILL "$w2"
 ok_if "a killed warm exec is reaped" wait_for 10 sh -c \
     "! ps -o stat= -p $w2 | grep -q ."
-out=$("$BWGATE" run -- echo after 2>/dev/null)
+out=$("$BWGATE" run -- echo after 2>/dev/null < /dev/null)
 assert_eq "the next request runs" "$out" after
 ok_if "then a warm exec waits again" wait_for 10 warm_pid
 stop_console
@@ -62,7 +64,7 @@ ok_if "the warm exec went with the console" wait_for 10 no_exec_left
 # Off: no warm exec.
 echo '{"console": {"warm_exec": false}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
 start_console --headless --auto-allowlisted
-"$BWGATE" run -- true
+"$BWGATE" run -- true < /dev/null
 ok_unless "console.warm_exec false: none" warm_pid
 stop_console
 rm "$XDG_CONFIG_HOME/bwgate/config.json"
