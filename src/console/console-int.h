@@ -92,6 +92,7 @@ struct warm {
 	pid_t			 pid;		/* 0: none */
 	int			 fds[JOB_NFDS];	/* its output pipes, read ends */
 	int			 spec_fd;	/* its policy pipe, write end */
+	int			 in_fd;		/* its stdin pipe, write end */
 	int			 timer;
 	bool			 broken;	/* died unused: wait for a run */
 };
@@ -194,7 +195,8 @@ void	job_kill(struct job *jb, enum request_by by, const char *why);
 void	job_argv(struct console *c, struct strv *av);
 /* console-warm.c */
 void	warm_init(struct console *c);
-bool	warm_take(struct console *c, struct job *jb, const char *spec);
+bool	warm_take(struct console *c, struct job *jb, const char *spec,
+	    int *in_fd);
 void	warm_again(struct console *c);
 void	warm_reap(struct console *c);
 void	warm_stop(struct console *c);

@@ -483,7 +483,7 @@ job_spawn(struct job *jb, char **cause)
 	job_argv(c, &av);
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
-	if (warm_take(c, jb, spec)) {
+	if (warm_take(c, jb, spec, &ip[1])) {
 		free(spec);
 		LOG("request %u: warm exec pid %ld", jb->r->id, (long)jb->pid);
 		goto started;

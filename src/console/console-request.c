@@ -30,6 +30,7 @@
 #include "path.h"
 #include "probe.h"
 #include "sha256.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 /* ---- requests ---- */
@@ -61,6 +62,7 @@ request_spec(struct console *c, struct request *r,
 	sandbox_policy_copy(&o.policy, pol);
 	strv_append_all(&o.argv, &r->argv);
 	o.command = r->is_argv ? NULL : xstrdup(r->command);
+	o.stdin_fd = r->stdin_stream ? 0 : SPAWN_DEVNULL;
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	/* Nobody watches a headless console: never run forever. */

@@ -3,10 +3,13 @@
  * policy descriptor (a pipe here, instead of the sealed memory file of a
  * cold start) with its output pipes in place; the next request that runs
  * takes it, so the process start and the dynamic linking of exec are not
- * on the request's path, and a new one is started after. Requests that
- * stream stdin or merge stderr into stdout need pipes of their own and
- * start cold. A warm exec that dies unused is not restarted until a
- * request has run, so a broken exec cannot make the console spin.
+ * on the request's path, and a new one is started after. Its stdin is a
+ * pipe: a request that streams input gets its write end, any other closes
+ * it (and its spec says "stdin": "null", so the command reads /dev/null as
+ * in a cold start). A request that merges stderr into stdout needs one
+ * pipe for both and starts cold. A warm exec that dies unused is not
+ * restarted until a request has run, so a broken exec cannot make the
+ * console spin.
  */
 #include "autoconf.h"
 
@@ -36,7 +39,9 @@ warm_close(struct warm *w)
 	}
 	if (w->spec_fd >= 0)
 		close(w->spec_fd);
-	w->spec_fd = -1;
+	if (w->in_fd >= 0)
+		close(w->in_fd);
+	w->spec_fd = w->in_fd = -1;
 	w->pid = 0;
 }
 
@@ -49,6 +54,7 @@ warm_start(void *arg)
 	struct spawn	 sp = SPAWN_INIT;
 	struct strv	 av = STRV_INIT;
 	int		 p[JOB_NFDS][2], sp_pipe[2] = { -1, -1 };
+	int		 ip[2] = { -1, -1 };
 	int		 map[2 + JOB_NFDS], i;
 	char		*cause = NULL;
 
@@ -57,9 +63,9 @@ warm_start(void *arg)
 		return;
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
-	if (pipe2(sp_pipe, O_CLOEXEC) != 0)
+	if (pipe2(sp_pipe, O_CLOEXEC) != 0 || pipe2(ip, O_CLOEXEC) != 0)
 		goto fail;
-	map[0] = SPAWN_DEVNULL;
+	map[0] = ip[0];
 	for (i = 0; i < JOB_NFDS; i++) {
 		if (pipe2(p[i], O_CLOEXEC) != 0)
 			goto fail;
@@ -86,6 +92,8 @@ warm_start(void *arg)
 	}
 	close(sp_pipe[0]);
 	w->spec_fd = sp_pipe[1];
+	close(ip[0]);
+	w->in_fd = ip[1];
 	strv_release(&av);
 	return;
 fail:
@@ -99,6 +107,9 @@ fail:
 		close(sp_pipe[0]);
 	if (sp_pipe[1] >= 0)
 		close(sp_pipe[1]);
+	for (i = 0; i < 2; i++)
+		if (ip[i] >= 0)
+			close(ip[i]);
 	strv_release(&av);
 }
 
@@ -107,25 +118,26 @@ void
 warm_init(struct console *c)
 {
 	memset(&c->warm, 0, sizeof c->warm);
-	c->warm.spec_fd = -1;
+	c->warm.spec_fd = c->warm.in_fd = -1;
 	for (int i = 0; i < JOB_NFDS; i++)
 		c->warm.fds[i] = -1;
 }
 
 /*
- * Hand the spec to the warm exec and give its pipes to jb. The spec goes
- * in one write into the empty pipe, so the console never blocks on it;
- * one larger than the pipe takes the cold path. false: start cold.
+ * Hand the spec to the warm exec and give its pipes to jb (*in_fd: the
+ * write end of its stdin when the request streams input, else -1). The
+ * spec goes in one write into the empty pipe, so the console never blocks
+ * on it; one larger than the pipe takes the cold path. false: start cold.
  */
 bool
-warm_take(struct console *c, struct job *jb, const char *spec)
+warm_take(struct console *c, struct job *jb, const char *spec, int *in_fd)
 {
 	struct warm	*w = &c->warm;
 	size_t		 len = strlen(spec);
 	int		 status;
 
-	if (w->pid <= 0 || (jb->r->stdin_stream && !jb->in_closed) ||
-	    jb->r->merge_output)
+	*in_fd = -1;
+	if (w->pid <= 0 || jb->r->merge_output)
 		return false;
 	/* Gone meanwhile (killed from outside)? */
 	if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
@@ -146,6 +158,11 @@ warm_take(struct console *c, struct job *jb, const char *spec)
 	}
 	close(w->spec_fd);	/* end of the spec: exec goes on */
 	w->spec_fd = -1;
+	if (jb->r->stdin_stream && !jb->in_closed)
+		*in_fd = w->in_fd;
+	else
+		close(w->in_fd);
+	w->in_fd = -1;
 	w->pid = 0;
 	return true;
 }

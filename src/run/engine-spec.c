@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "engine-spec.h"
 #include "jsonutil.h"
+#include "spawn.h"
 #include "policy-json.h"
 #include "xalloc.h"
 
@@ -21,7 +22,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 360,
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",
 	"output_limit", "exclude", "attention", "limits", "shown_argv_sha256",
-	NULL
+	"stdin", NULL
 };
 
 /* The spec of an engine run. */
@@ -46,6 +47,10 @@ engine_spec_json(const struct engine_opts *o)
 	cJSON_AddNumberToObject(lim, "memory", (double)o->limits.memory);
 	cJSON_AddNumberToObject(lim, "pids", o->limits.pids);
 	cJSON_AddNumberToObject(lim, "cpu", o->limits.cpu_s);
+	/* No input: the command reads /dev/null, whatever exec's stdin is
+	   (a warm exec has a pipe there, for a request that streams). */
+	if (o->stdin_fd == SPAWN_DEVNULL)
+		cJSON_AddStringToObject(j, "stdin", "null");
 	return j;
 }
 
@@ -141,6 +146,14 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 	o->timeout_ms = (int)(t > 2e9 ? 2e9 : t);
 	o->grace_ms = (int)g;
 	o->output_limit = (size_t)l;
+	e = cJSON_GetObjectItemCaseSensitive(j, "stdin");
+	if (e != NULL) {
+		if (!cJSON_IsString(e) || strcmp(e->valuestring, "null") != 0) {
+			*cause = xstrdup("spec: stdin must be \"null\" or absent");
+			return -1;
+		}
+		o->stdin_fd = SPAWN_DEVNULL;
+	}
 	e = cJSON_GetObjectItemCaseSensitive(j, "shown_argv_sha256");
 	if (shown != NULL)
 		*shown = cJSON_IsString(e) ? xstrdup(e->valuestring) : NULL;

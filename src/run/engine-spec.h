@@ -6,7 +6,8 @@
  *
  *	{"version":1,"policy":{...policy-json.h...},"argv":[...],
  *	 "command":"..."|null,"timeout_ms":N,"grace_ms":N,"output_limit":N,
- *	 "exclude":[...],"attention":[...],"shown_argv_sha256":"..."}
+ *	 "exclude":[...],"attention":[...],"shown_argv_sha256":"...",
+ *	 "stdin":"null" (the command reads /dev/null; absent: exec's stdin)}
  *
  * shown_argv_sha256 is the digest (sha256_strv) of the bwrap argv the
  * operator was shown; exec puts it in its report beside the digest of

@@ -1,8 +1,8 @@
 #!/bin/bash
 # console-warm: the console keeps one `bwgate exec` started ahead of need;
 # the next request runs in it (its pid is the one in the start record),
-# another is started after; a stdin-streaming request starts its own; a
-# warm exec killed from outside is replaced after the next run; with
+# another is started after; stdin streams into it (and without input the
+# command reads /dev/null); a warm exec killed from outside is replaced after the next run; with
 # console.warm_exec false there is none; nothing is left at the end.
 # (Stdin is /dev/null where a request must not stream it: a pipe or a file
 # as stdin makes `bwgate run` stream it, and such a request starts cold.)
@@ -35,11 +35,17 @@ another_warm() { local w; w=$(warm_pid) && [ "$w" != "$w1" ]; }
 ok_if "another one waits after it" wait_for 10 another_warm
 w2=$(warm_pid)
 
-# stdin streams through pipes of its own: a cold exec.
+# stdin streams into the warm exec's stdin pipe.
 out=$(printf 'in\n' | "$BWGATE" run -- cat 2>/dev/null)
 assert_eq "a request with stdin runs" "$out" in
-ok_unless "  not in the warm exec" test "$(start_pid 2)" = "$w2"
-assert_eq "  which still waits" "$(warm_pid)" "$w2"
+assert_eq "  in the warm exec" "$(start_pid 2)" "$w2"
+ok_if "  and another waits" wait_for 10 sh -c \
+    "p=\$(pgrep -P $CPID | head -1); [ -n \"\$p\" ] && [ \"\$p\" != $w2 ]"
+# Without input, the command's stdin is /dev/null, as in a cold start.
+out=$("$BWGATE" run -- stat -L -c %F /dev/stdin 2>/dev/null < /dev/null)
+assert_eq "without input the command reads /dev/null" "$out" \
+    "character special file"
+w2=$(warm_pid)
 
 # Killed from outside: the console goes on, the next run starts cold,
 # and then there is a warm one again.
