@@ -33,6 +33,8 @@ start() {
 	echo "console did not start"; cat "$T/err"; exit 1
 }
 stop() { kill "$CPID"; wait "$CPID" 2>/dev/null; CPID=; }
+# The running console's agent socket (the project's own).
+sock() { sed -n 's/^export BWGATE_SOCKET=//p' "$T/out"; }
 
 median() {
 	local t0 t1 i
@@ -47,24 +49,38 @@ median() {
 start --auto-allowlisted
 "$BWGATE" run --json -- true > "$T/report.json" 2>/dev/null
 mapfile -t ARGV < <(jq -r '.bwrap_argv[]' "$T/report.json")
+# The same sandbox for bare bwrap: the same mounts (descriptors opened
+# from the same paths by the shell), without bwgate's helper, its hold
+# pipe and its seccomp programs.
+HELPER=/run/bwgate/helper
 bare=(); redir=()
 for ((i = 0; i < ${#ARGV[@]}; i++)); do
 	a=${ARGV[$i]}
 	case "$a" in
 	--bind-fd|--ro-bind-fd)
-		bare+=("$a" "${ARGV[$((i + 1))]}" "${ARGV[$((i + 2))]}")
-		redir+=("${ARGV[$((i + 1))]}<${ARGV[$((i + 2))]}")
+		if [ "${ARGV[$((i + 2))]}" != "$HELPER" ]; then
+			bare+=("$a" "${ARGV[$((i + 1))]}" "${ARGV[$((i + 2))]}")
+			redir+=("${ARGV[$((i + 1))]}<${ARGV[$((i + 2))]}")
+		fi
 		i=$((i + 2)) ;;
-	--seccomp) i=$((i + 1)) ;;
+	--seccomp|--block-fd) i=$((i + 1)) ;;
 	--json-status-fd)
 		bare+=("$a" "${ARGV[$((i + 1))]}")
 		redir+=("${ARGV[$((i + 1))]}>/dev/null")
 		i=$((i + 1)) ;;
+	--)	bare+=("--")
+		# "-- HELPER FD -- COMMAND": the command alone.
+		[ "${ARGV[$((i + 1))]}" = "$HELPER" ] && i=$((i + 3)) ;;
 	*) bare+=("$a") ;;
 	esac
 done
 run_bare() { eval "exec ${redir[*]}"; exec "${bare[@]}"; }
-m_bare=$(median bash -c "$(declare -p bare redir); $(declare -f run_bare); run_bare")
+bare_cmd="$(declare -p bare redir); $(declare -f run_bare); run_bare"
+if ! bash -c "$bare_cmd" > /dev/null 2>&1; then
+	echo "bare bwrap with the same argv fails:"; bash -c "$bare_cmd" 2>&1 | head -3
+	exit 1
+fi
+m_bare=$(median bash -c "$bare_cmd")
 m_run=$(median "$BWGATE" run -- true)
 m_exec=$(median "$BWGATE" exec --quiet -- true)
 echo "runs per case: $N (median wall time)"
@@ -106,29 +122,29 @@ phases() {
 	/engine_run: done/ { mark("i") }
 	/job_finish: request/ { mark("j") }
 	/CLIENT: end/ {
-		mark("k"); n++
+		mark("k")
 		split("a b c d e f g h i j k", k, " ")
 		for (x = 1; x < 11; x++)
-			v[x, n] = (t[k[x + 1]] - t[k[x]]) * 1000
-		tot[n] = (t["k"] - t["a"]) * 1000
+			printf "%d %.3f\n", x, (t[k[x + 1]] - t[k[x]]) * 1000
+		printf "11 %.3f\n", (t["k"] - t["a"]) * 1000
+	}' "$log" | sort -k1,1n -k2,2n | awk '
+	BEGIN {
+		split("client start, connect, submit|classify, dry build, " \
+		    "audit|console to exec (spawn, or hand to the warm one)|" \
+		    "exec: process start, read the spec|exec: build, spawn " \
+		    "bwrap|bwrap: namespaces, mounts, helper|the command, " \
+		    "bwrap exits|exec: report|exec exits, console reads it|" \
+		    "result to the client, client exits|in all", name, "|")
 	}
+	{ v[$1, ++n[$1]] = $2 }
 	END {
-		split("client start, connect, submit|classify, dry build, audit|" \
-		    "to exec (spawn, or hand over to the warm one)|exec: spec, " \
-		    "build, spawn bwrap|bwrap: namespaces, mounts, helper|" \
-		    "the command, bwrap exits|exec: report|exec exits, console " \
-		    "reads it|result to the client, client exits", name, "|")
-		nm = split("a b c d e f g h i j k", k, " ")
-		for (x = 1; x < 10; x++) {
-			m = 0
-			for (y = 1; y <= n; y++) a[y] = v[x, y]
-			asort(a)
-			printf "    %6.2f ms  %s\n", a[int((n + 1) / 2)], name[x]
+		for (x = 1; x <= 11; x++) {
+			if (n[x] == 0)
+				continue
+			printf "    %6.2f ms  %s\n", v[x, int((n[x] + 1) / 2)],
+			    name[x]
 		}
-		for (y = 1; y <= n; y++) a[y] = tot[y]
-		asort(a)
-		printf "    %6.2f ms  in all (median of %d)\n", a[int((n + 1) / 2)], n
-	}' "$log"
+	}'
 }
 echo "phases of bwgate run -- true through the console, warm exec:"
 phases
@@ -144,7 +160,7 @@ start --auto-allowlisted
 
 if [ -x "$PEER" ]; then
 	t0=$(date +%s%N)
-	res=$("$PEER" -t 600 -L 10 -m 100 "$XDG_RUNTIME_DIR/bwgate/agent.sock" true 2>&1 || true)
+	res=$("$PEER" -t 600 -L 10 -m 100 "$(sock)" true 2>&1 || true)
 	t1=$(date +%s%N)
 	printf '  1000 queued requests run (10 agents x 100): %s in %.2f s\n' \
 	    "$res" "$(awk -v n=$((t1 - t0)) 'BEGIN { print n / 1e9 }')"
@@ -155,7 +171,7 @@ stop
 if [ -x "$PEER" ]; then
 	start --auto-allowlisted
 	t0=$(date +%s%N)
-	"$PEER" -t 600 -L 10 -m 100 "$XDG_RUNTIME_DIR/bwgate/agent.sock" \
+	"$PEER" -t 600 -L 10 -m 100 "$(sock)" \
 	    "touch x" > "$T/deny.out" 2>&1
 	t1=$(date +%s%N)
 	n=$(grep -c 'denied' "$T/err")
