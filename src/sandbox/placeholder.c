@@ -27,6 +27,7 @@
 
 struct placeholders {
 	int		 fd;
+	char		*path;	/* the registry file */
 	struct strv	 pids;	/* decimal pids, live ones only */
 	struct strv	 paths;
 };
@@ -74,11 +75,17 @@ registry_read(struct placeholders *ph)
 	buf_release(&b);
 }
 
+/* Write the registry back; an empty one is removed (under the lock:
+   whoever waits for it sees it unlinked and opens a new one). */
 static void
 registry_write(struct placeholders *ph)
 {
 	struct buf	b = BUF_INIT;
 
+	if (ph->pids.n == 0 && ph->paths.n == 0) {
+		(void)unlink(ph->path);
+		return;
+	}
 	for (size_t i = 0; i < ph->pids.n; i++)
 		buf_printf(&b, "pid %s\n", ph->pids.v[i]);
 	for (size_t i = 0; i < ph->paths.n; i++)
@@ -93,6 +100,7 @@ registry_free(struct placeholders *ph)
 {
 	flock(ph->fd, LOCK_UN);
 	close(ph->fd);
+	free(ph->path);
 	strv_release(&ph->pids);
 	strv_release(&ph->paths);
 	free(ph);
@@ -107,18 +115,28 @@ placeholders_open(const char *project, char **cause)
 
 	if ((path = registry_path(project, cause)) == NULL)
 		return NULL;
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-		*cause = xasprintf("cannot lock '%s': %s", path,
-		    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(path);
-		return NULL;
+	for (;;) {
+		struct stat	 held, named;
+
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+		if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+			*cause = xasprintf("cannot lock '%s': %s", path,
+			    strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			free(path);
+			return NULL;
+		}
+		/* Removed (emptied) by its last user while we waited? */
+		if (fstat(fd, &held) == 0 && lstat(path, &named) == 0 &&
+		    held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+			break;
+		close(fd);
 	}
-	free(path);
 	ph = xcalloc(1, sizeof *ph);
 	ph->fd = fd;
+	ph->path = path;
 	registry_read(ph);
 	return ph;
 }
