@@ -91,7 +91,7 @@ start_console --headless
 wait_for 10 sh -c "'$BWGATE' list --json --socket '$S' | jq -e '.[] | select(.state == \"pending\")' > /dev/null"
 id=$("$BWGATE" list --json --socket "$S" | jq '.[] | select(.state == "pending") | .id')
 printf '{"type":"approve","id":%s,"network":false}\n' "$id" |
-    "$PEER" -t 10 -n 1 "$CTL" > /dev/null
+    "$PEER" -t 10 -n 1 -w ok "$CTL" > /dev/null
 wait_for 20 test -s "$T/d.rc"
 result=$(jq -c "select(.record == \"result\" and .id == $id)" "$AUDIT")
 assert_eq "network off as the operator said" \

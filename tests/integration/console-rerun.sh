@@ -14,7 +14,7 @@ mkdir -p "$X"
 
 # ctl JSON: one control message; prints the reply.
 ctl() {
-	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 "$CTL" | grep -v '"hello"' |
+	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 -w ok "$CTL" | grep -v '"hello"' |
 	    head -1
 }
 state_of() {
