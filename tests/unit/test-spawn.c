@@ -269,9 +269,10 @@ test_proctree(void **state)
 	grandchild = (pid_t)atoi(line);
 	assert_true(grandchild > 0);
 	assert_int_not_equal(getsid(grandchild), getsid(sp.pid));
-	assert_true(proctree_kill(sp.pid, SIGKILL) >= 2);
+	/* Deepest first: a parent may see its child die and exit on its own
+	   before its own signal comes, so only the sleep's is certain. */
+	assert_true(proctree_kill(sp.pid, SIGKILL) >= 1);
 	spawn_wait(&sp);
-	assert_true(WIFSIGNALED(sp.status));
 	assert_true(pid_dies(grandchild));
 	spawn_release(&sp);
 }
