@@ -49,16 +49,14 @@ S="$XDG_RUNTIME_DIR/bwgate/agent.sock"
 # The operator: approves what waits, kills the long sleeps once they run.
 operator() {
 	while :; do
+		# One listing per round (the console keeps 1,000 requests: a
+		# listing is megabytes of JSON, the soak's own main cost).
 		"$BWGATE" list --json 2>/dev/null | jq -r '.[] |
-		    select(.state == "pending") | "approve \(.id)",
-		    (select(.state == "running" and (.command | test("^sleep 30"))) | "kill \(.id)")' \
-		    2>/dev/null | while read -r verb id; do
+		    if .state == "pending" then "approve \(.id)"
+		    elif .state == "running" and (.command | test("^sleep 30"))
+		    then "kill \(.id)" else empty end' 2>/dev/null |
+		    while read -r verb id; do
 			"$BWGATE" "$verb" "$id" > /dev/null 2>&1
-		done
-		"$BWGATE" list --json 2>/dev/null | jq -r '.[] |
-		    select(.state == "running" and (.command | test("^sleep 30"))) | .id' \
-		    2>/dev/null | while read -r id; do
-			"$BWGATE" kill "$id" > /dev/null 2>&1
 		done
 		sleep 0.05
 	done
