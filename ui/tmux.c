@@ -26,6 +26,7 @@
 #include "client.h"
 #include "display.h"
 #include "shlex.h"
+#include "proctree.h"
 #include "spawn.h"
 #include "strv.h"
 #include "ui.h"
@@ -132,18 +133,9 @@ static char *
 tmux_pane_of(pid_t pid)
 {
 	struct strv	 t = STRV_INIT;
-	char		*out = NULL, *line, *save = NULL, *found = NULL;
-	char		 path[64], buf[512], *p;
-	long		 ppid = -1;
-	FILE		*f;
+	char		*out = NULL, *line, *save = NULL, *found = NULL, *p;
+	long		 ppid = (long)proc_ppid(pid);
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "r")) != NULL) {
-		if (fgets(buf, sizeof buf, f) != NULL &&
-		    (p = strrchr(buf, ')')) != NULL)
-			(void)sscanf(p + 2, "%*c %ld", &ppid);
-		fclose(f);
-	}
 	strv_push(&t, "tmux");
 	strv_push(&t, "list-panes");
 	strv_push(&t, "-a");

@@ -430,7 +430,8 @@ job_argv(struct console *c, struct strv *av)
 /*
  * The request's spec (engine-spec.h) in a sealed memory file, read from
  * its start by exec: the policy the operator was shown, fixed when the
- * request was classified. -1 with errno set.
+ * request was classified (job_spawn checked there is one). -1 with errno
+ * set.
  */
 static int
 job_spec_fd(const struct request *r)
@@ -438,10 +439,6 @@ job_spec_fd(const struct request *r)
 	char	*s;
 	int	 fd, e;
 
-	if (r->spec == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
 	fd = memfd_create("bwgate-spec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;

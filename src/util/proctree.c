@@ -20,7 +20,7 @@ struct proc_parent {
 };
 
 /* The parent of pid from /proc/PID/stat, or -1. */
-static pid_t
+pid_t
 proc_ppid(pid_t pid)
 {
 	char	 path[64], buf[512], *p;

@@ -13,6 +13,8 @@
 
 #include <sys/types.h>
 
+/* The parent of pid (from /proc/PID/stat), or -1. */
+pid_t	proc_ppid(pid_t pid);
 /* Signal root and its descendants, deepest first; how many were sent. */
 int	proctree_kill(pid_t root, int sig);
 
