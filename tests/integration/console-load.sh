@@ -9,8 +9,17 @@ cd "$P"
 start_console --headless --auto-allowlisted
 # Poll the console's descriptor count (evaluated anew on every try).
 fds_back_to() { test "$(fd_count "$CPID")" -eq "$1"; }
-# The baseline is taken before any request: the first one's connection
-# may still be open for a moment after its client has its answer.
+# The baseline is taken before any request (the first one's connection
+# may still be open for a moment after its client has its answer), once
+# the console's warm exec is there: it holds that exec's pipes.
+warm_ready() {
+	local p
+	for p in $(pgrep -P "$CPID"); do
+		[ -e "/proc/$p/fd/5" ] && return 0
+	done
+	return 1
+}
+wait_for 10 warm_ready
 fds=$(fd_count "$CPID")
 ls -l "/proc/$CPID/fd" > "$T/fds.before"
 "$BWGATE" run -- true
