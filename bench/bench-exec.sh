@@ -3,11 +3,12 @@
 # with the same argv (taken from the report) and against /bin/true.
 # Target: bwgate <= 1.3x bare bwrap. Prints medians in ms and the ratios.
 #
-# Both sides start through `bash -c` so the launcher costs the same. The
-# bare run gets the descriptors the argv names from shell redirections; its
-# --seccomp is dropped (the BPF program is built per run inside bwgate).
+# Both sides start through `bash -c` so the launcher costs the same; the
+# baseline is bare bwrap with the same mounts (bare-bwrap.sh).
+[ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 : "${BWGATE:?}"
+. "$(dirname "$0")/bare-bwrap.sh"
 N=${N:-60}
 P=$(mktemp -d /tmp/bwgate-bench.XXXXXX)
 trap 'rm -rf "$P"' EXIT
@@ -25,6 +26,7 @@ medians() {
 			t0=$(date +%s%N)
 			bash -c "$c" >/dev/null 2>&1
 			t1=$(date +%s%N)
+			[ "$c" = "$BARE_LINE" ] && bare_clean
 			echo "$c	$(( (t1 - t0) / 1000 ))"
 		done
 	done > "$P/times"
@@ -34,24 +36,16 @@ medians() {
 	done
 }
 
-# A shell line running exactly bwgate's bwrap argv (from a report).
-bare_line() {
-	"$BWGATE" exec --json "$@" -- true 2>/dev/null | jq -r '
-	  .bwrap_argv as $a | reduce range(0; $a|length) as $i (
-	    {skip: 0, redir: [], argv: []};
-	    if .skip > 0 then .skip -= 1
-	    elif ($a[$i] == "--bind-fd" or $a[$i] == "--ro-bind-fd") then
-	      .redir += ["\($a[$i+1])<\($a[$i+2]|@sh)"] | .argv += $a[$i:$i+3] | .skip = 2
-	    elif $a[$i] == "--block-fd" then
-	      .redir += ["\($a[$i+1])<<<go"] | .argv += $a[$i:$i+2] | .skip = 1
-	    elif $a[$i] == "--json-status-fd" then
-	      .redir += ["\($a[$i+1])>/dev/null"] | .argv += $a[$i:$i+2] | .skip = 1
-	    elif $a[$i] == "--seccomp" then .skip = 1
-	    else .argv += [$a[$i]] end)
-	  | "exec \(.redir | join(" ")) \(.argv | map(@sh) | join(" "))"'
-}
-
-bare=$(bare_line --no-observe)
+"$BWGATE" exec --json --no-observe -- true > "$P/report.json" 2>/dev/null
+bare_bwrap "$P/report.json"
+rm -f "$P/report.json"
+if ! bash -c "$BARE_LINE" >/dev/null 2>&1; then
+	echo "bare bwrap with the same mounts fails:"
+	bash -c "$BARE_LINE" 2>&1 | head -3
+	exit 1
+fi
+bare_clean
+bare=$BARE_LINE
 { read -r m_true; read -r m_bare; read -r m_full; read -r m_noobs; read -r m_min; } < <(
 	medians /bin/true "$bare" "exec $BWGATE exec --quiet -- true" \
 	    "exec $BWGATE exec --quiet --no-observe -- true" \

@@ -259,6 +259,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
 	char			*cause = NULL;
 	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
+	int			 join[2];
+	size_t			 njoin;
 	int			 slot, rc = -1;
 
 	strv_append_all(&r->argv, &o->argv);
@@ -352,8 +354,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGINT, engine_signal, &e);
 	loop_signal(e.loop, SIGTERM, engine_signal, &e);
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
+	e.lim = limiter_new(&o->limits);
+	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
+	njoin = limiter_join_fds(e.lim, join);
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
-	    &e.run, &cause) != 0) {
+	    join, njoin, &e.run, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
 	}
@@ -364,10 +369,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 		sb.fds[i] = -1;
 	}
 	LOG("spawned");
-	/* The cgroup is made and the network started while bwrap sets the
-	   sandbox up and we take the snapshot. */
-	e.lim = limiter_new(&o->limits);
-	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
+	/* The network is started while bwrap sets the sandbox up and we
+	   take the snapshot. */
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
 	if (engine_prepare(&e, pol.network, &cause) != 0)

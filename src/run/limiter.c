@@ -3,12 +3,12 @@
  *
  * A limiter owns up to two cgroup directories (one for cgroup v2; the
  * memory and pids hierarchies for v1) named bwgate-PID under the cgroup
- * bwgate itself runs in (or the hierarchy's root), and an open
- * cgroup.procs descriptor for each. The engine moves the sandbox's first
- * process there while bwrap still holds it on --block-fd (it is then the
- * only process of the sandbox), so the migration, slow in cgroup v1,
- * overlaps bwrap's setup. Resource limits are set on that process the same
- * way, with prlimit(2).
+ * bwgate itself runs in (or the hierarchy's root), and a descriptor on
+ * each one's membership file. bwrap joins them itself between fork and
+ * exec (spawn.h says why that is the cheap way in cgroup v1), so the
+ * sandbox and all it starts are born inside. Resource limits without a
+ * cgroup, and CPU time always, are set with prlimit(2) on the sandbox's
+ * first process while bwrap still holds it on --block-fd.
  */
 #include "autoconf.h"
 
@@ -36,7 +36,7 @@ struct limiter {
 	struct limits		 lim;
 	enum limits_backend	 backend;
 	char			*dir[2];	/* v2: dir[0]; v1: memory, pids */
-	int			 procs[2];	/* cgroup.procs, or -1 */
+	int			 join[2];	/* membership files, or -1 */
 	char			*hit;
 };
 
@@ -271,7 +271,7 @@ limiter_new(const struct limits *lim)
 
 	l->lim = *lim;
 	l->backend = LIMITS_RLIMIT;
-	l->procs[0] = l->procs[1] = -1;
+	l->join[0] = l->join[1] = -1;
 	if (lim->memory > 0 || lim->pids > 0)
 		limiter_cgroups(l);
 	for (int i = 0; i < 2; i++) {
@@ -279,10 +279,13 @@ limiter_new(const struct limits *lim)
 
 		if (l->dir[i] == NULL)
 			continue;
-		p = xasprintf("%s/cgroup.procs", l->dir[i]);
-		l->procs[i] = open(p, O_WRONLY | O_CLOEXEC);
+		/* v1 "tasks": one thread (the caller, with "0"); v2 has no
+		   such file and moves the whole process. */
+		p = xasprintf("%s/%s", l->dir[i], l->backend ==
+		    LIMITS_CGROUP1 ? "tasks" : "cgroup.procs");
+		l->join[i] = open(p, O_WRONLY | O_CLOEXEC);
 		free(p);
-		if (l->procs[i] < 0)
+		if (l->join[i] < 0)
 			l->backend = LIMITS_RLIMIT;
 	}
 	LOG("limits by %s", limits_backend_name(l->backend));
@@ -321,12 +324,22 @@ limiter_prlimit(pid_t pid, int resource, rlim_t cur, rlim_t max,
 	return 0;
 }
 
+size_t
+limiter_join_fds(const struct limiter *l, int fds[2])
+{
+	size_t	n = 0;
+
+	if (l->backend == LIMITS_RLIMIT)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (l->join[i] >= 0)
+			fds[n++] = l->join[i];
+	return n;
+}
+
 int
 limiter_attach(struct limiter *l, pid_t pid, char **cause)
 {
-	char	num[32];
-	int	n;
-
 	/* SIGXCPU at the CPU limit, SIGKILL two seconds later. */
 	if (l->lim.cpu_s > 0 && limiter_prlimit(pid, RLIMIT_CPU,
 	    (rlim_t)l->lim.cpu_s, (rlim_t)l->lim.cpu_s + 2, cause) != 0)
@@ -340,17 +353,7 @@ limiter_attach(struct limiter *l, pid_t pid, char **cause)
 			return -1;
 		return 0;
 	}
-	n = snprintf(num, sizeof num, "%d", (int)pid);
-	for (int i = 0; i < 2; i++) {
-		if (l->procs[i] >= 0 && write(l->procs[i], num, (size_t)n) !=
-		    n) {
-			*cause = xasprintf("cannot put the sandbox in the "
-			    "cgroup '%s': %s", l->dir[i], strerror(errno));
-			return -1;
-		}
-	}
-	LOG("pid %d in the cgroup", (int)pid);
-	return 0;
+	return 0;	/* bwrap joined the cgroup before it started */
 }
 
 const char *
@@ -406,8 +409,8 @@ limiter_free(struct limiter *l)
 	for (int i = 0; i < 2; i++) {
 		int64_t deadline = loop_now_ms() + 2000;
 
-		if (l->procs[i] >= 0)
-			close(l->procs[i]);
+		if (l->join[i] >= 0)
+			close(l->join[i]);
 		if (l->dir[i] == NULL)
 			continue;
 		/* Removal fails while dying processes are still in it. */

@@ -5,13 +5,12 @@
  * delegated one, or the root's as root), cgroup v1 memory and pids
  * controllers (a root host with the legacy layout), and resource limits
  * otherwise (RLIMIT_AS for memory, RLIMIT_NPROC for processes). CPU time
- * is always RLIMIT_CPU. The sandbox's first process joins the cgroup
- * before bwrap releases the command, so everything the command starts is
- * inside:
+ * is always RLIMIT_CPU. bwrap joins the cgroup itself before it starts,
+ * so everything the command starts is inside:
  *
- *	... spawn bwrap ...
  *	struct limiter *l = limiter_new(&lim);
- *	limiter_attach(l, child_pid, &cause);	still blocked: cgroup, prlimit
+ *	n = limiter_join_fds(l, fds);	... spawn bwrap joining fds[0..n) ...
+ *	limiter_attach(l, child_pid, &cause);	still blocked: prlimit
  *	... limiter_hit(l) while running: "pids limit" ...
  *	verdict = limiter_verdict(l, signal);	"memory limit", ... or NULL
  *	limiter_free(l);
@@ -50,9 +49,12 @@ char		*limits_describe(const struct limits *);
 /* Prepare the enforcement; never NULL (falls back to rlimits). */
 struct limiter	*limiter_new(const struct limits *);
 enum limits_backend limiter_backend(const struct limiter *);
-/* Move the sandbox's only process (bwrap's child, still held on
-   --block-fd) into the cgroup, or set its resource limits (and always its
-   CPU time); -1 with cause. */
+/* The membership files bwrap writes "0" into before exec (spawn.h);
+   how many (0 without a cgroup). Owned by the limiter. */
+size_t		 limiter_join_fds(const struct limiter *, int fds[2]);
+/* The resource limits of the sandbox's only process (bwrap's child, still
+   held on --block-fd) where there is no cgroup, and always its CPU time;
+   -1 with cause. */
 int		 limiter_attach(struct limiter *, pid_t pid, char **cause);
 /* A limit was reached while running ("pids limit"), or NULL. */
 const char	*limiter_hit(struct limiter *);

@@ -24,7 +24,8 @@
 /* Start bwrap with its descriptors in place. */
 int
 runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
-    int stdin_fd, bool merge, struct runner *r, char **cause)
+    int stdin_fd, bool merge, const int *join, size_t njoin,
+    struct runner *r, char **cause)
 {
 	struct spawn	 sp = SPAWN_INIT;
 	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -52,6 +53,8 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	   out can be reached as one (runner_kill_tree). */
 	sp.flags = SPAWN_PGROUP;
 	sp.deathsig = SIGKILL;	/* bwrap adds its own too */
+	sp.join = join;
+	sp.njoin = njoin;
 	if (spawn_start(&sp, cause) != 0) {
 		free(map);
 		goto fail;

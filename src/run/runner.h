@@ -7,7 +7,8 @@
  * missing" is told apart from a command's own status.
  *
  *	struct runner r;
- *	if (runner_spawn(&argv, sb.fds, sb.nfds, 0, false, &r, &cause) != 0) ...
+ *	if (runner_spawn(&argv, sb.fds, sb.nfds, 0, false, NULL, 0, &r,
+ *	    &cause) != 0) ...
  *	poll r.out_fd, r.err_fd, r.pidfd ...
  *	runner_kill_tree(&r, pidns, SIGTERM);
  *	runner_wait(&r);  r.status
@@ -31,9 +32,11 @@ struct runner {
 	int	reaped;
 };
 
-/* merge: one pipe for stdout and stderr (err_fd is -1), order kept. */
+/* merge: one pipe for stdout and stderr (err_fd is -1), order kept;
+   join: cgroup files bwrap joins before it starts (spawn.h), or NULL. */
 int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
-	    int stdin_fd, bool merge, struct runner *, char **cause);
+	    int stdin_fd, bool merge, const int *join, size_t njoin,
+	    struct runner *, char **cause);
 /* Signal every process in the sandbox's pid namespace (by inode); with
    SIGKILL, or before the namespace is known, bwrap's process group too. */
 int	runner_kill_tree(const struct runner *, uint64_t pidns, int sig);

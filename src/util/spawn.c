@@ -30,12 +30,26 @@
 /* Most descriptors a map may name (the child's stack holds the copies). */
 #define SPAWN_MAX_FDS	64
 
-/* Report errno through the error pipe and exit. */
+/* What the child failed at, with its errno, through the error pipe. */
+enum spawn_stage { SPAWN_AT_EXEC, SPAWN_AT_JOIN };
+struct spawn_error {
+	int	stage;
+	int	err;
+};
+
+static void __attribute__((noreturn))
+spawn_fail_at(int errpipe, enum spawn_stage stage, int err)
+{
+	struct spawn_error e = { stage, err };
+
+	(void)!write(errpipe, &e, sizeof e);
+	_exit(127);
+}
+
 static void __attribute__((noreturn))
 spawn_fail(int errpipe, int err)
 {
-	(void)!write(errpipe, &err, sizeof err);
-	_exit(127);
+	spawn_fail_at(errpipe, SPAWN_AT_EXEC, err);
 }
 
 /*
@@ -80,6 +94,10 @@ spawn_child(const struct spawn *sp, const char *path, int devnull,
 	 */
 	for (int sig = 1; sig < NSIG; sig++)	/* KILL, STOP: EINVAL */
 		(void)syscall(SYS_rt_sigaction, sig, dfl, NULL, NSIG / 8);
+	/* "0": this process, which has one thread (see spawn.h). */
+	for (size_t i = 0; i < sp->njoin; i++)
+		if (write(sp->join[i], "0", 1) != 1)
+			spawn_fail_at(errpipe, SPAWN_AT_JOIN, errno);
 	if ((sp->flags & SPAWN_SETSID) && setsid() < 0)
 		spawn_fail(errpipe, errno);
 	if ((sp->flags & SPAWN_PGROUP) && !(sp->flags & SPAWN_SETSID) &&
@@ -124,7 +142,8 @@ spawn_start(struct spawn *sp, char **cause)
 {
 	sigset_t	 all, old;
 	char		*path = NULL;
-	int		 ep[2], devnull = -1, err = 0, saved;
+	struct spawn_error err = { 0, 0 };
+	int		 ep[2], devnull = -1, saved;
 	ssize_t		 n;
 	pid_t		 parent = getpid();
 
@@ -185,7 +204,10 @@ spawn_start(struct spawn *sp, char **cause)
 	close(ep[0]);
 	if (n > 0) {
 		spawn_wait(sp);
-		*cause = xasprintf("cannot run '%s': %s", path, strerror(err));
+		*cause = err.stage == SPAWN_AT_JOIN ? xasprintf("cannot run "
+		    "'%s': cannot join its cgroup: %s", path,
+		    strerror(err.err)) : xasprintf("cannot run '%s': %s", path,
+		    strerror(err.err));
 		free(path);
 		sp->pid = -1;
 		return -1;

@@ -18,6 +18,13 @@
  *	poll sp.pidfd ...; spawn_wait(&sp); sp.status
  *	spawn_release(&sp);
  *
+ * join names descriptors open on cgroup membership files (cgroup v1
+ * "tasks", v2 "cgroup.procs"): the child writes "0" into each before exec,
+ * so the program and all it starts are born inside. In cgroup v1 a thread
+ * moving itself skips the global lock whose taking waits for an RCU grace
+ * period (milliseconds, more on an idle machine); moving another process
+ * does not. A failed join is a failed start.
+ *
  * Between fork and exec the child makes only async-signal-safe calls.
  */
 #ifndef BWGATE_SPAWN_H
@@ -46,13 +53,15 @@ struct spawn {
 	size_t		 nfds;
 	int		 flags;
 	int		 deathsig;	/* sent when the parent dies; 0: none */
+	const int	*join;		/* cgroup files to join, or NULL */
+	size_t		 njoin;
 	/* out */
 	pid_t		 pid;
 	int		 pidfd;		/* readable once it exited, or -1 */
 	int		 status;	/* wait status once reaped */
 	bool		 reaped;
 };
-#define SPAWN_INIT { NULL, NULL, 0, 0, 0, -1, -1, 0, false }
+#define SPAWN_INIT { NULL, NULL, 0, 0, 0, NULL, 0, -1, -1, 0, false }
 
 /* Start the program; 0, or -1 with *cause (nothing is left behind). */
 int	spawn_start(struct spawn *, char **cause);

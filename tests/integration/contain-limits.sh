@@ -70,6 +70,30 @@ echo '{ "limits": { "profiles": { "x": { "memroy": 1 } } } }' > "$T/bad.json"
 ok_unless "a typo in a profile's limits is an error" \
 	"$BWGATE" exec --config "$T/bad.json" -- true
 
+# bwrap joins the cgroup before it starts: bwrap itself and the command
+# are inside from their first instruction (born there, not moved).
+case "$BACKEND" in
+cgroup*)
+	(exec "$BWGATE" exec --project "$P" -- sleep 31.5) >/dev/null 2>&1 &
+	EP=$!
+	wait_for 10 pgrep -f '^sleep 31.5$'
+	in_run_cgroup() {
+		local procs
+		procs=$(pgrep -P "$EP"; pgrep -f '^sleep 31.5$')
+		[ "$(echo "$procs" | wc -w)" -ge 2 ] || return 1
+		for c in $procs; do
+			grep -Eq "^[0-9]+:(memory|pids|):.*/bwgate-$EP\$" \
+			    "/proc/$c/cgroup" || return 1
+		done
+	}
+	ok_if "bwrap and the command are in the run's cgroup" in_run_cgroup
+	kill -TERM "$EP"; wait "$EP" 2>/dev/null
+	;;
+*)
+	skip "bwrap born in the cgroup" "no cgroup here ($BACKEND)"
+	;;
+esac
+
 # A run killed outright (SIGKILL: no clean-up) leaves its cgroup; a later
 # run removes it once it is stale.
 case "$BACKEND" in

@@ -1,6 +1,6 @@
 /* test-spawn: the one spawner (spawn.c) and its users' failure paths:
    descriptor map, default signal dispositions and an empty mask in the
-   child, exec failure told apart, process groups, no descriptor leaked
+   child, exec failure told apart, cgroup joining, process groups, no descriptor leaked
    when fork or pipe2 fails (runner.c, probe.c). fork and pipe2 are wrapped
    (-Wl,--wrap) so a test can make them fail. */
 #include "autoconf.h"
@@ -188,6 +188,55 @@ test_exec_failure(void **state)
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);	/* reaped */
 }
 
+/*
+ * join: the child writes "0" into each file before exec (a cgroup's
+ * membership file moves the writer); a failed write is a failed start,
+ * and the program never runs. A pipe and /dev/full stand in for the
+ * cgroup files (contain-limits.sh checks real cgroups).
+ */
+static void
+test_join(void **state)
+{
+	struct spawn	 sp = SPAWN_INIT;
+	char		 dir[] = "/tmp/bwgate-test-join.XXXXXX", path[64];
+	char		*argv[] = { (char *)"/bin/sh", (char *)"-c",
+			    (char *)"echo ran > \"$0\"", path, NULL };
+	char		*cause = NULL, got[8] = "";
+	int		 p[2], join[2], full, before = count_fds();
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/ran", dir);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	join[0] = join[1] = p[1];
+	sp.argv = argv;
+	sp.join = join;
+	sp.njoin = 2;
+	assert_int_equal(spawn_start(&sp, &cause), 0);
+	assert_int_equal(spawn_wait(&sp), 0);
+	spawn_release(&sp);
+	close(p[1]);
+	assert_int_equal(read(p[0], got, sizeof got - 1), 2);
+	assert_string_equal(got, "00");
+	close(p[0]);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(unlink(path), 0);
+
+	assert_true((full = open("/dev/full", O_WRONLY | O_CLOEXEC)) >= 0);
+	sp = (struct spawn)SPAWN_INIT;
+	sp.argv = argv;
+	sp.join = &full;
+	sp.njoin = 1;
+	assert_int_equal(spawn_start(&sp, &cause), -1);
+	assert_non_null(strstr(cause, "cannot join its cgroup: No space"));
+	free(cause);
+	close(full);
+	assert_int_equal(access(path, F_OK), -1);	/* never ran */
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(count_fds(), before);
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);	/* reaped */
+}
+
 /* SPAWN_PGROUP: the child leads its own group; spawn_kill reaches it. */
 static void
 test_pgroup(void **state)
@@ -289,14 +338,14 @@ test_runner_fork_fails(void **state)
 	(void)state;
 	strv_push(&argv, "/bin/true");
 	fail_fork = 1;
-	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, &r,
+	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, NULL, 0, &r,
 	    &cause), -1);
 	fail_fork = 0;
 	assert_non_null(strstr(cause, "cannot fork"));
 	free(cause);
 	assert_int_equal(count_fds(), before);
 	/* And the runner's success path still works. */
-	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, &r,
+	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, NULL, 0, &r,
 	    &cause), 0);
 	assert_int_equal(runner_wait(&r), 0);
 	runner_close(&r);
@@ -370,6 +419,7 @@ main(void)
 		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_fd_map),
 		cmocka_unit_test(test_exec_failure),
+		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_pgroup),
 		cmocka_unit_test(test_proctree),
 		cmocka_unit_test(test_runner_fork_fails),
