@@ -170,7 +170,7 @@ main(int argc, char **argv)
 
 		while ((n = recv((int)sock, &go, 1, 0)) < 0 && errno == EINTR)
 			;
-		if (0) {
+		if (n != 1) {
 			fprintf(stderr, "bwgate-helper: bwgate went away before "
 			    "the command started; not running it\n");
 			return 125;

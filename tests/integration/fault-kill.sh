@@ -160,6 +160,35 @@ ok_if "held: an attempt caught it before the command was released" \
     test "$judged" -ge 1
 assert_eq "held: the command never ran" "$ran" 0
 
+# The helper itself, run by hand: bwgate's end of the socket closed after
+# the answer, instead of the go byte, means the command never runs (where
+# seccomp notification works the dead supervisor's listener also stops
+# its execve: this checks the helper's own refusal, which a host without
+# notification has alone).
+helper_case() {	# helper_case go|gone: prints the helper's exit status
+	python3 - "$BWGATE_BUILDDIR/bwgate-helper" "$T/helper-ran" "$1" <<'PY'
+import socket, struct, subprocess, sys
+helper, mark, how = sys.argv[1:]
+ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+OFF, WAIT = 1 << 1, 1 << 2
+ours.send(struct.pack("=IIII", 0x62776f62, 5, OFF | WAIT, 0))
+p = subprocess.Popen([helper, str(theirs.fileno()), "--", "touch", mark],
+                     pass_fds=[theirs.fileno()], stderr=subprocess.DEVNULL)
+theirs.close()
+ours.recv(4096)                 # the helper's answer ("disabled")
+if how == "go":
+    ours.send(b"\0")
+ours.close()
+print(p.wait(timeout=10))
+PY
+}
+rm -f "$T/helper-ran"
+assert_eq "helper: bwgate gone before the go byte: exit 125" \
+    "$(helper_case gone)" 125
+ok_unless "helper: ... and the command did not run" test -e "$T/helper-ran"
+assert_eq "helper: with the go byte the command runs" "$(helper_case go)" 0
+ok_if "helper: ... and did what it was told" test -e "$T/helper-ran"
+
 # ended: the console dies right after a result.
 agent_run n true
 wait_for 10 state_is 2 pending
