@@ -8,6 +8,7 @@
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 : "${BWGATE:?}" "${BWGATE_BUILDDIR:?}"
+. "$(dirname "$0")/bare-bwrap.sh"
 N=${N:-50}
 PEER="$BWGATE_BUILDDIR/tests/integration/console-peer"
 T=$(mktemp -d /tmp/bwgate-bench.XXXXXX)
@@ -42,45 +43,21 @@ median() {
 		t0=$(date +%s%N)
 		"$@" >/dev/null 2>&1
 		t1=$(date +%s%N)
+		${AFTER:-:}
 		echo $(( (t1 - t0) / 1000 ))
 	done | sort -n | awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] / 1000 }'
 }
 
 start --auto-allowlisted
 "$BWGATE" run --json -- true > "$T/report.json" 2>/dev/null
-mapfile -t ARGV < <(jq -r '.bwrap_argv[]' "$T/report.json")
-# The same sandbox for bare bwrap: the same mounts (descriptors opened
-# from the same paths by the shell), without bwgate's helper, its hold
-# pipe and its seccomp programs.
-HELPER=/run/bwgate/helper
-bare=(); redir=()
-for ((i = 0; i < ${#ARGV[@]}; i++)); do
-	a=${ARGV[$i]}
-	case "$a" in
-	--bind-fd|--ro-bind-fd)
-		if [ "${ARGV[$((i + 2))]}" != "$HELPER" ]; then
-			bare+=("$a" "${ARGV[$((i + 1))]}" "${ARGV[$((i + 2))]}")
-			redir+=("${ARGV[$((i + 1))]}<${ARGV[$((i + 2))]}")
-		fi
-		i=$((i + 2)) ;;
-	--seccomp|--block-fd) i=$((i + 1)) ;;
-	--json-status-fd)
-		bare+=("$a" "${ARGV[$((i + 1))]}")
-		redir+=("${ARGV[$((i + 1))]}>/dev/null")
-		i=$((i + 1)) ;;
-	--)	bare+=("--")
-		# "-- HELPER FD -- COMMAND": the command alone.
-		[ "${ARGV[$((i + 1))]}" = "$HELPER" ] && i=$((i + 3)) ;;
-	*) bare+=("$a") ;;
-	esac
-done
-run_bare() { eval "exec ${redir[*]}"; exec "${bare[@]}"; }
-bare_cmd="$(declare -p bare redir); $(declare -f run_bare); run_bare"
-if ! bash -c "$bare_cmd" > /dev/null 2>&1; then
-	echo "bare bwrap with the same argv fails:"; bash -c "$bare_cmd" 2>&1 | head -3
+bare_bwrap "$T/report.json"
+if ! bash -c "$BARE_LINE" > /dev/null 2>&1; then
+	echo "bare bwrap with the same mounts fails:"
+	bash -c "$BARE_LINE" 2>&1 | head -3
 	exit 1
 fi
-m_bare=$(median bash -c "$bare_cmd")
+bare_clean
+m_bare=$(AFTER=bare_clean median bash -c "$BARE_LINE")
 m_run=$(median "$BWGATE" run -- true)
 m_exec=$(median "$BWGATE" exec --quiet -- true)
 echo "runs per case: $N (median wall time)"

@@ -162,38 +162,6 @@ engine_limits_json(const struct engine *e)
 }
 
 /*
- * The digest of the argv the same policy gives in a dry build without the
- * observer's helper (which adds a mount and a descriptor): that is the
- * argv a console shows for the request, so the two can be compared
- * (engine-spec.h). Taken before the real build, whose placeholders would
- * change what a dry build sees.
- */
-static void
-engine_shown_digest(const struct sandbox_policy *pol,
-    const struct probe *probe, const struct engine_opts *o, char *hex)
-{
-	struct sandbox_policy	 plain;
-	struct sandbox		 sb = SANDBOX_INIT;
-	struct strv		 av = STRV_INIT;
-	char			*cause = NULL;
-
-	hex[0] = '\0';
-	sandbox_policy_copy(&plain, pol);
-	free(plain.helper);
-	plain.helper = NULL;
-	plain.helper_fd = -1;
-	if (sandbox_build(&plain, probe, SANDBOX_DRY, &sb, &cause) == 0) {
-		strv_append_all(&av, &sb.argv);
-		strv_append_all(&av, &o->argv);
-		sha256_strv(&av, hex);
-	} else
-		free(cause);
-	strv_release(&av);
-	sandbox_release(&sb);
-	sandbox_policy_release(&plain);
-}
-
-/*
  * Before the command runs (bwrap holds it on --block-fd): wait for bwrap to
  * name the sandbox's first process and, with the network on, start the
  * user-mode network for its namespace (it comes up while we take the
@@ -248,7 +216,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct sandbox_policy	 pol;
 	struct sandbox		 sb = SANDBOX_INIT;
 	struct probe		 probe;
-	struct strv		 full = STRV_INIT;
+	struct strv		 full = STRV_INIT, shown = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
 	struct strv		 swept = STRV_INIT;	/* removed .git */
 	char			 shown_hex[SHA256_HEX_LEN + 1];
@@ -300,7 +268,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	if (!observe_armed(e.obs))
 		record = false;
-	engine_shown_digest(&pol, &probe, o, shown_hex);
 	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
@@ -338,8 +305,13 @@ engine_run(const struct engine_opts *o, struct result *r)
 	strv_append_all(&r->bwrap_argv, &full);
 	sha256_strv(&full, started_hex);
 	cJSON_AddStringToObject(r->sandbox, "started_argv_sha256", started_hex);
-	if (shown_hex[0] != '\0')
-		cJSON_AddStringToObject(r->sandbox, "argv_sha256", shown_hex);
+	/* The argv a console shows for this policy (engine-spec.h), from
+	   the one that starts: what runs is compared, not a second build. */
+	sandbox_shown_argv(&sb, &shown);
+	strv_append_all(&shown, &o->argv);
+	sha256_strv(&shown, shown_hex);
+	strv_release(&shown);
+	cJSON_AddStringToObject(r->sandbox, "argv_sha256", shown_hex);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot

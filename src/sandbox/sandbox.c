@@ -487,6 +487,7 @@ build_helper(struct build *b, char **cause)
 		}
 	}
 	snprintf(num, sizeof num, "%d", build_fd(b, fd));
+	b->sb->helper_mount_at = b->sb->argv.n;
 	add3(b, "--ro-bind-fd", num, SANDBOX_HELPER_PATH);
 	return 0;
 }
@@ -526,8 +527,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	/* Last of the mounts, so the table people read starts with the
 	   layout, not a list of files in /etc. */
 	build_secrets(&b);
-	if (build_seccomp(&b, cause) != 0 ||
-	    build_helper(&b, cause) != 0)
+	if (build_seccomp(&b, cause) != 0)
 		goto fail;
 	build_env(&b, env_pos);
 	/* The engine supplies these pipes (see sandbox_fd_slot). */
@@ -535,17 +535,36 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	add2(&b, "--block-fd", num);
 	snprintf(num, sizeof num, "%d", build_fd(&b, -1));
 	add2(&b, "--json-status-fd", num);
+	/* The helper's descriptors last: without them (the argv shown) no
+	   other number changes. */
+	if (build_helper(&b, cause) != 0)
+		goto fail;
 	add2(&b, "--chdir", pol->cwd);
 	if (pol->helper != NULL && pol->helper_fd >= 0) {
 		snprintf(num, sizeof num, "%d", build_fd(&b, pol->helper_fd));
 		add(&b, "--");
+		sb->helper_run_at = sb->argv.n;
 		add2(&b, SANDBOX_HELPER_PATH, num);
-	}
-	add(&b, "--");
+		add(&b, "--");
+	} else
+		add(&b, "--");
 	return 0;
 fail:
 	sandbox_finish(sb);
 	return -1;
+}
+
+void
+sandbox_shown_argv(const struct sandbox *sb, struct strv *out)
+{
+	for (size_t i = 0; i < sb->argv.n; i++) {
+		if (sb->helper_mount_at != 0 && i == sb->helper_mount_at)
+			i += 2;		/* --ro-bind-fd N HELPER */
+		else if (sb->helper_run_at != 0 && i == sb->helper_run_at)
+			i += 2;		/* HELPER N -- */
+		else
+			strv_push(out, sb->argv.v[i]);
+	}
 }
 
 int

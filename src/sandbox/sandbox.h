@@ -99,6 +99,10 @@ struct sandbox {
 	/* Checked after the run (sandbox_sweep, sandbox-git.c). */
 	struct strv		 sweep;		/* must still be absent */
 	struct gitscan		*gitscan;	/* the walk before, or NULL */
+	/* Where the helper's mount and its place before the command are
+	   in argv (0: no helper), for sandbox_shown_argv. */
+	size_t			 helper_mount_at;
+	size_t			 helper_run_at;
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
 	.placeholders = STRV_INIT }
@@ -117,6 +121,13 @@ int	 sandbox_policy_set_dirs(struct sandbox_policy *, const char *project,
 
 int	 sandbox_build(const struct sandbox_policy *, const struct probe *,
 	    int flags, struct sandbox *, char **cause);
+/*
+ * The argv as a dry build of the same policy without the helper gives it
+ * (what a console shows): this argv without the helper's mount and its
+ * place before the command. The helper's descriptors are numbered after
+ * every other, so no number changes. Appends to out.
+ */
+void	 sandbox_shown_argv(const struct sandbox *, struct strv *out);
 /* Append a descriptor for the argv; returns the number it will have. */
 int	 sandbox_add_fd(struct sandbox *, int fd);
 /* Index in sb->fds of the descriptor an option names (-1: none): the

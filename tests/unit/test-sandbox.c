@@ -559,6 +559,40 @@ test_extra_paths(void **state)
 	free(ro);
 }
 
+/*
+ * The argv shown (a dry build without the helper, as a console makes it)
+ * is the argv that starts minus the helper's parts (sandbox_shown_argv):
+ * exec compares what it starts with what was shown by that, not by a
+ * second build. Placeholders, the seccomp program and the helper's mount
+ * are all real here.
+ */
+static void
+test_shown_argv(void **state)
+{
+	struct fixture	*f = *state;
+	struct strv	 dry = STRV_INIT, shown = STRV_INIT;
+
+	strv_push(&f->pol.protected, "absent/");
+	build_ok(f, SANDBOX_DRY);
+	strv_append_all(&dry, &f->sb.argv);
+	assert_int_equal(f->sb.helper_mount_at, 0);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+
+	f->pol.helper = xstrdup("/bin/true");
+	f->pol.helper_fd = 0;
+	build_ok(f, 0);
+	assert_true(f->sb.placeholders.n > 0);
+	assert_true(find_seq(&f->sb, "--", SANDBOX_HELPER_PATH, NULL) > 0);
+	sandbox_shown_argv(&f->sb, &shown);
+	assert_int_equal(shown.n, dry.n);
+	for (size_t i = 0; i < dry.n; i++)
+		assert_string_equal(shown.v[i], dry.v[i]);
+	assert_int_equal(f->sb.argv.n, dry.n + 6);
+	strv_release(&dry);
+	strv_release(&shown);
+}
+
 static void
 test_mount_table(void **state)
 {
@@ -785,6 +819,7 @@ main(void)
 		T(test_no_userns_refuses),
 		T(test_environment),
 		T(test_extra_paths),
+		T(test_shown_argv),
 		T(test_mount_table),
 		T(test_placeholders_removed),
 		T(test_dry_creates_nothing),
