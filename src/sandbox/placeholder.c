@@ -204,8 +204,20 @@ placeholders_release(const char *project)
 {
 	struct placeholders	*ph;
 	struct strv		 left = STRV_INIT;
-	char			*cause = NULL, pid[32];
+	char			*cause = NULL, pid[32], *path;
+	struct stat		 st;
+	bool			 none;
 
+	/* No registry: no placeholder in use or left behind (the usual
+	   case, and without creating one only to remove it). */
+	if ((path = registry_path(project, &cause)) == NULL) {
+		free(cause);
+		return;
+	}
+	none = lstat(path, &st) != 0 && errno == ENOENT;
+	free(path);
+	if (none)
+		return;
 	if ((ph = placeholders_open(project, &cause)) == NULL) {
 		free(cause);
 		return;
