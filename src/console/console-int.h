@@ -104,6 +104,7 @@ struct console_sub {
 
 struct console {
 	struct loop		*loop;
+	struct digestcache	*digests;	/* of rule and config files */
 	char			*project;
 	char			*socket_path;
 	char			*control_path;
@@ -177,7 +178,8 @@ void	request_classify(struct console *c, struct request *r);
 int	request_announce(struct console *c, struct request *r);
 /* The rule and configuration files that changed since the request was
    classified, as a JSON array, or NULL. */
-cJSON	*request_sources_changed(const struct request *r);
+cJSON	*request_sources_changed(struct console *c,
+	    const struct request *r);
 void	request_auto_deny(struct console *c, struct request *r,
 	    enum request_by by, const char *note);
 void	request_first_decision(struct console *c, struct request *r,

@@ -550,7 +550,7 @@ started:
 		cJSON_AddStringToObject(rec, "argv_sha256", sh->valuestring);
 	cJSON_AddItemToObject(rec, "policy", cJSON_Duplicate(
 	    cJSON_GetObjectItem(jb->r->spec, "policy"), 1));
-	if ((changed = request_sources_changed(jb->r)) != NULL) {
+	if ((changed = request_sources_changed(jb->c, jb->r)) != NULL) {
 		cJSON_AddItemToObject(rec, "files_changed", changed);
 		console_message(c, "request %u runs as approved although "
 		    "rule or configuration files changed since", jb->r->id);

@@ -20,6 +20,7 @@
 #include "allowlist.h"
 #include "audit.h"
 #include "cleanup.h"
+#include "digestcache.h"
 #include "client.h"
 #include "gitid.h"
 #include "config.h"
@@ -183,6 +184,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	ssize_t		 n;
 	cJSON		*rec;
 
+	c->digests = digestcache_new();
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
 	warm_init(c);
@@ -389,6 +391,7 @@ console_free(struct console *c)
 	}
 	queue_release(&c->q);
 	allowlist_free(c->al);
+	digestcache_free(c->digests);
 	config_release(&c->cfg);
 	probe_release(&c->probe);
 	free(c->project);

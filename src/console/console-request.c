@@ -23,6 +23,7 @@
 #include "config.h"
 #include "console-int.h"
 #include "console.h"
+#include "digestcache.h"
 #include "filereq.h"
 #include "engine-spec.h"
 #include "jsonutil.h"
@@ -97,7 +98,7 @@ request_spec(struct console *c, struct request *r,
 		if (cJSON_GetObjectItemCaseSensitive(r->sources,
 		    files.v[i]) != NULL)
 			continue;
-		if (sha256_file(files.v[i], hex) != 0)
+		if (digestcache_file(c->digests, files.v[i], hex) != 0)
 			strcpy(hex, "unreadable");
 		cJSON_AddStringToObject(r->sources, files.v[i], hex);
 	}
@@ -106,14 +107,14 @@ request_spec(struct console *c, struct request *r,
 
 /* The files a request's spec came from that differ now (NULL: none). */
 cJSON *
-request_sources_changed(const struct request *r)
+request_sources_changed(struct console *c, const struct request *r)
 {
 	const cJSON	*e;
 	cJSON		*changed = NULL;
 	char		 hex[SHA256_HEX_LEN + 1];
 
 	cJSON_ArrayForEach(e, r->sources) {
-		if (sha256_file(e->string, hex) != 0)
+		if (digestcache_file(c->digests, e->string, hex) != 0)
 			strcpy(hex, "unreadable");
 		if (!cJSON_IsString(e) || strcmp(hex, e->valuestring) == 0)
 			continue;

@@ -14,6 +14,7 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/loop.c %D%/loop.h \
 	%D%/rundir.c %D%/rundir.h \
 	%D%/sha256.c %D%/sha256.h \
+	%D%/digestcache.c %D%/digestcache.h \
 	%D%/beneath.c %D%/beneath.h \
 	%D%/spawn.c %D%/spawn.h \
 	%D%/proctree.c %D%/proctree.h \

@@ -1,4 +1,5 @@
-/* test-file: mkdir_p and file_write_atomic (file.c). */
+/* test-file: mkdir_p and file_write_atomic (file.c), file digests kept
+   while unchanged (digestcache.c). */
 #include "autoconf.h"
 
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "buf.h"
+#include "digestcache.h"
 #include "file.h"
 #include "xalloc.h"
 
@@ -110,12 +112,61 @@ test_write_atomic(void **state)
 	free(f);
 }
 
+/* Put text in a file in place (same inode, so likely the same times). */
+static void
+put(const char *f, const char *text)
+{
+	FILE	*fp = fopen(f, "w");
+
+	assert_non_null(fp);
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* A digest follows every change, even two in one tick of the file
+   clock with the same size; an old file's digest is the file's. */
+static void
+test_digestcache(void **state)
+{
+	struct digestcache	*dc = digestcache_new();
+	char			*f = xasprintf("%s/rules.json", dir);
+	char			 a[SHA256_HEX_LEN + 1], b[SHA256_HEX_LEN + 1];
+	char			 want[SHA256_HEX_LEN + 1];
+
+	(void)state;
+	put(f, "aaaa");
+	assert_int_equal(digestcache_file(dc, f, a), 0);
+	assert_int_equal(sha256_file(f, want), 0);
+	assert_string_equal(a, want);
+	for (int i = 0; i < 20; i++) {
+		put(f, i % 2 ? "aaaa" : "bbbb");
+		assert_int_equal(digestcache_file(dc, f, b), 0);
+		assert_int_equal(sha256_file(f, want), 0);
+		assert_string_equal(b, want);
+	}
+	assert_string_equal(b, a);	/* back to "aaaa" */
+	/* A settled file (changed long ago) is remembered and still right. */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(digestcache_file(dc, "/etc/passwd", b), 0);
+		assert_int_equal(sha256_file("/etc/passwd", want), 0);
+		assert_string_equal(b, want);
+	}
+	assert_int_equal(unlink(f), 0);
+	errno = 0;
+	assert_int_equal(digestcache_file(dc, f, b), -1);
+	assert_int_equal(errno, ENOENT);
+	digestcache_free(dc);
+	free(f);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_digestcache, setup,
 		    teardown),
 	};
 
