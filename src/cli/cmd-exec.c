@@ -32,7 +32,8 @@
 enum {
 	OPT_JSON_FD = 256, OPT_EVENTS_FD, OPT_NO_MONITOR, OPT_HIDE,
 	OPT_OUTPUT_LIMIT, OPT_CONFIG, OPT_COMMAND, OPT_PROFILE, OPT_NO_OBSERVE,
-	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_MEMORY, OPT_PIDS,
+	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_PRESTART, OPT_MEMORY,
+	OPT_PIDS,
 	OPT_CPU,
 	OPT_ENV, OPT_AGENT_ENV,
 };
@@ -59,6 +60,7 @@ static const struct option exec_options[] = {
 	{ "command", required_argument, NULL, OPT_COMMAND },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "policy-fd", required_argument, NULL, OPT_POLICY_FD },
+	{ "prestart", no_argument, NULL, OPT_PRESTART },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "pids", required_argument, NULL, OPT_PIDS },
 	{ "cpu", required_argument, NULL, OPT_CPU },
@@ -247,7 +249,7 @@ cmd_exec(int argc, char **argv)
 	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
 	const char		*profile = NULL, *changes;
 	char			*cause = NULL, *shown = NULL;
-	bool			 other = false;
+	bool			 other = false, prestart = false;
 	int			 policy_fd = -1;
 	bool			 json = false, quiet = false;
 	int			 network = -1;	/* -1: as configured */
@@ -294,6 +296,7 @@ cmd_exec(int argc, char **argv)
 				goto out;
 			break;
 		case OPT_NO_MONITOR: o.monitor = false; break;
+		case OPT_PRESTART: prestart = true; break;
 		case OPT_NO_OBSERVE: o.observe = false; break;
 		case OPT_CHANGES:
 			if (set_changes(&o, optarg, "--changes") != 0)
@@ -347,6 +350,17 @@ cmd_exec(int argc, char **argv)
 		}
 	}
 	quiet = quiet || run_quiet_env();
+	if (prestart && (policy_fd < 0 || other || optind < argc)) {
+		fprintf(stderr, "bwgate: exec: --prestart takes --policy-fd "
+		    "and nothing of a policy or command\n");
+		goto out;
+	}
+	if (prestart) {
+		if (json_fd >= 0)
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+		o.passthrough = !json;
+		goto run;
+	}
 	if (policy_fd >= 0) {
 		if (exec_from_spec(policy_fd, other, argc, optind, &o,
 		    &shown) != 0)
@@ -427,7 +441,12 @@ run:
 	   one pipe, order kept. */
 	o.merge_output = fstat(1, &st1) == 0 && fstat(2, &st2) == 0 &&
 	    st1.st_dev == st2.st_dev && st1.st_ino == st2.st_ino;
-	engine_run(&o, &r);
+	if (prestart) {
+		if (exec_prestart(policy_fd, &o, &r, &shown) == -1 &&
+		    r.error == NULL)
+			r.error = xstrdup("the prestarted run failed");
+	} else
+		engine_run(&o, &r);
 	exec_note_shown(&r, shown);
 	status = result_exit_status(&r);
 	if (json)

@@ -17,6 +17,11 @@
 #define EXIT_ASK		1	/* bwgate check: the verdict is ask */
 
 int	cmd_exec(int, char **);
+/* exec-prestart.c: the console's warm exec with a prediction on fd. */
+struct engine_opts;
+struct result;
+int	exec_prestart(int fd, const struct engine_opts *base,
+	    struct result *r, char **shown);
 int	cmd_doctor(int, char **);
 int	cmd_check(int, char **);
 int	cmd_trust(int, char **);

@@ -4,7 +4,7 @@ bwgate_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(NCURSES_CFLAGS)
 bwgate_LDADD = $(CORE_LIBS) $(NCURSES_LIBS)
 bwgate_SOURCES = \
 	%D%/bwgate.c %D%/cmd.h \
-	%D%/cmd-exec.c \
+	%D%/cmd-exec.c %D%/exec-prestart.c \
 	%D%/cmd-doctor.c \
 	%D%/cmd-check.c \
 	%D%/cmd-trust.c \

@@ -95,6 +95,10 @@ struct warm {
 	int			 in_fd;		/* its stdin pipe, write end */
 	int			 timer;
 	bool			 broken;	/* died unused: wait for a run */
+	size_t			 predicted;	/* bytes of prediction written */
+	char			*predict;	/* the next one's prediction: the
+						   last read-only request's spec
+						   line, or NULL */
 };
 
 struct console_sub {
@@ -199,8 +203,14 @@ void	job_argv(struct console *c, struct strv *av);
 void	warm_init(struct console *c);
 bool	warm_take(struct console *c, struct job *jb, const char *spec,
 	    int *in_fd);
-void	warm_again(struct console *c);
+/* Have one ready for the next request: once a request ended, or a while
+   after one started (not at once: making the next sandbox would share the
+   CPUs with the request's own start); now at start-up. */
+void	warm_again(struct console *c, bool now);
 void	warm_reap(struct console *c);
+/* A request's spec was handed to an exec: predict the next from it. */
+void	warm_predict(struct console *c, const struct request *r,
+	    const char *spec);
 void	warm_stop(struct console *c);
 /* SIGKILL now: exec, bwrap and the sandbox, whatever phase it is in. */
 void	job_kill_now(struct job *jb);

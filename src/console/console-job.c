@@ -123,6 +123,7 @@ job_finish(struct job *jb)
 	console_emit_request(c, CONSOLE_EV_CHANGED, r);
 	request_ended_cleanup(c, r);
 	console_schedule(c);
+	warm_again(c, true);
 	console_check_done(c);
 }
 
@@ -480,6 +481,7 @@ job_spawn(struct job *jb, char **cause)
 	job_argv(c, &av);
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
+	warm_predict(c, jb->r, spec);
 	if (warm_take(c, jb, spec, &ip[1])) {
 		free(spec);
 		LOG("request %u: warm exec pid %ld", jb->r->id, (long)jb->pid);
@@ -560,7 +562,7 @@ started:
 	/* exec has its copy; a rerun is classified afresh. */
 	cJSON_Delete(jb->r->spec);
 	jb->r->spec = NULL;
-	warm_again(c);
+	warm_again(c, false);
 	return 0;
 
 syserr:

@@ -291,7 +291,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	loop_signal(l, SIGHUP, c->headless ? console_sighup : console_sigterm,
 	    c);
 	if (c->cfg.warm_exec)
-		warm_again(c);
+		warm_again(c, true);
 
 	rec = audit_record("console-start", NULL);
 	cJSON_AddStringToObject(rec, "project", c->project);

@@ -10,6 +10,13 @@
  * pipe for both and starts cold. A warm exec that dies unused is not
  * restarted until a request has run, so a broken exec cannot make the
  * console spin.
+ *
+ * With console.prestart the warm exec also gets a prediction, the spec of
+ * the last read-only request, as the first line of its pipe (exec
+ * --prestart): it makes that sandbox at once and waits with it, and the
+ * next request runs there if it asks for exactly that sandbox (the argv it
+ * was shown is the sandbox's; exec-prestart.c, engine-prestart.c), else
+ * as usual. Nothing of a request runs before it is started here.
  */
 #include "autoconf.h"
 
@@ -27,6 +34,10 @@
 #include "log.h"
 #include "spawn.h"
 #include "xalloc.h"
+
+/* How long after a request started the next warm exec starts at the
+   latest (one that ends sooner starts it then). */
+#define WARM_AFTER_START_MS	100
 
 /* Close what the console holds of the warm exec (not the process). */
 static void
@@ -59,8 +70,14 @@ warm_start(void *arg)
 	char		*cause = NULL;
 
 	w->timer = 0;
-	if (w->pid > 0 || w->broken || c->shutting_down)
+	if (w->pid > 0 || w->broken || c->shutting_down ||
+	    c->audit_failing != NULL)
 		return;
+	/* Replies waiting for the audit log go out first. */
+	if (c->commit_armed) {
+		w->timer = loop_timer(c->loop, 0, warm_start, c);
+		return;
+	}
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
 	if (pipe2(sp_pipe, O_CLOEXEC) != 0 || pipe2(ip, O_CLOEXEC) != 0)
@@ -73,6 +90,8 @@ warm_start(void *arg)
 	}
 	map[1 + JOB_NFDS] = sp_pipe[0];
 	job_argv(c, &av);
+	if (c->cfg.prestart && w->predict != NULL)
+		strv_push(&av, "--prestart");
 	sp.argv = av.v;
 	sp.fds = map;
 	sp.nfds = 2 + JOB_NFDS;
@@ -95,6 +114,17 @@ warm_start(void *arg)
 	close(ip[0]);
 	w->in_fd = ip[1];
 	strv_release(&av);
+	/* The prediction, in one write into the empty pipe. */
+	w->predicted = 0;
+	if (c->cfg.prestart && w->predict != NULL) {
+		size_t	len = strlen(w->predict);
+
+		if (len < (size_t)fcntl(w->spec_fd, F_GETPIPE_SZ) / 2 &&
+		    write(w->spec_fd, w->predict, len) == (ssize_t)len)
+			w->predicted = len;
+		else
+			(void)!write(w->spec_fd, "\n", 1);	/* none */
+	}
 	return;
 fail:
 	for (i = 0; i < JOB_NFDS; i++) {
@@ -144,7 +174,7 @@ warm_take(struct console *c, struct job *jb, const char *spec, int *in_fd)
 		warm_close(w);
 		return false;
 	}
-	if (len >= (size_t)fcntl(w->spec_fd, F_GETPIPE_SZ) ||
+	if (len + w->predicted >= (size_t)fcntl(w->spec_fd, F_GETPIPE_SZ) ||
 	    write(w->spec_fd, spec, len) != (ssize_t)len) {
 		kill(w->pid, SIGKILL);
 		waitpid(w->pid, NULL, 0);
@@ -167,14 +197,37 @@ warm_take(struct console *c, struct job *jb, const char *spec, int *in_fd)
 	return true;
 }
 
-/* A request started (warm or cold): have one ready for the next. */
 void
-warm_again(struct console *c)
+warm_again(struct console *c, bool now)
 {
-	c->warm.broken = false;
-	if (c->cfg.warm_exec && c->warm.pid <= 0 && c->warm.timer == 0 &&
-	    !c->shutting_down)
-		c->warm.timer = loop_timer(c->loop, 0, warm_start, c);
+	struct warm	*w = &c->warm;
+
+	w->broken = false;
+	if (!c->cfg.warm_exec || w->pid > 0 || c->shutting_down)
+		return;
+	if (w->timer != 0) {
+		if (!now)
+			return;
+		loop_cancel(c->loop, w->timer);
+	}
+	w->timer = loop_timer(c->loop, now ? 0 : WARM_AFTER_START_MS,
+	    warm_start, c);
+}
+
+void
+warm_predict(struct console *c, const struct request *r, const char *spec)
+{
+	struct warm	*w = &c->warm;
+	size_t		 len = strlen(spec);
+
+	/* Only what cannot write the project: a sandbox waiting with it
+	   leaves nothing in it (no placeholders). */
+	if (!c->cfg.prestart || r->writes || r->stdin_stream ||
+	    r->merge_output || len == 0)
+		return;
+	free(w->predict);
+	w->predict = spec[len - 1] == '\n' ? xstrdup(spec) :
+	    xasprintf("%s\n", spec);
 }
 
 /* SIGCHLD: reap the warm exec if it died unused. */
@@ -205,4 +258,6 @@ warm_stop(struct console *c)
 		waitpid(pid, NULL, 0);
 	}
 	warm_close(w);
+	free(w->predict);
+	w->predict = NULL;
 }

@@ -63,6 +63,7 @@ static const struct config_key config_keys[] = {
 	{ "console", "follow_resume", CT_BOOL, F(follow_resume) },
 	{ "console", "mouse", CT_BOOL, F(mouse) },
 	{ "console", "warm_exec", CT_BOOL, F(warm_exec) },
+	{ "console", "prestart", CT_BOOL, F(prestart) },
 };
 #undef F
 
@@ -80,6 +81,7 @@ config_init(struct config *c)
 	c->bell = true;
 	c->follow_resume = true;
 	c->warm_exec = true;
+	c->prestart = true;
 	c->limit_memory = DEFAULT_MEMORY;
 	c->limit_pids = DEFAULT_PIDS;
 	c->headless_timeout_s = DEFAULT_HEADLESS_TIMEOUT;

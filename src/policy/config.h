@@ -40,6 +40,8 @@ struct config {
 	bool		 bell;		/* console: ring when one waits */
 	bool		 mouse;		/* console: clicks and the wheel */
 	bool		 warm_exec;	/* console: one exec started ahead */
+	bool		 prestart;	/* ... with the last read-only
+					   request's sandbox made ahead */
 	bool		 follow_resume;	/* console: a request that waits
 					   ends a pause of follow */
 	uid_t		*allowed_uids;	/* besides our own */

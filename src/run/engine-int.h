@@ -16,6 +16,10 @@
 struct fs_event;
 struct probe;
 struct sandbox;
+struct strv;
+
+/* How long the helper may take to answer (bwrap's setup included). */
+#define ENGINE_HELLO_MS	30000
 
 struct engine {
 	const struct engine_opts *opts;
@@ -42,6 +46,7 @@ struct engine {
 	int64_t			 start_ms;
 	int64_t			 drain_deadline;
 	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
+	struct engine_opts	*taken;		/* a prestart's request (await) */
 };
 
 /* engine-loop.c */
@@ -57,5 +62,12 @@ void	engine_monitor(int fd, short revents, void *arg);
 void	engine_fail(struct result *r, char *cause);
 void	engine_exit_status(struct engine *e);
 void	engine_loop(struct engine *e);
+/* engine-prestart.c */
+bool	engine_prestart_possible(const struct engine_opts *o, bool writes,
+	    const struct observer *obs);
+int	engine_prestart_take(struct engine *e, const struct sandbox *sb,
+	    char **cause);
+void	engine_argv_digests(struct engine *e, const struct sandbox *sb,
+	    const struct strv *argv);
 
 #endif

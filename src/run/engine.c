@@ -80,9 +80,6 @@ engine_opts_release(struct engine_opts *o)
 	memset(o, 0, sizeof *o);
 }
 
-/* How long the helper may take to answer (bwrap's setup included). */
-#define ENGINE_HELLO_MS	30000
-
 /* Can the policy change the project at all (before the build)? */
 static bool
 engine_policy_writes(const struct sandbox_policy *pol)
@@ -216,13 +213,12 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct sandbox_policy	 pol;
 	struct sandbox		 sb = SANDBOX_INIT;
 	struct probe		 probe;
-	struct strv		 full = STRV_INIT, shown = STRV_INIT;
+	struct strv		 full = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
 	struct strv		 swept = STRV_INIT;	/* removed .git */
-	char			 shown_hex[SHA256_HEX_LEN + 1];
-	char			 started_hex[SHA256_HEX_LEN + 1];
 	struct snapshot_paths	*rec = NULL;
-	bool			 record, writes;
+	bool			 record, writes, prestart = o->await != NULL;
+	bool			 unused = false;
 	struct strv		 skip = STRV_INIT;
 	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
 	char			*cause = NULL;
@@ -246,7 +242,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		    probe.error, probe.fix) : xstrdup(probe.error));
 		goto out;
 	}
-	if (o->argv.n == 0) {
+	if (o->argv.n == 0 && !prestart) {
 		engine_fail(r, xstrdup("no command to run"));
 		goto out;
 	}
@@ -260,7 +256,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	    !pol.allow_userns && probe.seccomp_notify;
 	/* The violation observer: bwrap runs its helper first. */
 	if (o->observe && (e.obs = observe_prepare(&pol,
-	    record ? OBSERVE_RECORD : 0, &cause)) == NULL) {
+	    (record ? OBSERVE_RECORD : 0) | (prestart ? OBSERVE_ARGV : 0),
+	    &cause)) == NULL) {
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output: %s", cause));
 		free(cause);
@@ -283,6 +280,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 		writes = true;	/* the mounts have the last word */
 		record = false;
 	}
+	if (prestart && !engine_prestart_possible(o, writes, e.obs)) {
+		rc = ENGINE_UNUSED;
+		goto out;
+	}
 	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
 	/* With a bound /proc the command can see our /proc entry: keep our
 	   descriptors and memory out of its reach. */
@@ -300,18 +301,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	slot = sandbox_fd_slot(&sb, "--block-fd");
 	sb.fds[slot] = bpipe[0];
 	bpipe[0] = -1;
-	strv_append_all(&full, &sb.argv);
-	strv_append_all(&full, &o->argv);
-	strv_append_all(&r->bwrap_argv, &full);
-	sha256_strv(&full, started_hex);
-	cJSON_AddStringToObject(r->sandbox, "started_argv_sha256", started_hex);
-	/* The argv a console shows for this policy (engine-spec.h), from
-	   the one that starts: what runs is compared, not a second build. */
-	sandbox_shown_argv(&sb, &shown);
-	strv_append_all(&shown, &o->argv);
-	sha256_strv(&shown, shown_hex);
-	strv_release(&shown);
-	cJSON_AddStringToObject(r->sandbox, "argv_sha256", shown_hex);
+	if (!prestart)
+		engine_argv_digests(&e, &sb, &o->argv);
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot
@@ -329,6 +320,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	e.lim = limiter_new(&o->limits);
 	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
 	njoin = limiter_join_fds(e.lim, join);
+	/* A prestart's command goes to its helper later. */
+	strv_append_all(&full, &sb.argv);
+	if (!prestart)
+		strv_append_all(&full, &o->argv);
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
 	    join, njoin, &e.run, &cause) != 0) {
 		engine_fail(r, cause);
@@ -401,7 +396,29 @@ engine_run(const struct engine_opts *o, struct result *r)
 		}
 		LOG("helper answered");
 	}
-	observe_go(e.obs);
+	if (prestart) {
+		if (engine_prestart_take(&e, &sb, &cause) != 0) {
+			unused = true;
+			goto kill;
+		}
+		e.opts = o = e.taken;
+		snap.exclude = &o->exclude;
+		strv_release(&r->argv);
+		strv_append_all(&r->argv, &o->argv);
+		free(r->command);
+		r->command = o->command ? xstrdup(o->command) : NULL;
+		engine_argv_digests(&e, &sb, &o->argv);
+		cJSON_AddBoolToObject(r->sandbox, "prestarted", true);
+		/* A kill while it waited: the request does not start. */
+		loop_run_once(e.loop, 0);
+		if (e.killing) {
+			cause = xstrdup("killed before the command started");
+			goto kill;
+		}
+		e.start_ms = loop_now_ms();
+		(void)observe_go_argv(e.obs, &o->argv);
+	} else
+		observe_go(e.obs);
 	e.out_open = true;
 	e.err_open = e.run.err_fd >= 0;	/* merged: one pipe */
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
@@ -492,6 +509,8 @@ kill:
 	runner_kill_tree(&e.run, 0, SIGKILL);
 	runner_wait(&e.run);
 	engine_fail(r, cause);
+	if (unused)
+		rc = ENGINE_UNUSED;
 out:
 	netstack_stop(e.net);
 	limiter_free(e.lim);

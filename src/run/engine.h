@@ -44,12 +44,28 @@ struct engine_opts {
 	struct strv		 exclude;	/* project-relative trees not reported */
 	struct strv		 attention;	/* auto-run paths (attention.h) */
 	struct limits		 limits;	/* memory, processes, CPU time */
+	/*
+	 * A prestarted sandbox (read-only profiles; the console's warm
+	 * exec): these options are a prediction without a command. The
+	 * sandbox is made and its helper answers; then await gives the
+	 * request's own options and the digest of the argv its operator was
+	 * shown (0), or nothing (-1). The prestart runs the request only
+	 * when that argv is this sandbox's (engine-prestart.c); else it is
+	 * dropped unused. What is awaited is the caller's.
+	 */
+	int			(*await)(void *arg, struct engine_opts **real,
+				    char **shown);
+	void			*await_arg;
 };
+
+/* engine_run: the prestarted sandbox was not used (nothing ran; run the
+   awaited request as usual). */
+#define ENGINE_UNUSED	1
 
 void	engine_opts_init(struct engine_opts *);
 void	engine_opts_release(struct engine_opts *);
 /* 0 when the command ran (whatever its status); -1 with r->error set when
-   bwgate could not run it (exit 125). */
+   bwgate could not run it (exit 125); ENGINE_UNUSED (await). */
 int	engine_run(const struct engine_opts *, struct result *r);
 
 #endif

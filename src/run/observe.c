@@ -146,6 +146,8 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	hello.flags |= OBSERVE_F_WAIT;
 	if (flags & OBSERVE_RECORD)
 		hello.flags |= OBSERVE_F_RECORD;
+	if (flags & OBSERVE_ARGV)
+		hello.flags |= OBSERVE_F_ARGV;
 	/* The program travels with the hello (see observe-proto.h). */
 	buf_add(&msg, &hello, sizeof hello);
 	if ((hello.flags & OBSERVE_F_OFF) == 0 &&
@@ -183,6 +185,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	free(pol->helper);
 	pol->helper = helper;
 	pol->helper_fd = sv[1];		/* the sandbox closes it */
+	pol->helper_argv_later = (flags & OBSERVE_ARGV) != 0;
 	return obs;
 }
 
@@ -244,20 +247,41 @@ observe_wait_ready(struct observer *obs, int timeout_ms)
 	return obs->exact;
 }
 
-void
-observe_go(struct observer *obs)
+/* Send the go message (the helper reads it once it asks). */
+static void
+observe_send_go(struct observer *obs, const void *msg, size_t len)
 {
 	if (obs == NULL || !obs->wait)
 		return;
 	obs->wait = false;
-	/* Before the answer came: the helper reads the byte once it asks. */
-	if (obs->state == STATE_HELLO)
-		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
-	else if (obs->sock >= 0) {
-		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
+	(void)send(obs->sock, msg, len, MSG_NOSIGNAL);
+	/* After the answer the socket has no more use. */
+	if (obs->state != STATE_HELLO && obs->sock >= 0) {
 		close(obs->sock);
 		obs->sock = -1;
 	}
+}
+
+void
+observe_go(struct observer *obs)
+{
+	observe_send_go(obs, "g", 1);
+}
+
+int
+observe_go_argv(struct observer *obs, const struct strv *argv)
+{
+	struct buf	msg = BUF_INIT;
+
+	for (size_t i = 0; i < argv->n; i++)
+		buf_add(&msg, argv->v[i], strlen(argv->v[i]) + 1);
+	if (obs == NULL || argv->n == 0 || msg.len > OBSERVE_MAX_ARGV) {
+		buf_release(&msg);
+		return -1;
+	}
+	observe_send_go(obs, msg.data, msg.len);
+	buf_release(&msg);
+	return 0;
 }
 
 void

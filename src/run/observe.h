@@ -58,6 +58,8 @@ struct observer;
 /* What the observer is asked for, besides violations. */
 enum observe_flags {
 	OBSERVE_RECORD = (1 << 0),	/* file-changing calls, for the report */
+	OBSERVE_ARGV = (1 << 1),	/* the command comes with the go
+					   (observe_go_argv: prestarted) */
 };
 
 /* Create the socket pair and point the policy at the helper; NULL with
@@ -71,6 +73,9 @@ bool		 observe_armed(const struct observer *);
 bool		 observe_wait_ready(struct observer *, int timeout_ms);
 /* Let the command start (it waits for this, whatever the flags). */
 void		 observe_go(struct observer *);
+/* OBSERVE_ARGV: let it start as argv; -1 when that cannot be sent
+   (longer than OBSERVE_MAX_ARGV), and nothing starts. */
+int		 observe_go_argv(struct observer *, const struct strv *argv);
 /* Record every path under root that a file-changing call names on a
    writable mount into sp, before the call runs (snapshot.h). */
 void		 observe_record(struct observer *, struct snapshot_paths *,

@@ -4,6 +4,7 @@
  * the command.
  *
  *	bwgate-helper FD -- COMMAND [ARG...]
+ *	bwgate-helper FD		the command comes with the go message
  *
  * FD is one end of a SOCK_SEQPACKET pair (observe-proto.h). The filter
  * returns SECCOMP_RET_USER_NOTIF for write-intent system calls and allows
@@ -105,19 +106,35 @@ __lsan_is_turned_off(void)
 	return 1;
 }
 
+/* The go message of a prestarted sandbox: NUL-ended arguments. */
+static char **
+helper_argv(char *msg, ssize_t n)
+{
+	static char	*av[OBSERVE_MAX_ARGV / 2 + 1];
+	size_t		 ac = 0;
+
+	if (n <= 0 || msg[n - 1] != '\0')
+		return NULL;
+	for (char *p = msg; p < msg + n; p += strlen(p) + 1)
+		av[ac++] = p;
+	av[ac] = NULL;
+	return av[0][0] != '\0' ? av : NULL;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct observe_hello	 hello;
 	static char		 msg[sizeof hello + OBSERVE_MAX_INSNS * 8];
+	static char		 go[OBSERVE_MAX_ARGV];
 	const char		*why = NULL;
-	char			*end, whybuf[96];
+	char			*end, whybuf[96], **cmd;
 	long			 sock;
 	int			 listener = -1, error = 0, e;
 	ssize_t			 n;
 
-	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: bwgate-helper FD -- COMMAND [ARG...]\n");
+	if (argc != 2 && (argc < 4 || strcmp(argv[2], "--") != 0)) {
+		fprintf(stderr, "usage: bwgate-helper FD [-- COMMAND [ARG...]]\n");
 		return 125;
 	}
 	errno = 0;
@@ -148,6 +165,9 @@ main(int argc, char **argv)
 	    (size_t)hello.ninsns * 8) {
 		error = EPROTO;
 		why = "no hello from bwgate";
+	} else if ((argc == 2) != ((hello.flags & OBSERVE_F_ARGV) != 0)) {
+		error = EPROTO;
+		why = "the command comes both or neither way";
 	} else if ((hello.flags & OBSERVE_F_OFF) || hello.ninsns == 0) {
 		error = ENOSYS;
 		why = "disabled";
@@ -166,23 +186,30 @@ main(int argc, char **argv)
 	/* bwgate decides how to report changes before the command runs;
 	   gone instead (killed outright), it cannot watch: do not run. */
 	if (error != EPROTO && (hello.flags & OBSERVE_F_WAIT)) {
-		char	go;
-
-		while ((n = recv((int)sock, &go, 1, 0)) < 0 && errno == EINTR)
+		while ((n = recv((int)sock, go, sizeof go, 0)) < 0 &&
+		    errno == EINTR)
 			;
-		if (n != 1) {
+		if (n <= 0) {
 			fprintf(stderr, "bwgate-helper: bwgate went away before "
 			    "the command started; not running it\n");
 			return 125;
 		}
-	}
+	} else
+		n = 0;
+	if (argc == 2) {
+		if (error == EPROTO || (cmd = helper_argv(go, n)) == NULL) {
+			fprintf(stderr, "bwgate-helper: no command came\n");
+			return 125;
+		}
+	} else
+		cmd = argv + 3;
 	close((int)sock);
-	execvp(argv[3], argv + 3);
+	execvp(cmd[0], cmd);
 	e = errno;
 	if (e == ENOENT || e == ENOTDIR) {
-		fprintf(stderr, "bwgate-helper: %s: not found\n", argv[3]);
+		fprintf(stderr, "bwgate-helper: %s: not found\n", cmd[0]);
 		return 127;
 	}
-	fprintf(stderr, "bwgate-helper: %s: %s\n", argv[3], strerror(e));
+	fprintf(stderr, "bwgate-helper: %s: %s\n", cmd[0], strerror(e));
 	return 126;
 }

@@ -20,7 +20,10 @@
  * file instead of the byte means bwgate is gone: the helper exits without
  * running the command, so a sandbox whose supervisor was killed outright
  * never runs unwatched (bwrap's first process has no parent-death signal
- * until it is released). Kept free of other bwgate headers:
+ * until it is released). A prestarted sandbox (OBSERVE_F_ARGV) is made
+ * before the request it will run is known: its helper gets the command
+ * in the go message, after the request was approved. Kept free of other
+ * bwgate headers:
  * the helper links nothing of bwgate but this.
  */
 #ifndef BWGATE_OBSERVE_PROTO_H
@@ -29,7 +32,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		5
+#define OBSERVE_VERSION		6
 /* Where the helper keeps its socket while the filter is on. */
 #define OBSERVE_SOCK_FD		900
 /* The largest program the helper accepts (instructions). */
@@ -41,7 +44,14 @@ enum observe_hello_flags {
 	OBSERVE_F_WAIT = (1 << 2),	/* after answering, wait for one byte */
 	OBSERVE_F_RECORD = (1 << 3),	/* also notify what only the change
 					   report needs (fchmod, ...) */
+	OBSERVE_F_ARGV = (1 << 4),	/* the command comes with the go
+					   message (a prestarted sandbox) */
 };
+
+/* With OBSERVE_F_ARGV the go message is the command's arguments, each
+   ended by a NUL, at most this long; the helper then runs as
+   "HELPER FD" with no command of its own. */
+#define OBSERVE_MAX_ARGV	(128 * 1024)
 
 struct observe_hello {
 	uint32_t	magic;

@@ -142,6 +142,14 @@ build_project(struct build *b, char **cause)
 	    pol->project_readonly ? MOUNT_RO : MOUNT_RW, pol->project_readonly ?
 	    "project, read-only (profile)" : "project", cause) != 0)
 		return -1;
+	if (!b->dry) {
+		struct stat	st;
+
+		if (fstat(b->sb->fds[b->sb->nfds - 1], &st) == 0) {
+			b->sb->project_dev = st.st_dev;
+			b->sb->project_ino = st.st_ino;
+		}
+	}
 	if (pol->project_readonly)
 		return 0;	/* nothing inside can be written anyway */
 	if (!b->dry) {

@@ -112,6 +112,7 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	strv_append_all(&dst->env_in, &src->env_in);
 	dst->helper = src->helper ? xstrdup(src->helper) : NULL;
 	dst->helper_fd = src->helper_fd;
+	dst->helper_argv_later = src->helper_argv_later;
 }
 
 void
@@ -540,14 +541,17 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	if (build_helper(&b, cause) != 0)
 		goto fail;
 	add2(&b, "--chdir", pol->cwd);
+	add(&b, "--");
 	if (pol->helper != NULL && pol->helper_fd >= 0) {
 		snprintf(num, sizeof num, "%d", build_fd(&b, pol->helper_fd));
-		add(&b, "--");
 		sb->helper_run_at = sb->argv.n;
 		add2(&b, SANDBOX_HELPER_PATH, num);
-		add(&b, "--");
-	} else
-		add(&b, "--");
+		sb->helper_run_len = 2;
+		if (!pol->helper_argv_later) {
+			add(&b, "--");
+			sb->helper_run_len = 3;
+		}
+	}
 	return 0;
 fail:
 	sandbox_finish(sb);
@@ -561,7 +565,7 @@ sandbox_shown_argv(const struct sandbox *sb, struct strv *out)
 		if (sb->helper_mount_at != 0 && i == sb->helper_mount_at)
 			i += 2;		/* --ro-bind-fd N HELPER */
 		else if (sb->helper_run_at != 0 && i == sb->helper_run_at)
-			i += 2;		/* HELPER N -- */
+			i += sb->helper_run_len - 1;	/* HELPER N [--] */
 		else
 			strv_push(out, sb->argv.v[i]);
 	}

@@ -55,6 +55,9 @@ struct sandbox_policy {
 	struct strv	 env_in;	/* the agent's NAME=VALUE */
 	char		*helper;	/* host path of helper run first, or NULL */
 	int		 helper_fd;	/* descriptor handed to the helper, or -1 */
+	bool		 helper_argv_later; /* the helper gets the command
+					   later (a prestarted sandbox): the
+					   argv ends before it */
 };
 
 enum mount_kind {
@@ -103,6 +106,11 @@ struct sandbox {
 	   in argv (0: no helper), for sandbox_shown_argv. */
 	size_t			 helper_mount_at;
 	size_t			 helper_run_at;
+	size_t			 helper_run_len;
+	/* The project directory bound (a prestarted sandbox is used only
+	   while the path still names it). */
+	dev_t			 project_dev;
+	ino_t			 project_ino;
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
 	.placeholders = STRV_INIT }
@@ -125,9 +133,16 @@ int	 sandbox_build(const struct sandbox_policy *, const struct probe *,
  * The argv as a dry build of the same policy without the helper gives it
  * (what a console shows): this argv without the helper's mount and its
  * place before the command. The helper's descriptors are numbered after
- * every other, so no number changes. Appends to out.
+ * every other, so no number changes. Appends to out; the command
+ * follows (for a prestarted sandbox it goes to the helper instead).
  */
 void	 sandbox_shown_argv(const struct sandbox *, struct strv *out);
+/* Does the helper get the command later (argv ends before it)? */
+static inline bool
+sandbox_command_later(const struct sandbox *sb)
+{
+	return sb->helper_run_at != 0 && sb->helper_run_len == 2;
+}
 /* Append a descriptor for the argv; returns the number it will have. */
 int	 sandbox_add_fd(struct sandbox *, int fd);
 /* Index in sb->fds of the descriptor an option names (-1: none): the

@@ -165,19 +165,26 @@ assert_eq "held: the command never ran" "$ran" 0
 # seccomp notification works the dead supervisor's listener also stops
 # its execve: this checks the helper's own refusal, which a host without
 # notification has alone).
-helper_case() {	# helper_case go|gone: prints the helper's exit status
-	python3 - "$BWGATE_BUILDDIR/bwgate-helper" "$T/helper-ran" "$1" <<'PY'
+HELLO_VERSION=$(sed -n 's/^#define OBSERVE_VERSION[^0-9]*\([0-9]*\).*/\1/p' \
+    "$BWGATE_SRCDIR/src/sandbox/observe-proto.h")
+helper_case() {	# helper_case go|gone|argv: prints the helper's exit status
+	python3 - "$BWGATE_BUILDDIR/bwgate-helper" "$T/helper-ran" "$1" \
+	    "$HELLO_VERSION" <<'PY'
 import socket, struct, subprocess, sys
-helper, mark, how = sys.argv[1:]
+helper, mark, how, version = sys.argv[1:]
 ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-OFF, WAIT = 1 << 1, 1 << 2
-ours.send(struct.pack("=IIII", 0x62776f62, 5, OFF | WAIT, 0))
-p = subprocess.Popen([helper, str(theirs.fileno()), "--", "touch", mark],
+OFF, WAIT, ARGV = 1 << 1, 1 << 2, 1 << 4
+flags = OFF | WAIT | (ARGV if how == "argv" else 0)
+ours.send(struct.pack("=IIII", 0x62776f62, int(version), flags, 0))
+cmd = [] if how == "argv" else ["--", "touch", mark]
+p = subprocess.Popen([helper, str(theirs.fileno())] + cmd,
                      pass_fds=[theirs.fileno()], stderr=subprocess.DEVNULL)
 theirs.close()
 ours.recv(4096)                 # the helper's answer ("disabled")
 if how == "go":
     ours.send(b"\0")
+elif how == "argv":             # a prestarted sandbox's command
+    ours.send(b"touch\0" + mark.encode() + b"\0")
 ours.close()
 print(p.wait(timeout=10))
 PY
@@ -187,6 +194,10 @@ assert_eq "helper: bwgate gone before the go byte: exit 125" \
     "$(helper_case gone)" 125
 ok_unless "helper: ... and the command did not run" test -e "$T/helper-ran"
 assert_eq "helper: with the go byte the command runs" "$(helper_case go)" 0
+ok_if "helper: ... and did what it was told" test -e "$T/helper-ran"
+rm -f "$T/helper-ran"
+assert_eq "helper: the command that comes with the go message runs" \
+    "$(helper_case argv)" 0
 ok_if "helper: ... and did what it was told" test -e "$T/helper-ran"
 
 # ended: the console dies right after a result.
