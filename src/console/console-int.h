@@ -99,6 +99,8 @@ struct warm {
 	char			*predict;	/* the next one's prediction: the
 						   last read-only request's spec
 						   line, or NULL */
+	char			*predict_key;	/* its policy, limits, stdin */
+	char			*given;		/* the waiting one's key, or NULL */
 };
 
 struct console_sub {

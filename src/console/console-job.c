@@ -481,12 +481,13 @@ job_spawn(struct job *jb, char **cause)
 	job_argv(c, &av);
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
-	warm_predict(c, jb->r, spec);
 	if (warm_take(c, jb, spec, &ip[1])) {
+		warm_predict(c, jb->r, spec);
 		free(spec);
 		LOG("request %u: warm exec pid %ld", jb->r->id, (long)jb->pid);
 		goto started;
 	}
+	warm_predict(c, jb->r, spec);
 	free(spec);
 	map[0] = SPAWN_DEVNULL;
 	if (jb->r->stdin_stream && !jb->in_closed) {

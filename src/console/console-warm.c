@@ -54,6 +54,8 @@ warm_close(struct warm *w)
 		close(w->in_fd);
 	w->spec_fd = w->in_fd = -1;
 	w->pid = 0;
+	free(w->given);
+	w->given = NULL;
 }
 
 /* Start one if there is none; quietly nothing when it cannot. */
@@ -120,9 +122,10 @@ warm_start(void *arg)
 		size_t	len = strlen(w->predict);
 
 		if (len < (size_t)fcntl(w->spec_fd, F_GETPIPE_SZ) / 2 &&
-		    write(w->spec_fd, w->predict, len) == (ssize_t)len)
+		    write(w->spec_fd, w->predict, len) == (ssize_t)len) {
 			w->predicted = len;
-		else
+			w->given = xstrdup(w->predict_key);
+		} else
 			(void)!write(w->spec_fd, "\n", 1);	/* none */
 	}
 	return;
@@ -141,6 +144,17 @@ fail:
 		if (ip[i] >= 0)
 			close(ip[i]);
 	strv_release(&av);
+}
+
+/* End the waiting one (and its sandbox: bwrap dies with it). */
+static void
+warm_discard(struct warm *w)
+{
+	if (w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+	}
+	warm_close(w);
 }
 
 /* Nothing yet (before anything can fail: warm_stop must find -1s). */
@@ -194,6 +208,8 @@ warm_take(struct console *c, struct job *jb, const char *spec, int *in_fd)
 		close(w->in_fd);
 	w->in_fd = -1;
 	w->pid = 0;
+	free(w->given);
+	w->given = NULL;
 	return true;
 }
 
@@ -214,6 +230,27 @@ warm_again(struct console *c, bool now)
 	    warm_start, c);
 }
 
+/* What of a spec the sandbox is made from: its policy, limits, stdin. */
+static char *
+warm_key(const cJSON *spec)
+{
+	static const char *const keys[] = { "policy", "limits", "stdin" };
+	cJSON	*k = cJSON_CreateObject();
+	char	*s;
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec,
+		    keys[i]);
+
+		if (v != NULL)
+			cJSON_AddItemToObject(k, keys[i],
+			    cJSON_Duplicate(v, true));
+	}
+	s = cJSON_PrintUnformatted(k);
+	cJSON_Delete(k);
+	return s;
+}
+
 void
 warm_predict(struct console *c, const struct request *r, const char *spec)
 {
@@ -228,6 +265,13 @@ warm_predict(struct console *c, const struct request *r, const char *spec)
 	free(w->predict);
 	w->predict = spec[len - 1] == '\n' ? xstrdup(spec) :
 	    xasprintf("%s\n", spec);
+	free(w->predict_key);
+	w->predict_key = warm_key(r->spec);
+	/* One waiting for another sandbox, or none, is replaced (after this
+	   request: warm_again). */
+	if (w->pid > 0 && (w->given == NULL ||
+	    strcmp(w->given, w->predict_key) != 0))
+		warm_discard(w);
 }
 
 /* SIGCHLD: reap the warm exec if it died unused. */
@@ -248,16 +292,11 @@ void
 warm_stop(struct console *c)
 {
 	struct warm	*w = &c->warm;
-	pid_t		 pid = w->pid;
-
 	if (w->timer != 0)
 		loop_cancel(c->loop, w->timer);
 	w->timer = 0;
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	warm_close(w);
+	warm_discard(w);
 	free(w->predict);
-	w->predict = NULL;
+	free(w->predict_key);
+	w->predict = w->predict_key = NULL;
 }
