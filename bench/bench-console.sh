@@ -40,6 +40,7 @@ sock() { sed -n 's/^export BWGATE_SOCKET=//p' "$T/out"; }
 median() {
 	local t0 t1 i
 	for i in $(seq 1 "$N"); do
+		[ -n "${GAP:-}" ] && sleep "$GAP"
 		t0=$(date +%s%N)
 		"$@" >/dev/null 2>&1
 		t1=$(date +%s%N)
@@ -67,12 +68,20 @@ printf '  bwgate run -- true (console) %8.3f ms\n' "$m_run"
 ratio=$(awk -v a="$m_run" -v b="$m_bare" 'BEGIN { printf "%.2f", a / b }')
 ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.5) ? "ok" : "OVER TARGET" }')
 echo "  run / bare bwrap: ${ratio}x (target <= 1.5x: $ok)"
+# Paced as an agent runs commands (50 ms apart, so the console's
+# prestarted sandbox is ready and the CPUs idle between runs).
+m_pbare=$(GAP=0.05 AFTER=bare_clean median bash -c "$BARE_LINE")
+m_prun=$(GAP=0.05 median "$BWGATE" run -- true)
+printf '  paced 50 ms apart: bare bwrap %.3f ms, bwgate run %.3f ms (%.2fx)\n' \
+    "$m_pbare" "$m_prun" "$(awk -v a="$m_prun" -v b="$m_pbare" \
+    'BEGIN { print a / b }')"
 
 stop
 
 # Where the time of `bwgate run -- true` goes, from the debug log of the
 # console and its exec children (BWGATE_LOG), as medians over N runs; with
-# the warm exec (the default) and without (console.warm_exec false).
+# the warm exec (the default: a prestarted sandbox for this read-only
+# command) and without (console.warm_exec false).
 phases() {
 	local log="$T/phase.log" i
 	rm -f "$log"
@@ -86,12 +95,18 @@ phases() {
 		echo "$(date +%s.%N) 0 CLIENT: end" >> "$log"
 	done
 	stop
+	# A prestarted run's sandbox was made before its request: its
+	# phases are those of the request, from the hand-over on (12-16).
 	awk '
 	function mark(name) { if (!(name in t)) t[name] = $1 }
+	function span(x, from, to) {
+		printf "%d %.3f\n", x, (t[to] - t[from]) * 1000
+	}
 	/CLIENT: start/ { delete t; mark("a") }
 	/submit received/ { mark("b") }
 	/ queued \(/ { mark("c") }
 	/: warm exec pid|: exec pid .* started/ { mark("d") }
+	/prestarted sandbox taken/ { mark("p") }
 	/engine_run: start/ { mark("e") }
 	/engine_run: spawned/ { mark("f") }
 	/observe_hello_reply/ { mark("g") }
@@ -100,26 +115,35 @@ phases() {
 	/job_finish: request/ { mark("j") }
 	/CLIENT: end/ {
 		mark("k")
-		split("a b c d e f g h i j k", k, " ")
-		for (x = 1; x < 11; x++)
-			printf "%d %.3f\n", x, (t[k[x + 1]] - t[k[x]]) * 1000
-		printf "11 %.3f\n", (t["k"] - t["a"]) * 1000
-	}' "$log" | sort -k1,1n -k2,2n | awk '
+		span(1, "a", "b"); span(2, "b", "c"); span(3, "c", "d")
+		if ("p" in t) {
+			span(12, "d", "p"); span(13, "p", "h")
+		} else {
+			span(4, "d", "e"); span(5, "e", "f"); span(6, "f", "g")
+			span(7, "g", "h")
+		}
+		span(8, "h", "i"); span(9, "i", "j"); span(10, "j", "k")
+		span(11, "a", "k")
+	}' "$log" | sort -k1,1n -k2,2n | awk -v N="$N" '
 	BEGIN {
 		split("client start, connect, submit|classify, dry build, " \
 		    "audit|console to exec (spawn, or hand to the warm one)|" \
 		    "exec: process start, read the spec|exec: build, spawn " \
 		    "bwrap|bwrap: namespaces, mounts, helper|the command, " \
 		    "bwrap exits|exec: report|exec exits, console reads it|" \
-		    "result to the client, client exits|in all", name, "|")
+		    "result to the client, client exits|in all|" \
+		    "exec: read the spec, take the prestarted sandbox|" \
+		    "the command (sent to the helper), bwrap exits", name, "|")
+		split("1 2 3 4 5 6 12 7 13 8 9 10 11", order, " ")
 	}
 	{ v[$1, ++n[$1]] = $2 }
 	END {
-		for (x = 1; x <= 11; x++) {
+		for (i = 1; i <= 13; i++) {
+			x = order[i]
 			if (n[x] == 0)
 				continue
-			printf "    %6.2f ms  %s\n", v[x, int((n[x] + 1) / 2)],
-			    name[x]
+			printf "    %6.2f ms  %s%s\n", v[x, int((n[x] + 1) / 2)],
+			    name[x], n[x] < N ? " (" n[x] " runs)" : ""
 		}
 	}'
 }

@@ -83,8 +83,8 @@ exec_usage(FILE *f)
 	    "[--no-monitor]\n"
 	    "                   [--agent-env] [--env NAME=VALUE]...\n"
 	    "                   [--changes auto|snapshot] -- COMMAND [ARG...]\n"
-	    "       bwgate exec --policy-fd FD [--json] [--quiet] "
-	    "[--json-fd FD] [--events-fd FD]\n");
+	    "       bwgate exec --policy-fd FD [--prestart] [--json] "
+	    "[--quiet] [--json-fd FD] [--events-fd FD]\n");
 }
 
 /* How the change report is made: "auto" (recorded calls where the kernel
