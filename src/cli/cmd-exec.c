@@ -439,8 +439,9 @@ cmd_exec(int argc, char **argv)
 run:
 	/* One file for both (2>&1, a terminal, the console's one pipe):
 	   one pipe, order kept. */
-	o.merge_output = fstat(1, &st1) == 0 && fstat(2, &st2) == 0 &&
-	    st1.st_dev == st2.st_dev && st1.st_ino == st2.st_ino;
+	o.merge_output = o.merge_output || (fstat(1, &st1) == 0 &&
+	    fstat(2, &st2) == 0 && st1.st_dev == st2.st_dev &&
+	    st1.st_ino == st2.st_ino);
 	if (prestart) {
 		if (exec_prestart(policy_fd, &o, &r, &shown) == -1 &&
 		    r.error == NULL)

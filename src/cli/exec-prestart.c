@@ -62,7 +62,7 @@ static void
 prestart_exec_flags(struct engine_opts *o, const struct engine_opts *base)
 {
 	o->passthrough = base->passthrough;
-	o->merge_output = base->merge_output;
+	o->merge_output = o->merge_output || base->merge_output;
 	o->events_fd = base->events_fd;
 	o->monitor = base->monitor;
 	o->observe = base->observe;
@@ -103,7 +103,8 @@ prestart_read_request(struct prestart *p)
 static bool
 prestart_same(const cJSON *a, const cJSON *b)
 {
-	static const char *const keys[] = { "policy", "limits", "stdin" };
+	static const char *const keys[] = { "policy", "limits", "stdin",
+		"merge" };
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, keys[i]);

@@ -64,6 +64,7 @@ request_spec(struct console *c, struct request *r,
 	strv_append_all(&o.argv, &r->argv);
 	o.command = r->is_argv ? NULL : xstrdup(r->command);
 	o.stdin_fd = r->stdin_stream ? 0 : SPAWN_DEVNULL;
+	o.merge_output = r->merge_output;
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	/* Nobody watches a headless console: never run forever. */

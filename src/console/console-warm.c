@@ -6,8 +6,9 @@
  * on the request's path, and a new one is started after. Its stdin is a
  * pipe: a request that streams input gets its write end, any other closes
  * it (and its spec says "stdin": "null", so the command reads /dev/null as
- * in a cold start). A request that merges stderr into stdout needs one
- * pipe for both and starts cold. A warm exec that dies unused is not
+ * in a cold start). A request that merges stderr into stdout says so in
+ * its spec ("merge"): exec then gives the command one pipe for both and
+ * passes it on as its stdout. A warm exec that dies unused is not
  * restarted until a request has run, so a broken exec cannot make the
  * console spin.
  *
@@ -181,7 +182,7 @@ warm_take(struct console *c, struct job *jb, const char *spec, int *in_fd)
 	int		 status;
 
 	*in_fd = -1;
-	if (w->pid <= 0 || jb->r->merge_output)
+	if (w->pid <= 0)
 		return false;
 	/* Gone meanwhile (killed from outside)? */
 	if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
@@ -230,11 +231,13 @@ warm_again(struct console *c, bool now)
 	    warm_start, c);
 }
 
-/* What of a spec the sandbox is made from: its policy, limits, stdin. */
+/* What of a spec the sandbox is made from: its policy, limits, stdin,
+   output merging. */
 static char *
 warm_key(const cJSON *spec)
 {
-	static const char *const keys[] = { "policy", "limits", "stdin" };
+	static const char *const keys[] = { "policy", "limits", "stdin",
+		"merge" };
 	cJSON	*k = cJSON_CreateObject();
 	char	*s;
 
@@ -259,8 +262,7 @@ warm_predict(struct console *c, const struct request *r, const char *spec)
 
 	/* Only what cannot write the project: a sandbox waiting with it
 	   leaves nothing in it (no placeholders). */
-	if (!c->cfg.prestart || r->writes || r->stdin_stream ||
-	    r->merge_output || len == 0)
+	if (!c->cfg.prestart || r->writes || r->stdin_stream || len == 0)
 		return;
 	free(w->predict);
 	w->predict = spec[len - 1] == '\n' ? xstrdup(spec) :

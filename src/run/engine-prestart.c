@@ -12,8 +12,8 @@
  *    project as it was then) is this sandbox's argv with its command: the
  *    same mounts, masks, environment and descriptors;
  *  - the project's path still names the directory bound;
- *  - the limits, stdin and observer are the same (the caller compares the
- *    two specs);
+ *  - the limits, stdin and output merging are the same (the caller
+ *    compares the two specs);
  *  - the command fits in the helper's go message.
  * Else the sandbox is dropped, nothing of the request having run in it,
  * and the request runs as usual. Only what cannot write the project is
@@ -38,8 +38,7 @@ bool
 engine_prestart_possible(const struct engine_opts *o, bool writes,
     const struct observer *obs)
 {
-	return o->await != NULL && !writes && obs != NULL &&
-	    !o->merge_output;
+	return o->await != NULL && !writes && obs != NULL;
 }
 
 /* Length of the go message that carries argv. */

@@ -22,7 +22,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 376,
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",
 	"output_limit", "exclude", "attention", "limits", "shown_argv_sha256",
-	"stdin", NULL
+	"stdin", "merge", NULL
 };
 
 /* The spec of an engine run. */
@@ -51,6 +51,10 @@ engine_spec_json(const struct engine_opts *o)
 	   (a warm exec has a pipe there, for a request that streams). */
 	if (o->stdin_fd == SPAWN_DEVNULL)
 		cJSON_AddStringToObject(j, "stdin", "null");
+	/* One stream for stdout and stderr, order kept (whatever exec's 1
+	   and 2 are: a warm exec has two pipes). */
+	if (o->merge_output)
+		cJSON_AddTrueToObject(j, "merge");
 	return j;
 }
 
@@ -153,6 +157,14 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 			return -1;
 		}
 		o->stdin_fd = SPAWN_DEVNULL;
+	}
+	e = cJSON_GetObjectItemCaseSensitive(j, "merge");
+	if (e != NULL) {
+		if (!cJSON_IsTrue(e)) {
+			*cause = xstrdup("spec: merge must be true or absent");
+			return -1;
+		}
+		o->merge_output = true;
 	}
 	e = cJSON_GetObjectItemCaseSensitive(j, "shown_argv_sha256");
 	if (shown != NULL)

@@ -7,7 +7,8 @@
  *	{"version":1,"policy":{...policy-json.h...},"argv":[...],
  *	 "command":"..."|null,"timeout_ms":N,"grace_ms":N,"output_limit":N,
  *	 "exclude":[...],"attention":[...],"shown_argv_sha256":"...",
- *	 "stdin":"null" (the command reads /dev/null; absent: exec's stdin)}
+ *	 "stdin":"null" (the command reads /dev/null; absent: exec's stdin),
+ *	 "merge":true (stdout and stderr one stream; absent: as exec's 1, 2)}
  *
  * shown_argv_sha256 is the digest (sha256_strv) of the bwrap argv the
  * operator was shown; exec puts it in its report beside the digest of

@@ -47,6 +47,20 @@ assert_eq "another command with its arguments runs in it" \
     "$(field .stdout)" "one two three"
 assert_eq "  prestarted" "$(field .sandbox.prestarted)" true
 
+# stdout and stderr as one stream (2>&1): a sandbox of its own the first
+# time (one pipe for both is part of the sandbox), prestarted the next;
+# the order is kept either way.
+last_result() { jq -c 'select(.record == "result")' "$AUDIT" | tail -1; }
+for i in 1 2; do
+	wait_for 10 prestarted
+	out=$("$BWGATE" run -- ls nonexistent f 2>&1)
+	assert_match "merged output $i: in order" "$(echo $out)" \
+	    "nonexistent.* f( |\$)"
+	assert_eq "merged output $i: prestarted" \
+	    "$(last_result | jq -r .report.sandbox.prestarted)" \
+	    "$([ $i = 2 ] && echo true || echo null)"
+done
+
 # Another working directory: another argv (--chdir), another sandbox.
 wait_for 10 prestarted
 (cd sub && "$BWGATE" run --json -- cat ../f > "$T/r.json" 2> /dev/null)
