@@ -33,6 +33,7 @@ struct prestart {
 	struct engine_opts	*real;		/* the request, once read */
 	char			*shown;
 	bool			 read;		/* the request was read */
+	bool			 taken;		/* ... and run in the sandbox */
 	char			*error;		/* why it cannot run */
 };
 
@@ -139,6 +140,7 @@ prestart_await(void *arg, struct engine_opts **real, char **shown)
 	}
 	*real = p->real;
 	*shown = p->shown != NULL ? xstrdup(p->shown) : NULL;
+	p->taken = true;	/* unless the engine finds it unsuitable */
 	return 0;
 }
 
@@ -148,7 +150,7 @@ exec_prestart(int fd, const struct engine_opts *base, struct result *r,
 {
 	struct prestart		 p = { .fd = fd, .base = base, .in = BUF_INIT };
 	struct engine_opts	 pred;
-	char			*cause = NULL;
+	char			*cause = NULL, *nl;
 	int			 rc = -1;
 
 	engine_opts_init(&pred);
@@ -158,9 +160,13 @@ exec_prestart(int fd, const struct engine_opts *base, struct result *r,
 	}
 	buf_add(&p.in, "", 1);
 	p.in.len--;
-	*strchr(p.in.data, '\n') = '\0';
+	if ((nl = strchr(p.in.data, '\n')) == NULL) {
+		r->error = xstrdup("the policy has no prediction line");
+		goto out;
+	}
+	*nl = '\0';
 	p.predicted = json_parse_text(p.in.data, "the prediction", &cause);
-	p.in.data[strlen(p.in.data)] = '\n';
+	*nl = '\n';
 	if (p.predicted != NULL &&
 	    engine_spec_parse(p.predicted, &pred, NULL, &cause) == 0) {
 		prestart_exec_flags(&pred, base);
@@ -168,8 +174,11 @@ exec_prestart(int fd, const struct engine_opts *base, struct result *r,
 		pred.await_arg = &p;
 		LOG("prestarting the predicted sandbox");
 		rc = engine_run(&pred, r);
-		if (rc != ENGINE_UNUSED)
+		/* Ran (or failed) as the request; else it runs as usual. */
+		if (rc != ENGINE_UNUSED && p.taken)
 			goto out;
+		if (rc == -1)
+			LOG("the prestart failed: %s", r->error);
 		result_release(r);
 		*r = (struct result)RESULT_INIT;
 	} else {

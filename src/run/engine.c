@@ -2,7 +2,8 @@
  * engine: one command in the sandbox, from policy to report.
  *
  * The order matters:
- *	probe -> build the sandbox (creates placeholders) -> spawn bwrap ->
+ *	probe -> build the sandbox (creates placeholders) -> spawn bwrap
+ *	(born in the run's cgroup) ->
  *	snapshot before (only without recorded calls) -> start the monitor
  *	(only when someone reads live events) -> release bwrap -> with
  *	recorded calls: wait for the helper's answer (snapshot before after
@@ -12,7 +13,9 @@
  *	remove placeholders -> report.
  *
  * A profile that cannot write the project (readonly) takes no snapshot and
- * arms no monitor: its report says so (changes_possible false).
+ * arms no monitor: its report says so (changes_possible false). Such a
+ * sandbox may also be prestarted: made before its request is known, with
+ * the command coming to the helper at "go" (engine-prestart.c).
  *
  * The loop (engine-loop.c) multiplexes the command's stdout/stderr (captured up to the
  * limit, passed through live when asked), bwrap's --json-status-fd stream
@@ -49,7 +52,6 @@
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
-#include "sha256.h"
 #include "runner.h"
 #include "snapshot.h"
 #include "xalloc.h"

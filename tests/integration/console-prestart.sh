@@ -27,8 +27,13 @@ prestarted() {
 	return 1
 }
 field() { jq -r "$1" "$T/r.json"; }
-run_json() { "$BWGATE" run --json -- "$@" > "$T/r.json" 2> /dev/null; }
+# The agent's environment is part of the sandbox: the same each time here
+# (cd changes OLDPWD).
+run_json() {
+	env OLDPWD=/ "$BWGATE" run --json -- "$@" > "$T/r.json" 2> /dev/null
+}
 
+export BWGATE_LOG="$T/exec.log"	# the console's execs say why
 start_console --headless --auto-allowlisted
 run_json cat f
 assert_eq "a read-only request runs" "$(field .stdout)" data
@@ -53,7 +58,7 @@ assert_eq "  prestarted" "$(field .sandbox.prestarted)" true
 last_result() { jq -c 'select(.record == "result")' "$AUDIT" | tail -1; }
 for i in 1 2; do
 	wait_for 10 prestarted
-	out=$("$BWGATE" run -- ls nonexistent f 2>&1)
+	out=$(env OLDPWD=/ "$BWGATE" run -- ls nonexistent f 2>&1)
 	assert_match "merged output $i: in order" "$(echo $out)" \
 	    "nonexistent.* f( |\$)"
 	assert_eq "merged output $i: prestarted" \
@@ -63,19 +68,22 @@ done
 
 # Another working directory: another argv (--chdir), another sandbox.
 wait_for 10 prestarted
-(cd sub && "$BWGATE" run --json -- cat ../f > "$T/r.json" 2> /dev/null)
+(cd sub && run_json cat ../f)
 assert_eq "a request from another directory runs" "$(field .stdout)" data
 assert_eq "  in a sandbox of its own" "$(field .sandbox.prestarted)" null
 assert_eq "  as shown" "$(field .sandbox.as_shown)" true
 
 # The project directory replaced meanwhile: the same path, the same argv,
 # but the waiting sandbox has the old directory bound.
+run_json cat f		# (the prediction: the project's top again)
 wait_for 10 prestarted
 mv "$P" "$P.old" && mkdir "$P" && echo new > "$P/f" && cd "$P"
 run_json cat f
 assert_eq "after the project was replaced the request reads the new one" \
     "$(field .stdout)" new
 assert_eq "  in a sandbox of its own" "$(field .sandbox.prestarted)" null
+ok_if "  because the directory bound is not the project's any more" \
+    grep -q 'the project directory is another one now' "$T/exec.log"
 cd / && rm -rf "$P" && mv "$P.old" "$P" && cd "$P"
 stop_console
 ok_unless "the console leaves no sandbox" pgrep -f -- "--chdir $P( |\$)"
@@ -93,9 +101,7 @@ wait_for 20 test -s "$T/cat.rc"
 assert_eq "an approved read-only request runs" "$(field .stdout)" data
 ok_if "after it a sandbox waits" wait_for 10 prestarted
 rm -f "$T/sleep.rc"
-# (From the same shell: the agent's environment is part of the sandbox;
-# stdout and stderr apart: merged output needs an exec of its own.)
-{ "$BWGATE" run -- sleep 4709 > /dev/null 2> "$T/sleep.err"
+{ env OLDPWD=/ "$BWGATE" run -- sleep 4709 > /dev/null 2> "$T/sleep.err"
     echo $? > "$T/sleep.rc"; } &
 ok_if "a request that asks waits for the operator" \
     wait_for 10 state_is 2 pending
