@@ -69,7 +69,11 @@ main(int argc, char **argv)
 {
 	const char	*name;
 
-	setlocale(LC_ALL, "");
+	/* Characters only (display width, wide-character display): numbers
+	   and times print the same everywhere, and every process start
+	   loads one locale file instead of thirteen (the console's screen
+	   takes the rest, ui.c). */
+	setlocale(LC_CTYPE, "");
 	signal(SIGPIPE, SIG_IGN);
 	/* A debug log for any subcommand (bwgate --log FILE does the same
 	   for the console). */

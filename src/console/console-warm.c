@@ -33,6 +33,7 @@
 #include "console-int.h"
 #include "console.h"
 #include "log.h"
+#include "proctree.h"
 #include "spawn.h"
 #include "xalloc.h"
 
@@ -147,12 +148,13 @@ fail:
 	strv_release(&av);
 }
 
-/* End the waiting one (and its sandbox: bwrap dies with it). */
+/* End the waiting one and its prestarted sandbox (deepest first: bwrap
+   does not wait for its parent-death signal). */
 static void
 warm_discard(struct warm *w)
 {
 	if (w->pid > 0) {
-		kill(w->pid, SIGKILL);
+		proctree_kill(w->pid, SIGKILL);
 		waitpid(w->pid, NULL, 0);
 	}
 	warm_close(w);

@@ -28,9 +28,11 @@ prestarted() {
 }
 field() { jq -r "$1" "$T/r.json"; }
 # The agent's environment is part of the sandbox: the same each time here
-# (cd changes OLDPWD).
+# (cd changes OLDPWD). Stdin is /dev/null: a pipe or a file as stdin
+# makes `bwgate run` stream it, and that sandbox's stdin is another.
 run_json() {
-	env OLDPWD=/ "$BWGATE" run --json -- "$@" > "$T/r.json" 2> /dev/null
+	env OLDPWD=/ "$BWGATE" run --json -- "$@" > "$T/r.json" 2> /dev/null \
+	    < /dev/null
 }
 
 export BWGATE_LOG="$T/exec.log"	# the console's execs say why
@@ -58,7 +60,7 @@ assert_eq "  prestarted" "$(field .sandbox.prestarted)" true
 last_result() { jq -c 'select(.record == "result")' "$AUDIT" | tail -1; }
 for i in 1 2; do
 	wait_for 10 prestarted
-	out=$(env OLDPWD=/ "$BWGATE" run -- ls nonexistent f 2>&1)
+	out=$(env OLDPWD=/ "$BWGATE" run -- ls nonexistent f 2>&1 < /dev/null)
 	assert_match "merged output $i: in order" "$(echo $out)" \
 	    "nonexistent.* f( |\$)"
 	assert_eq "merged output $i: prestarted" \
@@ -101,8 +103,8 @@ wait_for 20 test -s "$T/cat.rc"
 assert_eq "an approved read-only request runs" "$(field .stdout)" data
 ok_if "after it a sandbox waits" wait_for 10 prestarted
 rm -f "$T/sleep.rc"
-{ env OLDPWD=/ "$BWGATE" run -- sleep 4709 > /dev/null 2> "$T/sleep.err"
-    echo $? > "$T/sleep.rc"; } &
+{ env OLDPWD=/ "$BWGATE" run -- sleep 4709 > /dev/null 2> "$T/sleep.err" \
+    < /dev/null; echo $? > "$T/sleep.rc"; } &
 ok_if "a request that asks waits for the operator" \
     wait_for 10 state_is 2 pending
 ok_unless "  and its command runs nowhere" pgrep -fx 'sleep 4709'

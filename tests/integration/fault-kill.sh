@@ -26,10 +26,25 @@ exec_pids() {
 
 # Is every process of a sandbox of this project gone (bwrap, the exec
 # child, the command)? $1: the command's unique sleep.
+# (Not the sandbox an idle warm exec of a live console prestarted: it
+# runs nothing yet. Its bwrap is a child or grandchild of an exec that
+# still holds its policy descriptor.)
+prestarted_sandbox() {
+	local p=$1 i
+	for i in 1 2 3; do
+		p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || return 1
+		[ -n "$p" ] && [ "$p" -gt 1 ] || return 1
+		[ -e "/proc/$p/fd/5" ] &&
+		    grep -qa -- '--prestart' "/proc/$p/cmdline" && return 0
+	done
+	return 1
+}
 sandbox_gone() {
-	! pgrep -f -- "--chdir $P( |\$)" > /dev/null &&
-	    [ -z "$(exec_pids)" ] &&
-	    ! pgrep -fx -- "sleep $1" > /dev/null
+	local b
+	for b in $(pgrep -f -- "--chdir $P( |\$)"); do
+		prestarted_sandbox "$b" || return 1
+	done
+	[ -z "$(exec_pids)" ] && ! pgrep -fx -- "sleep $1" > /dev/null
 }
 state_is() {
 	test "$("$BWGATE" list --json | jq -r ".[] | select(.id == $1) | .state")" = "$2"
