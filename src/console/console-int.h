@@ -88,6 +88,8 @@ struct job {
 };
 
 /* One exec started ahead of need (console-warm.c). */
+#define WARM_RETIRED_MAX	8
+
 struct warm {
 	pid_t			 pid;		/* 0: none */
 	int			 fds[JOB_NFDS];	/* its output pipes, read ends */
@@ -101,6 +103,9 @@ struct warm {
 						   line, or NULL */
 	char			*predict_key;	/* its policy, limits, stdin */
 	char			*given;		/* the waiting one's key, or NULL */
+	pid_t			 retired[WARM_RETIRED_MAX]; /* told to end (the
+						   end of their spec), not
+						   reaped yet; 0: free */
 };
 
 struct console_sub {

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@
 /* How long after a request started the next warm exec starts at the
    latest (one that ends sooner starts it then). */
 #define WARM_AFTER_START_MS	100
+/* How long a stopping console waits for retired ones to end. */
+#define WARM_STOP_MS		2000
 
 /* Close what the console holds of the warm exec (not the process). */
 static void
@@ -148,14 +151,32 @@ fail:
 	strv_release(&av);
 }
 
-/* End the waiting one and its prestarted sandbox (deepest first: bwrap
-   does not wait for its parent-death signal). */
+/* Kill a warm exec and its sandbox outright, deepest first (bwrap does
+   not wait for its parent-death signal), and reap it. */
+static void
+warm_kill(pid_t pid)
+{
+	proctree_kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Retire the waiting one: the end of its spec makes it drop its sandbox
+ * (removing its cgroup, which a kill would leave) and exit; SIGCHLD reaps
+ * it (warm_reap). With no room left to remember it, kill it.
+ */
 static void
 warm_discard(struct warm *w)
 {
+	size_t	i;
+
 	if (w->pid > 0) {
-		proctree_kill(w->pid, SIGKILL);
-		waitpid(w->pid, NULL, 0);
+		for (i = 0; i < WARM_RETIRED_MAX && w->retired[i] != 0; i++)
+			;
+		if (i < WARM_RETIRED_MAX)
+			w->retired[i] = w->pid;
+		else
+			warm_kill(w->pid);
 	}
 	warm_close(w);
 }
@@ -278,12 +299,16 @@ warm_predict(struct console *c, const struct request *r, const char *spec)
 		warm_discard(w);
 }
 
-/* SIGCHLD: reap the warm exec if it died unused. */
+/* SIGCHLD: reap the retired, and the waiting one if it died unused. */
 void
 warm_reap(struct console *c)
 {
 	struct warm	*w = &c->warm;
 
+	for (size_t i = 0; i < WARM_RETIRED_MAX; i++)
+		if (w->retired[i] > 0 &&
+		    waitpid(w->retired[i], NULL, WNOHANG) == w->retired[i])
+			w->retired[i] = 0;
 	if (w->pid > 0 && waitpid(w->pid, NULL, WNOHANG) == w->pid) {
 		LOG("the warm exec (pid %ld) ended unused", (long)w->pid);
 		warm_close(w);
@@ -291,15 +316,33 @@ warm_reap(struct console *c)
 	}
 }
 
-/* Stop it (shutdown): the end of its spec makes it exit; then reap. */
+/* Stop (shutdown): retire the waiting one; wait a moment for the retired
+   to end by themselves, then kill what is left. */
 void
 warm_stop(struct console *c)
 {
 	struct warm	*w = &c->warm;
+	int64_t		 deadline = loop_now_ms() + WARM_STOP_MS;
+	bool		 left;
+
 	if (w->timer != 0)
 		loop_cancel(c->loop, w->timer);
 	w->timer = 0;
 	warm_discard(w);
+	do {
+		left = false;
+		for (size_t i = 0; i < WARM_RETIRED_MAX; i++) {
+			if (w->retired[i] > 0 && waitpid(w->retired[i], NULL,
+			    WNOHANG) == w->retired[i])
+				w->retired[i] = 0;
+			left = left || w->retired[i] > 0;
+		}
+	} while (left && loop_now_ms() < deadline && poll(NULL, 0, 5) == 0);
+	for (size_t i = 0; i < WARM_RETIRED_MAX; i++) {
+		if (w->retired[i] > 0)
+			warm_kill(w->retired[i]);
+		w->retired[i] = 0;
+	}
 	free(w->predict);
 	free(w->predict_key);
 	w->predict = w->predict_key = NULL;

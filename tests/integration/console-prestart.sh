@@ -22,7 +22,8 @@ prestarted() {
 	for p in $(pgrep -P "$CPID"); do
 		grep -qa -- '--prestart' "/proc/$p/cmdline" 2>/dev/null &&
 		    [ -e "/proc/$p/fd/5" ] &&
-		    pgrep -P "$p" -x bwrap > /dev/null && return 0
+		    pgrep -P "$p" -x bwrap > /dev/null &&
+		    { echo "$p" >> "$T/warm.pids"; return 0; }
 	done
 	return 1
 }
@@ -128,4 +129,15 @@ our_exec() {
 	return 1
 }
 ok_unless "no exec is left" our_exec
+# Retired or stopped, a warm exec drops its sandbox itself: its cgroup
+# goes too (a kill would leave it for a later run to remove).
+cgroup_left() {
+	local p
+	for p in $(sort -u "$T/warm.pids"); do
+		find /sys/fs/cgroup -maxdepth 5 -name "bwgate-$p" | grep -q . &&
+		    return 0
+	done
+	return 1
+}
+ok_unless "no cgroup of a warm exec is left" cgroup_left
 done_testing
