@@ -100,39 +100,24 @@ prestart_read_request(struct prestart *p)
 	cJSON_Delete(j);
 }
 
-/* Asked for the same thing before its command starts? */
-static bool
-prestart_same(const cJSON *a, const cJSON *b)
-{
-	static const char *const keys[] = { "policy", "limits", "stdin",
-		"merge" };
-
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, keys[i]);
-		const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, keys[i]);
-
-		if ((x == NULL) != (y == NULL) ||
-		    (x != NULL && !cJSON_Compare(x, y, true)))
-			return false;
-	}
-	return true;
-}
-
 /* engine_opts.await: the request, if the prediction's sandbox suits. */
 static int
 prestart_await(void *arg, struct engine_opts **real, char **shown)
 {
 	struct prestart	*p = arg;
-	const char	*nl;
+	char		*want, *got;
 	cJSON		*j;
 	bool		 same;
 
 	prestart_read_request(p);
 	if (p->error != NULL)
 		return -1;
-	nl = strchr(p->in.data, '\n');
-	j = cJSON_Parse(nl + 1);
-	same = j != NULL && prestart_same(p->predicted, j);
+	j = cJSON_Parse(strchr(p->in.data, '\n') + 1);
+	want = engine_spec_sandbox_key(p->predicted);
+	got = j != NULL ? engine_spec_sandbox_key(j) : NULL;
+	same = got != NULL && strcmp(want, got) == 0;
+	free(want);
+	free(got);
 	cJSON_Delete(j);
 	if (!same) {
 		LOG("the request asks for another policy than predicted");

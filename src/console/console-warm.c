@@ -33,6 +33,7 @@
 
 #include "console-int.h"
 #include "console.h"
+#include "engine-spec.h"
 #include "log.h"
 #include "proctree.h"
 #include "spawn.h"
@@ -254,29 +255,6 @@ warm_again(struct console *c, bool now)
 	    warm_start, c);
 }
 
-/* What of a spec the sandbox is made from: its policy, limits, stdin,
-   output merging. */
-static char *
-warm_key(const cJSON *spec)
-{
-	static const char *const keys[] = { "policy", "limits", "stdin",
-		"merge" };
-	cJSON	*k = cJSON_CreateObject();
-	char	*s;
-
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec,
-		    keys[i]);
-
-		if (v != NULL)
-			cJSON_AddItemToObject(k, keys[i],
-			    cJSON_Duplicate(v, true));
-	}
-	s = cJSON_PrintUnformatted(k);
-	cJSON_Delete(k);
-	return s;
-}
-
 void
 warm_predict(struct console *c, const struct request *r, const char *spec)
 {
@@ -291,7 +269,7 @@ warm_predict(struct console *c, const struct request *r, const char *spec)
 	w->predict = spec[len - 1] == '\n' ? xstrdup(spec) :
 	    xasprintf("%s\n", spec);
 	free(w->predict_key);
-	w->predict_key = warm_key(r->spec);
+	w->predict_key = engine_spec_sandbox_key(r->spec);
 	/* One waiting for another sandbox, or none, is replaced (after this
 	   request: warm_again). */
 	if (w->pid > 0 && (w->given == NULL ||

@@ -172,6 +172,27 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 	return 0;
 }
 
+char *
+engine_spec_sandbox_key(const cJSON *spec)
+{
+	static const char *const keys[] = { "policy", "limits", "stdin",
+		"merge" };
+	cJSON	*k = cJSON_CreateObject();
+	char	*s;
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec,
+		    keys[i]);
+
+		if (v != NULL)
+			cJSON_AddItemToObject(k, keys[i],
+			    cJSON_Duplicate(v, true));
+	}
+	s = cJSON_PrintUnformatted(k);
+	cJSON_Delete(k);
+	return s;
+}
+
 /* Read a spec from a descriptor. */
 int
 engine_spec_read_fd(int fd, struct engine_opts *o, char **shown,

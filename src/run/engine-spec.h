@@ -31,6 +31,10 @@ cJSON	*engine_spec_json(const struct engine_opts *o);
    shown_argv_sha256 (caller frees) if given. */
 int	 engine_spec_parse(const cJSON *, struct engine_opts *o,
 	    char **shown, char **cause);
+/* What of a spec its sandbox is made from before the command is known:
+   policy, limits, stdin and output merging, as one JSON text (caller
+   frees). Two specs with the same can share a prestarted sandbox. */
+char	*engine_spec_sandbox_key(const cJSON *spec);
 /* Read a spec from a descriptor (to its end) into o. */
 int	 engine_spec_read_fd(int fd, struct engine_opts *o, char **shown,
 	    char **cause);
