@@ -45,6 +45,16 @@ stop_console() {
 	CRC=$?
 }
 
+# The `bwgate exec --policy-fd` processes working in the project: this
+# console's (other tests' consoles may run beside it). The pattern's
+# brackets keep pgrep from finding a script's own line.
+project_execs() {
+	local p
+	for p in $(pgrep -f -- '[ ]exec --policy-fd '); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && echo "$p"
+	done
+}
+
 audit_valid() {
 	[ -s "$AUDIT" ] && jq -e . "$AUDIT" > /dev/null
 }

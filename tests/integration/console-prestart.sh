@@ -120,15 +120,7 @@ assert_eq "  as shown" "$(jq -r .report.sandbox.as_shown <<<"$result")" true
 stop_console
 assert_eq "clean exit" "$CRC" 0
 ok_unless "nothing of a sandbox is left" pgrep -f -- "--chdir $P( |\$)"
-# (Other tests' consoles may run beside this one: ours work in $P.)
-our_exec() {
-	local p
-	for p in $(pgrep -f -- ' exec --policy-fd '); do
-		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && return 0
-	done
-	return 1
-}
-ok_unless "no exec is left" our_exec
+ok_if "no exec is left" test -z "$(project_execs)"
 # Retired or stopped, a warm exec drops its sandbox itself: its cgroup
 # goes too (a kill would leave it for a later run to remove).
 cgroup_left() {

@@ -57,14 +57,7 @@ assert_eq "the next request runs" "$out" after
 ok_if "then a warm exec waits again" wait_for 10 warm_pid
 stop_console
 assert_eq "clean exit" "$CRC" 0
-# (The pattern's brackets keep pgrep from finding this script's own line.)
-no_exec_left() {
-	local p
-	for p in $(pgrep -f -- '[ ]exec --policy-fd '); do
-		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && return 1
-	done
-	return 0
-}
+no_exec_left() { [ -z "$(project_execs)" ]; }
 ok_if "the warm exec went with the console" wait_for 10 no_exec_left
 
 # Off: no warm exec.
