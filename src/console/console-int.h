@@ -101,7 +101,7 @@ struct warm {
 	char			*predict;	/* the next one's prediction: the
 						   last read-only request's spec
 						   line, or NULL */
-	char			*predict_key;	/* its policy, limits, stdin */
+	char			*predict_key;	/* engine_spec_sandbox_key */
 	char			*given;		/* the waiting one's key, or NULL */
 	pid_t			 retired[WARM_RETIRED_MAX]; /* told to end (the
 						   end of their spec), not

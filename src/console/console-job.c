@@ -471,6 +471,7 @@ job_spawn(struct job *jb, char **cause)
 	cJSON		*rec, *changed;
 	const cJSON	*sh;
 	char		*spec;
+	bool		 warm;
 
 	for (i = 0; i < JOB_NFDS; i++)
 		p[i][0] = p[i][1] = -1;
@@ -481,14 +482,13 @@ job_spawn(struct job *jb, char **cause)
 	job_argv(c, &av);
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
-	if (warm_take(c, jb, spec, &ip[1])) {
-		warm_predict(c, jb->r, spec);
-		free(spec);
+	warm = warm_take(c, jb, spec, &ip[1]);
+	warm_predict(c, jb->r, spec);	/* after the take: see warm_predict */
+	free(spec);
+	if (warm) {
 		LOG("request %u: warm exec pid %ld", jb->r->id, (long)jb->pid);
 		goto started;
 	}
-	warm_predict(c, jb->r, spec);
-	free(spec);
 	map[0] = SPAWN_DEVNULL;
 	if (jb->r->stdin_stream && !jb->in_closed) {
 		if (pipe2(ip, O_CLOEXEC) != 0)

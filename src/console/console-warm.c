@@ -277,16 +277,28 @@ warm_predict(struct console *c, const struct request *r, const char *spec)
 		warm_discard(w);
 }
 
+/* Reap the retired that ended; are some left? */
+static bool
+warm_reap_retired(struct warm *w)
+{
+	bool	left = false;
+
+	for (size_t i = 0; i < WARM_RETIRED_MAX; i++) {
+		if (w->retired[i] > 0 && waitpid(w->retired[i], NULL,
+		    WNOHANG) == w->retired[i])
+			w->retired[i] = 0;
+		left = left || w->retired[i] > 0;
+	}
+	return left;
+}
+
 /* SIGCHLD: reap the retired, and the waiting one if it died unused. */
 void
 warm_reap(struct console *c)
 {
 	struct warm	*w = &c->warm;
 
-	for (size_t i = 0; i < WARM_RETIRED_MAX; i++)
-		if (w->retired[i] > 0 &&
-		    waitpid(w->retired[i], NULL, WNOHANG) == w->retired[i])
-			w->retired[i] = 0;
+	(void)warm_reap_retired(w);
 	if (w->pid > 0 && waitpid(w->pid, NULL, WNOHANG) == w->pid) {
 		LOG("the warm exec (pid %ld) ended unused", (long)w->pid);
 		warm_close(w);
@@ -301,21 +313,14 @@ warm_stop(struct console *c)
 {
 	struct warm	*w = &c->warm;
 	int64_t		 deadline = loop_now_ms() + WARM_STOP_MS;
-	bool		 left;
 
 	if (w->timer != 0)
 		loop_cancel(c->loop, w->timer);
 	w->timer = 0;
 	warm_discard(w);
-	do {
-		left = false;
-		for (size_t i = 0; i < WARM_RETIRED_MAX; i++) {
-			if (w->retired[i] > 0 && waitpid(w->retired[i], NULL,
-			    WNOHANG) == w->retired[i])
-				w->retired[i] = 0;
-			left = left || w->retired[i] > 0;
-		}
-	} while (left && loop_now_ms() < deadline && poll(NULL, 0, 5) == 0);
+	while (warm_reap_retired(w) && loop_now_ms() < deadline &&
+	    poll(NULL, 0, 5) == 0)
+		;
 	for (size_t i = 0; i < WARM_RETIRED_MAX; i++) {
 		if (w->retired[i] > 0)
 			warm_kill(w->retired[i]);

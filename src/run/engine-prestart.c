@@ -28,7 +28,6 @@
 
 #include "engine-int.h"
 #include "log.h"
-#include "observe-proto.h"
 #include "observe.h"
 #include "sandbox.h"
 #include "sha256.h"
@@ -39,17 +38,6 @@ engine_prestart_possible(const struct engine_opts *o, bool writes,
     const struct observer *obs)
 {
 	return o->await != NULL && !writes && obs != NULL;
-}
-
-/* Length of the go message that carries argv. */
-static size_t
-argv_message_len(const struct strv *argv)
-{
-	size_t	n = 0;
-
-	for (size_t i = 0; i < argv->n; i++)
-		n += strlen(argv->v[i]) + 1;
-	return n;
 }
 
 int
@@ -80,8 +68,7 @@ engine_prestart_take(struct engine *e, const struct sandbox *sb,
 	else if (stat(real->policy.project, &st) != 0 ||
 	    st.st_dev != sb->project_dev || st.st_ino != sb->project_ino)
 		why = "the project directory is another one now";
-	else if (real->argv.n == 0 ||
-	    argv_message_len(&real->argv) > OBSERVE_MAX_ARGV)
+	else if (!observe_argv_fits(&real->argv))
 		why = "the command does not fit the helper's message";
 	free(want);
 	if (why != NULL) {

@@ -344,16 +344,15 @@ limiter_attach(struct limiter *l, pid_t pid, char **cause)
 	if (l->lim.cpu_s > 0 && limiter_prlimit(pid, RLIMIT_CPU,
 	    (rlim_t)l->lim.cpu_s, (rlim_t)l->lim.cpu_s + 2, cause) != 0)
 		return -1;
-	if (l->backend == LIMITS_RLIMIT) {
-		if (l->lim.memory > 0 && limiter_prlimit(pid, RLIMIT_AS,
-		    l->lim.memory, l->lim.memory, cause) != 0)
-			return -1;
-		if (l->lim.pids > 0 && limiter_prlimit(pid, RLIMIT_NPROC,
-		    (rlim_t)l->lim.pids, (rlim_t)l->lim.pids, cause) != 0)
-			return -1;
-		return 0;
-	}
-	return 0;	/* bwrap joined the cgroup before it started */
+	if (l->backend != LIMITS_RLIMIT)
+		return 0;	/* bwrap joined the cgroup before it started */
+	if (l->lim.memory > 0 && limiter_prlimit(pid, RLIMIT_AS,
+	    l->lim.memory, l->lim.memory, cause) != 0)
+		return -1;
+	if (l->lim.pids > 0 && limiter_prlimit(pid, RLIMIT_NPROC,
+	    (rlim_t)l->lim.pids, (rlim_t)l->lim.pids, cause) != 0)
+		return -1;
+	return 0;
 }
 
 const char *

@@ -268,17 +268,25 @@ observe_go(struct observer *obs)
 	observe_send_go(obs, "g", 1);
 }
 
+bool
+observe_argv_fits(const struct strv *argv)
+{
+	size_t	n = 0;
+
+	for (size_t i = 0; i < argv->n; i++)
+		n += strlen(argv->v[i]) + 1;
+	return argv->n > 0 && n <= OBSERVE_MAX_ARGV;
+}
+
 int
 observe_go_argv(struct observer *obs, const struct strv *argv)
 {
 	struct buf	msg = BUF_INIT;
 
+	if (obs == NULL || !observe_argv_fits(argv))
+		return -1;
 	for (size_t i = 0; i < argv->n; i++)
 		buf_add(&msg, argv->v[i], strlen(argv->v[i]) + 1);
-	if (obs == NULL || argv->n == 0 || msg.len > OBSERVE_MAX_ARGV) {
-		buf_release(&msg);
-		return -1;
-	}
 	observe_send_go(obs, msg.data, msg.len);
 	buf_release(&msg);
 	return 0;

@@ -73,8 +73,10 @@ bool		 observe_armed(const struct observer *);
 bool		 observe_wait_ready(struct observer *, int timeout_ms);
 /* Let the command start (it waits for this, whatever the flags). */
 void		 observe_go(struct observer *);
+/* Does argv fit one go message (OBSERVE_MAX_ARGV)? */
+bool		 observe_argv_fits(const struct strv *argv);
 /* OBSERVE_ARGV: let it start as argv; -1 when that cannot be sent
-   (longer than OBSERVE_MAX_ARGV), and nothing starts. */
+   (!observe_argv_fits), and nothing starts. */
 int		 observe_go_argv(struct observer *, const struct strv *argv);
 /* Record every path under root that a file-changing call names on a
    writable mount into sp, before the call runs (snapshot.h). */

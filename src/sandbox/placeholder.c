@@ -106,15 +106,13 @@ registry_free(struct placeholders *ph)
 	free(ph);
 }
 
-struct placeholders *
-placeholders_open(const char *project, char **cause)
+/* Lock the registry at path (taken), made if absent. */
+static struct placeholders *
+registry_open(char *path, char **cause)
 {
 	struct placeholders	*ph;
-	char			*path;
 	int			 fd;
 
-	if ((path = registry_path(project, cause)) == NULL)
-		return NULL;
 	for (;;) {
 		struct stat	 held, named;
 
@@ -139,6 +137,14 @@ placeholders_open(const char *project, char **cause)
 	ph->path = path;
 	registry_read(ph);
 	return ph;
+}
+
+struct placeholders *
+placeholders_open(const char *project, char **cause)
+{
+	char	*path = registry_path(project, cause);
+
+	return path != NULL ? registry_open(path, cause) : NULL;
 }
 
 bool
@@ -206,7 +212,6 @@ placeholders_release(const char *project)
 	struct strv		 left = STRV_INIT;
 	char			*cause = NULL, pid[32], *path;
 	struct stat		 st;
-	bool			 none;
 
 	/* No registry: no placeholder in use or left behind (the usual
 	   case, and without creating one only to remove it). */
@@ -214,11 +219,11 @@ placeholders_release(const char *project)
 		free(cause);
 		return;
 	}
-	none = lstat(path, &st) != 0 && errno == ENOENT;
-	free(path);
-	if (none)
+	if (lstat(path, &st) != 0 && errno == ENOENT) {
+		free(path);
 		return;
-	if ((ph = placeholders_open(project, &cause)) == NULL) {
+	}
+	if ((ph = registry_open(path, &cause)) == NULL) {
 		free(cause);
 		return;
 	}
