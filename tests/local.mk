@@ -14,6 +14,10 @@ check_PROGRAMS += tests/unit/test-sandbox
 tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sandbox_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-sandbox
+check_PROGRAMS += tests/unit/test-gitscan
+tests_unit_test_gitscan_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_gitscan_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-gitscan
 check_PROGRAMS += tests/unit/test-report
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
@@ -133,7 +137,8 @@ EXTRA_DIST += $(ENGINE_TESTS)
 check_PROGRAMS += tests/integration/memwrite
 CONTAIN_TESTS = \
 	%D%/integration/contain-root.sh \
-	%D%/integration/contain-git.sh
+	%D%/integration/contain-git.sh \
+	%D%/integration/contain-gitscan.sh
 TESTS += $(CONTAIN_TESTS)
 EXTRA_DIST += $(CONTAIN_TESTS)
 # The console: real sockets, the real binary, a raw protocol peer.

@@ -101,7 +101,7 @@ struct sandbox {
 	size_t			 git_nested;	/* .git below the top level */
 	/* Checked after the run (sandbox_sweep, sandbox-git.c). */
 	struct strv		 sweep;		/* must still be absent */
-	struct gitscan		*gitscan;	/* the walk before, or NULL */
+	struct gitscan		*gitscan;	/* the scan before, or NULL */
 	/* Where the helper's mount and its place before the command are
 	   in argv (0: no helper), for sandbox_shown_argv. */
 	size_t			 helper_mount_at;
@@ -156,8 +156,6 @@ int	 sandbox_sweep(struct sandbox *, const char *project,
 	    struct strv *warnings, struct strv *removed);
 /* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
 void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
-/* Every .git in the project, project-relative (one getdents walk). */
-void	 sandbox_git_scan(const char *project, struct strv *out);
 void	 sandbox_gitscan_free(struct gitscan *);
 /* After the run: remove placeholders, close descriptors. */
 void	 sandbox_finish(struct sandbox *);

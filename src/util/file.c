@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,11 @@ file_sync_dir(const char *path)
 	return rc;
 }
 
-/* Write aside, fsync, rename over path, fsync the directory. */
-int
-file_write_atomic(const char *path, const void *data, size_t len,
-    mode_t mode, char **cause)
+/* Write aside (synced when durable), rename over path, and sync the
+   directory when durable. */
+static int
+write_aside(const char *path, const void *data, size_t len, mode_t mode,
+    bool durable, char **cause)
 {
 	char	*tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int	 fd;
@@ -74,7 +76,7 @@ file_write_atomic(const char *path, const void *data, size_t len,
 	    mode);
 	if (fd < 0)
 		goto fail;
-	if (write_full(fd, data, len) != 0 || fsync(fd) != 0)
+	if (write_full(fd, data, len) != 0 || (durable && fsync(fd) != 0))
 		goto fail;
 	if (close(fd) != 0) {
 		fd = -1;
@@ -84,7 +86,7 @@ file_write_atomic(const char *path, const void *data, size_t len,
 	if (rename(tmp, path) != 0)
 		goto fail;
 	free(tmp);
-	if (file_sync_dir(path) != 0) {
+	if (durable && file_sync_dir(path) != 0) {
 		*cause = xasprintf("cannot sync the directory of '%s': %s",
 		    path, strerror(errno));
 		return -1;
@@ -98,4 +100,18 @@ fail:
 	unlink(tmp);
 	free(tmp);
 	return -1;
+}
+
+int
+file_write_atomic(const char *path, const void *data, size_t len,
+    mode_t mode, char **cause)
+{
+	return write_aside(path, data, len, mode, true, cause);
+}
+
+int
+file_write_replace(const char *path, const void *data, size_t len,
+    mode_t mode, char **cause)
+{
+	return write_aside(path, data, len, mode, false, cause);
 }

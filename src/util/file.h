@@ -8,7 +8,9 @@
  * exclusively, never through a symlink), fsyncs it, renames it over the
  * target and fsyncs the directory: a reader sees the old contents or the
  * new, never half, and after it returns 0 the new contents survive a
- * crash. Both return -1 with *cause (one line naming the path) on error.
+ * crash. file_write_replace does the same without the syncs, for caches:
+ * a reader still never sees half, but a crash may lose the new contents.
+ * All return -1 with *cause (one line naming the path) on error.
  */
 #ifndef BWGATE_FILE_H
 #define BWGATE_FILE_H
@@ -20,6 +22,8 @@
 int	mkdir_p(const char *dir, mode_t mode, char **cause);
 /* Replace path with len bytes of data (mode for the new file). */
 int	file_write_atomic(const char *path, const void *data, size_t len,
+	    mode_t mode, char **cause);
+int	file_write_replace(const char *path, const void *data, size_t len,
 	    mode_t mode, char **cause);
 
 #endif

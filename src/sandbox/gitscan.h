@@ -1,0 +1,71 @@
+/*
+ * gitscan: where the .git entries of a project are, without reading every
+ * directory of a large project on every run.
+ *
+ * A scan records every directory it saw (device, inode, change time) and
+ * every .git (inode). A later scan starts from an earlier one and takes a
+ * directory's entries as they were when its change time is the one
+ * recorded and is older than the earlier scan's start by GITSCAN_SETTLE_SEC:
+ * a new name, a removal or a rename in or out of a directory all set its
+ * change time to the present, and no one can set it back. Other
+ * directories are read again, and those not seen before are walked whole,
+ * so a scan costs a stat per directory instead of a read. The settling
+ * time is git's "racily clean" rule: a change in the same clock tick as
+ * the recorded read would leave the time unchanged.
+ *
+ *	struct gitscan *gs = gitscan_project(project, &cause);  // cached
+ *	...the command runs...
+ *	struct gitscan *now = gitscan_refresh(gs, rootfd);	 // after it
+ *
+ * Only for src/sandbox (sandbox-git.c).
+ */
+#ifndef BWGATE_GITSCAN_H
+#define BWGATE_GITSCAN_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "strv.h"
+
+#define GITSCAN_SETTLE_SEC	2
+
+struct git_dir {
+	char		*rel;		/* "" for the project root */
+	dev_t		 dev;
+	ino_t		 ino;
+	struct timespec	 ctime;
+	bool		 opaque;	/* could not be read: read each time */
+};
+
+struct gitscan {
+	struct strv	 gits;		/* project-relative .git paths */
+	ino_t		*git_ino;
+	size_t		 ngit;
+	struct git_dir	*dirs;		/* sorted by rel (strcmp) */
+	size_t		 ndirs, dirs_cap;
+	struct timespec	 when;		/* the scan began */
+	bool		 ctime_ok;	/* the file system keeps change times */
+	size_t		 read;		/* directories read, not taken as were */
+	size_t		 read_settled;	/* ... of those, settled when read */
+	char		*error;		/* a directory could not be checked */
+};
+
+/* Every directory of the project from rootfd (read whole). */
+struct gitscan	*gitscan_walk(int rootfd);
+/* The project now, from an earlier scan (see above). */
+struct gitscan	*gitscan_refresh(const struct gitscan *old, int rootfd);
+/* The project now, from the scan kept in the runtime directory when there
+   is one worth trusting; keeps the result there. NULL with cause when the
+   project cannot be opened or a directory in it cannot be checked. */
+struct gitscan	*gitscan_project(const char *project, char **cause);
+/* The index of the directory rel (len bytes) in gs, or -1. */
+ssize_t		 gitscan_find(const struct gitscan *, const char *rel,
+		    size_t len);
+
+/* gitscan-cache.c: the scans kept in the runtime directory. */
+struct gitscan	*gitscan_cache_load(const char *path);
+void		 gitscan_cache_save(const char *path, const struct gitscan *);
+
+#endif
