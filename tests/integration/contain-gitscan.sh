@@ -136,6 +136,17 @@ else
 	skip "an unreadable directory cannot be opened up" "as root every directory is readable (the unprivileged pass runs it)"
 fi
 
+# 8. Out of descriptors halfway down a deep new tree: the command does not
+#    run beside directories no one looked into.
+mkdir -p "$P/$(printf 'n/%.0s' $(seq 1 40))"
+out=$(ulimit -n 30; run -- sh -c 'echo RAN')
+assert_match "a scan out of descriptors says so in one line" "$out" \
+	"^bwgate: cannot read 'n/n/[n/]*' to look for .git: Too many open files$"
+ok_unless "... and the command did not run" \
+	sh -c "printf '%s' \"\$0\" | grep -q RAN" "$out"
+out=$(run -- sh -c 'echo RAN')
+assert_eq "with descriptors, it runs" "$out" "RAN"
+
 for d in a a/sub a.old/b2/c; do
 	host_git_status "$P/$d"
 done
