@@ -41,6 +41,8 @@
 
 #define CACHE_MAGIC	"bwgate-gitscan 1\n"
 #define CACHE_MAX	(256 << 20)
+/* Fewer directories are read faster than a cache file is. */
+#define CACHE_MIN_DIRS	256
 
 /* File systems whose directories' change times are the kernel's own. */
 static const unsigned long ctime_fs[] = {
@@ -332,7 +334,8 @@ gitscan_project(const char *project, char **cause)
 	/* Worth keeping when it spares a read next time: not for a directory
 	   read because it just changed (the project's own, at every run that
 	   leaves a placeholder), which will be read again anyway. */
-	if (path != NULL && (old == NULL || gs->read_settled > 0))
+	if (path != NULL && gs->ndirs >= CACHE_MIN_DIRS &&
+	    (old == NULL || gs->read_settled > 0))
 		gitscan_cache_save(path, gs);
 	sandbox_gitscan_free(old);
 	free(path);

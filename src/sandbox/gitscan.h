@@ -57,7 +57,8 @@ struct gitscan	*gitscan_walk(int rootfd);
 /* The project now, from an earlier scan (see above). */
 struct gitscan	*gitscan_refresh(const struct gitscan *old, int rootfd);
 /* The project now, from the scan kept in the runtime directory when there
-   is one worth trusting; keeps the result there. NULL with cause when the
+   is one worth trusting; keeps the result there (from 256 directories on:
+   fewer are read faster than the file). NULL with cause when the
    project cannot be opened or a directory in it cannot be checked. */
 struct gitscan	*gitscan_project(const char *project, char **cause);
 /* The index of the directory rel (len bytes) in gs, or -1. */

@@ -14,7 +14,8 @@ export BWGATE_LOG="$LOG"
 P="$T/proj"
 git init -q "$P"
 mkdir -p "$P/a/b/c" "$P/lib/x" "$P/aside/sub" "$P/deep/1/2/3/4/5"
-for i in $(seq 1 40); do mkdir -p "$P/many/d$i"; echo "$i" > "$P/many/d$i/f"; done
+# Enough directories to be worth a kept scan (256).
+mkdir -p $(seq -f "$P/many/d%g" 1 300)
 cd "$P" || exit 1
 run() { "$BWGATE" exec --quiet --project "$P" "$@" 2>&1; }
 

@@ -284,13 +284,27 @@ test_project_cache(void **state)
 {
 	const char *const dirs[] = { "a/.git", "b/c", NULL };
 	char		*p = project(dirs);
-	char		*cause = NULL, *kept;
+	char		*cause = NULL, *kept, *cmd;
 	struct gitscan	*gs;
 	struct dirent	*de;
 	DIR		*d;
 	int		 files = 0;
 
 	(void)state;
+	/* A small project is read whole each time: nothing is kept. */
+	gs = gitscan_project(p, &cause);
+	assert_non_null(gs);
+	sandbox_gitscan_free(gs);
+	kept = path_join(dir, "run/bwgate");
+	assert_non_null(d = opendir(kept));
+	while ((de = readdir(d)) != NULL)
+		files += strncmp(de->d_name, "gitscan-", 8) == 0;
+	closedir(d);
+	assert_int_equal(files, 0);
+	free(kept);
+	cmd = xasprintf("cd '%s' && mkdir $(seq -f 'many%%g' 300)", p);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
 	gs = gitscan_project(p, &cause);
 	assert_non_null(gs);
 	assert_int_equal(gs->read, gs->ndirs);	/* no cache yet */
