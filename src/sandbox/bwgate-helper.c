@@ -106,6 +106,44 @@ __lsan_is_turned_off(void)
 	return 1;
 }
 
+/*
+ * Where execvp would find name on $PATH, looked up with access(): every
+ * execve is a notification to bwgate, a round trip each, and an agent's
+ * PATH often lists a dozen directories before /usr/bin. NULL when name
+ * has a slash, PATH is unset, or nothing fits: execvp then decides, as
+ * it does when the one found cannot be run (a script without #!).
+ */
+static const char *
+helper_which(const char *name, char *buf, size_t size)
+{
+	const char	*path = getenv("PATH"), *p, *e;
+	struct stat	 st;
+	size_t		 nl = strlen(name), dl;
+
+	if (path == NULL || strchr(name, '/') != NULL || nl == 0)
+		return NULL;
+	for (p = path; ; p = e + 1) {
+		const char	*dir = p;
+
+		e = strchrnul(p, ':');
+		dl = (size_t)(e - p);
+		if (dl == 0) {		/* an empty entry: the working directory */
+			dir = ".";
+			dl = 1;
+		}
+		if (dl + nl + 2 <= size) {
+			memcpy(buf, dir, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, name, nl + 1);
+			if (access(buf, X_OK) == 0 && stat(buf, &st) == 0 &&
+			    S_ISREG(st.st_mode))
+				return buf;
+		}
+		if (*e == '\0')
+			return NULL;
+	}
+}
+
 /* The go message of a prestarted sandbox: NUL-ended arguments. */
 static char **
 helper_argv(char *msg, ssize_t n)
@@ -128,6 +166,8 @@ main(int argc, char **argv)
 	static char		 msg[sizeof hello + OBSERVE_MAX_INSNS * 8];
 	static char		 go[OBSERVE_MAX_ARGV];
 	const char		*why = NULL;
+	static char		 found[PATH_MAX];
+	const char		*file;
 	char			*end, whybuf[96], **cmd;
 	long			 sock;
 	int			 listener = -1, error = 0, e;
@@ -204,6 +244,8 @@ main(int argc, char **argv)
 	} else
 		cmd = argv + 3;
 	close((int)sock);
+	if ((file = helper_which(cmd[0], found, sizeof found)) != NULL)
+		execv(file, cmd);
 	execvp(cmd[0], cmd);
 	e = errno;
 	if (e == ENOENT || e == ENOTDIR) {

@@ -17,4 +17,5 @@ noinst_LIBRARIES += %D%/libsandbox.a
 # Runs first inside the sandbox: installs the observer's seccomp filter.
 pkglibexec_PROGRAMS += bwgate-helper
 bwgate_helper_CFLAGS = $(AM_CFLAGS)
+bwgate_helper_LDFLAGS = $(HELPER_LDFLAGS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h

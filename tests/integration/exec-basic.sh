@@ -101,6 +101,23 @@ assert_match "doctor names bwrap" "$(cat "$T/doctor")" "bwrap"
 assert_eq "doctor --json is valid" "$(jq -r .ok < "$T/doctor.json")" true
 assert_match "doctor --json has the probe" "$(jq -r .probe.proc < "$T/doctor.json")" "fresh|bind"
 
+# The helper finds the command on PATH as execvp does (it looks before it
+# tries, so a long PATH costs one execve): a file that is not executable
+# is passed over, a script without #! runs through sh, an empty entry is
+# the working directory, and nothing found is 127.
+mkdir -p "$P/bin1" "$P/bin2"
+echo 'echo not-executable' > "$P/bin1/tool"
+echo 'echo plain-script' > "$P/bin2/tool" && chmod +x "$P/bin2/tool"
+pexec() { "$BWGATE" exec --quiet --project "$P" --env "PATH=$1" "${@:2}" 2>&1; }
+assert_eq "PATH: a non-executable file is passed over, a script runs" \
+    "$(pexec "$P/bin1:$P/bin2:/usr/bin:/bin" -- tool)" plain-script
+assert_eq "PATH: an empty entry is the working directory" \
+    "$(pexec ":/usr/bin:/bin" --cwd "$P/bin2" -- tool)" plain-script
+pexec "/usr/bin:/bin" -- no-such-tool-here > /dev/null
+assert_eq "PATH: nothing found is 127" "$?" 127
+assert_eq "PATH: a name with a slash is not looked up" \
+    "$(pexec "/nonexistent" -- /bin/echo direct)" direct
+
 # Cached seccomp programs: one build never reads another's. The cache of
 # this binary is replaced by a program that kills everything; another
 # build (same version and tables, different code: here the same binary
