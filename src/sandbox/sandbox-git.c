@@ -13,7 +13,7 @@
  *    last scan: gitscan.h; .git directories themselves are not entered),
  *    and so is every directory the scan may not read;
  *  - a .git that appears during the run is removed afterwards and
- *    reported, except under git-write: a second walk after the command
+ *    reported, except under git-write: a second scan after the command
  *    (the mounts cannot stop a new name in a writable directory, nor a
  *    parent directory being renamed and a fresh one with a fresh .git put
  *    in its place). Entries are told apart by inode, so a known .git
@@ -33,7 +33,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
