@@ -134,7 +134,6 @@ load_dir(struct cursor *c, struct gitscan *gs)
 {
 	unsigned long long dev, ino, sec, nsec, opaque, len;
 	char		*rel;
-	const char	*slash;
 
 	if (!take_num(c, &dev, ' ') || !take_num(c, &ino, ' ') ||
 	    !take_num(c, &sec, ' ') || !take_num(c, &nsec, ' ') ||
@@ -142,21 +141,14 @@ load_dir(struct cursor *c, struct gitscan *gs)
 	    sec > INT64_MAX || nsec >= 1000000000ULL || opaque > 1 ||
 	    (rel = take_rel(c, len)) == NULL)
 		return false;
-	slash = strrchr(rel, '/');
 	if ((gs->ndirs == 0) != (rel[0] == '\0') || (gs->ndirs > 0 &&
 	    (strcmp(gs->dirs[gs->ndirs - 1].rel, rel) >= 0 ||
-	    gitscan_find(gs, rel, slash == NULL ? 0 : (size_t)(slash - rel))
-	    < 0))) {
+	    gitscan_parent(gs, rel) < 0))) {
 		free(rel);
 		return false;
 	}
-	if (gs->ndirs == gs->dirs_cap) {
-		gs->dirs_cap = gs->dirs_cap == 0 ? 64 : 2 * gs->dirs_cap;
-		gs->dirs = xreallocarray(gs->dirs, gs->dirs_cap,
-		    sizeof *gs->dirs);
-	}
-	gs->dirs[gs->ndirs++] = (struct git_dir){ rel, (dev_t)dev, (ino_t)ino,
-	    { (time_t)sec, (long)nsec }, opaque == 1 };
+	gitscan_push_dir(gs, (struct git_dir){ rel, (dev_t)dev, (ino_t)ino,
+	    { (time_t)sec, (long)nsec }, opaque == 1 });
 	return true;
 }
 
@@ -173,15 +165,11 @@ load_git(struct cursor *c, struct gitscan *gs)
 		return false;
 	slash = strrchr(rel, '/');
 	if (strcmp(slash == NULL ? rel : slash + 1, ".git") != 0 ||
-	    gitscan_find(gs, rel, slash == NULL ? 0 : (size_t)(slash - rel))
-	    < 0) {
+	    gitscan_parent(gs, rel) < 0) {
 		free(rel);
 		return false;
 	}
-	strv_push_owned(&gs->gits, rel);
-	gs->git_ino = xreallocarray(gs->git_ino, gs->ngit + 1,
-	    sizeof *gs->git_ino);
-	gs->git_ino[gs->ngit++] = (ino_t)ino;
+	gitscan_push_git(gs, rel, (ino_t)ino);
 	return true;
 }
 

@@ -68,28 +68,40 @@ sandbox_gitscan_free(struct gitscan *gs)
 	free(gs);
 }
 
-/* Note a .git seen at rel. */
-static void
-git_found(struct gitscan *gs, const char *rel, ino_t ino)
+void
+gitscan_push_git(struct gitscan *gs, char *rel, ino_t ino)
 {
-	strv_push(&gs->gits, rel);
+	strv_push_owned(&gs->gits, rel);
 	gs->git_ino = xreallocarray(gs->git_ino, gs->ngit + 1,
 	    sizeof *gs->git_ino);
 	gs->git_ino[gs->ngit++] = ino;
 }
 
-static void
-dir_add(struct gitscan *gs, const char *rel, const struct stat *st,
-    bool opaque)
+void
+gitscan_push_dir(struct gitscan *gs, struct git_dir d)
 {
 	if (gs->ndirs == gs->dirs_cap) {
 		gs->dirs_cap = gs->dirs_cap == 0 ? 64 : 2 * gs->dirs_cap;
 		gs->dirs = xreallocarray(gs->dirs, gs->dirs_cap,
 		    sizeof *gs->dirs);
 	}
-	gs->dirs[gs->ndirs++] = (struct git_dir){ xstrdup(rel),
+	gs->dirs[gs->ndirs++] = d;
+}
+
+/* Note a .git seen at rel. */
+static void
+git_found(struct gitscan *gs, const char *rel, ino_t ino)
+{
+	gitscan_push_git(gs, xstrdup(rel), ino);
+}
+
+static void
+dir_add(struct gitscan *gs, const char *rel, const struct stat *st,
+    bool opaque)
+{
+	gitscan_push_dir(gs, (struct git_dir){ xstrdup(rel),
 	    opaque ? 0 : st->st_dev, opaque ? 0 : st->st_ino,
-	    opaque ? (struct timespec){ 0, 0 } : st->st_ctim, opaque };
+	    opaque ? (struct timespec){ 0, 0 } : st->st_ctim, opaque });
 }
 
 /* A directory that could not be opened: when it refuses us, noted as
@@ -163,9 +175,8 @@ gitscan_find(const struct gitscan *gs, const char *rel, size_t len)
 	return -1;
 }
 
-/* The index of rel's parent directory in gs, or -1 (rel is not ""). */
-static ssize_t
-parent_find(const struct gitscan *gs, const char *rel)
+ssize_t
+gitscan_parent(const struct gitscan *gs, const char *rel)
 {
 	const char	*slash = strrchr(rel, '/');
 
@@ -395,7 +406,7 @@ gitscan_refresh(const struct gitscan *old, int rootfd)
 	stat_all(old, rootfd, st, ok);
 	for (size_t i = 0; i < old->ndirs; i++) {
 		const struct git_dir *d = &old->dirs[i];
-		ssize_t		 p = i == 0 ? -1 : parent_find(old, d->rel);
+		ssize_t		 p = i == 0 ? -1 : gitscan_parent(old, d->rel);
 		char		*cause = NULL;
 		int		 fd;
 
@@ -420,7 +431,7 @@ gitscan_refresh(const struct gitscan *old, int rootfd)
 		read_dir(now, fd, path, strlen(path), rel_depth(path), &e);
 	}
 	for (size_t i = 0; i < old->ngit; i++) {
-		ssize_t	p = parent_find(old, old->gits.v[i]);
+		ssize_t	p = gitscan_parent(old, old->gits.v[i]);
 
 		if (p >= 0 && state[p] == DIR_KEPT)
 			git_found(now, old->gits.v[i], old->git_ino[i]);

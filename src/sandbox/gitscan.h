@@ -61,9 +61,14 @@ struct gitscan	*gitscan_refresh(const struct gitscan *old, int rootfd);
    fewer are read faster than the file). NULL with cause when the
    project cannot be opened or a directory in it cannot be checked. */
 struct gitscan	*gitscan_project(const char *project, char **cause);
-/* The index of the directory rel (len bytes) in gs, or -1. */
+/* The index of the directory rel (len bytes) in gs, or -1; of the
+   directory holding rel (rel is not ""), or -1. */
 ssize_t		 gitscan_find(const struct gitscan *, const char *rel,
 		    size_t len);
+ssize_t		 gitscan_parent(const struct gitscan *, const char *rel);
+/* Append a directory, a .git (their rel is then gs's). */
+void		 gitscan_push_dir(struct gitscan *, struct git_dir);
+void		 gitscan_push_git(struct gitscan *, char *rel, ino_t);
 
 /* gitscan-cache.c: the scans kept in the runtime directory. */
 struct gitscan	*gitscan_cache_load(const char *path);
