@@ -278,30 +278,38 @@ test_cache_rejects(void **state)
 	free(file);
 }
 
+/* How many scans the runtime directory keeps. */
+static int
+kept_scans(void)
+{
+	char		*kept = path_join(dir, "run/bwgate");
+	DIR		*d = opendir(kept);
+	struct dirent	*de;
+	int		 files = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		files += strncmp(de->d_name, "gitscan-", 8) == 0;
+	closedir(d);
+	free(kept);
+	return files;
+}
+
 /* gitscan_project keeps the scan and takes the next from it. */
 static void
 test_project_cache(void **state)
 {
 	const char *const dirs[] = { "a/.git", "b/c", NULL };
 	char		*p = project(dirs);
-	char		*cause = NULL, *kept, *cmd;
+	char		*cause = NULL, *cmd;
 	struct gitscan	*gs;
-	struct dirent	*de;
-	DIR		*d;
-	int		 files = 0;
 
 	(void)state;
 	/* A small project is read whole each time: nothing is kept. */
 	gs = gitscan_project(p, &cause);
 	assert_non_null(gs);
 	sandbox_gitscan_free(gs);
-	kept = path_join(dir, "run/bwgate");
-	assert_non_null(d = opendir(kept));
-	while ((de = readdir(d)) != NULL)
-		files += strncmp(de->d_name, "gitscan-", 8) == 0;
-	closedir(d);
-	assert_int_equal(files, 0);
-	free(kept);
+	assert_int_equal(kept_scans(), 0);
 	cmd = xasprintf("cd '%s' && mkdir $(seq -f 'many%%g' 300)", p);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
@@ -309,17 +317,11 @@ test_project_cache(void **state)
 	assert_non_null(gs);
 	assert_int_equal(gs->read, gs->ndirs);	/* no cache yet */
 	sandbox_gitscan_free(gs);
-	kept = path_join(dir, "run/bwgate");
-	assert_non_null(d = opendir(kept));
-	while ((de = readdir(d)) != NULL)
-		files += strncmp(de->d_name, "gitscan-", 8) == 0;
-	closedir(d);
-	assert_int_equal(files, 1);
+	assert_int_equal(kept_scans(), 1);
 	gs = gitscan_project(p, &cause);
 	assert_non_null(gs);
 	assert_true(has_git(gs, "a/.git"));
 	sandbox_gitscan_free(gs);
-	free(kept);
 	assert_null(gitscan_project("/nonexistent/bwgate", &cause));
 	assert_non_null(strstr(cause, "cannot open the project"));
 	free(cause);
