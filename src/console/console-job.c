@@ -514,7 +514,7 @@ job_spawn(struct job *jb, char **cause)
 	sp.argv = av.v;
 	sp.fds = map;
 	sp.nfds = 2 + JOB_NFDS;
-	sp.flags = SPAWN_PGROUP;
+	sp.flags = SPAWN_SETSID;	/* reap_session finds what it leaves */
 	sp.deathsig = SIGTERM;	/* a console that dies stops its sandboxes */
 	if (spawn_start(&sp, cause) != 0)
 		goto fail;
@@ -641,7 +641,7 @@ console_sigchld(int signo, void *arg)
 		if (jb == NULL || jb->pid <= 0 || jb->exited ||
 		    r->state != REQUEST_RUNNING)
 			continue;
-		if (waitpid(jb->pid, &status, WNOHANG) != jb->pid)
+		if (reap_session(jb->pid, &status, false) != jb->pid)
 			continue;
 		jb->exited = true;
 		jb->wstatus = status;

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "path.h"
 #include "probe.h"
+#include "proctree.h"
 #include "xalloc.h"
 
 /* ---- lifecycle ---- */
@@ -357,7 +358,7 @@ console_free(struct console *c)
 		jb = r->owner;
 		if (jb != NULL && jb->pid > 0 && !jb->exited) {
 			kill(jb->pid, SIGTERM);
-			waitpid(jb->pid, NULL, 0);
+			reap_session(jb->pid, NULL, true);
 			jb->exited = true;
 		}
 	}

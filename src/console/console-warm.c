@@ -103,7 +103,7 @@ warm_start(void *arg)
 	sp.argv = av.v;
 	sp.fds = map;
 	sp.nfds = 2 + JOB_NFDS;
-	sp.flags = SPAWN_PGROUP;
+	sp.flags = SPAWN_SETSID;	/* reap_session finds what it leaves */
 	sp.deathsig = SIGTERM;
 	if (spawn_start(&sp, &cause) != 0) {
 		LOG("no warm exec: %s", cause);
@@ -158,7 +158,7 @@ static void
 warm_kill(pid_t pid)
 {
 	proctree_kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap_session(pid, NULL, true);
 }
 
 /*
@@ -209,14 +209,14 @@ warm_take(struct console *c, struct job *jb, const char *spec, int *in_fd)
 	if (w->pid <= 0)
 		return false;
 	/* Gone meanwhile (killed from outside)? */
-	if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+	if (reap_session(w->pid, &status, false) == w->pid) {
 		warm_close(w);
 		return false;
 	}
 	if (len + w->predicted >= (size_t)fcntl(w->spec_fd, F_GETPIPE_SZ) ||
 	    write(w->spec_fd, spec, len) != (ssize_t)len) {
 		kill(w->pid, SIGKILL);
-		waitpid(w->pid, NULL, 0);
+		reap_session(w->pid, NULL, true);
 		warm_close(w);
 		return false;
 	}
@@ -284,8 +284,8 @@ warm_reap_retired(struct warm *w)
 	bool	left = false;
 
 	for (size_t i = 0; i < WARM_RETIRED_MAX; i++) {
-		if (w->retired[i] > 0 && waitpid(w->retired[i], NULL,
-		    WNOHANG) == w->retired[i])
+		if (w->retired[i] > 0 && reap_session(w->retired[i], NULL,
+		    false) == w->retired[i])
 			w->retired[i] = 0;
 		left = left || w->retired[i] > 0;
 	}
@@ -299,7 +299,7 @@ warm_reap(struct console *c)
 	struct warm	*w = &c->warm;
 
 	(void)warm_reap_retired(w);
-	if (w->pid > 0 && waitpid(w->pid, NULL, WNOHANG) == w->pid) {
+	if (w->pid > 0 && reap_session(w->pid, NULL, false) == w->pid) {
 		LOG("the warm exec (pid %ld) ended unused", (long)w->pid);
 		warm_close(w);
 		w->broken = true;

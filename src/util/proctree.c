@@ -4,11 +4,13 @@
 #include "autoconf.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proctree.h"
@@ -19,14 +21,13 @@ struct proc_parent {
 	pid_t	ppid;
 };
 
-/* The parent of pid from /proc/PID/stat, or -1. */
-pid_t
-proc_ppid(pid_t pid)
+/* The parent and session of pid from /proc/PID/stat; -1 if gone. */
+static int
+proc_stat_ids(pid_t pid, long *ppid, long *sid)
 {
 	char	 path[64], buf[512], *p;
 	ssize_t	 n;
 	int	 fd;
-	long	 ppid;
 
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -36,11 +37,59 @@ proc_ppid(pid_t pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold anything, even ")". */
+	/* "pid (comm) state ppid pgrp session ...": comm may hold
+	   anything, even ")". */
 	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %*c %ld", &ppid) != 1)
+	    sscanf(p + 1, " %*c %ld %*d %ld", ppid, sid) != 2)
 		return -1;
-	return (pid_t)ppid;
+	return 0;
+}
+
+pid_t
+proc_ppid(pid_t pid)
+{
+	long	ppid, sid;
+
+	return proc_stat_ids(pid, &ppid, &sid) == 0 ? (pid_t)ppid : -1;
+}
+
+int
+session_kill(pid_t sid, int sig)
+{
+	DIR		*d;
+	struct dirent	*de;
+	long		 ppid, s;
+	int		 sent = 0;
+
+	if (sid <= 1 || (d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (pid > 0 && pid != getpid() &&
+		    proc_stat_ids(pid, &ppid, &s) == 0 && s == sid &&
+		    kill(pid, sig) == 0)
+			sent++;
+	}
+	closedir(d);
+	return sent;
+}
+
+pid_t
+reap_session(pid_t pid, int *status, bool block)
+{
+	siginfo_t	info;
+
+	memset(&info, 0, sizeof info);
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT |
+	    (block ? 0 : WNOHANG)) != 0)
+		return -1;
+	if (info.si_pid != pid)
+		return 0;
+	/* Still a zombie: its number cannot name another session yet. */
+	if (info.si_code != CLD_EXITED)
+		session_kill(pid, SIGKILL);
+	return waitpid(pid, status, 0);
 }
 
 int

@@ -60,6 +60,29 @@ assert_eq "clean exit" "$CRC" 0
 no_exec_left() { [ -z "$(project_execs)" ]; }
 ok_if "the warm exec went with the console" wait_for 10 no_exec_left
 
+# Killed from outside halfway through making its sandbox: bwrap dies by
+# its parent-death signal, and what it had started but not yet bound to
+# its own life (bwrap's sandbox waits on an eventfd for bwrap before it
+# sets its parent-death signal) is left to init, forever. That window is
+# too short to hit on purpose; a bwrap that leaves a child of its own
+# behind stands in for it. The console kills what is left in the exec's
+# session when it reaps the killed exec.
+printf '#!/bin/sh\ncase "$*" in *helper*) sleep 1234.5 & ;; esac\nexec %s "$@"\n' \
+    "$(command -v bwrap)" > "$T/bwrap-orphan"
+chmod +x "$T/bwrap-orphan"
+orphan() { pgrep -f 'sleep 1234[.]5' > /dev/null; }
+BWGATE_BWRAP="$T/bwrap-orphan" start_console --headless --auto-allowlisted
+"$BWGATE" run -- true < /dev/null
+ok_if "a warm exec whose bwrap has a child of its own" wait_for 10 orphan
+w3=$(warm_pid)
+kill -KILL "$w3"
+ok_if "killed, nothing of its sandbox is left" wait_for 10 sh -c \
+    "! pgrep -f 'sleep 1234[.]5' > /dev/null"
+out=$("$BWGATE" run -- echo after 2>/dev/null < /dev/null)
+assert_eq "the next request runs" "$out" after
+stop_console
+pkill -KILL -f 'sleep 1234[.]5'
+
 # Off: no warm exec.
 echo '{"console": {"warm_exec": false}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
 start_console --headless --auto-allowlisted

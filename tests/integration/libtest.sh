@@ -82,14 +82,19 @@ leftovers() {
 	done
 }
 
-# One line per leftover process, for the log.
+# One line per leftover process, for the log: its state, its parent
+# (pid and name) and its command line.
 describe_procs() {
-	local p a line
+	local p a line st pp pc
 	for p in "$@"; do
 		line=
 		{ while IFS= read -r -d '' a; do line="$line $a"; done \
 		    < "/proc/$p/cmdline"; } 2>/dev/null
-		echo "# left behind: pid $p:$line"
+		{ read -r st < "/proc/$p/stat"; } 2>/dev/null
+		st=${st##*) }
+		pp=$(echo "$st" | cut -d' ' -f2)
+		{ read -r pc < "/proc/$pp/comm"; } 2>/dev/null
+		echo "# left behind: pid $p (state ${st%% *}, parent $pp ${pc:-?}):$line"
 	done
 }
 
