@@ -67,14 +67,25 @@ ok_if "the warm exec went with the console" wait_for 10 no_exec_left
 # too short to hit on purpose; a bwrap that leaves a child of its own
 # behind stands in for it. The console kills what is left in the exec's
 # session when it reaps the killed exec.
-printf '#!/bin/sh\ncase "$*" in *helper*) sleep 1234.5 & ;; esac\nexec %s "$@"\n' \
+# The stand-in's child outlives it unless it ends well.
+printf '#!/bin/sh\ncase "$*" in *helper*) sleep 1234.5 & s=$! ;; esac\n%s "$@"\nrc=$?\n[ -n "${s:-}" ] && kill "$s"\nexit $rc\n' \
     "$(command -v bwrap)" > "$T/bwrap-orphan"
 chmod +x "$T/bwrap-orphan"
-orphan() { pgrep -f 'sleep 1234[.]5' > /dev/null; }
+proc_ppid() { ps -o ppid= -p "$1" | tr -d ' '; }
+# The warm exec, once the sandbox it prestarted has that child.
+armed_pid() {
+	local w s
+	w=$(warm_pid) || return 1
+	for s in $(pgrep -f 'sleep 1234[.]5'); do
+		[ "$(proc_ppid "$(proc_ppid "$s")")" = "$w" ] &&
+		    { echo "$w"; return 0; }
+	done
+	return 1
+}
 BWGATE_BWRAP="$T/bwrap-orphan" start_console --headless --auto-allowlisted
 "$BWGATE" run -- true < /dev/null
-ok_if "a warm exec whose bwrap has a child of its own" wait_for 10 orphan
-w3=$(warm_pid)
+ok_if "a warm exec whose bwrap has a child of its own" wait_for 10 armed_pid
+w3=$(armed_pid)
 kill -KILL "$w3"
 ok_if "killed, nothing of its sandbox is left" wait_for 10 sh -c \
     "! pgrep -f 'sleep 1234[.]5' > /dev/null"
