@@ -111,7 +111,9 @@ __lsan_is_turned_off(void)
  * execve is a notification to bwgate, a round trip each, and an agent's
  * PATH often lists a dozen directories before /usr/bin. NULL when name
  * has a slash, PATH is unset, or nothing fits: execvp then decides, as
- * it does when the one found cannot be run (a script without #!).
+ * it does when the one found cannot be run (a script without #!). Not
+ * util's path_search: the helper links libc only, and an empty entry is
+ * the working directory here, as for execvp.
  */
 static const char *
 helper_which(const char *name, char *buf, size_t size)

@@ -184,7 +184,8 @@ gitscan_parent(const struct gitscan *gs, const char *rel)
 	    (size_t)(slash - rel));
 }
 
-/* Was the directory at old index k seen with inode ino by its parent? */
+/* Did the earlier scan know the directory rel with inode ino? Then it is
+   marked seen by its parent, and its own turn in the refresh checks it. */
 static bool
 earlier_confirms(const struct earlier *e, const char *rel, ino_t ino)
 {

@@ -4,9 +4,9 @@
 #include "autoconf.h"
 
 #include <dirent.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
