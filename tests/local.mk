@@ -138,7 +138,8 @@ check_PROGRAMS += tests/integration/memwrite
 CONTAIN_TESTS = \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
-	%D%/integration/contain-gitscan.sh
+	%D%/integration/contain-gitscan.sh \
+	%D%/integration/contain-gitwatch.sh
 TESTS += $(CONTAIN_TESTS)
 EXTRA_DIST += $(CONTAIN_TESTS)
 # The console: real sockets, the real binary, a raw protocol peer.

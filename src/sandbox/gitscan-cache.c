@@ -31,6 +31,7 @@
 #include "buf.h"
 #include "file.h"
 #include "gitscan.h"
+#include "gitwatch.h"
 #include "log.h"
 #include "path.h"
 #include "rundir.h"
@@ -69,14 +70,9 @@ fs_keeps_ctime(int fd)
 }
 
 /* Reading a cache file (hand-parsed: a large project's holds thousands
-   of lines, read before every writable run). */
-struct cursor {
-	const char	*p, *end;
-};
-
-/* The tag c then a space. */
-static bool
-take_tag(struct cursor *c, char tag)
+   of lines, read before every writable run). The tag c then a space. */
+bool
+gs_take_tag(struct gs_cursor *c, char tag)
 {
 	if (c->end - c->p < 2 || c->p[0] != tag || c->p[1] != ' ')
 		return false;
@@ -85,8 +81,8 @@ take_tag(struct cursor *c, char tag)
 }
 
 /* A decimal number, then sep. */
-static bool
-take_num(struct cursor *c, unsigned long long *v, char sep)
+bool
+gs_take_num(struct gs_cursor *c, unsigned long long *v, char sep)
 {
 	unsigned long long n = 0;
 	const char	*p = c->p;
@@ -106,8 +102,8 @@ take_num(struct cursor *c, unsigned long long *v, char sep)
 }
 
 /* A counted name, then its newline; a sane relative path. */
-static char *
-take_rel(struct cursor *c, unsigned long long len)
+char *
+gs_take_rel(struct gs_cursor *c, unsigned long long len)
 {
 	char	*rel;
 
@@ -129,16 +125,16 @@ take_rel(struct cursor *c, unsigned long long len)
 
 /* A directory and its name; in order, its parent already there. */
 static bool
-load_dir(struct cursor *c, struct gitscan *gs)
+load_dir(struct gs_cursor *c, struct gitscan *gs)
 {
 	unsigned long long dev, ino, sec, nsec, opaque, len;
 	char		*rel;
 
-	if (!take_num(c, &dev, ' ') || !take_num(c, &ino, ' ') ||
-	    !take_num(c, &sec, ' ') || !take_num(c, &nsec, ' ') ||
-	    !take_num(c, &opaque, ' ') || !take_num(c, &len, '\n') ||
+	if (!gs_take_num(c, &dev, ' ') || !gs_take_num(c, &ino, ' ') ||
+	    !gs_take_num(c, &sec, ' ') || !gs_take_num(c, &nsec, ' ') ||
+	    !gs_take_num(c, &opaque, ' ') || !gs_take_num(c, &len, '\n') ||
 	    sec > INT64_MAX || nsec >= 1000000000ULL || opaque > 1 ||
-	    (rel = take_rel(c, len)) == NULL)
+	    (rel = gs_take_rel(c, len)) == NULL)
 		return false;
 	if ((gs->ndirs == 0) != (rel[0] == '\0') || (gs->ndirs > 0 &&
 	    (strcmp(gs->dirs[gs->ndirs - 1].rel, rel) >= 0 ||
@@ -153,14 +149,14 @@ load_dir(struct cursor *c, struct gitscan *gs)
 
 /* A .git and its name, in a directory of the file. */
 static bool
-load_git(struct cursor *c, struct gitscan *gs)
+load_git(struct gs_cursor *c, struct gitscan *gs)
 {
 	unsigned long long ino, len;
 	char		*rel;
 	const char	*slash;
 
-	if (!take_num(c, &ino, ' ') || !take_num(c, &len, '\n') ||
-	    (rel = take_rel(c, len)) == NULL)
+	if (!gs_take_num(c, &ino, ' ') || !gs_take_num(c, &len, '\n') ||
+	    (rel = gs_take_rel(c, len)) == NULL)
 		return false;
 	slash = strrchr(rel, '/');
 	if (strcmp(slash == NULL ? rel : slash + 1, ".git") != 0 ||
@@ -173,7 +169,7 @@ load_git(struct cursor *c, struct gitscan *gs)
 }
 
 static bool
-load(struct cursor *c, struct gitscan *gs)
+load(struct gs_cursor *c, struct gitscan *gs)
 {
 	unsigned long long sec, nsec;
 
@@ -181,16 +177,16 @@ load(struct cursor *c, struct gitscan *gs)
 	    memcmp(c->p, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0)
 		return false;
 	c->p += strlen(CACHE_MAGIC);
-	if (!take_tag(c, 'w') || !take_num(c, &sec, ' ') ||
-	    !take_num(c, &nsec, '\n') || sec > INT64_MAX ||
+	if (!gs_take_tag(c, 'w') || !gs_take_num(c, &sec, ' ') ||
+	    !gs_take_num(c, &nsec, '\n') || sec > INT64_MAX ||
 	    nsec >= 1000000000ULL)
 		return false;
 	gs->when = (struct timespec){ (time_t)sec, (long)nsec };
 	while (c->p < c->end) {
-		if (gs->ngit == 0 && take_tag(c, 'd')) {
+		if (gs->ngit == 0 && gs_take_tag(c, 'd')) {
 			if (!load_dir(c, gs))
 				return false;
-		} else if (!take_tag(c, 'g') || !load_git(c, gs))
+		} else if (!gs_take_tag(c, 'g') || !load_git(c, gs))
 			return false;
 	}
 	return gs->ndirs > 0;
@@ -201,7 +197,7 @@ gitscan_cache_load(const char *path)
 {
 	struct gitscan	*gs;
 	struct buf	 b = BUF_INIT;
-	struct cursor	 c;
+	struct gs_cursor	 c;
 	struct stat	 st;
 	int		 fd;
 	bool		 ok;
@@ -299,6 +295,10 @@ gitscan_project(const char *project, char **cause)
 		return NULL;
 	}
 	keeps = fs_keeps_ctime(root);
+	if (keeps && gitwatch_enabled() && (gs = gitwatch_ask(&st)) != NULL) {
+		close(root);
+		return gs;
+	}
 	if (keeps && (path = cache_path(&st)) != NULL &&
 	    (old = gitscan_cache_load(path)) != NULL &&
 	    (old->dirs[0].dev != st.st_dev || old->dirs[0].ino != st.st_ino)) {
@@ -323,6 +323,8 @@ gitscan_project(const char *project, char **cause)
 	if (path != NULL && gs->ndirs >= CACHE_MIN_DIRS &&
 	    (old == NULL || gs->read_settled > 0))
 		gitscan_cache_save(path, gs);
+	/* The next runs ask a watcher instead. */
+	gitwatch_start(project, &st, gs);
 	sandbox_gitscan_free(old);
 	free(path);
 	return gs;

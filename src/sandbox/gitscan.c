@@ -16,8 +16,6 @@
 #include "sandbox.h"
 #include "xalloc.h"
 
-#define GIT_MAX_DEPTH	64
-
 /*
  * Not walked: package managers' trees, the bulk of a large project, that
  * never hold a repository git would find from the project (npm packs git
@@ -35,9 +33,8 @@ struct earlier {
 static void	read_dir(struct gitscan *, int, char *, size_t, int,
 		    const struct earlier *);
 
-/* Is name a directory the walk leaves out? */
-static bool
-git_skipped(const char *name)
+bool
+gitscan_skipped(const char *name)
 {
 	for (const char *const *p = git_skip_dirs; *p != NULL; p++)
 		if (strcmp(name, *p) == 0)
@@ -215,7 +212,7 @@ read_entry(struct gitscan *gs, int dirfd, const struct dirent *de,
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			git_found(gs, path, st.st_ino);
 	} else if ((de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) &&
-	    !git_skipped(de->d_name) &&
+	    !gitscan_skipped(de->d_name) &&
 	    !earlier_confirms(e, path, de->d_ino)) {
 		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC);
@@ -238,7 +235,7 @@ read_dir(struct gitscan *gs, int dirfd, char *path, size_t len, int depth,
 	struct dirent	*de;
 	struct stat	 st;
 
-	if (depth > GIT_MAX_DEPTH) {
+	if (depth > GITSCAN_MAX_DEPTH) {
 		close(dirfd);
 		return;
 	}
@@ -264,7 +261,7 @@ read_dir(struct gitscan *gs, int dirfd, char *path, size_t len, int depth,
 }
 
 /* Sorted by rel; a refresh keeps most in order already. */
-static void
+void
 gitscan_sort(struct gitscan *gs)
 {
 	for (size_t i = 1; i < gs->ndirs; i++)

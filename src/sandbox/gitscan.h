@@ -30,6 +30,8 @@
 #include "strv.h"
 
 #define GITSCAN_SETTLE_SEC	2
+/* Directories deeper than this are not read. */
+#define GITSCAN_MAX_DEPTH	64
 
 struct git_dir {
 	char		*rel;		/* "" for the project root */
@@ -47,11 +49,15 @@ struct gitscan {
 	size_t		 ndirs, dirs_cap;
 	struct timespec	 when;		/* the scan began */
 	bool		 ctime_ok;	/* the file system keeps change times */
+	bool		 watched;	/* a watcher's answer: gits and opaque
+					   dirs only (gitwatch.h) */
 	size_t		 read;		/* directories read, not taken as were */
 	size_t		 read_settled;	/* ... of those, settled when read */
 	char		*error;		/* a directory could not be checked */
 };
 
+/* Is name a directory the scan leaves out (node_modules)? */
+bool		 gitscan_skipped(const char *name);
 /* Every directory of the project from rootfd (read whole). */
 struct gitscan	*gitscan_walk(int rootfd);
 /* The project now, from an earlier scan (see above). */
@@ -66,6 +72,8 @@ struct gitscan	*gitscan_project(const char *project, char **cause);
 ssize_t		 gitscan_find(const struct gitscan *, const char *rel,
 		    size_t len);
 ssize_t		 gitscan_parent(const struct gitscan *, const char *rel);
+/* Sort the directories by rel (after pushing them out of order). */
+void		 gitscan_sort(struct gitscan *);
 /* Append a directory, a .git (their rel is then gs's). */
 void		 gitscan_push_dir(struct gitscan *, struct git_dir);
 void		 gitscan_push_git(struct gitscan *, char *rel, ino_t);
@@ -73,5 +81,14 @@ void		 gitscan_push_git(struct gitscan *, char *rel, ino_t);
 /* gitscan-cache.c: the scans kept in the runtime directory. */
 struct gitscan	*gitscan_cache_load(const char *path);
 void		 gitscan_cache_save(const char *path, const struct gitscan *);
+/* Reading counted names (also gitwatch's answers): the tag c then a
+   space; a decimal number then sep; len bytes of a sane relative path
+   then a newline (caller frees). */
+struct gs_cursor {
+	const char	*p, *end;
+};
+bool		 gs_take_tag(struct gs_cursor *, char c);
+bool		 gs_take_num(struct gs_cursor *, unsigned long long *, char sep);
+char		*gs_take_rel(struct gs_cursor *, unsigned long long len);
 
 #endif

@@ -7,6 +7,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-project.c %D%/sandbox-env.c %D%/sandbox-proc.c \
 	%D%/sandbox-user.c \
 	%D%/sandbox-git.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
+	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \

@@ -41,6 +41,7 @@
 
 #include "cleanup.h"
 #include "gitscan.h"
+#include "gitwatch.h"
 #include "path.h"
 #include "sandbox-int.h"
 #include "xalloc.h"
@@ -211,6 +212,21 @@ git_sweep_one(const char *project, const char *abs, const char *what,
 		close(fd);
 }
 
+/* The project's .git entries now: from the watcher that answered before
+   the run, else (or when it no longer answers) by a scan. */
+static struct gitscan *
+sandbox_git_now(const struct gitscan *before, int root)
+{
+	struct gitscan	*now = NULL;
+	struct stat	 st;
+
+	if (!before->watched)
+		return gitscan_refresh(before, root);
+	if (fstat(root, &st) == 0)
+		now = gitwatch_ask(&st);
+	return now != NULL ? now : gitscan_walk(root);
+}
+
 int
 sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings,
     struct strv *removed)
@@ -230,7 +246,7 @@ sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings,
 		    "project: %s", strerror(errno));
 		return (int)(warnings->n - n);
 	}
-	now = gitscan_refresh(before, root);
+	now = sandbox_git_now(before, root);
 	close(root);
 	if (now->error != NULL)
 		strv_pushf(warnings, "%s: a .git the command made there "

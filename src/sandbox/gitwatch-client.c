@@ -1,0 +1,309 @@
+/*
+ * gitwatch-client: ask a project's watcher, or start one (gitwatch.h).
+ *
+ * In the runtime directory, per project root DEV-INO (hex):
+ *	gitwatch-DEV-INO.sock	the watcher's socket
+ *	gitwatch-DEV-INO.lock	held by the watcher for its life (one each)
+ *	gitwatch-DEV-INO.off	why the last one gave up (none is started
+ *				for GITWATCH_IDLE_SEC after)
+ *
+ * The answer, counted names as in gitscan-cache.c:
+ *	bwgate-gitwatch 1
+ *	n NDIRS				directories watched
+ *	o LEN				a directory it may not read, then
+ *	REL				its path (LEN bytes)
+ *	g INO LEN			a .git, then its path
+ *	REL
+ *	end
+ * Anything else, a peer that is not us, or no answer within ASK_MS: no
+ * answer (the run scans the project itself).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "file.h"
+#include "gitwatch.h"
+#include "log.h"
+#include "rundir.h"
+#include "sandbox.h"
+#include "xalloc.h"
+
+#define ANSWER_MAGIC	"bwgate-gitwatch 1\n"
+#define ASK_MS		3000
+#define ANSWER_MAX	(64 << 20)
+
+bool
+gitwatch_enabled(void)
+{
+	const char	*v = getenv("BWGATE_GITWATCH");
+
+	return v == NULL || strcmp(v, "0") != 0;
+}
+
+/* The runtime directory's file for the project st, with suffix. */
+static char *
+watch_path(const struct stat *st, const char *suffix)
+{
+	char	*dir, *cause = NULL, *p;
+
+	if ((dir = rundir_get(true, &cause)) == NULL) {
+		LOG("%s", cause);
+		free(cause);
+		return NULL;
+	}
+	p = xasprintf("%s/gitwatch-%llx-%llx.%s", dir,
+	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+	    suffix);
+	free(dir);
+	return p;
+}
+
+static int
+ask_connect(const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred	 cred;
+	socklen_t	 len = sizeof cred;
+	int		 fd;
+
+	if (strlen(sock) >= sizeof sa.sun_path ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	strcpy(sa.sun_path, sock);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+	    cred.uid != geteuid() ||
+	    send(fd, "scan\n", 5, MSG_NOSIGNAL) != 5) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The whole answer (until the watcher closes), within ASK_MS. */
+static bool
+ask_read(int fd, struct buf *b)
+{
+	struct timespec	 t0, t;
+	char		 chunk[16384];
+	ssize_t		 n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd	pfd = { fd, POLLIN, 0 };
+		long		ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = ASK_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (ms <= 0 || poll(&pfd, 1, (int)ms) <= 0)
+			return false;
+		if ((n = read(fd, chunk, sizeof chunk)) < 0)
+			return errno == EINTR;
+		if (n == 0)
+			return true;
+		if (b->len + (size_t)n > ANSWER_MAX)
+			return false;
+		buf_add(b, chunk, (size_t)n);
+	}
+}
+
+/* One "TAG NUMBERS LEN\nREL\n" record after the tag. */
+static bool
+parse_record(struct gs_cursor *c, struct gitscan *gs, char tag)
+{
+	unsigned long long ino = 0, len;
+	char		*rel;
+	const char	*slash;
+
+	if ((tag == 'g' && !gs_take_num(c, &ino, ' ')) ||
+	    !gs_take_num(c, &len, '\n') || (rel = gs_take_rel(c, len)) == NULL)
+		return false;
+	if (tag == 'o') {
+		if (rel[0] == '\0') {
+			free(rel);
+			return false;
+		}
+		gitscan_push_dir(gs, (struct git_dir){ rel, 0, 0, { 0, 0 },
+		    true });
+		return true;
+	}
+	slash = strrchr(rel, '/');
+	if (strcmp(slash == NULL ? rel : slash + 1, ".git") != 0) {
+		free(rel);
+		return false;
+	}
+	gitscan_push_git(gs, rel, (ino_t)ino);
+	return true;
+}
+
+static bool
+parse(const struct buf *b, struct gitscan *gs, size_t *ndirs)
+{
+	struct gs_cursor c = { b->data, b->data + b->len };
+	unsigned long long n;
+	const size_t	 mlen = strlen(ANSWER_MAGIC);
+
+	if (b->len < mlen || memcmp(b->data, ANSWER_MAGIC, mlen) != 0)
+		return false;
+	c.p += mlen;
+	if (!gs_take_tag(&c, 'n') || !gs_take_num(&c, &n, '\n'))
+		return false;
+	*ndirs = (size_t)n;
+	for (;;) {
+		if (c.end - c.p == 4 && memcmp(c.p, "end\n", 4) == 0)
+			return true;
+		if (gs_take_tag(&c, 'o')) {
+			if (!parse_record(&c, gs, 'o'))
+				return false;
+		} else if (!gs_take_tag(&c, 'g') || !parse_record(&c, gs, 'g'))
+			return false;
+	}
+}
+
+struct gitscan *
+gitwatch_ask(const struct stat *st)
+{
+	struct gitscan	*gs;
+	struct buf	 b = BUF_INIT;
+	char		*sock = watch_path(st, "sock");
+	size_t		 ndirs = 0;
+	int		 fd;
+	bool		 ok;
+
+	if (sock == NULL)
+		return NULL;
+	fd = ask_connect(sock);
+	free(sock);
+	if (fd < 0)
+		return NULL;
+	ok = ask_read(fd, &b);
+	close(fd);
+	gs = xcalloc(1, sizeof *gs);
+	clock_gettime(CLOCK_REALTIME, &gs->when);
+	gs->ctime_ok = gs->watched = true;
+	gitscan_push_dir(gs, (struct git_dir){ xstrdup(""), st->st_dev,
+	    st->st_ino, st->st_ctim, false });
+	if (!ok || !parse(&b, gs, &ndirs)) {
+		LOG("the project's watcher gave no answer: scanning");
+		buf_release(&b);
+		sandbox_gitscan_free(gs);
+		return NULL;
+	}
+	buf_release(&b);
+	gitscan_sort(gs);
+	LOG("%zu directories watched, %zu .git, %zu unreadable", ndirs,
+	    gs->ngit, gs->ndirs - 1);
+	return gs;
+}
+
+/* Did the last watcher give up lately (and why)? */
+static bool
+recently_off(const struct stat *st)
+{
+	char		*off = watch_path(st, "off");
+	struct stat	 ost;
+	bool		 recent;
+
+	recent = off != NULL && lstat(off, &ost) == 0 &&
+	    ost.st_mtime > time(NULL) - GITWATCH_IDLE_SEC;
+	free(off);
+	return recent;
+}
+
+/* Inotify watches it may take: a quarter of the user's, the rest left to
+   live monitors and other tools. */
+static size_t
+watch_budget(void)
+{
+	char		 buf[32] = "";
+	unsigned long	 v;
+	int		 fd = open("/proc/sys/fs/inotify/max_user_watches",
+			    O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	(void)!read(fd, buf, sizeof buf - 1);
+	close(fd);
+	v = strtoul(buf, NULL, 10);
+	return v / 4;
+}
+
+/* The watcher process: alone (the lock), detached, nothing of ours. */
+static void
+become_watcher(const char *project, const struct stat *st)
+{
+	char		*sock = watch_path(st, "sock");
+	char		*lock = watch_path(st, "lock");
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t	 all;
+	int		 null, lfd;
+
+	log_close();
+	prctl(PR_SET_NAME, "bwgate-gitwatch");
+	for (int s = 1; s < NSIG; s++)
+		(void)sigaction(s, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if ((null = open("/dev/null", O_RDWR)) < 0 || sock == NULL ||
+	    lock == NULL)
+		_exit(0);
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+	if (syscall(SYS_close_range, 3U, ~0U, 0) != 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	if (chdir("/") != 0)
+		_exit(0);
+	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0)
+		_exit(0);	/* another one runs, or is starting */
+	gitwatch_daemon(project, st, lfd, sock);
+}
+
+void
+gitwatch_start(const char *project, const struct stat *st,
+    const struct gitscan *scan)
+{
+	const char	*v = getenv("BWGATE_GITWATCH");
+	size_t		 min = v != NULL && strcmp(v, "1") == 0 ? 1 :
+			    GITWATCH_MIN_DIRS;
+	pid_t		 pid;
+
+	if (!gitwatch_enabled() || !scan->ctime_ok || scan->ndirs < min ||
+	    scan->ndirs > watch_budget() || recently_off(st))
+		return;
+	/* Nothing mounted inside (a watch sees one file system). */
+	for (size_t i = 0; i < scan->ndirs; i++)
+		if (!scan->dirs[i].opaque && scan->dirs[i].dev != st->st_dev)
+			return;
+	if ((pid = fork()) < 0)
+		return;
+	if (pid == 0) {
+		if (setsid() < 0 || fork() != 0)
+			_exit(0);
+		become_watcher(project, st);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	LOG("started a watcher for the project (%zu directories)",
+	    scan->ndirs);
+}
