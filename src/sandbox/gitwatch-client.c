@@ -3,7 +3,8 @@
  *
  * In the runtime directory, per project root DEV-INO (hex):
  *	gitwatch-DEV-INO.sock	the watcher's socket
- *	gitwatch-DEV-INO.lock	held by the watcher for its life (one each)
+ *	gitwatch-DEV-INO.lock	held by the watcher for its life (one each);
+ *				holds its pid
  *	gitwatch-DEV-INO.off	why the last one gave up (none is started
  *				for GITWATCH_IDLE_SEC after)
  *
@@ -276,6 +277,10 @@ become_watcher(const char *project, const struct stat *st)
 	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0)
 		_exit(0);	/* another one runs, or is starting */
+	/* Who it is, for people (its /proc is closed to them: not
+	   dumpable). */
+	if (ftruncate(lfd, 0) == 0)
+		dprintf(lfd, "%ld\n", (long)getpid());
 	gitwatch_daemon(project, st, lfd, sock);
 }
 

@@ -79,10 +79,21 @@ struct watcher {
 	bool		 rebuild;	/* lost events: read it all again */
 	bool		 walking_all;
 	const char	*quit;		/* why it gives up, or NULL */
+	bool		 gone;		/* ... because the project went */
 	char		 why[256];
 };
 
 static bool	walk(struct watcher *, struct wnode *, int);
+
+/* The project was removed or moved: nothing to say, nothing to keep. */
+static void
+gone(struct watcher *w)
+{
+	if (w->quit == NULL) {
+		w->quit = "the project was removed or moved";
+		w->gone = true;
+	}
+}
 
 /* Why it stops: what, and the system's reason when there is one. */
 static void
@@ -422,7 +433,7 @@ event(struct watcher *w, const struct inotify_event *ev)
 		w->bywd[ev->wd] = NULL;
 		p->wd = -2;
 		if (p == w->root)
-			give_up(w, "the project was removed", NULL);
+			gone(w);
 		else if ((pfd = node_open(w, p)) < 0) {
 			kid_remove(p);
 			node_free(w, p, true);
@@ -433,7 +444,7 @@ event(struct watcher *w, const struct inotify_event *ev)
 		return;
 	}
 	if (p == w->root && (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))) {
-		give_up(w, "the project was removed or moved", NULL);
+		gone(w);
 		return;
 	}
 	if (ev->len == 0 || w->rebuild)
@@ -707,48 +718,84 @@ sock_ours(const char *sock, const struct stat *bound)
 	    st.st_dev == bound->st_dev;
 }
 
+/* The project's root, by its path, if it is still the one watched (the
+   descriptor is held only while working: an open one would keep the
+   project's file system from being unmounted). */
+static bool
+root_open(struct watcher *w, const struct stat *st)
+{
+	struct stat	rst;
+
+	w->rootfd = open(w->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->rootfd >= 0 && fstat(w->rootfd, &rst) == 0 &&
+	    rst.st_dev == st->st_dev && rst.st_ino == st->st_ino)
+		return true;
+	if (w->rootfd >= 0)
+		close(w->rootfd);
+	w->rootfd = -1;
+	gone(w);
+	return false;
+}
+
+static void
+root_close(struct watcher *w)
+{
+	if (w->rootfd >= 0)
+		close(w->rootfd);
+	w->rootfd = -1;
+}
+
+/* Why runs should not start another one soon. */
+static void
+write_off(const char *sock, const char *why)
+{
+	char	*off = xasprintf("%.*s.off", (int)(strlen(sock) - 5), sock);
+	int	 fd = open(off, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		(void)!write(fd, why, strlen(why));
+		(void)!write(fd, "\n", 1);
+		close(fd);
+	}
+	free(off);
+}
+
 void
 gitwatch_daemon(const char *project, const struct stat *st, int lockfd,
     const char *sock)
 {
-	struct watcher	 w = { .project = project, .ifd = -1 };
+	struct watcher	 w = { .project = project, .ifd = -1, .rootfd = -1 };
 	struct stat	 bound;
 	struct pollfd	 pfd[3];
-	char		*off = xasprintf("%.*s.off", (int)(strlen(sock) - 5),
-			    sock);
 	int		 lfd = -1, mfd;
 	time_t		 idle_until;
 
 	prctl(PR_SET_DUMPABLE, 0);
 	w.dev = st->st_dev;
-	w.rootfd = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	{
-		struct stat	rst;
-
-		if (w.rootfd < 0 || fstat(w.rootfd, &rst) != 0 ||
-		    rst.st_dev != st->st_dev || rst.st_ino != st->st_ino)
-			_exit(0);	/* not the project asked for */
-	}
+	if (!root_open(&w, st))
+		_exit(0);	/* not the project asked for */
 	if (mfd < 0 || mounted_inside(project, mfd))
-		give_up(&w, "a file system is mounted inside the "
-		    "project", NULL);
+		give_up(&w, "a file system is mounted inside the project",
+		    NULL);
 	if (w.quit == NULL)
 		rebuild(&w);
 	if (w.quit == NULL)
 		drain(&w);
+	root_close(&w);
 	if (w.quit == NULL && ((lfd = listen_at(sock)) < 0 ||
 	    lstat(sock, &bound) != 0))
 		_exit(0);
 	idle_until = time(NULL) + GITWATCH_IDLE_SEC;
 	while (w.quit == NULL) {
-		time_t		now = time(NULL);
 		struct stat	rst;
 
-		/* Our descriptor keeps the root's inode, and with it the
-		   event of its removal, from going: look every second. */
-		if (idle_until <= now || !sock_ours(sock, &bound) ||
-		    fstat(w.rootfd, &rst) != 0 || rst.st_nlink == 0)
+		/* Removed or moved shows here within a second (a removal
+		   sends no event while anything holds the directory). */
+		if (idle_until <= time(NULL) || !sock_ours(sock, &bound) ||
+		    stat(project, &rst) != 0 || rst.st_dev != st->st_dev ||
+		    rst.st_ino != st->st_ino)
 			break;
 		pfd[0] = (struct pollfd){ w.ifd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ lfd, POLLIN, 0 };
@@ -757,29 +804,23 @@ gitwatch_daemon(const char *project, const struct stat *st, int lockfd,
 			break;
 		if (pfd[2].revents & (POLLPRI | POLLERR) &&
 		    mounted_inside(project, mfd))
-			give_up(&w, "a file system was mounted inside "
-			    "the project", NULL);
+			give_up(&w, "a file system was mounted inside the "
+			    "project", NULL);
+		if (w.quit != NULL || !((pfd[0].revents | pfd[1].revents) &
+		    POLLIN) || !root_open(&w, st))
+			continue;
 		if (pfd[0].revents & POLLIN)
 			drain(&w);
 		if (w.quit == NULL && (pfd[1].revents & POLLIN)) {
 			serve(&w, lfd);
 			idle_until = time(NULL) + GITWATCH_IDLE_SEC;
 		}
+		root_close(&w);
 	}
 	if (lfd >= 0 && sock_ours(sock, &bound))
 		unlink(sock);
-	/* Why runs should not start another one soon. */
-	if (w.quit != NULL && strstr(w.quit, "removed") == NULL &&
-	    strstr(w.quit, "moved") == NULL) {
-		int	fd = open(off, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
-
-		if (fd >= 0) {
-			(void)!write(fd, w.quit, strlen(w.quit));
-			(void)!write(fd, "\n", 1);
-			close(fd);
-		}
-	}
+	if (w.quit != NULL && !w.gone)
+		write_off(sock, w.quit);
 	close(lockfd);
 	_exit(0);
 }

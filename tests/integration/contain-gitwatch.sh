@@ -30,16 +30,12 @@ evil_repo() {
 	printf '[core]\n\trepositoryformatversion = 0\n' > "$1/config"
 }
 host_git_status() { (cd "$1" && git status >/dev/null 2>&1); }
-# The pid of the watcher: the process holding its lock file open.
+# The pid of the live watcher: written in its lock file.
 watcher() {
-	local d f
-	for d in /proc/[0-9]*; do
-		for f in "$d"/fd/*; do
-			[ "$(readlink "$f" 2>/dev/null)" = "$LOCK" ] &&
-				{ echo "${d#/proc/}"; return 0; }
-		done
-	done 2>/dev/null
-	return 1
+	local pid
+	read -r pid < "$LOCK" 2>/dev/null || return 1
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = bwgate-gitwatch ] &&
+		echo "$pid"
 }
 # Did the last run ask the watcher (both before and after the command)?
 asked() {
@@ -58,7 +54,7 @@ run -- true > /dev/null
 ok_if "the first run starts a watcher" grep -q 'started a watcher' "$LOG"
 ok_if "it listens in the runtime directory" wait_for 10 test -S "$SOCK"
 pid=$(watcher)
-ok_if "the watcher holds its lock" test -n "$pid"
+ok_if "its lock file names it" test -n "$pid"
 assert_eq "it is named for ps" "$(cat /proc/$pid/comm 2>/dev/null)" \
 	"bwgate-gitwatch"
 fresh_log
@@ -184,6 +180,38 @@ run -- true > /dev/null
 ok_if "the next run scans and starts another watcher" \
 	grep -q 'started a watcher' "$LOG"
 ok_if "it listens again" wait_for 10 test -S "$SOCK"
+
+# 7b. Something else answering on the watcher's socket, with a path out of
+#     the project: not believed; the run scans.
+pid=$(watcher)
+kill -KILL "$pid"
+wait_for 10 sh -c '! kill -0 "$0" 2>/dev/null' "$pid"
+rm -f "$SOCK"
+python3 - "$SOCK" <<'PY' &
+import os, socket, sys
+path = sys.argv[1]
+try:
+    os.unlink(path)
+except FileNotFoundError:
+    pass
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(4)
+while True:
+    c, _ = s.accept()
+    c.recv(16)
+    c.sendall(b"bwgate-gitwatch 1\nn 3\ng 7 7\n../.git\nend\n")
+    c.close()
+PY
+fake=$!
+wait_for 10 test -S "$SOCK"
+fresh_log
+ok_unless "with a forged answer, a.old/b2/c/.git is still read-only" \
+	run -- sh -c "$(poison a.old/b2/c/.git/config)"
+ok_if "the forged answer was not used" grep -q 'gave no answer: scanning' "$LOG"
+kill "$fake"
+wait "$fake" 2>/dev/null
+ok_if "a real watcher took the socket back" wait_for 10 watcher
 
 # 8. The socket is out of the sandbox's sight.
 ok_unless "the watcher's socket is not in the sandbox" \
