@@ -528,7 +528,8 @@ rebuild(struct watcher *w)
 	w->ndirs = w->ndirty = 0;
 	if (w->ifd >= 0)
 		close(w->ifd);
-	memset(w->bywd, 0, w->nbywd * sizeof *w->bywd);
+	if (w->nbywd > 0)
+		memset(w->bywd, 0, w->nbywd * sizeof *w->bywd);
 	w->rebuild = false;
 	if ((w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
 		give_up(w, "cannot start inotify", strerror(errno));
