@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aside.h"
 #include "attention.h"
 #include "engine.h"
 #include "engine-int.h"
@@ -208,6 +209,24 @@ engine_ready(struct engine *e, char **cause)
 	return 0;
 }
 
+/* The cgroups are made and removed beside the rest (the kernel's work
+   on them waits more than it computes). */
+static void *
+engine_limiter_new(void *arg)
+{
+	struct engine	*e = arg;
+
+	e->lim = limiter_new(&e->opts->limits);
+	return NULL;
+}
+
+static void *
+engine_limiter_free(void *arg)
+{
+	limiter_free(arg);
+	return NULL;
+}
+
 int
 engine_run(const struct engine_opts *o, struct result *r)
 {
@@ -223,6 +242,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	bool			 unused = false;
 	struct strv		 skip = STRV_INIT;
 	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
+	struct aside		 lim_new = ASIDE_INIT, lim_free = ASIDE_INIT;
 	char			*cause = NULL;
 	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
 	int			 join[2];
@@ -248,6 +268,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_fail(r, xstrdup("no command to run"));
 		goto out;
 	}
+	aside_start(&lim_new, engine_limiter_new, &e);
 	/*
 	 * Record the file-changing calls for the change report when the
 	 * kernel can notify them; not with nested namespaces inside (their
@@ -319,7 +340,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGINT, engine_signal, &e);
 	loop_signal(e.loop, SIGTERM, engine_signal, &e);
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
-	e.lim = limiter_new(&o->limits);
+	aside_join(&lim_new);
 	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
 	njoin = limiter_join_fds(e.lim, join);
 	/* A prestart's command goes to its helper later. */
@@ -515,7 +536,8 @@ kill:
 		rc = ENGINE_UNUSED;
 out:
 	netstack_stop(e.net);
-	limiter_free(e.lim);
+	aside_join(&lim_new);
+	aside_start(&lim_free, engine_limiter_free, e.lim);
 	observe_free(e.obs);
 	snapshot_paths_free(rec);
 	if (e.mon != NULL)
@@ -534,7 +556,8 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (bpipe[i] >= 0)
 			close(bpipe[i]);
-	sandbox_release(&sb);
+	sandbox_release(&sb);	/* removes placeholders beside lim_free */
+	aside_join(&lim_free);
 	buf_release(&e.status);
 	buf_release(&e.bwrap_err);
 	strv_release(&full);

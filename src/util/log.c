@@ -33,6 +33,12 @@ log_close(void)
 }
 
 void
+log_abandon(void)
+{
+	log_file = NULL;	/* another thread may hold its lock: no fclose */
+}
+
+void
 log_write(const char *func, const char *fmt, ...)
 {
 	struct timespec	ts;
@@ -42,13 +48,15 @@ log_write(const char *func, const char *fmt, ...)
 	if (log_file == NULL)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(log_file, "%lld.%06ld %d %s: ", (long long)ts.tv_sec,
-	    ts.tv_nsec / 1000, (int)getpid(), func);
 	va_start(ap, fmt);
 	line = xvasprintf(fmt, ap);
 	va_end(ap);
+	flockfile(log_file);	/* a line whole, whichever thread logs */
+	fprintf(log_file, "%lld.%06ld %d %s: ", (long long)ts.tv_sec,
+	    ts.tv_nsec / 1000, (int)getpid(), func);
 	/* One line per call, whatever the message quotes (display.h). */
 	display_fputs(line, log_file);
-	free(line);
 	fputc('\n', log_file);
+	funlockfile(log_file);
+	free(line);
 }
