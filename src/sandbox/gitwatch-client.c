@@ -21,6 +21,7 @@
  */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -228,6 +229,40 @@ recently_off(const struct stat *st)
 	return recent;
 }
 
+/* Watchers running (their locks held; a watcher's is taken before it is
+   forked, so one just started counts). */
+static size_t
+watchers_running(void)
+{
+	char		*dir, *cause = NULL;
+	DIR		*d;
+	struct dirent	*de;
+	size_t		 n = 0;
+
+	if ((dir = rundir_get(false, &cause)) == NULL) {
+		free(cause);
+		return 0;
+	}
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t	len = strlen(de->d_name);
+			int	fd;
+
+			if (strncmp(de->d_name, "gitwatch-", 9) != 0 ||
+			    len < 5 || strcmp(de->d_name + len - 5, ".lock")
+			    != 0 || (fd = openat(dirfd(d), de->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				continue;
+			if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+				n++;
+			close(fd);
+		}
+		closedir(d);
+	}
+	free(dir);
+	return n;
+}
+
 /* Inotify watches it may take: a quarter of the user's, the rest left to
    live monitors and other tools. */
 static size_t
@@ -246,15 +281,15 @@ watch_budget(void)
 	return v / 4;
 }
 
-/* The watcher process: alone (the lock), detached, nothing of ours. */
+/* The watcher process (lockfd is its lock, held): detached, nothing of
+   ours. */
 static void
-become_watcher(const char *project, const struct stat *st)
+become_watcher(const char *project, const struct stat *st, int lockfd)
 {
 	char		*sock = watch_path(st, "sock");
-	char		*lock = watch_path(st, "lock");
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t	 all;
-	int		 null, lfd;
+	int		 null;
 
 	log_abandon();		/* forked beside the run's other threads */
 	prctl(PR_SET_NAME, "bwgate-gitwatch");
@@ -264,24 +299,21 @@ become_watcher(const char *project, const struct stat *st)
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	if ((null = open("/dev/null", O_RDWR)) < 0 || sock == NULL ||
-	    lock == NULL)
+	    dup2(lockfd, 3) != 3)
 		_exit(0);
 	dup2(null, 0);
 	dup2(null, 1);
 	dup2(null, 2);
-	if (syscall(SYS_close_range, 3U, ~0U, 0) != 0)
-		for (int fd = 3; fd < 1024; fd++)
+	if (syscall(SYS_close_range, 4U, ~0U, 0) != 0)
+		for (int fd = 4; fd < 1024; fd++)
 			close(fd);
 	if (chdir("/") != 0)
 		_exit(0);
-	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0)
-		_exit(0);	/* another one runs, or is starting */
 	/* Who it is, for people (its /proc is closed to them: not
 	   dumpable). */
-	if (ftruncate(lfd, 0) == 0)
-		dprintf(lfd, "%ld\n", (long)getpid());
-	gitwatch_daemon(project, st, lfd, sock);
+	if (ftruncate(3, 0) == 0)
+		dprintf(3, "%ld\n", (long)getpid());
+	gitwatch_daemon(project, st, 3, sock);
 }
 
 void
@@ -291,22 +323,35 @@ gitwatch_start(const char *project, const struct stat *st,
 	const char	*v = getenv("BWGATE_GITWATCH");
 	size_t		 min = v != NULL && strcmp(v, "1") == 0 ? 1 :
 			    GITWATCH_MIN_DIRS;
+	char		*lock;
 	pid_t		 pid;
+	int		 lfd;
 
 	if (!gitwatch_enabled() || !scan->ctime_ok || scan->ndirs < min ||
-	    scan->ndirs > watch_budget() || recently_off(st))
+	    scan->ndirs > watch_budget() || recently_off(st) ||
+	    watchers_running() >= GITWATCH_MAX)
 		return;
 	/* Nothing mounted inside (a watch sees one file system). */
 	for (size_t i = 0; i < scan->ndirs; i++)
 		if (!scan->dirs[i].opaque && scan->dirs[i].dev != st->st_dev)
 			return;
-	if ((pid = fork()) < 0)
+	/* The lock first: one watcher a project, and counted at once. */
+	if ((lock = watch_path(st, "lock")) == NULL)
 		return;
+	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	free(lock);
+	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0 ||
+	    (pid = fork()) < 0) {
+		if (lfd >= 0)
+			close(lfd);	/* another one runs */
+		return;
+	}
 	if (pid == 0) {
 		if (setsid() < 0 || fork() != 0)
 			_exit(0);
-		become_watcher(project, st);
+		become_watcher(project, st, lfd);
 	}
+	close(lfd);		/* the watcher holds the lock now */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	LOG("started a watcher for the project (%zu directories)",

@@ -35,6 +35,9 @@
 
 #define GITWATCH_MIN_DIRS	1024
 #define GITWATCH_IDLE_SEC	600
+/* Watchers of one user at once (each holds an inotify instance; the
+   kernel allows 128 by default, live monitors need theirs). */
+#define GITWATCH_MAX		8
 
 /* Is it on (BWGATE_GITWATCH not "0")? */
 bool		 gitwatch_enabled(void);

@@ -244,6 +244,22 @@ fresh_log
 BWGATE_GITWATCH=0 run -- true > /dev/null
 ok_unless "BWGATE_GITWATCH=0: no watcher asked" grep -q 'gitwatch_ask' "$LOG"
 
+# 11. At most 8 watchers at once: the ninth project gets none.
+socks() { ls "$rundir" | grep -c '^gitwatch-.*\.sock$'; }
+for i in 1 2 3 4 5 6 7 8 9; do
+	mkdir -p "$T/many/p$i"
+	if [ "$i" -eq 9 ]; then
+		wait_for 10 sh -c '[ "$(ls "$0" | grep -c "^gitwatch-.*\.sock$")" -ge 8 ]' "$rundir"
+		fresh_log
+	fi
+	"$BWGATE" exec --quiet --project "$T/many/p$i" -- true > /dev/null 2>&1
+done
+ok_unless "a ninth watcher is not started" grep -q 'started a watcher' "$LOG"
+assert_eq "eight sockets" "$(socks)" 8
+rm -rf "$T/many"
+ok_if "their watchers leave with their projects" \
+	wait_for 10 sh -c '[ "$(ls "$0" | grep -c "^gitwatch-.*\.sock$")" -le 1 ]' "$rundir"
+
 for d in a.old/b2/c mv/x/y/moved-a/sub flood/late; do
 	[ -d "$P/$d" ] && host_git_status "$P/$d"
 done
