@@ -158,13 +158,13 @@ parse_record(struct gs_cursor *c, struct gitscan *gs, char tag)
 static bool
 parse(const struct buf *b, struct gitscan *gs, size_t *ndirs)
 {
-	struct gs_cursor c = { b->data, b->data + b->len };
-	unsigned long long n;
 	const size_t	 mlen = strlen(ANSWER_MAGIC);
+	struct gs_cursor c;
+	unsigned long long n;
 
 	if (b->len < mlen || memcmp(b->data, ANSWER_MAGIC, mlen) != 0)
 		return false;
-	c.p += mlen;
+	c = (struct gs_cursor){ b->data + mlen, b->data + b->len };
 	if (!gs_take_tag(&c, 'n') || !gs_take_num(&c, &n, '\n'))
 		return false;
 	*ndirs = (size_t)n;

@@ -77,7 +77,6 @@ struct watcher {
 	size_t		 ndirs;
 	size_t		 ndirty;
 	bool		 rebuild;	/* lost events: read it all again */
-	bool		 walking_all;
 	const char	*quit;		/* why it gives up, or NULL */
 	bool		 gone;		/* ... because the project went */
 	char		 why[256];
@@ -224,6 +223,33 @@ moved_claim(struct watcher *w, struct wnode *old)
 	return false;
 }
 
+static int	node_open(struct watcher *, const struct wnode *);
+
+/* The directory n reached is in the tree as other already. Still there
+   too: one directory under two names (a bind mount), which one watch
+   cannot follow. Else it moved since other was read: other goes, the new
+   place wins (unless other holds n: then read everything again). */
+static bool
+stale_drop(struct watcher *w, struct wnode *other, const struct wnode *n)
+{
+	int	fd = node_open(w, other);
+
+	if (fd >= 0) {
+		close(fd);
+		give_up(w, "a directory of the project is seen under two "
+		    "names", NULL);
+		return false;
+	}
+	for (const struct wnode *p = n; p != NULL; p = p->parent)
+		if (p == other) {
+			w->rebuild = true;
+			return false;
+		}
+	kid_remove(other);
+	node_free(w, other, false);
+	return true;
+}
+
 /* Watch the directory open at fd for n. */
 static bool
 watch(struct watcher *w, struct wnode *n, int fd)
@@ -261,16 +287,8 @@ watch(struct watcher *w, struct wnode *n, int fd)
 		w->nbywd = nn;
 	}
 	if ((other = w->bywd[wd]) != NULL && other != n &&
-	    !moved_claim(w, other)) {
-		/* One directory under two names (a bind mount), or our tree
-		   is behind a move: read it all again, and give up if the
-		   reading itself meets it. */
-		if (w->walking_all)
-			give_up(w, "a directory of the project is seen "
-			    "under two names", NULL);
-		w->rebuild = true;
+	    !moved_claim(w, other) && !stale_drop(w, other, n))
 		return false;
-	}
 	n->ino = st.st_ino;
 	n->wd = wd;
 	w->bywd[wd] = n;
@@ -538,12 +556,10 @@ rebuild(struct watcher *w)
 	w->root = node_new(NULL, "");
 	w->ndirs = 1;
 	fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	w->walking_all = true;
 	if (fd < 0)
 		give_up(w, "cannot read the project", strerror(errno));
 	else if (!walk(w, w->root, fd) && w->quit == NULL)
 		w->rebuild = true;
-	w->walking_all = false;
 }
 
 /* Everything the kernel has queued, then what it left to settle. */
