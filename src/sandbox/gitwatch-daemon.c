@@ -519,16 +519,35 @@ reread(struct watcher *w, struct wnode *n)
 	closedir(d);
 }
 
-static void
-reread_dirty(struct watcher *w, struct wnode *n)
+static struct wnode *
+dirty_find(struct wnode *n)
 {
-	if (n->dirty) {
+	struct wnode	*d;
+
+	if (n->dirty)
+		return n;
+	for (size_t i = 0; i < n->nkids; i++)
+		if ((d = dirty_find(n->kids[i])) != NULL)
+			return d;
+	return NULL;
+}
+
+/* Each directory marked, read again. One at a time, looked for from the
+   root each time: a reading may drop nodes anywhere in the tree. */
+static void
+reread_dirty(struct watcher *w)
+{
+	struct wnode	*n;
+
+	while (w->ndirty > 0 && !w->rebuild && w->quit == NULL) {
+		if ((n = dirty_find(w->root)) == NULL) {
+			w->rebuild = true;	/* cannot be: start again */
+			return;
+		}
 		n->dirty = false;
 		w->ndirty--;
 		reread(w, n);
 	}
-	for (size_t i = 0; i < n->nkids && !w->rebuild; i++)
-		reread_dirty(w, n->kids[i]);
 }
 
 /* Read the whole project again, with a fresh inotify instance. */
@@ -582,8 +601,7 @@ drain(struct watcher *w)
 		for (size_t i = 0; i < w->nmoved; i++)
 			node_free(w, w->moved[i].n, true);
 		w->nmoved = 0;
-		if (w->ndirty > 0 && !w->rebuild && w->quit == NULL)
-			reread_dirty(w, w->root);
+		reread_dirty(w);
 		if (!w->rebuild || w->quit != NULL)
 			return;
 		rebuild(w);
