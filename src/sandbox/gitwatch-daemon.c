@@ -649,10 +649,15 @@ answer_node(const struct wnode *n, struct buf *b)
 		answer_node(n->kids[i], b);
 }
 
-/* One question from a run of ours: "scan\n". */
+static bool	mounted_inside(const char *, int);
+
+/* One question from a run of ours: "scan\n". A mount made before it is
+   seen even when the main loop has yet to: the mount table's event is
+   taken here first. */
 static void
-serve(struct watcher *w, int lfd)
+serve(struct watcher *w, int lfd, int mfd)
 {
+	struct pollfd	 mp = { mfd, POLLPRI, 0 };
 	struct ucred	 cred;
 	socklen_t	 len = sizeof cred;
 	struct pollfd	 pfd;
@@ -670,6 +675,9 @@ serve(struct watcher *w, int lfd)
 		close(c);
 		return;
 	}
+	if (poll(&mp, 1, 0) == 1 && mounted_inside(w->project, mfd))
+		give_up(w, "a file system was mounted inside the project",
+		    NULL);
 	drain(w);
 	opaque_retry(w, w->root);
 	drain(w);
@@ -847,7 +855,7 @@ gitwatch_daemon(const char *project, const struct stat *st, int lockfd,
 		if (pfd[0].revents & POLLIN)
 			drain(&w);
 		if (w.quit == NULL && (pfd[1].revents & POLLIN)) {
-			serve(&w, lfd);
+			serve(&w, lfd, mfd);
 			idle_until = time(NULL) + GITWATCH_IDLE_SEC;
 		}
 		root_close(&w);
