@@ -39,7 +39,6 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "file.h"
 #include "gitwatch.h"
 #include "log.h"
 #include "rundir.h"
@@ -215,7 +214,7 @@ gitwatch_ask(const struct stat *st)
 	return gs;
 }
 
-/* Did the last watcher give up lately (and why)? */
+/* Did the last watcher give up lately? */
 static bool
 recently_off(const struct stat *st)
 {
