@@ -116,7 +116,7 @@ tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_observe_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-observe
 
-EXTRA_DIST += %D%/integration/libtest.sh
+EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh
 ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \

@@ -259,10 +259,9 @@ gitscan_cache_save(const char *path, const struct gitscan *gs)
 	buf_release(&b);
 }
 
-/* The cache file of the project whose root is st (NULL without a
-   runtime directory). */
-static char *
-cache_path(const struct stat *st)
+char *
+gitscan_rundir_file(const struct stat *st, const char *prefix,
+    const char *suffix)
 {
 	char	*dir, *cause = NULL, *p;
 
@@ -271,8 +270,9 @@ cache_path(const struct stat *st)
 		free(cause);
 		return NULL;
 	}
-	p = xasprintf("%s/gitscan-%llx-%llx", dir,
-	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+	p = xasprintf("%s/%s-%llx-%llx%s", dir, prefix,
+	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+	    suffix);
 	free(dir);
 	return p;
 }
@@ -299,7 +299,7 @@ gitscan_project(const char *project, char **cause)
 		close(root);
 		return gs;
 	}
-	if (keeps && (path = cache_path(&st)) != NULL &&
+	if (keeps && (path = gitscan_rundir_file(&st, "gitscan", "")) != NULL &&
 	    (old = gitscan_cache_load(path)) != NULL &&
 	    (old->dirs[0].dev != st.st_dev || old->dirs[0].ino != st.st_ino)) {
 		sandbox_gitscan_free(old);

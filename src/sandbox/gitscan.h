@@ -79,6 +79,10 @@ void		 gitscan_push_dir(struct gitscan *, struct git_dir);
 void		 gitscan_push_git(struct gitscan *, char *rel, ino_t);
 
 /* gitscan-cache.c: the scans kept in the runtime directory. */
+/* The runtime directory's file PREFIX-DEV-INO[SUFFIX] for the project
+   whose root is st (NULL without a runtime directory). */
+char		*gitscan_rundir_file(const struct stat *st, const char *prefix,
+		    const char *suffix);
 struct gitscan	*gitscan_cache_load(const char *path);
 void		 gitscan_cache_save(const char *path, const struct gitscan *);
 /* Reading counted names (also gitwatch's answers): the tag c then a

@@ -57,22 +57,11 @@ gitwatch_enabled(void)
 	return v == NULL || strcmp(v, "0") != 0;
 }
 
-/* The runtime directory's file for the project st, with suffix. */
+/* gitwatch-DEV-INO.SUFFIX in the runtime directory (or NULL). */
 static char *
-watch_path(const struct stat *st, const char *suffix)
+watch_file(const struct stat *st, const char *suffix)
 {
-	char	*dir, *cause = NULL, *p;
-
-	if ((dir = rundir_get(true, &cause)) == NULL) {
-		LOG("%s", cause);
-		free(cause);
-		return NULL;
-	}
-	p = xasprintf("%s/gitwatch-%llx-%llx.%s", dir,
-	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-	    suffix);
-	free(dir);
-	return p;
+	return gitscan_rundir_file(st, "gitwatch", suffix);
 }
 
 static int
@@ -183,7 +172,7 @@ gitwatch_ask(const struct stat *st)
 {
 	struct gitscan	*gs;
 	struct buf	 b = BUF_INIT;
-	char		*sock = watch_path(st, "sock");
+	char		*sock = watch_file(st, ".sock");
 	size_t		 ndirs = 0;
 	int		 fd;
 	bool		 ok;
@@ -218,7 +207,7 @@ gitwatch_ask(const struct stat *st)
 static bool
 recently_off(const struct stat *st)
 {
-	char		*off = watch_path(st, "off");
+	char		*off = watch_file(st, ".off");
 	struct stat	 ost;
 	bool		 recent;
 
@@ -285,7 +274,7 @@ watch_budget(void)
 static void
 become_watcher(const char *project, const struct stat *st, int lockfd)
 {
-	char		*sock = watch_path(st, "sock");
+	char		*sock = watch_file(st, ".sock");
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t	 all;
 	int		 null;
@@ -335,7 +324,7 @@ gitwatch_start(const char *project, const struct stat *st,
 		if (!scan->dirs[i].opaque && scan->dirs[i].dev != st->st_dev)
 			return;
 	/* The lock first: one watcher a project, and counted at once. */
-	if ((lock = watch_path(st, "lock")) == NULL)
+	if ((lock = watch_file(st, ".lock")) == NULL)
 		return;
 	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	free(lock);

@@ -4,10 +4,8 @@
 # to make that scan miss a .git, then writes a config that runs code on
 # the operator's next `git status`; real git on the host checks the result.
 . "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/libgitattack.sh"
 
-export GIT_CONFIG_GLOBAL="$T/gitconfig" GIT_CONFIG_NOSYSTEM=1
-git config --global init.defaultBranch main
-MARK="$T/fsmonitor-ran"
 LOG="$T/bwgate.log"
 export BWGATE_LOG="$LOG"
 
@@ -19,13 +17,6 @@ mkdir -p $(seq -f "$P/many/d%g" 1 300)
 cd "$P" || exit 1
 run() { "$BWGATE" exec --quiet --project "$P" "$@" 2>&1; }
 
-# A repository whose config runs code on `git status` (core.fsmonitor).
-evil_repo() {
-	mkdir -p "$1/objects" "$1/refs/heads"
-	echo "ref: refs/heads/main" > "$1/HEAD"
-	printf '[core]\n\trepositoryformatversion = 0\n' > "$1/config"
-}
-host_git_status() { (cd "$1" && git status >/dev/null 2>&1); }
 # The last scan's line of the debug log.
 last_scan() { grep 'gitscan_project:' "$LOG" | tail -1; }
 # Until every directory of the project is older than the settling time

@@ -5,11 +5,9 @@
 # real git on the host checks the result. BWGATE_GITWATCH=1 starts the
 # watcher for this small project (it waits for 1,024 directories).
 . "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/libgitattack.sh"
 
-export GIT_CONFIG_GLOBAL="$T/gitconfig" GIT_CONFIG_NOSYSTEM=1
-git config --global init.defaultBranch main
 export BWGATE_GITWATCH=1
-MARK="$T/fsmonitor-ran"
 LOG="$T/bwgate.log"
 export BWGATE_LOG="$LOG"
 
@@ -24,12 +22,6 @@ LOCK="$rundir/gitwatch-$key.lock"
 SOCK="$rundir/gitwatch-$key.sock"
 TEARDOWN='rm -rf "$P"'	# the watcher leaves with its project
 
-evil_repo() {
-	mkdir -p "$1/objects" "$1/refs/heads"
-	echo "ref: refs/heads/main" > "$1/HEAD"
-	printf '[core]\n\trepositoryformatversion = 0\n' > "$1/config"
-}
-host_git_status() { (cd "$1" && git status >/dev/null 2>&1); }
 # The pid of the live watcher: written in its lock file.
 watcher() {
 	local pid
@@ -42,10 +34,6 @@ asked() {
 	[ "$(grep -c 'gitwatch_ask: [0-9]* directories watched' "$LOG")" -ge "$1" ]
 }
 fresh_log() { : > "$LOG"; }
-# A command that makes the config at $1 run code on `git status`.
-poison() {
-	printf "printf '\\\\tfsmonitor = \"touch %s; false\"\\\\n' >> %s" "$MARK" "$1"
-}
 
 evil_repo "$P/aside/sub/.git"
 
