@@ -48,6 +48,11 @@ setup(void **state)
 	mkdir(p, 0755);
 	setenv("HOME", p, 1);
 	free(p);
+	/* The build's caches (seccomp programs, secret files) stay here. */
+	p = path_join(f->dir, "run");
+	mkdir(p, 0700);
+	setenv("XDG_RUNTIME_DIR", p, 1);
+	free(p);
 	sandbox_policy_init(&f->pol);
 	assert_int_equal(sandbox_policy_set_dirs(&f->pol, f->project, NULL,
 	    &cause), 0);
