@@ -22,6 +22,7 @@
 #include "console-int.h"
 #include "console.h"
 #include "jsonutil.h"
+#include "file.h"
 #include "log.h"
 #include "path.h"
 #include "xalloc.h"
@@ -251,10 +252,7 @@ console_listen(const char *path, struct stat *stp, char **cause)
 static void
 console_unlink(const char *path, const struct stat *mine)
 {
-	struct stat	st;
-
-	if (path != NULL && lstat(path, &st) == 0 &&
-	    st.st_ino == mine->st_ino && st.st_dev == mine->st_dev)
+	if (file_is_still(path, mine))
 		unlink(path);
 }
 

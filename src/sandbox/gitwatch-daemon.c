@@ -36,6 +36,7 @@
 
 #include "beneath.h"
 #include "buf.h"
+#include "file.h"
 #include "gitwatch.h"
 #include "path.h"
 #include "xalloc.h"
@@ -751,16 +752,6 @@ listen_at(const char *sock)
 	return fd;
 }
 
-/* Is the socket runs find still ours? */
-static bool
-sock_ours(const char *sock, const struct stat *bound)
-{
-	struct stat	st;
-
-	return lstat(sock, &st) == 0 && st.st_ino == bound->st_ino &&
-	    st.st_dev == bound->st_dev;
-}
-
 /* The project's root, by its path, if it is still the one watched (the
    descriptor is held only while working: an open one would keep the
    project's file system from being unmounted). */
@@ -836,7 +827,7 @@ gitwatch_daemon(const char *project, const struct stat *st, int lockfd,
 
 		/* Removed or moved shows here within a second (a removal
 		   sends no event while anything holds the directory). */
-		if (idle_until <= time(NULL) || !sock_ours(sock, &bound) ||
+		if (idle_until <= time(NULL) || !file_is_still(sock, &bound) ||
 		    stat(project, &rst) != 0 || rst.st_dev != st->st_dev ||
 		    rst.st_ino != st->st_ino)
 			break;
@@ -860,7 +851,7 @@ gitwatch_daemon(const char *project, const struct stat *st, int lockfd,
 		}
 		root_close(&w);
 	}
-	if (lfd >= 0 && sock_ours(sock, &bound))
+	if (lfd >= 0 && file_is_still(sock, &bound))
 		unlink(sock);
 	if (w.quit != NULL && !w.gone)
 		write_off(sock, w.quit);

@@ -115,3 +115,12 @@ file_write_replace(const char *path, const void *data, size_t len,
 {
 	return write_aside(path, data, len, mode, false, cause);
 }
+
+bool
+file_is_still(const char *path, const struct stat *st)
+{
+	struct stat	now;
+
+	return path != NULL && lstat(path, &now) == 0 &&
+	    now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}

@@ -15,7 +15,9 @@
 #ifndef BWGATE_FILE_H
 #define BWGATE_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* mkdir -p: create dir and its missing parents with mode. */
@@ -25,5 +27,8 @@ int	file_write_atomic(const char *path, const void *data, size_t len,
 	    mode_t mode, char **cause);
 int	file_write_replace(const char *path, const void *data, size_t len,
 	    mode_t mode, char **cause);
+/* Is path (not followed) still the file we made, st (device, inode)?
+   For removing our own socket without removing a successor's. */
+bool	file_is_still(const char *path, const struct stat *st);
 
 #endif
