@@ -130,7 +130,8 @@ ENGINE_TESTS = \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh \
 	%D%/integration/exec-attention.sh \
-	%D%/integration/exec-executed.sh
+	%D%/integration/exec-executed.sh \
+	%D%/integration/helper-gate.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
 # Containment (issue 9): attacks against the real binary.

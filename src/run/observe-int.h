@@ -47,6 +47,8 @@ struct observer {
 	/* OBSERVE_RECORD. */
 	bool			 armed;		/* a program went out */
 	bool			 wait;		/* the helper waits for go */
+	bool			 argv_later;	/* the command comes with go */
+	bool			 go_pending;	/* go asked before the answer */
 	struct snapshot_paths	*rec;
 	char			*rec_root;
 	size_t			 rec_len;

@@ -182,6 +182,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	obs->status = xstrdup("no answer from the helper");
 	obs->armed = (hello.flags & OBSERVE_F_OFF) == 0;
 	obs->wait = (hello.flags & OBSERVE_F_WAIT) != 0;
+	obs->argv_later = (hello.flags & OBSERVE_F_ARGV) != 0;
 	free(pol->helper);
 	pol->helper = helper;
 	pol->helper_fd = sv[1];		/* the sandbox closes it */
@@ -247,12 +248,22 @@ observe_wait_ready(struct observer *obs, int timeout_ms)
 	return obs->exact;
 }
 
-/* Send the go message (the helper reads it once it asks). */
+/*
+ * Send the go message (the helper reads it once it asks). Before its
+ * answer it is not known whether the helper waits for one: a byte it
+ * never reads would reset the connection when it closes its end, and the
+ * answer queued before it would be lost. So the plain go is kept until
+ * the answer says (observe_hello_reply).
+ */
 static void
 observe_send_go(struct observer *obs, const void *msg, size_t len)
 {
 	if (obs == NULL || !obs->wait)
 		return;
+	if (obs->state == STATE_HELLO && !obs->argv_later) {
+		obs->go_pending = true;
+		return;
+	}
 	obs->wait = false;
 	(void)send(obs->sock, msg, len, MSG_NOSIGNAL);
 	/* After the answer the socket has no more use. */
@@ -350,6 +361,16 @@ observe_hello_reply(struct observer *obs)
 		if (c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	}
+	/* With a listener the helper does not wait: the command's execve
+	   waits for us instead (observe-proto.h). */
+	if (n == (ssize_t)sizeof r && r.error == 0 && fd >= 0 &&
+	    !obs->argv_later)
+		obs->wait = false;
+	if (obs->go_pending && obs->wait && n > 0) {
+		(void)send(obs->sock, "g", 1, MSG_NOSIGNAL);
+		obs->wait = false;
+	}
+	obs->go_pending = false;
 	/* A waiting helper keeps the socket until observe_go(). */
 	if (!obs->wait || n <= 0) {
 		close(obs->sock);

@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,12 @@
 
 #include "observe-proto.h"
 
-static void	helper_reply(int, int, int, const char *);
+static int	helper_reply(int, int, int, const char *);
 static int	helper_install(const void *, uint32_t, const char **);
 
-/* Send the answer, with the listener attached when there is one. */
-static void
+/* Send the answer, with the listener attached when there is one: 0, or
+   -1 when bwgate cannot take it (gone). */
+static int
 helper_reply(int sock, int listener, int error, const char *why)
 {
 	struct observe_reply	 r;
@@ -74,8 +76,10 @@ helper_reply(int sock, int listener, int error, const char *why)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &listener, sizeof(int));
 	}
-	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
 }
 
 /* Load the program bwgate sent; the listener or -1 with errno and *why. */
@@ -146,6 +150,16 @@ helper_which(const char *name, char *buf, size_t size)
 	}
 }
 
+/* bwgate is gone before the command started: it cannot watch, so the
+   command does not run. */
+static int
+helper_gone(void)
+{
+	fprintf(stderr, "bwgate-helper: bwgate went away before the command "
+	    "started; not running it\n");
+	return 125;
+}
+
 /* The go message of a prestarted sandbox: NUL-ended arguments. */
 static char **
 helper_argv(char *msg, ssize_t n)
@@ -173,6 +187,7 @@ main(int argc, char **argv)
 	char			*end, whybuf[96], **cmd;
 	long			 sock;
 	int			 listener = -1, error = 0, e;
+	bool			 gated;
 	ssize_t			 n;
 
 	if (argc != 2 && (argc < 4 || strcmp(argv[2], "--") != 0)) {
@@ -222,20 +237,26 @@ main(int argc, char **argv)
 		snprintf(whybuf, sizeof whybuf, "%s: %s", why, strerror(errno));
 		why = whybuf;
 	}
-	helper_reply((int)sock, listener, error, why);
-	if (listener >= 0)
+	if (helper_reply((int)sock, listener, error, why) != 0 &&
+	    (hello.flags & OBSERVE_F_WAIT))
+		return helper_gone();
+	gated = listener >= 0;
+	if (gated)
 		close(listener);
-	/* bwgate decides how to report changes before the command runs;
-	   gone instead (killed outright), it cannot watch: do not run. */
-	if (error != EPROTO && (hello.flags & OBSERVE_F_WAIT)) {
+	/*
+	 * bwgate decides how to report changes before the command runs;
+	 * gone instead (killed outright), it cannot watch: do not run. With
+	 * the filter on, the command's execve is that gate (it waits for
+	 * bwgate's answer, and fails once no listener is left): no byte to
+	 * wait for, unless the command itself comes with it.
+	 */
+	if (error != EPROTO && (hello.flags & OBSERVE_F_WAIT) &&
+	    (!gated || argc == 2)) {
 		while ((n = recv((int)sock, go, sizeof go, 0)) < 0 &&
 		    errno == EINTR)
 			;
-		if (n <= 0) {
-			fprintf(stderr, "bwgate-helper: bwgate went away before "
-			    "the command started; not running it\n");
-			return 125;
-		}
+		if (n <= 0)
+			return helper_gone();
 	} else
 		n = 0;
 	if (argc == 2) {
@@ -250,6 +271,8 @@ main(int argc, char **argv)
 		execv(file, cmd);
 	execvp(cmd[0], cmd);
 	e = errno;
+	if (e == ENOSYS && gated)	/* the gate: see above */
+		return helper_gone();
 	if (e == ENOENT || e == ENOTDIR) {
 		fprintf(stderr, "bwgate-helper: %s: not found\n", cmd[0]);
 		return 127;

@@ -12,15 +12,18 @@
  * The helper reads the hello, moves its socket to OBSERVE_SOCK_FD (the
  * program does not notify sendmsg there), installs the program (unless
  * told not to), answers with one struct observe_reply (carrying the listener
- * descriptor as SCM_RIGHTS when status is 0), with OBSERVE_F_WAIT waits
- * for one byte from bwgate (which then knows whether the change report
- * can come from the notifications, and takes its snapshot first when it
- * cannot), closes FD and execs the command (also when no listener could
- * be made: then bwgate infers refusals from the error output). End of
- * file instead of the byte means bwgate is gone: the helper exits without
- * running the command, so a sandbox whose supervisor was killed outright
- * never runs unwatched (bwrap's first process has no parent-death signal
- * until it is released). A prestarted sandbox (OBSERVE_F_ARGV) is made
+ * descriptor as SCM_RIGHTS when status is 0), with OBSERVE_F_WAIT and no
+ * listener waits for one byte from bwgate (which then knows that the
+ * change report cannot come from the notifications, and takes its
+ * snapshot first), closes FD and execs the command (also when no listener
+ * could be made: then bwgate infers refusals from the error output). End
+ * of file instead of the byte, or an answer that cannot be sent, means
+ * bwgate is gone: the helper exits without running the command, so a
+ * sandbox whose supervisor was killed outright never runs unwatched
+ * (bwrap's first process has no parent-death signal until it is
+ * released). With a listener nothing is waited for: the command's execve
+ * is notified, so it starts only when bwgate answers it, and it fails
+ * (ENOSYS) when no listener is left. A prestarted sandbox (OBSERVE_F_ARGV) is made
  * before the request it will run is known: its helper gets the command
  * in the go message, after the request was approved. Kept free of other
  * bwgate headers:
@@ -32,7 +35,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		6
+#define OBSERVE_VERSION		7
 /* Where the helper keeps its socket while the filter is on. */
 #define OBSERVE_SOCK_FD		900
 /* The largest program the helper accepts (instructions). */
@@ -41,7 +44,9 @@
 enum observe_hello_flags {
 	OBSERVE_F_NET = (1 << 0),	/* also notify connect/sendto/sendmsg */
 	OBSERVE_F_OFF = (1 << 1),	/* install nothing: answer "disabled" */
-	OBSERVE_F_WAIT = (1 << 2),	/* after answering, wait for one byte */
+	OBSERVE_F_WAIT = (1 << 2),	/* after answering without a listener
+					   (or with OBSERVE_F_ARGV), wait for
+					   one byte */
 	OBSERVE_F_RECORD = (1 << 3),	/* also notify what only the change
 					   report needs (fchmod, ...) */
 	OBSERVE_F_ARGV = (1 << 4),	/* the command comes with the go

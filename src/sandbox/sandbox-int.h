@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "aside.h"
 #include "sandbox.h"
+#include "strv.h"
 
 struct placeholders;
 
@@ -24,6 +26,10 @@ struct build {
 	struct placeholders		*ph;	/* locked while protecting */
 	const char			*home;	/* $HOME inside (hidden) */
 	struct strv			 ph_files; /* placeholder files, rel */
+	/* build_secrets_start() to build_secrets(): the list of secret
+	   files, read while the rest is built. */
+	struct aside			 secrets_aside;
+	struct strv			 secrets;
 };
 
 /* sandbox.c */
@@ -56,7 +62,9 @@ int	build_sys(struct build *, char **);
 
 /* sandbox-user.c */
 void	build_identity(struct build *);
+void	build_secrets_start(struct build *);
 void	build_secrets(struct build *);
+void	build_secrets_end(struct build *);
 
 /* sandbox-git.c */
 int	build_git(struct build *, char **);

@@ -249,25 +249,51 @@ secret_named(const struct sandbox_policy *pol, const char *path)
 	return false;
 }
 
+static void *
+secret_list_aside(void *arg)
+{
+	struct build	*b = arg;
+
+	secret_list(&b->secrets);
+	return NULL;
+}
+
+/* With kernel uid 0 the secret files are needed: find them (a hundred
+   stats or so for the cache's key) while the rest is built. */
+void
+build_secrets_start(struct build *b)
+{
+	if (b->sb->kernel_uid == 0)
+		aside_start(&b->secrets_aside, secret_list_aside, b);
+}
+
 /* With kernel uid 0: hide what only root can read in the system dirs. */
 void
 build_secrets(struct build *b)
 {
-	struct strv	list = STRV_INIT;
 	struct stat	st;
 
 	if (b->sb->kernel_uid != 0)
 		return;
-	secret_list(&list);
-	for (size_t i = 0; i < list.n; i++) {
-		if (secret_named(b->pol, list.v[i]) ||
-		    lstat(list.v[i], &st) != 0 || S_ISLNK(st.st_mode))
+	aside_join(&b->secrets_aside);
+	for (size_t i = 0; i < b->secrets.n; i++) {
+		const char *p = b->secrets.v[i];
+
+		if (secret_named(b->pol, p) || lstat(p, &st) != 0 ||
+		    S_ISLNK(st.st_mode))
 			continue;
-		build_mask(b, list.v[i], S_ISDIR(st.st_mode), MOUNT_HIDDEN,
+		build_mask(b, p, S_ISDIR(st.st_mode), MOUNT_HIDDEN,
 		    "readable only by root: hidden");
 		b->sb->secrets_hidden++;
 	}
-	strv_release(&list);
+}
+
+/* The list is no longer needed (also when the build failed before it). */
+void
+build_secrets_end(struct build *b)
+{
+	aside_join(&b->secrets_aside);
+	strv_release(&b->secrets);
 }
 
 /* What the sandbox is to the host, for reports and doctor. */

@@ -498,7 +498,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
 	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL,
-			    getenv("HOME"), STRV_INIT };
+			    getenv("HOME"), STRV_INIT, ASIDE_INIT, STRV_INIT };
 	char		num[16];
 	size_t		env_pos;
 
@@ -516,6 +516,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	if (pol->network && build_network(&b, cause) != 0)
 		return -1;
 	build_identity(&b);	/* may start the argv with setpriv */
+	build_secrets_start(&b);
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
 	env_pos = sb->argv.n;
@@ -528,6 +529,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	/* Last of the mounts, so the table people read starts with the
 	   layout, not a list of files in /etc. */
 	build_secrets(&b);
+	build_secrets_end(&b);
 	if (build_seccomp(&b, cause) != 0)
 		goto fail;
 	build_env(&b, env_pos);
@@ -554,6 +556,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	}
 	return 0;
 fail:
+	build_secrets_end(&b);
 	sandbox_finish(sb);
 	return -1;
 }
