@@ -13,15 +13,18 @@
 #     headless console, writers side by side and --writers alone, against
 #     bare make. Target: side by side < 1.5 s.
 #  3. Building bwgate itself (make -j2 after configure) inside the sandbox
-#     with seccomp notification on and off (BWGATE_NO_NOTIFY=1).
-#     Target: <= 5 % over.
-# Medians of R runs (default 5; R_BUILD, default 3, for the build).
+#     with seccomp notification on and off (BWGATE_NO_NOTIFY=1), in pairs
+#     (on, off): the median of each side's wall time, the median of the
+#     pairs' ratios (drift cancels within a pair) and the same for the CPU
+#     time of bwgate, bwrap and the build together (what the recording
+#     costs, less exposed to other load than wall time). Target: <= 5 %.
+# Medians of R runs (default 5; R_BUILD, default 5, for the build).
 # SCALE_SKIP="files make build" leaves parts out.
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
 set -u
 : "${BWGATE:?}" "${BWGATE_SRCDIR:?}"
 R=${R:-5}
-R_BUILD=${R_BUILD:-3}
+R_BUILD=${R_BUILD:-5}
 SCALE_FILES=${SCALE_FILES:-100000 400000}
 SKIP=${SCALE_SKIP:-}
 T=$(mktemp -d /tmp/bwgate-bench-scale.XXXXXX)
@@ -48,6 +51,19 @@ for i in range(n):
         os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "f%d.c" % i), "w") as f:
         f.write("x\n")
+PY
+}
+
+# Wall and CPU time (user + system, the run and all it waited for) of one
+# run in microseconds: "WALL CPU".
+wall_cpu() {
+	python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,
+    stderr=subprocess.DEVNULL)
+_, _, ru = os.wait4(p.pid, 0)
+print("%d %d" % ((time.monotonic() - t0) * 1e6, (ru.ru_utime + ru.ru_stime) * 1e6))
 PY
 }
 
@@ -188,17 +204,22 @@ if ! skip build; then
 	    { echo "bench-scale: configure failed in the sandbox"; exit 1; }
 	for i in $(seq 1 "$R_BUILD"); do
 		make -s clean > /dev/null 2>&1
-		echo "on $(us "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2)"
+		on=$(wall_cpu "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2)
 		make -s clean > /dev/null 2>&1
-		echo "off $(BWGATE_NO_NOTIFY=1 us "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2)"
+		off=$(BWGATE_NO_NOTIFY=1 wall_cpu "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2)
+		echo "$on $off"
 	done > "$T/build.times"
-	on=$(awk '$1 == "on" { print $2 }' "$T/build.times" | median)
-	off=$(awk '$1 == "off" { print $2 }' "$T/build.times" | median)
+	build_col() { awk -v c="$1" '{ print $c }' "$T/build.times" | median; }
+	build_ratio() { awk -v a="$1" -v b="$2" '{ printf "%d\n", $a * 1e6 / $b }' "$T/build.times" | median; }
 	make -s clean > /dev/null 2>&1
 	calls=$("$BWGATE" exec --json --project "$B" -- make -s -j2 2>/dev/null |
 	    jq -r '"\(.sandbox.observed_calls) calls notified, \(.changes.created | length) created, method \(.changes_method)"')
-	awk -v a="$on" -v b="$off" 'BEGIN {
-		printf "make -j2, notification off (snapshot)        %8.2f s\n", b / 1e6
-		printf "make -j2, notification on (recorded calls)   %8.2f s  %+5.1f %%\n", a / 1e6, (a - b) * 100 / b }'
+	awk -v on="$(build_col 1)" -v off="$(build_col 3)" \
+	    -v pw="$(build_ratio 1 3)" -v con="$(build_col 2)" \
+	    -v coff="$(build_col 4)" -v pc="$(build_ratio 2 4)" 'BEGIN {
+		printf "make -j2, notification off (snapshot)        %8.2f s wall %8.2f s CPU\n", off / 1e6, coff / 1e6
+		printf "make -j2, notification on (recorded calls)   %8.2f s wall %8.2f s CPU\n", on / 1e6, con / 1e6
+		printf "   on over off, medians:   wall %+5.1f %%   CPU %+5.1f %%\n", (on - off) * 100 / off, (con - coff) * 100 / coff
+		printf "   on over off, median of the %s pairs: wall %+5.1f %%   CPU %+5.1f %%\n", "'"$R_BUILD"'", pw / 1e4 - 100, pc / 1e4 - 100 }'
 	echo "   (last build: $calls)"
 fi

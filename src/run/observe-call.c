@@ -178,20 +178,26 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
  * calls are not what ran.
  */
 static bool
-observe_exec_exists(pid_t pid, const char *path)
+observe_exec_exists(const struct observer *obs, pid_t pid, const char *path)
 {
 	struct open_how	how = { .flags = O_PATH | O_CLOEXEC,
 			    .resolve = RESOLVE_IN_ROOT };
 	struct stat	st;
 	char		p[64];
-	int		root, fd;
+	int		root = -1, fd;
 	bool		ok;
 
-	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	if ((root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return true;	/* cannot tell: keep it */
-	fd = (int)syscall(SYS_openat2, root, path, &how, sizeof how);
-	close(root);
+	/* The sandbox's root, once known, is every caller's (no namespace
+	   of their own without user namespaces; chroot is denied). */
+	if (obs->rootfd < 0 || obs->userns) {
+		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+		if ((root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return true;	/* cannot tell: keep it */
+	}
+	fd = (int)syscall(SYS_openat2, root >= 0 ? root : obs->rootfd, path,
+	    &how, sizeof how);
+	if (root >= 0)
+		close(root);
 	if (fd < 0)
 		return errno != ENOENT && errno != ENOTDIR;
 	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -217,7 +223,8 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 
 	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
 	path = observe_arg_path(d, mem, c->dirfd, c->path, empty);
-	if (path != NULL && !empty && !observe_exec_exists(mem->pid, path))
+	if (path != NULL && !empty && !observe_exec_exists(obs, mem->pid,
+	    path))
 		return;
 	for (int i = 0; at != 0 && i < EXECUTION_MAX_ARGS; i++) {
 		if (observe_peek(mem, &ptr, sizeof ptr, at + 8 * (uint64_t)i) !=

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -209,6 +211,42 @@ observe_readlink_root(void *arg, const char *path, char *buf, size_t len)
 	return readlinkat(rootfd, path, buf, len);
 }
 
+/*
+ * Resolve a normalised path inside the sandbox root, as
+ * pathwalk_resolve() does. Most paths have no symlink above their last
+ * name: one openat2 that refuses symlinks shows it, where the walk reads
+ * each component again from the root (depth squared lookups a call).
+ */
+static char *
+observe_resolve(struct observer *obs, const char *named, bool follow,
+    bool *missing)
+{
+	struct open_how		 how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS,
+	};
+	const char		*slash = strrchr(named, '/');
+	_cleanup_free_ char	*parent = NULL;
+	char			 c;
+	int			 fd;
+
+	*missing = false;
+	if (named[0] != '/' || slash == NULL || slash[1] == '\0')
+		goto walk;
+	parent = slash == named ? xstrdup("/") :
+	    xstrndup(named, (size_t)(slash - named));
+	fd = (int)syscall(SYS_openat2, obs->rootfd, parent, &how, sizeof how);
+	if (fd < 0)
+		goto walk;	/* a link above, or something missing */
+	close(fd);
+	if (follow && observe_readlink_root(&obs->rootfd, named, &c, 1) >= 0)
+		goto walk;	/* the last name is a link */
+	return xstrdup(named);
+walk:
+	return pathwalk_resolve(named, follow, observe_readlink_root,
+	    &obs->rootfd, missing);
+}
+
 /* Does path exist inside the sandbox root? */
 static bool
 observe_exists_in(int rootfd, const char *path)
@@ -279,10 +317,8 @@ observe_record_rename(struct observer *obs, const struct sandbox *sb,
 
 	if (obs->rec == NULL)
 		return;
-	r1 = pathwalk_resolve(from, false, observe_readlink_root,
-	    &obs->rootfd, &missing);
-	r2 = pathwalk_resolve(to, false, observe_readlink_root,
-	    &obs->rootfd, &missing);
+	r1 = observe_resolve(obs, from, false, &missing);
+	r2 = observe_resolve(obs, to, false, &missing);
 	rel1 = observe_rec_rel(obs, sb, r1);
 	rel2 = observe_rec_rel(obs, sb, r2);
 	if (rel1 == NULL || rel2 == NULL)
@@ -308,8 +344,7 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 
 	memset(&t, 0, sizeof t);
 	t.writes = writes;
-	res = pathwalk_resolve(named, follow, observe_readlink_root,
-	    &obs->rootfd, &missing);
+	res = observe_resolve(obs, named, follow, &missing);
 	m = sandbox_mount_for(sb, res);
 	/* The change report: paths in the project on a writable mount. */
 	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
@@ -353,8 +388,7 @@ observe_judge_link(struct observer *obs, const struct sandbox *sb,
 	_cleanup_free_ char		*res = NULL;
 	bool				 missing;
 
-	res = pathwalk_resolve(old, follow, observe_readlink_root, &obs->rootfd,
-	    &missing);
+	res = observe_resolve(obs, old, follow, &missing);
 	mo = sandbox_mount_for(sb, res);
 	mn = sandbox_mount_for(sb, new);
 	if (mo == mn || missing || !observe_exists_in(obs->rootfd, res))

@@ -39,23 +39,31 @@ else
 	echo "not ok 1 - a layer calls a layer above it"
 fi
 
-# curses: whatever the curses libraries of the bwgate binary define.
+# curses: whatever the curses libraries define, shared (found with ldd)
+# or linked into bwgate (their archives, configure's default).
 libs=$(ldd "$b/bwgate" 2>/dev/null | awk '/ncurses|tinfo/ { print $3 }')
-if [ -z "$libs" ]; then
+if [ -n "$libs" ]; then
+	# shellcheck disable=SC2086
+	nm -D --defined-only $libs | awk 'NF == 3 { print $3 }'
+else
+	dir=$(pkg-config --variable=libdir ncursesw 2>/dev/null)
+	for a in "$dir/libncursesw.a" "$dir/libtinfo.a"; do
+		[ -f "$a" ] && nm --defined-only "$a" 2>/dev/null
+	done | awk 'NF == 3 && $2 ~ /^[TDBRCVW]$/ { print $3 }'
+fi | sed 's/@.*//' | sort -u > "$work/curses"
+if [ ! -s "$work/curses" ]; then
 	echo "not ok 2 - cannot find the curses libraries of $b/bwgate"
 	exit 1
 fi
-# shellcheck disable=SC2086
-nm -D --defined-only $libs | awk 'NF == 3 { print $3 }' | sed 's/@.*//' |
-    sort -u > "$work/curses"
 cbad=0
 for l in $layers; do
 	comm -12 "$work/$l.needs" "$work/curses" | sed "s/^/# $l uses curses: /" > "$work/c"
 	if [ -s "$work/c" ]; then cat "$work/c"; cbad=1; fi
 done
-# Sanity: the front end does use curses, so the list is not empty by mistake.
-if ! nm -u "$b/bwgate" | awk '{ print $2 }' | sed 's/@.*//' | sort -u |
-    comm -12 - "$work/curses" | grep -q .; then
+# Sanity: the front end (ui/) does use curses, so the list is not empty
+# by mistake.
+if ! nm -u "$b"/ui/*.o | awk 'NF == 2 { print $2 }' | sed 's/@.*//' |
+    sort -u | comm -12 - "$work/curses" | grep -q .; then
 	echo "not ok 2 - the curses symbol list matched nothing in bwgate"
 	exit 1
 fi

@@ -106,6 +106,16 @@ mkdir /etc/bwgate-d read-only 1 true"
 	vrun 'echo x > out-home'
 	assert_eq "through a symlink to \$HOME: not-visible" "$(vlist)" \
 		"create $P/out-home not-visible 1 true"
+	# A link above the last name: the fast resolve must not be fooled.
+	ln -s /etc "$P/etc-dir"
+	mkdir -p "$P/real/sub"
+	ln -s real "$P/in-dir"
+	vrun 'echo x > etc-dir/bwgate-test; echo y > in-dir/sub/f'
+	assert_eq "through a linked directory to /etc: read-only" "$(vlist)" \
+		"create $P/etc-dir/bwgate-test read-only 1 true"
+	ok_if "through a linked directory in the project: written" \
+	    test -s "$P/real/sub/f"
+	rm -rf "$P/etc-dir" "$P/in-dir" "$P/real"
 	vrun 'rm out-etc out-tmp out-home'
 	assert_eq "removing the links themselves is fine" "$(jfield .violations)" "[]"
 	ok_unless "links removed" test -L "$P/out-etc"
