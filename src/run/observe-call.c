@@ -217,8 +217,6 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 {
 	_cleanup_free_ char	*path = NULL;
 	struct strv		 argv = STRV_INIT;
-	uint64_t		 ptr, at = d->args[c->path + 1];
-	char			*s;
 	bool			 empty;
 
 	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
@@ -226,13 +224,8 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 	if (path != NULL && !empty && !observe_exec_exists(obs, mem->pid,
 	    path))
 		return;
-	for (int i = 0; at != 0 && i < EXECUTION_MAX_ARGS; i++) {
-		if (observe_peek(mem, &ptr, sizeof ptr, at + 8 * (uint64_t)i) !=
-		    (ssize_t)sizeof ptr || ptr == 0)
-			break;
-		s = observe_read_string(mem, ptr);
-		strv_push_owned(&argv, s != NULL ? s : xstrdup("?"));
-	}
+	observe_read_strv(mem, d->args[c->path + 1], EXECUTION_MAX_ARGS,
+	    &argv);
 	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
 		executions_add(obs->exec_out, path != NULL ? path : "?",
 		    &argv);

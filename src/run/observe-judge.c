@@ -88,6 +88,75 @@ observe_read_string(struct observe_mem *mem, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * An argv, read while its exec waits: the pointers a page at a time, then
+ * the first bytes of every string in one process_vm_readv, where one read
+ * per pointer and one per string took a compiler's exec over a hundred
+ * calls. A string not ended within its first read is read again whole.
+ */
+#define OBSERVE_ARG_FIRST	256
+#define OBSERVE_ARGS_MAX	64
+
+void
+observe_read_strv(struct observe_mem *mem, uint64_t addr, size_t max,
+    struct strv *out)
+{
+	uint64_t	 ptrs[OBSERVE_ARGS_MAX];
+	char		 first[OBSERVE_ARGS_MAX][OBSERVE_ARG_FIRST];
+	struct iovec	 local[OBSERVE_ARGS_MAX], remote[OBSERVE_ARGS_MAX];
+	size_t		 n = 0, want, got, done = 0;
+	ssize_t		 r = -1;
+	char		*s;
+
+	if (max > OBSERVE_ARGS_MAX)
+		max = OBSERVE_ARGS_MAX;
+	while (addr != 0 && n < max) {
+		want = addr % 8 != 0 ? 1 : (4096 - addr % 4096) / 8;
+		if (want > max - n)
+			want = max - n;
+		r = observe_peek(mem, ptrs + n, want * 8, addr);
+		if (r < 8)
+			break;
+		got = (size_t)r / 8;
+		for (size_t i = n; i < n + got; i++)
+			if (ptrs[i] == 0) {
+				got = i - n;
+				addr = 0;	/* the end of the array */
+				break;
+			}
+		n += got;
+		if ((size_t)r < want * 8)
+			break;
+		if (addr != 0)
+			addr += (uint64_t)got * 8;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 4096 - ptrs[i] % 4096;
+
+		local[i].iov_base = first[i];
+		local[i].iov_len = len < OBSERVE_ARG_FIRST ? len :
+		    OBSERVE_ARG_FIRST;
+		remote[i].iov_base = (void *)(uintptr_t)ptrs[i];
+		remote[i].iov_len = local[i].iov_len;
+	}
+	r = -1;
+	if (n > 0 && mem->fd < 0)
+		r = process_vm_readv(mem->pid, local, n, remote, n, 0);
+	for (size_t i = 0; i < n; i++) {
+		/* Whole elements only: a failed one ends the transfer. */
+		bool read = r >= 0 && done + local[i].iov_len <= (size_t)r;
+		char *nul = read ? memchr(first[i], '\0', local[i].iov_len) :
+		    NULL;
+
+		done += local[i].iov_len;
+		if (nul != NULL)
+			s = xstrdup(first[i]);
+		else
+			s = observe_read_string(mem, ptrs[i]);
+		strv_push_owned(out, s != NULL ? s : xstrdup("?"));
+	}
+}
+
 /* The path a descriptor or the cwd of pid refers to, if it is a path. */
 char *
 observe_base(pid_t pid, int dirfd)

@@ -164,16 +164,34 @@ executions_same(const struct strv *a, const struct strv *b)
 	return true;
 }
 
+/* FNV-1a over path and argv, each string with its NUL. */
+static uint32_t
+executions_hash(const char *path, const struct strv *argv)
+{
+	uint32_t	h = 2166136261u;
+
+	for (size_t i = 0; i <= argv->n; i++) {
+		const char *s = i == 0 ? path : argv->v[i - 1];
+
+		do
+			h = (h ^ (unsigned char)*s) * 16777619u;
+		while (*s++ != '\0');
+	}
+	return h;
+}
+
 /* Record one exec: the first EXECUTIONS_MAX distinct ones, counted. */
 void
 executions_add(struct executions *es, const char *path,
     const struct strv *argv)
 {
+	uint32_t	h = executions_hash(path, argv);
+
 	es->total++;
 	for (size_t i = es->n; i > 0; i--) {
 		struct execution *e = &es->v[i - 1];
 
-		if (strcmp(e->path, path) == 0 &&
+		if (e->hash == h && strcmp(e->path, path) == 0 &&
 		    executions_same(&e->argv, argv)) {
 			e->count++;
 			return;
@@ -188,6 +206,7 @@ executions_add(struct executions *es, const char *path,
 	es->v[es->n].path = xstrdup(path);
 	strv_append_all(&es->v[es->n].argv, argv);
 	es->v[es->n].count = 1;
+	es->v[es->n].hash = h;
 	es->n++;
 }
 

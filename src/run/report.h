@@ -73,6 +73,7 @@ struct execution {
 	char		*path;		/* as named, resolved against the cwd */
 	struct strv	 argv;		/* at most EXECUTION_MAX_ARGS */
 	unsigned	 count;
+	uint32_t	 hash;		/* of path and argv, to find repeats */
 };
 
 struct executions {

@@ -30,6 +30,20 @@ ok_unless "a failed PATH lookup is not listed" \
     "$T/report.json")"
 assert_eq "not truncated" "$(jq .executed_truncated "$T/report.json")" false
 
+# Arguments as the program got them: a long one (past the first read of
+# each string), one across a page of its own, and only the first 64.
+long=$(printf 'L%.0s' $(seq 1 300))
+jexec -- sh -c '/bin/echo "$1" short "" end > /dev/null
+    set -- $(seq 1 70); /bin/true "$@"' sh "$long"
+assert_eq "a long argument whole" \
+    "$(ex /bin/echo | jq -c '.argv')" "[\"/bin/echo\",\"$long\",\"short\",\"\",\"end\"]"
+assert_eq "at most 64 arguments" "$(ex /bin/true | jq '.argv | length')" 64
+assert_eq "the 64th as run" "$(ex /bin/true | jq -r '.argv[63]')" 63
+jexec -- python3 -c 'import os; os.execv("/bin/true", ["/bin/true", "P" * 5000, "x"])'
+assert_eq "an argument longer than a page, whole" \
+    "$(ex /bin/true | jq -r '.argv[1] | length')" 5000
+assert_eq "and the one after it" "$(ex /bin/true | jq -r '.argv[2]')" x
+
 # Capped: the first 256 distinct, the rest only flagged.
 jexec -- sh -c 'i=0; while [ $i -lt 300 ]; do /bin/true $i; i=$((i+1)); done'
 assert_eq "capped at 256 distinct" "$(jq '.executed | length' \
