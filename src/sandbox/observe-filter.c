@@ -10,10 +10,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "bpfcache.h"
@@ -35,6 +37,16 @@ struct filter_rule {
 #define ALWAYS(n)		{ n, 0, -1, 0, 0, 0 }
 #define RECORD(n)		{ n, 2, -1, 0, 0, 0 }
 #define MASKED(n, i, m, v)	{ n, 0, i, SCMP_CMP_MASKED_EQ, m, v }
+/*
+ * An address bwgate judges (IPv4, IPv6) by its length: sockaddr_in,
+ * sockaddr_in6 or sockaddr_storage. A unix socket's address (every
+ * getpwnam asking nscd, hundreds in a build) is not notified; a short
+ * path that happens to have one of these lengths is, and is let be.
+ */
+#define INETLEN(n, net, i)						\
+	{ n, net, i, SCMP_CMP_EQ, sizeof(struct sockaddr_in), 0 },	\
+	{ n, net, i, SCMP_CMP_EQ, sizeof(struct sockaddr_in6), 0 },	\
+	{ n, net, i, SCMP_CMP_EQ, sizeof(struct sockaddr_storage), 0 }
 /* open-style flags that mean "may write": one rule per test (OR). */
 #define OPENFLAGS(n, i)							\
 	MASKED(n, i, O_ACCMODE, O_WRONLY),				\
@@ -66,9 +78,9 @@ static const struct filter_rule filter_rules[] = {
 	RECORD("bind"),	/* a unix socket's file */
 	/* What actually runs: recorded, never refused (report "executed"). */
 	ALWAYS("execve"), ALWAYS("execveat"),
-	{ "connect", 1, -1, 0, 0, 0 },
+	INETLEN("connect", 1, 2),
 	/* sendto with a destination address (not connected sockets). */
-	{ "sendto", 1, 4, SCMP_CMP_NE, 0, 0 },
+	INETLEN("sendto", 1, 5),
 	/* sendmsg except on the helper's own socket. */
 	{ "sendmsg", 1, 0, SCMP_CMP_NE, OBSERVE_SOCK_FD, 0 },
 };

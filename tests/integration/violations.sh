@@ -185,6 +185,23 @@ while time.time() < t:
 		jexec -- python3 -c "import socket; socket.create_connection(('192.0.2.1', 80), 2)"
 		assert_eq "connect to a remote address: network" "$(vlist)" \
 			"connect 192.0.2.1:80 network 1 true"
+		jexec -- python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(b'x', ('192.0.2.1', 9))"
+		assert_eq "sendto a remote address: network" "$(vlist)" \
+			"send 192.0.2.1:9 network 1 true"
+		# Unix sockets are not the network (and not notified: every
+		# getpwnam in a build asks nscd this way).
+		jexec -- python3 -c '
+import socket
+for i in range(100):
+    try: socket.socket(socket.AF_UNIX).connect("/run/no-such-socket")
+    except OSError: pass'
+		assert_eq "unix socket connects: no violation" \
+			"$(jfield .violations)" "[]"
+		ok_if "unix socket connects: not notified" \
+			test "$(jfield .sandbox.observed_calls)" -lt 100
 		# The sandbox's own loopback is fine.
 		jexec -- python3 -c '
 import socket
