@@ -232,6 +232,40 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 	strv_release(&argv);
 }
 
+/*
+ * Is the caller in the sandbox's mount namespace, with its root known?
+ * A nested sandbox has another view of paths: not ours to judge (only
+ * possible when the policy allows user namespaces inside). The first
+ * caller in the sandbox's namespace gives us its root, shared by all
+ * (chroot and pivot_root are denied); the caller is checked to be still
+ * waiting, so its pid cannot have been reused.
+ */
+static bool
+observe_root(struct observer *obs, const struct seccomp_notif *n)
+{
+	struct stat	st;
+	char		p[64];
+
+	if (obs->rootfd >= 0 && !obs->userns)
+		return true;
+	snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)n->pid);
+	if (stat(p, &st) != 0 || (obs->mntns != 0 && st.st_ino != obs->mntns))
+		return false;
+	if (obs->rootfd >= 0)
+		return true;
+	snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
+	obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0 &&
+	    obs->rootfd >= 0) {
+		close(obs->rootfd);
+		obs->rootfd = -1;
+	}
+	if (obs->rootfd < 0)
+		return false;
+	obs->mntns = st.st_ino;
+	return true;
+}
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -242,8 +276,6 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	struct observe_mem		 mem
 	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	char				 p[64];
-	struct stat			 st;
 	struct open_how			 how;
 	uint64_t			 flags = 0, msg[2];
 	enum observe_kind		 kind;
@@ -254,35 +286,14 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
 	if (c->how == HOW_EXEC) {
-		if (obs->exec_out != NULL)
+		if (obs->exec_out != NULL) {
+			(void)observe_root(obs, n);
 			observe_exec(obs, d, &mem, c, n->id);
+		}
 		return;
 	}
-	/*
-	 * A nested sandbox has another view of paths: not ours to judge
-	 * (only possible when the policy allows user namespaces inside).
-	 * The first caller in the sandbox's namespace gives us its root,
-	 * shared by all (chroot and pivot_root are denied); the caller is
-	 * checked to be still waiting, so its pid cannot have been reused.
-	 */
-	if (obs->rootfd < 0 || obs->userns) {
-		snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)n->pid);
-		if (stat(p, &st) != 0 ||
-		    (obs->mntns != 0 && st.st_ino != obs->mntns))
-			return;
-		if (obs->rootfd < 0) {
-			snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
-			obs->rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
-			    &n->id) != 0 && obs->rootfd >= 0) {
-				close(obs->rootfd);
-				obs->rootfd = -1;
-			}
-			if (obs->rootfd < 0)
-				return;
-			obs->mntns = st.st_ino;
-		}
-	}
+	if (!observe_root(obs, n))
+		return;
 
 	switch (c->how) {
 	case HOW_CONNECT:
