@@ -4,6 +4,7 @@
 #	stop_console			SIGTERM and wait; sets CRC
 #	audit_valid			every audit line is JSON
 #	fd_count PID, zombies PID	for leak checks
+#	waiting_for_policy PID		a warm exec of the console, idle
 
 PEER="$BWGATE_BUILDDIR/tests/integration/console-peer"
 AUDIT="$XDG_STATE_HOME/bwgate/audit.jsonl"
@@ -61,6 +62,16 @@ audit_valid() {
 
 fd_count() {
 	ls "/proc/$1/fd" | wc -l
+}
+
+# Is $1 a warm exec still waiting for its policy? Its descriptor 5 is then
+# the pipe the console writes the policy into (exec closes it once it has
+# read the policy, and the number goes to whatever it opens next).
+waiting_for_policy() {
+	local l
+	l=$(readlink "/proc/$1/fd/5" 2>/dev/null) || return 1
+	case $l in pipe:*) ;; *) return 1 ;; esac
+	[ -n "$CPID" ] && ls -l "/proc/$CPID/fd" 2>/dev/null | grep -qF -- "$l"
 }
 
 # Does the console hold at most $1 descriptors now? (for wait_for)

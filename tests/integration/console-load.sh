@@ -15,7 +15,7 @@ fds_back_to() { test "$(fd_count "$CPID")" -eq "$1"; }
 warm_ready() {
 	local p
 	for p in $(pgrep -P "$CPID"); do
-		[ -e "/proc/$p/fd/5" ] && return 0
+		waiting_for_policy "$p" && return 0
 	done
 	return 1
 }

@@ -21,7 +21,7 @@ prestarted() {
 	local p
 	for p in $(pgrep -P "$CPID"); do
 		grep -qa -- '--prestart' "/proc/$p/cmdline" 2>/dev/null &&
-		    [ -e "/proc/$p/fd/5" ] &&
+		    waiting_for_policy "$p" &&
 		    pgrep -P "$p" -x bwrap > /dev/null &&
 		    { echo "$p" >> "$T/warm.pids"; return 0; }
 	done

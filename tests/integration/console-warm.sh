@@ -12,11 +12,11 @@
 P=$(new_project)
 cd "$P"
 
-# The console's idle warm exec: its child still holding descriptor 5.
+# The console's idle warm exec: its child still waiting for a policy.
 warm_pid() {
 	local p
 	for p in $(pgrep -P "$CPID"); do
-		[ -e "/proc/$p/fd/5" ] && grep -q 'exec' "/proc/$p/cmdline" &&
+		waiting_for_policy "$p" && grep -q 'exec' "/proc/$p/cmdline" &&
 		    { echo "$p"; return 0; }
 	done
 	return 1

@@ -13,13 +13,12 @@ cd "$P"
 ls -A "$P" | sort > "$T/before"
 
 # The exec children of this test that run a request: `bwgate exec
-# --policy-fd` whose working directory is the project (the console's). The
-# console's warm exec, still waiting for a policy on descriptor 5, is not
-# one (exec closes that descriptor once it has read the policy).
+# --policy-fd` whose working directory is the project (the console's),
+# other than the console's warm exec still waiting for a policy.
 exec_pids() {
 	local p
 	for p in $(pgrep -f -- ' exec --policy-fd '); do
-		[ -e "/proc/$p/fd/5" ] && continue
+		waiting_for_policy "$p" && continue
 		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$P" ] && echo "$p"
 	done
 }
@@ -34,7 +33,7 @@ prestarted_sandbox() {
 	for i in 1 2 3; do
 		p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || return 1
 		[ -n "$p" ] && [ "$p" -gt 1 ] || return 1
-		[ -e "/proc/$p/fd/5" ] &&
+		waiting_for_policy "$p" &&
 		    grep -qa -- '--prestart' "/proc/$p/cmdline" && return 0
 	done
 	return 1
