@@ -51,6 +51,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "libexec.h"
 #include "log.h"
 #include "loop.h"
 #include "observe-filter.h"
@@ -59,10 +60,6 @@
 #include "observe.h"
 #include "pathwalk.h"
 #include "xalloc.h"
-
-#ifndef LIBEXECDIR
-#define LIBEXECDIR "/usr/local/libexec/bwgate"
-#endif
 
 /* Linux 6.6: wake the supervisor on the notifying CPU (a direct handoff). */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -77,42 +74,6 @@
 static void	observe_loop_cb(int, short, void *);
 static void	observe_hello_reply(struct observer *);
 
-/* Find the helper: $BWGATE_HELPER, next to our binary, ../libexec/bwgate
-   from it, LIBEXECDIR. */
-static char *
-observe_find_helper(void)
-{
-	const char	*env = getenv("BWGATE_HELPER");
-	char		 self[PATH_MAX], *slash, *p;
-	ssize_t		 n;
-
-	if (env != NULL && *env != '\0')
-		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/bwgate-helper", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-			/* Installed under another prefix than configured
-			   (make install prefix=DIR): DIR/libexec/bwgate. */
-			p = xasprintf("%s/../libexec/bwgate/bwgate-helper",
-			    self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	p = xstrdup(LIBEXECDIR "/bwgate-helper");
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
-}
-
 struct observer *
 observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 {
@@ -124,7 +85,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	int			 sv[2];
 	ssize_t			 sent;
 
-	if ((helper = observe_find_helper()) == NULL) {
+	if ((helper = libexec_find("bwgate-helper", "BWGATE_HELPER")) == NULL) {
 		*cause = xstrdup("cannot find bwgate-helper "
 		    "(set BWGATE_HELPER)");
 		return NULL;

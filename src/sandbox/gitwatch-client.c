@@ -23,16 +23,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +38,7 @@
 
 #include "buf.h"
 #include "gitwatch.h"
+#include "libexec.h"
 #include "log.h"
 #include "rundir.h"
 #include "sandbox.h"
@@ -269,41 +268,6 @@ watch_budget(void)
 	return v / 4;
 }
 
-/* The watcher process (lockfd is its lock, held): detached, nothing of
-   ours. */
-static void
-become_watcher(const char *project, const struct stat *st, int lockfd)
-{
-	char		*sock = watch_file(st, ".sock");
-	struct sigaction sa = { .sa_handler = SIG_DFL };
-	sigset_t	 all;
-	int		 null;
-
-	log_abandon();		/* forked beside the run's other threads */
-	prctl(PR_SET_NAME, "bwgate-gitwatch");
-	for (int s = 1; s < NSIG; s++)
-		(void)sigaction(s, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if ((null = open("/dev/null", O_RDWR)) < 0 || sock == NULL ||
-	    dup2(lockfd, 3) != 3)
-		_exit(0);
-	dup2(null, 0);
-	dup2(null, 1);
-	dup2(null, 2);
-	if (syscall(SYS_close_range, 4U, ~0U, 0) != 0)
-		for (int fd = 4; fd < 1024; fd++)
-			close(fd);
-	if (chdir("/") != 0)
-		_exit(0);
-	/* Who it is, for people (its /proc is closed to them: not
-	   dumpable). */
-	if (ftruncate(3, 0) == 0)
-		dprintf(3, "%ld\n", (long)getpid());
-	gitwatch_daemon(project, st, 3, sock);
-}
-
 void
 gitwatch_start(const char *project, const struct stat *st,
     const struct gitscan *scan)
@@ -311,7 +275,9 @@ gitwatch_start(const char *project, const struct stat *st,
 	const char	*v = getenv("BWGATE_GITWATCH");
 	size_t		 min = v != NULL && strcmp(v, "1") == 0 ? 1 :
 			    GITWATCH_MIN_DIRS;
-	char		*lock;
+	char		*lock, *prog, dev[32], ino[32];
+	char		*argv[] = { "bwgate-gitwatch", (char *)project, dev,
+			    ino, NULL };
 	pid_t		 pid;
 	int		 lfd;
 
@@ -323,22 +289,33 @@ gitwatch_start(const char *project, const struct stat *st,
 	for (size_t i = 0; i < scan->ndirs; i++)
 		if (!scan->dirs[i].opaque && scan->dirs[i].dev != st->st_dev)
 			return;
-	/* The lock first: one watcher a project, and counted at once. */
-	if ((lock = watch_file(st, ".lock")) == NULL)
+	if ((prog = libexec_find("bwgate-gitwatch", NULL)) == NULL)
 		return;
+	snprintf(dev, sizeof dev, "%ju", (uintmax_t)st->st_dev);
+	snprintf(ino, sizeof ino, "%ju", (uintmax_t)st->st_ino);
+	/* The lock first: one watcher a project, and counted at once. */
+	if ((lock = watch_file(st, ".lock")) == NULL) {
+		free(prog);
+		return;
+	}
 	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	free(lock);
 	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0 ||
 	    (pid = fork()) < 0) {
 		if (lfd >= 0)
 			close(lfd);	/* another one runs */
+		free(prog);
 		return;
 	}
+	/* Only calls safe between fork and exec: other threads of the run
+	   may hold locks the copy would inherit. */
 	if (pid == 0) {
-		if (setsid() < 0 || fork() != 0)
+		if (setsid() < 0 || fork() != 0 || dup2(lfd, 3) != 3)
 			_exit(0);
-		become_watcher(project, st, lfd);
+		execv(prog, argv);
+		_exit(0);
 	}
+	free(prog);
 	close(lfd);		/* the watcher holds the lock now */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;

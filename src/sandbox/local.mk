@@ -20,3 +20,7 @@ pkglibexec_PROGRAMS += bwgate-helper
 bwgate_helper_CFLAGS = $(AM_CFLAGS)
 bwgate_helper_LDFLAGS = $(HELPER_LDFLAGS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h
+# The project watcher (gitwatch.h), exec'd by the first writable run.
+pkglibexec_PROGRAMS += bwgate-gitwatch
+bwgate_gitwatch_SOURCES = %D%/gitwatch-main.c
+bwgate_gitwatch_LDADD = $(CORE_LIBS)

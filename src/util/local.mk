@@ -20,4 +20,5 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/proctree.c %D%/proctree.h \
 	%D%/aside.c %D%/aside.h \
 	%D%/file.c %D%/file.h \
+	%D%/libexec.c %D%/libexec.h \
 	%D%/display.c %D%/display.h

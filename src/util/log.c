@@ -33,12 +33,6 @@ log_close(void)
 }
 
 void
-log_abandon(void)
-{
-	log_file = NULL;	/* another thread may hold its lock: no fclose */
-}
-
-void
 log_write(const char *func, const char *fmt, ...)
 {
 	struct timespec	ts;

@@ -9,9 +9,6 @@
 
 int	 log_open(const char *path);
 void	 log_close(void);
-/* In a child forked while other threads ran: stop logging without
-   touching the parent's stream. */
-void	 log_abandon(void);
 void	 log_write(const char *func, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
