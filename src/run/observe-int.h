@@ -67,8 +67,8 @@ void	 observe_mem_release(struct observe_mem *);
 ssize_t	 observe_peek(struct observe_mem *, void *, size_t, uint64_t);
 /* Read a NUL-terminated string from another process; NULL on failure. */
 char	*observe_read_string(struct observe_mem *, uint64_t);
-/* Up to max strings of the NULL-ended array at addr (an argv) into out,
-   each "?" where it cannot be read. */
+/* Up to max (at most EXECUTION_MAX_ARGS) strings of the NULL-ended array
+   at addr (an argv) into out, each "?" where it cannot be read. */
 void	 observe_read_strv(struct observe_mem *, uint64_t, size_t,
 	    struct strv *);
 /* The path a descriptor or the cwd of pid refers to, if it is a path. */

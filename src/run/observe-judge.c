@@ -95,21 +95,20 @@ observe_read_string(struct observe_mem *mem, uint64_t addr)
  * calls. A string not ended within its first read is read again whole.
  */
 #define OBSERVE_ARG_FIRST	256
-#define OBSERVE_ARGS_MAX	64
 
 void
 observe_read_strv(struct observe_mem *mem, uint64_t addr, size_t max,
     struct strv *out)
 {
-	uint64_t	 ptrs[OBSERVE_ARGS_MAX];
-	char		 first[OBSERVE_ARGS_MAX][OBSERVE_ARG_FIRST];
-	struct iovec	 local[OBSERVE_ARGS_MAX], remote[OBSERVE_ARGS_MAX];
+	uint64_t	 ptrs[EXECUTION_MAX_ARGS];
+	char		 first[EXECUTION_MAX_ARGS][OBSERVE_ARG_FIRST];
+	struct iovec	 local[EXECUTION_MAX_ARGS], remote[EXECUTION_MAX_ARGS];
 	size_t		 n = 0, want, got, done = 0;
 	ssize_t		 r = -1;
 	char		*s;
 
-	if (max > OBSERVE_ARGS_MAX)
-		max = OBSERVE_ARGS_MAX;
+	if (max > EXECUTION_MAX_ARGS)
+		max = EXECUTION_MAX_ARGS;
 	while (addr != 0 && n < max) {
 		want = addr % 8 != 0 ? 1 : (4096 - addr % 4096) / 8;
 		if (want > max - n)
