@@ -267,7 +267,8 @@ build_secrets_start(struct build *b)
 		aside_start(&b->secrets_aside, secret_list_aside, b);
 }
 
-/* With kernel uid 0: hide what only root can read in the system dirs. */
+/* With kernel uid 0: hide what only root can read in the system dirs
+   (the list is released after). */
 void
 build_secrets(struct build *b)
 {
@@ -286,6 +287,7 @@ build_secrets(struct build *b)
 		    "readable only by root: hidden");
 		b->sb->secrets_hidden++;
 	}
+	build_secrets_end(b);
 }
 
 /* The list is no longer needed (also when the build failed before it). */

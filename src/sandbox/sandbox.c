@@ -529,7 +529,6 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	/* Last of the mounts, so the table people read starts with the
 	   layout, not a list of files in /etc. */
 	build_secrets(&b);
-	build_secrets_end(&b);
 	if (build_seccomp(&b, cause) != 0)
 		goto fail;
 	build_env(&b, env_pos);

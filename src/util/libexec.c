@@ -12,6 +12,16 @@
 #define LIBEXECDIR "/usr/local/libexec/bwgate"
 #endif
 
+/* p (taken) when it can be run, else NULL. */
+static char *
+libexec_try(char *p)
+{
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
 char *
 libexec_find(const char *name, const char *env)
 {
@@ -20,25 +30,18 @@ libexec_find(const char *name, const char *env)
 	ssize_t		 n;
 
 	if (set != NULL && *set != '\0')
-		return access(set, X_OK) == 0 ? xstrdup(set) : NULL;
+		return libexec_try(xstrdup(set));
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n > 0) {
 		self[n] = '\0';
 		if ((slash = strrchr(self, '/')) != NULL) {
 			*slash = '\0';
-			p = xasprintf("%s/%s", self, name);
-			if (access(p, X_OK) == 0)
+			if ((p = libexec_try(xasprintf("%s/%s", self,
+			    name))) != NULL ||
+			    (p = libexec_try(xasprintf("%s/../libexec/bwgate/%s",
+			    self, name))) != NULL)
 				return p;
-			free(p);
-			p = xasprintf("%s/../libexec/bwgate/%s", self, name);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
 		}
 	}
-	p = xasprintf("%s/%s", LIBEXECDIR, name);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
+	return libexec_try(xasprintf("%s/%s", LIBEXECDIR, name));
 }
