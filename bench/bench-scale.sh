@@ -14,7 +14,7 @@
 #     bare make. Target: side by side < 1.5 s.
 #  3. Building bwgate itself (make -j2 after configure) inside the sandbox
 #     with seccomp notification on and off (BWGATE_NO_NOTIFY=1), in pairs
-#     (on, off): the median of each side's wall time, the median of the
+#     (on then off, then the other way round): the median of each side's wall time, the median of the
 #     pairs' ratios (drift cancels within a pair) and the same for the
 #     machine's CPU time while the build ran (what the recording costs,
 #     less exposed to the host's other load than wall time; run the bench
@@ -208,11 +208,20 @@ if ! skip build; then
 	"$BWGATE" exec --quiet --project "$B" -- sh -c \
 	    './bootstrap > /dev/null 2>&1 && ./configure -q > /dev/null' ||
 	    { echo "bench-scale: configure failed in the sandbox"; exit 1; }
+	build() {
+		make -s clean > /dev/null 2>&1
+		wall_cpu "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2
+	}
+	# Each pair in the other order than the last: whichever runs second
+	# in a pair gains nothing from it over the run.
 	for i in $(seq 1 "$R_BUILD"); do
-		make -s clean > /dev/null 2>&1
-		on=$(wall_cpu "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2)
-		make -s clean > /dev/null 2>&1
-		off=$(BWGATE_NO_NOTIFY=1 wall_cpu "$BWGATE" exec --quiet --timeout 1200 --project "$B" -- make -s -j2)
+		if [ $((i % 2)) -eq 1 ]; then
+			on=$(build)
+			off=$(BWGATE_NO_NOTIFY=1 build)
+		else
+			off=$(BWGATE_NO_NOTIFY=1 build)
+			on=$(build)
+		fi
 		echo "$on $off"
 	done > "$T/build.times"
 	build_col() { awk -v c="$1" '{ print $c }' "$T/build.times" | median; }

@@ -131,7 +131,8 @@ ENGINE_TESTS = \
 	%D%/integration/exec-events.sh \
 	%D%/integration/exec-attention.sh \
 	%D%/integration/exec-executed.sh \
-	%D%/integration/helper-gate.sh
+	%D%/integration/helper-gate.sh \
+	%D%/integration/observe-wakeup.sh
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
 # Containment (issue 9): attacks against the real binary.

@@ -40,6 +40,10 @@ struct observer {
 	size_t			 req_size;
 	size_t			 resp_size;
 	uint32_t		 arch;
+	bool			 sync_ok;	/* the kernel has sync wake-up */
+	bool			 sync_on;	/* and it is on now */
+	uint32_t		 last_pid;	/* the last call's task */
+	unsigned		 same_run;	/* its calls before, in a row */
 	/* For observe_attach(). */
 	struct loop		*loop;
 	int			 loop_fd;
