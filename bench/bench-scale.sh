@@ -14,11 +14,12 @@
 #     bare make. Target: side by side < 1.5 s.
 #  3. Building bwgate itself (make -j2 after configure) inside the sandbox
 #     with seccomp notification on and off (BWGATE_NO_NOTIFY=1), in pairs
-#     (on then off, then the other way round): the median of each side's wall time, the median of the
-#     pairs' ratios (drift cancels within a pair) and the same for the
-#     machine's CPU time while the build ran (what the recording costs,
-#     less exposed to the host's other load than wall time; run the bench
-#     on an otherwise idle machine). Target: <= 5 %.
+#     (on then off, then the other way round): the median of each side's
+#     wall time, the median of the pairs' ratios (drift cancels within a
+#     pair) and the same for the machine's CPU time while the build ran
+#     (what the recording costs, less exposed to the host's other load
+#     than wall time; run the bench on an otherwise idle machine).
+#     Target: <= 5 %.
 # Medians of R runs (default 5; R_BUILD, default 5, for the build).
 # SCALE_SKIP="files make build" leaves parts out.
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"

@@ -28,21 +28,20 @@ for w in one two three four; do
 	assert_eq "all 200 files of loop '$w' reported ($method)" "$n" 200
 done
 
+several="plain answers for calls from several tasks"
+one="one task calling in a row: the CPU handed to and fro"
 if [ "$method" != syscalls ]; then
-	skip "synchronous wake-up for one task in a row" \
-	    "no recorded calls here ($method)"
-	skip "plain answers for several tasks" "no recorded calls here"
+	skip "$several" "no recorded calls here ($method)"
+	skip "$one" "no recorded calls here ($method)"
 elif grep -q "no synchronous wake-up" "$LOG"; then
-	skip "synchronous wake-up for one task in a row" \
-	    "$(grep -o 'no synchronous wake-up.*' "$LOG" | head -1)"
-	skip "plain answers for several tasks" "the kernel cannot choose"
+	why=$(grep -o 'no synchronous wake-up.*' "$LOG" | head -1)
+	skip "$several" "$why"
+	skip "$one" "$why"
 else
 	# Loops two and three run side by side; four ends the run alone.
-	ok_if "plain answers for calls from several tasks" \
-	    grep -q "synchronous wake-up off" "$LOG"
+	ok_if "$several" grep -q "synchronous wake-up off" "$LOG"
 	last=$(grep -o "synchronous wake-up o[nf]*" "$LOG" | tail -1)
-	assert_eq "one task calling in a row: the CPU handed to and fro" \
-	    "$last" "synchronous wake-up on"
+	assert_eq "$one" "$last" "synchronous wake-up on"
 fi
 
 done_testing
