@@ -25,6 +25,7 @@ export LC_ALL=C.UTF-8
 
 TESTS_RUN=0
 TESTS_FAILED=0
+TEST_STARTED=$(date +%s)
 T=$(mktemp -d "${TMPDIR:-/tmp}/bwgate-test.XXXXXX")
 chmod 0755 "$T"
 export HOME="$T/home"
@@ -40,11 +41,25 @@ cleanup() {
 	if [ -n "${CLEANUP_EXTRA:-}" ]; then eval "$CLEANUP_EXTRA"; fi
 	# Whatever survived an early exit goes too (done_testing reported it).
 	for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done
+	reap_cgroups
 	# Sandboxes may leave read-only or odd modes behind: make removable.
 	chmod -R u+rwX "$T" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
+
+# A run killed outright leaves its cgroup (bwgate-PID) for a later run to
+# remove (limiter.c, cg_reap): the ones made since this test started, whose
+# bwgate is gone, go now (rmdir refuses one that still holds processes).
+reap_cgroups() {
+	local d
+	for d in $(find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-*' \
+	    2>/dev/null); do
+		kill -0 "${d##*/bwgate-}" 2>/dev/null && continue
+		[ "$(stat -c %Y "$d" 2>/dev/null || echo 0)" -ge "$TEST_STARTED" ] &&
+			rmdir "$d" 2>/dev/null
+	done
+}
 
 # Run $TEARDOWN once.
 teardown() {
