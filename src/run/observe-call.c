@@ -178,7 +178,7 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
  * calls are not what ran.
  */
 static bool
-observe_exec_exists(const struct observer *obs, pid_t pid, const char *path)
+observe_exec_exists(int shared, pid_t pid, const char *path)
 {
 	struct open_how	how = { .flags = O_PATH | O_CLOEXEC,
 			    .resolve = RESOLVE_IN_ROOT };
@@ -187,14 +187,12 @@ observe_exec_exists(const struct observer *obs, pid_t pid, const char *path)
 	int		root = -1, fd;
 	bool		ok;
 
-	/* The sandbox's root, once known, is every caller's (no namespace
-	   of their own without user namespaces; chroot is denied). */
-	if (obs->rootfd < 0 || obs->userns) {
+	if (shared < 0) {
 		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
 		if ((root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 			return true;	/* cannot tell: keep it */
 	}
-	fd = (int)syscall(SYS_openat2, root >= 0 ? root : obs->rootfd, path,
+	fd = (int)syscall(SYS_openat2, root >= 0 ? root : shared, path,
 	    &how, sizeof how);
 	if (root >= 0)
 		close(root);
@@ -209,11 +207,13 @@ observe_exec_exists(const struct observer *obs, pid_t pid, const char *path)
 /*
  * Record an exec: the program as named (resolved against the caller's cwd
  * or dirfd) and its first EXECUTION_MAX_ARGS arguments. Read while the
- * caller is stopped, kept only if it is still the same task.
+ * caller is stopped, kept only if it is still the same task. root is the
+ * sandbox's root when it is the caller's, else -1 (its own is opened).
  */
 static void
 observe_exec(struct observer *obs, const struct seccomp_data *d,
-    struct observe_mem *mem, const struct observe_call *c, uint64_t id)
+    struct observe_mem *mem, const struct observe_call *c, uint64_t id,
+    int root)
 {
 	_cleanup_free_ char	*path = NULL;
 	struct strv		 argv = STRV_INIT;
@@ -221,7 +221,7 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 
 	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
 	path = observe_arg_path(d, mem, c->dirfd, c->path, empty);
-	if (path != NULL && !empty && !observe_exec_exists(obs, mem->pid,
+	if (path != NULL && !empty && !observe_exec_exists(root, mem->pid,
 	    path))
 		return;
 	observe_read_strv(mem, d->args[c->path + 1], EXECUTION_MAX_ARGS,
@@ -286,10 +286,13 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
 	if (c->how == HOW_EXEC) {
-		if (obs->exec_out != NULL) {
-			(void)observe_root(obs, n);
-			observe_exec(obs, d, &mem, c, n->id);
-		}
+		/* The sandbox's root, once known, is every caller's (no
+		   namespace of their own without user namespaces; chroot
+		   is denied). */
+		if (obs->exec_out != NULL)
+			observe_exec(obs, d, &mem, c, n->id,
+			    observe_root(obs, n) && !obs->userns ?
+			    obs->rootfd : -1);
 		return;
 	}
 	if (!observe_root(obs, n))
