@@ -13,6 +13,7 @@
  */
 #include "autoconf.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,17 +127,33 @@ static const struct {
 	{ UC_LABEL, "labels in the detail pane" },
 };
 
-/* Keys while the help is open: scroll, anything else closes it. */
+/* Keys while the help is open: scroll (a line, a page, to either end),
+   anything else closes it. */
 static void
 key_help_key(struct ui *ui, int key, bool is_char)
 {
+	int	page = ui->lines > 8 ? ui->lines - 6 : 1;
+
 	if ((is_char && key == 'j') || (!is_char && key == KEY_DOWN))
 		ui->help_scroll++;
-	else if ((is_char && key == 'k') || (!is_char && key == KEY_UP)) {
-		if (ui->help_scroll > 0)
-			ui->help_scroll--;
-	} else
+	else if ((is_char && key == 'k') || (!is_char && key == KEY_UP))
+		ui->help_scroll--;
+	else if ((is_char && (key == ' ' || key == 'f')) ||
+	    (!is_char && key == KEY_NPAGE))
+		ui->help_scroll += page;
+	else if ((is_char && key == 'b') || (!is_char && key == KEY_PPAGE))
+		ui->help_scroll -= page;
+	else if ((is_char && key == 'g') || (!is_char && key == KEY_HOME))
+		ui->help_scroll = 0;
+	else if ((is_char && key == 'G') || (!is_char && key == KEY_END))
+		ui->help_scroll = INT_MAX / 2;	/* drawing clamps it */
+	else {
+		/* The box also covered what no pane redraws (the gaps). */
 		ui->help = false;
+		ui->dirty_all = true;
+	}
+	if (ui->help_scroll < 0)
+		ui->help_scroll = 0;
 	ui_dirty_panes(ui);
 }
 
@@ -238,7 +255,8 @@ ui_help_draw(struct ui *ui)
 	werase(ui->overlay);
 	wattrset(ui->overlay, ui_attr(ui, UC_PROMPT));
 	box(ui->overlay, 0, 0);
-	mvwaddstr(ui->overlay, 0, 2, " keys (any other key closes) ");
+	mvwaddnstr(ui->overlay, 0, 2, " keys (j k space b g G scroll, "
+	    "other keys close) ", w - 4);
 	for (int row = 0; row < h - 2 &&
 	    ui->help_scroll + row < (int)t.lines.n; row++) {
 		wattrset(ui->overlay, ui_attr(ui, (enum ui_color)

@@ -22,6 +22,8 @@
 #include "ui.h"
 #include "xalloc.h"
 
+#define SEARCH_HINT	"n: next match, N: previous, Esc: end the search"
+
 /* Is a search on in this pane? */
 bool
 ui_search_active(const struct ui *ui, enum pane_id id)
@@ -34,6 +36,14 @@ ui_search_active(const struct ui *ui, enum pane_id id)
 void
 ui_search_clear(struct ui *ui)
 {
+	/* Its hint ("n: next match ...") would offer keys that now do
+	   nothing. */
+	if (ui->search.text != NULL && ui->message != NULL &&
+	    strncmp(ui->message, SEARCH_HINT, strlen(SEARCH_HINT)) == 0) {
+		free(ui->message);
+		ui->message = NULL;
+		ui->dirty_status = true;
+	}
 	free(ui->search.text);
 	ui->search.text = NULL;
 	ui->search.cur = -1;
@@ -60,8 +70,7 @@ search_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 		return;
 	}
 	search_changed(ui, text);
-	ui_message(ui, false, "n: next match, N: previous, Esc: end the "
-	    "search");
+	ui_message(ui, false, "%s", SEARCH_HINT);
 }
 
 /* The queue filter changed (live) or the prompt ended. */

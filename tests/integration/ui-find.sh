@@ -8,6 +8,8 @@
 . "$(dirname "$0")/ui-lib.sh"
 
 P=$(new_project)
+# Ages in the queue change while a test looks.
+AGES='s/[0-9]+[smh]\b|\bnow\b/AGE/g'
 
 run_layout() {
 	local cols="$1" lines="$2" L="$1x$2"
@@ -42,6 +44,8 @@ run_layout() {
 	check_screen "$L: N: back one" 5 '/150 3/1'
 	keys Escape
 	check_screen "$L: Esc ends the search" 5 '(output|report) +#1 +[0-9]'
+	ok_unless "$L: its n/N hint is gone with it" sh -c \
+	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'n: next match'"
 	ok_unless "$L: no search in the title" sh -c \
 	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '/150 '"
 
@@ -79,13 +83,23 @@ run_layout() {
 	check_screen "$L: z again: the layout" 5 '^ queue '
 
 	# The legend.
+	screen | sed -E "$AGES" > "$T/before-help"
 	keys '?'
-	check_screen "$L: ? the keys" 5 'keys \(any other key closes\)'
-	for i in $(seq 1 40); do keys j; done
-	check_screen "$L: and the colour legend" 5 'Colours \(as the panes'
+	check_screen "$L: ? the keys" 5 'keys \(j k space b g G scroll'
+	keys G
+	check_screen "$L: G: the end, the colour legend" 5 'Colours \(as the panes'
 	check_screen "$L: legend: created" 5 '\+ created'
+	keys g
+	check_screen "$L: g: the top again" 5 'approve'
+	ok_unless "$L: the legend scrolled away" sh -c \
+	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '\+ created'"
+	keys Space
+	check_screen "$L: space: a page down" 5 '\+ created|Prompts: Enter'
 	keys q
 	check_screen "$L: closed" 5 '^ queue '
+	ok_if "$L: nothing of the box is left (the screen is as before)" \
+	    wait_for 5 sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+	    sed -E '$AGES' | cmp -s - '$T/before-help'"
 	ui_stop
 }
 
