@@ -25,6 +25,7 @@
 #include "config.h"
 #include "jsonutil.h"
 #include "protocol.h"
+#include "report.h"
 #include "sandbox.h"
 #include "xalloc.h"
 
@@ -227,6 +228,21 @@ run_quiet_env(void)
 	return q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
 }
 
+/* "denied by the operator: NOTE" (the note only when one was given). */
+static void
+run_print_denied(const cJSON *j)
+{
+	const char	*by = cJSON_GetStringValue(cJSON_GetObjectItem(j, "by"));
+	const char	*note = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "note"));
+
+	fprintf(stderr, "bwgate: denied by %s%s%s%s\n",
+	    by != NULL && strcmp(by, "operator") == 0 ? "the " : "",
+	    by != NULL ? display_str(by) : "the console",
+	    note != NULL ? ": " : " (no note)",
+	    note != NULL ? display_str(note) : "");
+}
+
 /* The change report summary on stderr (quiet: only why it failed). */
 static void
 run_summary(const cJSON *res, bool quiet)
@@ -237,7 +253,12 @@ run_summary(const cJSON *res, bool quiet)
 
 	s = cJSON_GetStringValue(state);
 	note = cJSON_GetStringValue(cJSON_GetObjectItem(res, "note"));
-	if (s != NULL && strcmp(s, "finished") != 0)
+	if (s != NULL && strcmp(s, "timed-out") == 0)
+		fprintf(stderr, "bwgate: the command timed out after %.1f s "
+		    "and was killed (exit status %d)\n",
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(rep,
+		    "duration_ms")) / 1000, RESULT_TIMED_OUT);
+	else if (s != NULL && strcmp(s, "finished") != 0)
 		fprintf(stderr, "bwgate: request %s%s%s\n", s,
 		    note != NULL ? ": " : "", note != NULL ?
 		    display_str(note) : "");
@@ -380,11 +401,7 @@ run_submit(const struct run_request *rq0)
 			if (s != NULL && strcmp(s, "denied") == 0) {
 				s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 				    "note"));
-				fprintf(stderr, "bwgate: denied by %s%s%s\n",
-				    display_str(cJSON_GetStringValue(
-				    cJSON_GetObjectItem(j, "by"))),
-				    s != NULL ? ": " : "", s != NULL ?
-				    display_str(s) : "");
+				run_print_denied(j);
 				status = EXIT_DENIED;
 				in_open = false;
 				cJSON_Delete(j);

@@ -236,7 +236,7 @@ console_deny(struct console *c, uint32_t id, const char *who,
 	if (r == NULL)
 		return -1;
 	if (queue_decide(&c->q, r, false, BY_OPERATOR, who,
-	    note != NULL ? note : "denied by the operator", cause) != 0)
+	    note != NULL && *note != '\0' ? note : NULL, cause) != 0)
 		return -1;
 	request_decided(c, r);
 	return 0;

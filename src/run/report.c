@@ -431,6 +431,8 @@ result_exit_status(const struct result *r)
 {
 	if (!r->started || r->error != NULL)
 		return 125;
+	if (r->timed_out)
+		return RESULT_TIMED_OUT;	/* as timeout(1): not a kill */
 	if (r->signal > 0)
 		return 128 + r->signal;
 	return r->exit_code < 0 ? 125 : r->exit_code;
@@ -446,8 +448,9 @@ print_verdict(FILE *f, const struct result *r)
 	if (r->killed_by != NULL)
 		fprintf(f, "bwgate: killed: %s\n", r->killed_by);
 	else if (r->timed_out)
-		fprintf(f, "bwgate: timed out after %lld ms and was killed\n",
-		    (long long)r->duration_ms);
+		fprintf(f, "bwgate: timed out after %.1f s and was killed "
+		    "(exit status %d)\n", (double)r->duration_ms / 1000,
+		    RESULT_TIMED_OUT);
 	else if (r->killed)
 		fprintf(f, "bwgate: killed on request\n");
 	else if (r->violations.n > 0 && result_exit_status(r) != 0)

@@ -151,7 +151,10 @@ cJSON	*result_json(const struct result *);
    the command or its files goes through escape (the display function). */
 void	 result_print_summary(FILE *, const struct result *,
 	    char *(*escape)(const char *));
-/* bwgate's exit status for this result (the command's own, 128+N, 125). */
+/* Exit status of a command stopped by its timeout (timeout(1)'s). */
+#define RESULT_TIMED_OUT	124
+/* bwgate's exit status for this result (the command's own, 128+N, 124
+   for a timeout, 125). */
 int	 result_exit_status(const struct result *);
 
 #endif

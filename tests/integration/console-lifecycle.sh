@@ -45,7 +45,7 @@ wait_for 10 state_is 2 pending
 "$BWGATE" deny --note "not today" 2; assert_eq "bwgate deny" "$?" 0
 wait $RUNPID; assert_eq "denied run exits 77" "$?" 77
 assert_match "operator's note reaches the agent" "$(cat "$T/d.err")" \
-    "denied by operator: not today"
+    "denied by the operator: not today"
 err=$("$BWGATE" approve 2 2>&1); rc=$?
 assert_eq "approving a denied request fails" "$rc" 1
 assert_match "and says why" "$err" "cannot approve request 2: it is denied"
@@ -79,6 +79,26 @@ ok_unless "the sandboxed process is gone" running "sleep 341"
 printf '{"type":"submit","command":"sleep 342"}\n' | "$PEER" -t 10 -w queued "$S" >/dev/null
 ok_if "pending request withdrawn when its agent leaves" \
     wait_for 10 state_is 5 withdrawn
+
+# Denied without a note: said once, not twice.
+"$BWGATE" run -- echo nope > /dev/null 2> "$T/n.err" &
+RUNPID=$!
+wait_for 10 state_is 6 pending
+"$BWGATE" deny 6
+wait $RUNPID; assert_eq "denied without a note: 77" "$?" 77
+assert_eq "the agent reads who denied it, and that there was no note" \
+    "$(grep denied "$T/n.err")" "bwgate: denied by the operator (no note)"
+
+# A request that runs into its timeout: said in words, with the time,
+# and its own exit status (not a kill's 143).
+"$BWGATE" run --timeout 1 -- sleep 345 > /dev/null 2> "$T/to.err" &
+RUNPID=$!
+wait_for 10 state_is 7 pending
+"$BWGATE" approve 7
+wait $RUNPID; assert_eq "timed out: exit status 124" "$?" 124
+assert_match "the agent reads that it timed out, and after how long" \
+    "$(cat "$T/to.err")" "the command timed out after [0-9.]+ s"
+ok_unless "no internal state name" grep -q "timed-out" "$T/to.err"
 stop_console
 
 # Approval timeout denies.

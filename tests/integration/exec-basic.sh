@@ -61,7 +61,12 @@ marker="30$$"
 start=$(date +%s)
 jexec --timeout 1 -- sh -c "sleep 1$marker & sleep 2$marker"
 st=$?
-assert_eq "timeout exit status is 128+SIGKILL or SIGTERM" "$(( st == 143 || st == 137 ))" 1
+assert_eq "timeout exit status is 124 (timeout(1)'s, not a kill's 143)" "$st" 124
+"$BWGATE" exec --project "$P" --timeout 1 -- sleep 30 2> "$T/stderr"
+assert_eq "without --json: 124 too" "$?" 124
+assert_match "stderr says it timed out, with the time" "$(cat "$T/stderr")" \
+    'timed out after [0-9.]+ s'
+
 assert_eq "json timed_out" "$(jfield .timed_out)" true
 ok_if "timeout returned promptly" test $(( $(date +%s) - start )) -lt 10
 ok_unless "the timed-out command does not survive" pgrep -f "sleep 2$marker"
