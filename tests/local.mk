@@ -218,6 +218,9 @@ EXTRA_DIST += %D%/build/layers.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh
 EXTRA_DIST += %D%/build/keys-doc.sh
+# bwgate --version and NEWS agree; the man pages render cleanly.
+TESTS += %D%/build/docs.sh
+EXTRA_DIST += %D%/build/docs.sh
 # Fault injection: a shim that fails writes and syncs of the audit log.
 # (A shared object: built by hand, as automake builds no .so without libtool;
 # no sanitizer flags, it is preloaded into whatever binary is tested.)
