@@ -34,6 +34,9 @@ export XDG_RUNTIME_DIR="$T/run"
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR"
 chmod 0700 "$XDG_RUNTIME_DIR"
 unset BWGATE_SOCKET
+# The invoking make's flags (-k, -i, -n, a jobserver) would change what
+# a make inside a test does.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 
 cleanup() {
 	cd / || true
