@@ -255,3 +255,9 @@ clean-local: clean-mcp-sdk
 clean-mcp-sdk:
 	rm -rf tests/mcp-sdk
 .PHONY: clean-mcp-sdk
+
+# The whole suite while every CPU is busy: no test may depend on timing.
+EXTRA_DIST += %D%/run-loaded.sh
+check-loaded: all
+	$(SHELL) $(srcdir)/tests/run-loaded.sh $(MAKE) $(AM_MAKEFLAGS) check
+.PHONY: check-loaded
