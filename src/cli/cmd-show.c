@@ -234,6 +234,23 @@ show_summary(const cJSON *j)
 		    "console that ran it)\n");
 }
 
+/* The output shown is the part the console kept: say so on stderr, last,
+   where a reader of the file it went to still sees it. */
+static void
+show_truncated(const cJSON *rep, long id)
+{
+	bool	out = cJSON_IsTrue(cJSON_GetObjectItem(rep,
+		    "stdout_truncated"));
+	bool	err = cJSON_IsTrue(cJSON_GetObjectItem(rep,
+		    "stderr_truncated"));
+
+	if (out || err)
+		fprintf(stderr, "bwgate: request %ld: %s%s%s cut at the "
+		    "output limit (output_limit): the rest was not kept\n",
+		    id, out ? "stdout" : "", out && err ? " and " : "",
+		    err ? "stderr" : "");
+}
+
 int
 cmd_show(int argc, char **argv)
 {
@@ -312,6 +329,7 @@ cmd_show(int argc, char **argv)
 		if (cJSON_IsString(f))
 			(void)write_full(2, f->valuestring,
 			    strlen(f->valuestring));
+		show_truncated(rep, id);
 		status = 0;
 		break;
 	}

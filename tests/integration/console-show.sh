@@ -7,7 +7,8 @@
 P=$(new_project)
 cd "$P"
 cat > "$XDG_CONFIG_HOME/bwgate/config.json" <<'JSON'
-{"console": {"audit_max_bytes": 100000, "audit_keep": 50}}
+{"console": {"audit_max_bytes": 100000, "audit_keep": 50},
+ "output_limit": 1000}
 JSON
 start_console --headless --auto-allowlisted
 
@@ -35,6 +36,12 @@ ok_if "it is shown escaped" grep -q 'x\\x1b\[2Jy' "$T/s3"
 "$BWGATE" show 99 2> "$T/s99.err"
 assert_eq "an unknown id: exit 1" "$?" 1
 ok_if "it says so" grep -q 'no request 99' "$T/s99.err"
+"$BWGATE" run -- seq 1 2000 > /dev/null 2>&1
+"$BWGATE" show --output 4 > "$T/o4" 2> "$T/o4.err"
+assert_eq "--output of a cut output: exit 0" "$?" 0
+assert_eq "  the part kept" "$(wc -c < "$T/o4")" 1000
+ok_if "  stderr says it was cut, and that the rest was not kept" \
+    grep -q 'request 4: stdout cut at the output limit.*not kept' "$T/o4.err"
 
 # Enough requests to rotate the log a few times.
 for i in $(seq 1 30); do "$BWGATE" run -- true > /dev/null 2>&1; done
