@@ -238,8 +238,16 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	/* Shown in each request's argv; exec asks git again when it runs. */
 	gitid_env(c->project, NULL, &c->git_identity);
 	probe_host(&c->probe, true);
-	if (!c->probe.userns_ok && c->probe.error != NULL)
-		LOG("no sandbox possible: %s", c->probe.error);
+	if (!c->probe.userns_ok) {
+		/* Every request would be refused: say why now, in doctor's
+		   words, instead of starting a console that cannot run. */
+		*cause = xasprintf("no sandbox can be built here: %s%s%s "
+		    "(bwgate doctor says more)", c->probe.error != NULL ?
+		    c->probe.error : "bwrap does not work",
+		    c->probe.fix != NULL ? "; fix: " : "",
+		    c->probe.fix != NULL ? c->probe.fix : "");
+		goto fail;
+	}
 	c->q.writers_alone = console_writers_alone(o->writers, &c->probe);
 	LOG("writers %s", c->q.writers_alone ? "alone" : "side by side");
 	if ((c->audit = audit_open(o->audit_file, cause)) == NULL)

@@ -160,4 +160,12 @@ assert_eq "a job runs (and is reaped) meanwhile" "$?" 0
 ok_if "the other child is still there to be waited for" zombie
 stop_console
 
+# A console that cannot build a sandbox does not start (it would refuse
+# every request with a policy's 77 instead of bwrap's 125).
+(cd "$P" && BWGATE_BWRAP=/nonexistent/bwrap timeout 20 "$BWGATE" --headless \
+    > "$T/nobwrap.out" 2> "$T/nobwrap.err")
+assert_eq "without bwrap the console refuses to start: 125" "$?" 125
+assert_match "  in doctor's words, with the fix" "$(cat "$T/nobwrap.err")" \
+    "no sandbox can be built here: bwrap not found at '/nonexistent/bwrap'.*fix: install bubblewrap"
+ok_unless "  and never listened" grep -q '^export BWGATE_SOCKET=' "$T/nobwrap.out"
 done_testing
