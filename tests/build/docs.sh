@@ -6,7 +6,7 @@
 set -u
 src="${BWGATE_SRCDIR:-$(dirname "$0")/../..}"
 b="${BWGATE_BUILDDIR:-.}"
-echo "1..3"
+echo "1..4"
 
 news=$(sed -n '1s/^bwgate \([0-9][0-9.]*\).*/\1/p' "$src/NEWS")
 got=$("$b/bwgate" --version 2>&1)
@@ -47,4 +47,15 @@ if [ -z "$prose" ]; then
 	echo "ok 3 - no prose inside a font macro's arguments"
 else
 	echo "not ok 3 - prose set without spaces: $prose"
+fi
+
+# Each man page's title line names the same version.
+bad=""
+for m in "$src"/doc/*.[1-9]; do
+	head -n 1 "$m" | grep -q "\"bwgate $news\"" || bad="$bad ${m##*/}"
+done
+if [ -z "$bad" ]; then
+	echo "ok 4 - the man pages' title lines name bwgate $news"
+else
+	echo "not ok 4 - a man page's .TH names another version:$bad"
 fi
