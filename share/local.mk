@@ -2,3 +2,4 @@
 dist_pkgdata_DATA += %D%/bwgate/config.json
 dist_pkgdata_DATA += %D%/bwgate/allowlist.json
 dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh
+dist_pkgdata_DATA += %D%/bwgate/danger.json

@@ -74,6 +74,30 @@ action_approve_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 	strv_release(&profiles);
 }
 
+/* The word typed to approve a danger verdict: an operator's habit (a,
+   Enter) must not be enough. */
+#define ACTION_DANGER_WORD	"yes"
+
+/* The confirmation of a danger verdict was typed (or cancelled). */
+static void
+action_danger_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	char	*cause = NULL, *who;
+
+	if (!ok || strcmp(text, ACTION_DANGER_WORD) != 0) {
+		ui_message(ui, false, "#%u not approved (type %s to approve a "
+		    "danger)", id, ACTION_DANGER_WORD);
+		return;
+	}
+	who = action_who();
+	if (console_approve_danger(ui->c, id, who, NULL, &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u approved (danger confirmed)", id);
+	free(who);
+}
+
 /* a: approve the selected request, with its verdict's profile or another
    (one key each). */
 void
@@ -89,6 +113,14 @@ action_approve(struct ui *ui)
 		ui_message(ui, true, "#%u is %s: only a pending request can be "
 		    "approved (p: the next pending one)", r->id,
 		    request_state_name(r->state));
+		return;
+	}
+	if (r->verdict == VERDICT_DANGER) {
+		char *label = xasprintf("DANGER #%u: type %s to run it", r->id,
+		    ACTION_DANGER_WORD);
+
+		prompt_line(ui, label, "", r->id, action_danger_done);
+		free(label);
 		return;
 	}
 	/* A file write runs with the project profile only: nothing to
@@ -128,6 +160,12 @@ action_approve_rule(struct ui *ui)
 	if (r->state != REQUEST_PENDING) {
 		ui_message(ui, true, "#%u is %s: only a pending request can be "
 		    "approved", r->id, request_state_name(r->state));
+		return;
+	}
+	if (r->verdict == VERDICT_DANGER) {
+		ui_message(ui, true, "#%u is danger: no rule makes it run "
+		    "unasked (a, then type %s, runs it once)", r->id,
+		    ACTION_DANGER_WORD);
 		return;
 	}
 	rule_open(ui, r);

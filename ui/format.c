@@ -76,6 +76,9 @@ fmt_elapsed(int64_t ms)
 	    (long long)(s / 60 % 60), (long long)(s % 60));
 }
 
+/* The widest verdict badge ("DANGER"). */
+#define FMT_BADGE_W	6
+
 /* The verdict badge text. */
 const char *
 fmt_badge(enum verdict v)
@@ -85,6 +88,8 @@ fmt_badge(enum verdict v)
 		return "allow";
 	case VERDICT_DENY:
 		return "deny";
+	case VERDICT_DANGER:
+		return "DANGER";
 	default:
 		return "ask";
 	}
@@ -164,7 +169,7 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	statew = cols >= 60 ? 13 : 9;
 	/* marker id␠ [agent␠] [age␠] cmd␠ badge␠ state */
 	fixed = 1 + idw + 1 + (agentw ? agentw + 1 : 0) +
-	    (agew ? agew + 1 : 0) + 1 + 5 + 1 + statew;
+	    (agew ? agew + 1 : 0) + 1 + FMT_BADGE_W + 1 + statew;
 	agent = fmt_escape(r->agent != NULL ? r->agent : "");
 	age = fmt_when(r->submitted, now_ms);
 	cmd = fmt_escape(r->command != NULL ? r->command : "");
@@ -196,7 +201,7 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	fmt_field(&b, cmd, cmdw, false);
 	row->badge_off = b.len;
 	row->badge_len = strlen(fmt_badge(r->verdict));
-	fmt_field(&b, fmt_badge(r->verdict), 5, false);
+	fmt_field(&b, fmt_badge(r->verdict), FMT_BADGE_W, false);
 	row->state_off = b.len;
 	all = fmt_trim(state, statew, true);
 	row->state_len = fmt_fit(all, fmt_width(state) < statew ?

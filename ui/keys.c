@@ -115,6 +115,9 @@ static const struct {
 	{ UC_ALLOW, "allow: the allowlist lets it run" },
 	{ UC_ASK, "ask: needs your approval" },
 	{ UC_DENY, "deny: refused by a rule" },
+	{ UC_DANGER, "DANGER: the sandbox does not stop its mistakes "
+	    "(it deletes, rewrites history, publishes, runs downloads): "
+	    "approve by typing yes" },
 	{ UC_RUNNING, "running, approved" },
 	{ UC_OK, "exit 0" },
 	{ UC_FAIL, "exit N, failed, killed, timed out" },

@@ -68,7 +68,7 @@ static enum ui_color
 detail_verdict_color(enum verdict v)
 {
 	return v == VERDICT_ALLOW ? UC_ALLOW : v == VERDICT_DENY ? UC_DENY :
-	    UC_ASK;
+	    v == VERDICT_DANGER ? UC_DANGER : UC_ASK;
 }
 
 /* Add an escaped key/value line. */
@@ -152,6 +152,8 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	detail_kv(t, detail_verdict_color(r->verdict), "verdict", s, w);
 	free(s);
 	detail_kv(t, UC_NORMAL, "reason", r->reason, w);
+	if (r->at_stake != NULL)
+		detail_kv(t, UC_DANGER, "at stake", r->at_stake, w);
 	s = xasprintf("%s, network %s, %s", r->profile != NULL ? r->profile :
 	    "?", r->network ? "on" : "off", r->writes ?
 	    "writes the project" : "project read-only");

@@ -23,6 +23,8 @@ queue_badge_color(enum verdict v)
 		return UC_ALLOW;
 	case VERDICT_DENY:
 		return UC_DENY;
+	case VERDICT_DANGER:
+		return UC_DANGER;
 	default:
 		return UC_ASK;
 	}

@@ -69,6 +69,8 @@ static const struct {
 	[UC_PROMPT] =		{ COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
 	[UC_ATTENTION] =	{ COLOR_BLACK, COLOR_RED, A_BOLD,
 				  A_REVERSE | A_BOLD },
+	[UC_DANGER] =		{ COLOR_WHITE, COLOR_RED, A_BOLD,
+				  A_REVERSE | A_BOLD },
 };
 
 /* The one UI, for the exit and crash handlers. */

@@ -77,6 +77,7 @@ enum ui_color {
 	UC_ERROR,	/* an error in the status line */
 	UC_PROMPT,	/* prompts and overlays */
 	UC_ATTENTION,	/* a change that needs a look (report "attention") */
+	UC_DANGER,	/* the danger verdict: the sandbox does not stop it */
 	UC_COUNT
 };
 

@@ -56,6 +56,7 @@ check_status(enum verdict v)
 	case VERDICT_DENY:
 		return EXIT_DENIED;
 	case VERDICT_ASK:
+	case VERDICT_DANGER:
 		break;
 	}
 	return EXIT_ASK;

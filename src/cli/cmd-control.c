@@ -48,6 +48,7 @@ static const struct option control_options[] = {
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, 'H' },
 	{ "profile", required_argument, NULL, 'p' },
+	{ "danger", no_argument, NULL, 'D' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -61,7 +62,7 @@ control_usage(FILE *f, const struct control_cmd *cc)
 		fprintf(f, "usage: bwgate %s [--socket PATH]\n", cc->name);
 	else if (cc->takes_mounts)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
-		    "[--profile NAME] [--network]\n"
+		    "[--profile NAME] [--network] [--danger]\n"
 		    "                      [--rw PATH]... [--ro PATH]... "
 		    "[--hide PATH]... ID\n", cc->name);
 	else if (cc->takes_note)
@@ -123,14 +124,14 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
 	struct client	*cl = NULL;
 	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
-	bool		 json = false, network = false;
+	bool		 json = false, network = false, danger = false;
 	long		 id = 0;
 	int		 c, status = EXIT_BWGATE_FAILED;
 	cJSON		*msg, *j;
 	struct proto_msg cm = PROTO_MSG_INIT;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:m:jnw:r:p:h", control_options,
+	while ((c = getopt_long(argc, argv, "s:m:jnw:r:p:Dh", control_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
@@ -141,6 +142,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		case 'r': strv_push(&ro, optarg); break;
 		case 'H': strv_push(&hide, optarg); break;
 		case 'p': profile = optarg; break;
+		case 'D': danger = true; break;
 		case 'h':
 			control_usage(stdout, cc);
 			status = 0;
@@ -152,7 +154,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	}
 	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
 	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0 ||
-	    profile != NULL)) ||
+	    profile != NULL || danger)) ||
 	    (json && strcmp(cc->name, "list") != 0)) {
 		fprintf(stderr, "bwgate: %s: option not accepted here\n",
 		    cc->name);
@@ -192,6 +194,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		cm.note = xstrdup(note);
 	if (profile != NULL)
 		cm.profile = xstrdup(profile);
+	cm.danger = danger;
 	if (network)
 		cm.mounts.network = 1;
 	strv_append_all(&cm.mounts.rw, &rw);

@@ -152,6 +152,7 @@ trust_print_rule(const struct allowlist *al, const struct config *cfg,
 		trust_sandbox(al, cfg, project, r, n);
 		break;
 	case VERDICT_ASK:
+	case VERDICT_DANGER:	/* not a rule's verdict */
 		n->ask++;
 		break;
 	case VERDICT_DENY:

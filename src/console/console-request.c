@@ -32,6 +32,7 @@
 #include "probe.h"
 #include "sha256.h"
 #include "spawn.h"
+#include "stake.h"
 #include "xalloc.h"
 
 /* ---- requests ---- */
@@ -220,6 +221,10 @@ request_classify(struct console *c, struct request *r)
 		r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
 		free(r->profile);
 		r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+		free(r->at_stake);
+		r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
+		    c->project, r->cwd, cl.stake, &cl.targets) :
+		    NULL;
 		classification_release(&cl);
 	}
 	if (r->op_profile != NULL) {

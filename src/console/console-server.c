@@ -366,7 +366,8 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		if (rc == 0 && !proto_mounts_empty(&m->mounts))
 			rc = console_set_mounts(c, m->id, &m->mounts, &cause);
 		if (rc == 0)
-			rc = console_approve(c, m->id, who, m->note, &cause);
+			rc = (m->danger ? console_approve_danger :
+			    console_approve)(c, m->id, who, m->note, &cause);
 		break;
 	case PROTO_DENY:
 		rc = console_deny(c, m->id, who, m->note, &cause);

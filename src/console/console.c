@@ -206,15 +206,22 @@ console_find(struct console *c, uint32_t id, char **cause)
 	return r;
 }
 
-/* Approve a pending request. */
-int
-console_approve(struct console *c, uint32_t id, const char *who,
-    const char *note, char **cause)
+/* Approve a pending request; a danger verdict only when confirmed. */
+static int
+console_approve_as(struct console *c, uint32_t id, const char *who,
+    const char *note, bool danger, char **cause)
 {
 	struct request	*r = console_find(c, id, cause);
 
 	if (r == NULL)
 		return -1;
+	if (r->state == REQUEST_PENDING && r->verdict == VERDICT_DANGER &&
+	    !danger) {
+		*cause = xasprintf("request %u is danger (%s): confirm it "
+		    "deliberately (the console asks; bwgate approve --danger)",
+		    id, r->at_stake != NULL ? r->at_stake : r->reason);
+		return -1;
+	}
 	if (r->state == REQUEST_PENDING && r->error != NULL) {
 		*cause = xasprintf("cannot approve request %u: %s", id,
 		    r->error);
@@ -224,6 +231,20 @@ console_approve(struct console *c, uint32_t id, const char *who,
 		return -1;
 	request_decided(c, r);
 	return 0;
+}
+
+int
+console_approve(struct console *c, uint32_t id, const char *who,
+    const char *note, char **cause)
+{
+	return console_approve_as(c, id, who, note, false, cause);
+}
+
+int
+console_approve_danger(struct console *c, uint32_t id, const char *who,
+    const char *note, char **cause)
+{
+	return console_approve_as(c, id, who, note, true, cause);
 }
 
 /* Deny a pending request. */

@@ -162,6 +162,10 @@ const struct proto_mounts *console_mounts(const struct request *);
 /* Operator actions; who names the operator ("terminal", "uid 1000"). */
 int		 console_approve(struct console *, uint32_t id,
 		    const char *who, const char *note, char **cause);
+/* The same for a request whose verdict is danger, once the operator
+   confirmed it deliberately (console_approve refuses those). */
+int		 console_approve_danger(struct console *, uint32_t id,
+		    const char *who, const char *note, char **cause);
 int		 console_deny(struct console *, uint32_t id, const char *who,
 		    const char *note, char **cause);
 int		 console_kill(struct console *, uint32_t id, const char *who,

@@ -387,6 +387,8 @@ proto_decode_id(const cJSON *o, struct proto_msg *m, char **cause)
 			*cause = xstrdup("field 'profile' must name a profile");
 			return -1;
 		}
+		if (get_bool(o, "danger", &m->danger, cause) != 0)
+			return -1;
 		return proto_decode_mounts(o, &m->mounts, cause);
 	}
 	if (m->type == PROTO_INPUT)

@@ -89,6 +89,8 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) },
 	{ "profile", PF_STRING, offsetof(struct proto_msg, profile),
 	  PT(PROTO_APPROVE) },
+	{ "danger", PF_BOOL, offsetof(struct proto_msg, danger),
+	  PT(PROTO_APPROVE) },
 };
 
 /* The name of a message type. */

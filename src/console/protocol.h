@@ -93,6 +93,8 @@ struct proto_msg {
 	struct strv	 shell_options;	/* submit: shell options for command */
 	struct strv	 args;		/* submit: $0 and positional params */
 	char		*profile;	/* approve: run with this profile */
+	bool		 danger;	/* approve: the operator confirmed a
+					   danger verdict */
 	struct buf	 data;		/* input: the bytes */
 };
 #define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }

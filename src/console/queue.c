@@ -101,6 +101,7 @@ request_free(struct request *r)
 	strv_release(&r->args);
 	free(r->rule);
 	free(r->reason);
+	free(r->at_stake);
 	free(r->profile);
 	free(r->op_profile);
 	strv_release(&r->bwrap_argv);
@@ -356,6 +357,7 @@ request_json(const struct request *r)
 	cJSON_AddStringToObject(j, "verdict", verdict_name(r->verdict));
 	add_string(j, "rule", r->rule);
 	add_string(j, "reason", r->reason);
+	add_string(j, "at_stake", r->at_stake);
 	add_string(j, "profile", r->profile);
 	cJSON_AddBoolToObject(j, "writes_project", r->writes);
 	cJSON_AddStringToObject(j, "state", request_state_name(r->state));

@@ -94,6 +94,8 @@ struct request {
 	enum verdict		 verdict;
 	char			*rule;
 	char			*reason;
+	char			*at_stake;	/* danger: what it puts at stake
+						   (stake.h), or NULL */
 	char			*profile;
 	char			*op_profile;	/* the operator's choice, or NULL */
 	bool			 writes;	/* profile can write the project */

@@ -27,6 +27,7 @@ struct allowlist {
 	struct layer	 layers[4];
 	size_t		 nlayers;
 	char		*project_error;	/* why the project file was refused */
+	struct danger	*danger;	/* the danger table (danger.h) */
 };
 
 /* One simple command as the rules see it. */

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "config.h"
+#include "danger.h"
 #include "jsonutil.h"
 #include "narrow.h"
 #include "path.h"
@@ -234,6 +235,34 @@ allowlist_project_error(const struct allowlist *al)
 	return al->project_error;
 }
 
+struct danger_check {
+	const struct allowlist	 *al;
+	char			**cause;
+};
+
+/* A danger entry's example, classified with the shipped rules alone (a
+   user's rule must not make the table fail to load): a match must come
+   out as danger by that entry, a no_match not by it. */
+static int
+allowlist_danger_example(const char *id, const char *example, bool match,
+    void *arg)
+{
+	struct danger_check	*dc = arg;
+	struct classification	 c = CLASSIFICATION_INIT;
+	bool			 by = false;
+
+	allowlist_classify(dc->al, example, &c);
+	by = c.verdict == VERDICT_DANGER && strcmp(c.danger, id) == 0;
+	if (by != match)
+		*dc->cause = xasprintf("danger entry '%s': the example '%s' "
+		    "%s (verdict %s%s%s)", id, example, match ?
+		    "is not danger by it" : "must not be danger by it",
+		    verdict_name(c.verdict), c.danger != NULL ? " by " : "",
+		    c.danger != NULL ? c.danger : "");
+	classification_release(&c);
+	return by == match ? 0 : -1;
+}
+
 /* Load the layers; check the rules' examples too when asked. */
 static struct allowlist *
 allowlist_load_opts(const char *project, bool examples, char **cause)
@@ -287,6 +316,16 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 		if (allowlist_check_layer(al, &al->layers[i], examples,
 		    cause) != 0)
 			goto fail;
+	if ((al->danger = danger_load(cause)) == NULL)
+		goto fail;
+	if (examples) {
+		struct allowlist alone = *al;
+
+		alone.nlayers = 1;
+		if (danger_examples(al->danger, allowlist_danger_example,
+		    &(struct danger_check){ &alone, cause }) != 0)
+			goto fail;
+	}
 	return al;
 fail:
 	allowlist_free(al);
@@ -329,6 +368,7 @@ allowlist_free(struct allowlist *al)
 		return;
 	for (i = 0; i < al->nlayers; i++)
 		rulefile_release(&al->layers[i].rf);
+	danger_free(al->danger);
 	free(al->project_error);
 	free(al);
 }

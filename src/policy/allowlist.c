@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "config.h"
+#include "danger.h"
 #include "file.h"
 #include "jsonutil.h"
 #include "path.h"
@@ -60,6 +61,8 @@ verdict_name(enum verdict v)
 		return "ask";
 	case VERDICT_DENY:
 		return "deny";
+	case VERDICT_DANGER:
+		return "danger";
 	}
 	return "ask";
 }
@@ -73,9 +76,12 @@ classification_release(struct classification *c)
 	strv_release(&c->commands);
 	strv_release(&c->runs);
 	free(c->profile);
+	free(c->danger);
+	free(c->stake);
+	strv_release(&c->targets);
 	c->project_root = false;
 	c->verdict = VERDICT_ASK;
-	c->rule = c->reason = c->profile = NULL;
+	c->rule = c->reason = c->profile = c->danger = c->stake = NULL;
 }
 
 /* The classification as a JSON object. */
@@ -96,6 +102,13 @@ classification_json(const struct classification *c)
 	if (c->verdict == VERDICT_ALLOW) {
 		cJSON_AddItemToObject(j, "runs", json_strv(&c->runs));
 		cJSON_AddBoolToObject(j, "project_root", c->project_root);
+	}
+	if (c->verdict == VERDICT_DANGER) {
+		cJSON	*d = cJSON_AddObjectToObject(j, "danger");
+
+		cJSON_AddStringToObject(d, "id", c->danger);
+		cJSON_AddStringToObject(d, "stake", c->stake);
+		cJSON_AddItemToObject(d, "targets", json_strv(&c->targets));
 	}
 	return j;
 }
@@ -472,6 +485,37 @@ allowlist_add_profile(struct strv *names, const char *p)
 		strv_push(names, p);
 }
 
+/* A command the danger table names: the verdict danger, its reason
+   first, whatever the rules allowed. */
+static void
+allowlist_danger(const struct allowlist *al, const struct sh_script *s,
+    const struct decision *ds, struct classification *c)
+{
+	struct danger_hit	 hit = DANGER_HIT_INIT;
+	bool			*allowed = xcalloc(s->ncmds + 1, sizeof *allowed);
+	char			*reason;
+
+	for (size_t i = 0; i < s->ncmds; i++)
+		allowed[i] = ds[i].verdict == VERDICT_ALLOW;
+	if (danger_check(al->danger, s, allowed, &hit)) {
+		reason = xasprintf("danger: %s (%s)%s%s", hit.reason, hit.id,
+		    c->verdict == VERDICT_ALLOW ? "; the rules allow it: " :
+		    "", c->verdict == VERDICT_ALLOW ? c->reason : "");
+		free(c->reason);
+		c->reason = reason;
+		c->verdict = VERDICT_DANGER;
+		c->danger = steal_pointer(&hit.id);
+		c->stake = steal_pointer(&hit.stake);
+		strv_release(&c->targets);
+		c->targets = hit.targets;
+		hit.targets = (struct strv)STRV_INIT;
+		strv_release(&c->runs);
+		c->project_root = false;
+	}
+	danger_hit_release(&hit);
+	free(allowed);
+}
+
 /* Classify text; with only != NULL consider just that rule. */
 void
 allowlist_classify_only(const struct allowlist *al, const struct rule *only,
@@ -573,6 +617,9 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 			c->reason = xstrdup("nothing but harmless "
 			    "redirections");
 	}
+	/* Not while a rule's own examples are checked (only). */
+	if (only == NULL && c->verdict != VERDICT_DENY)
+		allowlist_danger(al, &s, ds, c);
 	for (i = 0; i < s.ncmds; i++) {
 		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
 		    ds[i].verdict != VERDICT_ASK ||

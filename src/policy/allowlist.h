@@ -5,6 +5,8 @@
  * Rules come in layers: the shipped share/bwgate/allowlist.json, the
  * user's $XDG_CONFIG_HOME/bwgate/allowlist.json and the project's
  * .bwgate.json. The strictest decision wins (deny > ask > allow). A
+ * command the danger table names (danger.h) gets the verdict danger
+ * unless a rule denies it, whatever the rules allow. A
  * project file's allow rules count only once the operator trusted that
  * file's exact content. Format: bwgate-allowlist(5).
  *
@@ -28,6 +30,9 @@ enum verdict {
 	VERDICT_ALLOW,
 	VERDICT_ASK,
 	VERDICT_DENY,
+	VERDICT_DANGER,	/* ask, for a command whose mistakes the sandbox
+			   does not stop (danger.h): approved only by a
+			   deliberate confirmation, never automatically */
 };
 
 struct classification {
@@ -40,9 +45,13 @@ struct classification {
 					   foresee (glob(7) patterns) */
 	bool		 project_root;	/* allow: only where it runs in the
 					   project's top directory */
+	char		*danger;	/* danger: the table entry's id */
+	char		*stake;		/* danger: "delete", "history", ... */
+	struct strv	 targets;	/* danger: a delete's operands */
 };
 #define CLASSIFICATION_INIT \
-	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false }
+	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false, \
+	  NULL, NULL, STRV_INIT }
 
 struct allowlist;
 

@@ -141,6 +141,8 @@ test_table(void **state)
 			v = VERDICT_ASK;
 		else if (strcmp(want, "deny") == 0)
 			v = VERDICT_DENY;
+		else if (strcmp(want, "danger") == 0)
+			v = VERDICT_DANGER;
 		else
 			fail_msg("%s:%zu: bad verdict '%s'", path, lineno,
 			    want);

@@ -1,0 +1,166 @@
+/* stake: what a dangerous command puts at stake, counted beneath the
+   project (stake.h). */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "beneath.h"
+#include "buf.h"
+#include "path.h"
+#include "stake.h"
+#include "xalloc.h"
+
+struct stake_count {
+	unsigned long long	 files;		/* not directories */
+	unsigned long long	 bytes;
+	size_t			 seen;		/* entries, for the cap */
+	bool			 capped;
+};
+
+/* Count what is beneath the open directory fd (closed here). */
+static void
+stake_walk(int fd, struct stake_count *n)
+{
+	DIR		*d = fdopendir(fd);
+	struct dirent	*de;
+	struct stat	 st;
+	int		 sub;
+
+	if (d == NULL) {
+		close(fd);
+		return;
+	}
+	while (!n->capped && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++n->seen > STAKE_MAX_ENTRIES) {
+			n->capped = true;
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)
+		    != 0)
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			n->files++;
+			n->bytes += (unsigned long long)st.st_size;
+			continue;
+		}
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0)
+			stake_walk(sub, n);
+	}
+	closedir(d);
+}
+
+/* A size in words: 4.1 MB. */
+static void
+stake_size(struct buf *b, unsigned long long bytes)
+{
+	static const char *const units[] = { "bytes", "kB", "MB", "GB",
+	    "TB" };
+	double	 v = (double)bytes;
+	size_t	 u = 0;
+
+	while (v >= 1000 && u + 1 < sizeof units / sizeof units[0]) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		buf_printf(b, "%llu bytes", bytes);
+	else
+		buf_printf(b, "%.1f %s", v, units[u]);
+}
+
+/* One operand of a delete, relative to cwd: counted, or why not. */
+static void
+stake_target(int root, const char *project, const char *cwd,
+    const char *target, struct buf *b, struct stake_count *all,
+    struct strv *notes)
+{
+	char			*abs, *rel, *cause = NULL;
+	struct stake_count	 n = { 0, 0, 0, false };
+	struct stat		 st;
+	int			 fd;
+
+	if (strpbrk(target, "*?[") != NULL) {
+		strv_pushf(notes, "'%s' is a pattern", target);
+		return;
+	}
+	abs = target[0] == '/' ? xstrdup(target) : path_join(cwd, target);
+	if ((rel = beneath_relative(project, abs, &cause)) == NULL) {
+		free(cause);
+		strv_pushf(notes, "'%s' is outside the project (the sandbox "
+		    "keeps it)", target);
+		free(abs);
+		return;
+	}
+	fd = beneath_open(root, rel, O_RDONLY | O_NOFOLLOW, 0, &cause);
+	if (fd < 0) {
+		strv_pushf(notes, "'%s' %s", target, errno == ENOENT ?
+		    "does not exist" : "cannot be looked at");
+		free(cause);
+	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		stake_walk(fd, &n);
+		buf_printf(b, "%s%llu file%s (", b->len > 0 ? ", " : "",
+		    n.files, n.files == 1 ? "" : "s");
+		stake_size(b, n.bytes);
+		buf_printf(b, ") under %s/", strcmp(rel, ".") == 0 ?
+		    "the whole project" : rel);
+	} else {
+		n.files = 1;
+		n.bytes = fd >= 0 && fstat(fd, &st) == 0 ?
+		    (unsigned long long)st.st_size : 0;
+		buf_printf(b, "%s%s (", b->len > 0 ? ", " : "", rel);
+		stake_size(b, n.bytes);
+		buf_puts(b, ")");
+		close(fd);
+	}
+	all->files += n.files;
+	all->capped |= n.capped;
+	free(rel);
+	free(abs);
+}
+
+char *
+stake_describe(const char *project, const char *cwd, const char *stake,
+    const struct strv *targets)
+{
+	struct buf		 b = BUF_INIT, what = BUF_INIT;
+	struct strv		 notes = STRV_INIT;
+	struct stake_count	 all = { 0, 0, 0, false };
+	int			 root;
+	char			*s;
+
+	if (strcmp(stake, "delete") != 0 || targets->n == 0)
+		return NULL;	/* the reason says it */
+	root = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; root >= 0 && i < targets->n; i++)
+		stake_target(root, project, cwd, targets->v[i], &what, &all,
+		    &notes);
+	if (root >= 0)
+		close(root);
+	buf_puts(&b, "deletes ");
+	if (what.len > 0)
+		buf_add(&b, what.data, what.len);
+	else
+		buf_puts(&b, "nothing that exists now");
+	if (all.capped)
+		buf_printf(&b, " (counted up to %d entries: more)",
+		    STAKE_MAX_ENTRIES);
+	if (notes.n > 0) {
+		s = strv_join(&notes, "; ", false);
+		buf_printf(&b, "; %s", s);
+		free(s);
+	}
+	buf_release(&what);
+	strv_release(&notes);
+	return buf_detach(&b);
+}

@@ -1,0 +1,586 @@
+/* danger: the table of commands whose mistakes the sandbox does not stop,
+   and the check of a parsed command string against it (danger.h). */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "danger.h"
+#include "jsonutil.h"
+#include "path.h"
+#include "xalloc.h"
+
+/* Strings handed to a shell are parsed again, to this depth. */
+#define DANGER_MAX_DEPTH	4
+
+struct danger_entry {
+	char		*id;
+	char		*reason;
+	char		*stake;
+	struct strv	 command;	/* names, or empty */
+	struct strv	 subcommand;	/* or empty: any */
+	struct strv	 options;	/* any of them, or empty: always */
+	struct strv	 words;		/* glob(7) patterns: any of them */
+	struct strv	 fetch, run;	/* download-and-run */
+	struct strv	 writes;	/* path prefixes */
+	struct strv	 match, no_match;
+};
+
+struct danger {
+	struct danger_entry	*e;
+	size_t			 n;
+};
+
+/* Programs that run the command after their own options. */
+static const struct wrapper {
+	const char	*name;
+	const char	*values;	/* options that take the next word */
+	int		 positional;	/* words of its own after options */
+} danger_wrappers[] = {
+	{ "sudo", " -u -g -C -D -h -p -r -t -U ", 0 },
+	{ "doas", " -u -C ", 0 },
+	{ "env", " -u -C -S ", 0 },
+	{ "xargs", " -I -L -n -P -s -d -E -a ", 0 },
+	{ "nice", " -n ", 0 },
+	{ "ionice", " -c -n -p ", 0 },
+	{ "timeout", " -s -k ", 1 },
+	{ "nohup", "", 0 },
+	{ "time", "", 0 },
+	{ "command", "", 0 },
+	{ "builtin", "", 0 },
+	{ "exec", " -a ", 0 },
+	{ "stdbuf", " -i -o -e ", 0 },
+	{ "setsid", "", 0 },
+	{ "chronic", "", 0 },
+	{ NULL, NULL, 0 }
+};
+
+/* Options of a program that take the next word, before its subcommand. */
+static const struct {
+	const char	*name;
+	const char	*values;
+} danger_globals[] = {
+	{ "git", " -C -c --git-dir --work-tree --namespace --exec-path " },
+	{ "npm", " -C --prefix -w --workspace " },
+	{ "pnpm", " -C --dir --filter " },
+	{ "yarn", " --cwd " },
+	{ "cargo", " -Z --config --manifest-path " },
+	{ "docker", " -H --host -c --context --config -l --log-level " },
+	{ "podman", " --url -c --connection " },
+	{ "gh", " -R --repo " },
+	{ "dotnet", "" },
+	{ NULL, NULL }
+};
+
+/* Shells whose -c string is parsed and checked too. */
+static const char *const danger_shells[] = {
+	"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", NULL
+};
+
+static void
+danger_entry_release(struct danger_entry *e)
+{
+	free(e->id);
+	free(e->reason);
+	free(e->stake);
+	strv_release(&e->command);
+	strv_release(&e->subcommand);
+	strv_release(&e->options);
+	strv_release(&e->words);
+	strv_release(&e->fetch);
+	strv_release(&e->run);
+	strv_release(&e->writes);
+	strv_release(&e->match);
+	strv_release(&e->no_match);
+}
+
+void
+danger_free(struct danger *d)
+{
+	if (d == NULL)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		danger_entry_release(&d->e[i]);
+	free(d->e);
+	free(d);
+}
+
+void
+danger_hit_release(struct danger_hit *h)
+{
+	free(h->id);
+	free(h->reason);
+	free(h->stake);
+	strv_release(&h->targets);
+	*h = (struct danger_hit)DANGER_HIT_INIT;
+}
+
+/* A member that is a string or an array of strings; -1 otherwise. */
+static int
+danger_strings(const cJSON *o, const char *name, struct strv *out)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (v == NULL)
+		return 0;
+	if (cJSON_IsString(v)) {
+		strv_push(out, v->valuestring);
+		return 0;
+	}
+	return cJSON_IsArray(v) ? json_get_strv(v, out) : -1;
+}
+
+/* Add the entries of one file. */
+static int
+danger_add_file(struct danger *d, const char *path, char **cause)
+{
+	static const char *const lists[] = { "command", "subcommand",
+	    "options", "words", "fetch", "run", "writes", "match",
+	    "no_match", NULL };
+	cJSON		*j, *arr, *o;
+	const cJSON	*s;
+	int		 rc = -1;
+
+	if ((j = json_load_file(path, cause)) == NULL)
+		return -1;
+	arr = cJSON_GetObjectItemCaseSensitive(j, "danger");
+	if (!cJSON_IsArray(arr)) {
+		*cause = xasprintf("'%s': no \"danger\" array", path);
+		goto out;
+	}
+	cJSON_ArrayForEach(o, arr) {
+		struct danger_entry	*e;
+		struct strv		*sv[9];
+
+		d->e = xreallocarray(d->e, d->n + 1, sizeof *d->e);
+		e = &d->e[d->n++];
+		memset(e, 0, sizeof *e);
+		sv[0] = &e->command; sv[1] = &e->subcommand;
+		sv[2] = &e->options; sv[3] = &e->words; sv[4] = &e->fetch;
+		sv[5] = &e->run; sv[6] = &e->writes; sv[7] = &e->match;
+		sv[8] = &e->no_match;
+		if (!cJSON_IsString(s = cJSON_GetObjectItem(o, "id")) ||
+		    *s->valuestring == '\0') {
+			*cause = xasprintf("'%s': an entry without an id",
+			    path);
+			goto out;
+		}
+		e->id = xstrdup(s->valuestring);
+		for (size_t k = 0; lists[k] != NULL; k++)
+			if (danger_strings(o, lists[k], sv[k]) != 0) {
+				*cause = xasprintf("'%s': %s: \"%s\" must be "
+				    "a string or an array of strings", path,
+				    e->id, lists[k]);
+				goto out;
+			}
+		if (!cJSON_IsString(s = cJSON_GetObjectItem(o, "reason"))) {
+			*cause = xasprintf("'%s': %s: no reason", path, e->id);
+			goto out;
+		}
+		e->reason = xstrdup(s->valuestring);
+		s = cJSON_GetObjectItem(o, "stake");
+		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
+		    "other");
+		if (e->command.n == 0 && (e->fetch.n == 0 || e->run.n == 0) &&
+		    e->writes.n == 0) {
+			*cause = xasprintf("'%s': %s: needs \"command\", "
+			    "\"fetch\" with \"run\", or \"writes\"", path,
+			    e->id);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	cJSON_Delete(j);
+	return rc;
+}
+
+struct danger *
+danger_load_file(const char *path, char **cause)
+{
+	struct danger	*d = xcalloc(1, sizeof *d);
+
+	if (danger_add_file(d, path, cause) != 0) {
+		danger_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+struct danger *
+danger_load(char **cause)
+{
+	char		*shipped, *dir, *user = NULL;
+	struct danger	*d;
+	struct stat	 st;
+
+	shipped = path_join(config_datadir(), "danger.json");
+	d = danger_load_file(shipped, cause);
+	free(shipped);
+	if (d != NULL && (dir = config_user_dir()) != NULL) {
+		user = path_join(dir, "danger.json");
+		free(dir);
+		if (stat(user, &st) == 0 && danger_add_file(d, user,
+		    cause) != 0) {
+			danger_free(d);
+			d = NULL;
+		}
+	}
+	free(user);
+	return d;
+}
+
+/* The basename of a command word. */
+static const char *
+danger_base(const char *w)
+{
+	const char	*s = strrchr(w, '/');
+
+	return s != NULL ? s + 1 : w;
+}
+
+/* Is w (" -x ", space separated) in list? */
+static bool
+danger_in(const char *list, const char *w)
+{
+	size_t		 n = strlen(w);
+	const char	*p = list;
+
+	while ((p = strstr(p, w)) != NULL) {
+		if (p > list && p[-1] == ' ' && p[n] == ' ')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* The index of the command word after wrappers (sudo, env, xargs ...),
+   or argc when there is none. */
+static size_t
+danger_skip_wrappers(const struct sh_cmd *c)
+{
+	size_t	 i = 0;
+
+	while (i < c->nwords) {
+		const char		*n = danger_base(c->words[i].text);
+		const struct wrapper	*w;
+		int			 pos;
+
+		for (w = danger_wrappers; w->name != NULL; w++)
+			if (strcmp(w->name, n) == 0)
+				break;
+		if (w->name == NULL)
+			return i;
+		pos = w->positional;
+		for (i++; i < c->nwords; i++) {
+			const char *t = c->words[i].text;
+
+			if (strcmp(t, "--") == 0) {
+				i++;
+				break;
+			}
+			if (t[0] == '-' && t[1] != '\0') {
+				if (danger_in(w->values, t))
+					i++;
+				continue;
+			}
+			if (strcmp(w->name, "env") == 0 && strchr(t, '=') !=
+			    NULL)
+				continue;
+			if (pos-- > 0)
+				continue;
+			break;
+		}
+	}
+	return i;
+}
+
+/* The index of the subcommand after the command at first (its global
+   options and their values skipped), or nwords. */
+static size_t
+danger_subcommand(const struct sh_cmd *c, size_t first)
+{
+	const char	*vals = "";
+	const char	*n = danger_base(c->words[first].text);
+	size_t		 i;
+
+	for (size_t k = 0; danger_globals[k].name != NULL; k++)
+		if (strcmp(danger_globals[k].name, n) == 0)
+			vals = danger_globals[k].values;
+	for (i = first + 1; i < c->nwords; i++) {
+		const char *t = c->words[i].text;
+
+		if (t[0] != '-')
+			return i;
+		if (danger_in(vals, t))
+			i++;
+	}
+	return c->nwords;
+}
+
+/* Does word w give option opt ("-r", "--recursive")? */
+static bool
+danger_option(const char *w, const char *opt)
+{
+	size_t	 n;
+
+	if (opt[0] != '-')
+		return strcmp(w, opt) == 0;
+	if (opt[1] == '-') {
+		if (strncmp(w, "--", 2) != 0)
+			return false;
+		n = strcspn(w, "=");
+		/* getopt_long and git take an unambiguous abbreviation. */
+		return n >= 4 && n <= strlen(opt) && strncmp(w, opt, n) == 0;
+	}
+	/* A short option, alone or in a cluster (-rf). */
+	return w[0] == '-' && w[1] != '-' && w[1] != '\0' &&
+	    strchr(w + 1, opt[1]) != NULL && opt[2] == '\0';
+}
+
+/* Does the path w fall under one of the prefixes (at its start or after
+   a slash: ./x, ../proj/x)? */
+static bool
+danger_path(const struct strv *prefixes, const char *w)
+{
+	for (size_t k = 0; k < prefixes->n; k++) {
+		const char	*p = prefixes->v[k];
+		size_t		 n = strlen(p);
+		const char	*s = w;
+
+		for (;;) {
+			if (strncmp(s, p, n) == 0 || (p[n - 1] == '/' &&
+			    strncmp(s, p, n - 1) == 0 && s[n - 1] == '\0'))
+				return true;
+			if ((s = strchr(s, '/')) == NULL)
+				break;
+			s++;
+		}
+	}
+	return false;
+}
+
+/* Fill hit from entry e; the operands from first on are the targets. */
+static void
+danger_fill(const struct danger_entry *e, const struct sh_cmd *c,
+    size_t first, struct danger_hit *hit)
+{
+	bool	opts = true;
+
+	danger_hit_release(hit);
+	hit->id = xstrdup(e->id);
+	hit->reason = xstrdup(e->reason);
+	hit->stake = xstrdup(e->stake);
+	if (c == NULL || strcmp(e->stake, "delete") != 0)
+		return;
+	for (size_t i = first; i < c->nwords; i++) {
+		const char *t = c->words[i].text;
+
+		if (opts && strcmp(t, "--") == 0)
+			opts = false;
+		else if (opts && (t[0] == '-' || t[0] == '(' || t[0] == '!'))
+			continue;
+		else if (strcmp(danger_base(c->words[first - 1].text),
+		    "find") == 0 && t[0] == '-')
+			break;
+		else
+			strv_push(&hit->targets, t);
+	}
+}
+
+/* Does one simple command match a command entry? */
+static bool
+danger_command(const struct danger_entry *e, const struct sh_cmd *c,
+    struct danger_hit *hit)
+{
+	size_t	 first = danger_skip_wrappers(c), from;
+	bool	 ended = false;
+
+	if (first >= c->nwords || e->command.n == 0 ||
+	    !strv_contains(&e->command, danger_base(c->words[first].text)))
+		return false;
+	from = first + 1;
+	if (e->subcommand.n > 0) {
+		from = danger_subcommand(c, first);
+		if (from >= c->nwords ||
+		    !strv_contains(&e->subcommand, c->words[from].text))
+			return false;
+		from++;
+	}
+	if (e->options.n == 0 && e->words.n == 0) {
+		danger_fill(e, c, from, hit);
+		return true;
+	}
+	for (size_t i = from; i < c->nwords; i++) {
+		const char *t = c->words[i].text;
+
+		for (size_t k = 0; k < e->words.n; k++)
+			if (fnmatch(e->words.v[k], t, 0) == 0) {
+				danger_fill(e, c, from, hit);
+				return true;
+			}
+		if (strcmp(t, "--") == 0)
+			ended = true;
+		for (size_t k = 0; !ended && k < e->options.n; k++)
+			if (danger_option(t, e->options.v[k])) {
+				danger_fill(e, c, from, hit);
+				return true;
+			}
+	}
+	return false;
+}
+
+/* Does the command write one of e's paths (a redirection, or a word of a
+   command no rule allows)? */
+static bool
+danger_writes(const struct danger_entry *e, const struct sh_cmd *c,
+    bool allowed)
+{
+	for (size_t i = 0; i < c->nredirs; i++) {
+		switch (c->redirs[i].op) {
+		case SH_R_OUT: case SH_R_APPEND: case SH_R_CLOBBER:
+		case SH_R_INOUT: case SH_R_OUT_ERR: case SH_R_APPEND_ERR:
+			if (danger_path(&e->writes, c->redirs[i].target.text))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	for (size_t i = 1; !allowed && i < c->nwords; i++)
+		if (danger_path(&e->writes, c->words[i].text))
+			return true;
+	return false;
+}
+
+/* Is the command's name (after wrappers) in names? */
+static bool
+danger_named(const struct sh_cmd *c, const struct strv *names)
+{
+	size_t	 i = danger_skip_wrappers(c);
+
+	return i < c->nwords &&
+	    strv_contains(names, danger_base(c->words[i].text));
+}
+
+/* A download piped into, or substituted into, a program that runs it. */
+static bool
+danger_fetch_run(const struct danger_entry *e, const struct sh_script *s)
+{
+	bool	 piped = false, subst = false, run_piped = false, run = false;
+
+	for (size_t i = 0; i < s->ncmds; i++) {
+		const struct sh_cmd *c = &s->cmds[i];
+
+		if (danger_named(c, &e->fetch)) {
+			piped |= (c->flags & SH_C_PIPED) != 0;
+			subst |= (c->flags & SH_C_SUBST) != 0;
+		}
+		if (danger_named(c, &e->run)) {
+			run = true;
+			run_piped |= (c->flags & SH_C_PIPED) != 0;
+		}
+	}
+	return (piped && run_piped) || (subst && run);
+}
+
+/* The string a shell is given with -c (bash -lc 'x', sh -ec 'x'), if
+   literal. */
+static const char *
+danger_shell_string(const struct sh_cmd *c)
+{
+	size_t	 i = danger_skip_wrappers(c);
+
+	const char *const	*sh;
+
+	if (i >= c->nwords)
+		return NULL;
+	for (sh = danger_shells; *sh != NULL; sh++)
+		if (strcmp(*sh, danger_base(c->words[i].text)) == 0)
+			break;
+	if (*sh == NULL)
+		return NULL;
+	for (i++; i < c->nwords; i++) {
+		const char *t = c->words[i].text;
+
+		if (t[0] != '-' && t[0] != '+')
+			return NULL;
+		if (t[1] != '-' && strchr(t, 'c') != NULL)
+			return i + 1 < c->nwords &&
+			    SH_WORD_LITERAL(&c->words[i + 1]) ?
+			    c->words[i + 1].text : NULL;
+		if (strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0)
+			i++;
+	}
+	return NULL;
+}
+
+static bool
+danger_check_depth(const struct danger *d, const struct sh_script *s,
+    const bool *allowed, struct danger_hit *hit, int depth)
+{
+	for (size_t k = 0; k < d->n; k++) {
+		const struct danger_entry *e = &d->e[k];
+
+		if (e->fetch.n > 0 && e->run.n > 0 && danger_fetch_run(e, s)) {
+			danger_fill(e, NULL, 0, hit);
+			return true;
+		}
+		for (size_t i = 0; i < s->ncmds; i++) {
+			if (danger_command(e, &s->cmds[i], hit))
+				return true;
+			if (e->writes.n > 0 && danger_writes(e, &s->cmds[i],
+			    allowed != NULL && allowed[i])) {
+				danger_fill(e, NULL, 0, hit);
+				return true;
+			}
+		}
+	}
+	for (size_t i = 0; depth < DANGER_MAX_DEPTH && i < s->ncmds; i++) {
+		const char		*text = danger_shell_string(&s->cmds[i]);
+		struct sh_script	 inner = SH_SCRIPT_INIT;
+		char			*cause = NULL;
+		bool			 found;
+
+		if (text == NULL)
+			continue;
+		if (sh_parse(text, &inner, &cause) != 0) {
+			free(cause);
+			continue;
+		}
+		found = danger_check_depth(d, &inner, NULL, hit, depth + 1);
+		sh_script_release(&inner);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+bool
+danger_check(const struct danger *d, const struct sh_script *s,
+    const bool *allowed, struct danger_hit *hit)
+{
+	danger_hit_release(hit);
+	return d != NULL && danger_check_depth(d, s, allowed, hit, 0);
+}
+
+int
+danger_examples(const struct danger *d, int (*fn)(const char *, const char *,
+    bool, void *), void *arg)
+{
+	for (size_t k = 0; d != NULL && k < d->n; k++) {
+		const struct danger_entry *e = &d->e[k];
+
+		for (size_t i = 0; i < e->match.n; i++)
+			if (fn(e->id, e->match.v[i], true, arg) != 0)
+				return -1;
+		for (size_t i = 0; i < e->no_match.n; i++)
+			if (fn(e->id, e->no_match.v[i], false, arg) != 0)
+				return -1;
+	}
+	return 0;
+}

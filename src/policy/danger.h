@@ -1,0 +1,65 @@
+/*
+ * danger: commands whose mistakes the sandbox does not stop.
+ *
+ * An approved command may write the whole project (and reach the network
+ * when approved so), so the sandbox does not protect the project from
+ * `rm -rf src`, a force push or `curl ... | sh`. A table of such commands
+ * (share/bwgate/danger.json, and the user's danger.json beside their
+ * allowlist.json, which can only add) gives a command string that holds
+ * one the verdict danger (allowlist.h): shown apart, approved only by a
+ * deliberate confirmation, never automatically. Format: bwgate-allowlist(5),
+ * DANGER.
+ *
+ * An entry matches a simple command by its name (after wrappers such as
+ * sudo, env, xargs, nice or timeout), an optional subcommand (the first
+ * word that is not an option or an option's value), and, when given, any
+ * of its "options" (a short one also inside a cluster: -rf holds -r; a
+ * long one also abbreviated) or "words" (glob(7) patterns). Two more
+ * kinds: "fetch" with "run" (a download piped into an interpreter, or
+ * substituted into a command line) and "writes" (a path written by a
+ * redirection, or named by a command no rule allows). The string given to
+ * sh -c, bash -lc and the like is parsed and checked the same way.
+ *
+ *	struct danger *d = danger_load(&cause);
+ *	struct danger_hit h = DANGER_HIT_INIT;
+ *	if (danger_check(d, &script, allowed, &h)) ... h.reason ...
+ *	danger_hit_release(&h);
+ *	danger_free(d);
+ */
+#ifndef BWGATE_DANGER_H
+#define BWGATE_DANGER_H
+
+#include <stdbool.h>
+
+#include "shparse.h"
+#include "strv.h"
+
+struct danger;
+
+struct danger_hit {
+	char		*id;		/* the entry's id */
+	char		*reason;	/* what is at stake, in words */
+	char		*stake;		/* "delete", "history", "mode",
+					   "publish", "run", "ci" */
+	struct strv	 targets;	/* a delete's operands, as written */
+};
+#define DANGER_HIT_INIT { NULL, NULL, NULL, STRV_INIT }
+
+/* The shipped table and the user's additions; NULL with cause. */
+struct danger	*danger_load(char **cause);
+/* One table file alone (tests); NULL with cause. */
+struct danger	*danger_load_file(const char *path, char **cause);
+void		 danger_free(struct danger *);
+/* Does the script hold a dangerous command? allowed[i] (or NULL: none)
+   says the rules allow the script's i-th command. The first hit fills
+   hit (released first). */
+bool		 danger_check(const struct danger *, const struct sh_script *,
+		    const bool *allowed, struct danger_hit *hit);
+void		 danger_hit_release(struct danger_hit *);
+/* Each entry's examples as (id, example, must match), for checking them
+   against the whole classification: fn returns -1 to stop. */
+int		 danger_examples(const struct danger *,
+		    int (*fn)(const char *id, const char *example, bool match,
+		    void *arg), void *arg);
+
+#endif
