@@ -178,20 +178,11 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		detail_kv(t, UC_NORMAL, "streams", s, w);
 		free(s);
 	}
-	if (r->env_changed.n > 0) {
-		ui_text_add(t, UC_LABEL, "environment (differs from the "
-		    "console's)");
-		for (i = 0; i < r->env_changed.n; i++) {
-			e = fmt_escape(r->env_changed.v[i]);
-			s = xasprintf("  %s", e);
-			ui_text_wrap(t, UC_NORMAL, s, w, 4);
-			free(s);
-			free(e);
-		}
-	}
 
 	st = fmt_state(r, ui_now());
-	if (r->state == REQUEST_PENDING)
+	if (r->state == REQUEST_PENDING && r->verdict == VERDICT_DANGER)
+		s = xasprintf("%s: a approve (type yes), d deny", st);
+	else if (r->state == REQUEST_PENDING)
 		s = xasprintf("%s: a approve, A approve + rule, d deny, "
 		    "e mounts, n network", st);
 	else if (r->by != BY_NOBODY && r->who != NULL)
@@ -213,6 +204,19 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		s = detail_mounts_summary(m);
 		detail_kv(t, UC_NORMAL, r->edited ? "edits" : "asked", s, w);
 		free(s);
+	}
+	/* After what the operator decides on: the state line must stay in
+	   sight on a small terminal (the block can be long). */
+	if (r->env_changed.n > 0) {
+		ui_text_add(t, UC_LABEL, "environment (differs from the "
+		    "console's)");
+		for (i = 0; i < r->env_changed.n; i++) {
+			e = fmt_escape(r->env_changed.v[i]);
+			s = xasprintf("  %s", e);
+			ui_text_wrap(t, UC_NORMAL, s, w, 4);
+			free(s);
+			free(e);
+		}
 	}
 
 	if (r->report != NULL && cJSON_GetArraySize(cJSON_GetObjectItem(

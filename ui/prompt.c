@@ -106,6 +106,11 @@ prompt_finish(struct ui *ui, bool ok)
 	ui->prompt = (struct prompt){ .kind = PROMPT_NONE };
 	ui->dirty_status = true;
 	ui_dirty_panes(ui);
+	if (ui->prompt_above != NULL) {
+		delwin(ui->prompt_above);
+		ui->prompt_above = NULL;
+		ui->dirty_all = true;
+	}
 	if (p.done != NULL)
 		p.done(ui, p.id, ok, text);
 	free(p.label);
@@ -178,6 +183,36 @@ prompt_line_key(struct ui *ui, int key, bool is_char)
 		ui->prompt.changed(ui, t->data != NULL ? t->data : "");
 }
 
+/* A question wider than the status line (the approve prompt's profile
+   digits at 50 columns): its lines but the last above the status line,
+   in the prompt's colour; *label becomes the last line. */
+static bool
+prompt_draw_above(struct ui *ui, char **label)
+{
+	struct strv	 lines = STRV_INIT;
+	int		 n;
+
+	fmt_wrap(*label, (size_t)ui->cols - 2, 2, &lines);
+	n = (int)lines.n - 1;
+	if (n < 1 || n >= ui->lines - 1) {
+		strv_release(&lines);
+		return false;
+	}
+	if (ui->prompt_above != NULL)
+		delwin(ui->prompt_above);
+	ui->prompt_above = newwin(n, ui->cols, ui->lines - 1 - n, 0);
+	wbkgdset(ui->prompt_above, ' ' | ui_attr(ui, UC_PROMPT));
+	werase(ui->prompt_above);
+	wattrset(ui->prompt_above, ui_attr(ui, UC_PROMPT));
+	for (int i = 0; i < n; i++)
+		mvwaddstr(ui->prompt_above, i, 0, lines.v[i]);
+	wnoutrefresh(ui->prompt_above);
+	free(*label);
+	*label = xstrdup(lines.v[n]);
+	strv_release(&lines);
+	return true;
+}
+
 /* The line prompt in the status line: label, text, a cursor. */
 void
 prompt_draw_status(struct ui *ui)
@@ -188,6 +223,9 @@ prompt_draw_status(struct ui *ui)
 
 	label = fmt_escape(p->label);
 	text = fmt_escape(p->text.data != NULL ? p->text.data : "");
+	/* A question too wide goes above; label becomes its last line. */
+	if (p->kind != PROMPT_LINE && fmt_width(label) + 2 > (size_t)ui->cols)
+		(void)prompt_draw_above(ui, &label);
 	lw = fmt_width(label) + 2;
 	if (lw > (size_t)ui->cols / 2 && p->kind == PROMPT_LINE)
 		lw = (size_t)ui->cols / 2;

@@ -187,6 +187,8 @@ struct ui {
 	WINDOW		*input;		/* 1x1, never drawn: reads keys */
 	WINDOW		*status;
 	WINDOW		*overlay;	/* help, mounts editor, rule form */
+	WINDOW		*prompt_above;	/* a question too wide for the status
+					   line: its first lines, above it */
 	bool		 active;	/* curses is on */
 	bool		 color;
 	int		 attrs[UC_COUNT];

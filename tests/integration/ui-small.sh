@@ -57,10 +57,34 @@ run_layout() {
 	keys Escape
 	check_screen "$L: closed" 5 'no rule added'
 	assert_eq "$L: no border left at all" "$(corners)" 0
+	# The approve question shows every profile digit, however narrow
+	# (it was cut at 50 columns: "... 3 build,:").
+	keys a
+	check_screen "$L: a: every profile's digit is on the screen" 5 \
+	    '5 git-write'
+	check_screen "$L: and how to cancel" 5 'Esc cancel'
+	keys Escape
+	check_screen "$L: cancelled" 5 '#2 not approved'
+	ok_unless "$L: nothing of the question is left" sh -c \
+	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'git-write, Esc'"
 	keys d Enter
 	wait_agent 20 two
 	ui_stop
 }
+
+# 80x24 with the agent's environment in the detail: the lines the
+# operator decides on come before it, in sight without scrolling.
+ui_start 80 24 || { done_testing; exit 1; }
+agent env -- env FOO=1 sh -c 'echo x > y'
+check_screen "80x24: #1 waits" 10 '^! +1 '
+check_screen "80x24: the state line is in sight" 5 '^state pending'
+ok_if "80x24: it comes before the environment block" sh -c \
+    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+    awk '/^state pending/ { s = NR } /^environment/ { e = NR }
+    END { exit !(s && (!e || s < e)) }'"
+keys d Enter
+wait_agent 20 env
+ui_stop
 
 run_layout 50 40
 run_layout 160 50
