@@ -103,11 +103,13 @@ action_danger_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 void
 action_approve(struct ui *ui)
 {
-	struct request	*r = action_request(ui);
+	struct request	*r;
 	struct strv	 profiles = STRV_INIT;
 	struct buf	 q = BUF_INIT;
 
-	if (r == NULL)
+	if (ui_marks_approve(ui))
+		return;
+	if ((r = action_request(ui)) == NULL)
 		return;
 	if (r->state != REQUEST_PENDING) {
 		ui_message(ui, true, "#%u is %s: only a pending request can be "
@@ -435,6 +437,8 @@ action_escape(struct ui *ui)
 		ui_search_clear(ui);
 	else if (ui->zoom)
 		ui_zoom(ui);
+	else
+		(void)ui_marks_clear(ui);
 }
 
 /* F: follow the work, or stop following. */

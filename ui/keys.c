@@ -41,6 +41,10 @@ static const struct key_binding key_table[] = {
 	{ 'A', true, "A", "approve and add a rule to your allowlist "
 	  "(exact command or prefix, with a profile)", action_approve_rule,
 	  true },
+	{ 'm', true, "m", "mark or unmark the selected pending request; with "
+	  "marks, a approves them all (one y/N)", action_mark, false },
+	{ 'M', true, "M", "mark every pending request the queue shows (the "
+	  "filter, @); danger is left out", action_mark_all, false },
 	{ 'd', true, "d", "deny, with an optional note the agent receives",
 	  action_deny, true },
 	{ 'e', true, "e", "edit the mounts before approving (rw, ro, hide, "
@@ -81,7 +85,8 @@ static const struct key_binding key_table[] = {
 	  action_agent, false },
 	{ 'z', true, "z", "zoom: the focused pane on the whole screen, or "
 	  "back", action_zoom, false },
-	{ 27, true, "Esc", "end a search, leave the zoom", action_escape,
+	{ 27, true, "Esc", "end a search, leave the zoom, drop the marks",
+	  action_escape,
 	  false },
 	{ 'F', true, "F", "follow on/off: select what waits for you, else "
 	  "what runs (moving by hand pauses it until a request waits)",

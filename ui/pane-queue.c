@@ -61,6 +61,8 @@ queue_draw_row(struct ui *ui, struct pane *p, int y, const struct request *r,
 	if (fmt_needs_operator(r))
 		base |= ui_attr(ui, UC_PENDING);
 	fmt_queue_row(r, now, (size_t)p->w, &row);
+	if (ui_marked(ui, r->id) && row.text[0] != '\0')
+		row.text[0] = '*';	/* marked for a bulk approval */
 	wattrset(p->win, base);
 	mvwaddstr(p->win, y, 0, row.text);
 	if (row.badge_len > 0) {

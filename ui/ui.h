@@ -189,6 +189,8 @@ struct ui {
 	WINDOW		*overlay;	/* help, mounts editor, rule form */
 	WINDOW		*prompt_above;	/* a question too wide for the status
 					   line: its first lines, above it */
+	uint32_t	*marks;		/* ids marked for a bulk approval (m) */
+	size_t		 nmarks;
 	bool		 active;	/* curses is on */
 	bool		 color;
 	int		 attrs[UC_COUNT];
@@ -312,6 +314,12 @@ void		 pane_detail_commands(const struct request *, struct strv *);
 
 /* actions.c: what the operator can do (keys.c binds keys to them) */
 void		 action_approve(struct ui *);
+/* marks.c: bulk decisions */
+bool		 ui_marked(const struct ui *, uint32_t id);
+void		 action_mark(struct ui *);
+void		 action_mark_all(struct ui *);
+bool		 ui_marks_approve(struct ui *);
+bool		 ui_marks_clear(struct ui *);
 void		 action_approve_rule(struct ui *);
 void		 action_deny(struct ui *);
 void		 action_edit(struct ui *);
