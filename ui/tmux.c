@@ -1,7 +1,10 @@
 /*
  * tmux: `bwgate --tmux` opens the console in a side pane of the current
- * tmux window and sets BWGATE_SOCKET in the tmux session's environment,
- * so agents started in new panes and windows of the session find it.
+ * tmux window, for the project only: agents in the project find its socket
+ * as they find any console's, and a second project's `bwgate --tmux` in
+ * the same session opens a console of its own. Only a socket named with
+ * --socket is set in the tmux session's environment (agents could not
+ * find it otherwise).
  *
  * The pane runs this same binary (by its absolute path) with the other
  * options given, in the current directory (changed into by the pane's
@@ -236,8 +239,9 @@ ui_tmux(const char *socket, const char *project, const struct strv *args)
 	}
 	exe[n] = '\0';
 	/* The socket the console will have: the project's own unless
-	   --socket or $BWGATE_SOCKET name one. */
-	if (socket != NULL || getenv("BWGATE_SOCKET") != NULL)
+	   --socket names one. A BWGATE_SOCKET inherited from the session
+	   (another project's console) is not this project's. */
+	if (socket != NULL)
 		sock = client_socket_path(socket, &cause);
 	else if ((cwd = console_find_project(project, &cause)) != NULL) {
 		sock = client_project_socket(cwd, &cause);
@@ -261,18 +265,23 @@ ui_tmux(const char *socket, const char *project, const struct strv *args)
 		return -1;
 	}
 
-	/* Agents started in this session find the console. */
-	strv_push(&t, "tmux");
-	strv_push(&t, "set-environment");
-	strv_push(&t, "BWGATE_SOCKET");
-	strv_push(&t, sock);
-	if ((rc = tmux_run(&t, NULL)) != 0) {
-		fprintf(stderr, "bwgate: --tmux: 'tmux set-environment' "
-		    "failed (%s %d)\n", rc < 0 ? "could not run," : "status",
-		    rc);
-		goto fail;
+	/* A socket of the operator's choosing: agents started in this
+	   session find it through the session's environment. The project's
+	   own socket needs nothing: agents in the project find it, and
+	   another project's panes keep finding their own console. */
+	if (socket != NULL) {
+		strv_push(&t, "tmux");
+		strv_push(&t, "set-environment");
+		strv_push(&t, "BWGATE_SOCKET");
+		strv_push(&t, sock);
+		if ((rc = tmux_run(&t, NULL)) != 0) {
+			fprintf(stderr, "bwgate: --tmux: 'tmux "
+			    "set-environment' failed (%s %d)\n", rc < 0 ?
+			    "could not run," : "status", rc);
+			goto fail;
+		}
+		strv_release(&t);
 	}
-	strv_release(&t);
 
 	strv_push(&t, "tmux");
 	strv_push(&t, "split-window");
@@ -314,9 +323,14 @@ ui_tmux(const char *socket, const char *project, const struct strv *args)
 	v = shell_quote(sock);
 	printf("export BWGATE_SOCKET=%s\n", v);
 	free((char *)v);
-	fprintf(stderr, "bwgate: console opened in tmux pane %s; "
-	    "BWGATE_SOCKET is set for new panes of this tmux session\n",
-	    display_str(pane));
+	if (socket != NULL)
+		fprintf(stderr, "bwgate: console opened in tmux pane %s; "
+		    "BWGATE_SOCKET is set for new panes of this tmux "
+		    "session\n", display_str(pane));
+	else
+		fprintf(stderr, "bwgate: console opened in tmux pane %s; "
+		    "agents in this project find it (another project's "
+		    "bwgate --tmux opens its own)\n", display_str(pane));
 	free(pane);
 	free(sock);
 	free(cwd);

@@ -51,6 +51,33 @@ assert_eq "the console's pane is the active one" \
     "$(tm display-message -p -t ui '#{pane_id}')" "${pane%% *}"
 tm kill-pane -t "$l2"
 
+# Per project: a --tmux without --socket sets nothing in the session, and
+# a second project's --tmux in the same session opens its own console
+# (it used to find the first one's BWGATE_SOCKET and refuse).
+P5=$(new_project fifth)
+tm new-window -d -t ui "cd '$P5' && '$BWGATE' --tmux > '$T/l5.out' 2> '$T/l5.err'; echo \$? > '$T/l5.rc'; exec sleep 3600"
+wait_for 10 test -s "$T/l5.rc"
+assert_eq "a second project's --tmux: exit 0" "$(cat "$T/l5.rc")" 0
+assert_match "  it opened a pane of its own" "$(cat "$T/l5.err")" \
+    'opened in tmux pane %[0-9]+; agents in this project find it'
+S5=$(sed -n 's/^export BWGATE_SOCKET=//p' "$T/l5.out")
+ok_if "  on the project's own socket, not the session's" sh -c \
+    "test -n '$S5' && test '$S5' != '$S'"
+ok_if "  its console listens" wait_for 10 test -S "$S5"
+assert_eq "  the session's BWGATE_SOCKET is still the first one's" \
+    "$(tm show-environment -t ui BWGATE_SOCKET)" "BWGATE_SOCKET=$S"
+( cd "$P5" && env -u BWGATE_SOCKET "$BWGATE" run -- sh -c 'echo in-fifth' \
+    > "$T/a5.out" 2> "$T/a5.err" ) &
+a5=$!
+p5=$(sed -n 's/.*opened in tmux pane \(%[0-9]*\).*/\1/p' "$T/l5.err")
+check_screen "  an agent of that project reaches its pane" 10 \
+    'echo in-fifth' "$p5"
+tm send-keys -t "$p5" a a
+wait "$a5"
+assert_eq "  and runs there" "$?:$(cat "$T/a5.out")" "0:in-fifth"
+[ -n "$p5" ] && tm kill-window -t "$p5"
+ok_if "  its console stops with its window" wait_for 10 sh -c "! test -S '$S5'"
+
 # From outside the project, with the project named by getopt's short
 # option and --tmux abbreviated: the pane's console serves that project,
 # on the socket the launcher exported (a hand parse of "--project" would
