@@ -157,6 +157,7 @@ CONSOLE_TESTS = \
 	%D%/integration/console-uid.sh \
 	%D%/integration/console-reload.sh \
 	%D%/integration/console-show.sh \
+	%D%/integration/console-history.sh \
 	%D%/integration/console-rerun.sh \
 	%D%/integration/console-warm.sh \
 	%D%/integration/console-prestart.sh \

@@ -288,8 +288,13 @@ run_message(const struct run_request *rq, const char *cwd)
 	} else
 		strv_append_all(&sm.argv, &rq->argv);
 	sm.cwd = xstrdup(cwd);
+	/* The agent's name: --agent, else $BWGATE_AGENT (bwgate sh, which
+	   takes only a shell's options, is named so). */
 	if (rq->agent != NULL)
 		sm.agent = xstrdup(rq->agent);
+	else if (getenv("BWGATE_AGENT") != NULL &&
+	    *getenv("BWGATE_AGENT") != '\0')
+		sm.agent = xstrdup(getenv("BWGATE_AGENT"));
 	sm.timeout_s = rq->timeout_s > 0 ? rq->timeout_s : 0;
 	if (rq->network)
 		sm.mounts.network = 1;

@@ -1,9 +1,10 @@
 /*
  * cmd-show: `bwgate show ID [--output|--report|--json]`: one request's
- * record, so whatever a pane or a summary cut is one command away. From
- * the running console (control socket) when it still holds the request,
- * else from the audit log, rotated files included (the newest request
- * with that id). The audit log keeps the report without the output.
+ * record, so whatever a pane or a summary cut is one command away. The
+ * request is the project's (the current directory's, or --project): from
+ * its running console (control socket) when that still holds it, else
+ * from the audit log, rotated files included, this project's records only
+ * (history.h). The audit log keeps the report without the output.
  */
 #include "autoconf.h"
 
@@ -17,6 +18,8 @@
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
+#include "console.h"
+#include "history.h"
 #include "jsonutil.h"
 #include "protocol.h"
 #include "xalloc.h"
@@ -26,6 +29,7 @@ enum show_what { SHOW_SUMMARY, SHOW_OUTPUT, SHOW_REPORT, SHOW_JSON };
 static const struct option show_options[] = {
 	{ "socket", required_argument, NULL, 's' },
 	{ "audit", required_argument, NULL, 'a' },
+	{ "project", required_argument, NULL, 'p' },
 	{ "output", no_argument, NULL, 'o' },
 	{ "report", no_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
@@ -36,18 +40,19 @@ static const struct option show_options[] = {
 static void
 show_usage(FILE *f)
 {
-	fprintf(f, "usage: bwgate show [--socket PATH] [--audit FILE] "
-	    "[--output | --report | --json] ID\n");
+	fprintf(f, "usage: bwgate show [--project DIR] [--socket PATH] "
+	    "[--audit FILE] [--output | --report | --json] ID\n");
 }
 
-/* Ask the running console; NULL if it cannot be reached or has no such
-   request (then the audit log is asked). */
+/* Ask the running console; NULL if it cannot be reached, serves another
+   project than *project (when set), or has no such request (then the
+   audit log is asked). *project becomes the console's when unset. */
 static cJSON *
-show_from_console(const char *socket, uint32_t id)
+show_from_console(const char *socket, char **project, uint32_t id)
 {
 	struct client	*cl;
 	char		*path, *ctl, *cause = NULL;
-	const char	*type;
+	const char	*type, *p;
 	cJSON		*j;
 
 	if ((path = client_socket_path(socket, &cause)) == NULL) {
@@ -72,6 +77,16 @@ show_from_console(const char *socket, uint32_t id)
 		type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
 		if (type != NULL && strcmp(type, "hello") != 0)
 			break;
+		p = cJSON_GetStringValue(cJSON_GetObjectItem(j, "project"));
+		if (type != NULL && p != NULL && *project == NULL)
+			*project = xstrdup(p);
+		else if (type != NULL && (p == NULL ||
+		    strcmp(p, *project) != 0)) {
+			/* Another project's console (BWGATE_SOCKET). */
+			cJSON_Delete(j);
+			j = NULL;
+			break;
+		}
 		cJSON_Delete(j);
 	}
 	free(cause);
@@ -83,76 +98,50 @@ show_from_console(const char *socket, uint32_t id)
 	return j;
 }
 
-/* Read one audit file's records for id into recs (a new "request" record
-   for the id starts them afresh: ids restart with a console). */
-static void
-show_scan_file(const char *path, uint32_t id, cJSON **recs)
-{
-	char		*line = NULL, *nl;
-	cJSON		*r, *f;
-	const char	*what;
-	FILE		*fp;
-	size_t		 len = 0;
+/* Collects one request's records (a new "request" record for the id
+   starts them afresh: in older logs ids restart with a console). */
+struct show_scan {
+	uint32_t	 id;
+	cJSON		*recs;
+};
 
-	if ((fp = fopen(path, "re")) == NULL)
-		return;
-	while (getline(&line, &len, fp) > 0) {
-		if ((nl = strchr(line, '\n')) != NULL)
-			*nl = '\0';
-		if ((r = cJSON_Parse(line)) == NULL)
-			continue;	/* a torn line */
-		f = cJSON_GetObjectItem(r, "id");
-		what = cJSON_GetStringValue(cJSON_GetObjectItem(r, "record"));
-		if (!cJSON_IsNumber(f) || f->valuedouble != (double)id ||
-		    what == NULL) {
-			cJSON_Delete(r);
-			continue;
-		}
-		if (strcmp(what, "request") == 0) {
-			cJSON_Delete(*recs);
-			*recs = cJSON_CreateArray();
-		}
-		if (*recs == NULL)
-			*recs = cJSON_CreateArray();
-		cJSON_AddItemToArray(*recs, r);
+static int
+show_scan_record(const cJSON *r, const char *project, void *arg)
+{
+	struct show_scan	*ss = arg;
+	const cJSON		*f = cJSON_GetObjectItem(r, "id");
+	const char		*what = cJSON_GetStringValue(
+				    cJSON_GetObjectItem(r, "record"));
+
+	(void)project;
+	if (!cJSON_IsNumber(f) || f->valuedouble != (double)ss->id ||
+	    what == NULL)
+		return 0;
+	if (strcmp(what, "request") == 0) {
+		cJSON_Delete(ss->recs);
+		ss->recs = NULL;
 	}
-	free(line);
-	fclose(fp);
+	if (ss->recs == NULL)
+		ss->recs = cJSON_CreateArray();
+	cJSON_AddItemToArray(ss->recs, cJSON_Duplicate(r, 1));
+	return 0;
 }
 
-/* The request's records from the audit log, oldest file first. */
+/* The request's records from the audit log, for this project only. */
 static cJSON *
-show_from_audit(const char *audit, uint32_t id, char **cause)
+show_from_audit(const char *audit, const char *project, uint32_t id,
+    char **cause)
 {
-	char	*def = NULL, *path;
-	cJSON	*recs = NULL, *j, *r, *rep = NULL, *req = NULL;
-	int	 n;
+	struct show_scan	 ss = { id, NULL };
+	cJSON			*j, *r, *rep = NULL, *req = NULL;
 
-	if (audit == NULL)
-		audit = def = audit_default_path();
-	/* Rotated files are audit.jsonl.1 (newest) ... .N (oldest). */
-	for (n = 1; ; n++) {
-		path = xasprintf("%s.%d", audit, n);
-		if (access(path, F_OK) != 0) {
-			free(path);
-			break;
-		}
-		free(path);
-	}
-	while (--n >= 1) {
-		path = xasprintf("%s.%d", audit, n);
-		show_scan_file(path, id, &recs);
-		free(path);
-	}
-	show_scan_file(audit, id, &recs);
-	if (recs == NULL) {
-		*cause = xasprintf("no request %u in the console or in '%s'",
-		    id, audit);
-		free(def);
+	history_scan(audit, project, show_scan_record, &ss);
+	if (ss.recs == NULL) {
+		*cause = xasprintf("no request %u in project '%s' (its "
+		    "console, or the audit log)", id, project);
 		return NULL;
 	}
-	free(def);
-	cJSON_ArrayForEach(r, recs) {
+	cJSON_ArrayForEach(r, ss.recs) {
 		const char *what = cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "record"));
 
@@ -165,11 +154,16 @@ show_from_audit(const char *audit, uint32_t id, char **cause)
 	cJSON_AddStringToObject(j, "type", "show");
 	cJSON_AddNumberToObject(j, "id", id);
 	cJSON_AddStringToObject(j, "from", "audit");
+	cJSON_AddStringToObject(j, "project", project);
+	if ((r = cJSON_GetArrayItem(ss.recs, 0)) != NULL &&
+	    cJSON_IsString(cJSON_GetObjectItem(r, "console")))
+		cJSON_AddStringToObject(j, "console", cJSON_GetStringValue(
+		    cJSON_GetObjectItem(r, "console")));
 	if (req != NULL)
 		cJSON_AddItemToObject(j, "request", cJSON_Duplicate(req, 1));
 	if (rep != NULL)
 		cJSON_AddItemToObject(j, "report", cJSON_Duplicate(rep, 1));
-	cJSON_AddItemToObject(j, "records", recs);
+	cJSON_AddItemToObject(j, "records", ss.recs);
 	return j;
 }
 
@@ -254,7 +248,8 @@ show_truncated(const cJSON *rep, long id)
 int
 cmd_show(int argc, char **argv)
 {
-	const char	*socket = NULL, *audit = NULL;
+	const char	*socket = NULL, *audit = NULL, *project_opt = NULL;
+	char		*project = NULL;
 	enum show_what	 what = SHOW_SUMMARY;
 	char		*cause = NULL, *end, *s;
 	const cJSON	*rep, *f;
@@ -263,10 +258,11 @@ cmd_show(int argc, char **argv)
 	int		 c, status = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:a:orjh", show_options,
+	while ((c = getopt_long(argc, argv, "s:a:p:orjh", show_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
+		case 'p': project_opt = optarg; break;
 		case 'a': audit = optarg; break;
 		case 'o': what = SHOW_OUTPUT; break;
 		case 'r': what = SHOW_REPORT; break;
@@ -286,12 +282,24 @@ cmd_show(int argc, char **argv)
 		    argv[optind]);
 		return EXIT_BWGATE_FAILED;
 	}
-	if ((j = show_from_console(socket, (uint32_t)id)) == NULL &&
-	    (j = show_from_audit(audit, (uint32_t)id, &cause)) == NULL) {
+	/* This project's request: the one named, or the current
+	   directory's (a console of another project is not asked). */
+	if ((socket == NULL || project_opt != NULL) && (project =
+	    console_find_project(project_opt, &cause)) == NULL) {
 		fprintf(stderr, "bwgate: %s\n", cause);
 		free(cause);
+		return EXIT_BWGATE_FAILED;
+	}
+	if ((j = show_from_console(socket, &project, (uint32_t)id)) == NULL &&
+	    (project == NULL || (j = show_from_audit(audit, project,
+	    (uint32_t)id, &cause)) == NULL)) {
+		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
+		    "the console named by --socket does not answer");
+		free(cause);
+		free(project);
 		return 1;
 	}
+	free(project);
 	rep = cJSON_GetObjectItem(j, "report");
 	switch (what) {
 	case SHOW_SUMMARY:

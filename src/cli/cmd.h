@@ -35,6 +35,7 @@ int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
 int	cmd_reload(int, char **);
 int	cmd_show(int, char **);
+int	cmd_log(int, char **);
 int	cmd_mcp(int, char **);
 int	cmd_hook(int, char **);
 

@@ -115,6 +115,7 @@ struct console_sub {
 
 struct console {
 	struct loop		*loop;
+	uint32_t		 ids_saved;	/* the last id in the state dir */
 	struct digestcache	*digests;	/* of rule and config files */
 	char			*project;
 	char			*socket_path;

@@ -29,6 +29,7 @@
 #include "guard.h"
 #include "jsonutil.h"
 #include "placeholder.h"
+#include "history.h"
 #include "log.h"
 #include "path.h"
 #include "probe.h"
@@ -183,6 +184,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	char		 exe[PATH_MAX];
 	char		*dir = NULL;
 	ssize_t		 n;
+	unsigned long	 last_id = 0;
 	cJSON		*rec;
 
 	c->digests = digestcache_new();
@@ -216,6 +218,15 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	}
 	if (guard_project(c->project, cause) != 0)
 		goto fail;
+	/* Ids go on from the project's last console: one history. */
+	if (history_last_id(c->project, &last_id, cause) != 0) {
+		LOG("request ids start again at 1: %s", *cause);
+		free(*cause);
+		*cause = NULL;
+	} else if (last_id > 0 && last_id < PROTO_MAX_ID) {
+		c->q.next_id = (uint32_t)last_id + 1;
+		c->ids_saved = (uint32_t)last_id;
+	}
 	placeholders_release(c->project);	/* a crashed run's */
 	if (o->exec_path != NULL)
 		c->exec_path = xstrdup(o->exec_path);

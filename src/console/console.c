@@ -53,6 +53,7 @@
 #include "console-int.h"
 #include "console.h"
 #include "jsonutil.h"
+#include "history.h"
 #include "log.h"
 #include "path.h"
 #include "probe.h"
@@ -135,6 +136,17 @@ console_commit(void *arg)
 		return;
 	}
 	c->audit_dirty = false;
+	/* The ids given out, so the next console of the project goes on
+	   from there (history.h). */
+	if (c->q.next_id - 1 > c->ids_saved) {
+		if (history_set_last_id(c->project, c->q.next_id - 1,
+		    &cause) != 0) {
+			LOG("request ids: %s", cause);
+			free(cause);
+			cause = NULL;
+		}
+		c->ids_saved = c->q.next_id - 1;
+	}
 	if (c->audit_failing != NULL) {
 		free(c->audit_failing);
 		c->audit_failing = NULL;

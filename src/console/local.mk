@@ -9,6 +9,7 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/client.c %D%/client.h \
 	%D%/filereq.c %D%/filereq.h \
 	%D%/stake.c %D%/stake.h \
+	%D%/history.c %D%/history.h \
 	%D%/console.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/console-job.c %D%/console-warm.c \
