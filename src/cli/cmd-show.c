@@ -190,6 +190,8 @@ show_summary(const cJSON *j)
 
 	printf("request   %.0f\n", cJSON_GetNumberValue(
 	    cJSON_GetObjectItem(j, "id")));
+	show_text("project", j, "project");
+	show_text("console", j, "console");
 	show_text("command", req, "command");
 	show_text("agent", req, "agent");
 	show_text("cwd", req, "cwd");
@@ -197,15 +199,20 @@ show_summary(const cJSON *j)
 	show_text("rule", req, "rule");
 	show_text("reason", req, "reason");
 	show_text("profile", req, "profile");
-	show_text("state", req, "state");
-	show_text("by", req, "by");
-	show_text("note", req, "note");
-	/* From the audit log, the state and decision are later records. */
+	/* From the audit log, the request record holds the state it had
+	   when it came (pending): the state and decision are later records. */
+	if (recs == NULL) {
+		show_text("state", req, "state");
+		show_text("by", req, "by");
+		show_text("note", req, "note");
+	} else if (cJSON_GetArraySize(recs) == 1)
+		printf("state     pending (when its console stopped)\n");
 	cJSON_ArrayForEach(r, recs) {
 		const char *what = cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "record"));
 
-		if (strcmp(what, "decision") == 0) {
+		if (strcmp(what, "decision") == 0 ||
+		    strcmp(what, "withdrawn") == 0) {
 			show_text("decision", r, "decision");
 			show_text("by", r, "by");
 			show_text("note", r, "note");
@@ -282,23 +289,35 @@ cmd_show(int argc, char **argv)
 		    argv[optind]);
 		return EXIT_BWGATE_FAILED;
 	}
-	/* This project's request: the one named, or the current
-	   directory's (a console of another project is not asked). */
+	/* This project's request: the one named, the console's that
+	   --socket or $BWGATE_SOCKET names, or the current directory's (a
+	   console of another project is not asked then). */
+	if (socket == NULL && getenv("BWGATE_SOCKET") != NULL &&
+	    *getenv("BWGATE_SOCKET") != '\0')
+		socket = getenv("BWGATE_SOCKET");
 	if ((socket == NULL || project_opt != NULL) && (project =
 	    console_find_project(project_opt, &cause)) == NULL) {
 		fprintf(stderr, "bwgate: %s\n", cause);
 		free(cause);
 		return EXIT_BWGATE_FAILED;
 	}
-	if ((j = show_from_console(socket, &project, (uint32_t)id)) == NULL &&
-	    (project == NULL || (j = show_from_audit(audit, project,
-	    (uint32_t)id, &cause)) == NULL)) {
-		fprintf(stderr, "bwgate: %s\n", cause != NULL ? cause :
-		    "the console named by --socket does not answer");
+	j = show_from_console(socket, &project, (uint32_t)id);
+	/* A named console that is gone: the current directory's project. */
+	if (j == NULL && project == NULL &&
+	    (project = console_find_project(project_opt, &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
+		free(cause);
+		return EXIT_BWGATE_FAILED;
+	}
+	if (j == NULL && (j = show_from_audit(audit, project, (uint32_t)id,
+	    &cause)) == NULL) {
+		fprintf(stderr, "bwgate: %s\n", cause);
 		free(cause);
 		free(project);
 		return 1;
 	}
+	if (project != NULL && cJSON_GetObjectItem(j, "project") == NULL)
+		cJSON_AddStringToObject(j, "project", project);
 	free(project);
 	rep = cJSON_GetObjectItem(j, "report");
 	switch (what) {

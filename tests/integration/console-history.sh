@@ -38,12 +38,21 @@ start_in "$Q"
 run_in "$Q" carol cat src/a.txt
 SQ=$(sed -n 's/^export BWGATE_SOCKET=//p' "$T/c.out")
 # While Q's console runs, P's history is asked from P.
-out=$(cd "$P" && BWGATE_SOCKET="$SQ" "$BWGATE" show 1 2>&1)
+out=$(cd "$P" && "$BWGATE" show 1 2>&1)
 assert_match "show 1 in P gives P's request, not the running Q's" "$out" \
     'command +ls'
+assert_match "  and names the project" "$out" "project +$P"
 out=$(cd "$Q" && "$BWGATE" show 1 2>&1)
 assert_match "show 1 in Q gives Q's" "$out" 'command +cat src/a\.txt'
+out=$(cd "$P" && BWGATE_SOCKET="$SQ" "$BWGATE" show 1 2>&1)
+assert_match "BWGATE_SOCKET names Q's console: Q's, and it says so" "$out" \
+    "project +$Q"
 stop_it
+# No console now: the log holds P's 1 and Q's 1 (the newer).
+out=$(cd "$P" && "$BWGATE" show 1 2>&1)
+assert_match "from the log, show 1 in P is P's" "$out" 'command +ls'
+assert_match "  with the state its records give" "$out" 'state +finished'
+ok_unless "  not the state it had when it came" grep -q 'pending' <<<"$out"
 
 start_in "$P"
 run_in "$P" alice echo third

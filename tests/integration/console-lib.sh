@@ -28,6 +28,9 @@ JSON
 
 start_console() {
 	rm -f "$T/console.out"
+	# Ids go on from a project's last console (console-history.sh):
+	# each console of these tests counts from 1.
+	rm -rf "$XDG_STATE_HOME/bwgate/ids"
 	(cd "$P" && exec "$BWGATE" --log "$T/console.log" "$@" \
 	    > "$T/console.out" 2> "$T/console.err") &
 	CPID=$!

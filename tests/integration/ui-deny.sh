@@ -50,7 +50,11 @@ assert_eq "#2 approved afterwards: exit 0" "$(agent_rc two)" 0
 # The help lists the keys from the key table; any key closes it.
 keys '?'
 check_screen "? shows the keys" 5 'K +kill the selected running command'
-check_screen "with the prompt rules" 5 'take only y as yes'
+for _ in 1 2 3 4 5 6; do
+	wait_screen 1 'take only y as yes' && break
+	keys Space
+done
+check_screen "with the prompt rules (a page down)" 5 'take only y as yes'
 keys x
 check_screen "a key closes the help" 5 '^ queue '
 ok_unless "the help is gone" bash -c \

@@ -42,6 +42,9 @@ TEARDOWN="tmux -S '$TMUX_SOCK' kill-server 2>/dev/null"
 
 ui_start() {
 	local cols="$1" lines="$2"; shift 2
+	# Ids go on from a project's last console (console-history.sh):
+	# each console of these tests counts from 1.
+	rm -rf "$XDG_STATE_HOME/bwgate/ids"
 	{
 		echo '#!/bin/sh'
 		printf 'cd %s || exit 125\n' "$(shell_q "$P")"
