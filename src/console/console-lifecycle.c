@@ -216,7 +216,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	}
 	if (guard_project(c->project, cause) != 0)
 		goto fail;
-	placeholders_release(c->project);	/* a crashed run's */
+	placeholders_release(c->project, -1);	/* a crashed run's */
 	if (o->exec_path != NULL)
 		c->exec_path = xstrdup(o->exec_path);
 	else {
