@@ -214,6 +214,8 @@ TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.
 TESTS += %D%/build/layers.sh
+TESTS += %D%/build/door.sh
+EXTRA_DIST += %D%/build/door.sh
 EXTRA_DIST += %D%/build/layers.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh

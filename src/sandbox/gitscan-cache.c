@@ -312,9 +312,11 @@ gitscan_project(const char *project, int rootfd, char **cause)
 	gs = old != NULL ? gitscan_refresh(old, root) : gitscan_walk(root);
 	gs->ctime_ok = keeps;
 	close(root);
-	LOG("%zu directories, %zu read, %zu .git, %zu deep%s", gs->ndirs,
-	    gs->read, gs->ngit, gs->ndeep, old != NULL ?
-	    " (from the last scan)" : "");
+	LOG("%zu directories, %zu read, %zu .git%s", gs->ndirs, gs->read,
+	    gs->ngit, old != NULL ? " (from the last scan)" : "");
+	if (gs->ndeep > 0)
+		LOG("%zu directories hold one too deep to read: read-only "
+		    "whole", gs->ndeep);
 	if (gs->error != NULL) {
 		*cause = xstrdup(gs->error);
 		sandbox_gitscan_free(gs);

@@ -389,6 +389,17 @@ beneath_child_stat(int dfd, const char *name, struct stat *st)
 }
 
 int
+beneath_child_statx(int dfd, const char *name, int flags, unsigned int mask,
+    struct statx *stx)
+{
+	if (!one_name(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return statx(dfd, name, flags | AT_SYMLINK_NOFOLLOW, mask, stx);
+}
+
+int
 beneath_up(int fd, const struct stat *parent)
 {
 	struct stat	st;

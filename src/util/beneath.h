@@ -82,6 +82,10 @@ int	 beneath_rename(int dirfd, const char *rel, const char *to,
    ".." or a name with '/'). */
 int	 beneath_child(int dfd, const char *name, int flags);
 int	 beneath_child_stat(int dfd, const char *name, struct stat *st);
+/* statx of one name below dfd (AT_SYMLINK_NOFOLLOW added). */
+struct statx;
+int	 beneath_child_statx(int dfd, const char *name, int flags,
+	    unsigned int mask, struct statx *stx);
 /* The parent of the directory open at fd, read-only, if it is still the
    directory parent (device and inode); -1 with errno (ESTALE when it is
    another one: the directory moved). */
