@@ -141,6 +141,7 @@ CONTAIN_TESTS = \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \
+	%D%/integration/contain-door.sh \
 	%D%/integration/contain-gitwatch.sh
 TESTS += $(CONTAIN_TESTS)
 EXTRA_DIST += $(CONTAIN_TESTS)
@@ -217,6 +218,8 @@ TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.
 TESTS += %D%/build/layers.sh
+TESTS += %D%/build/door.sh
+EXTRA_DIST += %D%/build/door.sh
 EXTRA_DIST += %D%/build/layers.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh

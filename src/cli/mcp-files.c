@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "buf.h"
 #include "filereq.h"
 #include "jsonutil.h"
@@ -380,8 +381,7 @@ mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args,
 			free(why);
 			continue;
 		}
-		if (fstatat(dirfd(d), names.v[i], &sb, AT_SYMLINK_NOFOLLOW) !=
-		    0)
+		if (beneath_child_stat(dirfd(d), names.v[i], &sb) != 0)
 			continue;
 		type = S_ISREG(sb.st_mode) ? "file" : S_ISDIR(sb.st_mode) ?
 		    "directory" : S_ISLNK(sb.st_mode) ? "symlink" : "other";

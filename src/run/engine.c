@@ -393,6 +393,9 @@ engine_run(const struct engine_opts *o, struct result *r)
 		cause = xstrdup("killed before the command started");
 		goto kill;
 	}
+	/* What is born in the project from now on may be the command's
+	   (the sweep's proof: sandbox.h). */
+	sandbox_started(&sb);
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;

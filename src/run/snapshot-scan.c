@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "cleanup.h"
 #include "report.h"
 #include "snapshot-int.h"
@@ -228,8 +229,8 @@ snapshot_stat(struct scan_shared *sh, int dfd, const char *name,
 	int		flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT;
 
 	if (atomic_load_explicit(&sh->use_statx, memory_order_relaxed)) {
-		if (statx(dfd, name, flags, STATX_BASIC_STATS | STATX_BTIME,
-		    &stx) == 0) {
+		if (beneath_child_statx(dfd, name, flags, STATX_BASIC_STATS |
+		    STATX_BTIME, &stx) == 0) {
 			e->mode = stx.stx_mode;
 			e->uid = stx.stx_uid;
 			e->gid = stx.stx_gid;
@@ -251,10 +252,10 @@ snapshot_stat(struct scan_shared *sh, int dfd, const char *name,
 		/* Old kernels, or a container's seccomp policy. */
 		if (errno != ENOSYS && errno != EPERM)
 			return -1;
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if (beneath_child_stat(dfd, name, &st) != 0)
 			return -1;
 		atomic_store(&sh->use_statx, 0);
-	} else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	} else if (beneath_child_stat(dfd, name, &st) != 0)
 		return -1;
 	e->mode = st.st_mode;
 	e->uid = st.st_uid;
@@ -360,8 +361,7 @@ scan_list(struct scan *s, int dfd, size_t plen)
 static int
 scan_openat(int dfd, const char *name)
 {
-	return openat(dfd, name,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	return beneath_child(dfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 }
 
 /* Open a relative path from the root one component at a time. */
@@ -687,10 +687,16 @@ snapshot_take(const char *root, const struct snapshot_opts *opts,
 	if (opts == NULL)
 		opts = &defaults;
 	scan_shared_init(&sh, opts);
-	sh.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	{
+		struct stat	 rst;
+		int		 r = beneath_root(root, &rst, cause);
+
+		sh.rootfd = r < 0 ? -1 : beneath_open(r, ".", O_RDONLY |
+		    O_DIRECTORY, 0, cause);
+		if (r >= 0)
+			close(r);
+	}
 	if (sh.rootfd < 0) {
-		*cause = xasprintf("cannot open '%s': %s", root,
-		    strerror(errno));
 		scan_shared_release(&sh);
 		return NULL;
 	}

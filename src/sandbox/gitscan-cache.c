@@ -3,9 +3,10 @@
  * directory (private to the user, never inside a sandbox) as
  * gitscan-DEV-INO of the project's root:
  *
- *	bwgate-gitscan 1
+ *	bwgate-gitscan 2
  *	w SEC NSEC				when the scan began
  *	d DEV INO SEC NSEC OPAQUE LEN		a directory, then its rel
+ *						(OPAQUE: 1 unreadable, 2 deep)
  *	REL					(LEN bytes) on a line
  *	g INO LEN				a .git, then its rel
  *	REL
@@ -28,6 +29,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "buf.h"
 #include "file.h"
 #include "gitscan.h"
@@ -38,7 +40,7 @@
 #include "sandbox.h"
 #include "xalloc.h"
 
-#define CACHE_MAGIC	"bwgate-gitscan 1\n"
+#define CACHE_MAGIC	"bwgate-gitscan 2\n"
 #define CACHE_MAX	(256 << 20)
 /* Fewer directories are read faster than a cache file is. */
 #define CACHE_MIN_DIRS	256
@@ -133,7 +135,7 @@ load_dir(struct gs_cursor *c, struct gitscan *gs)
 	if (!gs_take_num(c, &dev, ' ') || !gs_take_num(c, &ino, ' ') ||
 	    !gs_take_num(c, &sec, ' ') || !gs_take_num(c, &nsec, ' ') ||
 	    !gs_take_num(c, &opaque, ' ') || !gs_take_num(c, &len, '\n') ||
-	    sec > INT64_MAX || nsec >= 1000000000ULL || opaque > 1 ||
+	    sec > INT64_MAX || nsec >= 1000000000ULL || opaque > 2 ||
 	    (rel = gs_take_rel(c, len)) == NULL)
 		return false;
 	if ((gs->ndirs == 0) != (rel[0] == '\0') || (gs->ndirs > 0 &&
@@ -143,7 +145,8 @@ load_dir(struct gs_cursor *c, struct gitscan *gs)
 		return false;
 	}
 	gitscan_push_dir(gs, (struct git_dir){ rel, (dev_t)dev, (ino_t)ino,
-	    { (time_t)sec, (long)nsec }, opaque == 1 });
+	    { (time_t)sec, (long)nsec }, opaque == 1, opaque == 2 });
+	gs->ndeep += opaque == 2;
 	return true;
 }
 
@@ -242,7 +245,7 @@ gitscan_cache_save(const char *path, const struct gitscan *gs)
 		buf_printf(&b, "d %llu %llu %lld %ld %d %zu\n",
 		    (unsigned long long)d->dev, (unsigned long long)d->ino,
 		    (long long)d->ctime.tv_sec, (long)d->ctime.tv_nsec,
-		    d->opaque ? 1 : 0, strlen(d->rel));
+		    d->opaque ? 1 : d->deep ? 2 : 0, strlen(d->rel));
 		buf_puts(&b, d->rel);
 		buf_putc(&b, '\n');
 	}
@@ -278,7 +281,7 @@ gitscan_rundir_file(const struct stat *st, const char *prefix,
 }
 
 struct gitscan *
-gitscan_project(const char *project, char **cause)
+gitscan_project(const char *project, int rootfd, char **cause)
 {
 	struct gitscan	*old = NULL, *gs;
 	struct stat	 st;
@@ -286,8 +289,9 @@ gitscan_project(const char *project, char **cause)
 	bool		 keeps;
 	int		 root;
 
-	root = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	root = beneath_open(rootfd, ".", O_RDONLY | O_DIRECTORY, 0, cause);
 	if (root < 0 || fstat(root, &st) != 0) {
+		free(*cause);
 		*cause = xasprintf("cannot open the project '%s': %s",
 		    project, strerror(errno));
 		if (root >= 0)
@@ -310,6 +314,9 @@ gitscan_project(const char *project, char **cause)
 	close(root);
 	LOG("%zu directories, %zu read, %zu .git%s", gs->ndirs, gs->read,
 	    gs->ngit, old != NULL ? " (from the last scan)" : "");
+	if (gs->ndeep > 0)
+		LOG("%zu directories hold one too deep to read: read-only "
+		    "whole", gs->ndeep);
 	if (gs->error != NULL) {
 		*cause = xstrdup(gs->error);
 		sandbox_gitscan_free(gs);

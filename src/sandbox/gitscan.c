@@ -17,12 +17,14 @@
 #include "xalloc.h"
 
 /*
- * Not walked: package managers' trees, the bulk of a large project, that
- * never hold a repository git would find from the project (npm packs git
- * dependencies without their .git). A .git planted inside one is reached
- * only by running git inside that tree (bwgate(1), SECURITY).
+ * Every directory is walked, node_modules and the like included: a .git
+ * anywhere is a .git git may be sent into (a gitlink recorded by `git add
+ * -A` makes the operator's `git status` enter it). A directory deeper than
+ * GITSCAN_MAX_DEPTH, or whose path would be longer than GITSCAN_REL_MAX,
+ * is not read: its parent is marked deep, which makes it read-only whole
+ * inside (nothing can be made below it) and has the post-run check search
+ * it whole when it is new (sandbox-git.c).
  */
-static const char *const git_skip_dirs[] = { "node_modules", NULL };
 
 /* What a refresh knows of the earlier scan while reading a directory. */
 struct earlier {
@@ -32,15 +34,6 @@ struct earlier {
 
 static void	read_dir(struct gitscan *, int, char *, size_t, int,
 		    const struct earlier *);
-
-bool
-gitscan_skipped(const char *name)
-{
-	for (const char *const *p = git_skip_dirs; *p != NULL; p++)
-		if (strcmp(name, *p) == 0)
-			return true;
-	return false;
-}
 
 static struct gitscan *
 gitscan_new(void)
@@ -92,13 +85,24 @@ git_found(struct gitscan *gs, const char *rel, ino_t ino)
 	gitscan_push_git(gs, xstrdup(rel), ino);
 }
 
-static void
+static size_t
 dir_add(struct gitscan *gs, const char *rel, const struct stat *st,
     bool opaque)
 {
 	gitscan_push_dir(gs, (struct git_dir){ xstrdup(rel),
 	    opaque ? 0 : st->st_dev, opaque ? 0 : st->st_ino,
-	    opaque ? (struct timespec){ 0, 0 } : st->st_ctim, opaque });
+	    opaque ? (struct timespec){ 0, 0 } : st->st_ctim, opaque, false });
+	return gs->ndirs - 1;
+}
+
+/* The directory recorded at index i holds one too deep to read. */
+static void
+dir_deep(struct gitscan *gs, size_t i)
+{
+	if (!gs->dirs[i].deep) {
+		gs->dirs[i].deep = true;
+		gs->ndeep++;
+	}
 }
 
 /* A directory that could not be opened: when it refuses us, noted as
@@ -125,7 +129,7 @@ push_name(char *path, size_t len, const char *name, size_t *newlen)
 {
 	size_t	n = strlen(name);
 
-	if (len + n + 2 > PATH_MAX)
+	if (len + n + 2 > GITSCAN_REL_MAX)
 		return false;
 	if (len > 0)
 		path[len++] = '/';
@@ -189,33 +193,43 @@ earlier_confirms(const struct earlier *e, const char *rel, ino_t ino)
 	ssize_t	k;
 
 	if (e == NULL || (k = gitscan_find(e->old, rel, strlen(rel))) < 0 ||
-	    e->old->dirs[k].ino != ino || e->old->dirs[k].opaque)
+	    e->old->dirs[k].ino != ino || e->old->dirs[k].opaque ||
+	    e->old->dirs[k].deep)
 		return false;
 	e->confirmed[k] = true;
 	return true;
 }
 
-/* One entry of a directory being read (path holds its rel). A .git is
-   noted; a directory is walked whole, unless the earlier scan knew it
-   under that name and inode (its own turn in the refresh checks it). */
+/* One entry of a directory being read (path holds its rel; self is its
+   index). A .git is noted; a directory is walked whole, unless the
+   earlier scan knew it under that name and inode (its own turn in the
+   refresh checks it), or it is too deep (self is marked deep). */
 static void
 read_entry(struct gitscan *gs, int dirfd, const struct dirent *de,
-    char *path, size_t len, int depth, const struct earlier *e)
+    char *path, size_t len, int depth, size_t self, const struct earlier *e)
 {
 	struct stat	st;
 	size_t		nl;
+	bool		git = strcmp(de->d_name, ".git") == 0;
+	bool		dir = de->d_type == DT_DIR || de->d_type == DT_UNKNOWN;
 	int		fd;
 
-	if (!push_name(path, len, de->d_name, &nl))
+	if (!git && !dir)
 		return;
-	if (strcmp(de->d_name, ".git") == 0) {
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (!push_name(path, len, de->d_name, &nl)) {
+		/* A .git whose path is too long is below a deep one. */
+		dir_deep(gs, self);
+		return;
+	}
+	if (git) {
+		if (beneath_child_stat(dirfd, de->d_name, &st) == 0)
 			git_found(gs, path, st.st_ino);
-	} else if ((de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) &&
-	    !gitscan_skipped(de->d_name) &&
-	    !earlier_confirms(e, path, de->d_ino)) {
-		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
+	} else if (depth + 1 > GITSCAN_MAX_DEPTH) {
+		if (beneath_child_stat(dirfd, de->d_name, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			dir_deep(gs, self);
+	} else if (!earlier_confirms(e, path, de->d_ino)) {
+		fd = beneath_child(dirfd, de->d_name, O_RDONLY | O_DIRECTORY);
 		if (fd >= 0)
 			read_dir(gs, fd, path, nl, depth + 1, NULL);
 		else
@@ -234,17 +248,14 @@ read_dir(struct gitscan *gs, int dirfd, char *path, size_t len, int depth,
 	DIR		*d;
 	struct dirent	*de;
 	struct stat	 st;
+	size_t		 self;
 
-	if (depth > GITSCAN_MAX_DEPTH) {
-		close(dirfd);
-		return;
-	}
 	if (fstat(dirfd, &st) != 0 || (d = fdopendir(dirfd)) == NULL) {
 		dir_unreadable(gs, path, errno);
 		close(dirfd);
 		return;
 	}
-	dir_add(gs, path, &st, false);
+	self = dir_add(gs, path, &st, false);
 	gs->read++;
 	if (st.st_ctim.tv_sec < gs->when.tv_sec - GITSCAN_SETTLE_SEC)
 		gs->read_settled++;
@@ -252,7 +263,7 @@ read_dir(struct gitscan *gs, int dirfd, char *path, size_t len, int depth,
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") != 0 &&
 		    strcmp(de->d_name, "..") != 0)
-			read_entry(gs, dirfd, de, path, len, depth, e);
+			read_entry(gs, dirfd, de, path, len, depth, self, e);
 		errno = 0;
 	}
 	if (errno != 0)
@@ -276,7 +287,12 @@ gitscan_sort(struct gitscan *gs)
 static int
 root_open(int rootfd)
 {
-	return openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char	*cause = NULL;
+	int	 fd = beneath_open(rootfd, ".", O_RDONLY | O_DIRECTORY, 0,
+		    &cause);
+
+	free(cause);
+	return fd;
 }
 
 struct gitscan *
@@ -316,7 +332,7 @@ static bool
 dir_unchanged(const struct git_dir *d, const struct stat *st,
     const struct timespec *settled, dev_t root_dev)
 {
-	return !d->opaque && S_ISDIR(st->st_mode) && st->st_dev == d->dev &&
+	return !d->opaque && !d->deep && S_ISDIR(st->st_mode) && st->st_dev == d->dev &&
 	    st->st_ino == d->ino && st->st_ctim.tv_sec == d->ctime.tv_sec &&
 	    st->st_ctim.tv_nsec == d->ctime.tv_nsec &&
 	    ts_before(&d->ctime, settled) &&
@@ -349,8 +365,8 @@ stat_range(void *arg)
 
 	for (size_t i = j->from; i < j->to; i++)
 		j->ok[i] = (i == 0 ? fstat(j->rootfd, &j->st[i]) :
-		    fstatat(j->rootfd, j->old->dirs[i].rel, &j->st[i],
-		    AT_SYMLINK_NOFOLLOW)) == 0;
+		    beneath_lstat(j->rootfd, j->old->dirs[i].rel,
+		    &j->st[i])) == 0;
 	return NULL;
 }
 

@@ -13,7 +13,7 @@
  * time is git's "racily clean" rule: a change in the same clock tick as
  * the recorded read would leave the time unchanged.
  *
- *	struct gitscan *gs = gitscan_project(project, &cause);  // cached
+ *	struct gitscan *gs = gitscan_project(project, rootfd, &cause);
  *	...the command runs...
  *	struct gitscan *now = gitscan_refresh(gs, rootfd);	 // after it
  *
@@ -30,8 +30,11 @@
 #include "strv.h"
 
 #define GITSCAN_SETTLE_SEC	2
-/* Directories deeper than this are not read. */
-#define GITSCAN_MAX_DEPTH	64
+/* Directories deeper than this, or with a longer path, are not read:
+   the one holding them is "deep" (read-only whole inside, searched whole
+   after the run when it is new: sandbox-git.c). */
+#define GITSCAN_MAX_DEPTH	128
+#define GITSCAN_REL_MAX		2048
 
 struct git_dir {
 	char		*rel;		/* "" for the project root */
@@ -39,6 +42,8 @@ struct git_dir {
 	ino_t		 ino;
 	struct timespec	 ctime;
 	bool		 opaque;	/* could not be read: read each time */
+	bool		 deep;		/* holds a directory too deep to read:
+					   read-only whole, read each time */
 };
 
 struct gitscan {
@@ -47,6 +52,7 @@ struct gitscan {
 	size_t		 ngit;
 	struct git_dir	*dirs;		/* sorted by rel (strcmp) */
 	size_t		 ndirs, dirs_cap;
+	size_t		 ndeep;		/* of them, deep */
 	struct timespec	 when;		/* the scan began */
 	bool		 ctime_ok;	/* the file system keeps change times */
 	bool		 watched;	/* a watcher's answer: gits and opaque
@@ -56,8 +62,6 @@ struct gitscan {
 	char		*error;		/* a directory could not be checked */
 };
 
-/* Is name a directory the scan leaves out (node_modules)? */
-bool		 gitscan_skipped(const char *name);
 /* Every directory of the project from rootfd (read whole). */
 struct gitscan	*gitscan_walk(int rootfd);
 /* The project now, from an earlier scan (see above). */
@@ -66,7 +70,8 @@ struct gitscan	*gitscan_refresh(const struct gitscan *old, int rootfd);
    is one worth trusting; keeps the result there (from 256 directories on:
    fewer are read faster than the file). NULL with cause when the
    project cannot be opened or a directory in it cannot be checked. */
-struct gitscan	*gitscan_project(const char *project, char **cause);
+struct gitscan	*gitscan_project(const char *project, int rootfd,
+		    char **cause);
 /* The index of the directory rel (len bytes) in gs, or -1; of the
    directory holding rel (rel is not ""), or -1. */
 ssize_t		 gitscan_find(const struct gitscan *, const char *rel,

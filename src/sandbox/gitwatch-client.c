@@ -130,7 +130,7 @@ parse_record(struct gs_cursor *c, struct gitscan *gs, char tag)
 			return false;
 		}
 		gitscan_push_dir(gs, (struct git_dir){ rel, 0, 0, { 0, 0 },
-		    true });
+		    true, false });
 		return true;
 	}
 	slash = strrchr(rel, '/');
@@ -188,7 +188,7 @@ gitwatch_ask(const struct stat *st)
 	clock_gettime(CLOCK_REALTIME, &gs->when);
 	gs->ctime_ok = gs->watched = true;
 	gitscan_push_dir(gs, (struct git_dir){ xstrdup(""), st->st_dev,
-	    st->st_ino, st->st_ctim, false });
+	    st->st_ino, st->st_ctim, false, false });
 	if (!ok || !parse(&b, gs, &ndirs)) {
 		LOG("the project's watcher gave no answer: scanning");
 		buf_release(&b);
@@ -217,15 +217,18 @@ recently_off(const struct stat *st)
 }
 
 /* Watchers running (their locks held; a watcher's is taken before it is
-   forked, so one just started counts). */
+   forked, so one just started counts), and the watches they may take
+   together (each writes "PID BUDGET" into its lock file; one that has
+   yet to is counted at its whole share). */
 static size_t
-watchers_running(void)
+watchers_running(size_t *taken, size_t share)
 {
 	char		*dir, *cause = NULL;
 	DIR		*d;
 	struct dirent	*de;
 	size_t		 n = 0;
 
+	*taken = 0;
 	if ((dir = rundir_get(false, &cause)) == NULL) {
 		free(cause);
 		return 0;
@@ -240,8 +243,18 @@ watchers_running(void)
 			    != 0 || (fd = openat(dirfd(d), de->d_name,
 			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 				continue;
-			if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+			if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+				char		 buf[64] = "";
+				long		 pid;
+				unsigned long	 budget;
+
 				n++;
+				if (pread(fd, buf, sizeof buf - 1, 0) > 0 &&
+				    sscanf(buf, "%ld %lu", &pid, &budget) == 2)
+					*taken += budget;
+				else
+					*taken += share;
+			}
 			close(fd);
 		}
 		closedir(d);
@@ -275,15 +288,22 @@ gitwatch_start(const char *project, const struct stat *st,
 	const char	*v = getenv("BWGATE_GITWATCH");
 	size_t		 min = v != NULL && strcmp(v, "1") == 0 ? 1 :
 			    GITWATCH_MIN_DIRS;
-	char		*lock, *prog, dev[32], ino[32];
+	char		*lock, *prog, dev[32], ino[32], bud[32];
 	char		*argv[] = { "bwgate-gitwatch", (char *)project, dev,
-			    ino, NULL };
+			    ino, bud, NULL };
+	size_t		 quarter = watch_budget(), taken, budget;
 	pid_t		 pid;
 	int		 lfd;
 
 	if (!gitwatch_enabled() || !scan->ctime_ok || scan->ndirs < min ||
-	    scan->ndirs > watch_budget() || recently_off(st) ||
-	    watchers_running() >= GITWATCH_MAX)
+	    recently_off(st) ||
+	    watchers_running(&taken, quarter / GITWATCH_MAX) >= GITWATCH_MAX)
+		return;
+	/* Room to grow, within what the others leave of the quarter. */
+	budget = quarter > taken ? quarter - taken : 0;
+	if (budget > 2 * scan->ndirs + 1024)
+		budget = 2 * scan->ndirs + 1024;
+	if (scan->ndirs + scan->ndirs / 8 > budget)
 		return;
 	/* Nothing mounted inside (a watch sees one file system). */
 	for (size_t i = 0; i < scan->ndirs; i++)
@@ -293,6 +313,7 @@ gitwatch_start(const char *project, const struct stat *st,
 		return;
 	snprintf(dev, sizeof dev, "%ju", (uintmax_t)st->st_dev);
 	snprintf(ino, sizeof ino, "%ju", (uintmax_t)st->st_ino);
+	snprintf(bud, sizeof bud, "%zu", budget);
 	/* The lock first: one watcher a project, and counted at once. */
 	if ((lock = watch_file(st, ".lock")) == NULL) {
 		free(prog);

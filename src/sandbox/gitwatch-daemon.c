@@ -76,6 +76,7 @@ struct watcher {
 	struct moved	*moved;		/* out, waiting for their way in */
 	size_t		 nmoved, mcap;
 	size_t		 ndirs;
+	size_t		 budget;	/* watches it may hold */
 	size_t		 ndirty;
 	bool		 rebuild;	/* lost events: read it all again */
 	const char	*quit;		/* why it gives up, or NULL */
@@ -303,7 +304,7 @@ git_look(struct wnode *p, int pfd)
 {
 	struct stat	st;
 
-	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (beneath_child_stat(pfd, ".git", &st) == 0) {
 		p->has_git = true;
 		p->git_ino = st.st_ino;
 	} else {
@@ -320,10 +321,18 @@ kid_walk(struct watcher *w, struct wnode *p, int pfd, const char *name)
 	struct wnode	*n;
 	int		 fd;
 
-	if (p->depth >= GITSCAN_MAX_DEPTH || gitscan_skipped(name))
+	if (p->depth >= GITSCAN_MAX_DEPTH) {
+		/* The scan marks it deep (read-only whole, searched after
+		   a run): that is for runs to do. */
+		give_up(w, "a directory is too deep to watch", NULL);
 		return NULL;
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
+	}
+	if (w->ndirs >= w->budget) {
+		give_up(w, "the project needs more than a quarter of the "
+		    "user's inotify watches", NULL);
+		return NULL;
+	}
+	fd = beneath_child(pfd, name, O_RDONLY | O_DIRECTORY);
 	if (fd < 0 && errno != EACCES && errno != EPERM) {
 		if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
 			give_up(w, "cannot read a directory",
@@ -382,9 +391,8 @@ node_open(struct watcher *w, const struct wnode *n)
 
 	if (!node_rel(n, rel))
 		return -1;
-	fd = rel[0] == '\0' ? openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC) : beneath_open(w->rootfd, rel, O_RDONLY | O_DIRECTORY,
-	    0, &cause);
+	fd = beneath_open(w->rootfd, rel[0] == '\0' ? "." : rel, O_RDONLY |
+	    O_DIRECTORY, 0, &cause);
 	free(cause);
 	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_ino != n->ino)) {
 		close(fd);
@@ -402,7 +410,7 @@ settle(struct watcher *w, struct wnode *p, int pfd, const char *name,
 	struct stat	 st;
 	bool		 dir;
 
-	dir = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	dir = beneath_child_stat(pfd, name, &st) == 0 &&
 	    S_ISDIR(st.st_mode);
 	if (kid != NULL && (!dir || st.st_ino != kid->ino)) {
 		kid_remove(kid);
@@ -555,7 +563,8 @@ reread_dirty(struct watcher *w)
 static void
 rebuild(struct watcher *w)
 {
-	int	fd;
+	char	*cause = NULL;
+	int	 fd;
 
 	if (w->root != NULL)
 		node_free(w, w->root, false);
@@ -575,7 +584,8 @@ rebuild(struct watcher *w)
 	}
 	w->root = node_new(NULL, "");
 	w->ndirs = 1;
-	fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = beneath_open(w->rootfd, ".", O_RDONLY | O_DIRECTORY, 0, &cause);
+	free(cause);
 	if (fd < 0)
 		give_up(w, "cannot read the project", strerror(errno));
 	else if (!walk(w, w->root, fd) && w->quit == NULL)
@@ -796,10 +806,11 @@ write_off(const char *sock, const char *why)
 }
 
 void
-gitwatch_daemon(const char *project, const struct stat *st, int lockfd,
-    const char *sock)
+gitwatch_daemon(const char *project, const struct stat *st, size_t budget,
+    int lockfd, const char *sock)
 {
-	struct watcher	 w = { .project = project, .ifd = -1, .rootfd = -1 };
+	struct watcher	 w = { .project = project, .ifd = -1, .rootfd = -1,
+			    .budget = budget };
 	struct stat	 bound;
 	struct pollfd	 pfd[3];
 	int		 lfd = -1, mfd;

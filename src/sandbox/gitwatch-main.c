@@ -2,7 +2,10 @@
  * bwgate-gitwatch: the project watcher as a program of its own (see
  * gitwatch.h), started by a run with
  *
- *	bwgate-gitwatch PROJECT DEV INO		its lock, held, on descriptor 3
+ *	bwgate-gitwatch PROJECT DEV INO BUDGET	its lock, held, on descriptor 3
+ *
+ * BUDGET: the inotify watches it may take (its share of the quarter of
+ * the user's that all watchers may take together: gitwatch-client.c).
  *
  * A fresh image rather than a fork of the run: the run has threads at
  * that moment, and a forked copy would inherit whatever lock one of them
@@ -34,8 +37,10 @@ main(int argc, char **argv)
 	char		*end, *sock;
 	int		 null;
 
-	if (argc != 4 || fstat(3, &lock) != 0 || !S_ISREG(lock.st_mode)) {
-		fprintf(stderr, "usage: bwgate-gitwatch PROJECT DEV INO "
+	size_t		 budget;
+
+	if (argc != 5 || fstat(3, &lock) != 0 || !S_ISREG(lock.st_mode)) {
+		fprintf(stderr, "usage: bwgate-gitwatch PROJECT DEV INO BUDGET "
 		    "(started by bwgate, its lock on descriptor 3)\n");
 		return 2;
 	}
@@ -45,6 +50,9 @@ main(int argc, char **argv)
 	if (errno != 0 || *end != '\0')
 		return 2;
 	st.st_ino = (ino_t)strtoumax(argv[3], &end, 10);
+	if (errno != 0 || *end != '\0')
+		return 2;
+	budget = (size_t)strtoumax(argv[4], &end, 10);
 	if (errno != 0 || *end != '\0')
 		return 2;
 	for (int s = 1; s < NSIG; s++)
@@ -66,6 +74,6 @@ main(int argc, char **argv)
 	/* Who it is, for people (its /proc is closed to them: not
 	   dumpable). */
 	if (ftruncate(3, 0) == 0)
-		dprintf(3, "%ld\n", (long)getpid());
-	gitwatch_daemon(argv[1], &st, 3, sock);
+		dprintf(3, "%ld %zu\n", (long)getpid(), budget);
+	gitwatch_daemon(argv[1], &st, budget, 3, sock);
 }

@@ -14,8 +14,10 @@
  * answer: no clock, no settling time.
  *
  * It gives up (exits, and runs fall back to gitscan) when it cannot be
- * exact: the watch limit, a directory seen under two names, a mount
- * appearing inside the project; after an event queue overflow it reads
+ * exact: its share of the watches (all watchers together take at most a
+ * quarter of the user's inotify watches), a directory seen under two
+ * names, a mount appearing inside the project, a directory deeper than
+ * GITSCAN_MAX_DEPTH; after an event queue overflow it reads
  * the project again. It leaves when no run asked for GITWATCH_IDLE_SEC,
  * or when the project is removed or moved. BWGATE_GITWATCH=0 turns it
  * off; =1 starts it for a project of any size (tests).
@@ -52,6 +54,7 @@ void		 gitwatch_start(const char *project, const struct stat *st,
 
 /* gitwatch-daemon.c: the watcher itself; never returns. */
 void		 gitwatch_daemon(const char *project, const struct stat *st,
-		    int lockfd, const char *sock) __attribute__((noreturn));
+		    size_t budget, int lockfd, const char *sock)
+		    __attribute__((noreturn));
 
 #endif

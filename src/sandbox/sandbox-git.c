@@ -7,17 +7,28 @@
  * any .git in the project can make the operator's next `git status` run
  * its code. So:
  *
- *  - every .git in the project, at any depth, file or directory, is
- *    read-only inside (found by a scan of the project when the project is
- *    writable, which reads only the directories that changed since the
- *    last scan: gitscan.h; .git directories themselves are not entered),
- *    and so is every directory the scan may not read;
- *  - a .git that appears during the run is removed afterwards and
+ *  - every .git in the project, at any depth and in every tree
+ *    (node_modules included), file or directory, is read-only inside
+ *    (found by a scan of the project when the project is writable, which
+ *    reads only the directories that changed since the last scan:
+ *    gitscan.h; .git directories themselves are not entered), and so is
+ *    every directory the scan may not read or that holds one too deep to
+ *    read (the scan's "deep" ones);
+ *  - a .git that appears during the run is dealt with afterwards and
  *    reported, except under git-write: a second scan after the command
  *    (the mounts cannot stop a new name in a writable directory, nor a
  *    parent directory being renamed and a fresh one with a fresh .git put
- *    in its place). Entries are told apart by inode, so a known .git
- *    moved along with its directory is kept, never deleted;
+ *    in its place), and a search of every deep directory that is new.
+ *    Entries are told apart by inode, so a known .git moved along with
+ *    its directory is kept. An unknown one is removed only when all of it
+ *    was born during the run (statx birth time after the command was let
+ *    go: beneath_dispose), so the command made it; anything else (a
+ *    directory the command renamed to .git, a repository moved in from a
+ *    writable path) is moved aside into SANDBOX_QUARANTINE at the
+ *    project's root, never deleted;
+ *  - every look, removal and move goes through the project's descriptor
+ *    (beneath.h), so a racing sandbox that swaps a directory for a
+ *    symbolic link cannot lead any of it outside the project;
  *  - the git-write profile makes git's data writable (objects, refs, index,
  *    logs, HEAD, ...) but never the entries of git_meta[] below, in the
  *    top-level git directory and in every directory of its worktrees/
@@ -39,6 +50,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
+#include "buf.h"
 #include "cleanup.h"
 #include "gitscan.h"
 #include "gitwatch.h"
@@ -76,11 +89,10 @@ git_protect_meta(struct build *b, const char *gitdir, int depth,
 
 	for (const struct git_meta *m = git_meta; m->path != NULL; m++) {
 		_cleanup_free_ char *rel = path_join(gitdir, m->path);
-		_cleanup_free_ char *abs = path_join(b->pol->project, rel);
 
-		if (lstat(abs, &st) != 0 && !m->placeholder) {
+		if (beneath_lstat(b->root, rel, &st) != 0 && !m->placeholder) {
 			/* Must still be absent after the run. */
-			strv_push(&b->sb->sweep, abs);
+			strv_push(&b->sb->sweep, rel);
 			continue;
 		}
 		if (build_protect(b, rel, m->dir, cause) != 0)
@@ -90,12 +102,19 @@ git_protect_meta(struct build *b, const char *gitdir, int depth,
 		return 0;
 	for (const char *const *n = git_nested_dirs; *n != NULL; n++) {
 		_cleanup_free_ char *rel = path_join(gitdir, *n);
-		_cleanup_free_ char *abs = path_join(b->pol->project, rel);
-		DIR		*d = opendir(abs);
+		char		*err = NULL;
+		DIR		*d;
 		struct dirent	*de;
+		int		 fd;
 
-		if (d == NULL)
+		fd = beneath_open(b->root, rel, O_RDONLY | O_DIRECTORY, 0,
+		    &err);
+		free(err);
+		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		while ((de = readdir(d)) != NULL) {
 			_cleanup_free_ char *sub = NULL;
 
@@ -116,12 +135,11 @@ git_protect_meta(struct build *b, const char *gitdir, int depth,
 static int
 git_protect(struct build *b, const char *rel, char **cause)
 {
-	_cleanup_free_ char	*abs = path_join(b->pol->project, rel);
 	struct stat		 st;
 
 	if (!b->pol->git_writable)
 		return build_protect(b, rel, true, cause);
-	if (lstat(abs, &st) != 0)
+	if (beneath_lstat(b->root, rel, &st) != 0)
 		return 0;	/* git-write may create a repository */
 	if (!S_ISDIR(st.st_mode))	/* a gitdir file */
 		return build_protect(b, rel, false, cause);
@@ -137,7 +155,7 @@ build_git(struct build *b, char **cause)
 
 	if (git_protect(b, ".git", cause) != 0)
 		return -1;
-	if ((gs = gitscan_project(b->pol->project, cause)) == NULL)
+	if ((gs = gitscan_project(b->pol->project, b->root, cause)) == NULL)
 		return -1;
 	for (size_t i = 0; i < gs->gits.n && rc == 0; i++) {
 		if (strcmp(gs->gits.v[i], ".git") == 0)
@@ -146,9 +164,10 @@ build_git(struct build *b, char **cause)
 		b->sb->git_nested++;
 	}
 	/* A directory we may not read may hold a .git we cannot see; the
-	   command could open it up (chmod) and write there. Read-only whole. */
+	   command could open it up (chmod) and write there. One that holds a
+	   directory too deep to read likewise. Read-only whole. */
 	for (size_t i = 0; i < gs->ndirs && rc == 0; i++)
-		if (gs->dirs[i].opaque)
+		if (gs->dirs[i].opaque || gs->dirs[i].deep)
 			rc = build_protect(b, gs->dirs[i].rel, true, cause);
 	/* Kept when the result is checked after the run. */
 	if (rc == 0 && !b->pol->git_writable && !b->dry)
@@ -158,58 +177,129 @@ build_git(struct build *b, char **cause)
 	return rc;
 }
 
-/* Remove path (a file or a whole tree) without following symlinks. */
-static int
-git_remove(int at, const char *name)
+void
+sandbox_started(struct sandbox *sb)
 {
-	struct stat	 st;
-	DIR		*d;
-	struct dirent	*de;
-	int		 fd;
-
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(at, name, 0);
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..")
-		    != 0)
-			git_remove(dirfd(d), de->d_name);
-	closedir(d);
-	return unlinkat(at, name, AT_REMOVEDIR);
+	clock_gettime(CLOCK_REALTIME, &sb->run_start);
 }
 
-/* Remove an absolute path below project (parent opened without links). */
-static void
-git_sweep_one(const char *project, const char *abs, const char *what,
-    struct strv *warnings, struct strv *removed)
-{
-	_cleanup_free_ char	*rel = path_relative(abs, project);
-	_cleanup_free_ char	*dir = xstrdup(abs);
-	char			*slash = strrchr(dir, '/');
-	struct stat		 st;
-	int			 fd;
+/* What the sweep works with. */
+struct sweep {
+	struct sandbox	*sb;
+	int		 root;
+	int		 qfd;		/* SANDBOX_QUARANTINE, or -1 */
+	size_t		 nmoved;
+	const char	*what;
+	struct strv	*warnings;
+	struct strv	*removed;
+};
 
-	if (lstat(abs, &st) != 0 || slash == NULL)
+/* SANDBOX_QUARANTINE, made when missing (with a .gitignore: git leaves
+   it alone); -1 when it cannot be used. */
+static int
+sweep_quarantine(struct sweep *w)
+{
+	char	*cause = NULL;
+	int	 fd;
+
+	if (w->qfd >= 0)
+		return w->qfd;
+	fd = beneath_open_how(w->root, SANDBOX_QUARANTINE, O_RDONLY |
+	    O_DIRECTORY, 0, BENEATH_NO_XDEV, &cause);
+	free(cause);
+	cause = NULL;
+	if (fd < 0 && errno == ENOENT &&
+	    beneath_mkdir(w->root, SANDBOX_QUARANTINE, 0700, &cause) == 0) {
+		fd = beneath_open(w->root, SANDBOX_QUARANTINE "/.gitignore",
+		    O_WRONLY | O_CREAT | O_EXCL, 0644, &cause);
+		if (fd >= 0) {
+			(void)!write(fd, "*\n", 2);
+			close(fd);
+		}
+		free(cause);
+		cause = NULL;
+		fd = beneath_open_how(w->root, SANDBOX_QUARANTINE, O_RDONLY |
+		    O_DIRECTORY, 0, BENEATH_NO_XDEV, &cause);
+	}
+	free(cause);
+	return w->qfd = fd;
+}
+
+/* Deal with the entry name (a .git, or git metadata git-write never
+   allows) of the directory open at pfd; rel names it for people. */
+static void
+sweep_one(int pfd, const char *name, const char *rel, void *arg)
+{
+	struct sweep	*w = arg;
+	char		 to[NAME_MAX + 1], flat[160];
+	struct stat	 st;
+	int		 r, qfd;
+	size_t		 i;
+
+	if (beneath_child_stat(pfd, name, &st) != 0)
+		return;		/* gone (dealt with already) */
+	r = beneath_dispose(pfd, name, &w->sb->run_start);
+	if (r == 0) {
+		strv_pushf(w->warnings, "removed '%s': the command created %s",
+		    rel, w->what);
+		strv_push(w->removed, rel);
 		return;
-	*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && git_remove(fd, slash + 1) == 0) {
-		strv_pushf(warnings, "removed '%s': the command created %s",
-		    rel, what);
-		strv_push(removed, rel);
+	}
+	/* Not proven the command's: moved aside, never deleted. */
+	for (i = 0; rel[i] != '\0' && i < sizeof flat - 1; i++)
+		flat[i] = rel[i] == '/' ? '%' : rel[i];
+	flat[i] = '\0';
+	snprintf(to, sizeof to, "%ld-%zu-%s", (long)getpid(), w->nmoved++,
+	    flat);
+	if ((qfd = sweep_quarantine(w)) >= 0 &&
+	    beneath_move(pfd, name, qfd, to) == 0) {
+		strv_pushf(w->warnings, "moved '%s' aside to '%s/%s': %s that "
+		    "bwgate cannot prove the command made (look, then remove "
+		    "it or move it back)", rel, SANDBOX_QUARANTINE, to,
+		    w->what);
+		strv_push(w->removed, rel);
+		return;
+	}
+	/* Another file system, or the quarantine is not a directory of
+	   ours: aside in place, where git no longer takes it for one. */
+	snprintf(to, sizeof to, "%s.bwgate-aside-%ld-%zu", name,
+	    (long)getpid(), w->nmoved++);
+	if (beneath_move(pfd, name, pfd, to) == 0) {
+		strv_pushf(w->warnings, "renamed '%s' to '%s' beside it: %s "
+		    "that bwgate cannot prove the command made", rel, to,
+		    w->what);
+		strv_push(w->removed, rel);
 	} else
-		strv_pushf(warnings, "cannot remove '%s' (%s created by the "
-		    "command): remove it before running git there", rel, what);
-	if (fd >= 0)
-		close(fd);
+		strv_pushf(w->warnings, "cannot remove or move aside '%s' (%s "
+		    "the command created): remove it before running git "
+		    "there", rel, w->what);
+}
+
+/* The same for a project-relative rel, its directory opened through the
+   door (never across a mount). */
+static void
+sweep_rel(struct sweep *w, const char *rel)
+{
+	const char	*slash = strrchr(rel, '/');
+	char		*dir, *cause = NULL;
+	struct stat	 st;
+	int		 pfd;
+
+	if (beneath_lstat(w->root, rel, &st) != 0 && errno == ENOENT)
+		return;
+	dir = slash == NULL ? xstrdup(".") : xstrndup(rel,
+	    (size_t)(slash - rel));
+	pfd = beneath_open_how(w->root, dir, O_RDONLY | O_DIRECTORY, 0,
+	    BENEATH_NO_XDEV, &cause);
+	free(dir);
+	if (pfd < 0) {
+		strv_pushf(w->warnings, "cannot remove '%s' (%s created by the "
+		    "command): %s", rel, w->what, cause);
+		free(cause);
+		return;
+	}
+	sweep_one(pfd, slash == NULL ? rel : slash + 1, rel, w);
+	close(pfd);
 }
 
 /* The project's .git entries now: from the watcher that answered before
@@ -227,32 +317,71 @@ sandbox_git_now(const struct gitscan *before, int root)
 	return now != NULL ? now : gitscan_walk(root);
 }
 
+/* Was the deep directory d already deep before (so read-only whole
+   inside during the run)? */
+static bool
+deep_before(const struct gitscan *before, const struct git_dir *d)
+{
+	ssize_t	k = gitscan_find(before, d->rel, strlen(d->rel));
+
+	return k >= 0 && before->dirs[k].deep && before->dirs[k].dev ==
+	    d->dev && before->dirs[k].ino == d->ino;
+}
+
+/* Every .git below a deep directory that is new: searched whole. */
+static void
+sweep_deep(struct sweep *w, const struct git_dir *d)
+{
+	const char	*slash = strrchr(d->rel, '/');
+	char		*dir, *cause = NULL;
+	int		 pfd;
+
+	dir = slash == NULL ? xstrdup(".") : xstrndup(d->rel,
+	    (size_t)(slash - d->rel));
+	pfd = beneath_open_how(w->root, dir, O_RDONLY | O_DIRECTORY, 0,
+	    BENEATH_NO_XDEV, &cause);
+	free(dir);
+	if (pfd < 0 || beneath_find_git(pfd, slash == NULL ? d->rel :
+	    slash + 1, sweep_one, w) != 0)
+		strv_pushf(w->warnings, "cannot look for a new .git below "
+		    "'%s': %s", d->rel, strerror(errno));
+	free(cause);
+	if (pfd >= 0)
+		close(pfd);
+}
+
 int
 sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings,
     struct strv *removed)
 {
 	const struct gitscan	*before = sb->gitscan;
 	struct gitscan		*now;
+	struct sweep		 w = { sb, -1, -1, 0, NULL, warnings, removed };
+	struct stat		 st;
 	size_t			 n = warnings->n;
-	int			 root;
+	char			*cause = NULL;
 
-	for (size_t i = 0; i < sb->sweep.n; i++)
-		git_sweep_one(project, sb->sweep.v[i], "git metadata that "
-		    "git-write never allows", warnings, removed);
-	if (before == NULL)
-		return (int)(warnings->n - n);
-	if ((root = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if (sb->sweep.n == 0 && before == NULL)
+		return 0;
+	if (sb->root_open)
+		w.root = sb->root_fd;
+	else if ((w.root = beneath_root(project, &st, &cause)) < 0) {
 		strv_pushf(warnings, "cannot look for a new .git in the "
-		    "project: %s", strerror(errno));
+		    "project: %s", cause);
+		free(cause);
 		return (int)(warnings->n - n);
 	}
-	now = sandbox_git_now(before, root);
-	close(root);
+	w.what = "git metadata that git-write never allows";
+	for (size_t i = 0; i < sb->sweep.n; i++)
+		sweep_rel(&w, sb->sweep.v[i]);
+	if (before == NULL)
+		goto out;
+	now = sandbox_git_now(before, w.root);
 	if (now->error != NULL)
 		strv_pushf(warnings, "%s: a .git the command made there "
 		    "was not looked for", now->error);
+	w.what = "a new .git (only the git-write profile may)";
 	for (size_t i = 0; i < now->ngit; i++) {
-		_cleanup_free_ char *abs = path_join(project, now->gits.v[i]);
 		bool		 known = false, same = false;
 
 		for (size_t k = 0; k < before->ngit; k++) {
@@ -267,9 +396,16 @@ sandbox_sweep(struct sandbox *sb, const char *project, struct strv *warnings,
 			strv_pushf(warnings, "'%s' is a .git the command moved "
 			    "there", now->gits.v[i]);
 		else
-			git_sweep_one(project, abs, "a new .git (only the "
-			    "git-write profile may)", warnings, removed);
+			sweep_rel(&w, now->gits.v[i]);
 	}
+	for (size_t i = 0; i < now->ndirs; i++)
+		if (now->dirs[i].deep && !deep_before(before, &now->dirs[i]))
+			sweep_deep(&w, &now->dirs[i]);
 	sandbox_gitscan_free(now);
+out:
+	if (w.qfd >= 0)
+		close(w.qfd);
+	if (!sb->root_open)
+		close(w.root);
 	return (int)(warnings->n - n);
 }

@@ -25,6 +25,7 @@ struct build {
 	bool				 dry;
 	struct placeholders		*ph;	/* locked while protecting */
 	const char			*home;	/* $HOME inside (hidden) */
+	int				 root;	/* the project (sb->root_fd) */
 	struct strv			 ph_files; /* placeholder files, rel */
 	/* build_secrets_start() to build_secrets(): the list of secret
 	   files, read while the rest is built. */
@@ -39,6 +40,9 @@ void	build_arg3(struct build *, const char *, const char *, const char *);
 void	build_mount(struct build *, enum mount_kind, const char *,
 	    const char *);
 int	build_bind_fd(struct build *, const char *, bool, enum mount_kind,
+	    const char *, char **);
+/* The same for a project-relative path, opened through the door. */
+int	build_bind_rel(struct build *, const char *, bool, enum mount_kind,
 	    const char *, char **);
 int	build_protect(struct build *, const char *, bool, char **);
 /* Hand fd to bwrap; the number it will have there. */

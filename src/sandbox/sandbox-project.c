@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "path.h"
@@ -41,22 +42,23 @@ struct protect_entry {
 /* .git at any depth and under git-write: sandbox-git.c. */
 static const struct protect_entry sandbox_protected[] = {
 	{ ".bwgate.json", false, false },
+	{ SANDBOX_QUARANTINE, true, false },
 	{ NULL, false, false }
 };
 
 /* An empty file or directory to mount over (shared, see placeholder.h). */
 static int
-build_placeholder(struct build *b, const char *path, bool dir, char **cause)
+build_placeholder(struct build *b, const char *rel, bool dir, char **cause)
 {
 	if (b->dry)
 		return 0;
-	if (placeholders_make(b->ph, path, dir, cause) != 0)
+	if (placeholders_make(b->ph, rel, dir, cause) != 0)
 		return -1;
-	strv_push(&b->sb->placeholders, path);
+	strv_push(&b->sb->placeholders, rel);
 	return 0;
 }
 
-/* Is rel (or an ancestor of it) already mounted read-only below project? */
+/* Is abs (or an ancestor of it) already mounted read-only below project? */
 static bool
 covered_by_protected(struct build *b, const char *abs)
 {
@@ -69,9 +71,15 @@ covered_by_protected(struct build *b, const char *abs)
 	return false;
 }
 
+/* A path bwrap can take as a mount point (with room for its own
+   prefix): longer ones are protected by their longest ancestor that
+   fits, read-only whole. */
+#define BIND_PATH_MAX	(PATH_MAX - 64)
+
 /*
  * Protect one project-relative path. When it is missing, the first missing
- * component gets a placeholder so nothing can be created there.
+ * component gets a placeholder so nothing can be created there. Every look
+ * at the project goes through its descriptor (beneath.h).
  */
 int
 build_protect(struct build *b, const char *rel, bool dir, char **cause)
@@ -80,13 +88,26 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 	_cleanup_free_ char	*first = NULL;
 	struct stat		 st;
 
+	if (strlen(abs) >= BIND_PATH_MAX) {
+		char	*cut = xstrdup(rel), *slash;
+		int	 rc;
+
+		while (strlen(b->pol->project) + 1 + strlen(cut) >=
+		    BIND_PATH_MAX && (slash = strrchr(cut, '/')) != NULL)
+			*slash = '\0';
+		rc = strcmp(cut, rel) == 0 ? (*cause = xasprintf("cannot "
+		    "protect '%s': the path is too long", rel), -1) :
+		    build_protect(b, cut, true, cause);
+		free(cut);
+		return rc;
+	}
 	if (covered_by_protected(b, abs))
 		return 0;
-	if (lstat(abs, &st) == 0) {
-		if (b->ph != NULL && placeholders_known(b->ph, abs)) {
+	if (beneath_lstat(b->root, rel, &st) == 0) {
+		if (b->ph != NULL && placeholders_known(b->ph, rel, &st)) {
 			/* Another sandbox's placeholder: share it. */
-			strv_push(&b->sb->placeholders, abs);
-			return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
+			strv_push(&b->sb->placeholders, rel);
+			return build_bind_rel(b, rel, false, MOUNT_PROTECTED,
 			    "protected (absent: nothing may be created)",
 			    cause);
 		}
@@ -95,21 +116,28 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 			    "link: refusing to run with it", abs);
 			return -1;
 		}
-		return build_bind_fd(b, abs, false, MOUNT_PROTECTED,
+		return build_bind_rel(b, rel, false, MOUNT_PROTECTED,
 		    "protected", cause);
 	}
 	if (errno != ENOENT && errno != ENOTDIR) {
-		*cause = xasprintf("cannot check '%s': %s", abs,
-		    strerror(errno));
+		*cause = errno == ELOOP || errno == EXDEV ?
+		    xasprintf("protected path '%s' goes through a symbolic "
+		    "link: refusing to run with it", abs) :
+		    xasprintf("cannot check '%s': %s", abs, strerror(errno));
 		return -1;
 	}
 	/* Find the first missing component below the project. */
-	first = xstrdup(abs);
+	first = xstrdup(rel);
 	for (;;) {
 		char *slash = strrchr(first, '/');
 
+		if (slash == NULL) {
+			if (fstat(b->root, &st) != 0)
+				st.st_mode = 0;
+			break;
+		}
 		*slash = '\0';
-		if (lstat(first, &st) == 0) {
+		if (beneath_lstat(b->root, first, &st) == 0) {
 			*slash = '/';
 			break;
 		}
@@ -119,16 +147,18 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 		    "directory", abs);
 		return -1;
 	}
-	if (covered_by_protected(b, first))
+	free(abs);
+	abs = path_join(b->pol->project, first);
+	if (covered_by_protected(b, abs))
 		return 0;
-	if (build_placeholder(b, first, strcmp(first, abs) != 0 || dir,
+	if (build_placeholder(b, first, strcmp(first, rel) != 0 || dir,
 	    cause) != 0)
 		return -1;
 	/* An empty placeholder file would be committed by `git add -A`
 	   (git skips empty directories): git inside ignores it. */
-	if (strcmp(first, abs) == 0 && !dir)
-		strv_push(&b->ph_files, first + strlen(b->pol->project));
-	return build_bind_fd(b, first, false, MOUNT_PROTECTED,
+	if (strcmp(first, rel) == 0 && !dir)
+		strv_pushf(&b->ph_files, "/%s", first);
+	return build_bind_rel(b, first, false, MOUNT_PROTECTED,
 	    "protected (absent: nothing may be created)", cause);
 }
 
@@ -138,7 +168,7 @@ build_project(struct build *b, char **cause)
 	const struct sandbox_policy	*pol = b->pol;
 	int				 rc;
 
-	if (build_bind_fd(b, pol->project, !pol->project_readonly,
+	if (build_bind_rel(b, ".", !pol->project_readonly,
 	    pol->project_readonly ? MOUNT_RO : MOUNT_RW, pol->project_readonly ?
 	    "project, read-only (profile)" : "project", cause) != 0)
 		return -1;
@@ -153,7 +183,8 @@ build_project(struct build *b, char **cause)
 	if (pol->project_readonly)
 		return 0;	/* nothing inside can be written anyway */
 	if (!b->dry) {
-		if ((b->ph = placeholders_open(pol->project, cause)) == NULL)
+		if ((b->ph = placeholders_open(pol->project, b->root,
+		    cause)) == NULL)
 			return -1;
 		b->sb->ph_project = xstrdup(pol->project);
 	}
@@ -186,13 +217,12 @@ protect_lifted(const struct strv *list, const char *rel)
 static bool
 protect_if_present(struct build *b, const char *rel)
 {
-	_cleanup_free_ char	*abs = NULL;
-	struct stat		 st;
+	struct stat	st;
 
-	if (strcmp(rel, ".bwgate.json") != 0)
+	if (strcmp(rel, ".bwgate.json") != 0 &&
+	    strcmp(rel, SANDBOX_QUARANTINE) != 0)
 		return false;
-	abs = path_join(b->pol->project, rel);
-	return lstat(abs, &st) != 0 && errno == ENOENT;
+	return beneath_lstat(b->root, rel, &st) != 0 && errno == ENOENT;
 }
 
 /* The placeholder files as a gitignore file, bound read-only inside;

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "jsonutil.h"
@@ -170,7 +171,7 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 	}
 	/* Placeholders a crashed run left behind go now, whatever this
 	   bwgate is about to do. */
-	placeholders_release(p);
+	placeholders_release(p, -1);
 	c = path_canonical(cwd != NULL ? cwd : here, cause);
 	if (c == NULL) {
 		free(p);
@@ -299,6 +300,43 @@ build_bind_fd(struct build *b, const char *path, bool writable,
 	snprintf(num, sizeof num, "%d", n);
 	add3(b, writable ? "--bind-fd" : "--ro-bind-fd", num, path);
 	build_mount(b, kind, path, why);
+	return 0;
+}
+
+/* Mount a project path (rel) by a descriptor opened through the door. */
+int
+build_bind_rel(struct build *b, const char *rel, bool writable,
+    enum mount_kind kind, const char *why, char **cause)
+{
+	_cleanup_free_ char	*abs = strcmp(rel, ".") == 0 ?
+				    xstrdup(b->pol->project) :
+				    path_join(b->pol->project, rel);
+	int			 fd = -1, n;
+	char			 num[16];
+	struct stat		 st;
+
+	if (!b->dry) {
+		fd = beneath_open(b->root, rel, O_PATH | O_NOFOLLOW, 0, cause);
+		if (fd < 0) {
+			free(*cause);
+			*cause = errno == ELOOP || errno == EXDEV ?
+			    xasprintf("'%s' is or goes through a symbolic "
+			    "link: refusing to mount it", abs) :
+			    xasprintf("cannot open '%s': %s", abs,
+			    strerror(errno));
+			return -1;
+		}
+		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+			close(fd);
+			*cause = xasprintf("protected path '%s' is a symbolic "
+			    "link: refusing to run with it", abs);
+			return -1;
+		}
+	}
+	n = build_fd(b, fd);
+	snprintf(num, sizeof num, "%d", n);
+	add3(b, writable ? "--bind-fd" : "--ro-bind-fd", num, abs);
+	build_mount(b, kind, abs, why);
 	return 0;
 }
 
@@ -498,7 +536,9 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
 	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL,
-			    getenv("HOME"), STRV_INIT, ASIDE_INIT, STRV_INIT };
+			    getenv("HOME"), -1, STRV_INIT, ASIDE_INIT,
+			    STRV_INIT };
+	struct stat	st;
 	char		num[16];
 	size_t		env_pos;
 
@@ -506,6 +546,11 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 		*cause = xstrdup("no project directory");
 		return -1;
 	}
+	/* The project, once: every later step goes through this. */
+	if ((b.root = beneath_root(pol->project, &st, cause)) < 0)
+		return -1;
+	sb->root_fd = b.root;
+	sb->root_open = true;
 	if (!probe->userns_ok) {
 		*cause = xstrdup(probe->error != NULL ? probe->error :
 		    "no sandbox can be built on this host");
@@ -592,7 +637,8 @@ void
 sandbox_finish(struct sandbox *sb)
 {
 	if (sb->ph_project != NULL)
-		placeholders_release(sb->ph_project);
+		placeholders_release(sb->ph_project, sb->root_open ?
+		    sb->root_fd : -1);
 	free(sb->ph_project);
 	sb->ph_project = NULL;
 	strv_release(&sb->placeholders);
@@ -621,6 +667,8 @@ sandbox_release(struct sandbox *sb)
 	strv_release(&sb->proc_masked);
 	strv_release(&sb->sweep);
 	sandbox_gitscan_free(sb->gitscan);
+	if (sb->root_open)
+		close(sb->root_fd);
 	memset(sb, 0, sizeof *sb);
 }
 

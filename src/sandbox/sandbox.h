@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "strv.h"
 
@@ -32,6 +33,9 @@ struct probe;
 struct gitscan;
 
 #define SANDBOX_FD_BASE		3
+/* Where the sweep moves git metadata it cannot prove the command made
+   (at the project's root; read-only inside every sandbox). */
+#define SANDBOX_QUARANTINE	".bwgate-quarantine"
 /* Where the in-sandbox helper (violation observer) is mounted. */
 #define SANDBOX_HELPER_PATH	"/run/bwgate/helper"
 
@@ -111,6 +115,11 @@ struct sandbox {
 	   while the path still names it). */
 	dev_t			 project_dev;
 	ino_t			 project_ino;
+	/* The project, opened once (beneath.h): every host-side operation
+	   on it, from the build to the sweep, goes through this. */
+	int			 root_fd;
+	bool			 root_open;
+	struct timespec		 run_start;	/* set by sandbox_started */
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
 	.placeholders = STRV_INIT }
@@ -149,9 +158,14 @@ int	 sandbox_add_fd(struct sandbox *, int fd);
    engine supplies the pipes for --block-fd and --json-status-fd. */
 int	 sandbox_fd_slot(const struct sandbox *, const char *option);
 int	 sandbox_status_slot(const struct sandbox *);
-/* Right after the command: remove what the mounts could not stop (a new
-   .git, git metadata git-write never allows); one warning each, and the
-   project-relative paths removed; returns how many warnings. */
+/* Just before the command may run: the instant after which what is born
+   in the project is the command's (sandbox_sweep's proof). */
+void	 sandbox_started(struct sandbox *);
+/* Right after the command: what the mounts could not stop (a new .git,
+   git metadata git-write never allows) is removed when it was born during
+   the run and holds nothing older, else moved aside into the project's
+   SANDBOX_QUARANTINE; one warning each, and the project-relative paths
+   removed or moved; returns how many warnings. */
 int	 sandbox_sweep(struct sandbox *, const char *project,
 	    struct strv *warnings, struct strv *removed);
 /* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */

@@ -1,13 +1,17 @@
-/* beneath: open paths beneath a directory, never following a symbolic
-   link and never leaving it (beneath.h). */
+/* beneath: the door to the project: open, make, remove and rename beneath
+   a directory, never following a symbolic link and never leaving it
+   (beneath.h). */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -85,7 +89,7 @@ path_open_error(const char *rel, int err)
 
 /* openat2 beneath dirfd; -1 with errno (ENOSYS when missing). */
 static int
-path_openat2(int dirfd, const char *rel, int flags, mode_t mode)
+path_openat2(int dirfd, const char *rel, int flags, mode_t mode, int how_f)
 {
 	struct open_how	how;
 
@@ -93,6 +97,8 @@ path_openat2(int dirfd, const char *rel, int flags, mode_t mode)
 	how.flags = (unsigned)(flags | O_CLOEXEC);
 	how.mode = (flags & O_CREAT) != 0 ? mode : 0;
 	how.resolve = PATH_RESOLVE;
+	if (how_f & BENEATH_NO_XDEV)
+		how.resolve |= RESOLVE_NO_XDEV;
 	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
 }
 
@@ -104,12 +110,12 @@ path_no_openat2(int err)
 }
 
 /* Walk the directories of rel up to (not including) its last component,
-   one O_NOFOLLOW open each. */
+   one O_NOFOLLOW open each (without openat2). */
 static int
-path_walk(int dirfd, const char *rel, bool mkdirs, char **cause)
+path_walk(int dirfd, const char *rel, bool mkdirs, int how, char **cause)
 {
 	struct strv	 parts = STRV_INIT;
-	struct stat	 st;
+	struct stat	 st, top;
 	int		 dfd, nfd;
 	char		*copy = xstrdup(rel), *p, *save = NULL;
 
@@ -118,8 +124,17 @@ path_walk(int dirfd, const char *rel, bool mkdirs, char **cause)
 		strv_push(&parts, p);
 	free(copy);
 	dfd = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0 && fstat(dfd, &top) != 0) {
+		close(dfd);
+		dfd = -1;
+	}
 	for (size_t i = 0; dfd >= 0 && i + 1 < parts.n; i++) {
-		nfd = openat(dfd, parts.v[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (strcmp(parts.v[i], "..") == 0) {
+			errno = EXDEV;
+			nfd = -1;
+		} else
+			nfd = openat(dfd, parts.v[i], O_PATH | O_NOFOLLOW |
+			    O_CLOEXEC);
 		if (nfd < 0 && errno == ENOENT && mkdirs &&
 		    mkdirat(dfd, parts.v[i], 0777) == 0)
 			nfd = openat(dfd, parts.v[i], O_PATH | O_NOFOLLOW |
@@ -132,10 +147,12 @@ path_walk(int dirfd, const char *rel, bool mkdirs, char **cause)
 		}
 		close(dfd);
 		dfd = nfd;
-		if (fstat(dfd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		if (fstat(dfd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    ((how & BENEATH_NO_XDEV) && st.st_dev != top.st_dev)) {
 			*cause = S_ISLNK(st.st_mode) ?
 			    path_open_error(rel, ELOOP) :
-			    path_open_error(rel, ENOTDIR);
+			    path_open_error(rel, S_ISDIR(st.st_mode) ? EXDEV :
+			    ENOTDIR);
 			close(dfd);
 			dfd = -1;
 		}
@@ -146,36 +163,9 @@ path_walk(int dirfd, const char *rel, bool mkdirs, char **cause)
 	return dfd;
 }
 
-/* Open rel beneath dirfd. */
-int
-beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
-    char **cause)
-{
-	const char	*name;
-	int		 fd, dfd, err;
-
-	*cause = NULL;
-	fd = path_openat2(dirfd, rel, flags, mode);
-	if (fd >= 0)
-		return fd;
-	if (!path_no_openat2(errno)) {
-		*cause = path_open_error(rel, errno);
-		return -1;
-	}
-	if ((dfd = beneath_parent(dirfd, rel, false, &name, cause)) < 0)
-		return -1;
-	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-	err = errno;
-	if (fd < 0)
-		*cause = path_open_error(rel, err);
-	close(dfd);
-	errno = err;
-	return fd;
-}
-
-/* The directory that holds rel. */
-int
-beneath_parent(int dirfd, const char *rel, bool mkdirs,
+/* The directory that holds rel (how: BENEATH_NO_XDEV or 0). */
+static int
+parent_how(int dirfd, const char *rel, bool mkdirs, int how,
     const char **name, char **cause)
 {
 	const char	*slash = strrchr(rel, '/');
@@ -184,11 +174,16 @@ beneath_parent(int dirfd, const char *rel, bool mkdirs,
 
 	*cause = NULL;
 	*name = slash != NULL ? slash + 1 : rel;
+	if (**name == '\0' || strcmp(*name, "..") == 0 ||
+	    strcmp(*name, ".") == 0) {
+		*cause = path_open_error(rel, EINVAL);
+		return -1;
+	}
 	if (slash == NULL)
 		return openat(dirfd, ".", O_PATH | O_DIRECTORY |
 		    O_CLOEXEC);
 	dir = xstrndup(rel, (size_t)(slash - rel));
-	fd = path_openat2(dirfd, dir, O_PATH | O_DIRECTORY, 0);
+	fd = path_openat2(dirfd, dir, O_PATH | O_DIRECTORY, 0, how);
 	free(dir);
 	if (fd >= 0)
 		return fd;
@@ -196,5 +191,401 @@ beneath_parent(int dirfd, const char *rel, bool mkdirs,
 		*cause = path_open_error(rel, errno);
 		return -1;
 	}
-	return path_walk(dirfd, rel, mkdirs, cause);
+	return path_walk(dirfd, rel, mkdirs, how, cause);
+}
+
+int
+beneath_open_how(int dirfd, const char *rel, int flags, mode_t mode,
+    int how, char **cause)
+{
+	const char	*name;
+	struct stat	 st, top;
+	int		 fd, dfd, err;
+
+	*cause = NULL;
+	fd = path_openat2(dirfd, rel, flags, mode, how);
+	if (fd >= 0)
+		return fd;
+	if (!path_no_openat2(errno)) {
+		*cause = path_open_error(rel, errno);
+		return -1;
+	}
+	if (strcmp(rel, ".") == 0)
+		return openat(dirfd, ".", flags | O_CLOEXEC, mode);
+	if ((dfd = parent_how(dirfd, rel, false, how, &name, cause)) < 0)
+		return -1;
+	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	err = errno;
+	if (fd >= 0 && (how & BENEATH_NO_XDEV) && (fstat(fd, &st) != 0 ||
+	    fstat(dirfd, &top) != 0 || st.st_dev != top.st_dev)) {
+		close(fd);
+		fd = -1;
+		err = EXDEV;
+	}
+	if (fd < 0)
+		*cause = path_open_error(rel, err);
+	close(dfd);
+	errno = err;
+	return fd;
+}
+
+/* Open rel beneath dirfd. */
+int
+beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
+    char **cause)
+{
+	return beneath_open_how(dirfd, rel, flags, mode, 0, cause);
+}
+
+/* The directory that holds rel. */
+int
+beneath_parent(int dirfd, const char *rel, bool mkdirs,
+    const char **name, char **cause)
+{
+	return parent_how(dirfd, rel, mkdirs, 0, name, cause);
+}
+
+int
+beneath_root(const char *path, struct stat *st, char **cause)
+{
+	int	fd;
+
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) != 0) {
+		*cause = xasprintf("cannot open the project '%s': %s", path,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+beneath_lstat(int dirfd, const char *rel, struct stat *st)
+{
+	char	*cause = NULL;
+	int	 fd, rc, err;
+
+	fd = beneath_open(dirfd, rel, O_PATH | O_NOFOLLOW, 0, &cause);
+	free(cause);
+	if (fd < 0)
+		return -1;
+	rc = fstat(fd, st);
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc;
+}
+
+int
+beneath_mkdir(int dirfd, const char *rel, mode_t mode, char **cause)
+{
+	const char	*name;
+	int		 pfd, err;
+
+	if ((pfd = beneath_parent(dirfd, rel, false, &name, cause)) < 0)
+		return -1;
+	if (mkdirat(pfd, name, mode) != 0) {
+		err = errno;
+		*cause = xasprintf("cannot create '%s': %s", rel,
+		    strerror(err));
+		close(pfd);
+		errno = err;
+		return -1;
+	}
+	close(pfd);
+	return 0;
+}
+
+int
+beneath_mkfile(int dirfd, const char *rel, mode_t mode, char **cause)
+{
+	int	fd;
+
+	fd = beneath_open(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL, mode,
+	    cause);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int
+beneath_remove_empty(int dirfd, const char *rel, const struct stat *id)
+{
+	const char	*name;
+	char		*cause = NULL;
+	struct stat	 st;
+	int		 pfd, rc = -1;
+
+	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
+	free(cause);
+	if (pfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		rc = errno == ENOENT ? 0 : -1;
+	else if (st.st_dev != id->st_dev || st.st_ino != id->st_ino)
+		rc = -1;	/* someone else's now */
+	else if (S_ISDIR(st.st_mode))
+		rc = unlinkat(pfd, name, AT_REMOVEDIR);
+	else if (S_ISREG(st.st_mode) && st.st_size == 0)
+		rc = unlinkat(pfd, name, 0);
+	close(pfd);
+	return rc;
+}
+
+int
+beneath_rename(int dirfd, const char *rel, const char *to, char **cause)
+{
+	const char	*n1, *n2;
+	int		 p1, p2 = -1, rc = -1, err;
+
+	if ((p1 = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &n1,
+	    cause)) < 0)
+		return -1;
+	if ((p2 = parent_how(dirfd, to, false, BENEATH_NO_XDEV, &n2,
+	    cause)) >= 0) {
+		rc = renameat2(p1, n1, p2, n2, RENAME_NOREPLACE);
+		err = errno;
+		if (rc != 0)
+			*cause = xasprintf("cannot move '%s' to '%s': %s",
+			    rel, to, strerror(err));
+		close(p2);
+		errno = err;
+	}
+	err = errno;
+	close(p1);
+	errno = err;
+	return rc;
+}
+
+/* Is name one component (no '/', not "." or "..")? */
+static bool
+one_name(const char *name)
+{
+	return name[0] != '\0' && strchr(name, '/') == NULL &&
+	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+int
+beneath_child(int dfd, const char *name, int flags)
+{
+	if (!one_name(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int
+beneath_child_stat(int dfd, const char *name, struct stat *st)
+{
+	if (!one_name(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
+int
+beneath_child_statx(int dfd, const char *name, int flags, unsigned int mask,
+    struct statx *stx)
+{
+	if (!one_name(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return statx(dfd, name, flags | AT_SYMLINK_NOFOLLOW, mask, stx);
+}
+
+int
+beneath_up(int fd, const struct stat *parent)
+{
+	struct stat	st;
+	int		pfd;
+
+	pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) != 0 || st.st_dev != parent->st_dev ||
+	    st.st_ino != parent->st_ino) {
+		close(pfd);
+		errno = ESTALE;
+		return -1;
+	}
+	return pfd;
+}
+
+/* Was the entry (statx'd) born after since? */
+static bool
+born_after(const struct statx *sx, const struct timespec *since)
+{
+	if (!(sx->stx_mask & STATX_BTIME))
+		return false;	/* cannot be told: not proven */
+	return sx->stx_btime.tv_sec > since->tv_sec ||
+	    (sx->stx_btime.tv_sec == since->tv_sec &&
+	    (long)sx->stx_btime.tv_nsec > since->tv_nsec);
+}
+
+int
+beneath_dispose(int dfd, const char *name, const struct timespec *since)
+{
+	struct statx	 sx;
+	struct stat	 top, st;
+	struct strv	 names = STRV_INIT;
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd, r, left = 0;
+
+	if (!one_name(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (fstat(dfd, &top) != 0)
+		return -1;
+	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+	    STATX_TYPE | STATX_INO | STATX_BTIME, &sx) != 0)
+		return errno == ENOENT ? 0 : -1;
+	if (makedev(sx.stx_dev_major, sx.stx_dev_minor) != top.st_dev ||
+	    !born_after(&sx, since))
+		return 1;
+	if (!S_ISDIR(sx.stx_mode))
+		return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_ino != sx.stx_ino ||
+	    (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 1;	/* not the one looked at */
+	}
+	while ((de = readdir(d)) != NULL)
+		if (one_name(de->d_name))
+			strv_push(&names, de->d_name);
+	for (size_t i = 0; i < names.n; i++) {
+		r = beneath_dispose(dirfd(d), names.v[i], since);
+		if (r != 0)
+			left = 1;
+	}
+	strv_release(&names);
+	closedir(d);
+	if (left)
+		return 1;
+	if (unlinkat(dfd, name, AT_REMOVEDIR) != 0)
+		return errno == ENOTEMPTY || errno == EEXIST ? 1 :
+		    errno == ENOENT ? 0 : -1;
+	return 0;
+}
+
+int
+beneath_move(int from, const char *name, int dir, const char *to)
+{
+	if (!one_name(name) || !one_name(to)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return renameat2(from, name, dir, to, RENAME_NOREPLACE);
+}
+
+/* One directory of beneath_find_git: the names left to look at. */
+struct find_level {
+	struct strv	 names;
+	size_t		 next;
+	struct stat	 st;
+	size_t		 plen;		/* its path's length */
+};
+
+/* The names of the directory open at fd worth looking at (directories
+   and .git). */
+static int
+find_read(int fd, struct find_level *l)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 dfd = dup(fd);
+
+	if (dfd < 0 || fstat(fd, &l->st) != 0 || (d = fdopendir(dfd)) ==
+	    NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (one_name(de->d_name) && (de->d_type == DT_DIR ||
+		    de->d_type == DT_UNKNOWN || strcmp(de->d_name, ".git") ==
+		    0))
+			strv_push(&l->names, de->d_name);
+	closedir(d);
+	return 0;
+}
+
+int
+beneath_find_git(int dfd, const char *name,
+    void (*fn)(int, const char *, const char *, void *), void *arg)
+{
+	struct find_level	*lv = NULL;
+	struct buf		 path = BUF_INIT;
+	size_t			 n = 0, cap = 0;
+	int			 cur, next, rc = 0, err = 0;
+
+	if ((cur = beneath_child(dfd, name, O_RDONLY | O_DIRECTORY)) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	buf_puts(&path, name);
+	for (;;) {
+		struct find_level *l;
+		const char	*nm;
+
+		if (n == cap) {
+			cap = cap == 0 ? 16 : 2 * cap;
+			lv = xreallocarray(lv, cap, sizeof *lv);
+		}
+		l = &lv[n++];
+		*l = (struct find_level){ STRV_INIT, 0, { 0 }, path.len };
+		if (find_read(cur, l) != 0) {
+			rc = -1;
+			err = errno;
+			break;
+		}
+		/* Down to the next directory, or up until there is one. */
+		for (;;) {
+			l = &lv[n - 1];
+			if (l->next < l->names.n) {
+				nm = l->names.v[l->next++];
+				path.len = l->plen;
+				buf_printf(&path, "/%s", nm);
+				if (strcmp(nm, ".git") == 0) {
+					fn(cur, nm, path.data, arg);
+					continue;
+				}
+				next = beneath_child(cur, nm, O_RDONLY |
+				    O_DIRECTORY);
+				if (next < 0)
+					continue;	/* not a directory */
+				close(cur);
+				cur = next;
+				break;
+			}
+			strv_release(&l->names);
+			if (--n == 0)
+				goto done;
+			next = beneath_up(cur, &lv[n - 1].st);
+			if (next < 0) {
+				rc = -1;
+				err = errno;
+				goto done;
+			}
+			close(cur);
+			cur = next;
+		}
+	}
+done:
+	for (size_t i = 0; i < n; i++)
+		strv_release(&lv[i].names);
+	free(lv);
+	buf_release(&path);
+	close(cur);
+	errno = err;
+	return rc;
 }

@@ -1,33 +1,113 @@
 /*
- * beneath: open paths an untrusted party names, without leaving a
- * directory. A path is first checked as text (beneath_relative: no "..",
- * absolute only inside the directory), then opened beneath the directory's
- * descriptor with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so
- * neither a symbolic link nor a rename race leads out. Where openat2 is
- * missing (ENOSYS, Linux before 5.6, or a seccomp filter that refuses it)
- * each component is opened in turn with O_NOFOLLOW and checked to be a
- * directory. Symbolic links are never followed, even inside.
+ * beneath: the one door through which bwgate touches the project (and any
+ * directory an untrusted party can write) on the host side.
  *
+ * The project's root is opened once per run (beneath_root: O_PATH, its
+ * device and inode kept), and every lookup, open, creation, removal and
+ * rename below it goes through this module, relative to that descriptor:
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+ * with RESOLVE_NO_XDEV for what removes or moves (BENEATH_NO_XDEV). So
+ * neither a symbolic link nor a directory swapped for one by a racing
+ * sandbox of the same project leads outside, and no mount inside is
+ * crossed by a removal. Symbolic links are never followed, even inside.
+ * tests/build/door.sh checks that no other object of bwgate imports the
+ * calls that name files relative to a directory or remove them (openat,
+ * unlinkat, renameat, mkdirat, statx, ...), but for a short list of
+ * objects that handle only bwgate's own directories or /proc.
+ *
+ * Where openat2 is missing (ENOSYS, Linux before 5.6, or a seccomp filter
+ * that refuses it) each component is opened in turn with O_NOFOLLOW and
+ * checked to be a directory (and on the root's device for NO_XDEV).
+ *
+ * Walking a tree (gitscan, the .git sweep) holds a directory's descriptor
+ * and opens one name below it (beneath_child: O_NOFOLLOW, never "..", "."
+ * or a name with '/'), and climbs back with beneath_up, which checks the
+ * parent is the one it left (device and inode), so a tree of any depth is
+ * walked with two descriptors.
+ *
+ * Removal is proof-based (beneath_dispose): an entry goes only when its
+ * birth time (statx) is after a given instant, the start of the command;
+ * what cannot be proven new is moved aside instead, never deleted.
+ *
+ *	int root = beneath_root("/home/u/proj", &st, &cause);
  *	char *rel = beneath_relative("/home/u/proj", agent_path, &cause);
- *	int dfd = open("/home/u/proj", O_PATH | O_DIRECTORY | O_CLOEXEC);
- *	int fd = beneath_open(dfd, rel, O_RDONLY, 0, &cause);
+ *	int fd = beneath_open(root, rel, O_RDONLY, 0, &cause);
  */
 #ifndef BWGATE_BENEATH_H
 #define BWGATE_BENEATH_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
+
+/* For beneath_open_how(): */
+#define BENEATH_NO_XDEV		(1 << 0)	/* never cross a mount */
 
 /* path relative to root, normalised ("." for root itself; caller frees);
    NULL with cause for "", "..", or an absolute path elsewhere. */
 char	*beneath_relative(const char *root, const char *path, char **cause);
-/* Open rel beneath dirfd (flags as for openat); -1 with cause and errno
-   (ENOENT, ELOOP for a symbolic link, EXDEV for a way out, ...). */
+/* Open a project's root (O_PATH | O_DIRECTORY) by its absolute path, the
+   one open by path string; st gets its identity. -1 with cause. */
+int	 beneath_root(const char *path, struct stat *st, char **cause);
+/* Open rel beneath dirfd (flags as for openat; O_PATH | O_NOFOLLOW opens
+   a symbolic link itself); -1 with cause and errno (ENOENT, ELOOP for a
+   symbolic link on the way, EXDEV for a way out, ...). */
 int	 beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
 	    char **cause);
+int	 beneath_open_how(int dirfd, const char *rel, int flags, mode_t mode,
+	    int how, char **cause);
 /* Open the directory holding rel (creating missing ones when mkdirs);
    *name is rel's last component (points into rel). -1 with cause. */
 int	 beneath_parent(int dirfd, const char *rel, bool mkdirs,
 	    const char **name, char **cause);
+/* lstat of rel beneath dirfd; -1 with errno. */
+int	 beneath_lstat(int dirfd, const char *rel, struct stat *st);
+/* Make rel a new directory or a new empty file (never an existing one,
+   O_EXCL); -1 with cause and errno. */
+int	 beneath_mkdir(int dirfd, const char *rel, mode_t mode, char **cause);
+int	 beneath_mkfile(int dirfd, const char *rel, mode_t mode, char **cause);
+/* Remove rel if it is still id (device and inode) and still empty (an
+   empty directory, or a regular file of no bytes); 0 when removed or
+   already gone, -1 otherwise. Never crosses a mount. */
+int	 beneath_remove_empty(int dirfd, const char *rel,
+	    const struct stat *id);
+/* Rename rel to the new name to (RENAME_NOREPLACE), both beneath dirfd,
+   without crossing a mount. -1 with cause and errno. */
+int	 beneath_rename(int dirfd, const char *rel, const char *to,
+	    char **cause);
+
+/* Walking: one name below an open directory (O_NOFOLLOW | O_CLOEXEC
+   added; name must be one component); -1 with errno (EINVAL for ".",
+   ".." or a name with '/'). */
+int	 beneath_child(int dfd, const char *name, int flags);
+int	 beneath_child_stat(int dfd, const char *name, struct stat *st);
+/* statx of one name below dfd (AT_SYMLINK_NOFOLLOW added). */
+struct statx;
+int	 beneath_child_statx(int dfd, const char *name, int flags,
+	    unsigned int mask, struct statx *stx);
+/* The parent of the directory open at fd, read-only, if it is still the
+   directory parent (device and inode); -1 with errno (ESTALE when it is
+   another one: the directory moved). */
+int	 beneath_up(int fd, const struct stat *parent);
+
+/* Remove the entry name of the directory open at dfd, and everything
+   below it, when each one was born after since (statx birth time) and
+   sits on dfd's file system; what cannot be proven so is left in place.
+   0 when it is all gone, 1 when something was left (not proven new), -1
+   with errno on an error. */
+int	 beneath_dispose(int dfd, const char *name,
+	    const struct timespec *since);
+
+/* Move the entry name of the directory open at from to the new name to of
+   the directory open at dir (RENAME_NOREPLACE; the same file system). */
+int	 beneath_move(int from, const char *name, int dir, const char *to);
+/* Call fn(parent, name, rel, arg) for every entry named .git below the
+   directory name of dfd, at any depth (.git itself is not entered; rel:
+   its path from dfd). Two descriptors at a time; a directory that moves
+   while it is walked ends the walk with -1 (errno ESTALE). Returns 0, or
+   -1 with errno. */
+int	 beneath_find_git(int dfd, const char *name,
+	    void (*fn)(int, const char *, const char *, void *), void *arg);
 
 #endif

@@ -45,6 +45,31 @@ proc_stat_ids(pid_t pid, long *ppid, long *sid)
 	return 0;
 }
 
+/* When pid started (clock ticks after boot, /proc/PID/stat), or 0. */
+unsigned long long
+proc_start_time(pid_t pid)
+{
+	char			 path[64], buf[1024], *p;
+	unsigned long long	 t;
+	ssize_t			 n;
+	int			 fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* Field 22, the 20th after "(comm)". */
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %*d %*d "
+	    "%*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+	    "%*d %llu", &t) != 1)
+		return 0;
+	return t;
+}
+
 pid_t
 proc_ppid(pid_t pid)
 {

@@ -17,6 +17,9 @@
 
 /* The parent of pid (from /proc/PID/stat), or -1. */
 pid_t	proc_ppid(pid_t pid);
+/* When pid started (ticks after boot): with the pid, who a process is
+   (a pid alone is reused); 0 when it is gone. */
+unsigned long long proc_start_time(pid_t pid);
 /* Signal root and its descendants, deepest first; how many were sent. */
 int	proctree_kill(pid_t root, int sig);
 /* Signal every process of session sid; how many were sent. */

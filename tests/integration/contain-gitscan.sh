@@ -98,10 +98,10 @@ settle
 for damage in truncate garbage reorder symlink; do
 	case $damage in
 	truncate) head -c 200 "$cache" > "$T/c" && cat "$T/c" > "$cache" ;;
-	garbage) printf 'bwgate-gitscan 1\nw 1 1\nd x\n' > "$cache" ;;
+	garbage) printf 'bwgate-gitscan 2\nw 1 1\nd x\n' > "$cache" ;;
 	reorder) { head -2 "$cache"; printf 'd 1 1 1 1 0 1\nz\n'; tail -n +3 "$cache"; } > "$T/c" &&
 		cat "$T/c" > "$cache" ;;
-	symlink) printf 'bwgate-gitscan 1\nw 1 1\n' > "$T/forged" &&
+	symlink) printf 'bwgate-gitscan 2\nw 1 1\n' > "$T/forged" &&
 		rm -f "$cache" && ln -s "$T/forged" "$cache" ;;
 	esac
 	ok_unless "cache $damage: a nested .git stays read-only" \
@@ -111,7 +111,7 @@ for damage in truncate garbage reorder symlink; do
 done
 ok_unless "the link was replaced, not followed" test -L "$cache"
 assert_eq "the file it pointed at is untouched" "$(cat "$T/forged")" \
-	"$(printf 'bwgate-gitscan 1\nw 1 1')"
+	"$(printf 'bwgate-gitscan 2\nw 1 1')"
 
 # 7. As an ordinary user, a directory we may not read may hide a .git:
 #    the command could chmod it and write there. Read-only whole.

@@ -25,7 +25,7 @@ TEARDOWN='rm -rf "$P"'	# the watcher leaves with its project
 # The pid of the live watcher: written in its lock file.
 watcher() {
 	local pid
-	read -r pid < "$LOCK" 2>/dev/null || return 1
+	read -r pid _ < "$LOCK" 2>/dev/null || return 1
 	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = bwgate-gitwatch ] &&
 		echo "$pid"
 }

@@ -50,7 +50,7 @@ reg="$XDG_RUNTIME_DIR/bwgate/placeholders-$(printf '%s' "$P" | sha256sum | cut -
 ok_unless "no registry file left once nothing runs" test -e "$reg"
 # A crashed run's placeholder (registry still names it) is removed later.
 : > "$P/.bwgate.json"
-printf 'pid 999999999\npath %s\n' "$P/.bwgate.json" > "$reg"
+printf 'bwgate-placeholders 2\nuser 999999999 1\npath %s .bwgate.json\n' "$(stat -c '%d %i' "$P/.bwgate.json")" > "$reg"
 "$BWGATE" exec --quiet --project "$P" -- true
 ok_unless "stale placeholder from a crashed run removed" test -e "$P/.bwgate.json"
 ok_unless "  and its registry" test -e "$reg"

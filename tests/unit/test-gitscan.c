@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "beneath.h"
 #include "gitscan.h"
 #include "path.h"
 #include "sandbox.h"
@@ -88,17 +89,61 @@ test_walk(void **state)
 
 	(void)state;
 	assert_null(gs->error);
-	assert_int_equal(gs->ngit, 2);
+	assert_int_equal(gs->ngit, 3);
 	assert_true(has_git(gs, ".git"));
 	assert_true(has_git(gs, "a/b/.git"));
-	/* "", a, a/b, a/c, d, d/e, d/e/f; not node_modules nor inside .git */
-	assert_int_equal(gs->ndirs, 7);
+	/* node_modules is walked like any other tree. */
+	assert_true(has_git(gs, "node_modules/x/.git"));
+	/* "", a, a/b, a/c, d, d/e, d/e/f, node_modules, node_modules/x;
+	   not inside .git */
+	assert_int_equal(gs->ndirs, 9);
 	assert_string_equal(gs->dirs[0].rel, "");
 	for (size_t i = 1; i < gs->ndirs; i++)
 		assert_true(strcmp(gs->dirs[i - 1].rel, gs->dirs[i].rel) < 0);
 	assert_true(gitscan_find(gs, "a/c", 3) >= 0);
 	assert_true(gitscan_find(gs, "a/cx", 3) >= 0);	/* counted */
-	assert_int_equal(gitscan_find(gs, "node_modules", 12), -1);
+	assert_true(gitscan_find(gs, "node_modules", 12) >= 0);
+	assert_int_equal(gs->ndeep, 0);
+	sandbox_gitscan_free(gs);
+	close(root);
+	free(p);
+}
+
+/* A directory deeper than GITSCAN_MAX_DEPTH is not read: the one holding
+   it is marked deep (read-only whole, searched after a run); a .git
+   above it is found as any other. */
+static void
+test_deep(void **state)
+{
+	const char *const dirs[] = { "x", NULL };
+	char		*p = project(dirs);
+	char		*cmd;
+	int		 root;
+	struct gitscan	*gs;
+	ssize_t		 k;
+
+	(void)state;
+	/* x/d/d/.../d (GITSCAN_MAX_DEPTH + 2 deep), and x/d/.git */
+	cmd = xasprintf("cd '%s/x' && for i in $(seq %d); do mkdir d && "
+	    "cd d; done && mkdir '%s/x/d/.git'", p, GITSCAN_MAX_DEPTH + 1, p);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	root = open(p, O_RDONLY | O_DIRECTORY);
+	gs = gitscan_walk(root);
+	assert_null(gs->error);
+	assert_true(has_git(gs, "x/d/.git"));
+	assert_int_equal(gs->ndeep, 1);
+	for (k = 0; k < (ssize_t)gs->ndirs && !gs->dirs[k].deep; k++)
+		;
+	assert_true(k < (ssize_t)gs->ndirs);
+	/* the directory at depth GITSCAN_MAX_DEPTH holds the deeper one */
+	{
+		int	n = 1;
+
+		for (const char *c = gs->dirs[k].rel; *c != '\0'; c++)
+			n += *c == '/';
+		assert_int_equal(n, GITSCAN_MAX_DEPTH);
+	}
 	sandbox_gitscan_free(gs);
 	close(root);
 	free(p);
@@ -242,30 +287,30 @@ test_cache_rejects(void **state)
 {
 	static const char *const bad[] = {
 		"",
-		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\n",
-		"bwgate-gitscan 1\nw 1 1\n",			/* no root */
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 1\na\n",	/* not root */
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 3\na/b\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 1\nb\n"
+		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\n",	/* old */
+		"bwgate-gitscan 2\nw 1 1\n",			/* no root */
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 1\na\n",	/* not root */
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 3\na/b\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 1\nb\n"
 		    "d 1 3 1 1 0 1\na\n",			/* order */
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 2\n..\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 2\n/a\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 9\na\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\ng 5 6\nx/.git\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\ng 5 3\nabc\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1000000000 0 0\n\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 2 0\n\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\ng 5 4\n.git\n"
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 2\n..\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 2\n/a\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\nd 1 2 1 1 0 9\na\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\ng 5 6\nx/.git\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\ng 5 3\nabc\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1000000000 0 0\n\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 3 0\n\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\ng 5 4\n.git\n"
 		    "d 1 2 1 1 0 1\na\n",		/* directory after a .git */
-		"bwgate-gitscan 1\nw 1 1\nd 99999999999999999999 1 1 1 0 0\n\n",
-		"bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n",	/* cut short */
+		"bwgate-gitscan 2\nw 1 1\nd 99999999999999999999 1 1 1 0 0\n\n",
+		"bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n",	/* cut short */
 		NULL
 	};
 	char		*file = path_join(dir, "cache");
 	struct gitscan	*gs;
 
 	(void)state;
-	write_text(file, "bwgate-gitscan 1\nw 1 1\nd 1 1 1 1 0 0\n\n"
+	write_text(file, "bwgate-gitscan 2\nw 1 1\nd 1 1 1 1 0 0\n\n"
 	    "d 1 2 1 1 0 1\na\ng 5 6\na/.git\n");
 	assert_non_null(gs = gitscan_cache_load(file));
 	sandbox_gitscan_free(gs);
@@ -295,6 +340,21 @@ kept_scans(void)
 	return files;
 }
 
+/* gitscan_project through the project's descriptor (beneath.h). */
+static struct gitscan *
+project_scan(const char *p, char **cause)
+{
+	struct stat	 st;
+	struct gitscan	*gs;
+	int		 root = beneath_root(p, &st, cause);
+
+	if (root < 0)
+		return NULL;
+	gs = gitscan_project(p, root, cause);
+	close(root);
+	return gs;
+}
+
 /* gitscan_project keeps the scan and takes the next from it. */
 static void
 test_project_cache(void **state)
@@ -306,23 +366,23 @@ test_project_cache(void **state)
 
 	(void)state;
 	/* A small project is read whole each time: nothing is kept. */
-	gs = gitscan_project(p, &cause);
+	gs = project_scan(p, &cause);
 	assert_non_null(gs);
 	sandbox_gitscan_free(gs);
 	assert_int_equal(kept_scans(), 0);
 	cmd = xasprintf("cd '%s' && mkdir $(seq -f 'many%%g' 300)", p);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	gs = gitscan_project(p, &cause);
+	gs = project_scan(p, &cause);
 	assert_non_null(gs);
 	assert_int_equal(gs->read, gs->ndirs);	/* no cache yet */
 	sandbox_gitscan_free(gs);
 	assert_int_equal(kept_scans(), 1);
-	gs = gitscan_project(p, &cause);
+	gs = project_scan(p, &cause);
 	assert_non_null(gs);
 	assert_true(has_git(gs, "a/.git"));
 	sandbox_gitscan_free(gs);
-	assert_null(gitscan_project("/nonexistent/bwgate", &cause));
+	assert_null(project_scan("/nonexistent/bwgate", &cause));
 	assert_non_null(strstr(cause, "cannot open the project"));
 	free(cause);
 	free(p);
@@ -333,6 +393,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_settling, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_changes, setup,
