@@ -44,16 +44,15 @@ stake_walk(int fd, struct stake_count *n)
 			n->capped = true;
 			break;
 		}
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)
-		    != 0)
+		if (beneath_child_stat(dirfd(d), de->d_name, &st) != 0)
 			continue;
 		if (!S_ISDIR(st.st_mode)) {
 			n->files++;
 			n->bytes += (unsigned long long)st.st_size;
 			continue;
 		}
-		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
+		sub = beneath_child(dirfd(d), de->d_name, O_RDONLY |
+		    O_DIRECTORY);
 		if (sub >= 0)
 			stake_walk(sub, n);
 	}
@@ -136,12 +135,14 @@ stake_describe(const char *project, const char *cwd, const char *stake,
 	struct buf		 b = BUF_INIT, what = BUF_INIT;
 	struct strv		 notes = STRV_INIT;
 	struct stake_count	 all = { 0, 0, 0, false };
+	struct stat		 st;
 	int			 root;
-	char			*s;
+	char			*s, *cause = NULL;
 
 	if (strcmp(stake, "delete") != 0 || targets->n == 0)
 		return NULL;	/* the reason says it */
-	root = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if ((root = beneath_root(project, &st, &cause)) < 0)
+		free(cause);
 	for (size_t i = 0; root >= 0 && i < targets->n; i++)
 		stake_target(root, project, cwd, targets->v[i], &what, &all,
 		    &notes);
