@@ -1,4 +1,5 @@
 # Shipped defaults, installed under $(pkgdatadir).
 dist_pkgdata_DATA += %D%/bwgate/config.json
 dist_pkgdata_DATA += %D%/bwgate/allowlist.json
+dist_pkgdata_DATA += %D%/bwgate/agent-config.json
 dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh

@@ -4,6 +4,7 @@ noinst_LIBRARIES += %D%/libpolicy.a
 %C%_libpolicy_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_libpolicy_a_SOURCES = \
 	%D%/config.c %D%/config.h \
+	%D%/agentcfg.c %D%/agentcfg.h \
 	%D%/guard.c %D%/guard.h \
 	%D%/allowlist.c %D%/allowlist.h %D%/allowlist-int.h \
 	%D%/allowlist-view.c %D%/allowlist-layers.c %D%/allowlist-trust.c \

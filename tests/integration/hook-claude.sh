@@ -71,10 +71,16 @@ assert_match "  with the sandbox's reason" \
 assert_eq "Edit of a nested .git/config: deny" \
     "$(fdecision Edit "$P/vendor/lib/.git/config")" deny
 assert_eq "Edit of .bwgate.json: deny" "$(fdecision Edit "$P/.bwgate.json")" deny
-assert_eq "Write of .envrc (attention): ask" "$(fdecision Write "$P/sub/.envrc")" ask
+assert_eq "Write of .envrc (agent configuration): deny" \
+    "$(fdecision Write "$P/sub/.envrc")" deny
+assert_match "  with the table's reason" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "direnv runs it"
+assert_eq "Write of a CI workflow (attention): ask" \
+    "$(fdecision Write "$P/.github/workflows/ci.yml")" ask
 assert_match "  with the rule's reason" \
     "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
-    "needs attention \\(.envrc: direnv"
+    "needs attention \\(.github/workflows: CI runs it"
 assert_eq "Write outside the project: deny" \
     "$(fdecision Write "$T/elsewhere.txt")" deny
 ln -s "$T" "$P/out"
