@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "filewrite.h"
+#include "hook-perms.h"
 #include "jsonutil.h"
 #include "mcp.h"
 #include "path.h"
@@ -117,19 +118,27 @@ hook_self(void)
 	return p != NULL ? p : xstrdup("bwgate");
 }
 
-/* Bash: route the command through the console. */
+/* Bash: route the command through the console, keeping the user's own
+   Claude Code rules (hook-perms.h): a deny rule refuses it here, an ask
+   rule answers "ask" with the rewritten command so Claude Code asks. */
 static void
-hook_bash(const cJSON *input, const char *socket, bool pass)
+hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 {
 	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
 			    input, "command"));
-	char		*cause = NULL, *self, *reason, *q;
+	char		*cause = NULL, *self, *reason, *q, *rule = NULL;
 	cJSON		*hso, *upd;
 	struct buf	 b = BUF_INIT;
+	enum hook_perm	 perm;
 
 	if (command == NULL) {
 		hook_deny("bwgate: the Bash tool input has no 'command' "
 		    "string");
+		return;
+	}
+	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
+		hook_deny(rule);
+		free(rule);
 		return;
 	}
 	if (!hook_console(socket, &cause)) {
@@ -159,9 +168,12 @@ hook_bash(const cJSON *input, const char *socket, bool pass)
 	free(q);
 	free(self);
 	hso = cJSON_CreateObject();
-	cJSON_AddStringToObject(hso, "permissionDecision", "allow");
-	cJSON_AddStringToObject(hso, "permissionDecisionReason", "routed "
-	    "through the bwgate console (verdict, approval, sandbox)");
+	cJSON_AddStringToObject(hso, "permissionDecision",
+	    perm == HOOK_PERM_ASK ? "ask" : "allow");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", rule != NULL ?
+	    rule : "routed through the bwgate console (verdict, approval, "
+	    "sandbox)");
+	free(rule);
 	upd = cJSON_Duplicate(input, true);
 	cJSON_ReplaceItemInObject(upd, "command", cJSON_CreateString(b.data));
 	cJSON_AddItemToObject(hso, "updatedInput", upd);
@@ -405,7 +417,8 @@ hook_claude_code(const char *socket, bool pass, bool route)
 		const cJSON *in = cJSON_GetObjectItem(j, "tool_input");
 
 		if (strcmp(tool, "Bash") == 0)
-			hook_bash(in, socket, pass);
+			hook_bash(in, cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "cwd")), socket, pass);
 		else if (strcmp(tool, "Write") == 0 ||
 		    strcmp(tool, "Edit") == 0 ||
 		    strcmp(tool, "MultiEdit") == 0)

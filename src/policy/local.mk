@@ -11,4 +11,5 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/rules.c %D%/rules.h %D%/rules-int.h %D%/rules-grammar.c \
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
 	%D%/filewrite.c %D%/filewrite.h \
+	%D%/ccperms.c %D%/ccperms.h \
 	%D%/narrow.c %D%/narrow.h

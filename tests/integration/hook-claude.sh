@@ -108,6 +108,39 @@ assert_match "updatedInput runs bwgate sh -c" \
     "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
     "^'[^']*/bwgate' sh -c '"
 
+# The user's own Claude Code rules still hold: a deny rule refuses the
+# command (Claude Code would check the rewritten one, which no rule
+# names), an ask rule makes Claude Code ask; from every settings file.
+decision() {
+	bash_payload "$1" | hook
+	jq -r '.hookSpecificOutput | .permissionDecision + " " +
+	    (.updatedInput.command // "-")' "$T/hook.out"
+}
+mkdir -p "$HOME/.claude" "$P/.claude"
+echo '{"permissions":{"deny":["Bash(touch:*)","Read(./.env)"],"ask":["Bash(git push *)"]}}' \
+    > "$HOME/.claude/settings.json"
+assert_match "user deny rule Bash(touch:*): touch x denied" \
+    "$(decision 'touch x')" "^deny -$"
+assert_match "  the reason names the rule" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "rule 'Bash\\(touch:\\*\\)'"
+assert_match "  inside a compound command and with quotes" \
+    "$(decision "echo a && 'tou'ch y | cat")" "^deny -$"
+assert_match "  inside a substitution" "$(decision 'echo $(touch z)')" "^deny -$"
+assert_match "other commands still allowed and rewritten" \
+    "$(decision 'echo touch')" "^allow '"
+assert_match "ask rule: ask, with the rewritten command" \
+    "$(decision 'git push origin main')" "^ask '.*/bwgate' sh -c 'git push"
+echo '{"permissions":{"deny":["Bash(rm *)"]}}' > "$P/.claude/settings.local.json"
+assert_match "project local deny rule Bash(rm *): rm denied" \
+    "$(decision 'rm -rf build')" "^deny -$"
+assert_match "  but not a longer name (rmdir)" "$(decision 'rmdir d')" "^allow "
+echo '{"permissions":' > "$P/.claude/settings.json"
+assert_match "a broken settings file: deny (fail closed)" \
+    "$(decision 'echo hi')" "^deny -$"
+rm -rf "$HOME/.claude" "$P/.claude"
+ok_if "no settings: allowed again" test "$(decision 'touch x' | cut -d' ' -f1)" = allow
+
 # Hard strings: the rewritten command (through the console and the
 # sandbox) prints exactly what the original prints run by bash.
 i=0
