@@ -35,6 +35,11 @@
 #include "xalloc.h"
 
 #define HOOK_MAX_INPUT	(16 * 1024 * 1024)
+/* Claude Code's Bash tool: default and largest timeout; the time kept to
+   withdraw the request and tell the model before the tool gives up. */
+#define HOOK_BASH_TIMEOUT_MS	120000
+#define HOOK_BASH_TIMEOUT_MAX_MS 600000
+#define HOOK_WITHDRAW_MARGIN_MS	5000
 
 static const struct option hook_options[] = {
 	{ "socket", required_argument, NULL, 's' },
@@ -118,6 +123,20 @@ hook_self(void)
 	return p != NULL ? p : xstrdup("bwgate");
 }
 
+/* How long the approval may take: the Bash tool's timeout less a margin. */
+static int
+hook_wait_ms(const cJSON *input)
+{
+	const cJSON	*t = cJSON_GetObjectItem(input, "timeout");
+	double		 ms = HOOK_BASH_TIMEOUT_MS;
+
+	if (cJSON_IsNumber(t) && t->valuedouble > 0)
+		ms = t->valuedouble < HOOK_BASH_TIMEOUT_MAX_MS ? t->valuedouble :
+		    HOOK_BASH_TIMEOUT_MAX_MS;
+	ms -= HOOK_WITHDRAW_MARGIN_MS;
+	return ms < 1000 ? 1000 : (int)ms;
+}
+
 /* Bash: route the command through the console, keeping the user's own
    Claude Code rules (hook-perms.h): a deny rule refuses it here, an ask
    rule answers "ask" with the rewritten command so Claude Code asks. */
@@ -153,6 +172,10 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 		return;
 	}
 	self = hook_self();
+	/* The decision must come within the call's own timeout (the Bash
+	   tool's, in ms: default 2 min, at most 10), with time left to say
+	   why it was withdrawn. */
+	buf_printf(&b, "BWGATE_APPROVAL_MS=%d ", hook_wait_ms(input));
 	if (socket != NULL) {
 		q = shell_squote(socket);
 		buf_printf(&b, "BWGATE_SOCKET=%s ", q);
