@@ -1,5 +1,6 @@
 # Shipped defaults, installed under $(pkgdatadir).
 dist_pkgdata_DATA += %D%/bwgate/config.json
 dist_pkgdata_DATA += %D%/bwgate/allowlist.json
+dist_pkgdata_DATA += %D%/bwgate/agent-config.json
 dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh
 dist_pkgdata_DATA += %D%/bwgate/danger.json

@@ -251,6 +251,7 @@ MCP_TESTS = \
 	%D%/integration/mcp-sdk.sh \
 	%D%/integration/mcp-rpc.sh \
 	%D%/integration/hook-claude.sh \
+	%D%/integration/agent-config.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)

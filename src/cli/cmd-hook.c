@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "filewrite.h"
+#include "hook-perms.h"
 #include "jsonutil.h"
 #include "mcp.h"
 #include "path.h"
@@ -34,6 +35,11 @@
 #include "xalloc.h"
 
 #define HOOK_MAX_INPUT	(16 * 1024 * 1024)
+/* Claude Code's Bash tool: default and largest timeout; the time kept to
+   withdraw the request and tell the model before the tool gives up. */
+#define HOOK_BASH_TIMEOUT_MS	120000
+#define HOOK_BASH_TIMEOUT_MAX_MS 600000
+#define HOOK_WITHDRAW_MARGIN_MS	5000
 
 static const struct option hook_options[] = {
 	{ "socket", required_argument, NULL, 's' },
@@ -117,19 +123,41 @@ hook_self(void)
 	return p != NULL ? p : xstrdup("bwgate");
 }
 
-/* Bash: route the command through the console. */
+/* How long the approval may take: the Bash tool's timeout less a margin. */
+static int
+hook_wait_ms(const cJSON *input)
+{
+	const cJSON	*t = cJSON_GetObjectItem(input, "timeout");
+	double		 ms = HOOK_BASH_TIMEOUT_MS;
+
+	if (cJSON_IsNumber(t) && t->valuedouble > 0)
+		ms = t->valuedouble < HOOK_BASH_TIMEOUT_MAX_MS ? t->valuedouble :
+		    HOOK_BASH_TIMEOUT_MAX_MS;
+	ms -= HOOK_WITHDRAW_MARGIN_MS;
+	return ms < 1000 ? 1000 : (int)ms;
+}
+
+/* Bash: route the command through the console, keeping the user's own
+   Claude Code rules (hook-perms.h): a deny rule refuses it here, an ask
+   rule answers "ask" with the rewritten command so Claude Code asks. */
 static void
-hook_bash(const cJSON *input, const char *socket, bool pass)
+hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 {
 	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
 			    input, "command"));
-	char		*cause = NULL, *self, *reason, *q;
+	char		*cause = NULL, *self, *reason, *q, *rule = NULL;
 	cJSON		*hso, *upd;
 	struct buf	 b = BUF_INIT;
+	enum hook_perm	 perm;
 
 	if (command == NULL) {
 		hook_deny("bwgate: the Bash tool input has no 'command' "
 		    "string");
+		return;
+	}
+	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
+		hook_deny(rule);
+		free(rule);
 		return;
 	}
 	if (!hook_console(socket, &cause)) {
@@ -144,6 +172,10 @@ hook_bash(const cJSON *input, const char *socket, bool pass)
 		return;
 	}
 	self = hook_self();
+	/* The decision must come within the call's own timeout (the Bash
+	   tool's, in ms: default 2 min, at most 10), with time left to say
+	   why it was withdrawn. */
+	buf_printf(&b, "BWGATE_APPROVAL_MS=%d ", hook_wait_ms(input));
 	if (socket != NULL) {
 		q = shell_squote(socket);
 		buf_printf(&b, "BWGATE_SOCKET=%s ", q);
@@ -159,9 +191,12 @@ hook_bash(const cJSON *input, const char *socket, bool pass)
 	free(q);
 	free(self);
 	hso = cJSON_CreateObject();
-	cJSON_AddStringToObject(hso, "permissionDecision", "allow");
-	cJSON_AddStringToObject(hso, "permissionDecisionReason", "routed "
-	    "through the bwgate console (verdict, approval, sandbox)");
+	cJSON_AddStringToObject(hso, "permissionDecision",
+	    perm == HOOK_PERM_ASK ? "ask" : "allow");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", rule != NULL ?
+	    rule : "routed through the bwgate console (verdict, approval, "
+	    "sandbox)");
+	free(rule);
 	upd = cJSON_Duplicate(input, true);
 	cJSON_ReplaceItemInObject(upd, "command", cJSON_CreateString(b.data));
 	cJSON_AddItemToObject(hso, "updatedInput", upd);
@@ -405,7 +440,8 @@ hook_claude_code(const char *socket, bool pass, bool route)
 		const cJSON *in = cJSON_GetObjectItem(j, "tool_input");
 
 		if (strcmp(tool, "Bash") == 0)
-			hook_bash(in, socket, pass);
+			hook_bash(in, cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "cwd")), socket, pass);
 		else if (strcmp(tool, "Write") == 0 ||
 		    strcmp(tool, "Edit") == 0 ||
 		    strcmp(tool, "MultiEdit") == 0)

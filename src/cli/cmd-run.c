@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -62,6 +63,38 @@ run_usage(FILE *f)
 	    "-- COMMAND [ARG...]\n");
 }
 
+
+int
+run_approval_env(void)
+{
+	const char	*v = getenv("BWGATE_APPROVAL_MS");
+	char		*end;
+	long		 n;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || n <= 0 || n > 86400000)
+		return 0;
+	return (int)n;
+}
+
+/* Withdraw request id: it was not decided in time. */
+static void
+run_withdraw(struct client *cl, double id, int ms)
+{
+	cJSON	*msg = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(msg, "v", PROTO_VERSION);
+	cJSON_AddStringToObject(msg, "type", "cancel");
+	cJSON_AddNumberToObject(msg, "id", id);
+	(void)client_send(cl, msg, NULL);
+	fprintf(stderr, "bwgate: request %.0f withdrawn: the operator did "
+	    "not decide within %d s (the time this call allows); ask the "
+	    "operator to look at the console, or run it again with a "
+	    "longer timeout\n", id, (ms + 999) / 1000);
+}
 
 /* Our environment for the sandbox (NAME=VALUE into env): secret-looking
    names only when the configuration names them (the console filters
@@ -364,13 +397,16 @@ run_submit(const struct run_request *rq0)
 	struct run_request r = *rq0, *rq = &r;
 	struct client	*cl;
 	char		*cause = NULL;
-	cJSON		*j;
+	cJSON		*j = NULL;
 	const char	*s;
 	enum proto_reply rt;
-	bool		 waiting = false, in_open = false;
+	bool		 waiting = false, in_open = false, decided = false;
+	bool		 withdrew = false;
 	bool		 streams = run_stdin_streams();
 	int		 status = EXIT_BWGATE_FAILED;
 	double		 id = 0;
+	struct timespec	 t0, now;
+	long		 left;
 
 	r.forward = true;
 	if ((cl = run_start(rq, &cause)) == NULL) {
@@ -379,14 +415,29 @@ run_submit(const struct run_request *rq0)
 		return EXIT_BWGATE_FAILED;
 	}
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		run_pump_input(cl, &in_open, id);
+		/* A deadline for the decision (the caller's own timeout). */
+		if (rq->approval_ms > 0 && !decided && id != 0 &&
+		    !client_buffered(cl)) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left = rq->approval_ms - ((now.tv_sec - t0.tv_sec) *
+			    1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+			if (left <= 0 || !run_readable(cl, (int)left)) {
+				run_withdraw(cl, id, rq->approval_ms);
+				status = EXIT_DENIED;
+				withdrew = true;
+				break;
+			}
+		}
 		if ((j = client_recv(cl, &cause)) == NULL)
 			break;
 		rt = proto_reply_type(j);
 		if (rt == PROTO_R_QUEUED) {
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
-			in_open = streams;
+			/* With a deadline, stdin flows once approved. */
+			in_open = streams && rq->approval_ms == 0;
 			s = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "verdict"));
 			/* Say we wait only if no decision follows at once
@@ -412,6 +463,9 @@ run_submit(const struct run_request *rq0)
 				cJSON_Delete(j);
 				break;
 			}
+			decided = true;
+			if (rq->approval_ms > 0)
+				in_open = streams;
 			if (waiting)
 				fprintf(stderr, "bwgate: request %.0f "
 				    "approved\n", id);
@@ -449,7 +503,7 @@ run_submit(const struct run_request *rq0)
 		}
 		cJSON_Delete(j);
 	}
-	if (j == NULL) {
+	if (j == NULL && !withdrew) {
 		fprintf(stderr, "bwgate: %s\n", cause != NULL ?
 		    display_str(cause) :
 		    "the console closed the connection before the command "
@@ -525,6 +579,7 @@ cmd_run(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		strv_push(&rq.argv, argv[i]);
 	rq.quiet = rq.quiet || run_quiet_env();
+	rq.approval_ms = run_approval_env();
 	status = run_submit(&rq);
 	strv_release(&rq.argv);
 	strv_release(&rq.rw);

@@ -141,6 +141,7 @@ cmd_sh(int argc, char **argv)
 	for (; i < argc; i++)
 		strv_push(&rq.args, argv[i]);
 	rq.quiet = run_quiet_env();
+	rq.approval_ms = run_approval_env();
 	rc = run_submit(&rq);
 out:
 	strv_release(&rq.shell_options);

@@ -98,9 +98,11 @@ trust_sandbox(const struct allowlist *al, const struct config *cfg,
 		    display_str(cause));
 		goto out;
 	}
-	printf("      sandbox: project %s, .git %s, network %s%s%s\n",
+	printf("      sandbox: project %s, .git %s, agent configuration %s, "
+	    "network %s%s%s\n",
 	    pol.project_readonly ? "read-only" : "writable",
 	    pol.git_writable ? "WRITABLE" : "read-only",
+	    pol.agent_config_writable ? "WRITABLE" : "read-only",
 	    pol.network ? "ON" : "off",
 	    pol.allow_userns ? ", nested sandboxes ALLOWED" : "",
 	    pol.allow_ptrace ? ", ptrace ALLOWED" : "");
@@ -165,9 +167,10 @@ trust_print_rule(const struct allowlist *al, const struct config *cfg,
 static void
 trust_print_profile(const struct profile *p)
 {
-	printf("  profile %s: project %s, .git %s, network %s\n",
-	    display_str(p->name), p->project_readonly ? "read-only" :
-	    "writable", p->git_writable ? "WRITABLE" : "read-only",
+	printf("  profile %s: project %s, .git %s, agent configuration %s, "
+	    "network %s\n", display_str(p->name), p->project_readonly ?
+	    "read-only" : "writable", p->git_writable ? "WRITABLE" :
+	    "read-only", p->agent_config_writable ? "WRITABLE" : "read-only",
 	    p->network ? "ON" : "off");
 	trust_paths("writable", &p->writable);
 }

@@ -64,6 +64,8 @@ struct run_request {
 					   output order (run, sh) */
 	struct strv	 env;		/* NAME=VALUE over our environment
 					   (bwgate mcp's run tool) */
+	int		 approval_ms;	/* withdraw when not decided by then
+					   (BWGATE_APPROVAL_MS); 0: wait */
 };
 #define RUN_REQUEST_INIT { .argv = STRV_INIT, .rw = STRV_INIT, \
 	.ro = STRV_INIT, .shell_options = STRV_INIT, .args = STRV_INIT, \
@@ -71,6 +73,8 @@ struct run_request {
 
 /* BWGATE_QUIET set (and not "0"): no summary lines on stderr. */
 bool	run_quiet_env(void);
+/* BWGATE_APPROVAL_MS as milliseconds, 0 when unset or not a number. */
+int	run_approval_env(void);
 
 /* Text a command or a file controls, control characters visible (the
    escaping point until the display function lands). */

@@ -14,7 +14,7 @@ bwgate_SOURCES = \
 	%D%/cmd-control.c \
 	%D%/cmd-show.c %D%/cmd-log.c \
 	%D%/summary.c \
-	%D%/cmd-hook.c \
+	%D%/cmd-hook.c %D%/hook-perms.c %D%/hook-perms.h \
 	%D%/cmd-mcp.c %D%/mcp.h \
 	%D%/mcp-rpc.c \
 	%D%/mcp-tools.c \

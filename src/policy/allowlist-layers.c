@@ -73,6 +73,7 @@ allowlist_profile_apply(const struct allowlist *al, const char *name,
 	struct stat		 st;
 	char			*copy, *n, *last, *path;
 	bool			 ro = true, net = false, git = false;
+	bool			 agents = false;
 	size_t			 i;
 
 	copy = xstrdup(name);
@@ -87,6 +88,7 @@ allowlist_profile_apply(const struct allowlist *al, const char *name,
 		ro = ro && p->project_readonly;
 		net = net || p->network;
 		git = git || p->git_writable;
+		agents = agents || p->agent_config_writable;
 		for (i = 0; i < p->writable.n; i++) {
 			/* A project profile's path must still be inside
 			   (a symbolic link may have appeared since). */
@@ -105,6 +107,7 @@ allowlist_profile_apply(const struct allowlist *al, const char *name,
 	pol->project_readonly = ro;
 	pol->network = pol->network || net;
 	pol->git_writable = pol->git_writable || git;
+	pol->agent_config_writable = pol->agent_config_writable || agents;
 	for (i = 0; i < rw.n; i++)
 		if (!strv_contains(&pol->rw_paths, rw.v[i]))
 			strv_push(&pol->rw_paths, rw.v[i]);

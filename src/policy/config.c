@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "agentcfg.h"
 #include "config.h"
 #include "jsonutil.h"
 #include "path.h"
@@ -97,6 +98,7 @@ config_release(struct config *c)
 	strv_release(&c->hide_paths);
 	strv_release(&c->exclude);
 	strv_release(&c->attention);
+	strv_release(&c->agent_config);
 	strv_release(&c->files);
 	free(c->allowed_uids);
 	cJSON_Delete(c->profile_limits);
@@ -328,6 +330,21 @@ out:
 	return rc;
 }
 
+/* The agents' configuration (agentcfg.h): protected, and called out in
+   attention. Without the table nothing runs (it protects the host). */
+static int
+config_agents(struct config *c, char **cause)
+{
+	const struct agentcfg	*t;
+
+	if ((t = agentcfg_get(cause)) == NULL)
+		return -1;
+	agentcfg_strv(t, &c->agent_config);
+	agentcfg_strv(t, &c->attention);
+	strv_push(&c->files, t->file);
+	return 0;
+}
+
 int
 config_load(struct config *c, const char *explicit, char **cause)
 {
@@ -349,9 +366,9 @@ config_load(struct config *c, const char *explicit, char **cause)
 	free(user);
 	if (rc != 0)
 		return -1;
-	if (explicit != NULL)
-		return config_load_file(c, explicit, cause);
-	return 0;
+	if (explicit != NULL && config_load_file(c, explicit, cause) != 0)
+		return -1;
+	return config_agents(c, cause);
 }
 
 void
@@ -388,6 +405,7 @@ void
 config_apply(const struct config *c, struct sandbox_policy *pol)
 {
 	strv_append_all(&pol->protected, &c->protected);
+	strv_append_all(&pol->agent_config, &c->agent_config);
 	strv_append_all(&pol->env_pass, &c->env_pass);
 	for (size_t i = 0; i < c->rw_paths.n; i++) {
 		char *p = path_expand_home(c->rw_paths.v[i]);

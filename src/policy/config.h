@@ -24,6 +24,7 @@ struct config {
 	struct strv	 hide_paths;
 	struct strv	 exclude;	/* trees left out of reports/watching */
 	struct strv	 attention;	/* auto-run paths called out in reports */
+	struct strv	 agent_config;	/* agentcfg.h, as the policy takes it */
 	bool		 network;
 	bool		 allow_userns;
 	bool		 allow_ptrace;

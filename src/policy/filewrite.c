@@ -3,9 +3,12 @@
 #include "autoconf.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "agentcfg.h"
 #include "filewrite.h"
+#include "xalloc.h"
 
 struct filewrite_rule {
 	const char		*path;
@@ -20,20 +23,8 @@ static const struct filewrite_rule filewrite_rules[] = {
 	  "git metadata (hooks and config run on the host)" },
 	{ ".bwgate.json", false, FILEWRITE_PROTECTED,
 	  "the project's bwgate rules" },
-	{ ".envrc", true, FILEWRITE_ATTENTION,
-	  "direnv runs it when a shell enters the directory" },
-	{ ".vscode", false, FILEWRITE_ATTENTION,
-	  "editor tasks and settings can run programs" },
-	{ ".idea", false, FILEWRITE_ATTENTION,
-	  "IDE run configurations can run programs" },
-	{ ".devcontainer", false, FILEWRITE_ATTENTION,
-	  "container setup runs when the project is opened" },
 	{ ".github/workflows", false, FILEWRITE_ATTENTION,
 	  "CI runs it with the repository's secrets" },
-	{ ".husky", false, FILEWRITE_ATTENTION,
-	  "git hooks installed by npm projects" },
-	{ ".pre-commit-config.yaml", false, FILEWRITE_ATTENTION,
-	  "pre-commit runs the hooks it names" },
 	{ NULL, false, FILEWRITE_PLAIN, NULL }
 };
 
@@ -74,12 +65,31 @@ filewrite_lifted(const struct strv *list, const char *path)
 	return false;
 }
 
+/* Does the configuration lift an agent entry ("!.vscode/", as the
+   sandbox takes it)? */
+static bool
+filewrite_agent_lifted(const struct strv *extra, const struct agentcfg_entry *a)
+{
+	char	*s;
+	bool	 yes;
+
+	if (extra == NULL)
+		return false;
+	s = xasprintf("%s%s", a->path, a->dir ? "/" : "");
+	yes = filewrite_lifted(extra, s);
+	free(s);
+	return yes;
+}
+
 /* Classify a project-relative path. */
 void
 filewrite_classify(const char *rel, const struct strv *extra,
     struct filewrite_match *fm)
 {
 	const struct filewrite_rule	*e;
+	const struct agentcfg		*t;
+	const struct agentcfg_entry	*a;
+	char				*cause = NULL;
 
 	/* The configured protected paths first (what the sandbox mounts
 	   read-only), less those a "!path" entry lifts. */
@@ -94,6 +104,34 @@ filewrite_classify(const char *rel, const struct strv *extra,
 		return;
 	}
 	for (e = filewrite_rules; e->path != NULL; e++) {
+		if (e->kind != FILEWRITE_PROTECTED)
+			break;	/* the agents' configuration first */
+		if (e->any_depth ? filewrite_component(rel, e->path) :
+		    filewrite_within(rel, e->path)) {
+			fm->kind = e->kind;
+			fm->entry = e->path;
+			fm->why = e->why;
+			return;
+		}
+	}
+	/* What agents and editors run (agentcfg.h); without the table,
+	   every write is refused. */
+	if ((t = agentcfg_get(&cause)) == NULL) {
+		free(cause);
+		fm->kind = FILEWRITE_PROTECTED;
+		fm->entry = rel;
+		fm->why = "the table of agent configuration "
+		    "(agent-config.json) cannot be read";
+		return;
+	}
+	if ((a = agentcfg_match(t, rel)) != NULL && !filewrite_agent_lifted(
+	    extra, a)) {
+		fm->kind = FILEWRITE_PROTECTED;
+		fm->entry = a->path;
+		fm->why = a->why;
+		return;
+	}
+	for (; e->path != NULL; e++) {
 		if (e->any_depth ? filewrite_component(rel, e->path) :
 		    filewrite_within(rel, e->path)) {
 			fm->kind = e->kind;

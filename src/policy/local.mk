@@ -4,6 +4,7 @@ noinst_LIBRARIES += %D%/libpolicy.a
 %C%_libpolicy_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_libpolicy_a_SOURCES = \
 	%D%/config.c %D%/config.h \
+	%D%/agentcfg.c %D%/agentcfg.h \
 	%D%/guard.c %D%/guard.h \
 	%D%/allowlist.c %D%/allowlist.h %D%/allowlist-int.h \
 	%D%/allowlist-view.c %D%/allowlist-layers.c %D%/allowlist-trust.c \
@@ -11,4 +12,5 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
 	%D%/filewrite.c %D%/filewrite.h \
 	%D%/danger.c %D%/danger.h \
+	%D%/ccperms.c %D%/ccperms.h \
 	%D%/narrow.c %D%/narrow.h

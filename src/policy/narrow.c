@@ -49,6 +49,9 @@ narrow_widens(const struct profile *p, const char *project)
 		return "the network";
 	if (p->git_writable)
 		return "a writable .git (git_writable)";
+	if (p->agent_config_writable)
+		return "writable agent and editor configuration "
+		    "(agent_config_writable)";
 	for (size_t i = 0; i < p->writable.n; i++)
 		if (!narrow_path_inside(p->writable.v[i], project))
 			return "writable paths outside the project";

@@ -134,6 +134,7 @@ static const struct rule_key rule_profile_keys[] = {
 	{ "project_readonly", T_BOOL },
 	{ "network", T_BOOL },
 	{ "git_writable", T_BOOL },
+	{ "agent_config_writable", T_BOOL },
 	{ "writable", T_ARRAY },
 	{ NULL, 0 }
 };
@@ -492,6 +493,9 @@ rule_profile(struct rule_ctx *c, const cJSON *obj, struct profile *p)
 		p->network = cJSON_IsTrue(j);
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "git_writable")))
 		p->git_writable = cJSON_IsTrue(j);
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj,
+	    "agent_config_writable")))
+		p->agent_config_writable = cJSON_IsTrue(j);
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "writable")) != NULL &&
 	    rule_strings(c, j, "writable", &p->writable) != 0)
 		return -1;

@@ -30,6 +30,7 @@ struct profile {
 	bool		 project_readonly;
 	bool		 network;
 	bool		 git_writable;
+	bool		 agent_config_writable; /* agentcfg.h paths writable */
 	struct strv	 writable;	/* host paths ("~/" allowed) */
 };
 

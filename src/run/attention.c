@@ -30,11 +30,22 @@ attention_has_component(const char *path, const char *name)
 	return false;
 }
 
-/* A pattern: "dir/" is the directory and everything below; else exact. */
+/* A pattern: "dir/" is the directory and everything below; else exact;
+   a leading "**" "/" at any depth. */
 bool
 attention_match(const char *path, const char *pattern)
 {
 	size_t	n = strlen(pattern);
+
+	if (strncmp(pattern, "**/", 3) == 0) {
+		for (const char *p = path; p != NULL; p = strchr(p, '/')) {
+			if (*p == '/')
+				p++;
+			if (attention_match(p, pattern + 3))
+				return true;
+		}
+		return false;
+	}
 
 	while (strncmp(pattern, "./", 2) == 0) {
 		pattern += 2;

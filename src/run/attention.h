@@ -8,8 +8,10 @@
  *	rules		is a .bwgate.json (bwgate's own rules);
  *	auto-run	is one of the configured auto-run paths (the
  *			configuration key "attention": project-relative
- *			paths, a trailing '/' for a directory and all below:
- *			.envrc, .vscode/, .github/workflows/, ...);
+ *			paths, a trailing '/' for a directory and all below,
+ *			a leading "**" "/" at any depth: .github/workflows/,
+ *			and the agents' and editors' configuration, .claude/,
+ *			.mcp.json, .vscode/, .envrc, ...: policy/agentcfg.h);
  *	executable	is a new file with an execute bit, or a file that
  *			gained one (when the state before is known);
  *	symlink		is a symbolic link that points outside the project;

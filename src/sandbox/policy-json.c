@@ -27,6 +27,8 @@ static const struct pj_field {
 	    offsetof(struct sandbox_policy, project_readonly) },
 	{ "git_writable", PJ_BOOL,
 	    offsetof(struct sandbox_policy, git_writable) },
+	{ "agent_config_writable", PJ_BOOL,
+	    offsetof(struct sandbox_policy, agent_config_writable) },
 	{ "network", PJ_BOOL, offsetof(struct sandbox_policy, network) },
 	{ "allow_userns", PJ_BOOL,
 	    offsetof(struct sandbox_policy, allow_userns) },
@@ -37,6 +39,8 @@ static const struct pj_field {
 	{ "ro_paths", PJ_STRV, offsetof(struct sandbox_policy, ro_paths) },
 	{ "hide_paths", PJ_STRV, offsetof(struct sandbox_policy, hide_paths) },
 	{ "protected", PJ_STRV, offsetof(struct sandbox_policy, protected) },
+	{ "agent_config", PJ_STRV,
+	    offsetof(struct sandbox_policy, agent_config) },
 	{ "env_pass", PJ_STRV, offsetof(struct sandbox_policy, env_pass) },
 	{ "env_set", PJ_STRV, offsetof(struct sandbox_policy, env_set) },
 	{ "env_agent", PJ_BOOL, offsetof(struct sandbox_policy, env_agent) },
@@ -49,7 +53,7 @@ static const struct pj_field {
  * exec --policy-fd would silently run without it. This breaks the build
  * on 64-bit hosts until the table and the size below are updated together.
  */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 224,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 248,
     "struct sandbox_policy changed: update pj_fields in policy-json.c");
 
 /* The policy as one JSON object. */

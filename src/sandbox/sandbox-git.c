@@ -169,6 +169,9 @@ build_git(struct build *b, char **cause)
 	for (size_t i = 0; i < gs->ndirs && rc == 0; i++)
 		if (gs->dirs[i].opaque || gs->dirs[i].deep)
 			rc = build_protect(b, gs->dirs[i].rel, true, cause);
+	/* The agents' configuration where it exists deeper. */
+	if (rc == 0)
+		rc = build_agent_nested(b, gs, cause);
 	/* Kept when the result is checked after the run. */
 	if (rc == 0 && !b->pol->git_writable && !b->dry)
 		b->sb->gitscan = gs;

@@ -73,4 +73,10 @@ void	build_secrets_end(struct build *);
 /* sandbox-git.c */
 int	build_git(struct build *, char **);
 
+/* sandbox-agents.c: the agents' configuration at the root, and where it
+   exists deeper (from the git scan's directories). */
+struct gitscan;
+int	build_agent_config(struct build *, char **);
+int	build_agent_nested(struct build *, const struct gitscan *, char **);
+
 #endif

@@ -303,5 +303,5 @@ build_protected_paths(struct build *b, char **cause)
 		if (build_protect(b, clean, rel[len - 1] == '/', cause) != 0)
 			return -1;
 	}
-	return 0;
+	return build_agent_config(b, cause);
 }

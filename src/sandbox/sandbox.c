@@ -99,6 +99,7 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	dst->profile = src->profile ? xstrdup(src->profile) : NULL;
 	dst->project_readonly = src->project_readonly;
 	dst->git_writable = src->git_writable;
+	dst->agent_config_writable = src->agent_config_writable;
 	dst->network = src->network;
 	dst->allow_userns = src->allow_userns;
 	dst->allow_ptrace = src->allow_ptrace;
@@ -107,6 +108,7 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	strv_append_all(&dst->ro_paths, &src->ro_paths);
 	strv_append_all(&dst->hide_paths, &src->hide_paths);
 	strv_append_all(&dst->protected, &src->protected);
+	strv_append_all(&dst->agent_config, &src->agent_config);
 	strv_append_all(&dst->env_pass, &src->env_pass);
 	strv_append_all(&dst->env_set, &src->env_set);
 	dst->env_agent = src->env_agent;
@@ -127,6 +129,7 @@ sandbox_policy_release(struct sandbox_policy *pol)
 	strv_release(&pol->ro_paths);
 	strv_release(&pol->hide_paths);
 	strv_release(&pol->protected);
+	strv_release(&pol->agent_config);
 	strv_release(&pol->env_pass);
 	strv_release(&pol->env_set);
 	strv_release(&pol->env_in);

@@ -45,6 +45,8 @@ struct sandbox_policy {
 	char		*profile;	/* profile name, for reports */
 	bool		 project_readonly; /* profile "readonly" */
 	bool		 git_writable;	/* profile "git-write": .git rw */
+	bool		 agent_config_writable; /* profile agent_config_writable:
+					   agent_config below writable */
 	bool		 network;
 	bool		 allow_userns;	/* nested sandboxes inside */
 	bool		 allow_ptrace;	/* debuggers inside */
@@ -53,6 +55,10 @@ struct sandbox_policy {
 	struct strv	 ro_paths;	/* extra read-only host paths */
 	struct strv	 hide_paths;	/* paths replaced by an empty dir/file */
 	struct strv	 protected;	/* project-relative, read-only inside */
+	struct strv	 agent_config;	/* the same for the agents' and editors'
+					   configuration (policy/agentcfg.h):
+					   "path", "dir/", with a leading
+					   "**" "/" also where it exists deeper */
 	struct strv	 env_pass;	/* names passed even if secret-looking */
 	struct strv	 env_set;	/* NAME=VALUE set inside */
 	bool		 env_agent;	/* env_in replaces our own environ */

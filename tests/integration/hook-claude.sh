@@ -71,10 +71,16 @@ assert_match "  with the sandbox's reason" \
 assert_eq "Edit of a nested .git/config: deny" \
     "$(fdecision Edit "$P/vendor/lib/.git/config")" deny
 assert_eq "Edit of .bwgate.json: deny" "$(fdecision Edit "$P/.bwgate.json")" deny
-assert_eq "Write of .envrc (attention): ask" "$(fdecision Write "$P/sub/.envrc")" ask
+assert_eq "Write of .envrc (agent configuration): deny" \
+    "$(fdecision Write "$P/sub/.envrc")" deny
+assert_match "  with the table's reason" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "direnv runs it"
+assert_eq "Write of a CI workflow (attention): ask" \
+    "$(fdecision Write "$P/.github/workflows/ci.yml")" ask
 assert_match "  with the rule's reason" \
     "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
-    "needs attention \\(.envrc: direnv"
+    "needs attention \\(.github/workflows: CI runs it"
 assert_eq "Write outside the project: deny" \
     "$(fdecision Write "$T/elsewhere.txt")" deny
 ln -s "$T" "$P/out"
@@ -100,7 +106,40 @@ assert_eq "updatedInput keeps the other fields" \
     '["test",120000]'
 assert_match "updatedInput runs bwgate sh -c" \
     "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
-    "^'[^']*/bwgate' sh -c '"
+    "^BWGATE_APPROVAL_MS=115000 '[^']*/bwgate' sh -c '"
+
+# The user's own Claude Code rules still hold: a deny rule refuses the
+# command (Claude Code would check the rewritten one, which no rule
+# names), an ask rule makes Claude Code ask; from every settings file.
+decision() {
+	bash_payload "$1" | hook
+	jq -r '.hookSpecificOutput | .permissionDecision + " " +
+	    (.updatedInput.command // "-")' "$T/hook.out"
+}
+mkdir -p "$HOME/.claude" "$P/.claude"
+echo '{"permissions":{"deny":["Bash(touch:*)","Read(./.env)"],"ask":["Bash(git push *)"]}}' \
+    > "$HOME/.claude/settings.json"
+assert_match "user deny rule Bash(touch:*): touch x denied" \
+    "$(decision 'touch x')" "^deny -$"
+assert_match "  the reason names the rule" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "rule 'Bash\\(touch:\\*\\)'"
+assert_match "  inside a compound command and with quotes" \
+    "$(decision "echo a && 'tou'ch y | cat")" "^deny -$"
+assert_match "  inside a substitution" "$(decision 'echo $(touch z)')" "^deny -$"
+assert_match "other commands still allowed and rewritten" \
+    "$(decision 'echo touch')" "^allow BWGATE_APPROVAL_MS="
+assert_match "ask rule: ask, with the rewritten command" \
+    "$(decision 'git push origin main')" "^ask BWGATE_APPROVAL_MS=[0-9]+ '.*/bwgate' sh -c 'git push"
+echo '{"permissions":{"deny":["Bash(rm *)"]}}' > "$P/.claude/settings.local.json"
+assert_match "project local deny rule Bash(rm *): rm denied" \
+    "$(decision 'rm -rf build')" "^deny -$"
+assert_match "  but not a longer name (rmdir)" "$(decision 'rmdir d')" "^allow "
+echo '{"permissions":' > "$P/.claude/settings.json"
+assert_match "a broken settings file: deny (fail closed)" \
+    "$(decision 'echo hi')" "^deny -$"
+rm -rf "$HOME/.claude" "$P/.claude"
+ok_if "no settings: allowed again" test "$(decision 'touch x' | cut -d' ' -f1)" = allow
 
 # Hard strings: the rewritten command (through the console and the
 # sandbox) prints exactly what the original prints run by bash.
@@ -157,5 +196,31 @@ ok_unless "  the workflow not written" test -e "$P/.github/workflows/ci.yml"
 assert_eq "the console audited the hook's writes" \
     "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
         | .request.agent' "$AUDIT" | sort -u)" claude-code
+stop_console
+
+# The call's own timeout bounds the wait for the operator: a request not
+# decided in time is withdrawn and the model told why (Claude Code would
+# otherwise move the command to the background and the session hang).
+start_console --headless || { ok_if "the console starts" false; done_testing; exit; }
+bash_payload 'touch waited' | hook
+assert_match "a 2-minute Bash timeout: 115 s for the decision" \
+    "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
+    "^BWGATE_APPROVAL_MS=115000 "
+payload Bash '{"command":"touch waited","timeout":6000}' | hook
+cmd=$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")
+assert_match "a 6 s timeout: at least 1 s for the decision" "$cmd" \
+    "^BWGATE_APPROVAL_MS=1000 "
+start=$(date +%s)
+(cd "$P" && timeout 30 bash -c "$cmd") > "$T/wait.out" 2> "$T/wait.err"
+rc=$?
+assert_eq "not decided in time: exit 77 (denied)" "$rc" 77
+ok_if "  well before the Bash tool's timeout" test $(( $(date +%s) - start )) -lt 6
+assert_match "  the model is told why" "$(cat "$T/wait.err")" \
+    "withdrawn: the operator did not decide within 1 s"
+withdrawn() {
+	"$BWGATE" list --json | jq -e '.[] | select(.command == "touch waited" and .state == "withdrawn")'
+}
+ok_if "  withdrawn in the console" wait_for 10 withdrawn
+ok_unless "  and never run" test -e "$P/waited"
 stop_console
 done_testing

@@ -31,7 +31,7 @@ assert_eq "a narrowing file is trusted" "$?" 0
 assert_match "each allow rule with its pattern" "$OUT" \
     "allow +build +'make \*' \[profile project\]"
 assert_match "its whole sandbox" "$OUT" \
-    'sandbox: project writable, \.git read-only, network off'
+    'sandbox: project writable, \.git read-only, agent configuration read-only, network off'
 assert_match "the writable project path" "$OUT" "writable +$P"
 assert_match "the protected paths" "$OUT" 'protected +\.git'
 assert_match "the limits" "$OUT" 'limits +(no timeout|timeout [0-9]+ s), output [0-9]+ bytes'

@@ -8,7 +8,7 @@
 P=$(new_project)
 OUT="$T/outside"
 mkdir -p "$OUT"
-ui_start 200 60 || { done_testing; exit 1; }
+ui_start 200 90 || { done_testing; exit 1; }
 
 agent one -- sh -c "echo written > '$OUT/x.txt'"
 check_screen "pending" 10 '^! +1 .*echo written'

@@ -51,9 +51,23 @@ test_rules(void **state)
 	assert_int_equal(kind("a/.gitx/b", NULL), FILEWRITE_PLAIN);
 	assert_int_equal(kind(".bwgate.json", NULL), FILEWRITE_PROTECTED);
 	assert_int_equal(kind("sub/.bwgate.json", NULL), FILEWRITE_PLAIN);
-	assert_int_equal(kind("sub/.envrc", NULL), FILEWRITE_ATTENTION);
+	/* The agents' and editors' configuration (agent-config.json). */
+	assert_int_equal(kind("sub/.envrc", NULL), FILEWRITE_PROTECTED);
 	assert_int_equal(kind(".vscode/tasks.json", NULL),
-	    FILEWRITE_ATTENTION);
+	    FILEWRITE_PROTECTED);
+	assert_int_equal(kind(".vscode/tasks.json", "!.vscode/"),
+	    FILEWRITE_PLAIN);
+	assert_int_equal(kind(".claude/settings.local.json", NULL),
+	    FILEWRITE_PROTECTED);
+	assert_int_equal(kind("a/b/.claude", NULL), FILEWRITE_PROTECTED);
+	assert_int_equal(kind("a/.codex/config.toml", NULL),
+	    FILEWRITE_PROTECTED);
+	assert_int_equal(kind(".mcp.json", NULL), FILEWRITE_PROTECTED);
+	assert_int_equal(kind(".mcp.jsonx", NULL), FILEWRITE_PLAIN);
+	assert_int_equal(kind("x.claude/a", NULL), FILEWRITE_PLAIN);
+	assert_int_equal(kind("sub/.husky/pre-commit", NULL), FILEWRITE_PLAIN);
+	assert_int_equal(kind(".husky/pre-commit", NULL), FILEWRITE_PROTECTED);
+	assert_int_equal(kind("AGENTS.md", NULL), FILEWRITE_PLAIN);
 	assert_int_equal(kind(".github/workflows/ci.yml", NULL),
 	    FILEWRITE_ATTENTION);
 	assert_int_equal(kind(".github/CODEOWNERS", NULL), FILEWRITE_PLAIN);
@@ -315,5 +329,7 @@ main(void)
 		cmocka_unit_test(test_protocol_write),
 	};
 
+	/* The shipped tables of the source tree. */
+	setenv("BWGATE_DATADIR", SRCDATADIR, 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
