@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "beneath.h"
 #include "cleanup.h"
 #include "gitscan.h"
 #include "path.h"
@@ -88,10 +89,11 @@ build_agent_config(struct build *b, char **cause)
 static int
 agent_nested_one(struct build *b, const char *rel, bool dir, char **cause)
 {
-	_cleanup_free_ char	*abs = path_join(b->pol->project, rel);
 	struct stat		 st;
 
-	if (lstat(abs, &st) != 0)
+	/* Through the door: a racing sandbox cannot swap a directory on
+	   the way for a link out (the root may not be open in a dry run). */
+	if (b->root < 0 || beneath_lstat(b->root, rel, &st) != 0)
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
 		strv_pushf(&b->sb->warnings, "'%s' is a symbolic link: the "

@@ -153,10 +153,10 @@ assert_eq "denied by the operator: tool error" \
     '[true,"operator","not today"]'
 ok_unless "denied: nothing written" test -e "$P/no.txt"
 assert_eq "attention write approved by the operator: written" \
-    "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.devcontainer/devcontainer.json")" \
+    "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.github/workflows/ci.yml")" \
     '[false,"ask"]/{}'
 assert_match "  progress said it was queued as ask" \
-    "$(step write-approved | jq -r '.progress[0]')" "queued \\(ask: write_file: '.devcontainer/devcontainer.json' is attention"
+    "$(step write-approved | jq -r '.progress[0]')" "queued \\(ask: write_file: '.github/workflows/ci.yml' is attention"
 assert_eq "edit of a file changed before approval: not written" \
     "$(step edit-stale | jq -c '[.isError, .structured.state, .structured.changes.modified]')" \
     '[true,"finished",[]]'

@@ -125,7 +125,7 @@ if (mode === "auto") {
 	    "deny", ["--note", "not today"]));
 	// A write that needs attention, approved by the operator.
 	out("write-approved", await runWithOperator(null, "approve", [],
-	    ["write_file", { path: ".devcontainer/devcontainer.json", content: "{}\n" }]));
+	    ["write_file", { path: ".github/workflows/ci.yml", content: "{}\n" }]));
 	// An edit whose file changes before the operator approves: the
 	// write must not clobber the newer content.
 	out("edit-stale", await runWithOperator(null, "approve", [],
