@@ -9,7 +9,8 @@
  *    the sandbox as that user, as `sudo -u` would (uid, the user's primary
  *    gid, supplementary groups cleared): bwrap is started through
  *    setpriv(1), which shows in the argv, and files the command creates
- *    belong to the project's owner;
+ *    belong to the project's owner; that user must reach what bwrap binds,
+ *    or bwgate refuses first (sandbox-reach.c);
  *  - otherwise (a root-owned project, or a host where only root may create
  *    user namespaces, or an owner this namespace cannot map) the kernel
  *    uid stays 0, /proc is read-only (sandbox-proc.c) and the files under
