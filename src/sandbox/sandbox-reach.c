@@ -90,7 +90,7 @@ reach_ask(uid_t uid, gid_t gid, const struct reach_target *t, size_t n,
 
 /*
  * The first directory on the way to t (or t itself) that uid/gid cannot
- * search (or run), or NULL when -1 is returned with *cause.
+ * search (or run); NULL with *cause when the question could not be asked.
  */
 static char *
 reach_first_denied(uid_t uid, gid_t gid, const struct reach_target *t,
