@@ -206,6 +206,7 @@ UI_TESTS = \
 	%D%/integration/ui-layout.sh \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
+	%D%/integration/ui-demo.sh \
 	%D%/integration/ui-rule.sh \
 	%D%/integration/ui-tmux.sh \
 	%D%/integration/ui-display.sh \

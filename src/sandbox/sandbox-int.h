@@ -65,10 +65,15 @@ void	build_proc(struct build *);
 int	build_sys(struct build *, char **);
 
 /* sandbox-user.c */
-void	build_identity(struct build *);
+int	build_identity(struct build *, char **);
 void	build_secrets_start(struct build *);
 void	build_secrets(struct build *);
 void	build_secrets_end(struct build *);
+
+/* sandbox-reach.c: can uid (gid, no other groups) reach the working
+   directory, the extra paths and the helper? 0, or -1 with *cause: the
+   refusal, naming the first directory it cannot search and the fix. */
+int	build_reach(struct build *, uid_t, gid_t, char **);
 
 /* sandbox-git.c */
 int	build_git(struct build *, char **);

@@ -9,7 +9,8 @@
  *    the sandbox as that user, as `sudo -u` would (uid, the user's primary
  *    gid, supplementary groups cleared): bwrap is started through
  *    setpriv(1), which shows in the argv, and files the command creates
- *    belong to the project's owner;
+ *    belong to the project's owner; that user must reach what bwrap binds,
+ *    or bwgate refuses first (sandbox-reach.c);
  *  - otherwise (a root-owned project, or a host where only root may create
  *    user namespaces, or an owner this namespace cannot map) the kernel
  *    uid stays 0, /proc is read-only (sandbox-proc.c) and the files under
@@ -68,10 +69,12 @@ overflow_uid(void)
 
 /*
  * Decide the identity; when root runs for a user's project, start the argv
- * with setpriv so bwrap (and so the sandbox) runs as that user.
+ * with setpriv so bwrap (and so the sandbox) runs as that user, once that
+ * user is known to reach what the sandbox binds (sandbox-reach.c). -1 with
+ * *cause when it cannot.
  */
-void
-build_identity(struct build *b)
+int
+build_identity(struct build *b, char **cause)
 {
 	struct sandbox	*sb = b->sb;
 	struct passwd	*pw;
@@ -82,25 +85,27 @@ build_identity(struct build *b)
 	sb->kernel_uid = (long)getuid();
 	sb->kernel_gid = (long)getgid();
 	if (getuid() != 0 || stat(b->pol->project, &st) != 0 || st.st_uid == 0)
-		return;
+		return 0;
 	if ((long)st.st_uid == overflow_uid()) {
 		strv_pushf(&sb->warnings, "the project's owner is not mapped in "
 		    "this user namespace: the sandbox keeps kernel uid 0");
-		return;
+		return 0;
 	}
 	if (!b->probe->userns_unpriv) {
 		strv_pushf(&sb->warnings, "only root can create user "
 		    "namespaces here: the sandbox runs with kernel uid 0, not "
 		    "as the project's owner (uid %lu)", (unsigned long)st.st_uid);
-		return;
+		return 0;
 	}
 	if (access(PROBE_SETPRIV, X_OK) != 0) {
 		strv_pushf(&sb->warnings, "'%s' is missing: the sandbox keeps "
 		    "kernel uid 0 (install util-linux)", PROBE_SETPRIV);
-		return;
+		return 0;
 	}
 	pw = getpwuid(st.st_uid);
 	gid = pw != NULL ? pw->pw_gid : st.st_gid;
+	if (build_reach(b, st.st_uid, gid, cause) != 0)
+		return -1;
 	build_arg(b, PROBE_SETPRIV);
 	snprintf(arg, sizeof arg, "--reuid=%lu", (unsigned long)st.st_uid);
 	build_arg(b, arg);
@@ -117,6 +122,7 @@ build_identity(struct build *b)
 	if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/' &&
 	    strcmp(pw->pw_dir, "/") != 0)
 		b->home = sb->run_home = xstrdup(pw->pw_dir); /* hidden too */
+	return 0;
 }
 
 /* Walk dirfd (path) and collect entries not readable by everyone. */

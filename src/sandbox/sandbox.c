@@ -561,9 +561,15 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	}
 	sb->nested = probe->nested;
 	sb->network = pol->network;
-	if (pol->network && build_network(&b, cause) != 0)
+	/* First: it may start the argv with setpriv, or refuse. */
+	if (build_identity(&b, cause) != 0) {
+		sandbox_finish(sb);
 		return -1;
-	build_identity(&b);	/* may start the argv with setpriv */
+	}
+	if (pol->network && build_network(&b, cause) != 0) {
+		sandbox_finish(sb);
+		return -1;
+	}
 	build_secrets_start(&b);
 	add(&b, probe->bwrap);
 	build_namespaces(&b);

@@ -96,7 +96,12 @@ elif ! chown 4242:4242 "$P" 2>/dev/null; then
 	# Nested with only uid 0 mapped: the owner cannot be mapped.
 	out=$(run -- id -u)
 	assert_match "unmapped owner: uid 0 kept, and said" "$out" "^0"
+elif ! uid_reaches 4242 "$T"; then
+	skip "sandbox runs as the project's owner" "uid 4242 cannot search the way to the test directory $T (TMPDIR under a private directory)"
 else
+	# bwrap binds bwgate's helper as the owner: a copy it can reach,
+	# wherever this build tree is (a clone in /root, say).
+	use_installed_copy
 	chown -R 4242:4242 "$P"
 	assert_eq "sandbox runs as the project's owner" "$(run -- id -u)" 4242
 	run -- sh -c 'echo x > made-by-sandbox; mkdir made-dir' >/dev/null
@@ -107,5 +112,34 @@ else
 	ok_unless "owner's sandbox cannot read /etc/shadow either" \
 		sh -c '"$1" exec --quiet --project "$2" -- cat /etc/shadow 2>/dev/null | grep -q "^root:"' _ "$BWGATE" "$P"
 	chown -R 0:0 "$P"
+
+	# A project the owner cannot reach (inside a directory only root
+	# may enter, like a clone in /root): refused before any sandbox,
+	# in one line naming the uid, the directory and the fix.
+	mkdir -m 0700 "$T/private"
+	Q="$T/private/proj"
+	mkdir -p "$Q/.git"
+	chown -R 4242:4242 "$Q"
+	want="bwgate: the sandbox runs as uid 4242 (the project's owner), who cannot search '$T/private' on the way to the project '$Q': chmod o+x $T/private, or move the project where that user can reach it"
+	out=$(cd "$Q" && "$BWGATE" exec --quiet --project "$Q" -- touch made 2>&1)
+	assert_eq "unreachable project: bwgate failed (125)" "$?" 125
+	assert_eq "the one line says who, where and what to do" "$out" "$want"
+	assert_eq "nothing ran, nothing was placed there" "$(ls -A "$Q")" .git
+	out=$(cd "$Q" && "$BWGATE" check -- touch made 2>&1)
+	assert_match "check says it instead of an argv" "$out" \
+	    "^bwrap: +\(no sandbox: the sandbox runs as uid 4242 .* cannot search '$T/private'"
+	out=$(cd "$Q" && "$BWGATE" exec --json --project "$Q" -- true 2>/dev/null)
+	assert_match "the JSON report carries it" "$(jq -r .error <<< "$out")" \
+	    "cannot search '$T/private'"
+	chmod 0711 "$T/private"
+	assert_eq "searchable (not readable) is enough" \
+	    "$(cd "$Q" && "$BWGATE" exec --quiet --project "$Q" -- id -u 2>&1)" 4242
+	# bwgate's helper where the owner cannot reach it (a build tree in
+	# /root): refused too, naming the way to it.
+	mkdir -m 0700 "$T/built"
+	cp "$T/inst/libexec/bwgate/bwgate-helper" "$T/built/"
+	out=$(cd "$Q" && BWGATE_HELPER="$T/built/bwgate-helper" \
+	    "$BWGATE" exec --quiet --project "$Q" -- true 2>&1)
+	assert_eq "unreachable helper: refused" "$out" "bwgate: the sandbox runs as uid 4242 (the project's owner), who cannot search '$T/built' on the way to bwgate's helper '$T/built/bwgate-helper': chmod o+x $T/built, or install bwgate where that user can reach it (make install)"
 fi
 done_testing

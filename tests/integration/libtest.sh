@@ -9,6 +9,14 @@
 #	done_testing			teardown, "no process left behind",
 #					the plan; exit status
 #
+# A failing check prints what it expected and what it saw; a script with
+# failures ends with "# failed: ..." lines naming each failed check and its
+# cause (./quickstart check shows them).
+#
+# A test that runs bwgate, or a sandbox, as another uid calls
+# use_installed_copy first: the build tree may sit where only its owner can
+# enter (a clone in /root, in a 0700 home, under mktemp -d).
+#
 # Each test runs in a fresh temporary directory ($T) removed on exit, with
 # HOME, XDG_* pointing inside it, so nothing touches the real user's files.
 # Tests run the real bwgate ($BWGATE) and the real bwrap. Every process a
@@ -116,14 +124,45 @@ describe_procs() {
 	done
 }
 
+# One passing check.
+test_passed() {
+	echo "ok $TESTS_RUN - $1"
+}
+
+# One failing check: its TAP line, then what it expected and what it saw
+# (one "# " line each, at most 20), kept for the summary at the end.
+test_failed() {
+	local what="$1" want="$2" saw="$3"
+	echo "not ok $TESTS_RUN - $what"
+	printf '%s\n' "expected: $want" "saw:      $saw" | head -20 |
+		sed 's/^/# /'
+	TESTS_FAILED=$((TESTS_FAILED + 1))
+	saw=${saw//$'\n'/ | }
+	[ "${#want}" -gt 200 ] && want="${want:0:197}..."
+	[ "${#saw}" -gt 200 ] && saw="${saw:0:197}..."
+	FAILURES+=("$TESTS_RUN - $what: expected $want; saw ${saw:-nothing}")
+}
+FAILURES=()
+
+# Run a check's command in this shell (functions keep their effects), its
+# output into a file (a daemon it starts holds no pipe open): RAN_RC is its
+# status, RAN_OUT its last five lines, for a failure to show.
+run_captured() {
+	local out="$T/.check-output"
+	{ : > "$out"; } 2>/dev/null || out=/dev/null
+	"$@" > "$out" 2>&1; RAN_RC=$?
+	RAN_OUT=$(tail -n 5 "$out" 2>/dev/null)
+}
+
 ok_if() {
 	local what="$1"; shift
 	TESTS_RUN=$((TESTS_RUN + 1))
-	if "$@" >/dev/null 2>&1; then
-		echo "ok $TESTS_RUN - $what"
+	run_captured "$@"
+	if [ "$RAN_RC" -eq 0 ]; then
+		test_passed "$what"
 	else
-		echo "not ok $TESTS_RUN - $what"
-		TESTS_FAILED=$((TESTS_FAILED + 1))
+		test_failed "$what" "success from: $*" \
+		    "exit $RAN_RC${RAN_OUT:+: $RAN_OUT}"
 		return 1
 	fi
 }
@@ -131,11 +170,12 @@ ok_if() {
 ok_unless() {
 	local what="$1"; shift
 	TESTS_RUN=$((TESTS_RUN + 1))
-	if "$@" >/dev/null 2>&1; then
-		echo "not ok $TESTS_RUN - $what"
-		TESTS_FAILED=$((TESTS_FAILED + 1))
+	run_captured "$@"
+	if [ "$RAN_RC" -eq 0 ]; then
+		test_failed "$what" "failure from: $*" \
+		    "exit 0${RAN_OUT:+: $RAN_OUT}"
 	else
-		echo "ok $TESTS_RUN - $what"
+		test_passed "$what"
 	fi
 }
 
@@ -143,11 +183,9 @@ assert_eq() {
 	local what="$1" got="$2" want="$3"
 	TESTS_RUN=$((TESTS_RUN + 1))
 	if [ "$got" = "$want" ]; then
-		echo "ok $TESTS_RUN - $what"
+		test_passed "$what"
 	else
-		echo "not ok $TESTS_RUN - $what"
-		printf '# got:  %s\n# want: %s\n' "$got" "$want" | head -20
-		TESTS_FAILED=$((TESTS_FAILED + 1))
+		test_failed "$what" "'$want'" "'$got'"
 		return 1
 	fi
 }
@@ -156,11 +194,9 @@ assert_match() {
 	local what="$1" got="$2" pattern="$3"
 	TESTS_RUN=$((TESTS_RUN + 1))
 	if printf '%s' "$got" | grep -Eq -- "$pattern"; then
-		echo "ok $TESTS_RUN - $what"
+		test_passed "$what"
 	else
-		echo "not ok $TESTS_RUN - $what"
-		printf '# got: %s\n# want match: %s\n' "$got" "$pattern" | head -20
-		TESTS_FAILED=$((TESTS_FAILED + 1))
+		test_failed "$what" "a match for /$pattern/" "'$got'"
 	fi
 }
 
@@ -180,15 +216,54 @@ done_testing() {
 	done
 	TESTS_RUN=$((TESTS_RUN + 1))
 	if [ -z "$left" ]; then
-		echo "ok $TESTS_RUN - no process left behind"
+		test_passed "no process left behind"
 	else
-		echo "not ok $TESTS_RUN - no process left behind"
 		# shellcheck disable=SC2086
-		describe_procs $left
-		TESTS_FAILED=$((TESTS_FAILED + 1))
+		test_failed "no process left behind" "none" \
+		    "$(describe_procs $left)"
 	fi
 	echo "1..$TESTS_RUN"
+	summarise
 	[ "$TESTS_FAILED" -eq 0 ]
+}
+
+# The script's last lines when something failed: which promises, in plain
+# words, and what each saw ("# failed: ..." lines; ./quickstart check
+# prints them).
+summarise() {
+	local f
+	[ "$TESTS_FAILED" -eq 0 ] && return
+	echo "# failed: $TESTS_FAILED of $TESTS_RUN checks in ${0##*/}:"
+	for f in "${FAILURES[@]}"; do
+		echo "# failed: $f"
+	done
+}
+
+# Point BWGATE and BWGATE_DATADIR at a copy of the build laid out as an
+# install under $T/inst (bin, libexec/bwgate, share/bwgate), which any uid
+# can reach ($T is 0755): bwgate run as another uid, or a sandbox root runs
+# as a project's owner (which binds bwgate's helper), needs every directory
+# on the way searchable by that uid. 1 when the copy fails.
+use_installed_copy() {
+	local d="$T/inst" b
+	if [ ! -x "$d/bin/bwgate" ]; then
+		mkdir -p "$d/bin" "$d/libexec/bwgate" "$d/share" &&
+		cp "$BWGATE" "$d/bin/bwgate" &&
+		ln -sf bwgate "$d/bin/bwgate-sh" &&
+		cp -r "$BWGATE_SRCDIR/share/bwgate" "$d/share/" || return 1
+		for b in bwgate-helper bwgate-gitwatch; do
+			cp "${BWGATE_BUILDDIR:-${BWGATE%/*}}/$b" "$d/libexec/bwgate/" || return 1
+		done
+	fi
+	BWGATE="$d/bin/bwgate"
+	export BWGATE_DATADIR="$d/share/bwgate"
+}
+
+# Can uid $1 (its own gid, no other groups, as bwgate runs a sandbox)
+# search every directory down to $2? Asks the kernel, through setpriv.
+uid_reaches() {
+	setpriv --reuid="$1" --regid="$1" --clear-groups -- test -x "$2" \
+	    2>/dev/null
 }
 
 # A fresh project: a git-like layout with .git/hooks and .git/config.

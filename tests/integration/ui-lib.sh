@@ -93,10 +93,10 @@ check_screen() {
 	if wait_screen "$2" "$3" "${4:-ui}"; then
 		echo "ok $TESTS_RUN - $what"
 	else
-		echo "not ok $TESTS_RUN - $what"
-		echo "# screen did not match /$3/ within $2 s:"
+		test_failed "$what" "the screen to match /$3/ within $2 s" \
+		    "$(screen "${4:-ui}" | grep -v '^ *$' | tail -n 3)"
+		echo "# the whole screen:"
 		screen "${4:-ui}" | sed 's/^/# |/'
-		TESTS_FAILED=$((TESTS_FAILED + 1))
 	fi
 }
 

@@ -370,6 +370,7 @@ static void
 test_root_runs_as_owner(void **state)
 {
 	struct fixture	*f = *state;
+	char		*cause, *want;
 
 	/* Only root can chown the project (cmocka's skip() reads as a
 	   failure in TAP); the root pass runs it. */
@@ -380,6 +381,33 @@ test_root_runs_as_owner(void **state)
 		assert_true(errno == EINVAL || errno == EPERM);
 		return;
 	}
+	/* The fixture's directory is root's and 0700 (mkdtemp): the owner
+	   cannot reach the project, and is refused before any argv. */
+	cause = NULL;
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, SANDBOX_DRY,
+	    &f->sb, &cause), -1);
+	want = xasprintf("the sandbox runs as uid 12345 (the project's "
+	    "owner), who cannot search '%s' on the way to the project '%s': "
+	    "chmod o+x %s, or move the project where that user can reach it",
+	    f->dir, f->project, f->dir);
+	assert_string_equal(cause, want);
+	free(want);
+	free(cause);
+	assert_int_equal(f->sb.argv.n, 0);
+	sandbox_release(&f->sb);
+	/* Its group may search it: the narrowest fix says so. */
+	assert_int_equal(chown(f->dir, 0, 12345), 0);
+	cause = NULL;
+	assert_int_equal(sandbox_build(&f->pol, &f->probe, SANDBOX_DRY,
+	    &f->sb, &cause), -1);
+	assert_non_null(strstr(cause, ": chmod g+x "));
+	free(cause);
+	sandbox_release(&f->sb);
+	assert_int_equal(chmod(f->dir, 0710), 0);
+	build_ok(f, SANDBOX_DRY);
+	sandbox_release(&f->sb);
+	assert_int_equal(chown(f->dir, 0, 0), 0);
+	assert_int_equal(chmod(f->dir, 0701), 0);
 	build_ok(f, SANDBOX_DRY);
 	assert_int_equal(find_seq(&f->sb, "/usr/bin/setpriv", "--reuid=12345",
 	    "--regid=12345", "--clear-groups", "--pdeathsig=KILL", "--",
