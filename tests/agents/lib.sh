@@ -10,6 +10,7 @@
 #	claude_p PROMPT [ARGS...]	`claude -p` in $P; sets RC, $T/claude.json
 #	codex_exec PROMPT [ARGS...]	`codex exec` in $P; sets RC
 #	tool_result N			what the client sent back for turn N
+#	offered_tools			the tools the model was offered
 #	request_of TEXT			the console's request whose command has TEXT
 #
 # The clients run with the test's HOME (libtest.sh), their own temporary
@@ -140,6 +141,7 @@ client_env() {
 	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
 	    DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
 	    DISABLE_BUG_COMMAND=1 CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1 \
+	    ENABLE_TOOL_SEARCH=false \
 	    CODEX_HOME="$HOME/.codex" MOCK_API_KEY=test \
 	    "$@"
 }
@@ -212,6 +214,14 @@ tool_result() {
 	      (.output | if type == "string" then .
 	       else map(.text // "") | join("\n") end))
 	    ] | last // ""' "$MOCK_LOG"
+}
+
+# The names of the tools the model was offered in the session's first
+# request with tools, one a line (a namespace's as NAMESPACE__NAME).
+offered_tools() {
+	jq -rs '[.[] | .body.tools // empty | select(length > 0)][0] // [] |
+	    .[] | if .type == "namespace" then .name + "__" + .tools[].name
+	    else .name // empty end' "$MOCK_LOG"
 }
 
 # The console's requests (bwgate list --json) whose command contains TEXT.

@@ -8,7 +8,8 @@
 // SCRIPT is a JSON array of turns, read again at every request:
 //
 //	{"tool": "mcp__bwgate__run", "arguments": {"command": "ls"}}
-//						a function_call item
+//		a function_call item (a function of a namespace, as Codex
+//		offers an MCP server's tools, is named NAMESPACE__NAME)
 //	{"text": "done"}			an assistant message
 //
 // The turn a request gets is the number of model outputs (function calls
@@ -29,19 +30,22 @@ if (!portFile) {
 	process.exit(2);
 }
 
-// The name a tool is called by: a function's name, or a namespace's
-// functions as NAMESPACE + NAME.
-function toolNames(tools) {
-	const names = [];
+// The tools a request offers, by the name a script calls them:
+// {name: {name, namespace}}. A function of a namespace (Codex groups each
+// MCP server's tools in one, "mcp__bwgate") is called NAMESPACE__NAME.
+function toolTable(tools) {
+	const table = {};
 	for (const t of tools) {
-		if (typeof t.name === "string")
-			names.push(t.name);
-		if (Array.isArray(t.tools))
+		if (t.type === "namespace" && Array.isArray(t.tools)) {
 			for (const u of t.tools)
 				if (typeof u.name === "string")
-					names.push(`${t.name}${u.name}`);
+					table[`${t.name}__${u.name}`] =
+					    { name: u.name, namespace: t.name };
+		} else if (typeof t.name === "string") {
+			table[t.name] = { name: t.name };
+		}
 	}
-	return names;
+	return table;
 }
 
 // The turn to answer a request with, or null for a side request.
@@ -62,17 +66,17 @@ function pickTurn(body) {
 	if (n >= script.length)
 		return { n, turn: { text: "script ended" } };
 	const turn = script[n];
-	const names = toolNames(tools);
-	if (turn.tool && !names.includes(turn.tool))
-		return { n, turn: { text: `mock: tool ${turn.tool} is not offered (${names.join(", ")})` } };
-	return { n, turn };
+	const table = toolTable(tools);
+	if (turn.tool && !table[turn.tool])
+		return { n, turn: { text: `mock: tool ${turn.tool} is not offered (${Object.keys(table).join(", ")})` } };
+	return { n, turn, call: table[turn.tool] };
 }
 
 // The output item for a turn.
 function outputItem(picked) {
 	if (picked !== null && picked.turn.tool)
 		return { type: "function_call", id: `fc_${picked.n}`,
-		    call_id: `call_${picked.n}`, name: picked.turn.tool,
+		    call_id: `call_${picked.n}`, ...picked.call,
 		    arguments: JSON.stringify(picked.turn.arguments ?? {}) };
 	const text = picked === null ? "ok" : String(picked.turn.text ?? "");
 	return { type: "message", id: `msg_${picked?.n ?? "side"}`,
