@@ -215,6 +215,9 @@ EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 # The core's layering (nm over the archives) and no curses in the core.
 TESTS += %D%/build/layers.sh
 EXTRA_DIST += %D%/build/layers.sh
+# The agent setups the real-client tests run are the ones doc/agents.md shows.
+TESTS += %D%/build/agents-doc.sh
+EXTRA_DIST += %D%/build/agents-doc.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh
 EXTRA_DIST += %D%/build/keys-doc.sh
@@ -252,3 +255,28 @@ clean-local: clean-mcp-sdk
 clean-mcp-sdk:
 	rm -rf tests/mcp-sdk
 .PHONY: clean-mcp-sdk
+# The real Claude Code and Codex CLI driven through bwgate against scripted
+# model APIs (issue 31). Not in `make check`: install.sh fetches the pinned
+# clients from npm (about 750 MB) into the build tree first. `make
+# check-agents` (./quickstart check-agents, a pass of its own in .ci/run)
+# installs them and runs only these.
+AGENT_TESTS = \
+	%D%/agents/claude-hook.sh \
+	%D%/agents/claude-mcp.sh \
+	%D%/agents/claude-rules.sh \
+	%D%/agents/codex-mcp.sh \
+	%D%/agents/codex-wait.sh \
+	%D%/agents/planted.sh \
+	%D%/agents/waits.sh
+EXTRA_DIST += $(AGENT_TESTS) %D%/agents/lib.sh %D%/agents/install.sh \
+	%D%/agents/mock-anthropic.mjs %D%/agents/mock-openai.mjs \
+	%D%/agents/package.json %D%/agents/package-lock.json \
+	%D%/agents/setup/claude-hook.json %D%/agents/setup/claude-mcp.json \
+	%D%/agents/setup/claude-mcp.sh %D%/agents/setup/codex.toml
+check-agents: all
+	$(SHELL) $(srcdir)/tests/agents/install.sh tests/agents-clients
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$(AGENT_TESTS)"
+clean-local: clean-agent-clients
+clean-agent-clients:
+	rm -rf tests/agents-clients
+.PHONY: check-agents clean-agent-clients

@@ -8,10 +8,12 @@
 #	start_mock anthropic|openai	the model's API on loopback; sets MOCK_URL
 #	script JSON			the model's turns for the next session
 #	claude_p PROMPT [ARGS...]	`claude -p` in $P; sets RC, $T/claude.json
+#	claude_bg, codex_bg		the same in the background; CLPID, CXPID
 #	codex_exec PROMPT [ARGS...]	`codex exec` in $P; sets RC
 #	tool_result N			what the client sent back for turn N
 #	offered_tools			the tools the model was offered
-#	request_of TEXT			the console's request whose command has TEXT
+#	request_of TEXT			the console's requests whose command has TEXT
+#	state_of TEXT, state_is TEXT STATE	the state of the first of them
 #
 # The clients run with the test's HOME (libtest.sh), their own temporary
 # directory inside $T, no telemetry, no updates, and the mock as their only
@@ -22,7 +24,8 @@
 #
 # The operator answers over the control socket (bwgate approve/deny), by a
 # tag in the command text: `#deny` denies with the note "not this one",
-# `#hold` leaves the request waiting, anything else is approved.
+# `#hold` leaves the request waiting, `#afterN` approves it N seconds after
+# it first saw it, anything else is approved at once.
 . "$BWGATE_SRCDIR/tests/integration/libtest.sh"
 
 AGENTS_SRC="$BWGATE_SRCDIR/tests/agents"
@@ -90,9 +93,10 @@ stop_console() {
 # approved, denied or left waiting by the tag in its command; each decision
 # is logged in $T/operator.log.
 operate() {
-	local id cmd
+	local id cmd line first now n
 	cd "$P" || return
 	while :; do
+		now=$(date +%s)
 		bwgate list --json 2>/dev/null |
 		    jq -r '.[] | select(.state == "pending") | [.id, .command] | @json' |
 		while IFS= read -r line; do
@@ -100,6 +104,13 @@ operate() {
 			cmd=$(jq -r '.[1]' <<< "$line")
 			case $cmd in
 			*'#hold'*) continue ;;
+			*'#after'[0-9]*)
+				# Approve N seconds after the request was first seen.
+				first=$(sed -n "s/^$id //p" "$T/operator.seen" 2>/dev/null)
+				[ -n "$first" ] || { echo "$id $now" >> "$T/operator.seen"; continue; }
+				n=${cmd##*#after}; n=${n%%[!0-9]*}
+				[ "$now" -ge $((first + n)) ] || continue
+				bwgate approve "$id" ;;
 			*'#deny'*) bwgate deny --note "not this one" "$id" ;;
 			*) bwgate approve "$id" ;;
 			esac > /dev/null 2>&1 && echo "$id $cmd" >> "$T/operator.log"
@@ -135,8 +146,12 @@ script() {
 }
 
 # The environment every client runs with: the mock, nothing else.
+# client_exec replaces the shell with the client (for a pid to signal).
 client_env() {
-	env TMPDIR="$T/tmp" \
+	(client_exec "$@")
+}
+client_exec() {
+	exec env TMPDIR="$T/tmp" \
 	    ANTHROPIC_BASE_URL="$MOCK_URL" ANTHROPIC_API_KEY=test \
 	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
 	    DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
@@ -155,6 +170,14 @@ claude_p() {
 	    < /dev/null > "$T/claude.json" 2> "$T/claude.err")
 	RC=$?
 	[ "$RC" -eq 0 ] || sed 's/^/# claude: /' "$T/claude.err" | head -20
+}
+
+# claude -p PROMPT ARGS... in $P in the background; sets CLPID.
+claude_bg() {
+	local prompt="$1"; shift
+	(cd "$P" && client_exec claude -p "$prompt" --output-format json "$@" \
+	    < /dev/null > "$T/claude.json" 2> "$T/claude.err") &
+	CLPID=$!
 }
 
 # Claude Code's answer: a field of $T/claude.json.
@@ -195,6 +218,25 @@ codex_exec() {
 	    < /dev/null > "$T/codex.out" 2> "$T/codex.err")
 	RC=$?
 	[ "$RC" -eq 0 ] || sed 's/^/# codex: /' "$T/codex.err" | tail -20
+}
+
+# codex exec PROMPT ARGS... in $P in the background; sets CXPID.
+codex_bg() {
+	local prompt="$1"; shift
+	(cd "$P" && client_exec codex exec --skip-git-repo-check "$@" "$prompt" \
+	    < /dev/null > "$T/codex.out" 2> "$T/codex.err") &
+	CXPID=$!
+}
+
+# The state of the console's request whose command contains TEXT (the
+# first such), or nothing.
+state_of() {
+	request_of "$1" | jq -r '.[0].state // empty'
+}
+
+# Is the first request whose command contains TEXT in STATE? (for wait_for)
+state_is() {
+	[ "$(state_of "$1")" = "$2" ]
 }
 
 # What the client sent back to the model for turn N: the text of the
