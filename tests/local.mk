@@ -268,6 +268,9 @@ AGENT_TESTS = \
 	%D%/agents/codex-wait.sh \
 	%D%/agents/planted.sh \
 	%D%/agents/waits.sh
+if AGENT_TESTS_IN_CHECK
+TESTS += $(AGENT_TESTS)
+endif
 EXTRA_DIST += $(AGENT_TESTS) %D%/agents/lib.sh %D%/agents/install.sh \
 	%D%/agents/mock-anthropic.mjs %D%/agents/mock-openai.mjs \
 	%D%/agents/package.json %D%/agents/package-lock.json \
