@@ -5,7 +5,8 @@
 # Bash calls are rewritten and run sandboxed: a write outside the project
 # leaves nothing on the host (and the report says so), a write inside is in the change
 # report, and the output, the exit status, the change report and the
-# operator's deny note reach the model's next request.
+# operator's deny note reach the model's next request. With --writes
+# console, a Write the console made is reported to the model as done.
 . "$(dirname "$0")/lib.sh"
 need_clients
 agent_project
@@ -61,6 +62,27 @@ assert_eq "  the console records the denial" \
 
 res=$(tool_result 2)
 assert_match "a failing command: its output reaches the model" "$res" "failing"
-assert_match "  with its exit status, as an error" "$res" "^\\[error\\].*(Exit code|exit) 3"
+assert_match "  with its exit status, as an error" "$(tr '\n' ' ' <<< "$res")" \
+    "^\\[error\\].*(Exit code|exit) 3"
+
+# The same hook with --writes console (doc/agents.md: "add --writes console
+# to the command"): the console writes the file, and the model is told the
+# write succeeded, not that it failed.
+jq '.hooks.PreToolUse[0].hooks[0].command += " --writes console"' \
+    "$SETUP/claude-hook.json" > "$HOME/.claude/settings.json"
+script '[
+ {"tool": "Write", "input": {"file_path": "'"$P"'/src/by-console.txt", "content": "console-written\n"}},
+ {"text": "all done"}]'
+claude_p "go"
+assert_eq "--writes console: the session ran" "$RC/$(claude_out .result)" "0/all done"
+assert_eq "  the console wrote the file" \
+    "$(cat "$P/src/by-console.txt" 2>/dev/null)" console-written
+assert_eq "  as a console request" \
+    "$(request_of "write_file 'src/by-console.txt'" | jq -r '.[0].state')" finished
+res=$(tool_result 0)
+ok_unless "  the model is not told it failed" grep -q '^\[error\]' <<< "$res"
+assert_match "  it is told the file was written" "$res" "src/by-console\.txt"
+assert_eq "  Claude Code counts no permission denial" \
+    "$(claude_out '.permission_denials | length')" 0
 agents_teardown
 done_testing

@@ -132,7 +132,7 @@ ok_unless "  .mcp.json was not written" test -e "$P/.mcp.json"
 ok_unless "  .codex/config.toml was not written" test -e "$P/.codex/config.toml"
 ok_unless "the hook's --writes console: .claude/settings.json was not written" \
     test -e "$P/.claude/settings.json"
-assert_match "  the model is told it was refused" "$(tool_result 3)" \
+assert_match "  the model is told it was refused" "$(tool_result 3 | tr '\n' ' ')" \
     "^\\[error\\].*(protected|refused|read-only)"
 stop_mock
 stop_console
