@@ -145,8 +145,11 @@ script() {
 	: > "$MOCK_LOG"
 }
 
-# The environment every client runs with: the mock, nothing else.
-# client_exec replaces the shell with the client (for a pid to signal).
+# The environment every client runs with: the mock, nothing else. Claude
+# Code would otherwise defer MCP tools behind its tool search (a real model
+# loads them first); ENABLE_TOOL_SEARCH=false offers them at once, so a
+# script can call them in its first turn. client_exec replaces the shell
+# with the client (for a pid to signal).
 client_env() {
 	(client_exec "$@")
 }
