@@ -1,0 +1,1 @@
+claude mcp add bwgate -- bwgate mcp
