@@ -130,8 +130,11 @@ assert_eq "the canary outside the project is unchanged" "$(sum)" "$before"
 ok_if "  its nested .git is still there" test -f "$C/sub/new/.git/keep"
 ok_unless "  and nothing of it reached a sandbox or the file tools" \
 	grep -q CANARY-SECRET "$T/runs"
-ok_unless "  bwgate opened nothing in it (no message names it)" \
-	grep -q "$C" "$T/runs"
+# (A report may name the link y itself, "pointing outside the project,
+# to $C", when the other sandbox's exchange happened during the run: that
+# is the link's target, read from the link, not a path opened in it.)
+ok_unless "  bwgate opened nothing in it (no message names a path in it)" \
+	grep -q "$C/" "$T/runs"
 ok_unless "  no placeholder was made in it" \
 	sh -c "ls -A '$C/sub/absent' | grep -q ."
 ok_if "the project's own nested .git is kept (in place or aside)" \

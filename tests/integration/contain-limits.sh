@@ -114,9 +114,9 @@ cgroup*)
 	wait_for 10 pgrep -f '^sleep 60$'
 	kill -KILL "$KP"; wait "$KP" 2>/dev/null
 	wait_for 10 sh -c "! pgrep -f 'sleep 60\$' >/dev/null"
-	ok_if "a killed run leaves its cgroup" sh -c \
-		"find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP' | grep -q ."
-	ok_if "a later run removes the stale cgroup" wait_for 40 sh -c \
+	# (Whether it is still there now is not checked: any other run of
+	# this uid, another test's included, may have removed it already.)
+	ok_if "a later run removes a killed run's stale cgroup" wait_for 40 sh -c \
 		"'$BWGATE' exec --project '$P' -- true >/dev/null 2>&1;
 		 ! find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP' | grep -q ."
 	;;
