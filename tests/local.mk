@@ -151,6 +151,7 @@ tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_integration_console_peer_LDADD = $(CJSON_LIBS)
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
+	%D%/integration/console-sandboxed.sh \
 	%D%/integration/console-audit.sh \
 	%D%/integration/console-badinput.sh \
 	%D%/integration/console-lifecycle.sh \

@@ -154,6 +154,8 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	detail_kv(t, UC_NORMAL, "reason", r->reason, w);
 	if (r->at_stake != NULL)
 		detail_kv(t, UC_DANGER, "at stake", r->at_stake, w);
+	if (r->needs != NULL)
+		detail_kv(t, UC_NORMAL, "needs", r->needs, w);
 	s = xasprintf("%s, network %s, %s", r->profile != NULL ? r->profile :
 	    "?", r->network ? "on" : "off", r->writes ?
 	    "writes the project" : "project read-only");
@@ -185,6 +187,9 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	else if (r->state == REQUEST_PENDING)
 		s = xasprintf("%s: a approve, A approve + rule, d deny, "
 		    "e mounts, n network", st);
+	else if (r->by == BY_SANDBOX)
+		s = xasprintf("%s: sandboxed, not reviewed (the project "
+		    "profile: writes only in the project, no network)", st);
 	else if (r->by != BY_NOBODY && r->who != NULL)
 		s = xasprintf("%s by %s (%s)", st, request_by_name(r->by),
 		    r->who);

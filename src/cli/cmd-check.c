@@ -137,6 +137,9 @@ check_print(const struct allowlist *al, const struct classification *c,
 	for (i = 0; i < c->commands.n; i++)
 		printf("command:  %s\n", display_str(c->commands.v[i]));
 	printf("profile:  %s\n", display_str(c->profile));
+	if (c->needs != NULL)
+		printf("needs:    %s (%s)\n", display_str(c->needs),
+		    display_str(c->needs_reason));
 	if (sandbox_error != NULL)
 		printf("bwrap:    (no sandbox: %s)\n",
 		    display_str(sandbox_error));

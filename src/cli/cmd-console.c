@@ -27,6 +27,7 @@
 enum {
 	OPT_AUDIT = 256, OPT_APPROVAL_TIMEOUT, OPT_MAX_RUNNING, OPT_WRITERS,
 	OPT_TMUX,	/* the terminal UI in a tmux side pane (ui/tmux.c) */
+	OPT_AUTO_SANDBOXED,
 };
 
 static const struct option console_options[] = {
@@ -35,6 +36,7 @@ static const struct option console_options[] = {
 	{ "fifo", required_argument, NULL, 'f' },
 	{ "headless", no_argument, NULL, 'H' },
 	{ "auto-allowlisted", no_argument, NULL, 'a' },
+	{ "auto-sandboxed", no_argument, NULL, OPT_AUTO_SANDBOXED },
 	{ "config", required_argument, NULL, 'c' },
 	{ "log", required_argument, NULL, 'l' },
 	{ "audit", required_argument, NULL, OPT_AUDIT },
@@ -51,9 +53,10 @@ console_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate [--project DIR] [--socket PATH] "
 	    "[--fifo PATH] [--headless]\n"
-	    "              [--auto-allowlisted] [--approval-timeout SECONDS] "
-	    "[--config FILE]\n"
-	    "              [--log FILE] [--audit FILE] [--max-running N]\n"
+	    "              [--auto-allowlisted | --auto-sandboxed] "
+	    "[--approval-timeout SECONDS]\n"
+	    "              [--config FILE] [--log FILE] [--audit FILE] "
+	    "[--max-running N]\n"
 	    "              [--writers auto|alone|together] [--tmux]\n");
 }
 
@@ -179,6 +182,7 @@ cmd_console(int argc, char **argv)
 		case 'f': o.fifo = optarg; break;
 		case 'H': o.headless = true; break;
 		case 'a': o.auto_allowlisted = true; break;
+		case OPT_AUTO_SANDBOXED: o.auto_sandboxed = true; break;
 		case 'c': o.config_file = optarg; break;
 		case 'l': logfile = optarg; break;
 		case OPT_AUDIT: o.audit_file = optarg; break;
@@ -248,7 +252,7 @@ cmd_console(int argc, char **argv)
 		o.headless = true;
 	/* At the terminal UI, allowlisted commands run at once and the
 	   operator decides the rest (ui/, bwgate(1) THE TERMINAL CONSOLE). */
-	if (!o.headless)
+	if (!o.headless || o.auto_sandboxed)
 		o.auto_allowlisted = true;
 
 	l = loop_new();
@@ -265,7 +269,9 @@ cmd_console(int argc, char **argv)
 	fprintf(stderr, "bwgate: console for '%s'%s%s; control socket '%s'; "
 	    "audit log '%s'\n", display_str(console_project(c)),
 	    o.headless ? ", headless" : "",
-	    o.auto_allowlisted ? ", allowlisted commands run at once" : "",
+	    o.auto_sandboxed ? ", what fits the project sandbox runs at "
+	    "once" : o.auto_allowlisted ? ", allowlisted commands run at once" :
+	    "",
 	    display_str(console_control_path(c)),
 	    display_str(console_audit_path(c)));
 	if (console_rules_problem(c) != NULL)

@@ -125,6 +125,7 @@ struct console {
 	char			*config_file;
 	bool			 headless;
 	bool			 auto_allowlisted;
+	bool			 auto_sandboxed;
 	int			 approval_timeout_s;
 	uid_t			 uid;
 	char			*console_id;	/* in every audit record */

@@ -221,6 +221,9 @@ request_classify(struct console *c, struct request *r)
 		r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
 		free(r->profile);
 		r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+		free(r->needs);
+		r->needs = cl.needs_reason != NULL ?
+		    xasprintf("%s: %s", cl.needs, cl.needs_reason) : NULL;
 		free(r->at_stake);
 		r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
 		    c->project, r->cwd, cl.stake, &cl.targets) :
@@ -358,6 +361,29 @@ request_approval_timeout(void *arg)
 	free(note);
 }
 
+/*
+ * Sandboxed mode: may the request run at once, unreviewed? Only when all
+ * it gets is the project profile or less (the project writable, protected
+ * paths read-only, no network, no extra paths) and no rule or danger
+ * pattern speaks against it. Anything more asks the operator.
+ */
+static bool
+request_fits_project(const struct request *r)
+{
+	const char	*p = r->profile != NULL ? r->profile : "project";
+
+	if (r->verdict != VERDICT_ASK && r->verdict != VERDICT_ALLOW)
+		return false;
+	if (r->error != NULL || r->network || r->op_profile != NULL ||
+	    r->needs != NULL || !proto_mounts_empty(&r->asked))
+		return false;
+	/* A rule of verdict ask names a reason to look (git-write, say):
+	   only asks that no rule made are the sandbox's to take. */
+	if (r->verdict == VERDICT_ASK && r->rule != NULL)
+		return false;
+	return strcmp(p, "project") == 0 || strcmp(p, "readonly") == 0;
+}
+
 /* The first decision: by rule, by the headless rule, or wait. */
 void
 request_first_decision(struct console *c, struct request *r,
@@ -391,6 +417,25 @@ request_first_decision(struct console *c, struct request *r,
 		    &cause) == 0)
 			request_decided(c, r);
 		free(cause);
+		return;
+	}
+	if (c->auto_sandboxed && request_fits_project(r)) {
+		if (queue_decide(&c->q, r, true, BY_SANDBOX, "not reviewed",
+		    NULL, &cause) == 0)
+			request_decided(c, r);
+		free(cause);
+		return;
+	}
+	if (c->headless && c->auto_sandboxed) {
+		char *note = xasprintf("the command needs more than the "
+		    "project sandbox (%s) and this console runs headless "
+		    "with --auto-sandboxed", r->needs != NULL ? r->needs :
+		    r->verdict == VERDICT_DANGER ? "danger: a deliberate "
+		    "confirmation" : r->rule != NULL ? "a rule asks for a "
+		    "person" : "network, extra paths or another profile");
+
+		request_auto_deny(c, r, BY_HEADLESS, note);
+		free(note);
 		return;
 	}
 	if (c->headless && c->auto_allowlisted) {

@@ -29,6 +29,7 @@ static const char *request_by_names[] = {
 	[BY_TIMEOUT] = "timeout",
 	[BY_CONSOLE] = "console",
 	[BY_AGENT] = "agent",
+	[BY_SANDBOX] = "sandboxed",
 };
 
 /* Wall-clock milliseconds. */
@@ -102,6 +103,7 @@ request_free(struct request *r)
 	free(r->rule);
 	free(r->reason);
 	free(r->at_stake);
+	free(r->needs);
 	free(r->profile);
 	free(r->op_profile);
 	strv_release(&r->bwrap_argv);

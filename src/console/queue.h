@@ -61,6 +61,8 @@ enum request_by {
 	BY_TIMEOUT,		/* approval timeout */
 	BY_CONSOLE,		/* console shutting down, sandbox error */
 	BY_AGENT,		/* cancel, or disconnect */
+	BY_SANDBOX,		/* sandboxed mode: fits the project
+				   profile, runs without review */
 };
 
 struct request {
@@ -97,6 +99,8 @@ struct request {
 	char			*at_stake;	/* danger: what it puts at stake
 						   (stake.h), or NULL */
 	char			*profile;
+	char			*needs;		/* more than the project profile,
+						   by its words (allowlist.h) */
 	char			*op_profile;	/* the operator's choice, or NULL */
 	bool			 writes;	/* profile can write the project */
 	bool			 network;	/* the sandbox below has it (the

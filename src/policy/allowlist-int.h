@@ -28,6 +28,8 @@ struct allowlist {
 	size_t		 nlayers;
 	char		*project_error;	/* why the project file was refused */
 	struct danger	*danger;	/* the danger table (danger.h) */
+	struct danger	*needs;		/* the needs table: the same form,
+					   share/bwgate/needs.json */
 };
 
 /* One simple command as the rules see it. */

@@ -266,6 +266,26 @@ allowlist_danger_example(const char *id, const char *example, bool match,
 	return by == match ? 0 : -1;
 }
 
+/* A needs entry's example: a match must need what that entry says. */
+static int
+allowlist_needs_example(const char *id, const char *example, bool match,
+    void *arg)
+{
+	struct danger_check	*dc = arg;
+	struct classification	 c = CLASSIFICATION_INIT;
+	bool			 by;
+
+	allowlist_classify(dc->al, example, &c);
+	by = c.needs != NULL && strcmp(c.needs, id) == 0;
+	if (by != match)
+		*dc->cause = xasprintf("needs entry '%s': the example '%s' "
+		    "%s (it needs %s)", id, example, match ? "does not need "
+		    "what it says" : "must not match it", c.needs != NULL ?
+		    c.needs : "nothing more");
+	classification_release(&c);
+	return by == match ? 0 : -1;
+}
+
 /* Load the layers; check the rules' examples too when asked. */
 static struct allowlist *
 allowlist_load_opts(const char *project, bool examples, char **cause)
@@ -321,11 +341,16 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 			goto fail;
 	if ((al->danger = danger_load(cause)) == NULL)
 		goto fail;
+	if ((al->needs = danger_load_table("needs.json", "needs",
+	    cause)) == NULL)
+		goto fail;
 	if (examples) {
 		struct allowlist alone = *al;
 
 		alone.nlayers = 1;
 		if (danger_examples(al->danger, allowlist_danger_example,
+		    &(struct danger_check){ &alone, cause }) != 0 ||
+		    danger_examples(al->needs, allowlist_needs_example,
 		    &(struct danger_check){ &alone, cause }) != 0)
 			goto fail;
 	}
@@ -372,6 +397,7 @@ allowlist_free(struct allowlist *al)
 	for (i = 0; i < al->nlayers; i++)
 		rulefile_release(&al->layers[i].rf);
 	danger_free(al->danger);
+	danger_free(al->needs);
 	free(al->project_error);
 	free(al);
 }

@@ -79,9 +79,12 @@ classification_release(struct classification *c)
 	free(c->danger);
 	free(c->stake);
 	strv_release(&c->targets);
+	free(c->needs);
+	free(c->needs_reason);
 	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = c->danger = c->stake = NULL;
+	c->needs = c->needs_reason = NULL;
 }
 
 /* The classification as a JSON object. */
@@ -109,6 +112,12 @@ classification_json(const struct classification *c)
 		cJSON_AddStringToObject(d, "id", c->danger);
 		cJSON_AddStringToObject(d, "stake", c->stake);
 		cJSON_AddItemToObject(d, "targets", json_strv(&c->targets));
+	}
+	if (c->needs != NULL) {
+		cJSON	*n = cJSON_AddObjectToObject(j, "needs");
+
+		cJSON_AddStringToObject(n, "id", c->needs);
+		cJSON_AddStringToObject(n, "reason", c->needs_reason);
 	}
 	return j;
 }
@@ -516,6 +525,20 @@ allowlist_danger(const struct allowlist *al, const struct sh_script *s,
 	free(allowed);
 }
 
+/* What the words say the command needs beyond the project profile. */
+static void
+allowlist_needs(const struct allowlist *al, const struct sh_script *s,
+    struct classification *c)
+{
+	struct danger_hit	hit = DANGER_HIT_INIT;
+
+	if (al->needs != NULL && danger_check(al->needs, s, NULL, &hit)) {
+		c->needs = steal_pointer(&hit.id);
+		c->needs_reason = steal_pointer(&hit.reason);
+	}
+	danger_hit_release(&hit);
+}
+
 /* Classify text; with only != NULL consider just that rule. */
 void
 allowlist_classify_only(const struct allowlist *al, const struct rule *only,
@@ -620,6 +643,8 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	/* Not while a rule's own examples are checked (only). */
 	if (only == NULL && c->verdict != VERDICT_DENY)
 		allowlist_danger(al, &s, ds, c);
+	if (only == NULL)
+		allowlist_needs(al, &s, c);
 	for (i = 0; i < s.ncmds; i++) {
 		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
 		    ds[i].verdict != VERDICT_ASK ||

@@ -48,10 +48,14 @@ struct classification {
 	char		*danger;	/* danger: the table entry's id */
 	char		*stake;		/* danger: "delete", "history", ... */
 	struct strv	 targets;	/* danger: a delete's operands */
+	char		*needs;		/* more than the project profile, by
+					   its words: the needs table's id
+					   (git-write, network ...), or NULL */
+	char		*needs_reason;	/* in words */
 };
 #define CLASSIFICATION_INIT \
 	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false, \
-	  NULL, NULL, STRV_INIT }
+	  NULL, NULL, STRV_INIT, NULL, NULL }
 
 struct allowlist;
 

@@ -136,7 +136,8 @@ danger_strings(const cJSON *o, const char *name, struct strv *out)
 
 /* Add the entries of one file. */
 static int
-danger_add_file(struct danger *d, const char *path, char **cause)
+danger_add_file(struct danger *d, const char *path, const char *key,
+    char **cause)
 {
 	static const char *const lists[] = { "command", "subcommand",
 	    "options", "words", "fetch", "run", "writes", "match",
@@ -147,9 +148,9 @@ danger_add_file(struct danger *d, const char *path, char **cause)
 
 	if ((j = json_load_file(path, cause)) == NULL)
 		return -1;
-	arr = cJSON_GetObjectItemCaseSensitive(j, "danger");
+	arr = cJSON_GetObjectItemCaseSensitive(j, key);
 	if (!cJSON_IsArray(arr)) {
-		*cause = xasprintf("'%s': no \"danger\" array", path);
+		*cause = xasprintf("'%s': no \"%s\" array", path, key);
 		goto out;
 	}
 	cJSON_ArrayForEach(o, arr) {
@@ -204,7 +205,7 @@ danger_load_file(const char *path, char **cause)
 {
 	struct danger	*d = xcalloc(1, sizeof *d);
 
-	if (danger_add_file(d, path, cause) != 0) {
+	if (danger_add_file(d, path, "danger", cause) != 0) {
 		danger_free(d);
 		return NULL;
 	}
@@ -212,19 +213,22 @@ danger_load_file(const char *path, char **cause)
 }
 
 struct danger *
-danger_load(char **cause)
+danger_load_table(const char *name, const char *key, char **cause)
 {
 	char		*shipped, *dir, *user = NULL;
-	struct danger	*d;
+	struct danger	*d = xcalloc(1, sizeof *d);
 	struct stat	 st;
 
-	shipped = path_join(config_datadir(), "danger.json");
-	d = danger_load_file(shipped, cause);
+	shipped = path_join(config_datadir(), name);
+	if (danger_add_file(d, shipped, key, cause) != 0) {
+		danger_free(d);
+		d = NULL;
+	}
 	free(shipped);
 	if (d != NULL && (dir = config_user_dir()) != NULL) {
-		user = path_join(dir, "danger.json");
+		user = path_join(dir, name);
 		free(dir);
-		if (stat(user, &st) == 0 && danger_add_file(d, user,
+		if (stat(user, &st) == 0 && danger_add_file(d, user, key,
 		    cause) != 0) {
 			danger_free(d);
 			d = NULL;
@@ -232,6 +236,12 @@ danger_load(char **cause)
 	}
 	free(user);
 	return d;
+}
+
+struct danger *
+danger_load(char **cause)
+{
+	return danger_load_table("danger.json", "danger", cause);
 }
 
 /* The basename of a command word. */

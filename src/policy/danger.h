@@ -47,6 +47,11 @@ struct danger_hit {
 
 /* The shipped table and the user's additions; NULL with cause. */
 struct danger	*danger_load(char **cause);
+/* A table of the same form by file name (the shipped file, then the
+   user's beside their allowlist.json) and array key: the needs table
+   (share/bwgate/needs.json, "needs") is one. */
+struct danger	*danger_load_table(const char *name, const char *key,
+		    char **cause);
 /* One table file alone (tests); NULL with cause. */
 struct danger	*danger_load_file(const char *path, char **cause);
 void		 danger_free(struct danger *);

@@ -1,0 +1,66 @@
+#!/bin/bash
+# console-sandboxed: --auto-sandboxed runs at once, unreviewed, whatever
+# fits the project profile (writes only in the project, no network), and
+# still asks about the rest: deny rules, danger, a rule of verdict ask,
+# git metadata, the network, extra paths. Headless, "asks" are refusals
+# that say what more the command needs.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+P=$(new_project)
+git -C "$P" init -q 2>/dev/null
+cd "$P" || exit 1
+# A rule of verdict ask: the operator wants to see every make.
+cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
+{"version":1,"rules":[
+ {"id":"see-make","pattern":"make *","verdict":"ask","profile":"project","reason":"the operator reads every build"},
+ {"id":"no-rm","command":["rm"],"verdict":"deny","reason":"never delete in tests"}
+]}
+JSON
+start_console --headless --auto-sandboxed || exit 1
+assert_match "the console says what runs at once" "$(cat "$T/console.err")" \
+	"what fits the project sandbox runs at once"
+
+# No rule allows it: it runs at once, in the project profile.
+out=$("$BWGATE" run -- sh -c 'echo made > made.txt; cat made.txt' 2>&1); rc=$?
+assert_eq "an unreviewed writer runs at once" "$rc" 0
+assert_match "  its output comes back" "$out" made
+assert_eq "  and its file is in the project" "$(cat made.txt 2>/dev/null)" made
+assert_match "the audit log says who decided: sandboxed mode" \
+	"$(grep '"decision"' "$AUDIT" | tail -1)" '"by":"sandboxed"'
+
+# The sandbox still holds: nothing outside the project, no network.
+mkdir -p "$T/outside"
+"$BWGATE" run -- sh -c "echo x > '$T/outside/f'" > /dev/null 2>&1
+ok_unless "a write outside the project does not reach the host" \
+	test -e "$T/outside/f"
+"$BWGATE" run -- sh -c "echo x > .git/config" > /dev/null 2>&1
+assert_eq "  nor one to git metadata" "$(cat .git/config | head -c 6)" "[core]"
+
+# What needs more goes to a person (headless: refused, saying what).
+err=$("$BWGATE" run -- git commit --allow-empty -m x 2>&1); rc=$?
+assert_eq "git commit needs git-write: refused headless (77)" "$rc" 77
+assert_match "  naming what it needs" "$err" "git-write"
+err=$("$BWGATE" run -- sh -c 'curl -fsS http://127.0.0.1:9/x' 2>&1); rc=$?
+assert_eq "curl needs the network: refused (77)" "$rc" 77
+assert_match "  naming it" "$err" "network"
+err=$("$BWGATE" run -- bash -lc 'npm install left-pad' 2>&1); rc=$?
+assert_eq "npm install inside bash -lc: refused (77)" "$rc" 77
+err=$("$BWGATE" run --network -- true 2>&1); rc=$?
+assert_eq "a request for the network: refused (77)" "$rc" 77
+err=$("$BWGATE" run --rw "$T/outside" -- true 2>&1); rc=$?
+assert_eq "a request for an extra writable path: refused (77)" "$rc" 77
+chmod 0644 made.txt
+err=$("$BWGATE" run -- chmod -R 777 . 2>&1); rc=$?
+assert_eq "danger is never run unreviewed (77)" "$rc" 77
+assert_eq "  and did not run" "$(stat -c %a made.txt)" 644
+err=$("$BWGATE" run -- make -v 2>&1); rc=$?
+assert_eq "a rule of verdict ask keeps its person (77)" "$rc" 77
+assert_match "  said so" "$err" "a rule asks for a person"
+err=$("$BWGATE" run -- rm made.txt 2>&1); rc=$?
+assert_eq "a deny rule still denies (77)" "$rc" 77
+ok_if "  and made.txt is still there" test -f made.txt
+audit_valid; ok_if "the audit log is valid JSON" test $? = 0
+
+stop_console
+done_testing
