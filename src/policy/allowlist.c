@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "config.h"
+#include "agentshape.h"
 #include "danger.h"
 #include "file.h"
 #include "jsonutil.h"
@@ -539,10 +540,44 @@ allowlist_needs(const struct allowlist *al, const struct sh_script *s,
 	danger_hit_release(&hit);
 }
 
+/* Strings handed to a shell are read through to this depth. */
+#define SHELL_STRING_DEPTH	4
+
+static void allowlist_classify_depth(const struct allowlist *,
+    const struct rule *, const char *, struct classification *, int);
+
+/*
+ * "bash -lc 'STRING'" and the like, alone: judge STRING as if it had come
+ * by itself (agentshape.h), and say so in the reason. True when done.
+ */
+static bool
+allowlist_shell_wrapper(const struct allowlist *al, const struct rule *only,
+    const struct sh_script *s, struct classification *c, int depth)
+{
+	const char	*shell, *inner;
+	char		*reason;
+
+	if (depth >= SHELL_STRING_DEPTH ||
+	    (inner = agentshape_shell_string(s, &shell)) == NULL)
+		return false;
+	allowlist_classify_depth(al, only, inner, c, depth + 1);
+	reason = xasprintf("%s -c: %s", shell, c->reason);
+	free(c->reason);
+	c->reason = reason;
+	return true;
+}
+
 /* Classify text; with only != NULL consider just that rule. */
 void
 allowlist_classify_only(const struct allowlist *al, const struct rule *only,
     const char *text, struct classification *c)
+{
+	allowlist_classify_depth(al, only, text, c, 0);
+}
+
+static void
+allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
+    const char *text, struct classification *c, int depth)
 {
 	struct sh_script	 s = SH_SCRIPT_INIT;
 	struct cmdview		*cvs = NULL;
@@ -563,6 +598,11 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 		c->profile = xstrdup("project");
 		free(cause);
 		free(problem);
+		sh_script_release(&s);
+		return;
+	}
+	if (problem == NULL && allowlist_shell_wrapper(al, only, &s, c,
+	    depth)) {
 		sh_script_release(&s);
 		return;
 	}

@@ -201,9 +201,9 @@ static const struct vector bypass[] = {
 	{ "sudo ls", Q }, { "command ls", Q }, { "builtin echo", Q },
 	{ "eval ls", Q }, { "exec ls", Q }, { "source x", Q }, { ". x", Q },
 	{ "nohup ls", Q }, { "timeout 5 ls", Q }, { "nice ls", Q },
-	{ "time ls", A }, { "bash -c ls", Q }, { "sh -c 'ls'", Q },
+	{ "time ls", A }, { "bash -c ls x", Q }, { "sh -c 'ls' x", Q },
 	{ "python3 -c 'print(1)'", Q }, { "perl -e x", Q }, { "node -e x", Q },
-	{ "/bin/sh -c ls", Q }, { "hash -p /tmp/x ls", Q },
+	{ "/tmp/sh -c ls", Q }, { "hash -p /tmp/x ls", Q },
 	{ "alias ls=rm", Q }, { "export PATH=/tmp", Q }, { "trap x EXIT", Q },
 	/* sort, uniq, tee and other writers */
 	{ "sort -o out x", Q }, { "sort --output=out x", Q },
@@ -448,7 +448,7 @@ test_details(void **state)
 	assert_non_null(strstr(c.reason, "U+00A0"));
 	allowlist_classify(al, "ls\r", &c);
 	assert_non_null(strstr(c.reason, "carriage return"));
-	allowlist_classify(al, "bash -c ls", &c);
+	allowlist_classify(al, "bash -c ls x", &c);
 	assert_non_null(strstr(c.reason, "shell"));
 	j = classification_json(&c);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "rule")));
@@ -600,9 +600,11 @@ test_user_layer(void **state)
 	assert_int_equal(verdict_of(al, "command rm x"), D);
 	assert_int_equal(verdict_of(al, "bash -c 'rm -rf x'"), D);
 	assert_int_equal(verdict_of(al, "sh -c 'ls; rm x'"), D);
-	assert_int_equal(verdict_of(al, "sh -xc 'rm x'"), Q);
+	assert_int_equal(verdict_of(al, "sh -xc 'rm x'"), D);
 	assert_int_equal(verdict_of(al, "env ls"), Q);
-	assert_int_equal(verdict_of(al, "sh -c 'ls'"), Q);
+	/* A shell's literal string alone is judged as the string. */
+	assert_int_equal(verdict_of(al, "sh -c 'ls'"), A);
+	assert_int_equal(verdict_of(al, "sh -c 'ls' x"), Q);
 	assert_int_equal(verdict_of(al, "cat /etc/shadow"), D);
 	assert_int_equal(verdict_of(al, "cat /etc/passwd"), A);
 	assert_int_equal(verdict_of(al, "ls -R"), Q);
