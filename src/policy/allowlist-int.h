@@ -46,6 +46,8 @@ struct cmdview {
 	char			 *endless;	/* reads a device that never
 						   ends (/dev/zero) */
 	bool			 *globs;	/* per word: a glob pattern */
+	char			**home;		/* per word: ~ expanded, or
+						   NULL (owned) */
 	const char		 *glob;		/* the first glob word */
 	bool			  dirchange;	/* the string changes the
 						   directory (cd, pushd, popd) */

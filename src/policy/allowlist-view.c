@@ -303,6 +303,27 @@ quoted_reason(const char *before, const char *text, const char *after)
 	return s;
 }
 
+/*
+ * A word that is "~" or starts with "~/", its tilde unquoted and nothing
+ * else expanded: bash gives it the sandbox's HOME, which is the console's
+ * own (sandbox-env.c: the agent's HOME is not passed) on a private empty
+ * tmpfs. The expanded path, or NULL.
+ */
+static char *
+cmdview_home_word(const struct sh_word *w)
+{
+	const char	*home = getenv("HOME");
+
+	if ((w->flags & ~SH_W_QUOTED) != SH_W_TILDE || w->text[0] != '~' ||
+	    (w->text[1] != '\0' && w->text[1] != '/') ||
+	    strchr(w->text + 1, '~') != NULL)
+		return NULL;
+	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0 ||
+	    strstr(home, "..") != NULL)
+		return NULL;
+	return xasprintf("%s%s", home, w->text + 1);
+}
+
 /* Build the view of one simple command. */
 void
 cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
@@ -316,8 +337,14 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 	cv->argc = cmd->nwords;
 	cv->argv = xcalloc(cmd->nwords + 1, sizeof *cv->argv);
 	cv->globs = xcalloc(cmd->nwords + 1, sizeof *cv->globs);
+	cv->home = xcalloc(cmd->nwords + 1, sizeof *cv->home);
 	for (i = 0; i < cmd->nwords; i++) {
 		cv->argv[i] = cmd->words[i].text;
+		if (i > 0 && (cv->home[i] = cmdview_home_word(
+		    &cmd->words[i])) != NULL) {
+			cv->argv[i] = cv->home[i];
+			continue;
+		}
 		/* A glob after the name may pass the command's grammar
 		   (opt_check_words); it must not reach a device. */
 		if (i > 0 && (cmd->words[i].flags & ~SH_W_QUOTED) ==
@@ -425,6 +452,9 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 void
 cmdview_release(struct cmdview *cv)
 {
+	for (size_t i = 0; cv->home != NULL && i < cv->argc; i++)
+		free(cv->home[i]);
+	free(cv->home);
 	free(cv->argv);
 	free(cv->globs);
 	free(cv->unsafe);
