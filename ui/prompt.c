@@ -638,7 +638,7 @@ rule_commit(struct ui *ui, struct request *r)
 	who = xasprintf("terminal (uid %u)", (unsigned)getuid());
 	rule_choice(ui, r, &ch, who);
 	if ((rule = rule_build(&ch, &cause)) == NULL ||
-	    rule_write(rule, console_project(ui->c), ui->rule.all_projects,
+	    rule_write(rule, console_project(ui->c), ui->rule.scope,
 	    &path, &cause) != 0) {
 		free(ui->rule.error);
 		ui->rule.error = cause;
@@ -689,7 +689,7 @@ rule_key(struct ui *ui, int key, bool is_char)
 	if (is_char && key == 'e')
 		f->prefix = 0;
 	else if (is_char && key == 'w')
-		f->all_projects = !f->all_projects;
+		f->scope = (f->scope + 1) % RULE_SCOPE_N;
 	else if (is_char && key == 'p')
 		f->prefix = f->prefix == 0 ? 1 : f->prefix;
 	else if ((is_char && (key == '+' || key == 'l')) ||
@@ -762,14 +762,18 @@ rule_draw(struct ui *ui)
 			free(s);
 			free(e);
 		}
-		s = xasprintf("where: %s", f->all_projects ? "every project "
-		    "(w: this project only)" : "this project only (w: every "
+		s = xasprintf("where: %s", f->scope == RULE_SCOPE_ALL ?
+		    "every project (w: this console session)" :
+		    f->scope == RULE_SCOPE_SESSION ? "this console session "
+		    "only (w: this project)" : "this project only (w: every "
 		    "project)");
 		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
 		free(s);
-		s = xasprintf("into $XDG_CONFIG_HOME/bwgate/%s",
-		    f->all_projects ? "allowlist.json" : "projects/ (yours, "
-		    "not the project's .bwgate.json)");
+		s = f->scope == RULE_SCOPE_SESSION ? xstrdup("kept beside the "
+		    "console's sockets; removed when it ends") :
+		    xasprintf("into $XDG_CONFIG_HOME/bwgate/%s",
+		    f->scope == RULE_SCOPE_ALL ? "allowlist.json" : "projects/ "
+		    "(yours, not the project's .bwgate.json)");
 		ui_text_wrap(&t, UC_PROMPT, s, cols, 2);
 		free(s);
 		cJSON_Delete(rule);

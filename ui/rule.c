@@ -258,7 +258,7 @@ rule_profiles(struct strv *out)
 /* Append the rule to the user rule file (or the user's file for this
    project); keep it only if the files load. */
 int
-rule_write(const cJSON *rule, const char *project, bool all_projects,
+rule_write(const cJSON *rule, const char *project, enum rule_scope scope,
     char **pathp, char **cause)
 {
 	_cleanup_free_ char	*dir = NULL, *path = NULL, *old = NULL;
@@ -274,7 +274,13 @@ rule_write(const cJSON *rule, const char *project, bool all_projects,
 		    "XDG_CONFIG_HOME)");
 		return -1;
 	}
-	if (all_projects)
+	if (scope == RULE_SCOPE_SESSION) {
+		if (allowlist_session_file() == NULL) {
+			*cause = xstrdup("this console keeps no session rules");
+			return -1;
+		}
+		path = xstrdup(allowlist_session_file());
+	} else if (scope == RULE_SCOPE_ALL)
 		path = path_join(dir, "allowlist.json");
 	else if ((path = allowlist_user_project_file(project, cause)) == NULL)
 		return -1;
@@ -306,11 +312,13 @@ rule_write(const cJSON *rule, const char *project, bool all_projects,
 	} else {
 		root = cJSON_CreateObject();
 		cJSON_AddNumberToObject(root, "version", 1);
-		cJSON_AddStringToObject(root, "description", all_projects ?
-		    "your own rules (bwgate-allowlist(5)); the console's A key "
-		    "adds to them" : "your own rules for one project, kept "
-		    "outside it (bwgate-allowlist(5)); the console's A key "
-		    "adds to them");
+		cJSON_AddStringToObject(root, "description",
+		    scope == RULE_SCOPE_SESSION ? "rules for one console's "
+		    "life, added with its A key; removed when it ends" :
+		    scope == RULE_SCOPE_ALL ? "your own rules "
+		    "(bwgate-allowlist(5)); the console's A key adds to them" :
+		    "your own rules for one project, kept outside it "
+		    "(bwgate-allowlist(5)); the console's A key adds to them");
 	}
 	rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
 	if (rules == NULL)

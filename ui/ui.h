@@ -167,6 +167,14 @@ struct mounts_editor {
 };
 
 /* The approve-and-add-rule form (A). */
+/* Where the A form's rule goes. */
+enum rule_scope {
+	RULE_SCOPE_PROJECT,	/* the user's rules for this project */
+	RULE_SCOPE_ALL,		/* the user's rules, every project */
+	RULE_SCOPE_SESSION,	/* this console's life only */
+	RULE_SCOPE_N
+};
+
 struct rule_form {
 	bool		 open;
 	uint32_t	 id;
@@ -174,7 +182,7 @@ struct rule_form {
 	size_t		 maxwords;
 	struct strv	 profiles;
 	size_t		 profile;
-	bool		 all_projects;	/* else this project only (w) */
+	enum rule_scope	 scope;		/* w: the next one */
 	char		*error;
 };
 
@@ -407,7 +415,7 @@ size_t		 rule_max_words(const struct request *);
    (else put the old file back); the path written in *path. -1 with
    cause. */
 int		 rule_write(const cJSON *rule, const char *project,
-		    bool all_projects, char **path, char **cause);
+		    enum rule_scope scope, char **path, char **cause);
 /* Profiles a rule may name (shipped and user rule files). */
 void		 rule_profiles(struct strv *);
 

@@ -120,6 +120,8 @@ struct console {
 	char			*project;
 	char			*socket_path;
 	char			*control_path;
+	char			*session_rules;	/* the A form's "this session"
+						   rules (allowlist.h) */
 	char			*fifo_path;
 	char			*exec_path;
 	char			*config_file;

@@ -282,6 +282,19 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	if (c->socket_path == NULL)
 		goto fail;
 	c->control_path = client_control_path(c->socket_path);
+	/* Session rules live beside the sockets and die with the console
+	   (a crashed console's file is its pid's: the next one of that pid
+	   starts without it). */
+	{
+		char *d = xstrdup(c->control_path);
+
+		*strrchr(d, '/') = '\0';
+		c->session_rules = xasprintf("%s/session-%ld.json", d,
+		    (long)getpid());
+		free(d);
+		(void)unlink(c->session_rules);
+		allowlist_set_session_file(c->session_rules);
+	}
 	/* A sandbox that sees the control socket could approve itself. */
 	if (guard_socket(c->socket_path, c->project, &c->cfg.rw_paths,
 	    cause) != 0 || guard_socket(c->socket_path, c->project,
@@ -373,6 +386,11 @@ console_free(struct console *c)
 
 	if (c == NULL)
 		return;
+	if (c->session_rules != NULL) {
+		(void)unlink(c->session_rules);
+		allowlist_set_session_file(NULL);
+		free(c->session_rules);
+	}
 	warm_stop(c);
 	/* Whatever still runs dies now (exec kills its sandbox). */
 	TAILQ_FOREACH(r, &c->q.requests, entry) {

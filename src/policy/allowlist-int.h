@@ -14,6 +14,8 @@ enum layer_kind {
 	LAYER_DEFAULT,
 	LAYER_USER,
 	LAYER_USER_PROJECT,	/* the user's rules for this project only */
+	LAYER_SESSION,		/* the operator's rules for one console's
+				   life (allowlist_set_session_file) */
 	LAYER_PROJECT,
 };
 
@@ -24,7 +26,7 @@ struct layer {
 };
 
 struct allowlist {
-	struct layer	 layers[4];
+	struct layer	 layers[5];
 	size_t		 nlayers;
 	char		*project_error;	/* why the project file was refused */
 	struct danger	*danger;	/* the danger table (danger.h) */

@@ -286,6 +286,21 @@ allowlist_needs_example(const char *id, const char *example, bool match,
 	return by == match ? 0 : -1;
 }
 
+static char *allowlist_session_path;
+
+void
+allowlist_set_session_file(const char *path)
+{
+	free(allowlist_session_path);
+	allowlist_session_path = path != NULL ? xstrdup(path) : NULL;
+}
+
+const char *
+allowlist_session_file(void)
+{
+	return allowlist_session_path;
+}
+
 /* Load the layers; check the rules' examples too when asked. */
 static struct allowlist *
 allowlist_load_opts(const char *project, bool examples, char **cause)
@@ -313,6 +328,9 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 		    cause) < 0)
 			goto fail;
 		free(file);
+		if (allowlist_session_path != NULL && allowlist_load_layer(al,
+		    LAYER_SESSION, allowlist_session_path, false, cause) < 0)
+			goto fail;
 		if ((file = allowlist_project_file(project, cause)) == NULL)
 			goto fail;
 		switch (allowlist_load_layer(al, LAYER_PROJECT, file, false,

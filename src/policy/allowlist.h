@@ -59,6 +59,12 @@ struct classification {
 
 struct allowlist;
 
+/* The console's session rule file (the A form's "this session"), a layer
+   after the user's own while it exists; NULL: none. Process-wide: the
+   console sets it once it knows its runtime directory. */
+void		 allowlist_set_session_file(const char *path);
+const char	*allowlist_session_file(void);
+
 /* Load all layers for a project (NULL: no project layer). */
 struct allowlist *allowlist_load(const char *project, char **cause);
 /* The same without checking the rules' examples (about 2 ms): for

@@ -115,4 +115,26 @@ assert_eq "the rule has that profile" \
     "$(jq -r '.rules[-1].profile' "$PRULES")" readonly
 assert_match "the agent heard read-only in this profile" \
     "$(cat "$T/eight.err")" "read-only in this profile"
+
+# For this console session only (w twice): the rule lives beside the
+# console's sockets, never in the user's files, and ends with the console.
+agent nine -- touch session.txt
+check_screen "touch session.txt asks" 10 '^! +9 .*touch session\.txt +ask'
+keys A w w
+check_screen "w twice: this console session" 5 'where: this console session only'
+keys Enter
+wait_agent 20 nine
+assert_eq "approved for the session" "$(agent_rc nine)" 0
+ok_unless "  not in the user's rule files" grep -q session.txt "$RULES" "$PRULES"
+session_files() { find "$XDG_RUNTIME_DIR" -name 'session-*.json' 2>/dev/null; }
+assert_match "  but in the console's session rules" \
+    "$(session_files | xargs cat 2>/dev/null)" "touch session.txt"
+agent ten -- touch session.txt
+wait_agent 20 ten
+assert_eq "the same command runs without asking in this session" \
+    "$(agent_rc ten)" 0
+ui_stop
+assert_eq "the session's rules end with the console" "$(session_files)" ""
+v=$(cd "$P" && "$BWGATE" check --json -- touch session.txt | jq -r .verdict)
+assert_eq "  and the command asks again" "$v" ask
 done_testing
