@@ -152,6 +152,7 @@ tests_integration_console_peer_LDADD = $(CJSON_LIBS)
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
 	%D%/integration/console-sandboxed.sh \
+	%D%/integration/rules-suggest.sh \
 	%D%/integration/console-audit.sh \
 	%D%/integration/console-badinput.sh \
 	%D%/integration/console-lifecycle.sh \
