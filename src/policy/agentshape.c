@@ -1,9 +1,12 @@
 /* agentshape: read through the shell wrappers agents send (agentshape.h). */
 #include "autoconf.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agentshape.h"
+#include "xalloc.h"
 
 /* The shells read through, by name or by a system path. */
 static const char *const agentshape_shells[] = {
@@ -107,4 +110,164 @@ agentshape_shell_string(const struct sh_script *s, const char **shell)
 		return NULL;
 	*shell = sh;
 	return text;
+}
+
+/* The glob word that stands for what a command reads or finds. */
+static const struct sh_word agentshape_input = { "*", "*", SH_W_GLOB };
+
+static const char *
+agentshape_base(const char *w)
+{
+	const char *s = strrchr(w, '/');
+
+	return s != NULL ? s + 1 : w;
+}
+
+/* A new command of words [from, to) of c, with the input word appended
+   when append. */
+static void
+agentshape_slice(struct sh_cmd *out, const struct sh_word *words,
+    size_t from, size_t to, bool append, int flags)
+{
+	size_t n = to - from + (append ? 1 : 0);
+
+	memset(out, 0, sizeof *out);
+	out->words = xcalloc(n + 1, sizeof *out->words);
+	for (size_t i = from; i < to; i++)
+		out->words[out->nwords++] = words[i];
+	if (append)
+		out->words[out->nwords++] = agentshape_input;
+	out->flags = flags;
+}
+
+void
+agentshape_cmds_release(struct sh_cmd *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		free(v[i].words);
+	free(v);
+}
+
+struct sh_cmd *
+agentshape_xargs(const struct sh_cmd *c)
+{
+	/* Options that change how the input is cut, never what runs. */
+	static const char *const plain = " -0 --null -r --no-run-if-empty "
+	    "-t --verbose -x --exit ";
+	static const char *const valued = " -n -L -P -s -d ";
+	static const char *const longs[] = { "--max-args=", "--max-lines=",
+	    "--max-procs=", "--max-chars=", "--delimiter=", NULL };
+	struct sh_cmd	*out;
+	size_t		 i;
+	char		 pad[64];
+
+	if (c->nwords == 0 || strcmp(agentshape_base(c->words[0].text),
+	    "xargs") != 0)
+		return NULL;
+	for (i = 1; i < c->nwords; i++) {
+		const char	*t = c->words[i].text;
+		bool		 known = false;
+
+		if (!SH_WORD_LITERAL(&c->words[i]))
+			return NULL;
+		if (strcmp(t, "--") == 0) {
+			i++;
+			break;
+		}
+		if (t[0] != '-')
+			break;
+		snprintf(pad, sizeof pad, " %s ", t);
+		if (strlen(t) < sizeof pad - 3 && strstr(plain, pad) != NULL)
+			continue;
+		if (strlen(t) < sizeof pad - 3 && strstr(valued, pad) != NULL &&
+		    i + 1 < c->nwords) {
+			i++;
+			continue;
+		}
+		/* -n5, -d'\n' */
+		snprintf(pad, sizeof pad, " %.2s ", t);
+		if (strlen(t) > 2 && t[1] != '-' && strstr(valued, pad) != NULL)
+			continue;
+		for (size_t k = 0; longs[k] != NULL; k++)
+			known = known || strncmp(t, longs[k],
+			    strlen(longs[k])) == 0;
+		if (!known)
+			return NULL;
+	}
+	out = xcalloc(1, sizeof *out);
+	if (i >= c->nwords) {
+		static const struct sh_word echo = { "echo", "echo", 0 };
+
+		agentshape_slice(out, &echo, 0, 1, true, c->flags);
+	} else
+		agentshape_slice(out, c->words, i, c->nwords, true, c->flags);
+	out->assigns = c->assigns;
+	out->nassigns = c->nassigns;
+	out->redirs = c->redirs;
+	out->nredirs = c->nredirs;
+	return out;
+}
+
+struct sh_cmd *
+agentshape_find_exec(const struct sh_cmd *c, size_t *n)
+{
+	struct sh_cmd	*v;
+	struct sh_word	*outer;
+	size_t		 nouter = 0, i;
+
+	*n = 0;
+	if (c->nwords == 0 || strcmp(agentshape_base(c->words[0].text),
+	    "find") != 0)
+		return NULL;
+	v = xcalloc(c->nwords + 1, sizeof *v);
+	outer = xcalloc(c->nwords + 1, sizeof *outer);
+	*n = 1;
+	for (i = 0; i < c->nwords; i++) {
+		const char	*t = c->words[i].text;
+		size_t		 end;
+
+		if (strcmp(t, "-ok") == 0 || strcmp(t, "-okdir") == 0)
+			goto no;
+		if (strcmp(t, "-exec") != 0 && strcmp(t, "-execdir") != 0) {
+			outer[nouter++] = c->words[i];
+			continue;
+		}
+		for (end = i + 1; end < c->nwords; end++)
+			if (strcmp(c->words[end].text, ";") == 0 ||
+			    (strcmp(c->words[end].text, "+") == 0 &&
+			    end > i + 1 &&
+			    strcmp(c->words[end - 1].text, "{}") == 0))
+				break;
+		if (end >= c->nwords || end == i + 1)
+			goto no;
+		agentshape_slice(&v[*n], c->words, i + 1, end, false,
+		    c->flags);
+		/* Where find puts a name, the input word; a word that only
+		   holds {} among other text cannot be judged. */
+		for (size_t k = 0; k < v[*n].nwords; k++) {
+			if (strcmp(v[*n].words[k].text, "{}") == 0)
+				v[*n].words[k] = agentshape_input;
+			else if (strstr(v[*n].words[k].text, "{}") != NULL) {
+				(*n)++;
+				goto no;
+			}
+		}
+		(*n)++;
+		i = end;
+	}
+	if (*n == 1)
+		goto no;
+	v[0].words = outer;
+	v[0].nwords = nouter;
+	v[0].flags = c->flags;
+	v[0].assigns = c->assigns;
+	v[0].nassigns = c->nassigns;
+	v[0].redirs = c->redirs;
+	v[0].nredirs = c->nredirs;
+	return v;
+no:
+	free(outer);
+	agentshape_cmds_release(v, *n);
+	*n = 0;
+	return NULL;
 }

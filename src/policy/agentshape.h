@@ -22,3 +22,23 @@ const char	*agentshape_shell_string(const struct sh_script *,
 		    const char **shell);
 
 #endif
+
+/*
+ * Commands that run a command over what they read or find: xargs and
+ * find -exec. Each gives the command(s) it runs as new simple commands,
+ * with one glob word ("*", SH_W_GLOB) where the input or the found names
+ * go, so the rules judge them as they judge a pattern: only a read-only
+ * grammar in which no word can become an option that runs or writes
+ * passes (allowlist-view.c). The words are shallow copies of the
+ * original's: release with agentshape_cmds_release, never the words.
+ */
+/* xargs [-0 -r -t -x -n N -L N -P N -s N -d C ...] [COMMAND [ARGS]]:
+   COMMAND ARGS * (echo * without a command), carrying xargs's
+   assignments and redirections. NULL if anything else (-I, -a, -p ...). */
+struct sh_cmd	*agentshape_xargs(const struct sh_cmd *);
+/* find ... -exec|-execdir CMD ... ;|+ ...: the find without its -exec
+   parts (out[0], with find's redirections) and each part's command with
+   {} as the glob word (out[1..]); *n the count. NULL if there is no
+   -exec, an -ok, or a part without its end. */
+struct sh_cmd	*agentshape_find_exec(const struct sh_cmd *, size_t *n);
+void		 agentshape_cmds_release(struct sh_cmd *, size_t n);

@@ -49,6 +49,8 @@ struct decision {
 	const struct rule	*rule;
 	char			*reason;
 	const char		*profile;
+	struct strv		 runs;		/* run through xargs or find
+						   -exec, and their rules' runs */
 };
 
 /* Name of a verdict. */
@@ -540,6 +542,69 @@ allowlist_needs(const struct allowlist *al, const struct sh_script *s,
 	danger_hit_release(&hit);
 }
 
+/*
+ * xargs and find -exec run a command over what they read or find: when
+ * the rules allow each command they run (with a pattern where the input
+ * goes, agentshape.h) and find itself read-only, the whole is allowed. d
+ * is replaced only then; true when it was.
+ */
+static bool
+allowlist_through(const struct allowlist *al, const struct rule *only,
+    const struct sh_cmd *cmd, struct decision *d)
+{
+	struct sh_cmd	*v;
+	size_t		 n = 0, i;
+	struct decision	*sub;
+	struct buf	 why = BUF_INIT;
+	bool		 ok = true, xargs;
+
+	if ((v = agentshape_xargs(cmd)) != NULL)
+		n = 1;
+	else if ((v = agentshape_find_exec(cmd, &n)) == NULL)
+		return false;
+	xargs = n == 1;
+	sub = xcalloc(n, sizeof *sub);
+	for (i = 0; i < n && ok; i++) {
+		struct cmdview cv;
+
+		cmdview_init(&cv, &v[i]);
+		allowlist_decide(al, only, &cv, &sub[i]);
+		ok = sub[i].verdict == VERDICT_ALLOW && sub[i].profile !=
+		    NULL && strcmp(sub[i].profile, "readonly") == 0;
+		if (ok && xargs)
+			buf_printf(&why, "runs %s over its input: %s", cv.name,
+			    sub[i].reason);
+		else if (ok && i == 0)
+			buf_puts(&why, sub[i].reason);
+		else if (ok)
+			buf_printf(&why, "; -exec %s: %s", cv.name,
+			    sub[i].reason);
+		if (ok && (xargs || i > 0)) {
+			strv_push(&d->runs, cv.name);
+			for (size_t k = 0; k < sub[i].rule->runs.n; k++)
+				strv_push(&d->runs, sub[i].rule->runs.v[k]);
+		}
+		cmdview_release(&cv);
+	}
+	agentshape_cmds_release(v, n);
+	if (ok) {
+		struct strv runs = d->runs;
+
+		free(d->reason);
+		*d = sub[0];
+		d->runs = runs;
+		d->reason = buf_detach(&why);
+		sub[0].reason = NULL;
+	} else {
+		strv_release(&d->runs);
+		buf_release(&why);
+	}
+	for (i = 0; i < n; i++)
+		free(sub[i].reason);
+	free(sub);
+	return ok;
+}
+
 /* Strings handed to a shell are read through to this depth. */
 #define SHELL_STRING_DEPTH	4
 
@@ -623,6 +688,9 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 			strv_push_owned(&c->commands,
 			    sh_cmd_string(&s.cmds[i]));
 			allowlist_decide(al, only, &cvs[i], &ds[i]);
+			if (ds[i].verdict == VERDICT_ASK)
+				(void)allowlist_through(al, only, &s.cmds[i],
+				    &ds[i]);
 		}
 		if (ds[i].verdict == VERDICT_DENY && first_deny == SIZE_MAX)
 			first_deny = i;
@@ -662,6 +730,9 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 			if (ds[i].rule == NULL)
 				continue;
 			allowlist_foresee(c, &cvs[i], ds[i].rule);
+			for (size_t k = 0; k < ds[i].runs.n; k++)
+				if (!strv_contains(&c->runs, ds[i].runs.v[k]))
+					strv_push(&c->runs, ds[i].runs.v[k]);
 			u = allowlist_rule_name(ds[i].layer, ds[i].rule);
 			if (!strv_contains(&rules, u)) {
 				strv_push(&rules, u);
@@ -711,6 +782,7 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_release(&cvs[i]);
 		free(ds[i].reason);
+		strv_release(&ds[i].runs);
 	}
 	free(cvs);
 	free(ds);

@@ -42,8 +42,8 @@ assert_eq "ask exits 1" "$RC" 1
 assert_match "ask reason" "$OUT" "reason: +no rule allows 'curl'"
 assert_match "ask profile is project" "$OUT" 'profile: +project'
 
-check --json -- 'find . -exec cat {} \;'
-assert_eq "find -exec asks" "$(jq -r .verdict <<<"$OUT")" ask
+check --json -- 'find . -exec sed -i s/a/b/ {} \;'
+assert_eq "find -exec of a writer asks" "$(jq -r .verdict <<<"$OUT")" ask
 assert_match "find -exec reason" "$(jq -r .reason <<<"$OUT")" "-exec' is refused"
 assert_eq "ask has no rule" "$(jq -r .rule <<<"$OUT")" null
 

@@ -157,11 +157,11 @@ static const struct vector bypass[] = {
 	{ "find . -ok rm {} \\;", Q }, { "find . -okdir rm {} \\;", Q },
 	{ "find . -delete", Q }, { "find . -fprint x", Q },
 	{ "find . -fprint0 x", Q }, { "find . -fprintf x %p", Q },
-	{ "find . -fls x", Q }, { "find . -name x -exec cat {} +", Q },
+	{ "find . -fls x", Q }, { "find . -name x -exec sed -i s/a/b/ {} +", Q },
 	{ "find . -e''xec rm {} \\;", Q }, { "find . -\\exec rm {} +", Q },
 	{ "fi\\nd . -delete", Q }, { "find . -regex x -delete", Q },
 	{ "find . -newerXY x", Q }, { "find . --exec", Q },
-	{ "find . -name a -o -exec ls \\;", Q },
+	{ "find . -name a -o -exec touch {} \\;", Q },
 	/* git */
 	{ "git -c core.pager=sh log", Q }, { "git -c diff.external=x diff", Q },
 	{ "git -ccore.pager=x log", Q }, { "git --config-env=core.pager=X log", Q },
