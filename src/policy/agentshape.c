@@ -271,3 +271,122 @@ no:
 	*n = 0;
 	return NULL;
 }
+
+/* Unrolled commands at most (a longer list asks). */
+#define UNROLL_MAX	256
+
+/* The loop whose body holds command i, or NULL. */
+static const struct sh_for *
+agentshape_loop_of(const struct sh_script *s, size_t i)
+{
+	for (size_t k = 0; k < s->nfors; k++)
+		if (i >= s->fors[k].first && i < s->fors[k].end)
+			return &s->fors[k];
+	return NULL;
+}
+
+/* Is raw "$name", "${name}", or either in double quotes? quoted says
+   which. */
+static bool
+agentshape_is_var(const struct sh_word *w, const char *name, bool *quoted)
+{
+	char	a[256], b[256], c[256], d[256];
+
+	if ((w->flags & ~SH_W_QUOTED) != SH_W_PARAM || strlen(name) > 200)
+		return false;
+	snprintf(a, sizeof a, "$%s", name);
+	snprintf(b, sizeof b, "${%s}", name);
+	snprintf(c, sizeof c, "\"$%s\"", name);
+	snprintf(d, sizeof d, "\"${%s}\"", name);
+	*quoted = strcmp(w->raw, c) == 0 || strcmp(w->raw, d) == 0;
+	return *quoted || strcmp(w->raw, a) == 0 || strcmp(w->raw, b) == 0;
+}
+
+/* May an unquoted $f take this list word without being split or
+   globbed into something else? */
+static bool
+agentshape_splits(const struct sh_word *v)
+{
+	if ((v->flags & SH_W_GLOB) != 0)
+		return false;
+	return strpbrk(v->text, " \t\n*?[") != NULL;
+}
+
+bool
+agentshape_unroll_for(const struct sh_script *s, struct agentshape_view *v)
+{
+	size_t	n = 0;
+
+	memset(v, 0, sizeof *v);
+	if (s->nfors == 0 || s->unknown.n != 1 ||
+	    strcmp(s->unknown.v[0], "control flow 'for'") != 0)
+		return false;
+	for (size_t k = 0; k < s->nfors; k++) {
+		const struct sh_for *f = &s->fors[k];
+
+		if (f->nwords == 0)
+			return false;
+		for (size_t i = 0; i < f->nwords; i++)
+			if ((f->words[i].flags & ~(SH_W_QUOTED | SH_W_GLOB))
+			    != 0)
+				return false;
+		for (size_t j = 0; j < s->nfors; j++)
+			if (j != k && s->fors[j].first >= f->first &&
+			    s->fors[j].end <= f->end)
+				return false;	/* nested */
+	}
+	/* Every command of control flow is in a loop's body. */
+	for (size_t i = 0; i < s->ncmds; i++) {
+		const struct sh_for *f = agentshape_loop_of(s, i);
+
+		if ((s->cmds[i].flags & SH_C_CONTROL) != 0 && f == NULL)
+			return false;
+		n += f != NULL ? f->nwords : 1;
+	}
+	if (n > UNROLL_MAX)
+		return false;
+	v->s.cmds = xcalloc(n + 1, sizeof *v->s.cmds);
+	v->owned = xcalloc(n + 1, sizeof *v->owned);
+	for (size_t i = 0; i < s->ncmds; i++) {
+		const struct sh_for *f = agentshape_loop_of(s, i);
+		const struct sh_cmd *c = &s->cmds[i];
+
+		if (f == NULL) {
+			v->s.cmds[v->s.ncmds++] = *c;
+			continue;
+		}
+		for (size_t w = 0; w < f->nwords; w++) {
+			struct sh_cmd	*u = &v->s.cmds[v->s.ncmds];
+			bool		 quoted;
+
+			*u = *c;
+			u->flags &= ~SH_C_CONTROL;
+			u->words = xcalloc(c->nwords + 1, sizeof *u->words);
+			v->owned[v->s.ncmds++] = true;
+			for (size_t k = 0; k < c->nwords; k++) {
+				u->words[k] = c->words[k];
+				if (!agentshape_is_var(&c->words[k], f->name,
+				    &quoted))
+					continue;
+				if (!quoted && agentshape_splits(&f->words[w]))
+					goto no;
+				u->words[k] = f->words[w];
+			}
+		}
+	}
+	return true;
+no:
+	agentshape_view_release(v);
+	return false;
+}
+
+void
+agentshape_view_release(struct agentshape_view *v)
+{
+	for (size_t i = 0; i < v->s.ncmds; i++)
+		if (v->owned != NULL && v->owned[i])
+			free(v->s.cmds[i].words);
+	free(v->s.cmds);
+	free(v->owned);
+	memset(v, 0, sizeof *v);
+}

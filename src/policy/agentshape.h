@@ -42,3 +42,23 @@ struct sh_cmd	*agentshape_xargs(const struct sh_cmd *);
    -exec, an -ok, or a part without its end. */
 struct sh_cmd	*agentshape_find_exec(const struct sh_cmd *, size_t *n);
 void		 agentshape_cmds_release(struct sh_cmd *, size_t n);
+
+/*
+ * for loops over a word list: "for f in a *.py; do wc -l "$f"; done" is
+ * judged as its body once per word of the list, with $f, ${f}, "$f" and
+ * "${f}" replaced by that word (a pattern stays a pattern). The view has
+ * the script's commands with each loop body unrolled so; only when the one
+ * construct the parser did not model is 'for', the loops are not nested,
+ * their lists hold only literal words and patterns, and an unquoted $f
+ * cannot be split (a literal word with blanks or glob characters). Its
+ * commands share the script's words: release it with
+ * agentshape_view_release before the script.
+ */
+struct agentshape_view {
+	struct sh_script	 s;
+	bool			*owned;	/* per command: its words array is
+					   the view's */
+};
+bool	agentshape_unroll_for(const struct sh_script *,
+	    struct agentshape_view *);
+void	agentshape_view_release(struct agentshape_view *);

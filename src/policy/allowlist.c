@@ -644,7 +644,8 @@ static void
 allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
     const char *text, struct classification *c, int depth)
 {
-	struct sh_script	 s = SH_SCRIPT_INIT;
+	struct sh_script	 s = SH_SCRIPT_INIT, orig = SH_SCRIPT_INIT;
+	struct agentshape_view	 view = { SH_SCRIPT_INIT, NULL };
 	struct cmdview		*cvs = NULL;
 	struct decision		*ds = NULL;
 	struct strv		 profiles = STRV_INIT, rules = STRV_INIT;
@@ -670,6 +671,11 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	    depth)) {
 		sh_script_release(&s);
 		return;
+	}
+	/* for f in WORDS; do ...; done: judged unrolled (agentshape.h). */
+	if (agentshape_unroll_for(&s, &view)) {
+		orig = s;
+		s = view.s;
 	}
 	cvs = xcalloc(s.ncmds + 1, sizeof *cvs);
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
@@ -790,6 +796,11 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	strv_release(&profiles);
 	strv_release(&rules);
 	strv_release(&reasons);
+	if (view.s.cmds != NULL) {
+		view.s = s;
+		s = orig;
+		agentshape_view_release(&view);
+	}
 	sh_script_release(&s);
 }
 

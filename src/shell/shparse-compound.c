@@ -147,7 +147,9 @@ for_body(struct sh_parser *p)
 	struct sh_token	*t;
 	bool		 isfor = parse_tok_is(&p->tok, "for");
 	size_t		 start, end, after;
-	int		 r, flags;
+	int		 r, flags, rc = -1;
+	struct sh_script *s = p->sh->script;
+	struct sh_for	 lp = { NULL, NULL, 0, 0, 0 };
 
 	sh_unknown(p, isfor ? "control flow 'for'" : "control flow 'select'");
 	if (lex_drop(p) != 0 || lex_peek(p, &t) != 0)
@@ -172,26 +174,58 @@ for_body(struct sh_parser *p)
 	}
 	if (t->type != TOK_WORD)
 		return parse_unexpected(p, NULL);
+	/* A for loop with a plain name and a word list is recorded with
+	   its body (sh_for); select and the rest are not. */
+	if (isfor && t->word.flags == 0)
+		lp.name = xstrdup(t->word.text);
 	if (lex_drop(p) != 0 || parse_skip_newlines(p) != 0 || lex_peek(p, &t) != 0)
-		return -1;
+		goto fail;
 	if (parse_tok_is(t, "in")) {
 		if (lex_drop(p) != 0)
-			return -1;
+			goto fail;
 		for (;;) {
 			if (lex_peek(p, &t) != 0)
-				return -1;
+				goto fail;
 			if (t->type != TOK_WORD)
 				break;
+			lp.words = xreallocarray(lp.words, lp.nwords + 1,
+			    sizeof *lp.words);
+			lp.words[lp.nwords++] = t->word;
+			memset(&t->word, 0, sizeof t->word);
+			t->type = TOK_NONE;
 			if (lex_drop(p) != 0)
-				return -1;
+				goto fail;
 		}
-		if (t->type != TOK_SEMI && t->type != TOK_NEWLINE)
-			return parse_unexpected(p, NULL);
+		if (t->type != TOK_SEMI && t->type != TOK_NEWLINE) {
+			parse_unexpected(p, NULL);
+			goto fail;
+		}
 		if (lex_drop(p) != 0)
-			return -1;
-	} else if (t->type == TOK_SEMI && lex_drop(p) != 0)
-		return -1;
-	return loop_do(p);
+			goto fail;
+	} else {
+		/* for NAME; do: over "$@", not recorded. */
+		free(lp.name);
+		lp.name = NULL;
+		if (t->type == TOK_SEMI && lex_drop(p) != 0)
+			goto fail;
+	}
+	lp.first = s->ncmds;
+	if (loop_do(p) != 0)
+		goto fail;
+	lp.end = s->ncmds;
+	if (lp.name != NULL) {
+		s->fors = xreallocarray(s->fors, s->nfors + 1,
+		    sizeof *s->fors);
+		s->fors[s->nfors++] = lp;
+		return 0;
+	}
+	rc = 0;
+fail:
+	free(lp.name);
+	for (size_t k = 0; k < lp.nwords; k++)
+		sh_word_free(&lp.words[k]);
+	free(lp.words);
+	return rc;
 }
 
 int

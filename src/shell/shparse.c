@@ -593,6 +593,15 @@ sh_script_release(struct sh_script *s)
 	s->cmds = NULL;
 	s->ncmds = 0;
 	strv_release(&s->unknown);
+	for (i = 0; i < s->nfors; i++) {
+		free(s->fors[i].name);
+		for (size_t k = 0; k < s->fors[i].nwords; k++)
+			sh_word_free(&s->fors[i].words[k]);
+		free(s->fors[i].words);
+	}
+	free(s->fors);
+	s->fors = NULL;
+	s->nfors = 0;
 }
 
 /* Append s with control characters escaped as in $'...'. */

@@ -108,14 +108,25 @@ struct sh_cmd {
 	int		 flags;		/* enum sh_cmd_flags */
 };
 
+/* A loop "for NAME in WORDS; do ... done": its body is the commands
+   cmds[first .. end) (flagged SH_C_CONTROL, with those of loops inside). */
+struct sh_for {
+	char		*name;
+	struct sh_word	*words;		/* the list, as the words of a command */
+	size_t		 nwords;
+	size_t		 first, end;
+};
+
 struct sh_script {
 	struct sh_cmd	*cmds;		/* every simple command, in order,
 					   including those inside substitutions */
 	size_t		 ncmds;
 	struct strv	 unknown;	/* constructs not modelled, in words:
 					   "control flow 'for'", "function", ... */
+	struct sh_for	*fors;		/* for loops with a word list */
+	size_t		 nfors;
 };
-#define SH_SCRIPT_INIT { NULL, 0, STRV_INIT }
+#define SH_SCRIPT_INIT { NULL, 0, STRV_INIT, NULL, 0 }
 
 /* 0 on success; -1 with cause ("unterminated quote at 12") otherwise. */
 int	 sh_parse(const char *, struct sh_script *, char **cause);
