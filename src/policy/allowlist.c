@@ -594,7 +594,6 @@ allowlist_through(const struct allowlist *al, const struct rule *only,
 		*d = sub[0];
 		d->runs = runs;
 		d->reason = buf_detach(&why);
-		sub[0].reason = NULL;
 	} else {
 		strv_release(&d->runs);
 		buf_release(&why);
