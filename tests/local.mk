@@ -257,6 +257,7 @@ MCP_TESTS = \
 	%D%/integration/hook-claude.sh \
 	%D%/integration/agent-config.sh \
 	%D%/integration/console-write.sh \
+	%D%/integration/write-data.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
