@@ -129,7 +129,7 @@ assert_eq "  run by bwgate's helper, as data (no shell)" \
 assert_match "the console shows the edit as a diff" \
     "$(jq -rs '[.[] | select(.record == "request" and .request.rule == "file-write")][1]
         | .request.write.diff' "$AUDIT" | tr '\n' '|')" \
-    "^@@ -2,1 \\+2,1 @@\\|-two\\|\\+2$"
+    "^@@ -2,1 \\+2,1 @@\\|-two\\|\\+2\\|"
 assert_eq "attention path, headless: denied" \
     "$(step write-attention | jq -c '[.isError, .structured.state, .structured.by]')" \
     '[true,"denied","headless"]'
