@@ -108,6 +108,14 @@ tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-mcp
+# The file-write message between console and helper (write-proto.h), with
+# oracles: one encoding, round trip, truncation refused.
+check_PROGRAMS += tests/fuzz/fuzz-write
+tests_fuzz_fuzz_write_SOURCES = %D%/fuzz/fuzz-write.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h src/sandbox/helper-write.c
+tests_fuzz_fuzz_write_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_write_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-write
 # Violation observer parsers (error output, paths) fuzz target.
 check_PROGRAMS += tests/fuzz/fuzz-observe
 tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \

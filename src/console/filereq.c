@@ -132,7 +132,24 @@ filereq_text(const char *s, size_t n)
 	return n == 0 || memchr(s, '\0', n) == NULL;
 }
 
-/* The message for the helper (write-proto.h). */
+/* The message for the helper (filereq.h). */
+void
+filereq_encode(const char *rel, const char *was, const char *content,
+    size_t len, struct buf *b)
+{
+	buf_puts(b, WRITE_PROTO_MAGIC);
+	buf_printf(b, "path %zu\n", strlen(rel));
+	buf_puts(b, rel);
+	buf_puts(b, "\n");
+	if (was == NULL)
+		buf_puts(b, "was new\n");
+	else
+		buf_printf(b, "was sha256 %s\n", was);
+	buf_printf(b, "content %zu\n", len);
+	buf_add(b, content, len);
+}
+
+/* The request's message: the digest of what the diff was made from. */
 static void
 filereq_message(struct filereq *fr, const struct buf *old, bool exists,
     const char *content, size_t len)
@@ -140,18 +157,9 @@ filereq_message(struct filereq *fr, const struct buf *old, bool exists,
 	struct buf	 b = BUF_INIT;
 	char		 hex[SHA256_HEX_LEN + 1];
 
-	buf_puts(&b, WRITE_PROTO_MAGIC);
-	buf_printf(&b, "path %zu\n", strlen(fr->rel));
-	buf_puts(&b, fr->rel);
-	buf_puts(&b, "\n");
-	if (!exists)
-		buf_puts(&b, "was new\n");
-	else {
+	if (exists)
 		sha256_hex(old->data != NULL ? old->data : "", old->len, hex);
-		buf_printf(&b, "was sha256 %s\n", hex);
-	}
-	buf_printf(&b, "content %zu\n", len);
-	buf_add(&b, content, len);
+	filereq_encode(fr->rel, exists ? hex : NULL, content, len, &b);
 	fr->message_len = b.len;
 	fr->message = buf_detach(&b);
 }

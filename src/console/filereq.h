@@ -53,6 +53,12 @@ struct filereq {
 int	 filereq_build(const char *project, const char *path,
 	    const char *content, size_t len, struct filereq *, char **cause);
 void	 filereq_release(struct filereq *);
+/* The helper's message (write-proto.h) for len bytes of content to rel,
+   whose SHA-256 (hex) must still be was (NULL: the file must not exist),
+   appended to b. */
+struct buf;
+void	 filereq_encode(const char *rel, const char *was, const char *content,
+	    size_t len, struct buf *b);
 /* The verdict of a write to rel (project-relative), the way commands get
    theirs (allowlist_classify_write: protected -> deny, the danger
    table's "writes" -> danger, attention -> ask, else allow with rule

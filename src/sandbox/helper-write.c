@@ -18,15 +18,6 @@
 #include "sha256.h"
 #include "write-proto.h"
 
-/* What the message says. */
-struct wmsg {
-	char		 path[WRITE_PROTO_MAX_PATH + 1];
-	bool		 created;		/* "was new" */
-	char		 was[SHA256_HEX_LEN + 1];
-	const char	*content;
-	size_t		 len;
-};
-
 /* Read all of fd, at most max bytes; NULL when more or on an error. */
 static char *
 hw_slurp(int fd, size_t max, size_t *len)
@@ -69,7 +60,9 @@ hw_field(const char **p, const char *end, const char *word, size_t max,
 	    q[wl] != ' ')
 		return NULL;
 	q += wl + 1;
-	if (q >= end || *q < '0' || *q > '9')
+	/* One way to write each number: no leading zero. */
+	if (q >= end || *q < '0' || *q > '9' || (*q == '0' && q + 1 < end &&
+	    q[1] >= '0' && q[1] <= '9'))
 		return NULL;
 	for (; q < end && *q >= '0' && *q <= '9'; q++) {
 		v = v * 10 + (size_t)(*q - '0');
@@ -84,13 +77,15 @@ hw_field(const char **p, const char *end, const char *word, size_t max,
 	return data;
 }
 
-/* Parse the message; 0, or -1. */
-static int
-hw_parse(const char *b, size_t n, struct wmsg *m)
+/* Parse the message (helper-write.h). */
+int
+helper_write_parse(const char *b, size_t n, struct write_msg *m)
 {
 	const char	*p = b, *end = b + n, *d;
 	size_t		 l, ml = strlen(WRITE_PROTO_MAGIC);
 
+	m->created = false;
+	m->was[0] = '\0';
 	if (n < ml || memcmp(p, WRITE_PROTO_MAGIC, ml) != 0)
 		return -1;
 	p += ml;
@@ -149,7 +144,7 @@ hw_digest(int fd, char hex[SHA256_HEX_LEN + 1])
 
 /* Say why and return code. */
 static int
-hw_fail(int code, const struct wmsg *m, const char *what, int err)
+hw_fail(int code, const struct write_msg *m, const char *what, int err)
 {
 	fprintf(stderr, "bwgate-helper: '%s': %s%s%s; nothing was written\n",
 	    m->path, what, err != 0 ? ": " : "", err != 0 ? strerror(err) :
@@ -177,7 +172,7 @@ hw_write_all(int fd, const char *data, size_t len)
 
 /* Check, write beside, rename; with the message parsed. */
 static int
-hw_apply(const struct wmsg *m)
+hw_apply(const struct write_msg *m)
 {
 	struct stat	 st;
 	const char	*name;
@@ -258,14 +253,14 @@ hw_apply(const struct wmsg *m)
 int
 helper_write(int fd)
 {
-	static struct wmsg	 m;
+	static struct write_msg	 m;
 	char			*b;
 	size_t			 n;
 	int			 rc;
 
 	b = hw_slurp(fd, strlen(WRITE_PROTO_MAGIC) + WRITE_PROTO_MAX_PATH +
 	    WRITE_PROTO_MAX + 256, &n);
-	if (b == NULL || hw_parse(b, n, &m) != 0) {
+	if (b == NULL || helper_write_parse(b, n, &m) != 0) {
 		fprintf(stderr, "bwgate-helper: no valid write message on "
 		    "stdin; nothing was written\n");
 		free(b);
