@@ -62,6 +62,12 @@ check_PROGRAMS += tests/unit/test-filewrite
 tests_unit_test_filewrite_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_filewrite_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-filewrite
+check_PROGRAMS += tests/unit/test-helper-write
+tests_unit_test_helper_write_SOURCES = %D%/unit/test-helper-write.c \
+	src/sandbox/helper-write.c
+tests_unit_test_helper_write_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_helper_write_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-helper-write
 # spawn: descriptor map, signals, exec errors, failure paths (fork and
 # pipe2 wrapped so they can be made to fail)
 check_PROGRAMS += tests/unit/test-spawn
