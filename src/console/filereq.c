@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "filereq.h"
 #include "filewrite.h"
+#include "libexec.h"
 #include "sha256.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -171,8 +172,16 @@ filereq_build(const char *project, const char *path, const char *content,
 {
 	struct buf	 old = BUF_INIT;
 	bool		 exists;
-	char		*d;
+	char		*d, *helper;
 
+	/* The helper makes the write; without it, none can be made. */
+	if ((helper = libexec_find("bwgate-helper", "BWGATE_HELPER")) ==
+	    NULL) {
+		*cause = xstrdup("file writes need bwgate-helper, which "
+		    "cannot be found (set BWGATE_HELPER)");
+		return -1;
+	}
+	free(helper);
 	if (len > FILEREQ_MAX) {
 		*cause = xasprintf("file writes through the console carry at "
 		    "most %d KiB (this one has %zu bytes); write larger "

@@ -232,6 +232,16 @@ test_build(void **state)
 	(void)state;
 	dfd = scratch(dir);
 	close(dfd);
+	/* No helper, no write. */
+	setenv("BWGATE_HELPER", "/nonexistent/bwgate-helper", 1);
+	assert_int_equal(filereq_build(dir, "d/f", "x", 1, &fr, &cause), -1);
+	assert_non_null(strstr(cause, "need bwgate-helper"));
+	free(cause);
+	filereq_release(&fr);
+	big = xasprintf("%s/bwgate-helper", getenv("BWGATE_BUILDDIR") != NULL ?
+	    getenv("BWGATE_BUILDDIR") : ".");
+	setenv("BWGATE_HELPER", big, 1);
+	free(big);
 	/* A new file: "was new", the content as it is, no shell anywhere. */
 	assert_int_equal(filereq_build(dir, "d/new2/x.txt", "it's\n", 5, &fr,
 	    &cause), 0);
