@@ -64,6 +64,9 @@ assert_eq "plain write: ran, exit 0" "$(reply result | jq -c '[.state, .exit_sta
 assert_eq "plain write: the file" "$(cat plain.txt)" new
 assert_eq "plain write: its change report" \
     "$(reply result | jq -c .report.changes.modified)" '["plain.txt"]'
+assert_eq "plain write: the one program it ran is bwgate's helper" \
+    "$(reply result | jq -c '[.report.executed[] | [.argv, .allowlisted]]')" \
+    '[[["/run/bwgate/helper","--write"],true]]'
 
 # A protected path is denied by the rule: the sandbox keeps it read-only,
 # approving could not help.
