@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,10 +215,22 @@ hw_apply(const struct write_msg *m)
 		close(fd);
 		mode = st.st_mode & 07777;
 	}
-	snprintf(tmp, sizeof tmp, ".bwgate-write.%ld", (long)getpid());
-	fd = beneath_open(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600, &cause);
-	free(cause);
+	/* A name nobody planted: a few random ones, never followed. */
+	fd = -1;
+	for (int i = 0; fd < 0 && i < 8; i++) {
+		uint64_t	 r = 0;
+
+		if (getrandom(&r, sizeof r, 0) != sizeof r)
+			r = (uint64_t)getpid() * 2654435761u + (uint64_t)i;
+		snprintf(tmp, sizeof tmp, ".bwgate-write.%016llx",
+		    (unsigned long long)r);
+		fd = beneath_open(dir, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600, &cause);
+		free(cause);
+		cause = NULL;
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
 		e = errno;
 		close(dir);
