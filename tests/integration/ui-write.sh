@@ -35,4 +35,17 @@ assert_eq "approved: the agent gets exit 0" \
 ok_if "approved: the file has the new content" grep -q '"keep": 2' "$P/.github/workflows/ci.yml"
 ok_if "approved: the new line is there" grep -q '"new"' "$P/.github/workflows/ci.yml"
 check_screen "report pane: one modified" 10 '0 created, 1 modified'
+
+# A write to a program (execute bit) asks; A offers no rule for it.
+printf '#!/bin/sh\n' > "$P/run.sh"
+chmod +x "$P/run.sh"
+jq -cn '{type: "submit", write: {path: "run.sh", content: "#!/bin/sh\necho x\n"}}' |
+    "$PEER" -t 30 -n 1 "$S" > "$T/w2.out" &
+WPID=$!
+check_screen "a program's write: ask, pending" 10 "2 .*write 17 bytes to run\.sh.*ask +pending"
+keys p A
+check_screen "A: no rule for a file write" 5 "#2 is a file write: no rule applies"
+keys a
+wait "$WPID"
+assert_eq "a approves it once: written" "$(sed -n 2p "$P/run.sh")" "echo x"
 done_testing
