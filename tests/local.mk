@@ -57,7 +57,7 @@ tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-format
-# direct file writes: rules, paths beneath the project, diff and script
+# direct file writes: rules, paths beneath the project, diff, message, verdict
 check_PROGRAMS += tests/unit/test-filewrite
 tests_unit_test_filewrite_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_filewrite_LDADD = $(UNIT_LDADD)

@@ -14,7 +14,6 @@
 #include "beneath.h"
 #include "buf.h"
 #include "filereq.h"
-#include "filewrite.h"
 #include "libexec.h"
 #include "sha256.h"
 #include "strv.h"

@@ -1,6 +1,6 @@
 /* test-filewrite: direct file writes: the rule table (filewrite.c), paths
-   kept beneath the project (beneath.c), the console's diff and script
-   (filereq.c) and the protocol's "write" submit. */
+   kept beneath the project (beneath.c), the console's diff, message for
+   the helper and verdict (filereq.c) and the protocol's "write" submit. */
 #include "autoconf.h"
 
 #include <errno.h>
