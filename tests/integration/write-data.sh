@@ -139,6 +139,10 @@ assert_eq "conflict: the helper refuses (exit 3)" \
 assert_match "  and says why" "$(jq -r 'select(.type == "output") | .data' "$T/w.out")" \
     "changed since this write was shown; nothing was written"
 assert_eq "  the newer content is kept" "$(sed -n 2p run.sh)" "echo v2 from someone else"
+"$BWGATE" show "$(reply queued | jq .id)" > "$T/show.txt" 2>&1
+assert_eq "bwgate show: what it is, with the diff" \
+    "$(grep -E '^(command|diff|  )' "$T/show.txt" | sed -n 1,4p | tr '\n' '|')" \
+    "command   write 20 bytes to run.sh|diff      @@ -2,1 +2,1 @@|          -echo v1|          +echo mine|"
 assert_eq "no marker file, anywhere" "$(markers)" ""
 stop_console
 ok_if "audit log is valid JSON lines" audit_valid
