@@ -57,11 +57,17 @@ tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-format
-# direct file writes: rules, paths beneath the project, diff and script
+# direct file writes: rules, paths beneath the project, diff, message, verdict
 check_PROGRAMS += tests/unit/test-filewrite
 tests_unit_test_filewrite_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_filewrite_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-filewrite
+check_PROGRAMS += tests/unit/test-helper-write
+tests_unit_test_helper_write_SOURCES = %D%/unit/test-helper-write.c \
+	src/sandbox/helper-write.c
+tests_unit_test_helper_write_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_helper_write_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-helper-write
 # spawn: descriptor map, signals, exec errors, failure paths (fork and
 # pipe2 wrapped so they can be made to fail)
 check_PROGRAMS += tests/unit/test-spawn
@@ -108,6 +114,14 @@ tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-mcp
+# The file-write message between console and helper (write-proto.h), with
+# oracles: one encoding, round trip, truncation refused.
+check_PROGRAMS += tests/fuzz/fuzz-write
+tests_fuzz_fuzz_write_SOURCES = %D%/fuzz/fuzz-write.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h src/sandbox/helper-write.c
+tests_fuzz_fuzz_write_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_write_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-write
 # Violation observer parsers (error output, paths) fuzz target.
 check_PROGRAMS += tests/fuzz/fuzz-observe
 tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \
@@ -259,6 +273,7 @@ MCP_TESTS = \
 	%D%/integration/hook-claude.sh \
 	%D%/integration/agent-config.sh \
 	%D%/integration/console-write.sh \
+	%D%/integration/write-data.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \

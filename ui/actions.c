@@ -170,6 +170,13 @@ action_approve_rule(struct ui *ui)
 		    ACTION_DANGER_WORD);
 		return;
 	}
+	/* Rules are for commands: a file write's verdict comes from its
+	   path (bwgate-allowlist(5), FILE WRITES). */
+	if (r->file_write) {
+		ui_message(ui, true, "#%u is a file write: no rule applies to "
+		    "it (a approves it once)", r->id);
+		return;
+	}
 	rule_open(ui, r);
 }
 

@@ -82,8 +82,7 @@ detail_kv(struct ui_text *t, enum ui_color c, const char *label,
 	free(e);
 }
 
-/* A file write's diff: the comment lines the console put first in its
-   script (filereq.h), one per line, escaped. */
+/* A file write's diff (filereq.h), one line each, escaped. */
 static void
 detail_diff(const struct request *r, size_t w, struct ui_text *t)
 {
@@ -92,11 +91,10 @@ detail_diff(const struct request *r, size_t w, struct ui_text *t)
 	enum ui_color	 c;
 
 	ui_text_add(t, UC_LABEL, "diff");
-	p = strchr(r->command, '\n');
-	for (p = p != NULL ? p + 1 : ""; p[0] == '#' && p[1] == ' ';
+	for (p = r->write_diff != NULL ? r->write_diff : ""; *p != '\0';
 	    p = *e == '\0' ? e : e + 1) {
 		e = p + strcspn(p, "\n");
-		line = xstrndup(p + 2, (size_t)(e - p - 2));
+		line = xstrndup(p, (size_t)(e - p));
 		c = line[0] == '+' ? UC_CREATED : line[0] == '-' ?
 		    UC_DELETED : UC_NORMAL;
 		esc = fmt_escape(line);
@@ -172,7 +170,7 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		free(e);
 		free(rel);
 	}
-	if (r->stdin_stream || r->merge_output) {
+	if (!r->file_write && (r->stdin_stream || r->merge_output)) {
 		s = xasprintf("%s%s%s", r->stdin_stream ? "stdin streamed "
 		    "from the agent" : "", r->stdin_stream &&
 		    r->merge_output ? "; " : "", r->merge_output ?

@@ -282,6 +282,7 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 	rq.cwd = m->project;
 	rq.write_path = abs;
 	rq.write_content = content;
+	rq.write_len = strlen(content);
 	rq.agent = "claude-code";
 	rq.tag = "hook";
 	cl = run_start(&rq, &cause);

@@ -313,7 +313,10 @@ run_message(const struct run_request *rq, const char *cwd)
 	sm.tag = xstrdup(rq->tag != NULL ? rq->tag : "run");
 	if (rq->write_path != NULL) {
 		sm.write_path = xstrdup(rq->write_path);
-		sm.write_content = xstrdup(rq->write_content);
+		sm.write_content = xmalloc(rq->write_len + 1);
+		memcpy(sm.write_content, rq->write_content, rq->write_len);
+		sm.write_content[rq->write_len] = '\0';
+		sm.write_len = rq->write_len;
 	} else if (rq->command != NULL) {
 		sm.command = xstrdup(rq->command);
 		strv_append_all(&sm.shell_options, &rq->shell_options);

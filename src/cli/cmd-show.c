@@ -180,6 +180,27 @@ show_text(const char *label, const cJSON *o, const char *key)
 	putchar('\n');
 }
 
+/* A file write's diff (the request's write.diff), one escaped line each. */
+static void
+show_diff(const cJSON *req)
+{
+	const char	*d = cJSON_GetStringValue(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(req, "write"), "diff"));
+	const char	*p, *e;
+	char		*line;
+
+	if (d == NULL)
+		return;
+	for (p = d; *p != '\0'; p = *e == '\0' ? e : e + 1) {
+		e = p + strcspn(p, "\n");
+		line = xstrndup(p, (size_t)(e - p));
+		printf("%-9s ", p == d ? "diff" : "");
+		summary_text(stdout, line);
+		putchar('\n');
+		free(line);
+	}
+}
+
 /* The human summary: who, what, how it ended, what it changed. */
 static void
 show_summary(const cJSON *j)
@@ -193,6 +214,7 @@ show_summary(const cJSON *j)
 	show_text("project", j, "project");
 	show_text("console", j, "console");
 	show_text("command", req, "command");
+	show_diff(req);
 	show_text("agent", req, "agent");
 	show_text("cwd", req, "cwd");
 	show_text("verdict", req, "verdict");

@@ -48,6 +48,7 @@ struct run_request {
 	struct strv	 argv;		/* an argv, or */
 	const char	*write_path;	/* a file to write (bwgate mcp) */
 	const char	*write_content;
+	size_t		 write_len;	/* of write_content */
 	const char	*agent;
 	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;

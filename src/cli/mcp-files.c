@@ -23,6 +23,7 @@
 #include "filereq.h"
 #include "jsonutil.h"
 #include "mcp.h"
+#include "protocol.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -186,21 +187,41 @@ void
 mcp_write_file(struct mcp *m, const cJSON *id, const cJSON *args,
     const cJSON *token)
 {
-	const char	*content;
+	const char	*content = NULL, *b64 = NULL;
 	char		*rel, *cause = NULL;
+	struct buf	 bytes = BUF_INIT;
 
 	if ((rel = files_path(m, id, args, "write_file", true)) == NULL)
 		return;
-	if (mcp_arg_string(args, "content", true, &content, &cause) != 0) {
+	/* Bytes that JSON text cannot hold (NUL, not UTF-8) come as
+	   content_base64 and are written exactly. */
+	if (mcp_arg_string(args, "content", false, &content, &cause) != 0 ||
+	    mcp_arg_string(args, "content_base64", false, &b64, &cause) != 0) {
 		mcp_error(id, RPC_INVALID_PARAMS, "write_file: %s", cause);
 		goto out;
 	}
-	if (files_writable(m, rel, strlen(content), &cause) != 0) {
+	if ((content == NULL) == (b64 == NULL)) {
+		mcp_error(id, RPC_INVALID_PARAMS, "write_file: give either "
+		    "'content' or 'content_base64'");
+		goto out;
+	}
+	if (b64 != NULL && proto_base64_decode(b64, &bytes) != 0) {
+		mcp_error(id, RPC_INVALID_PARAMS, "write_file: "
+		    "'content_base64' is not base64");
+		goto out;
+	}
+	if (b64 != NULL)
+		buf_add(&bytes, "", 1);
+	else
+		buf_add(&bytes, content, strlen(content) + 1);
+	if (files_writable(m, rel, bytes.len - 1, &cause) != 0) {
 		mcp_tool_error(id, "write_file: %s", cause);
 		goto out;
 	}
-	mcp_run_write(m, id, token, "write_file", rel, content, 0, NULL);
+	mcp_run_write(m, id, token, "write_file", rel, bytes.data,
+	    bytes.len - 1, 0, NULL);
 out:
+	buf_release(&bytes);
 	free(cause);
 	free(rel);
 }
@@ -309,7 +330,8 @@ mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
 		mcp_tool_error(id, "edit_file: %s", cause);
 		goto done;
 	}
-	mcp_run_write(m, id, token, "edit_file", rel, out.data, (unsigned)count,
+	mcp_run_write(m, id, token, "edit_file", rel, out.data, out.len,
+	    (unsigned)count,
 	    buf_detach(&diff));
 done:
 	buf_release(&b);

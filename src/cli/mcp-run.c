@@ -175,7 +175,7 @@ run_call(struct mcp *m, const cJSON *id, const cJSON *token,
 /* A file write through the console. */
 void
 mcp_run_write(struct mcp *m, const cJSON *id, const cJSON *token,
-    const char *tool, const char *rel, const char *content,
+    const char *tool, const char *rel, const char *content, size_t len,
     unsigned replacements, char *diff)
 {
 	struct run_request	 rq = RUN_REQUEST_INIT;
@@ -188,6 +188,7 @@ mcp_run_write(struct mcp *m, const cJSON *id, const cJSON *token,
 	rq.cwd = m->project;
 	rq.write_path = abs;
 	rq.write_content = content;
+	rq.write_len = len;
 	c = run_call(m, id, token, &rq);
 	free(abs);
 	if (c == NULL) {
@@ -196,7 +197,7 @@ mcp_run_write(struct mcp *m, const cJSON *id, const cJSON *token,
 	}
 	c->tool = tool;
 	c->path = xstrdup(rel);
-	c->bytes = strlen(content);
+	c->bytes = len;
 	c->replacements = replacements;
 	c->diff = diff;
 }

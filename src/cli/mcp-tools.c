@@ -93,11 +93,14 @@ static const struct mcp_tool mcp_tools[] = {
 	  "content (missing directories are created). The write is a "
 	  "request to the bwgate console like a command: the operator sees "
 	  "the diff and may have to approve it. Protected paths (.git at any "
-	  "depth, .bwgate.json, the configured list) are refused.",
+	  "depth, .bwgate.json, the agents' configuration, the configured "
+	  "list) are refused. Give the text as content, or bytes that are "
+	  "not UTF-8 text (NUL included) as content_base64.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"minLength\":1},"
-	  "\"content\":{\"type\":\"string\"}},"
-	  "\"required\":[\"path\",\"content\"],"
+	  "\"content\":{\"type\":\"string\"},"
+	  "\"content_base64\":{\"type\":\"string\"}},"
+	  "\"required\":[\"path\"],"
 	  "\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"

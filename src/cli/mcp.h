@@ -109,7 +109,7 @@ void	 mcp_run_tool(struct mcp *, const cJSON *id, const cJSON *args,
    diff. */
 void	 mcp_run_write(struct mcp *, const cJSON *id, const cJSON *token,
 	    const char *tool, const char *rel, const char *content,
-	    unsigned replacements, char *diff);
+	    size_t len, unsigned replacements, char *diff);
 /* The call's connection is readable; false when the call ended. */
 bool	 mcp_run_readable(struct mcp *, struct mcp_call *);
 /* Send due event progress; the ms until the next is due (-1: none). */

@@ -30,10 +30,12 @@
 #include "probe.h"
 #include "proctree.h"
 #include "spawn.h"
+#include "write-proto.h"
 #include "xalloc.h"
 
 static void	job_check_done(struct job *);
-static void	job_mark_executed(struct console *, cJSON *);
+static void	job_mark_executed(struct console *, const struct request *,
+		    cJSON *);
 
 /* ---- running ---- */
 
@@ -52,7 +54,7 @@ job_finish(struct job *jb)
 	if (jb->json.len > 0)
 		report = cJSON_ParseWithLength(jb->json.data, jb->json.len);
 	buf_release(&jb->json);
-	job_mark_executed(c, report);
+	job_mark_executed(c, r, report);
 	if (WIFEXITED(jb->wstatus))
 		code = WEXITSTATUS(jb->wstatus);
 	else
@@ -389,10 +391,11 @@ job_kill(struct job *jb, enum request_by by, const char *why)
 /*
  * Mark each program the command ran ("executed") with whether the
  * allowlist would allow it on its own: what a build or a script started
- * beyond what the operator approved stands out. Recording only.
+ * beyond what the operator approved stands out. Recording only. A file
+ * write's own program (bwgate's helper, filereq.h) is what was approved.
  */
 static void
-job_mark_executed(struct console *c, cJSON *report)
+job_mark_executed(struct console *c, const struct request *r, cJSON *report)
 {
 	struct classification	 cl = CLASSIFICATION_INIT;
 	struct strv		 argv = STRV_INIT;
@@ -403,6 +406,12 @@ job_mark_executed(struct console *c, cJSON *report)
 		if (json_get_strv(cJSON_GetObjectItem(e, "argv"), &argv) != 0 ||
 		    argv.n == 0)
 			continue;
+		if (r->file_write && argv.n == 2 && strcmp(argv.v[0],
+		    SANDBOX_HELPER_PATH) == 0 && strcmp(argv.v[1],
+		    WRITE_PROTO_ARG) == 0) {
+			cJSON_AddBoolToObject(e, "allowlisted", true);
+			continue;
+		}
 		allowlist_classify_argv(c->al, &argv, &cl);
 		cJSON_AddBoolToObject(e, "allowlisted",
 		    cl.verdict == VERDICT_ALLOW);

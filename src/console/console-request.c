@@ -25,6 +25,7 @@
 #include "console.h"
 #include "digestcache.h"
 #include "filereq.h"
+#include "write-proto.h"
 #include "engine-spec.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -203,33 +204,33 @@ request_classify(struct console *c, struct request *r)
 	free(r->error);
 	r->error = NULL;
 	(void)sandbox_policy_set_dirs(&pol, c->project, r->cwd, &cause);
-	/* A file write was classified by the file-write rules when it was
-	   built (console_submit_msg); its script is not for the allowlist. */
-	if (!r->file_write) {
-		if (r->is_argv)
-			allowlist_classify_argv(c->al, &r->argv, &cl);
-		else
-			allowlist_classify(c->al, r->command, &cl);
-		/* git's rule holds for the project's own repository only:
-		   below the top directory there may be another one. */
-		if (cause == NULL)
-			classification_at(&cl, pol.project, pol.cwd);
-		r->verdict = cl.verdict;
-		free(r->rule);
-		r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
-		free(r->reason);
-		r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
-		free(r->profile);
-		r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
-		free(r->needs);
-		r->needs = cl.needs_reason != NULL ?
-		    xasprintf("%s: %s", cl.needs, cl.needs_reason) : NULL;
-		free(r->at_stake);
-		r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
-		    c->project, r->cwd, cl.stake, &cl.targets) :
-		    NULL;
-		classification_release(&cl);
-	}
+	/* A file write is classified by its path, as a command writing it
+	   would be (filereq_classify); its argv is bwgate's own. */
+	if (r->file_write)
+		filereq_classify(c->al, r->write_path, r->write_exec,
+		    &c->cfg.protected, &c->cfg.attention, &cl);
+	else if (r->is_argv)
+		allowlist_classify_argv(c->al, &r->argv, &cl);
+	else
+		allowlist_classify(c->al, r->command, &cl);
+	/* git's rule holds for the project's own repository only: below the
+	   top directory there may be another one. */
+	if (cause == NULL)
+		classification_at(&cl, pol.project, pol.cwd);
+	r->verdict = cl.verdict;
+	free(r->rule);
+	r->rule = cl.rule != NULL ? xstrdup(cl.rule) : NULL;
+	free(r->reason);
+	r->reason = xstrdup(cl.reason != NULL ? cl.reason : "");
+	free(r->profile);
+	r->profile = cl.profile != NULL ? xstrdup(cl.profile) : NULL;
+	free(r->needs);
+	r->needs = cl.needs_reason != NULL ?
+	    xasprintf("%s: %s", cl.needs, cl.needs_reason) : NULL;
+	free(r->at_stake);
+	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
+	    c->project, r->cwd, cl.stake, &cl.targets) : NULL;
+	classification_release(&cl);
 	if (r->op_profile != NULL) {
 		free(r->profile);
 		r->profile = xstrdup(r->op_profile);	/* the operator's */
@@ -625,9 +626,9 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 		    "command starts until it can", c->audit_failing);
 		return 0;
 	}
-	/* A file write runs its script at the project root. */
+	/* A file write runs the helper at the project root. */
 	if (m->write_path != NULL && filereq_build(c->project, m->write_path,
-	    m->write_content, &c->cfg.protected, &fr, cause) != 0) {
+	    m->write_content, m->write_len, &fr, cause) != 0) {
 		filereq_release(&fr);
 		return 0;
 	}
@@ -674,15 +675,18 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	strv_append_all(&r->args, &m->args);
 	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
 	if (m->write_path != NULL) {
+		/* Data on the helper's stdin, never shell text (filereq.h). */
 		r->file_write = true;
-		r->command = steal_pointer(&fr.command);
-		strv_push(&r->argv, shell);
-		strv_push(&r->argv, "-c");
-		strv_push(&r->argv, r->command);
-		r->verdict = fr.verdict;
-		r->reason = steal_pointer(&fr.reason);
-		r->rule = xstrdup("file-write");
-		r->profile = xstrdup("project");
+		r->command = steal_pointer(&fr.title);
+		r->write_path = steal_pointer(&fr.rel);
+		r->write_diff = steal_pointer(&fr.diff);
+		r->write_bytes = fr.len;
+		r->write_exec = fr.executable;
+		r->is_argv = true;
+		strv_push(&r->argv, SANDBOX_HELPER_PATH);
+		strv_push(&r->argv, WRITE_PROTO_ARG);
+		r->stdin_stream = true;
+		job_input(r->owner, fr.message, fr.message_len, true);
 		filereq_release(&fr);
 	} else if (m->command != NULL) {
 		r->command = xstrdup(m->command);

@@ -322,6 +322,13 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 		*cause = xstrdup("the console is shutting down");
 		return 0;
 	}
+	/* Its content went to the helper once and is not kept: the agent
+	   asks again (against the file as it is then). */
+	if (old->file_write) {
+		*cause = xasprintf("request %u is a file write: it cannot be "
+		    "re-run (ask the agent to write the file again)", id);
+		return 0;
+	}
 	approved = old->state != REQUEST_DENIED &&
 	    old->state != REQUEST_WITHDRAWN;
 	r = queue_add(&c->q);

@@ -1,6 +1,6 @@
-/* filereq: an agent's file write as a console request: classified by the
-   file-write rules, shown as a diff, run as a checked script in the
-   sandbox (filereq.h). */
+/* filereq: an agent's file write as a console request: classified like a
+   command, shown as a diff, carried to the sandbox's helper as data
+   (filereq.h). */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -10,16 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attention.h"
 #include "beneath.h"
 #include "buf.h"
 #include "filereq.h"
-#include "filewrite.h"
+#include "libexec.h"
 #include "sha256.h"
 #include "strv.h"
 #include "xalloc.h"
 
 #define FILEREQ_READ_MAX	(16 * 1024 * 1024)
-#define FILEREQ_DIFF_LINES	400	/* per side, in the comments */
+#define FILEREQ_DIFF_LINES	400	/* per side */
 
 /* Split text into lines (without their '\n'); a last line without one
    counts too. */
@@ -85,16 +86,15 @@ filereq_diff(const char *old, const char *new, size_t max)
 	return buf_detach(&d);
 }
 
-/* The file as it is now: *old NULL when it does not exist. */
+/* The file as it is now (old->data NULL when it does not exist). */
 static int
-filereq_read(const char *project, const char *rel, char **old,
-    char **cause)
+filereq_read(const char *project, const char *rel, struct buf *old,
+    bool *exists, bool *executable, char **cause)
 {
-	struct buf	 b = BUF_INIT;
 	struct stat	 st;
 	int		 dfd, fd;
 
-	*old = NULL;
+	*exists = *executable = false;
 	dfd = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		*cause = xasprintf("cannot open the project '%s': %s", project,
@@ -113,100 +113,88 @@ filereq_read(const char *project, const char *rel, char **old,
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > FILEREQ_READ_MAX ||
-	    buf_read_fd(&b, fd, FILEREQ_READ_MAX) != 0) {
+	    buf_read_fd(old, fd, FILEREQ_READ_MAX) != 0) {
 		*cause = xasprintf("'%s' is not a regular file of at most "
 		    "%d MiB", rel, FILEREQ_READ_MAX >> 20);
 		close(fd);
-		buf_release(&b);
 		return -1;
 	}
 	close(fd);
-	if (b.len > 0 && memchr(b.data, '\0', b.len) != NULL) {
-		*cause = xasprintf("'%s' is a binary file (it holds NUL "
-		    "bytes); write it with a command", rel);
-		buf_release(&b);
-		return -1;
-	}
-	if (b.data == NULL)
-		buf_puts(&b, "");
-	*old = buf_detach(&b);
+	*exists = true;
+	*executable = (st.st_mode & 0111) != 0;
 	return 0;
 }
 
-/* The script: the diff as comments, the check, the write. */
-static char *
-filereq_script(const struct filereq *fr, const char *old,
-    const char *content)
+/* Text the line diff can show (no NUL). */
+static bool
+filereq_text(const char *s, size_t n)
+{
+	return n == 0 || memchr(s, '\0', n) == NULL;
+}
+
+/* The message for the helper (filereq.h). */
+void
+filereq_encode(const char *rel, const char *was, const char *content,
+    size_t len, struct buf *b)
+{
+	buf_puts(b, WRITE_PROTO_MAGIC);
+	buf_printf(b, "path %zu\n", strlen(rel));
+	buf_puts(b, rel);
+	buf_puts(b, "\n");
+	if (was == NULL)
+		buf_puts(b, "was new\n");
+	else
+		buf_printf(b, "was sha256 %s\n", was);
+	buf_printf(b, "content %zu\n", len);
+	buf_add(b, content, len);
+}
+
+/* The request's message: the digest of what the diff was made from. */
+static void
+filereq_message(struct filereq *fr, const struct buf *old, bool exists,
+    const char *content, size_t len)
 {
 	struct buf	 b = BUF_INIT;
 	char		 hex[SHA256_HEX_LEN + 1];
-	char		*qf = shell_squote(fr->rel);
-	char		*qc = shell_squote(content);
-	char		*dir, *qd, *slash;
-	const char	*p, *e;
-	size_t		 budget;
 
-	buf_printf(&b, "# bwgate: write_file %s (%s)\n", qf, fr->created ?
-	    "new file" : "modified");
-	/* What the diff may use of the one argument. */
-	budget = FILEREQ_SCRIPT_MAX - strlen(qc) - 3 * strlen(qf) - 1024;
-	for (p = fr->diff; *p != '\0'; p = *e == '\0' ? e : e + 1) {
-		e = p + strcspn(p, "\n");
-		if (b.len + (size_t)(e - p) + 3 > budget) {
-			buf_printf(&b, "# ... (the diff is cut here; the whole "
-			    "new content follows)\n");
-			break;
-		}
-		buf_printf(&b, "# %.*s\n", (int)(e - p), p);
-	}
-	buf_printf(&b, "f=%s\n", qf);
-	if (fr->created) {
-		if ((slash = strrchr(fr->rel, '/')) != NULL) {
-			dir = xstrndup(fr->rel, (size_t)(slash - fr->rel));
-			qd = shell_squote(dir);
-			buf_printf(&b, "mkdir -p -- %s || exit 1\n", qd);
-			free(qd);
-			free(dir);
-		}
-		/* noclobber: the shell creates it with O_EXCL. */
-		buf_puts(&b, "set -C\n");
-	} else {
-		sha256_hex(old, strlen(old), hex);
-		buf_printf(&b, "[ \"$(sha256sum < \"$f\")\" = '%s  -' ] || { "
-		    "echo \"bwgate: '$f' changed since this write was shown; "
-		    "nothing was written\" >&2; exit 1; }\n", hex);
-	}
-	buf_printf(&b, "printf '%%s' %s > \"$f\"\n", qc);
-	free(qf);
-	free(qc);
-	return buf_detach(&b);
-}
-
-/* The length of s in single quotes (each ' takes four bytes). */
-static size_t
-shell_squote_len(const char *s)
-{
-	size_t	 n = 2;
-
-	for (; *s != '\0'; s++)
-		n += *s == '\'' ? 4 : 1;
-	return n;
+	if (exists)
+		sha256_hex(old->data != NULL ? old->data : "", old->len, hex);
+	filereq_encode(fr->rel, exists ? hex : NULL, content, len, &b);
+	fr->message_len = b.len;
+	fr->message = buf_detach(&b);
 }
 
 /* Build the request. */
 int
 filereq_build(const char *project, const char *path, const char *content,
-    const struct strv *protected, struct filereq *fr, char **cause)
+    size_t len, struct filereq *fr, char **cause)
 {
-	struct filewrite_match	 fm;
-	char			*old = NULL, *d;
+	struct buf	 old = BUF_INIT;
+	bool		 exists;
+	char		*d, *helper;
 
-	if (shell_squote_len(content) > FILEREQ_MAX) {
-		*cause = xasprintf("'%s': file writes through the console are "
-		    "limited to %d KiB of quoted content (it is passed to the "
-		    "shell as one argument); write larger files with a "
-		    "command", path, FILEREQ_MAX / 1024);
+	/* The helper makes the write; without it, none can be made. */
+	if ((helper = libexec_find("bwgate-helper", "BWGATE_HELPER")) ==
+	    NULL) {
+		*cause = xstrdup("file writes need bwgate-helper, which "
+		    "cannot be found (set BWGATE_HELPER)");
 		return -1;
+	}
+	free(helper);
+	if (len > FILEREQ_MAX) {
+		*cause = xasprintf("file writes through the console carry at "
+		    "most %d KiB (this one has %zu bytes); write larger "
+		    "files with a command", FILEREQ_MAX / 1024, len);
+		return -1;
+	}
+	for (const unsigned char *p = (const unsigned char *)path; *p != '\0';
+	    p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			*cause = xasprintf("the write path holds a control "
+			    "character (byte 0x%02x): such names are refused",
+			    *p);
+			return -1;
+		}
 	}
 	if ((fr->rel = beneath_relative(project, path, cause)) == NULL)
 		return -1;
@@ -214,27 +202,64 @@ filereq_build(const char *project, const char *path, const char *content,
 		*cause = xstrdup("the write path names the project directory");
 		return -1;
 	}
-	if (filereq_read(project, fr->rel, &old, cause) != 0)
+	if (strlen(fr->rel) > WRITE_PROTO_MAX_PATH) {
+		*cause = xasprintf("the write path is longer than %d bytes",
+		    WRITE_PROTO_MAX_PATH);
 		return -1;
-	fr->created = old == NULL;
-	filewrite_classify(fr->rel, protected, &fm);
-	if (fm.kind == FILEWRITE_PLAIN) {
-		fr->verdict = VERDICT_ALLOW;
-		fr->reason = xasprintf("write_file: %s", fm.why);
-	} else {
-		fr->verdict = VERDICT_ASK;
-		fr->reason = xasprintf("write_file: '%s' is %s (%s: %s)",
-		    fr->rel, filewrite_kind_name(fm.kind), fm.entry, fm.why);
 	}
-	if (fr->created) {
+	if (filereq_read(project, fr->rel, &old, &exists, &fr->executable,
+	    cause) != 0)
+		return -1;
+	fr->created = !exists;
+	fr->len = len;
+	fr->title = xasprintf("write %zu byte%s to %s", len, len == 1 ? "" :
+	    "s", fr->rel);
+	if (!filereq_text(old.data, old.len) || !filereq_text(content, len))
+		fr->diff = xasprintf("%s\nbinary content: %zu bytes before, "
+		    "%zu after\n", exists ? "modified" : "new file", old.len,
+		    len);
+	else if (!exists) {
 		d = filereq_diff("", content, FILEREQ_DIFF_LINES);
 		fr->diff = xasprintf("new file\n%s", d);
 		free(d);
-	} else
-		fr->diff = filereq_diff(old, content, FILEREQ_DIFF_LINES);
-	fr->command = filereq_script(fr, old, content);
-	free(old);
+	} else {
+		buf_puts(&old, "");	/* NUL-ended, also when empty */
+		fr->diff = filereq_diff(old.data, content,
+		    FILEREQ_DIFF_LINES);
+	}
+	filereq_message(fr, &old, exists, content, len);
+	buf_release(&old);
 	return 0;
+}
+
+/* A file write's verdict (filereq.h). */
+void
+filereq_classify(const struct allowlist *al, const char *rel,
+    bool executable, const struct strv *protected,
+    const struct strv *attention, struct classification *cl)
+{
+	const char	*pat = NULL;
+	char		*s;
+
+	allowlist_classify_write(al, rel, protected, cl);
+	if (cl->verdict != VERDICT_ALLOW)
+		return;
+	for (size_t i = 0; attention != NULL && i < attention->n; i++)
+		if (attention_match(rel, attention->v[i])) {
+			pat = attention->v[i];
+			break;
+		}
+	if (pat != NULL)
+		s = xasprintf("write_file: '%s' is called out for the "
+		    "operator's attention (%s)", rel, pat);
+	else if (executable)
+		s = xasprintf("write_file: '%s' is a program (it has an "
+		    "execute bit): a person may run it as it is", rel);
+	else
+		return;
+	cl->verdict = VERDICT_ASK;
+	free(cl->reason);
+	cl->reason = s;
 }
 
 /* Free what a build made. */
@@ -242,8 +267,8 @@ void
 filereq_release(struct filereq *fr)
 {
 	free(fr->rel);
-	free(fr->command);
+	free(fr->title);
 	free(fr->diff);
-	free(fr->reason);
+	free(fr->message);
 	*fr = (struct filereq)FILEREQ_INIT;
 }

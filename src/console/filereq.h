@@ -3,56 +3,71 @@
  * protocol.md), turned into a request like any command.
  *
  * The console reads the file as it is now (beneath the project, no link
- * followed), classifies the path with the file-write rules (filewrite.h:
- * plain -> allow, protected or attention -> ask), computes the diff the
- * operator sees, and builds the script that runs in the sandbox:
+ * followed) and computes the diff the operator sees. The request runs a
+ * fixed program in the sandbox, never shell text made of the path or the
+ * content:
  *
- *	# bwgate: write_file 'src/a.c' (modified: -1 +2 lines)
- *	# @@ -3,1 +3,2 @@
- *	# -old
- *	# +new
- *	# +lines
- *	f='src/a.c'
- *	[ "$(sha256sum < "$f")" = '<sha256 the diff was made from>  -' ] ||
- *	    { echo "bwgate: '$f' changed since ..." >&2; exit 1; }
- *	printf '%s' '<the whole new content>' > "$f"
+ *	argv	/run/bwgate/helper --write
+ *	stdin	the write as data (sandbox/write-proto.h): the path, the
+ *		SHA-256 the diff was made from (or "new"), the content with
+ *		its length
  *
- * So the write is shown with its diff, approved or denied, audited, run
- * under the project's sandbox (protected paths stay read-only whatever is
- * approved), observed, and reported with the same change report as a
- * command. The check makes the write fail, changing nothing, if the file
- * is no longer what the operator saw.
+ * The helper opens the path beneath the project root (openat2
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), refuses when the file is no
+ * longer what the diff was made from, and writes a temporary file that it
+ * renames into place. The request is shown as "write N bytes to PATH"
+ * with the diff, classified (filereq_classify), decided, audited, run
+ * under the project's sandbox (protected paths stay read-only whatever
+ * is approved), observed and reported with the same change report as a
+ * command.
  */
 #ifndef BWGATE_FILEREQ_H
 #define BWGATE_FILEREQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "allowlist.h"
 #include "strv.h"
+#include "write-proto.h"
 
-/* The script travels as one argument of bash -c, and the kernel takes at
-   most 128 KiB in one argument: the quoted content may fill FILEREQ_MAX,
-   the diff in the comments is cut to what is left of FILEREQ_SCRIPT_MAX. */
-#define FILEREQ_MAX		(96 * 1024)
-#define FILEREQ_SCRIPT_MAX	(124 * 1024)
+/* The largest content a file write carries. */
+#define FILEREQ_MAX		WRITE_PROTO_MAX
 
 struct filereq {
 	char		*rel;		/* the path, relative to the project */
-	char		*command;	/* the script, the diff first */
+	char		*title;		/* "write N bytes to PATH" */
 	char		*diff;		/* what the operator sees */
 	bool		 created;	/* the file does not exist yet */
-	enum verdict	 verdict;
-	char		*reason;
+	bool		 executable;	/* it exists with an execute bit */
+	size_t		 len;		/* bytes of content */
+	char		*message;	/* the helper's stdin (write-proto.h) */
+	size_t		 message_len;
 };
-#define FILEREQ_INIT { NULL, NULL, NULL, false, VERDICT_ASK, NULL }
+#define FILEREQ_INIT { NULL, NULL, NULL, false, false, 0, NULL, 0 }
 
-/* Build the request for writing content to path (as the agent gave it)
-   in project; -1 with cause (refused before it is queued). */
+/* Build the request for writing len bytes of content to path (as the
+   agent gave it) in project; -1 with cause (refused before it is
+   queued: outside the project, a control character in the path, too
+   large, not a regular file). */
 int	 filereq_build(const char *project, const char *path,
-	    const char *content, const struct strv *protected,
-	    struct filereq *, char **cause);
+	    const char *content, size_t len, struct filereq *, char **cause);
 void	 filereq_release(struct filereq *);
+/* The helper's message (write-proto.h) for len bytes of content to rel,
+   whose SHA-256 (hex) must still be was (NULL: the file must not exist),
+   appended to b. */
+struct buf;
+void	 filereq_encode(const char *rel, const char *was, const char *content,
+	    size_t len, struct buf *b);
+/* The verdict of a write to rel (project-relative), the way commands get
+   theirs (allowlist_classify_write: protected -> deny, the danger
+   table's "writes" -> danger, attention -> ask, else allow with rule
+   "file-write"), then: a path the configured attention list names
+   (attention, e.g. the agents' configuration a "!path" lifted) or a file
+   with an execute bit -> ask. */
+void	 filereq_classify(const struct allowlist *, const char *rel,
+	    bool executable, const struct strv *protected,
+	    const struct strv *attention, struct classification *);
 /* The diff of two texts, line by line, one hunk: the common first and
    last lines are left out (caller frees). */
 char	*filereq_diff(const char *old, const char *new, size_t max_lines);

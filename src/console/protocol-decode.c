@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "jsonutil.h"
 #include "protocol.h"
 #include "xalloc.h"
@@ -224,14 +225,35 @@ proto_decode_write(const cJSON *w, struct proto_msg *m, char **cause)
 		    "and 'content'");
 		return -1;
 	}
+	const cJSON	*b = cJSON_GetObjectItemCaseSensitive(w,
+			    "content_base64");
+	struct buf	 bytes = BUF_INIT;
+
+	/* Content with NUL or bytes that are not UTF-8 comes as
+	   "content_base64" and is carried exactly. */
 	if (get_string(w, "path", true, &m->write_path, cause) != 0 ||
-	    get_string(w, "content", true, &m->write_content, cause) != 0) {
+	    (b == NULL && get_string(w, "content", true, &m->write_content,
+	    cause) != 0)) {
 		char *s = xasprintf("write: %s", *cause);
 
 		free(*cause);
 		*cause = s;
 		return -1;
 	}
+	if (b != NULL) {
+		if (cJSON_GetObjectItemCaseSensitive(w, "content") != NULL ||
+		    !cJSON_IsString(b) || proto_base64_decode(b->valuestring,
+		    &bytes) != 0) {
+			buf_release(&bytes);
+			*cause = xstrdup("write: give either 'content' or "
+			    "'content_base64' (base64)");
+			return -1;
+		}
+		m->write_len = bytes.len;
+		buf_add(&bytes, "", 1);
+		m->write_content = buf_detach(&bytes);
+	} else
+		m->write_len = strlen(m->write_content);
 	if (m->write_path[0] == '\0') {
 		*cause = xstrdup("field 'write.path' must not be empty");
 		return -1;

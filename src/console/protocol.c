@@ -490,8 +490,19 @@ proto_msg_json(const struct proto_msg *m)
 		cJSON *w = cJSON_AddObjectToObject(j, "write");
 
 		cJSON_AddStringToObject(w, "path", m->write_path);
-		cJSON_AddStringToObject(w, "content", m->write_content != NULL ?
-		    m->write_content : "");
+		const char *t = m->write_content != NULL ? m->write_content :
+		    "";
+		size_t	    n = m->write_content != NULL ? m->write_len : 0;
+
+		if (proto_utf8_valid(t, n, NULL) && memchr(t, '\0', n) ==
+		    NULL)
+			cJSON_AddStringToObject(w, "content", t);
+		else {
+			char *e = proto_base64_encode(t, n);
+
+			cJSON_AddStringToObject(w, "content_base64", e);
+			free(e);
+		}
 	}
 	return j;
 }

@@ -81,7 +81,8 @@ struct proto_msg {
 	struct proto_mounts mounts;	/* submit (asked), approve (edits) */
 	/* submit with "write": write one file of the project. */
 	char		*write_path;	/* as the agent gave it */
-	char		*write_content;
+	char		*write_content;	/* write_len bytes, NUL-ended */
+	size_t		 write_len;
 	/* submit: lower this command's limits (never raise); 0: as is */
 	double		 memory;	/* bytes */
 	int		 pids;

@@ -92,6 +92,8 @@ request_free(struct request *r)
 	free(r->agent);
 	free(r->tag);
 	free(r->command);
+	free(r->write_path);
+	free(r->write_diff);
 	strv_release(&r->argv);
 	free(r->cwd);
 	proto_mounts_release(&r->asked);
@@ -340,7 +342,13 @@ request_json(const struct request *r)
 		    json_strv(&r->shell_options));
 	if (r->args.n > 0)
 		cJSON_AddItemToObject(j, "args", json_strv(&r->args));
-	if (r->stdin_stream)
+	if (r->file_write) {
+		cJSON	*w = cJSON_AddObjectToObject(j, "write");
+
+		add_string(w, "path", r->write_path);
+		cJSON_AddNumberToObject(w, "bytes", (double)r->write_bytes);
+		add_string(w, "diff", r->write_diff);
+	} else if (r->stdin_stream)
 		cJSON_AddBoolToObject(j, "stdin", true);
 	if (r->merge_output)
 		cJSON_AddBoolToObject(j, "merge_output", true);

@@ -120,6 +120,10 @@ struct request {
 	char			*error;
 
 	bool			 file_write;	/* a "write" submit (filereq.h) */
+	char			*write_path;	/* its project-relative path */
+	char			*write_diff;	/* what the operator sees */
+	size_t			 write_bytes;
+	bool			 write_exec;	/* the file has an execute bit */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;

@@ -77,6 +77,15 @@ void		 allowlist_classify(const struct allowlist *, const char *command,
 /* Classify an argv (quoted and classified as a command string). */
 void		 allowlist_classify_argv(const struct allowlist *,
 		    const struct strv *argv, struct classification *);
+/* Classify an agent's direct write to rel (project-relative; protected:
+   the configuration's list) as a command writing it would be: a
+   protected path is deny (the sandbox keeps it read-only), one the danger
+   table's "writes" names is danger, a path the file-write table calls
+   for attention is ask, anything else allow by the rule "file-write"
+   with the project profile (allowlist-write.c). */
+void		 allowlist_classify_write(const struct allowlist *,
+		    const char *rel, const struct strv *protected,
+		    struct classification *);
 /* Apply a named profile to a policy; -1 with cause if unknown. */
 int		 allowlist_profile_apply(const struct allowlist *,
 		    const char *profile, struct sandbox_policy *, char **cause);

@@ -594,3 +594,17 @@ danger_examples(const struct danger *d, int (*fn)(const char *, const char *,
 	}
 	return 0;
 }
+
+/* Does an entry's "writes" name rel (a direct file write, filereq.h)? */
+bool
+danger_check_write(const struct danger *d, const char *rel,
+    struct danger_hit *hit)
+{
+	for (size_t i = 0; d != NULL && i < d->n; i++) {
+		if (d->e[i].writes.n == 0 || !danger_path(&d->e[i].writes, rel))
+			continue;
+		danger_fill(&d->e[i], NULL, 0, hit);
+		return true;
+	}
+	return false;
+}

@@ -61,6 +61,10 @@ void		 danger_free(struct danger *);
 bool		 danger_check(const struct danger *, const struct sh_script *,
 		    const bool *allowed, struct danger_hit *hit);
 void		 danger_hit_release(struct danger_hit *);
+/* Does an entry's "writes" name the project-relative path rel (an
+   agent's direct file write)? The first hit fills hit. */
+bool		 danger_check_write(const struct danger *, const char *rel,
+		    struct danger_hit *hit);
 /* Each entry's examples as (id, example, must match), for checking them
    against the whole classification: fn returns -1 to stop. */
 int		 danger_examples(const struct danger *,

@@ -6,8 +6,9 @@
  * operator's attention (files other tools run on their own when a person
  * opens the project). Everything else inside the project is a plain write.
  *
- * The console turns a plain write into an allow verdict and the others
- * into ask; the MCP server refuses protected paths before asking.
+ * allowlist_classify_write (allowlist.h) turns a plain write into allow,
+ * a protected path into deny and an attention path into ask; the MCP
+ * server and the hook refuse protected paths before asking.
  */
 #ifndef BWGATE_FILEWRITE_H
 #define BWGATE_FILEWRITE_H

@@ -5,6 +5,7 @@
  *
  *	bwgate-helper FD -- COMMAND [ARG...]
  *	bwgate-helper FD		the command comes with the go message
+ *	bwgate-helper --write		a file write from stdin (helper-write.c)
  *
  * FD is one end of a SOCK_SEQPACKET pair (observe-proto.h). The filter
  * returns SECCOMP_RET_USER_NOTIF for write-intent system calls and allows
@@ -14,7 +15,8 @@
  * the helper says why and runs the command anyway (bwgate then infers
  * refusals from the error output).
  *
- * Kept tiny: libc only. The seccomp program itself is built by bwgate
+ * Kept tiny: libc, and of bwgate only the door (beneath.c) and SHA-256
+ * for the write mode. The seccomp program itself is built by bwgate
  * (observe-filter.c) and arrives with the hello message.
  */
 #include "autoconf.h"
@@ -35,7 +37,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper-write.h"
 #include "observe-proto.h"
+#include "write-proto.h"
 
 static int	helper_reply(int, int, int, const char *);
 static int	helper_install(const void *, uint32_t, const char **);
@@ -190,6 +194,10 @@ main(int argc, char **argv)
 	bool			 gated;
 	ssize_t			 n;
 
+	/* An agent's file write, as data (write-proto.h); the observer's
+	   helper ran first and execs this one. */
+	if (argc == 2 && strcmp(argv[1], WRITE_PROTO_ARG) == 0)
+		return helper_write(0);
 	if (argc != 2 && (argc < 4 || strcmp(argv[2], "--") != 0)) {
 		fprintf(stderr, "usage: bwgate-helper FD [-- COMMAND [ARG...]]\n");
 		return 125;

@@ -19,7 +19,9 @@ noinst_LIBRARIES += %D%/libsandbox.a
 pkglibexec_PROGRAMS += bwgate-helper
 bwgate_helper_CFLAGS = $(AM_CFLAGS)
 bwgate_helper_LDFLAGS = $(HELPER_LDFLAGS)
-bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h
+bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h \
+	%D%/helper-write.c %D%/helper-write.h %D%/write-proto.h
+bwgate_helper_LDADD = src/util/libutil.a
 # The project watcher (gitwatch.h), exec'd by the first writable run.
 pkglibexec_PROGRAMS += bwgate-gitwatch
 bwgate_gitwatch_SOURCES = %D%/gitwatch-main.c

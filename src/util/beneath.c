@@ -589,3 +589,28 @@ done:
 	errno = err;
 	return rc;
 }
+
+/* Rename the entry name of the directory open at dir over to, in the
+   same directory (an existing to is replaced: a file write's last step,
+   helper-write.c). */
+int
+beneath_replace(int dir, const char *name, const char *to)
+{
+	if (!one_name(name) || !one_name(to)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return renameat(dir, name, dir, to);
+}
+
+/* Remove the file name of the directory open at dir (never a directory:
+   a file write's own temporary file). */
+int
+beneath_drop(int dir, const char *name)
+{
+	if (!one_name(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return unlinkat(dir, name, 0);
+}

@@ -102,6 +102,10 @@ int	 beneath_dispose(int dfd, const char *name,
 /* Move the entry name of the directory open at from to the new name to of
    the directory open at dir (RENAME_NOREPLACE; the same file system). */
 int	 beneath_move(int from, const char *name, int dir, const char *to);
+/* Rename name over to (replacing it), both in the directory open at dir;
+   remove the file name of dir. -1 with errno (EINVAL: not one name). */
+int	 beneath_replace(int dir, const char *name, const char *to);
+int	 beneath_drop(int dir, const char *name);
 /* Call fn(parent, name, rel, arg) for every entry named .git below the
    directory name of dfd, at any depth (.git itself is not entered; rel:
    its path from dfd). Two descriptors at a time; a directory that moves

@@ -78,7 +78,7 @@ assert_eq "--writes console: the session ran" "$RC/$(claude_out .result)" "0/all
 assert_eq "  the console wrote the file" \
     "$(cat "$P/src/by-console.txt" 2>/dev/null)" console-written
 assert_eq "  as a console request" \
-    "$(request_of "write_file 'src/by-console.txt'" | jq -r '.[0].state')" finished
+    "$(request_of "bytes to src/by-console.txt" | jq -r '.[0].state')" finished
 res=$(tool_result 0)
 ok_unless "  the model is not told it failed" grep -q '^\[error\]' <<< "$res"
 assert_match "  it is told the file was written" "$res" "src/by-console\.txt"

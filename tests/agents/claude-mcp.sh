@@ -43,6 +43,6 @@ assert_eq "write_file: written through the console" \
     "$(cat "$P/src/w.txt" 2>/dev/null)" written
 assert_match "  the model is told what changed" "$(tool_result 2)" "src/w\\.txt"
 assert_eq "  one console request (the file write)" \
-    "$(request_of "write_file 'src/w.txt'" | jq -r '.[0].state')" finished
+    "$(request_of "bytes to src/w.txt" | jq -r '.[0].state')" finished
 agents_teardown
 done_testing

@@ -1,8 +1,8 @@
 #!/bin/bash
 # console-write: file writes as console requests, over the raw protocol
-# ("submit" with "write"): refusals before queueing, the file-write rules,
-# the diff in the request, and the sandbox keeping a protected path
-# read-only even when the operator approves the write.
+# ("submit" with "write"): refusals before queueing, the verdicts (allow,
+# deny for a protected path, ask for attention), "write N bytes to PATH"
+# with the diff in the request, bytes carried exactly.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/console-lib.sh"
 
@@ -38,7 +38,8 @@ assert_match "'..' refused before queueing" "$(refused ../x)" "^write: .*'\.\.' 
 assert_match "absolute path outside refused" "$(refused /etc/x)" "^write: '/etc/x' is outside"
 assert_match "symlink to a file outside refused" "$(refused passwd)" "^write: .*symbolic link"
 assert_match "write through a symlinked directory refused" "$(refused out/x)" "^write: .*symbolic link"
-assert_match "binary file refused" "$(printf 'a\0b' > bin; refused bin)" "^write: .*binary"
+assert_match "a newline in the path refused" "$(refused $'x\n# $(touch pwn)')" "^write: .*control character \(byte 0x0a\)"
+ok_unless "no file from the newline path" test -e pwn
 ok_unless "nothing was queued for them" \
     jq -e 'select(.record == "request")' "$AUDIT"
 
@@ -49,9 +50,13 @@ ok_if "plain write: queued" wait_for 10 queued_whole
 assert_eq "plain write: allow by the file-write rule" \
     "$(reply queued | jq -c '[.verdict, .rule, .profile, .cwd]')" \
     "[\"allow\",\"file-write\",\"project\",\"$P\"]"
-assert_eq "plain write: the request shows the diff" \
-    "$(reply queued | jq -r .command | sed -n 1,4p | tr '\n' '|')" \
-    "# bwgate: write_file 'plain.txt' (modified)|# @@ -1,1 +1,1 @@|# -old|# +new|"
+assert_eq "plain write: the request is what it does" \
+    "$(reply queued | jq -r .command)" "write 4 bytes to plain.txt"
+assert_eq "plain write: the audit log has the diff" \
+    "$(jq -r 'select(.record == "request") | .request.write.diff' "$AUDIT")" \
+    $'@@ -1,1 +1,1 @@\n-old\n+new'
+assert_eq "plain write: bwgate's helper runs, no shell" \
+    "$(reply queued | jq -c '.bwrap_argv[-2:]')" '["/run/bwgate/helper","--write"]'
 id=$(reply queued | jq .id)
 "$BWGATE" approve "$id" >/dev/null
 wait "$WPID"
@@ -59,51 +64,68 @@ assert_eq "plain write: ran, exit 0" "$(reply result | jq -c '[.state, .exit_sta
 assert_eq "plain write: the file" "$(cat plain.txt)" new
 assert_eq "plain write: its change report" \
     "$(reply result | jq -c .report.changes.modified)" '["plain.txt"]'
+assert_eq "plain write: the one program it ran is bwgate's helper" \
+    "$(reply result | jq -c '[.report.executed[] | [.argv, .allowlisted]]')" \
+    '[[["/run/bwgate/helper","--write"],true]]'
 
-# A protected path asks; approved, the sandbox still refuses the write.
+# A protected path is denied by the rule: the sandbox keeps it read-only,
+# approving could not help.
 cp .git/config "$T/config.before"
 write_bg .git/config $'[core]\n\tfsmonitor = evil\n'
-ok_if "protected write: queued" wait_for 10 queued_whole
-assert_match "protected write: ask, with the reason" \
-    "$(reply queued | jq -r '.verdict + " " + .reason')" "^ask write_file: '.git/config' is protected"
-"$BWGATE" approve "$(reply queued | jq .id)" >/dev/null
 wait "$WPID"
-ok_unless "protected write: failed in the sandbox" \
-    test "$(reply result | jq .exit_status)" = 0
+assert_match "protected write: deny, with the reason" \
+    "$(reply queued | jq -r '.verdict + " " + .reason')" "^deny write_file: '.git/config' is protected"
+assert_eq "protected write: denied by the rule" \
+    "$(reply decided | jq -c '[.decision, .by]')" '["denied","allowlist"]'
 assert_eq "protected write: .git/config unchanged on the host" \
     "$(cmp -s .git/config "$T/config.before" && echo same)" same
-assert_match "protected write: the violation is reported" \
-    "$(reply result | jq -c '.report.violations[] | [.path, .reason]')" \
-    '"protected"'
 
-# A large rewrite: the whole content fits in the one argument of bash -c,
-# the diff in the comments is cut to what is left.
-awk 'BEGIN { for (i = 0; i < 380; i++) printf "old %03d %0236d\n", i, 0 }' > big.txt
-awk 'BEGIN { for (i = 0; i < 380; i++) printf "new %03d %0236d\n", i, i }' > "$T/big.new"
+# Bytes JSON text cannot hold (NUL, not UTF-8) go as content_base64 and
+# are written exactly; so is a binary file replaced.
+printf 'a\0b' > bin
+printf 'x\0y\377\0\n' > "$T/bin.new"
+jq -cn --arg c "$(base64 -w0 < "$T/bin.new")" \
+    '{type: "submit", write: {path: "bin", content_base64: $c}}' |
+    "$PEER" -t 20 -n 1 "$S" > "$T/w.out" &
+WPID=$!
+ok_if "binary write: queued" wait_for 10 queued_whole
+assert_eq "binary write: shown as what it does" \
+    "$(reply queued | jq -r .command)" "write 6 bytes to bin"
+"$BWGATE" approve "$(reply queued | jq .id)" >/dev/null
+wait "$WPID"
+assert_eq "binary write: ran" "$(reply result | jq -c '[.state, .exit_status]')" '["finished",0]'
+ok_if "binary write: byte-exact" cmp bin "$T/bin.new"
+
+# A large rewrite (more than one argument of a command could hold) is
+# written exactly; more than a write carries is refused.
+awk 'BEGIN { for (i = 0; i < 1500; i++) printf "old %04d %0236d\n", i, 0 }' > big.txt
+awk 'BEGIN { for (i = 0; i < 1500; i++) printf "new %04d %0236d\n", i, i }' > "$T/big.new"
 write_bg big.txt "" "$T/big.new"
 ok_if "large write: queued" wait_for 10 queued_whole
-assert_match "large write: the diff is cut, not the content" \
-    "$(reply queued | jq -r .command | grep -c '^# ... (the diff is cut here')" "^1$"
 "$BWGATE" approve "$(reply queued | jq .id)" >/dev/null
 wait "$WPID"
 assert_eq "large write: ran" "$(reply result | jq -c '[.state, .exit_status]')" '["finished",0]'
 ok_if "large write: the file is exactly the new content" cmp big.txt "$T/big.new"
-assert_match "quote-heavy content over the limit refused" \
-    "$(refused q.txt "$(head -c 40000 /dev/zero | tr '\0' "'")")" \
-    "^write: .*limited to 96 KiB"
+head -c 600000 /dev/zero | tr '\0' x > "$T/q.big"
+write_bg q.txt "" "$T/q.big"; wait "$WPID"
+assert_match "content over the limit refused" \
+    "$(reply error | jq -r '[.code, .message] | join(": ")')" \
+    "^write: .*carry at most 512 KiB"
 
-# The operator can deny; the audit log has both decisions.
-write_bg .envrc 'export X=1'
-ok_if "attention write: queued" wait_for 10 queued_whole
-assert_eq "attention write: ask" "$(reply queued | jq -r .verdict)" ask
-"$BWGATE" deny --note "no direnv here" "$(reply queued | jq .id)" >/dev/null
+# A program (execute bit) asks; the operator can deny.
+printf '#!/bin/sh\n' > run.sh
+chmod +x run.sh
+write_bg run.sh $'#!/bin/sh\ncurl x | sh\n'
+ok_if "program write: queued" wait_for 10 queued_whole
+assert_match "program write: ask" "$(reply queued | jq -r '.verdict + " " + .reason')" "^ask .*execute bit"
+"$BWGATE" deny --note "no" "$(reply queued | jq .id)" >/dev/null
 wait "$WPID"
-assert_eq "attention write: denied with the note" \
-    "$(reply decided | jq -c '[.decision, .note]')" '["denied","no direnv here"]'
-ok_unless "attention write: nothing written" test -e .envrc
+assert_eq "program write: denied with the note" \
+    "$(reply decided | jq -c '[.decision, .note]')" '["denied","no"]'
+assert_eq "program write: nothing written" "$(cat run.sh)" '#!/bin/sh'
 assert_eq "audit: each write is a request with its decision" \
     "$(jq -r 'select(.record == "decision") | .decision' "$AUDIT" | tr '\n' ' ')" \
-    "approved approved approved denied "
+    "approved denied approved approved denied "
 stop_console
 ok_if "audit log is valid JSON lines" audit_valid
 done_testing

@@ -121,17 +121,20 @@ assert_eq "mistyped argument: invalid params (-32602)" \
     "$(step bad-args | jq .code)" -32602
 assert_eq "file writes are audited as console requests" \
     "$(jq -r 'select(.record == "request" and .request.rule == "file-write")
-        | .request.command | split("\n")[0]' "$AUDIT" | tr '\n' '|')" \
-    "# bwgate: write_file 'new/dir/file.txt' (new file)|# bwgate: write_file 'new/dir/file.txt' (modified)|# bwgate: write_file 'rep.txt' (modified)|# bwgate: write_file '.github/workflows/ci.yml' (new file)|"
+        | .request.command' "$AUDIT" | tr '\n' '|')" \
+    "write 14 bytes to new/dir/file.txt|write 12 bytes to new/dir/file.txt|write 6 bytes to rep.txt|write 9 bytes to .github/workflows/ci.yml|"
+assert_eq "  run by bwgate's helper, as data (no shell)" \
+    "$(jq -c 'select(.record == "request" and .request.rule == "file-write")
+        | .request.argv' "$AUDIT" | sort -u)" '["/run/bwgate/helper","--write"]'
 assert_match "the console shows the edit as a diff" \
     "$(jq -rs '[.[] | select(.record == "request" and .request.rule == "file-write")][1]
-        | .request.command' "$AUDIT" | sed -n 2,4p | tr '\n' '|')" \
-    "^# @@ -2,1 \\+2,1 @@\\|# -two\\|# \\+2\\|$"
+        | .request.write.diff' "$AUDIT" | tr '\n' '|')" \
+    "^@@ -2,1 \\+2,1 @@\\|-two\\|\\+2\\|"
 assert_eq "attention path, headless: denied" \
     "$(step write-attention | jq -c '[.isError, .structured.state, .structured.by]')" \
     '[true,"denied","headless"]'
 assert_match "  the reason names the rule" \
-    "$(step write-attention | jq -r .structured.reason)" "is attention \\(.github/workflows: CI runs"
+    "$(step write-attention | jq -r .structured.reason)" "^danger: changes CI configuration.*\\(ci-config\\)"
 ok_unless "  the workflow was not written" test -e "$P/.github/workflows/ci.yml"
 assert_eq "client closed, server exited" "$(step closed | jq .ok)" true
 stop_console
@@ -152,11 +155,11 @@ assert_eq "denied by the operator: tool error" \
     "$(step denied | jq -c '[.isError, .structured.by, .structured.note]')" \
     '[true,"operator","not today"]'
 ok_unless "denied: nothing written" test -e "$P/no.txt"
-assert_eq "attention write approved by the operator: written" \
+assert_eq "CI write approved by the operator (--danger): written" \
     "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.github/workflows/ci.yml")" \
-    '[false,"ask"]/{}'
-assert_match "  progress said it was queued as ask" \
-    "$(step write-approved | jq -r '.progress[0]')" "queued \\(ask: write_file: '.github/workflows/ci.yml' is attention"
+    '[false,"danger"]/{}'
+assert_match "  progress said it was queued as danger, like a command writing it" \
+    "$(step write-approved | jq -r '.progress[0]')" "queued \\(danger: danger: changes CI configuration"
 assert_eq "edit of a file changed before approval: not written" \
     "$(step edit-stale | jq -c '[.isError, .structured.state, .structured.changes.modified]')" \
     '[true,"finished",[]]'

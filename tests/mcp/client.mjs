@@ -123,8 +123,10 @@ if (mode === "auto") {
 	    "approve"));
 	out("denied", await runWithOperator("sh -c 'echo no > no.txt'",
 	    "deny", ["--note", "not today"]));
-	// A write that needs attention, approved by the operator.
-	out("write-approved", await runWithOperator(null, "approve", [],
+	// A write to CI configuration (danger, as for a command writing
+	// it), approved by the operator.
+	out("write-approved", await runWithOperator(null, "approve",
+	    ["--danger"],
 	    ["write_file", { path: ".github/workflows/ci.yml", content: "{}\n" }]));
 	// An edit whose file changes before the operator approves: the
 	// write must not clobber the newer content.

@@ -1,6 +1,6 @@
 /* test-filewrite: direct file writes: the rule table (filewrite.c), paths
-   kept beneath the project (beneath.c), the console's diff and script
-   (filereq.c) and the protocol's "write" submit. */
+   kept beneath the project (beneath.c), the console's diff, message for
+   the helper and verdict (filereq.c) and the protocol's "write" submit. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "beneath.h"
 #include "filereq.h"
 #include "filewrite.h"
+#include "jsonutil.h"
 #include "protocol.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -224,57 +225,120 @@ static void
 test_build(void **state)
 {
 	struct filereq	 fr = FILEREQ_INIT;
-	struct strv	 prot = STRV_INIT;
 	char		 dir[64], *cause = NULL, *big;
+	const char	*msg;
 	int		 dfd;
 
 	(void)state;
 	dfd = scratch(dir);
 	close(dfd);
-	/* A new file in a new directory: allow, mkdir, noclobber. */
-	assert_int_equal(filereq_build(dir, "d/new2/x.txt", "it's\n", &prot,
-	    &fr, &cause), 0);
-	assert_int_equal(fr.verdict, VERDICT_ALLOW);
-	assert_true(fr.created);
-	assert_non_null(strstr(fr.command, "# bwgate: write_file "
-	    "'d/new2/x.txt' (new file)\n# new file\n# @@ -1,0 +1,1 @@\n"
-	    "# +it's\n"));
-	assert_non_null(strstr(fr.command, "mkdir -p -- 'd/new2'"));
-	assert_non_null(strstr(fr.command, "set -C\n"));
-	assert_non_null(strstr(fr.command, "printf '%s' 'it'\\''s\n' > "));
+	/* No helper, no write. */
+	setenv("BWGATE_HELPER", "/nonexistent/bwgate-helper", 1);
+	assert_int_equal(filereq_build(dir, "d/f", "x", 1, &fr, &cause), -1);
+	assert_non_null(strstr(cause, "need bwgate-helper"));
+	free(cause);
 	filereq_release(&fr);
-	/* An existing file: its hash is checked before the write. */
-	assert_int_equal(filereq_build(dir, "d/f", "x", &prot, &fr, &cause),
-	    0);
-	assert_false(fr.created);
-	assert_non_null(strstr(fr.command, "[ \"$(sha256sum < \"$f\")\" = "
-	    "'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-	    "  -' ]"));
-	filereq_release(&fr);
-	/* Protected and attention paths ask; the way out is refused. */
-	assert_int_equal(filereq_build(dir, "d/.git/config", "x", &prot, &fr,
+	big = xasprintf("%s/bwgate-helper", getenv("BWGATE_BUILDDIR") != NULL ?
+	    getenv("BWGATE_BUILDDIR") : ".");
+	setenv("BWGATE_HELPER", big, 1);
+	free(big);
+	/* A new file: "was new", the content as it is, no shell anywhere. */
+	assert_int_equal(filereq_build(dir, "d/new2/x.txt", "it's\n", 5, &fr,
 	    &cause), 0);
-	assert_int_equal(fr.verdict, VERDICT_ASK);
-	assert_non_null(strstr(fr.reason, "is protected"));
+	assert_true(fr.created);
+	assert_string_equal(fr.rel, "d/new2/x.txt");
+	assert_string_equal(fr.title, "write 5 bytes to d/new2/x.txt");
+	assert_string_equal(fr.diff, "new file\n@@ -1,0 +1,1 @@\n+it's\n");
+	msg = "bwgate-write 1\npath 12\nd/new2/x.txt\nwas new\n"
+	    "content 5\nit's\n";
+	assert_int_equal(fr.message_len, strlen(msg));
+	assert_memory_equal(fr.message, msg, strlen(msg));
 	filereq_release(&fr);
-	assert_int_equal(filereq_build(dir, "d/link", "x", &prot, &fr,
-	    &cause), -1);
+	/* An existing file: the SHA-256 the diff was made from. NUL bytes
+	   are carried exactly; the diff says binary. */
+	assert_int_equal(filereq_build(dir, "d/f", "a\0b", 3, &fr, &cause), 0);
+	assert_false(fr.created);
+	msg = "bwgate-write 1\npath 3\nd/f\nwas sha256 "
+	    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	    "\ncontent 3\na\0b";
+	assert_int_equal(fr.message_len, strlen(msg) + 2);
+	assert_memory_equal(fr.message, msg, strlen(msg) + 2);
+	assert_non_null(strstr(fr.diff, "binary content: 0 bytes before, 3 "
+	    "after"));
+	filereq_release(&fr);
+	/* A control character in the path is refused, so is the way out. */
+	assert_int_equal(filereq_build(dir, "d/x\n# $(touch /tmp/pwn)", "x",
+	    1, &fr, &cause), -1);
+	assert_non_null(strstr(cause, "control character (byte 0x0a)"));
+	free(cause);
+	filereq_release(&fr);
+	assert_int_equal(filereq_build(dir, "d/link", "x", 1, &fr, &cause),
+	    -1);
 	assert_non_null(strstr(cause, "symbolic link"));
 	free(cause);
 	filereq_release(&fr);
-	assert_int_equal(filereq_build(dir, "../x", "x", &prot, &fr, &cause),
-	    -1);
+	assert_int_equal(filereq_build(dir, "../x", "x", 1, &fr, &cause), -1);
 	free(cause);
 	filereq_release(&fr);
 	big = xcalloc(1, FILEREQ_MAX + 2);
 	memset(big, 'a', FILEREQ_MAX + 1);
-	assert_int_equal(filereq_build(dir, "d/big", big, &prot, &fr, &cause),
-	    -1);
-	assert_non_null(strstr(cause, "limited to"));
+	assert_int_equal(filereq_build(dir, "d/big", big, FILEREQ_MAX + 1,
+	    &fr, &cause), -1);
+	assert_non_null(strstr(cause, "carry at most"));
 	free(cause);
 	free(big);
 	filereq_release(&fr);
 	scratch_remove(dir);
+}
+
+/* The verdict of a write, without the danger table. */
+static enum verdict
+write_verdict(const char *rel, bool exec, const char *attention,
+    const char **reason)
+{
+	struct classification	 cl = CLASSIFICATION_INIT;
+	struct strv		 prot = STRV_INIT, att = STRV_INIT;
+	static char		 why[256];
+	enum verdict		 v;
+
+	if (attention != NULL)
+		strv_push(&att, attention);
+	strv_push(&prot, "secret/");
+	filereq_classify(NULL, rel, exec, &prot, &att, &cl);
+	v = cl.verdict;
+	snprintf(why, sizeof why, "%s", cl.reason);
+	assert_string_equal(cl.rule, "file-write");
+	assert_string_equal(cl.profile, "project");
+	classification_release(&cl);
+	strv_release(&prot);
+	strv_release(&att);
+	*reason = why;
+	return v;
+}
+
+static void
+test_classify(void **state)
+{
+	const char	*why;
+
+	(void)state;
+	assert_int_equal(write_verdict("src/a.c", false, NULL, &why),
+	    VERDICT_ALLOW);
+	assert_int_equal(write_verdict("a/.git/config", false, NULL, &why),
+	    VERDICT_DENY);
+	assert_non_null(strstr(why, "read-only"));
+	assert_int_equal(write_verdict(".claude/settings.json", false, NULL,
+	    &why), VERDICT_DENY);
+	assert_int_equal(write_verdict("secret/k", false, NULL, &why),
+	    VERDICT_DENY);
+	assert_int_equal(write_verdict(".github/workflows/ci.yml", false,
+	    NULL, &why), VERDICT_ASK);
+	assert_int_equal(write_verdict("docs/x.md", false, "docs/", &why),
+	    VERDICT_ASK);
+	assert_non_null(strstr(why, "attention (docs/)"));
+	assert_int_equal(write_verdict("build.sh", true, NULL, &why),
+	    VERDICT_ASK);
+	assert_non_null(strstr(why, "execute bit"));
 }
 
 static void
@@ -284,6 +348,11 @@ test_protocol_write(void **state)
 	char			*cause = NULL;
 	const char		*ok = "{\"type\":\"submit\",\"write\":"
 				    "{\"path\":\"a/b\",\"content\":\"x\\ny\"}}";
+	const char		*b64 = "{\"type\":\"submit\",\"write\":"
+				    "{\"path\":\"a\",\"content_base64\":"
+				    "\"YQBiAGM=\"}}";
+	char			*line;
+	cJSON			*j;
 	static const char *const bad[][2] = {
 		{ "{\"type\":\"submit\",\"write\":\"a\"}",
 		  "must be an object" },
@@ -295,13 +364,30 @@ test_protocol_write(void **state)
 		  "\"content\":\"\"}}", "must not be empty" },
 		{ "{\"type\":\"submit\",\"command\":\"ls\",\"write\":"
 		  "{\"path\":\"a\",\"content\":\"\"}}", "one of" },
+		{ "{\"type\":\"submit\",\"write\":{\"path\":\"a\","
+		  "\"content\":\"\",\"content_base64\":\"\"}}", "either" },
+		{ "{\"type\":\"submit\",\"write\":{\"path\":\"a\","
+		  "\"content_base64\":\"!!\"}}", "base64" },
 	};
 
 	(void)state;
 	assert_int_equal(proto_decode(ok, strlen(ok), &m, &cause), 0);
 	assert_string_equal(m.write_path, "a/b");
 	assert_string_equal(m.write_content, "x\ny");
+	assert_int_equal(m.write_len, 3);
 	assert_null(m.command);
+	proto_msg_release(&m);
+	/* Bytes JSON text cannot hold come as base64, exactly; and go out
+	   so again. */
+	m = (struct proto_msg)PROTO_MSG_INIT;
+	assert_int_equal(proto_decode(b64, strlen(b64), &m, &cause), 0);
+	assert_int_equal(m.write_len, 5);
+	assert_memory_equal(m.write_content, "a\0b\0c", 5);
+	j = proto_msg_json(&m);
+	line = json_line(j);
+	assert_non_null(strstr(line, "\"content_base64\":\"YQBiAGM=\""));
+	free(line);
+	cJSON_Delete(j);
 	proto_msg_release(&m);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		m = (struct proto_msg)PROTO_MSG_INIT;
@@ -326,6 +412,7 @@ main(void)
 		cmocka_unit_test(test_open_beneath),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_protocol_write),
 	};
 
