@@ -130,8 +130,15 @@ config_datadir(void)
 		free(exe);
 		free(dir);
 	}
-	if (in_build == 1)
-		return SRCDATADIR;
+	if (in_build == 1) {
+		/* SRCDATADIR holds "..": say the directory as it is (rule
+		   names carry it: "FILE:ID"). */
+		static char *src;
+
+		if (src == NULL && (src = realpath(SRCDATADIR, NULL)) == NULL)
+			src = xstrdup(SRCDATADIR);
+		return src;
+	}
 #endif
 	(void)in_build;
 	/* Installed with `make install prefix=DIR` (a prefix other than the
@@ -141,7 +148,10 @@ config_datadir(void)
 
 		if (exe != NULL && (slash = strrchr(exe, '/')) != NULL) {
 			*slash = '\0';
-			beside = xasprintf("%s/../share/bwgate", exe);
+			f = xasprintf("%s/../share/bwgate", exe);
+			if ((beside = realpath(f, NULL)) == NULL)
+				beside = xstrdup(f);
+			free(f);
 			f = xasprintf("%s/allowlist.json", beside);
 			if (access(f, R_OK) != 0 ||
 			    access(PKGDATADIR "/allowlist.json", R_OK) == 0) {
