@@ -21,7 +21,7 @@ cp -r "$BWGATE_SRCDIR/share/bwgate" "$T/inst/share/"
 out=$(env -u BWGATE_DATADIR "$T/inst/bin/bwgate" check -- ls 2>&1); rc=$?
 assert_eq "installed under another prefix: check works" "$rc" 0
 assert_match "with the data beside it" "$out" \
-    "rule: +$T/inst/bin/../share/bwgate/allowlist.json:ls"
+    "rule: +$(realpath "$T")/inst/share/bwgate/allowlist.json:ls"
 err=$(env -u BWGATE_DATADIR "$T/inst/bin/bwgate-sh" -c 2>&1); rc=$?
 assert_eq "bwgate-sh is installed beside it" "$rc:$(head -1 <<< "$err")" \
     "2:bwgate-sh: -c: option requires an argument"
