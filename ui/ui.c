@@ -373,6 +373,13 @@ ui_on_tick(void *arg)
 
 	ui->panes[PANE_QUEUE].dirty = true;
 	ui->panes[PANE_DETAIL].dirty = true;	/* its age */
+	{
+		struct request *r = ui_selected(ui);
+
+		/* The report pane's title: the elapsed time of a run. */
+		if (r != NULL && r->state == REQUEST_RUNNING)
+			ui->panes[PANE_REPORT].dirty = true;
+	}
 	ui->dirty_status = true;
 	if (ui->message != NULL && loop_now_ms() >= ui->message_until) {
 		free(ui->message);

@@ -43,6 +43,14 @@ run_layout() {
 	    "$(BWGATE_SOCKET="$S" "$BWGATE" show 1 --json |
 	    jq '.report.changes.created|length // .changes.created|length')" 304
 	rm -rf "$P/build" "$P/a.txt"
+
+	# A running request's elapsed time goes on in the report pane's title.
+	agent sl -- sleep 60
+	keys Tab G BTab
+	check_screen "$L: the report pane names the run" 20 '#2 +running 0:[0-9]{2}'
+	check_screen "$L: its elapsed time goes on" 20 '#2 +running 0:(0[3-9]|[1-5][0-9])'
+	BWGATE_SOCKET="$S" "$BWGATE" kill 2 > /dev/null
+	wait_agent 20 sl
 	ui_stop
 }
 
