@@ -522,7 +522,9 @@ observe_sockaddr(const struct sockaddr *sa, socklen_t len, char **what,
 
 		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof addr);
 		*port = ntohs(in->sin_port);
-		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+		/* 0.0.0.0 reaches this host too (a server's own probe). */
+		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127 ||
+		    in->sin_addr.s_addr == htonl(INADDR_ANY);
 		*what = xasprintf("%s:%u", addr, *port);
 		return 1;
 	}
@@ -533,7 +535,9 @@ observe_sockaddr(const struct sockaddr *sa, socklen_t len, char **what,
 		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof addr);
 		*port = ntohs(in6->sin6_port);
 		*loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
-		    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127);
+		    IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) ||
+		    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && (b[12] == 127 ||
+		    (b[12] | b[13] | b[14] | b[15]) == 0));
 		*what = xasprintf("[%s]:%u", addr, *port);
 		return 1;
 	}
@@ -560,9 +564,11 @@ observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
 	if (!observe_sockaddr((struct sockaddr *)&ss, (socklen_t)len, &what,
 	    &loopback, &port))
 		return;
-	/* The sandbox's own loopback works: only unbound ports count. */
+	/* The sandbox's own loopback works: only unbound ports count, and
+	   as what they are (a server not up yet, or one of the host's). */
 	if (loopback && observe_port_bound(mem->pid, port))
 		return;
-	LOG("%s %s: network", op, what);
-	observe_add(vs, what, op, VIOLATION_NETWORK, true);
+	LOG("%s %s: %s", op, what, loopback ? "local port" : "network");
+	observe_add(vs, what, op, loopback ? VIOLATION_LOCAL :
+	    VIOLATION_NETWORK, true);
 }

@@ -20,6 +20,7 @@ static const char *const violation_reason_names[] = {
 	[VIOLATION_NOT_VISIBLE] = "not-visible",
 	[VIOLATION_PROTECTED] = "protected",
 	[VIOLATION_NETWORK] = "network",
+	[VIOLATION_LOCAL] = "local-port",
 };
 
 /* What the agent can do about each kind of refusal. */
@@ -34,6 +35,11 @@ static const char *const violation_hints[] = {
 	    "for the git-write profile",
 	[VIOLATION_NETWORK] = "the network is off in the sandbox: work offline "
 	    "or ask the operator to allow network for this command",
+	[VIOLATION_LOCAL] = "nothing listened on this port inside the sandbox "
+	    "then (its loopback is its own; a server started by the command "
+	    "is reachable once it listens, the host's local services are "
+	    "not): wait for the server, or ask the operator for network to "
+	    "reach one on the host",
 };
 
 void

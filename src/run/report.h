@@ -40,6 +40,8 @@ enum violation_reason {
 	VIOLATION_NOT_VISIBLE,	/* outside everything the sandbox shows */
 	VIOLATION_PROTECTED,	/* a protected path inside the project */
 	VIOLATION_NETWORK,	/* network use while the network is off */
+	VIOLATION_LOCAL,	/* a loopback port nothing in the sandbox
+				   listens on: the host's are not there */
 };
 
 /* One thing the sandbox refused, merged with its repeats. */

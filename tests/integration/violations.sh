@@ -177,11 +177,18 @@ while time.time() < t:
 		wait_for 10 test -s "$T/port"
 		PORT=$(cat "$T/port")
 		jexec -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
-		assert_eq "connect to a host port: network" "$(vlist)" \
-			"connect 127.0.0.1:$PORT network 1 true"
+		# (The sandbox's loopback is its own: a port nothing in it
+		# listens on is said as that, not as a need for network.)
+		assert_eq "connect to a host port: a local port" "$(vlist)" \
+			"connect 127.0.0.1:$PORT local-port 1 true"
+		assert_match "  with a hint that names the sandbox's own loopback" \
+			"$(jfield '.violations[0].hint')" "its loopback is its own"
 		jexec -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT"
-		assert_eq "bash /dev/tcp: network" "$(vlist)" \
-			"connect 127.0.0.1:$PORT network 1 true"
+		assert_eq "bash /dev/tcp: a local port" "$(vlist)" \
+			"connect 127.0.0.1:$PORT local-port 1 true"
+		jexec -- python3 -c "import socket; socket.create_connection(('0.0.0.0', $PORT), 2)"
+		assert_eq "0.0.0.0 is this host: a local port" "$(vlist)" \
+			"connect 0.0.0.0:$PORT local-port 1 true"
 		jexec -- python3 -c "import socket; socket.create_connection(('192.0.2.1', 80), 2)"
 		assert_eq "connect to a remote address: network" "$(vlist)" \
 			"connect 192.0.2.1:80 network 1 true"
@@ -208,6 +215,13 @@ import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 c = socket.create_connection(s.getsockname(), 2); c.close()'
 		assert_eq "own loopback server: no violation" "$(jfield .violations)" "[]"
+		# A dev server's own probe of its wildcard address.
+		jexec -- python3 -c '
+import socket
+s = socket.socket(socket.AF_INET6); s.bind(("::", 0)); s.listen(1)
+c = socket.create_connection(("::", s.getsockname()[1]), 2); c.close()'
+		assert_eq "a server's probe of [::]: no violation" \
+			"$(jfield .violations)" "[]"
 		assert_eq "own loopback server: exit 0" "$(jfield .exit_code)" 0
 		# With the network on, connecting is not a violation; the host's
 		# 127.0.0.1 is still out of reach (own network namespace, see
