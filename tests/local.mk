@@ -115,6 +115,13 @@ tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \
 tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_observe_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-observe
+# The display escaper: safe and unambiguous (decodes back) on every input.
+check_PROGRAMS += tests/fuzz/fuzz-display
+tests_fuzz_fuzz_display_SOURCES = %D%/fuzz/fuzz-display.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h
+tests_fuzz_fuzz_display_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_display_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-display
 
 EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh
 ENGINE_TESTS = \
