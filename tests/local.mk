@@ -156,6 +156,10 @@ EXTRA_DIST += $(CONTAIN_TESTS)
 check_PROGRAMS += tests/integration/console-peer
 tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_integration_console_peer_LDADD = $(CJSON_LIBS)
+# A socket planted by another user (console-trust.sh).
+check_PROGRAMS += tests/integration/fake-console
+TESTS += %D%/integration/console-trust.sh
+EXTRA_DIST += %D%/integration/console-trust.sh
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
 	%D%/integration/console-audit.sh \
