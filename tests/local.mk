@@ -122,6 +122,11 @@ tests_fuzz_fuzz_display_SOURCES = %D%/fuzz/fuzz-display.c %D%/fuzz/mutate.c \
 tests_fuzz_fuzz_display_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_display_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-display
+# The one shell-quoting function against the real bash and dash.
+check_PROGRAMS += tests/fuzz/shquote-vs-shell
+tests_fuzz_shquote_vs_shell_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_shquote_vs_shell_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/shquote-vs-shell
 
 EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh
 ENGINE_TESTS = \

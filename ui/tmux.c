@@ -190,9 +190,11 @@ tmux_select_existing(const char *sock)
 		return -1;
 	}
 	if ((pane = tmux_pane_of(cred.pid)) == NULL) {
+		q = shell_quote(sock);
 		fprintf(stderr, "bwgate: --tmux: a console for this project "
 		    "already runs (pid %ld, not in a tmux pane); reach it "
-		    "with BWGATE_SOCKET='%s'\n", (long)cred.pid, sock);
+		    "with BWGATE_SOCKET=%s\n", (long)cred.pid, display_str(q));
+		free(q);
 		return -1;
 	}
 	strv_push(&t, "tmux");
