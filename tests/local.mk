@@ -275,6 +275,9 @@ MCP_TESTS = \
 	%D%/integration/console-write.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)
+# File names that are not UTF-8 through the MCP file tools (path_base64).
+TESTS += %D%/integration/mcp-names.sh
+EXTRA_DIST += %D%/integration/mcp-names.sh
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
 	%D%/mcp/client.mjs
 # The MCP SDK that mcp-sdk.sh installs into the build tree (npm ci).
