@@ -595,31 +595,11 @@ sh_script_release(struct sh_script *s)
 	strv_release(&s->unknown);
 }
 
-/* Append s with control characters escaped as in $'...'. */
-static void
-add_escaped(struct buf *b, const char *s)
-{
-	unsigned char	c;
-
-	for (; *s != '\0'; s++) {
-		c = (unsigned char)*s;
-		if (c == '\n')
-			buf_puts(b, "\\n");
-		else if (c == '\t')
-			buf_puts(b, "\\t");
-		else if (c == '\r')
-			buf_puts(b, "\\r");
-		else if (c < 0x20 || c == 0x7f)
-			buf_printf(b, "\\x%02x", c);
-		else
-			buf_putc(b, (char)c);
-	}
-}
-
 /*
- * One word for display, on one line: a literal word quoted (shell_quote
- * uses $'...' when it holds control characters, which is exact), any
- * other word as written with its control characters shown escaped.
+ * One word for display: a literal word quoted (shell_quote uses $'...'
+ * when it holds control characters, which is exact and on one line), any
+ * other word as written, raw: whoever shows it escapes it (display.c),
+ * once, so a typed \n and a newline stay apart.
  */
 static void
 add_display_word(struct buf *b, const struct sh_word *w, bool space)
@@ -629,7 +609,7 @@ add_display_word(struct buf *b, const struct sh_word *w, bool space)
 	if (space && b->len > 0)
 		buf_putc(b, ' ');
 	if (!SH_WORD_LITERAL(w))
-		add_escaped(b, w->raw);
+		buf_puts(b, w->raw);
 	else {
 		q = shell_quote(w->text);
 		buf_puts(b, q);

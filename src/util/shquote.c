@@ -9,23 +9,28 @@
 #include "shquote.h"
 #include "xalloc.h"
 
-/* Can s go bare: only characters no shell treats specially, and not a
-   word a shell would read as an assignment (NAME=..., at the start of a
-   command) or zsh as a command path (=cmd)? */
+/* Can s go bare: only characters no shell treats specially, and not
+   zsh's =cmd? */
 static bool
 shell_safe(const char *s)
 {
-	const char	*p;
-
 	if (*s == '\0' || *s == '=')
 		return false;
-	for (p = s; *p != '\0'; p++)
+	for (; *s != '\0'; s++)
 		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789_-+=./:,@%", *p) == NULL)
+		    "0123456789_-+=./:,@%", *s) == NULL)
 			return false;
-	p = s + strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_");
-	return !(*p == '=' && !(*s >= '0' && *s <= '9'));
+	return true;
+}
+
+/* Would a shell read s, first in a command, as an assignment? */
+static bool
+shell_assignment(const char *s)
+{
+	const char	*p = s + strspn(s, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	return p != s && *p == '=' && !(*s >= '0' && *s <= '9');
 }
 
 /* Does s hold a control character (it would break a line)? */
@@ -76,6 +81,15 @@ shell_quote(const char *s)
 	if (has_control(s))
 		return ansi_c_quote(s);
 	return shell_squote(s);
+}
+
+/* shell_quote() for a command's first word: never an assignment. */
+char *
+shell_quote_first(const char *s)
+{
+	if (shell_assignment(s))
+		return shell_squote(s);
+	return shell_quote(s);
 }
 
 /* Single-quote s for any POSIX shell. */

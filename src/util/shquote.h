@@ -18,6 +18,9 @@
  *			'...', or $'...' with \n \t \xHH escapes when s
  *			holds control characters: one printable line, for
  *			bash (and ksh, zsh) and for people to read or paste
+ *	shell_quote_first(s)
+ *			the same for a command's first word (FOO=1 quoted,
+ *			or it would be an assignment)
  *
  * Text shown on a terminal then goes through display.c as any other.
  */
@@ -29,5 +32,8 @@ char	*shell_squote(const char *);
 /* One readable line, exact in bash: bare, '...' or $'...'; a new
    string. */
 char	*shell_quote(const char *);
+/* The same for a command's first word, which a shell would read as an
+   assignment if it looked like one (FOO=1): quoted then. */
+char	*shell_quote_first(const char *);
 
 #endif

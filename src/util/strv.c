@@ -81,7 +81,8 @@ strv_join(const struct strv *sv, const char *sep, bool quote)
 		if (i > 0)
 			buf_puts(&b, sep);
 		if (quote) {
-			char *q = shell_quote(sv->v[i]);
+			char *q = i == 0 ? shell_quote_first(sv->v[i]) :
+			    shell_quote(sv->v[i]);
 			buf_puts(&b, q);
 			free(q);
 		} else

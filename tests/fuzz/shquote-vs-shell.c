@@ -189,15 +189,15 @@ main(void)
 		printf("ok %d # SKIP dash is not installed\n", ++tests);
 		printf("ok %d # SKIP dash is not installed\n", ++tests);
 	}
-	/* Bare words are never assignments (a command's first word) nor
-	   zsh's =cmd; options with values stay readable. */
+	/* A first word is never left to be an assignment, no word is
+	   zsh's =cmd; arguments and options with values stay readable. */
 	{
-		char	*a = shell_quote("A=1"), *b = shell_quote("=ls");
-		char	*c = shell_quote("--opt=val"), *d = shell_quote("1=x");
+		char	*a = shell_quote_first("A=1"), *b = shell_quote("=ls");
+		char	*c = shell_quote("CC=gcc"), *d = shell_quote_first("1=x");
 
 		printf("%sok %d - bare only where no shell reads more: "
-		    "%s %s %s %s\n", strcmp(a, "A=1") != 0 &&
-		    strcmp(b, "=ls") != 0 && strcmp(c, "--opt=val") == 0 &&
+		    "%s %s %s %s\n", strcmp(a, "'A=1'") == 0 &&
+		    strcmp(b, "'=ls'") == 0 && strcmp(c, "CC=gcc") == 0 &&
 		    strcmp(d, "1=x") == 0 ? "" : "not ", ++tests, a, b, c, d);
 		free(a);
 		free(b);

@@ -12,7 +12,7 @@ printf '{\n  "old": 1,\n  "keep": 2\n}\n' > "$P/.github/workflows/ci.yml"
 ui_start 160 50 || { done_testing; exit 1; }
 
 jq -cn '{type: "submit", write: {path: ".github/workflows/ci.yml",
-    content: "{\n  \"new\": \"\\u001b[31mred\",\n  \"keep\": 2\n}\n"}}' |
+    content: "{\n  \"new\": \"\u001b[31mred\",\n  \"keep\": 2\n}\n"}}' |
     "$PEER" -t 30 -n 1 "$S" > "$T/w.out" &
 WPID=$!
 check_screen "queue row: the write, ask, pending" 10 \
