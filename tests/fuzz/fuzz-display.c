@@ -13,7 +13,8 @@
  * Built with -DFUZZ_LIBFUZZER and -fsanitize=fuzzer it is a libFuzzer
  * target. Built plainly (as 'make check' does) it runs a deterministic
  * loop of mutated seeds and random strings (FUZZ_ITERATIONS, default
- * 50000), or checks the files named on the command line, and prints TAP.
+ * 50000; FUZZ_SEED picks another sequence), or checks the files named on
+ * the command line, and prints TAP.
  */
 #include "autoconf.h"
 
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "buf.h"
 #include "display.h"
@@ -138,6 +140,9 @@ check_mode(const uint8_t *data, size_t size, int flags)
 		if (display_is_hidden(c) || (c >= 0x80 &&
 		    (flags & DISPLAY_ASCII)))
 			abort();	/* a control or invisible character */
+		if (c >= 0x80 && (flags & DISPLAY_WIDTH) &&
+		    wcwidth((wchar_t)c) < 0)
+			abort();	/* a width the TUI cannot measure */
 	}
 	if (!display_is_safe(e.data != NULL ? e.data : "", e.len, flags))
 		abort();
@@ -185,12 +190,12 @@ static const struct fuzz_corpus corpus = {
 	tokens, sizeof tokens / sizeof *tokens
 };
 
+static uint64_t	x = 0x9e3779b97f4a7c15ULL;
+
 /* xorshift64 for the random strings (seeded, reproducible). */
 static uint64_t
 rnd(void)
 {
-	static uint64_t	x = 0x9e3779b97f4a7c15ULL;
-
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
@@ -258,6 +263,10 @@ main(int argc, char **argv)
 	}
 	if (env != NULL)
 		iterations = atol(env);
+	if ((env = getenv("FUZZ_SEED")) != NULL && atoll(env) != 0) {
+		fuzz_seed((uint64_t)atoll(env));
+		x ^= (uint64_t)atoll(env) * 0x2545f4914f6cdd1dULL;
+	}
 	printf("1..2\n");
 	for (long i = 0; i < iterations; i++) {
 		size_t n = fuzz_mutate(&corpus, (size_t)i, buf, sizeof buf);
