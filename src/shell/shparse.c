@@ -602,7 +602,8 @@ sh_script_release(struct sh_script *s)
  * once, so a typed \n and a newline stay apart.
  */
 static void
-add_display_word(struct buf *b, const struct sh_word *w, bool space)
+add_display_word(struct buf *b, const struct sh_word *w, bool space,
+    bool first)
 {
 	char	*q;
 
@@ -611,7 +612,9 @@ add_display_word(struct buf *b, const struct sh_word *w, bool space)
 	if (!SH_WORD_LITERAL(w))
 		buf_puts(b, w->raw);
 	else {
-		q = shell_quote(w->text);
+		/* The command's name: FOO=1 quoted, or it reads as an
+		   assignment. */
+		q = first ? shell_quote_first(w->text) : shell_quote(w->text);
 		buf_puts(b, q);
 		free(q);
 	}
@@ -633,9 +636,9 @@ sh_cmd_string(const struct sh_cmd *c)
 	size_t			 i;
 
 	for (i = 0; i < c->nassigns; i++)
-		add_display_word(&b, &c->assigns[i], true);
+		add_display_word(&b, &c->assigns[i], true, false);
 	for (i = 0; i < c->nwords; i++)
-		add_display_word(&b, &c->words[i], true);
+		add_display_word(&b, &c->words[i], true, i == 0);
 	for (i = 0; i < c->nredirs; i++) {
 		r = &c->redirs[i];
 		if (b.len > 0)
@@ -647,7 +650,7 @@ sh_cmd_string(const struct sh_cmd *c)
 			buf_puts(&b, "(here-document)");
 			continue;
 		}
-		add_display_word(&b, &r->target, false);
+		add_display_word(&b, &r->target, false, false);
 	}
 	return buf_detach(&b);
 }

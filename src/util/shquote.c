@@ -23,14 +23,16 @@ shell_safe(const char *s)
 	return true;
 }
 
-/* Would a shell read s, first in a command, as an assignment? */
+/* Would a shell read s, first in a command, as an assignment (NAME=...,
+   or bash's NAME+=...)? */
 static bool
 shell_assignment(const char *s)
 {
 	const char	*p = s + strspn(s, "abcdefghijklmnopqrstuvwxyz"
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 
-	return p != s && *p == '=' && !(*s >= '0' && *s <= '9');
+	return p != s && !(*s >= '0' && *s <= '9') &&
+	    (*p == '=' || (*p == '+' && p[1] == '='));	/* NAME+=: bash */
 }
 
 /* Does s hold a control character (it would break a line)? */

@@ -83,9 +83,10 @@ check_roundtrip(const struct sh_cmd *c)
 	char			*line, *cause = NULL;
 	size_t			 i;
 
+	/* (A first word that looks like an assignment comes back quoted,
+	   so it is checked too.) */
 	if (c->nwords == 0 || c->nassigns != 0 || c->nredirs != 0 ||
-	    in_list(special_first, c->words[0].text) ||
-	    strchr(c->words[0].text, '=') != NULL)
+	    in_list(special_first, c->words[0].text))
 		return;
 	for (i = 0; i < c->nwords; i++)
 		if (!SH_WORD_LITERAL(&c->words[i]))

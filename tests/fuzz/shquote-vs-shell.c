@@ -194,11 +194,14 @@ main(void)
 	{
 		char	*a = shell_quote_first("A=1"), *b = shell_quote("=ls");
 		char	*c = shell_quote("CC=gcc"), *d = shell_quote_first("1=x");
+		char	*e = shell_quote_first("a+=1");
 
 		printf("%sok %d - bare only where no shell reads more: "
-		    "%s %s %s %s\n", strcmp(a, "'A=1'") == 0 &&
+		    "%s %s %s %s %s\n", strcmp(a, "'A=1'") == 0 &&
 		    strcmp(b, "'=ls'") == 0 && strcmp(c, "CC=gcc") == 0 &&
-		    strcmp(d, "1=x") == 0 ? "" : "not ", ++tests, a, b, c, d);
+		    strcmp(d, "1=x") == 0 && strcmp(e, "'a+=1'") == 0 ? "" :
+		    "not ", ++tests, a, b, c, d, e);
+		free(e);
 		free(a);
 		free(b);
 		free(c);

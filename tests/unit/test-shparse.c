@@ -651,6 +651,8 @@ test_cmd_string(void **state)
 		{ "ls -l", "ls -l" },
 		{ "echo 'a b' \"c\"", "echo 'a b' c" },
 		{ "FOO=1 ls > out 2>&1", "FOO=1 ls >out 2>&1" },
+		{ "'FOO=1' ls", "'FOO=1' ls" },		/* a command's name */
+		{ "make CC=gcc", "make CC=gcc" },
 		{ "echo $x \"$y z\"", "echo $x \"$y z\"" },
 		{ "cat <<EOF\nhi\nEOF", "cat <<(here-document)" },
 		{ "echo \"it's\"", "echo 'it'\\''s'" },
