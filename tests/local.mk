@@ -247,6 +247,9 @@ EXTRA_DIST += %D%/build/keys-doc.sh
 # bwgate --version and NEWS agree; the man pages render cleanly.
 TESTS += %D%/build/docs.sh
 EXTRA_DIST += %D%/build/docs.sh
+# One shell-quoting function: no quoting idiom by hand elsewhere.
+TESTS += %D%/build/quoting.sh
+EXTRA_DIST += %D%/build/quoting.sh
 # Fault injection: a shim that fails writes and syncs of the audit log.
 # (A shared object: built by hand, as automake builds no .so without libtool;
 # no sanitizer flags, it is preloaded into whatever binary is tested.)
