@@ -129,6 +129,18 @@ tests_fuzz_fuzz_observe_SOURCES = %D%/fuzz/fuzz-observe.c %D%/fuzz/mutate.c \
 tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_observe_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-observe
+# The display escaper: safe and unambiguous (decodes back) on every input.
+check_PROGRAMS += tests/fuzz/fuzz-display
+tests_fuzz_fuzz_display_SOURCES = %D%/fuzz/fuzz-display.c %D%/fuzz/mutate.c \
+	%D%/fuzz/mutate.h
+tests_fuzz_fuzz_display_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_display_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/fuzz-display
+# The one shell-quoting function against the real bash and dash.
+check_PROGRAMS += tests/fuzz/shquote-vs-shell
+tests_fuzz_shquote_vs_shell_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_shquote_vs_shell_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/shquote-vs-shell
 
 EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh
 ENGINE_TESTS = \
@@ -163,6 +175,10 @@ EXTRA_DIST += $(CONTAIN_TESTS)
 check_PROGRAMS += tests/integration/console-peer
 tests_integration_console_peer_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_integration_console_peer_LDADD = $(CJSON_LIBS)
+# A socket planted by another user (console-trust.sh).
+check_PROGRAMS += tests/integration/fake-console
+TESTS += %D%/integration/console-trust.sh
+EXTRA_DIST += %D%/integration/console-trust.sh
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
 	%D%/integration/console-sandboxed.sh \
@@ -247,6 +263,9 @@ EXTRA_DIST += %D%/build/keys-doc.sh
 # bwgate --version and NEWS agree; the man pages render cleanly.
 TESTS += %D%/build/docs.sh
 EXTRA_DIST += %D%/build/docs.sh
+# One shell-quoting function: no quoting idiom by hand elsewhere.
+TESTS += %D%/build/quoting.sh
+EXTRA_DIST += %D%/build/quoting.sh
 # Fault injection: a shim that fails writes and syncs of the audit log.
 # (A shared object: built by hand, as automake builds no .so without libtool;
 # no sanitizer flags, it is preloaded into whatever binary is tested.)
@@ -276,6 +295,9 @@ MCP_TESTS = \
 	%D%/integration/write-data.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)
+# File names that are not UTF-8 through the MCP file tools (path_base64).
+TESTS += %D%/integration/mcp-names.sh
+EXTRA_DIST += %D%/integration/mcp-names.sh
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
 	%D%/mcp/client.mjs
 # The MCP SDK that mcp-sdk.sh installs into the build tree (npm ci).

@@ -282,7 +282,7 @@ void
 action_kill(struct ui *ui)
 {
 	struct request	*r = action_request(ui);
-	char		*q, *cmd;
+	char		*q;
 
 	if (r == NULL)
 		return;
@@ -291,11 +291,10 @@ action_kill(struct ui *ui)
 		    "killed", r->id, request_state_name(r->state));
 		return;
 	}
-	cmd = fmt_escape(r->command);
-	q = xasprintf("Kill #%u (%s)? (y/N)", r->id, cmd);
+	/* Raw here: the prompt escapes its label once. */
+	q = xasprintf("Kill #%u (%s)? (y/N)", r->id, r->command);
 	prompt_confirm(ui, q, r->id, action_kill_done);
 	free(q);
-	free(cmd);
 }
 
 /* r: queue an ended request again. */

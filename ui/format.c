@@ -224,6 +224,24 @@ fmt_row_release(struct fmt_row *row)
 	row->text = NULL;
 }
 
+/* Does the text hold what was typed, as it is or as the queue shows it
+   (a typed \\n finds a newline shown as \\n)? */
+static bool
+fmt_text_match(const char *s, const char *filter)
+{
+	char	*e;
+	bool	 hit;
+
+	if (s == NULL)
+		return false;
+	if (strcasestr(s, filter) != NULL)
+		return true;
+	e = fmt_escape(s);
+	hit = strcasestr(e, filter) != NULL;
+	free(e);
+	return hit;
+}
+
 /* Does the request match the filter text? */
 bool
 fmt_filter_match(const struct request *r, const char *filter)
@@ -235,8 +253,8 @@ fmt_filter_match(const struct request *r, const char *filter)
 		return true;
 	snprintf(id, sizeof id, "#%u", r->id);
 	if (strcasestr(id, filter) != NULL ||
-	    (r->agent != NULL && strcasestr(r->agent, filter) != NULL) ||
-	    (r->command != NULL && strcasestr(r->command, filter) != NULL) ||
+	    fmt_text_match(r->agent, filter) ||
+	    fmt_text_match(r->command, filter) ||
 	    strcasecmp(fmt_badge(r->verdict), filter) == 0)
 		return true;
 	state = fmt_state(r, r->started);

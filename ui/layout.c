@@ -254,9 +254,11 @@ ui_text_add(struct ui_text *t, enum ui_color c, const char *s)
 	}
 	t->colors[t->lines.n] = c;
 	t->labels[t->lines.n] = 0;
-	/* Lines are escaped already; escaping again changes nothing then,
-	   and keeps a line built by mistake from raw text harmless. */
-	strv_push_owned(&t->lines, fmt_escape(s));
+	/* Lines are escaped already: never escape them twice (a \\ would
+	   show as \\\\). One built by mistake from raw text that is not
+	   safe to draw is escaped here, so it stays harmless. */
+	strv_push_owned(&t->lines, fmt_is_safe(s) ? xstrdup(s) :
+	    fmt_escape(s));
 }
 
 /* printf-style ui_text_add. */

@@ -222,7 +222,7 @@ prompt_draw_status(struct ui *ui)
 	size_t		 lw, tw, room, skip;
 
 	label = fmt_escape(p->label);
-	text = fmt_escape(p->text.data != NULL ? p->text.data : "");
+	text = fmt_typed(p->text.data != NULL ? p->text.data : "");
 	/* A question too wide goes above; label becomes its last line. */
 	if (p->kind != PROMPT_LINE && fmt_width(label) + 2 > (size_t)ui->cols)
 		(void)prompt_draw_above(ui, &label);

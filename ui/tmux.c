@@ -167,7 +167,7 @@ tmux_select_existing(const char *sock)
 	struct ucred		 cred;
 	socklen_t		 len = sizeof cred;
 	struct strv		 t = STRV_INIT;
-	char			*pane;
+	char			*pane, *q;
 	int			 fd, rc;
 
 	memset(&sun, 0, sizeof sun);
@@ -183,10 +183,18 @@ tmux_select_existing(const char *sock)
 		return 1;
 	}
 	close(fd);
+	if (cred.uid != getuid() && cred.uid != 0) {
+		fprintf(stderr, "bwgate: --tmux: refusing the console at "
+		    "'%s': it runs as uid %u, not as you (uid %u)\n",
+		    display_str(sock), (unsigned)cred.uid, (unsigned)getuid());
+		return -1;
+	}
 	if ((pane = tmux_pane_of(cred.pid)) == NULL) {
+		q = shell_quote(sock);
 		fprintf(stderr, "bwgate: --tmux: a console for this project "
 		    "already runs (pid %ld, not in a tmux pane); reach it "
-		    "with BWGATE_SOCKET='%s'\n", (long)cred.pid, sock);
+		    "with BWGATE_SOCKET=%s\n", (long)cred.pid, display_str(q));
+		free(q);
 		return -1;
 	}
 	strv_push(&t, "tmux");
@@ -201,7 +209,9 @@ tmux_select_existing(const char *sock)
 	strv_push(&t, pane);
 	rc = rc != 0 ? rc : tmux_run(&t, NULL);
 	strv_release(&t);
-	printf("export BWGATE_SOCKET=%s\n", sock);
+	q = shell_quote(sock);
+	printf("export BWGATE_SOCKET=%s\n", q);
+	free(q);
 	fprintf(stderr, "bwgate: this project's console already runs in tmux "
 	    "pane %s (pid %ld)%s\n", pane, (long)cred.pid, rc == 0 ?
 	    ": selected it" : "");

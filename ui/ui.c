@@ -493,7 +493,10 @@ ui_draw_status(struct ui *ui)
 		    running, done);
 		if (ui->filter != NULL) {
 			buf_puts(&b, "  filter: ");
-			fmt_escape_buf(&b, ui->filter, strlen(ui->filter));
+			char *f = fmt_typed(ui->filter);
+
+			buf_puts(&b, f);
+			free(f);
 		}
 		buf_printf(&b, "  %s  %s", ui_hints(ui, (size_t)ui->cols),
 		    sock);

@@ -87,7 +87,8 @@ doctor_mcp(char **detail)
 		return false;
 	}
 	self[n] = '\0';
-	q = shell_quote(self);
+	/* popen's shell is sh: plain single quotes. */
+	q = shell_squote(self);
 	cmd = xasprintf("printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,"
 	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
 	    "\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":"

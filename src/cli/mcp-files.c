@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +33,72 @@
 #define LIST_MAX	2000			/* entries per listing */
 #define DIFF_HUNKS	5			/* hunks shown per edit */
 
-/* The path argument, checked and made relative; replies on error. */
+/*
+ * Names that are not valid UTF-8 (bytes such as \xff\xfe, which a JSON
+ * string cannot carry) travel as base64: list_directory gives such an
+ * entry a "name_base64" (its "name" shows U+FFFD where a byte is not
+ * UTF-8), and every file tool takes "path_base64", the path's exact
+ * bytes, instead of "path".
+ */
+
+/* Is s valid UTF-8 (a JSON string can carry it as it is)? */
+static bool
+files_utf8(const char *s)
+{
+	return proto_utf8_valid(s, strlen(s), NULL);
+}
+
+/* Add name (and name_base64 when it is not UTF-8) to o. */
+static void
+files_add_name(cJSON *o, const char *key, const char *s)
+{
+	char	*k, *b64;
+
+	cJSON_AddItemToObject(o, key, json_bytes(s, strlen(s)));
+	if (files_utf8(s))
+		return;
+	k = xasprintf("%s_base64", key);
+	b64 = proto_base64_encode(s, strlen(s));
+	cJSON_AddStringToObject(o, k, b64);
+	free(b64);
+	free(k);
+}
+
+/* The path argument ("path", or "path_base64" for bytes that are not
+   UTF-8), checked and made relative; replies on error. */
 static char *
 files_path(struct mcp *m, const cJSON *id, const cJSON *args,
     const char *tool, bool required)
 {
-	const char	*path;
+	const char	*path, *b64;
 	char		*cause = NULL, *rel;
+	struct buf	 bytes = BUF_INIT;
 
-	if (mcp_arg_string(args, "path", required, &path, &cause) != 0) {
+	if (mcp_arg_string(args, "path", false, &path, &cause) != 0 ||
+	    mcp_arg_string(args, "path_base64", false, &b64, &cause) != 0) {
 		mcp_error(id, RPC_INVALID_PARAMS, "%s: %s", tool, cause);
 		free(cause);
+		return NULL;
+	}
+	if (path != NULL && b64 != NULL) {
+		mcp_error(id, RPC_INVALID_PARAMS, "%s: give either 'path' or "
+		    "'path_base64', not both", tool);
+		return NULL;
+	}
+	if (b64 != NULL) {
+		if (proto_base64_decode(b64, &bytes) != 0 || bytes.len == 0 ||
+		    memchr(bytes.data, '\0', bytes.len) != NULL) {
+			mcp_error(id, RPC_INVALID_PARAMS, "%s: argument "
+			    "'path_base64' must be the base64 of a path (no "
+			    "NUL byte)", tool);
+			buf_release(&bytes);
+			return NULL;
+		}
+		path = bytes.data;
+	}
+	if (path == NULL && required) {
+		mcp_error(id, RPC_INVALID_PARAMS, "%s: argument 'path' (or "
+		    "'path_base64') is required", tool);
 		return NULL;
 	}
 	if ((rel = mcp_path_relative(m, path != NULL ? path : ".", &cause)) ==
@@ -50,6 +106,7 @@ files_path(struct mcp *m, const cJSON *id, const cJSON *args,
 		mcp_tool_error(id, "%s: %s", tool, cause);
 		free(cause);
 	}
+	buf_release(&bytes);
 	return rel;
 }
 
@@ -139,7 +196,7 @@ mcp_read_file(struct mcp *m, const cJSON *id, const cJSON *args,
 			lines += b.data[i] == '\n';
 	}
 	st = cJSON_CreateObject();
-	cJSON_AddStringToObject(st, "path", rel);
+	files_add_name(st, "path", rel);
 	cJSON_AddItemToObject(st, "content", json_bytes(b.data + start,
 	    end - start));
 	cJSON_AddNumberToObject(st, "first_line", (double)offset);
@@ -167,6 +224,12 @@ files_writable(struct mcp *m, const char *rel, size_t len, char **cause)
 
 	if (strcmp(rel, ".") == 0) {
 		*cause = xstrdup("'.' is the project directory, not a file");
+		return -1;
+	}
+	if (!files_utf8(rel)) {
+		*cause = xstrdup("the path is not valid UTF-8, and file writes "
+		    "carry UTF-8 paths only: rename it with the run tool, "
+		    "e.g. mv -- \"$(printf '\\377\\376')\" new-name");
 		return -1;
 	}
 	if ((why = mcp_path_protected(m, rel)) != NULL) {
@@ -360,7 +423,7 @@ mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args,
 	DIR		*d;
 	char		*rel, *cause = NULL, *why, *child;
 	const char	*type;
-	cJSON		*st, *a, *e;
+	cJSON		*st, *a, *e, *b64;
 	int		 fd;
 	bool		 truncated = false;
 
@@ -392,7 +455,7 @@ mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args,
 	if (names.n > 1)
 		qsort(names.v, names.n, sizeof *names.v, files_cmp);
 	st = cJSON_CreateObject();
-	cJSON_AddStringToObject(st, "path", rel);
+	files_add_name(st, "path", rel);
 	a = cJSON_AddArrayToObject(st, "entries");
 	for (size_t i = 0; i < names.n; i++) {
 		child = strcmp(rel, ".") == 0 ? xstrdup(names.v[i]) :
@@ -408,14 +471,18 @@ mcp_list_directory(struct mcp *m, const cJSON *id, const cJSON *args,
 		type = S_ISREG(sb.st_mode) ? "file" : S_ISDIR(sb.st_mode) ?
 		    "directory" : S_ISLNK(sb.st_mode) ? "symlink" : "other";
 		e = cJSON_CreateObject();
-		cJSON_AddItemToObject(e, "name", json_bytes(names.v[i],
-		    strlen(names.v[i])));
+		files_add_name(e, "name", names.v[i]);
 		cJSON_AddStringToObject(e, "type", type);
 		cJSON_AddNumberToObject(e, "size", (double)sb.st_size);
 		cJSON_AddItemToArray(a, e);
-		buf_printf(&text, "%s%s\n", cJSON_GetStringValue(
+		buf_printf(&text, "%s%s", cJSON_GetStringValue(
 		    cJSON_GetObjectItem(e, "name")), S_ISDIR(sb.st_mode) ?
 		    "/" : S_ISLNK(sb.st_mode) ? "@" : "");
+		/* The exact bytes, to name it back with path_base64. */
+		if ((b64 = cJSON_GetObjectItem(e, "name_base64")) != NULL)
+			buf_printf(&text, "  (not UTF-8: name_base64 %s; "
+			    "pass path_base64 to name it)", b64->valuestring);
+		buf_putc(&text, '\n');
 	}
 	closedir(d);
 	cJSON_AddBoolToObject(st, "truncated", truncated);

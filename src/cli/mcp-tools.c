@@ -77,9 +77,12 @@ static const struct mcp_tool mcp_tools[] = {
 	  "outside the project are refused.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"minLength\":1},"
+	  "\"path_base64\":{\"type\":\"string\",\"description\":"
+	  "\"instead of path, for a name that is not UTF-8: its bytes in "
+	  "base64, as list_directory gives them (name_base64)\"},"
 	  "\"offset\":{\"type\":\"integer\",\"minimum\":1},"
 	  "\"limit\":{\"type\":\"integer\",\"minimum\":1}},"
-	  "\"required\":[\"path\"],\"additionalProperties\":false}",
+	  "\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
 	  "\"first_line\":{\"type\":\"integer\"},"
@@ -98,9 +101,11 @@ static const struct mcp_tool mcp_tools[] = {
 	  "not UTF-8 text (NUL included) as content_base64.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"minLength\":1},"
+	  "\"path_base64\":{\"type\":\"string\",\"description\":"
+	  "\"instead of path, for a name that is not UTF-8: its bytes in "
+	  "base64, as list_directory gives them (name_base64)\"},"
 	  "\"content\":{\"type\":\"string\"},"
 	  "\"content_base64\":{\"type\":\"string\"}},"
-	  "\"required\":[\"path\"],"
 	  "\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
@@ -112,10 +117,13 @@ static const struct mcp_tool mcp_tools[] = {
 	  "goes through the bwgate console. Protected paths are refused.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"minLength\":1},"
+	  "\"path_base64\":{\"type\":\"string\",\"description\":"
+	  "\"instead of path, for a name that is not UTF-8: its bytes in "
+	  "base64, as list_directory gives them (name_base64)\"},"
 	  "\"old_text\":{\"type\":\"string\",\"minLength\":1},"
 	  "\"new_text\":{\"type\":\"string\"},"
 	  "\"replace_all\":{\"type\":\"boolean\"}},"
-	  "\"required\":[\"path\",\"old_text\",\"new_text\"],"
+	  "\"required\":[\"old_text\",\"new_text\"],"
 	  "\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},"
@@ -125,13 +133,23 @@ static const struct mcp_tool mcp_tools[] = {
 	  false, mcp_edit_file },
 	{ "list_directory", "List a directory of the project",
 	  "List the entries of a directory inside the project (default: the "
-	  "project root) with their type and size.",
+	  "project root) with their type and size. A name that is not valid "
+	  "UTF-8 also comes as name_base64 (its exact bytes): pass that as "
+	  "path_base64 to any file tool to name the file.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+	  "\"path\":{\"type\":\"string\"},"
+	  "\"path_base64\":{\"type\":\"string\",\"description\":"
+	  "\"instead of path, for a name that is not UTF-8: its bytes in "
+	  "base64, as list_directory gives them (name_base64)\"}},"
+	  "\"additionalProperties\":false}",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\","
+	  "\"path\":{\"type\":\"string\"},"
+	  "\"path_base64\":{\"type\":\"string\"},"
+	  "\"entries\":{\"type\":\"array\","
 	  "\"items\":{\"type\":\"object\",\"properties\":{"
-	  "\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},"
+	  "\"name\":{\"type\":\"string\"},"
+	  "\"name_base64\":{\"type\":\"string\"},"
+	  "\"type\":{\"type\":\"string\"},"
 	  "\"size\":{\"type\":\"integer\"}}}},"
 	  "\"truncated\":{\"type\":\"boolean\"},"
 	  "\"error\":{\"type\":\"string\"}}}",

@@ -130,13 +130,43 @@ client_control_path(const char *agent)
 	return xasprintf("%s.control", agent);
 }
 
+/*
+ * Is the listener ours? Only a console of our own uid (or root's, which
+ * could read our requests anyway) may hear them: another user who puts a
+ * socket where ours should be (a directory renamed into /tmp/bwgate-UID,
+ * a stale path) must get nothing, not even the first line.
+ */
+static int
+client_check_peer(int fd, const char *path, char **cause)
+{
+	struct ucred	cred;
+	socklen_t	len = sizeof cred;
+	uid_t		me = getuid();
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		*cause = xasprintf("refusing the console at '%s': cannot "
+		    "learn who it runs as: %s", path, strerror(errno));
+		return -1;
+	}
+	if (cred.uid != me && cred.uid != 0) {
+		*cause = xasprintf("refusing the console at '%s': it runs as "
+		    "uid %u, not as you (uid %u); nothing was sent", path,
+		    (unsigned)cred.uid, (unsigned)me);
+		return -1;
+	}
+	return 0;
+}
+
 /* Connect to a console socket. */
 struct client *
 client_connect(const char *path, char **cause)
 {
 	struct sockaddr_un	 sun;
 	struct client		*cl;
-	int			 fd;
+	_cleanup_free_ char	*dir = NULL;
+	_cleanup_close_ int	 dfd = -1;
+	const char		*base = strrchr(path, '/');
+	int			 fd, n;
 
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
@@ -144,7 +174,23 @@ client_connect(const char *path, char **cause)
 		*cause = xasprintf("socket path '%s' is too long", path);
 		return NULL;
 	}
-	strcpy(sun.sun_path, path);
+	/* The directory checked is the one connected through. */
+	dir = base == NULL ? xstrdup(".") : base == path ? xstrdup("/") :
+	    xstrndup(path, (size_t)(base - path));
+	base = base == NULL ? path : base + 1;
+	if ((dfd = rundir_open_trusted(dir, cause)) < 0) {
+		if (errno == ENOENT) {
+			free(*cause);
+			*cause = xasprintf("no console at '%s': %s; %s", path,
+			    strerror(ENOENT), client_start_hint());
+		}
+		return NULL;
+	}
+	n = snprintf(sun.sun_path, sizeof sun.sun_path, "/proc/self/fd/%d/%s",
+	    dfd, base);
+	if (n < 0 || (size_t)n >= sizeof sun.sun_path ||
+	    access("/proc/self/fd", X_OK) != 0)
+		snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		*cause = xasprintf("cannot create a socket: %s",
@@ -154,6 +200,10 @@ client_connect(const char *path, char **cause)
 	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
 		*cause = xasprintf("no console at '%s': %s; %s", path,
 		    strerror(errno), client_start_hint());
+		close(fd);
+		return NULL;
+	}
+	if (client_check_peer(fd, path, cause) != 0) {
 		close(fd);
 		return NULL;
 	}

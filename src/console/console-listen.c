@@ -25,6 +25,7 @@
 #include "file.h"
 #include "log.h"
 #include "path.h"
+#include "shquote.h"
 #include "xalloc.h"
 
 /* ---- the FIFO ---- */
@@ -139,10 +140,13 @@ console_holder(const char *path, const char *lock)
 			pid = (long)cred.pid;
 		close(fd);
 	}
-	if (pid > 0)
+	if (pid > 0) {
+		_cleanup_free_ char *q = shell_quote(path);
+
 		return xasprintf("a console is already listening on '%s' "
-		    "(pid %ld); reach it with BWGATE_SOCKET='%s' (bwgate "
-		    "consoles lists them)", path, pid, path);
+		    "(pid %ld); reach it with BWGATE_SOCKET=%s (bwgate "
+		    "consoles lists them)", path, pid, q);
+	}
 	if (lock != NULL)
 		return xasprintf("a console is already listening on '%s' "
 		    "(it holds '%s')", path, lock);

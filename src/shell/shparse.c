@@ -604,43 +604,26 @@ sh_script_release(struct sh_script *s)
 	s->nfors = 0;
 }
 
-/* Append s with control characters escaped as in $'...'. */
-static void
-add_escaped(struct buf *b, const char *s)
-{
-	unsigned char	c;
-
-	for (; *s != '\0'; s++) {
-		c = (unsigned char)*s;
-		if (c == '\n')
-			buf_puts(b, "\\n");
-		else if (c == '\t')
-			buf_puts(b, "\\t");
-		else if (c == '\r')
-			buf_puts(b, "\\r");
-		else if (c < 0x20 || c == 0x7f)
-			buf_printf(b, "\\x%02x", c);
-		else
-			buf_putc(b, (char)c);
-	}
-}
-
 /*
- * One word for display, on one line: a literal word quoted (shell_quote
- * uses $'...' when it holds control characters, which is exact), any
- * other word as written with its control characters shown escaped.
+ * One word for display: a literal word quoted (shell_quote uses $'...'
+ * when it holds control characters, which is exact and on one line), any
+ * other word as written, raw: whoever shows it escapes it (display.c),
+ * once, so a typed \n and a newline stay apart.
  */
 static void
-add_display_word(struct buf *b, const struct sh_word *w, bool space)
+add_display_word(struct buf *b, const struct sh_word *w, bool space,
+    bool first)
 {
 	char	*q;
 
 	if (space && b->len > 0)
 		buf_putc(b, ' ');
 	if (!SH_WORD_LITERAL(w))
-		add_escaped(b, w->raw);
+		buf_puts(b, w->raw);
 	else {
-		q = shell_quote(w->text);
+		/* The command's name: FOO=1 quoted, or it reads as an
+		   assignment. */
+		q = first ? shell_quote_first(w->text) : shell_quote(w->text);
 		buf_puts(b, q);
 		free(q);
 	}
@@ -662,9 +645,9 @@ sh_cmd_string(const struct sh_cmd *c)
 	size_t			 i;
 
 	for (i = 0; i < c->nassigns; i++)
-		add_display_word(&b, &c->assigns[i], true);
+		add_display_word(&b, &c->assigns[i], true, false);
 	for (i = 0; i < c->nwords; i++)
-		add_display_word(&b, &c->words[i], true);
+		add_display_word(&b, &c->words[i], true, i == 0);
 	for (i = 0; i < c->nredirs; i++) {
 		r = &c->redirs[i];
 		if (b.len > 0)
@@ -676,7 +659,7 @@ sh_cmd_string(const struct sh_cmd *c)
 			buf_puts(&b, "(here-document)");
 			continue;
 		}
-		add_display_word(&b, &r->target, false);
+		add_display_word(&b, &r->target, false, false);
 	}
 	return buf_detach(&b);
 }

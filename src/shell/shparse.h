@@ -134,9 +134,9 @@ int	 sh_parse(const char *, struct sh_script *, char **cause);
 int	 sh_parse_mem(const char *, size_t len, struct sh_script *,
 	    char **cause);
 void	 sh_script_release(struct sh_script *);
-/* The simple command as a readable string (words joined, quoted), on one
-   line: literal words with control characters are quoted as $'...', other
-   words shown as written with control characters escaped. */
+/* The simple command as a readable string (words joined, quoted):
+   literal words quoted (as $'...' with control characters: one line),
+   other words as written, raw; display it through display.c. */
 char	*sh_cmd_string(const struct sh_cmd *);
 
 #endif

@@ -59,29 +59,41 @@ display_utf8_decode(const char *str, size_t len, uint32_t *cp)
  * Code points that act on a terminal or hide or reorder the text around
  * them (Trojan Source, CVE-2021-42574): controls, bidirectional marks,
  * overrides and isolates, zero-width and other invisible format
- * characters, line separators, tag characters.
+ * characters, variation selectors, line separators, tag characters, and
+ * the spaces that look like a plain space but are not one.
  */
 bool
 display_is_hidden(uint32_t c)
 {
 	return c < 0x20 || c == 0x7f ||
-	    (c >= 0x80 && c <= 0x9f) ||			/* C1 controls */
+	    (c >= 0x80 && c <= 0xa0) ||			/* C1, no-break space */
 	    c == 0xad ||				/* soft hyphen */
 	    c == 0x034f || c == 0x061c || c == 0x115f || c == 0x1160 ||
-	    c == 0x17b4 || c == 0x17b5 || c == 0x180e ||
-	    (c >= 0x200b && c <= 0x200f) ||		/* zero width, marks */
-	    (c >= 0x2028 && c <= 0x202e) ||		/* separators, bidi */
-	    (c >= 0x2060 && c <= 0x206f) ||		/* joiners, isolates */
-	    c == 0x3164 || c == 0xfeff || c == 0xffa0 ||
+	    c == 0x1680 || c == 0x17b4 || c == 0x17b5 ||
+	    (c >= 0x180b && c <= 0x180f) ||		/* Mongolian FVS */
+	    (c >= 0x2000 && c <= 0x200f) ||		/* spaces, zero width */
+	    (c >= 0x2028 && c <= 0x202f) ||		/* separators, bidi */
+	    (c >= 0x205f && c <= 0x206f) ||		/* joiners, isolates */
+	    c == 0x2800 || c == 0x3000 || c == 0x3164 ||
+	    (c >= 0xfe00 && c <= 0xfe0f) ||		/* variation sel. */
+	    c == 0xfeff || c == 0xffa0 ||
 	    (c >= 0xfff0 && c <= 0xfffb) ||		/* annotations */
-	    (c >= 0xe0000 && c <= 0xe007f);		/* tags */
+	    (c >= 0x13430 && c <= 0x1343f) ||		/* hieroglyph fmt */
+	    (c >= 0x1bca0 && c <= 0x1bca3) ||		/* shorthand fmt */
+	    (c >= 0x1d173 && c <= 0x1d17a) ||		/* musical fmt */
+	    (c >= 0xe0000 && c <= 0xe0fff);		/* tags, var. sel. */
 }
+
+static bool	display_needs_escape(uint32_t, int);
 
 /* Append one escaped character (a hidden or unprintable code point). */
 static void
 display_escape_cp(struct buf *b, uint32_t c)
 {
 	switch (c) {
+	case '\\':
+		buf_puts(b, "\\\\");
+		return;
 	case 0x1b:
 		buf_puts(b, "\\e");
 		return;
@@ -116,10 +128,7 @@ display_escape_buf(struct buf *b, const char *s, size_t len, int flags)
 			i++;
 			continue;
 		}
-		if (display_is_hidden(c) ||
-		    (c >= 0x80 && (flags & DISPLAY_ASCII)) ||
-		    (c >= 0x80 && (flags & DISPLAY_WIDTH) &&
-		    wcwidth((wchar_t)c) < 0))
+		if (c == '\\' || display_needs_escape(c, flags))
 			display_escape_cp(b, c);
 		else
 			buf_add(b, s + i, n);
@@ -174,6 +183,16 @@ display_fputs(const char *s, FILE *f)
 	buf_release(&b);
 }
 
+/* Does c need an escape under flags (or a backslash at all)? */
+static bool
+display_needs_escape(uint32_t c, int flags)
+{
+	return display_is_hidden(c) ||
+	    (c >= 0x80 && (flags & DISPLAY_ASCII)) ||
+	    (c >= 0x80 && (flags & DISPLAY_WIDTH) &&
+	    wcwidth((wchar_t)c) < 0);
+}
+
 /* Would escaping change nothing? */
 bool
 display_is_clean(const char *s, size_t len)
@@ -183,7 +202,23 @@ display_is_clean(const char *s, size_t len)
 
 	while (i < len) {
 		n = display_utf8_decode(s + i, len - i, &c);
-		if (n == 0 || display_is_hidden(c))
+		if (n == 0 || c == '\\' || display_is_hidden(c))
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/* Is s safe to print as it is (what display_escape_buf() makes)? */
+bool
+display_is_safe(const char *s, size_t len, int flags)
+{
+	size_t		i = 0, n;
+	uint32_t	c;
+
+	while (i < len) {
+		n = display_utf8_decode(s + i, len - i, &c);
+		if (n == 0 || display_needs_escape(c, flags))
 			return false;
 		i += n;
 	}

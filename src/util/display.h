@@ -15,8 +15,16 @@
  *				line/paragraph separators ...
  *	invalid UTF-8		\xff (one escape per byte that is not part of
  *				a valid, shortest-form sequence)
+ *	look-alike spaces	\u{a0}, \u{2003}, \u{3000} ...
+ *	variation selectors	\u{fe0f}, \u{e0100} ...
+ *	the backslash itself	\\ (so a typed "\n" shows as \\n, a newline
+ *				as \n: every escape reads back one way)
  * so an escaped value never spans lines, never moves the cursor and never
- * reorders or hides the text around it. Backslashes are left as written.
+ * reorders or hides the text around it, and two different strings never
+ * look the same: the escaped form decodes back to exactly the bytes it
+ * came from (\\ \e \n \r \t; \xHH one byte; \u{H..} one character in
+ * UTF-8; anything else stands for itself). tests/fuzz/fuzz-display.c
+ * checks that on random input.
  *
  * Flags: DISPLAY_ASCII escapes every non-ASCII character too (a terminal
  * that is not UTF-8); DISPLAY_WIDTH also escapes what wcwidth() calls
@@ -60,5 +68,9 @@ size_t		 display_utf8_decode(const char *s, size_t len, uint32_t *cp);
 bool		 display_is_hidden(uint32_t cp);
 /* Does s contain nothing display_escape() would change? */
 bool		 display_is_clean(const char *s, size_t len);
+/* Is s safe to print as it is under flags: valid UTF-8, nothing hidden
+   (escaped text always is; a backslash is fine)? For text that is
+   escaped already or typed by the operator, so it is not escaped twice. */
+bool		 display_is_safe(const char *s, size_t len, int flags);
 
 #endif

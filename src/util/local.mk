@@ -6,6 +6,7 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/xalloc.c %D%/xalloc.h \
 	%D%/cleanup.h \
 	%D%/strv.c %D%/strv.h \
+	%D%/shquote.c %D%/shquote.h \
 	%D%/buf.c %D%/buf.h \
 	%D%/path.c %D%/path.h \
 	%D%/pathwalk.c %D%/pathwalk.h \

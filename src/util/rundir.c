@@ -2,6 +2,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,4 +123,58 @@ rundir_get(bool create, char **cause)
 		return NULL;
 	}
 	return dir;
+}
+
+/*
+ * Open dir for a connect through it: the directory itself, not a
+ * symbolic link (O_NOFOLLOW), owned by us or by root, and not writable by
+ * others unless sticky (/tmp: others cannot rename our socket away).
+ * Checked on the descriptor (fstat), so the directory checked is the one
+ * used: a directory renamed in after the check is not reached.
+ */
+int
+rundir_open_trusted(const char *dir, char **cause)
+{
+	struct stat	st;
+	uid_t		me = getuid();
+	int		fd;
+
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ELOOP || e == ENOTDIR)
+			*cause = xasprintf("refusing the console in '%s': "
+			    "it is not a directory (a symbolic link?)", dir);
+		else
+			*cause = xasprintf("cannot use '%s': %s", dir,
+			    strerror(e));
+		errno = e;	/* ENOENT: no console there */
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("refusing the console in '%s': it is not "
+		    "a directory", dir);
+		close(fd);
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (st.st_uid != me && st.st_uid != 0) {
+		*cause = xasprintf("refusing the console in '%s': the "
+		    "directory belongs to uid %u, not to you (uid %u); "
+		    "another user may have put it there", dir,
+		    (unsigned)st.st_uid, (unsigned)me);
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	if ((st.st_mode & 022) != 0 && (st.st_mode & S_ISVTX) == 0) {
+		*cause = xasprintf("refusing the console in '%s': others may "
+		    "write to the directory (mode %03o)", dir,
+		    (unsigned)(st.st_mode & 0777));
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
 }

@@ -15,5 +15,9 @@ char	*rundir_get(bool create, char **cause);
 /* Is dir a private directory of ours (owned by us, not group/other
    accessible, not a symlink)? -1 with cause if not. */
 int	 rundir_check(const char *dir, char **cause);
+/* Open a socket's directory to connect through (O_PATH): a real
+   directory (not a link), owned by us or root, not writable by others
+   unless sticky; the descriptor, or -1 with cause (one line). */
+int	 rundir_open_trusted(const char *dir, char **cause);
 
 #endif

@@ -72,82 +72,6 @@ strv_release(struct strv *sv)
 	sv->n = sv->cap = 0;
 }
 
-/* Characters that never need quoting in a POSIX shell word. */
-static bool
-shell_safe(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s != '\0'; s++)
-		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789_-+=./:,@%", *s) == NULL)
-			return false;
-	return true;
-}
-
-/* Control characters would break a line: write them as $'...' escapes. */
-static bool
-has_control(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
-static char *
-ansi_c_quote(const char *s)
-{
-	struct buf b = BUF_INIT;
-
-	buf_puts(&b, "$'");
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\n')
-			buf_puts(&b, "\\n");
-		else if (c == '\t')
-			buf_puts(&b, "\\t");
-		else if (c == '\r')
-			buf_puts(&b, "\\r");
-		else if (c == '\\' || c == '\'')
-			buf_printf(&b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			buf_printf(&b, "\\x%02x", c);
-		else
-			buf_putc(&b, (char)c);
-	}
-	buf_putc(&b, '\'');
-	return buf_detach(&b);
-}
-
-char *
-shell_quote(const char *s)
-{
-	if (shell_safe(s))
-		return xstrdup(s);
-	if (has_control(s))
-		return ansi_c_quote(s);
-	return shell_squote(s);
-}
-
-/* Single-quote s for any POSIX shell. */
-char *
-shell_squote(const char *s)
-{
-	struct buf b = BUF_INIT;
-
-	buf_putc(&b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_puts(&b, "'\\''");
-		else
-			buf_putc(&b, *s);
-	}
-	buf_putc(&b, '\'');
-	return buf_detach(&b);
-}
-
 char *
 strv_join(const struct strv *sv, const char *sep, bool quote)
 {
@@ -157,7 +81,8 @@ strv_join(const struct strv *sv, const char *sep, bool quote)
 		if (i > 0)
 			buf_puts(&b, sep);
 		if (quote) {
-			char *q = shell_quote(sv->v[i]);
+			char *q = i == 0 ? shell_quote_first(sv->v[i]) :
+			    shell_quote(sv->v[i]);
 			buf_puts(&b, q);
 			free(q);
 		} else

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "shquote.h"	/* shell_quote(), used by strv_join() */
+
 struct strv {
 	char	**v;
 	size_t	  n;
@@ -30,13 +32,8 @@ void	 strv_pushv(struct strv *, const char *const *);
 void	 strv_append_all(struct strv *, const struct strv *);
 bool	 strv_contains(const struct strv *, const char *);
 void	 strv_release(struct strv *);
-/* Join with sep, shell-quoting each entry when quote is true. */
+/* Join with sep, shell-quoting each entry (shell_quote(), shquote.h)
+   when quote is true. */
 char	*strv_join(const struct strv *, const char *sep, bool quote);
-/* Quote one word for a shell (only when needed), always on one line:
-   control characters are written as $'...' escapes. */
-char	*shell_quote(const char *);
-/* Always plain single quotes (each ' as '\''): every byte, newlines
-   included, survives any POSIX shell. */
-char	*shell_squote(const char *);
 
 #endif

@@ -32,7 +32,8 @@ ok_if "--json has the request" \
 "$BWGATE" show 3 > "$T/s3"
 ok_unless "an escape sequence in the command does not reach the terminal raw" \
     grep -q "$(printf '\033')" "$T/s3"
-ok_if "it is shown escaped" grep -q 'x\\x1b\[2Jy' "$T/s3"
+# (the argv as shell text, $'x\x1b[2Jy', its backslash doubled when shown)
+ok_if "it is shown escaped" grep -q 'x\\\\x1b\[2Jy' "$T/s3"
 "$BWGATE" show 99 2> "$T/s99.err"
 assert_eq "an unknown id: exit 1" "$?" 1
 ok_if "it says so" grep -q 'no request 99' "$T/s99.err"

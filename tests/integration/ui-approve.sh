@@ -64,8 +64,9 @@ check_screen "queue: allow badge, exit 0" 10 'echo allowed-at-once +allow +exit 
 
 # Control characters are shown escaped, never sent to the terminal.
 agent esc -- sh -c $'echo esc\x1b[31mred'
+# (the argv as shell text, $'...\x1b...', its backslash doubled when shown)
 check_screen "control characters in the command shown escaped" 10 \
-    'sh -c .*esc\\(e|x1b)\[31mred.* ask +pending'
+    'sh -c .*esc(\\\\x1b|\\e)\[31mred.* ask +pending'
 keys a a
 wait_agent 20 esc
 check_screen "its output without the colour sequence" 10 ' escred *$'

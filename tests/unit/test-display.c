@@ -52,7 +52,14 @@ static const struct hostile hostile[] = {
 	H("\xed\xa0\x80", "\\xed\\xa0\\x80"),			/* surrogate */
 	H("\xf5\x80\x80\x80", "\\xf5\\x80\\x80\\x80"),		/* > U+10FFFF */
 	H("caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5"),
-	H("a\\nb", "a\\nb"),
+	H("a\\nb", "a\\\\nb"),				/* typed, not a newline */
+	H("\\e[1m \\x00 \\u{202e}", "\\\\e[1m \\\\x00 \\\\u{202e}"),
+	H("\xe2\x9d\xa4\xef\xb8\x8f", "\xe2\x9d\xa4\\u{fe0f}"),	/* VS16 */
+	H("ls\xc2\xa0-la", "ls\\u{a0}-la"),			/* no-break */
+	H("a\xe2\x80\x83" "b\xe3\x80\x80", "a\\u{2003}b\\u{3000}"),
+	H("x\xe2\x80\xafy\xe2\x81\x9fz", "x\\u{202f}y\\u{205f}z"),
+	H("\xf3\xa0\x84\x80", "\\u{e0100}"),			/* VS17 */
+	H("\xe1\xa0\x8b", "\\u{180b}"),				/* FVS1 */
 };
 
 /* Every entry of the table escapes to what it should. */
@@ -65,7 +72,7 @@ test_table(void **state)
 	for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
 		s = display_escape_n(hostile[i].in, hostile[i].len, 0);
 		assert_string_equal(s, hostile[i].want);
-		assert_true(display_is_clean(s, strlen(s)));
+		assert_true(display_is_safe(s, strlen(s), 0));
 		assert_null(strchr(s, '\n'));
 		free(s);
 		assert_int_equal(display_is_clean(hostile[i].in,
@@ -93,7 +100,7 @@ test_no_raw_bytes(void **state)
 				assert_true((unsigned char)s[j] >= 0x20);
 				assert_true((unsigned char)s[j] != 0x7f);
 			}
-			assert_true(display_is_clean(s, strlen(s)));
+			assert_true(display_is_safe(s, strlen(s), 0));
 			free(s);
 		}
 	}
@@ -120,6 +127,7 @@ test_str_ring(void **state)
 	b = display_str("\x1b");
 	assert_string_equal(a, "x\\ny");
 	assert_string_equal(b, "\\e");
+	assert_string_equal(display_str("x\\ny"), "x\\\\ny");
 }
 
 /* display_fputs writes the escaped text. */

