@@ -12,5 +12,6 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
 	%D%/filewrite.c %D%/filewrite.h \
 	%D%/danger.c %D%/danger.h \
+	%D%/envask.c %D%/envask.h \
 	%D%/ccperms.c %D%/ccperms.h \
 	%D%/narrow.c %D%/narrow.h
