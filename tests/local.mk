@@ -262,9 +262,10 @@ TESTS += $(MCP_TESTS)
 # The agent's edge (issue 26): refusals naming the field, the hook
 # failing closed, the environment in the verdict, JSON output as UTF-8.
 EDGE_TESTS = \
-	%D%/integration/edge-env.sh
+	%D%/integration/edge-env.sh \
+	%D%/integration/edge-hook.sh
 TESTS += $(EDGE_TESTS)
-EXTRA_DIST += $(EDGE_TESTS)
+EXTRA_DIST += $(EDGE_TESTS) %D%/integration/fakeconsole.py
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
 	%D%/mcp/client.mjs
 # The MCP SDK that mcp-sdk.sh installs into the build tree (npm ci).

@@ -436,9 +436,10 @@ hook_claude_code(const char *socket, bool pass, bool route)
 	const char	*tool, *event;
 	cJSON		*j;
 
-	if (buf_read_fd(&b, 0, HOOK_MAX_INPUT) != 0 || b.data == NULL)
-		hook_block("cannot read the hook input: %s", b.data == NULL ?
-		    "empty" : strerror(errno));
+	if (buf_read_fd(&b, 0, HOOK_MAX_INPUT) != 0)
+		hook_block("cannot read the hook input: %s", strerror(errno));
+	if (b.data == NULL || b.len == 0)
+		hook_block("the hook input is empty");
 	/* What cJSON would cut short (\u0000) or refuse without saying
 	   where (a lone surrogate), named before it parses. */
 	if (jsoncheck_text(b.data, b.len, NULL, &cause) != 0)
