@@ -263,7 +263,8 @@ TESTS += $(MCP_TESTS)
 # failing closed, the environment in the verdict, JSON output as UTF-8.
 EDGE_TESTS = \
 	%D%/integration/edge-env.sh \
-	%D%/integration/edge-hook.sh
+	%D%/integration/edge-hook.sh \
+	%D%/integration/edge-input.sh
 TESTS += $(EDGE_TESTS)
 EXTRA_DIST += $(EDGE_TESTS) %D%/integration/fakeconsole.py
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \
