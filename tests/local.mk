@@ -264,7 +264,8 @@ TESTS += $(MCP_TESTS)
 EDGE_TESTS = \
 	%D%/integration/edge-env.sh \
 	%D%/integration/edge-hook.sh \
-	%D%/integration/edge-input.sh
+	%D%/integration/edge-input.sh \
+	%D%/integration/edge-json.sh
 TESTS += $(EDGE_TESTS)
 EXTRA_DIST += $(EDGE_TESTS) %D%/integration/fakeconsole.py
 EXTRA_DIST += $(MCP_TESTS) %D%/mcp/package.json %D%/mcp/package-lock.json \

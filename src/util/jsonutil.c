@@ -83,7 +83,50 @@ json_line(const cJSON *j)
 
 	if (s == NULL)
 		return xstrdup("null");
-	return s;
+	return json_mend_utf8(s, NULL);
+}
+
+char *
+json_text(const cJSON *j)
+{
+	char	*s = cJSON_Print(j);
+
+	if (s == NULL)
+		return xstrdup("null");
+	return json_mend_utf8(s, NULL);
+}
+
+/* Every invalid UTF-8 byte as U+FFFD: what bwgate prints as JSON is
+   always UTF-8 JSON, whatever a string held. */
+char *
+json_mend_utf8(char *s, size_t *replaced)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 n = strlen(s), i = 0, l, bad = 0;
+	struct buf		 b = BUF_INIT;
+
+	while (i < n && (l = utf8_seq(u + i, n - i)) != 0)
+		i += l;
+	if (i == n) {
+		if (replaced != NULL)
+			*replaced = 0;
+		return s;
+	}
+	buf_add(&b, s, i);
+	while (i < n) {
+		if ((l = utf8_seq(u + i, n - i)) == 0) {
+			buf_puts(&b, "\xef\xbf\xbd");
+			bad++;
+			i++;
+			continue;
+		}
+		buf_add(&b, s + i, l);
+		i += l;
+	}
+	free(s);
+	if (replaced != NULL)
+		*replaced = bad;
+	return buf_detach(&b);
 }
 
 /*
@@ -169,4 +212,15 @@ json_bytes(const char *data, size_t n)
 	j = cJSON_CreateString(o.data != NULL ? o.data : "");
 	buf_release(&o);
 	return j;
+}
+
+bool
+utf8_valid(const char *s)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 n = strlen(s), i = 0, l;
+
+	while (i < n && (l = utf8_seq(u + i, n - i)) != 0)
+		i += l;
+	return i == n;
 }
