@@ -381,6 +381,11 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	if (m.project == NULL)
 		hook_block("cannot tell the project of the call's cwd: %s",
 		    cause);
+	/* The project bounds where files may be written: never the whole
+	   file system. */
+	if (strcmp(m.project, "/") == 0)
+		hook_block("the call's cwd is '/': no project to keep %s "
+		    "inside", tool);
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, &cause) == 0)
 		strv_append_all(&m.protected, &cfg.protected);
@@ -452,6 +457,9 @@ hook_claude_code(const char *socket, bool pass, bool route)
 	if ((tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "cwd"))) !=
 	    NULL && jsoncheck_path("cwd", tool, &cause) != 0)
 		hook_block("the hook input: %s", cause);
+	if (tool != NULL && tool[0] != '/')
+		hook_block("the hook input: field 'cwd' must be an absolute "
+		    "path");
 	event = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 	    "hook_event_name"));
 	tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool_name"));

@@ -37,9 +37,10 @@ hook_path_split(const char *abs, struct strv *out)
 		if (e - p == 1 && p[0] == '.')
 			;
 		else if (e - p == 2 && p[0] == '.' && p[1] == '.') {
-			if (out->n > 0)
+			if (out->n > 0) {	/* "/.." is "/" */
 				free(out->v[--out->n]);
-			out->v[out->n] = NULL;
+				out->v[out->n] = NULL;
+			}
 		} else {
 			char *c = xstrndup(p, (size_t)(e - p));
 

@@ -428,7 +428,14 @@ proto_decode(const char *line, size_t len, struct proto_msg *m, char **cause)
 		return -1;
 	}
 	if (!proto_utf8_valid(line, len, &bad)) {
-		*cause = xasprintf("invalid UTF-8 at byte %zu", bad);
+		/* Which member holds it, when it is inside a string. */
+		if (jsoncheck_text(line, len, NULL, &flaw) != 0 &&
+		    strncmp(flaw, "field '", 7) == 0)
+			*cause = xasprintf("invalid UTF-8 at byte %zu (%s)",
+			    bad, flaw);
+		else
+			*cause = xasprintf("invalid UTF-8 at byte %zu", bad);
+		free(flaw);
 		return -1;
 	}
 	/* What cJSON would cut short (\u0000) or refuse unnamed (a lone

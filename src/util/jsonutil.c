@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "jsoncheck.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
@@ -41,9 +42,17 @@ cJSON *
 json_parse_text(const char *text, const char *what, char **cause)
 {
 	const char	*end = NULL, *p;
+	char		*flaw = NULL;
 	cJSON		*j;
 	int		 line = 1;
 
+	/* What cJSON would cut short (\u0000), refuse unnamed (a lone
+	   surrogate) or take though JSON forbids it, named (jsoncheck.h). */
+	if (jsoncheck_text(text, strlen(text), NULL, &flaw) != 0) {
+		*cause = xasprintf("%s: %s", what, flaw);
+		free(flaw);
+		return NULL;
+	}
 	j = cJSON_ParseWithOpts(text, &end, 1);
 	if (j != NULL)
 		return j;
@@ -71,6 +80,12 @@ json_load_file(const char *path, char **cause)
 	}
 	if (b.data == NULL)
 		buf_puts(&b, "");
+	if (memchr(b.data, '\0', b.len) != NULL) {
+		*cause = xasprintf("%s: holds a NUL byte (not JSON text)",
+		    path);
+		buf_release(&b);
+		return NULL;
+	}
 	j = json_parse_text(b.data, path, cause);
 	buf_release(&b);
 	return j;

@@ -158,6 +158,9 @@ assert_eq "relative .git/hooks/pre-commit: deny (protected)" \
     "$(fdecision Write .git/hooks/pre-commit)" deny
 assert_eq "relative from sub: ../.github/workflows/ci.yml asks" \
     "$(fdecision Write ../.github/workflows/ci.yml "$P/sub")" ask
+assert_eq "/.. (fuzz-hook found a crash there): deny" \
+    "$(fdecision MultiEdit /..)" deny
+assert_eq "cwd / (no project): block" "$(fdecision Write /etc/x /)" block
 assert_eq "a relative path and a relative cwd: block" \
     "$(fdecision Write src/x relative/dir)" block
 ok_unless "nothing was written outside" test -e "$T/outside/x"
