@@ -23,6 +23,23 @@ assert_match "an invalid byte: parsed, and said so" "$out" " True$"
 out=$("$BWGATE" check --json -- $'printf \xe1\x83' | parse)
 assert_match "a cut character: parsed, and said so" "$out" " True$"
 
+# Rules files (fuzz-rules' findings): a key holding a newline gives a
+# one-line error; a \u0000 inside a command name (cJSON would have cut
+# "rm\u0000-safe" to "rm") refuses the file, naming the field.
+mkdir -p "$XDG_CONFIG_HOME/bwgate"
+printf '{"version":1,"rules":[{"id":"ls","comma\\nd":["ls"],"verdict":"allow","reason":"r"}]}' \
+    > "$XDG_CONFIG_HOME/bwgate/allowlist.json"
+"$BWGATE" check -- ls > /dev/null 2> "$T/err"; rc=$?
+assert_eq "a key with a newline: refused, the error one line" \
+    "$rc $(wc -l < "$T/err")" "125 1"
+assert_match "  the newline shown escaped" "$(cat "$T/err")" 'unknown key "comma\\nd"'
+printf '{"version":1,"rules":[{"id":"rm","command":["rm\\u0000-safe"],"verdict":"allow","reason":"r"}]}' \
+    > "$XDG_CONFIG_HOME/bwgate/allowlist.json"
+"$BWGATE" check -- rm -rf x > /dev/null 2> "$T/err"; rc=$?
+assert_match "\\u0000 in a rule's command: the file refused, naming the field" \
+    "$rc $(cat "$T/err")" "^125 .*field 'rules\\[0\\].command\\[0\\]' holds a NUL character"
+rm "$XDG_CONFIG_HOME/bwgate/allowlist.json"
+
 # Random byte strings (a fixed seed, so a failure repeats): every output
 # parses. A failing input is printed in hex.
 bad=$(python3 - "$BWGATE" <<'PY'
