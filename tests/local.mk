@@ -74,6 +74,11 @@ check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_file_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-file
+# jsoncheck: what cJSON would lose, named by member (issue 26)
+check_PROGRAMS += tests/unit/test-jsoncheck
+tests_unit_test_jsoncheck_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_jsoncheck_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-jsoncheck
 # shell parser
 check_PROGRAMS += tests/unit/test-shparse
 tests_unit_test_shparse_CFLAGS = $(UNIT_CFLAGS)
