@@ -121,9 +121,9 @@ fuzz: all tests/fuzz/fuzz-roundtrip tests/fuzz/fuzz-rules \
 		FUZZ_ITERATIONS=$$(($$n * $(FUZZ_SCALE))) tests/fuzz/$$t; \
 		echo "# $$t: $$(($$n * $(FUZZ_SCALE))) inputs in $$(($$(date +%s) - $$s)) s"; \
 	done; s=$$(date +%s); \
-	$(AM_TESTS_ENVIRONMENT) FUZZ_HOOK_COUNT=$$((300 * $(FUZZ_SCALE) / 10)) \
+	$(AM_TESTS_ENVIRONMENT) FUZZ_HOOK_COUNT=$$((300 * $(FUZZ_SCALE) / 2)) \
 	    $(SHELL) $(srcdir)/tests/fuzz/fuzz-hook.sh; \
-	echo "# fuzz-hook: $$((300 * $(FUZZ_SCALE) / 10)) inputs in $$(($$(date +%s) - $$s)) s"
+	echo "# fuzz-hook: $$((300 * $(FUZZ_SCALE) / 2)) inputs in $$(($$(date +%s) - $$s)) s"
 .PHONY: fuzz
 # Shell parser fuzz target; tests/fuzz/run-shparse.sh runs libFuzzer on it.
 check_PROGRAMS += tests/fuzz/fuzz-shparse

@@ -49,7 +49,7 @@ request_env_verdict(struct request *r)
 		name = xstrndup(kv, (size_t)(eq - kv));
 		mine = getenv(name);
 		if ((mine == NULL || strcmp(mine, eq + 1) != 0) &&
-		    (why = envask_match(e, name)) != NULL) {
+		    (why = envask_match(e, name, eq + 1)) != NULL) {
 			buf_printf(&b, "%s%s (%s)", n > 0 ? ", " : "sets ",
 			    name, why);
 			n++;

@@ -18,8 +18,9 @@
 #define ENVASK_MAX	4096	/* entries, all files together */
 
 struct envask_entry {
-	char	*name;		/* glob(7) pattern */
-	char	*reason;
+	char		*name;		/* glob(7) pattern */
+	char		*reason;
+	struct strv	 harmless;	/* values that count for nothing */
 };
 
 struct envask {
@@ -32,7 +33,7 @@ static int
 envask_add_file(struct envask *e, const char *path, char **cause)
 {
 	cJSON		*j;
-	const cJSON	*list, *o, *n, *r, *ver;
+	const cJSON	*list, *o, *n, *r, *ver, *h;
 	size_t		 i = 0;
 	int		 rc = -1;
 
@@ -65,10 +66,18 @@ envask_add_file(struct envask *e, const char *path, char **cause)
 			    ENVASK_MAX);
 			goto out;
 		}
+		h = cJSON_GetObjectItem(o, "harmless");
 		e->v = xreallocarray(e->v, e->n + 1, sizeof *e->v);
+		memset(&e->v[e->n], 0, sizeof e->v[e->n]);
 		e->v[e->n].name = xstrdup(n->valuestring);
 		e->v[e->n].reason = xstrdup(r->valuestring);
 		e->n++;
+		if (h != NULL && (!cJSON_IsArray(h) ||
+		    json_get_strv(h, &e->v[e->n - 1].harmless) != 0)) {
+			*cause = xasprintf("'%s': env[%zu]: \"harmless\" must "
+			    "be an array of strings", path, i);
+			goto out;
+		}
 		i++;
 	}
 	rc = 0;
@@ -113,10 +122,11 @@ envask_load(char **cause)
 }
 
 const char *
-envask_match(const struct envask *e, const char *name)
+envask_match(const struct envask *e, const char *name, const char *value)
 {
 	for (size_t i = 0; i < e->n; i++)
-		if (fnmatch(e->v[i].name, name, 0) == 0)
+		if (fnmatch(e->v[i].name, name, 0) == 0 &&
+		    !strv_contains(&e->v[i].harmless, value))
 			return e->v[i].reason;
 	return NULL;
 }
@@ -129,6 +139,7 @@ envask_free(struct envask *e)
 	for (size_t i = 0; i < e->n; i++) {
 		free(e->v[i].name);
 		free(e->v[i].reason);
+		strv_release(&e->v[i].harmless);
 	}
 	free(e->v);
 	free(e);

@@ -9,7 +9,7 @@
  * bwgate-allowlist(5), ENVIRONMENT.
  *
  *	struct envask *e = envask_load(&cause);
- *	const char *why = envask_match(e, "BASH_ENV");
+ *	const char *why = envask_match(e, "BASH_ENV", value);
  *	envask_free(e);
  */
 #ifndef BWGATE_ENVASK_H
@@ -21,8 +21,10 @@ struct envask;
 struct envask	*envask_load(char **cause);
 /* One table file alone (tests, fuzzing); NULL with cause. */
 struct envask	*envask_load_file(const char *path, char **cause);
-/* The reason for a variable name the table names, NULL if none. */
-const char	*envask_match(const struct envask *, const char *name);
+/* The reason for a variable the table names, NULL if none or when the
+   entry lists value as harmless. */
+const char	*envask_match(const struct envask *, const char *name,
+		    const char *value);
 void		 envask_free(struct envask *);
 
 #endif

@@ -46,7 +46,11 @@ for v in ENV LD_PRELOAD GIT_CONFIG_COUNT NODE_OPTIONS PERL5OPT PYTHONSTARTUP \
 	    "$rc $(reason)" "^77 ask .*the agent's environment sets $v "
 done
 
-# The console's own value is the operator's: the same value passes.
+out=$(GIT_PAGER=cat PAGER=less "$BWGATE" run -- ls evil.sh 2>/dev/null)
+assert_eq "a harmless value (GIT_PAGER=cat, PAGER=less): allowed" "$out" evil.sh
+GIT_PAGER="sh $P/evil.sh" "$BWGATE" run -- ls > /dev/null 2>&1; rc=$?
+assert_match "GIT_PAGER='sh evil.sh': asked" "$rc $(reason)" \
+    "^77 ask .*the agent's environment sets GIT_PAGER "
 out=$(MYHOOK=1 "$BWGATE" run -- ls evil.sh 2>/dev/null)
 assert_eq "a name not in the table: allowed" "$out" evil.sh
 echo '{"version":1,"env":[{"name":"MYHOOK*","reason":"our tool runs it"}]}' \
