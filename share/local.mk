@@ -5,3 +5,4 @@ dist_pkgdata_DATA += %D%/bwgate/agent-config.json
 dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh
 dist_pkgdata_DATA += %D%/bwgate/danger.json
 dist_pkgdata_DATA += %D%/bwgate/needs.json
+dist_pkgdata_DATA += %D%/bwgate/env-ask.json

@@ -170,6 +170,7 @@ check_print_json(const struct allowlist *al, const struct classification *c,
 	const char	*project;
 	char		*s;
 	bool		 trusted = false;
+	size_t		 bad;
 
 	if (sandbox_error != NULL) {
 		cJSON_AddNullToObject(j, "bwrap_argv");
@@ -184,7 +185,14 @@ check_print_json(const struct allowlist *al, const struct classification *c,
 	if (allowlist_project_error(al) != NULL)
 		cJSON_AddStringToObject(j, "project_error",
 		    allowlist_project_error(al));
-	s = json_line(j);
+	s = json_mend_utf8(cJSON_PrintUnformatted(j), &bad);
+	/* Said so: a string held bytes that are not UTF-8, printed as
+	   U+FFFD (the text output shows them as \xNN). */
+	if (bad > 0) {
+		free(s);
+		cJSON_AddBoolToObject(j, "invalid_utf8_replaced", true);
+		s = json_line(j);
+	}
 	printf("%s\n", s);
 	free(s);
 	strv_release(&files);

@@ -296,7 +296,7 @@ cmd_doctor(int argc, char **argv)
 		}
 		cJSON_AddItemToObject(j, "checks", a);
 		cJSON_AddNumberToObject(j, "max_user_watches", (double)watches);
-		s = cJSON_Print(j);
+		s = json_text(j);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(j);

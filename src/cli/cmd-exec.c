@@ -208,7 +208,7 @@ static void
 emit_json(int fd, const struct result *r)
 {
 	cJSON	*j = result_json(r);
-	char	*s = cJSON_PrintUnformatted(j);
+	char	*s = json_line(j);
 	size_t	 n = strlen(s);
 
 	s = xrealloc(s, n + 2);

@@ -27,7 +27,10 @@
 #include "cmd.h"
 #include "config.h"
 #include "filewrite.h"
+#include "hook-guard.h"
+#include "hook-path.h"
 #include "hook-perms.h"
+#include "jsoncheck.h"
 #include "jsonutil.h"
 #include "mcp.h"
 #include "path.h"
@@ -40,11 +43,15 @@
 #define HOOK_BASH_TIMEOUT_MS	120000
 #define HOOK_BASH_TIMEOUT_MAX_MS 600000
 #define HOOK_WITHDRAW_MARGIN_MS	5000
+/* The longest command passed on: one argument of the rewritten command
+   (the kernel's MAX_ARG_STRLEN is 128 KiB), with room for the rest. */
+#define HOOK_MAX_COMMAND	(120 * 1024)
 
 static const struct option hook_options[] = {
 	{ "socket", required_argument, NULL, 's' },
 	{ "without-console", required_argument, NULL, 'w' },
 	{ "writes", required_argument, NULL, 'W' },
+	{ "deadline", required_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -55,7 +62,8 @@ hook_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate hook claude-code [--socket PATH] "
 	    "[--without-console deny|pass]\n"
-	    "                                [--writes check|console]\n");
+	    "                                [--writes check|console] "
+	    "[--deadline SECONDS]\n");
 }
 
 /* Print the hook's answer (takes out). */
@@ -71,6 +79,7 @@ hook_answer(cJSON *hso)
 	printf("%s\n", line);
 	free(line);
 	cJSON_Delete(out);
+	hook_guard_flush();
 }
 
 /* Answer deny with a reason Claude reads. */
@@ -145,7 +154,7 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 {
 	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
 			    input, "command"));
-	char		*cause = NULL, *self, *reason, *q, *rule = NULL;
+	char		*cause = NULL, *self, *q, *rule = NULL;
 	cJSON		*hso, *upd;
 	struct buf	 b = BUF_INIT;
 	enum hook_perm	 perm;
@@ -155,19 +164,18 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 		    "string");
 		return;
 	}
+	if (jsoncheck_string("tool_input.command", command, HOOK_MAX_COMMAND,
+	    &cause) != 0)
+		hook_block("%s; the command is refused, not cut short", cause);
 	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
 		hook_deny(rule);
 		free(rule);
 		return;
 	}
 	if (!hook_console(socket, &cause)) {
-		if (!pass) {
-			reason = xasprintf("bwgate: commands run only through "
-			    "the bwgate console, and none is reachable (%s)",
-			    cause);
-			hook_deny(reason);
-			free(reason);
-		}
+		if (!pass)
+			hook_block("commands run only through the bwgate "
+			    "console, and none is reachable (%s)", cause);
 		free(cause);
 		return;
 	}
@@ -271,6 +279,7 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 	const char		*type, *s, *d;
 	cJSON			*j;
 	double			 id = 0;
+	bool			 failed = false;
 
 	if ((content = hook_new_content(m, tool, input, rel, &cause)) ==
 	    NULL) {
@@ -291,6 +300,7 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 	if (cl == NULL) {
 		msg = xasprintf("bwgate: the console cannot write '%s': %s",
 		    rel, cause);
+		failed = true;
 		goto out;
 	}
 	while (msg == NULL && (j = client_recv(cl, &cause)) != NULL) {
@@ -330,12 +340,14 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 			    "message")));
 		cJSON_Delete(j);
 	}
-	if (msg == NULL)
+	if (msg == NULL && (failed = true))
 		msg = xasprintf("bwgate: the console closed the connection "
 		    "before writing '%s'%s%s", rel, cause != NULL ? ": " : "",
 		    cause != NULL ? cause : "");
 	client_free(cl);
 out:
+	if (failed)	/* the hook's own failure: block (hook-guard.h) */
+		hook_block("%s", msg + strlen("bwgate: "));
 	hook_deny(msg);
 	free(msg);
 	free(cause);
@@ -357,29 +369,40 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	bool			 up = false;
 
 	if (fp == NULL)
-		return;
+		hook_block("the %s input has no 'file_path' string", tool);
+	if (jsoncheck_path("tool_input.file_path", fp, &cause) != 0 ||
+	    fp[0] == '\0')
+		hook_block("%s", cause != NULL ? cause : "field "
+		    "'tool_input.file_path' is empty");
 	memset(&m, 0, sizeof m);
 	top = cwd != NULL ? path_git_toplevel(cwd) : NULL;
 	m.project = path_canonical(top != NULL ? top : cwd != NULL ? cwd :
 	    ".", &cause);
 	free(top);
-	if (m.project == NULL) {
-		free(cause);
-		return;
-	}
+	if (m.project == NULL)
+		hook_block("cannot tell the project of the call's cwd: %s",
+		    cause);
+	/* The project bounds where files may be written: never the whole
+	   file system. */
+	if (strcmp(m.project, "/") == 0)
+		hook_block("the call's cwd is '/': no project to keep %s "
+		    "inside", tool);
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, &cause) == 0)
 		strv_append_all(&m.protected, &cfg.protected);
 	config_release(&cfg);
 	free(cause);
 	cause = NULL;
-	/* Resolve what exists of the path, so a link cannot hide where it
-	   leads. */
-	abs = fp[0] == '/' ? path_canonical_maybe(fp, &cause) : NULL;
-	free(cause);
-	cause = NULL;
-	if ((rel = mcp_path_relative(&m, abs != NULL ? abs : fp, &cause)) ==
-	    NULL) {
+	/* Resolve the path as Claude Code does (~, relative to the call's
+	   cwd) and then what exists of it, so a link cannot hide where it
+	   leads (hook-path.h). */
+	abs = hook_path_resolve(fp, cwd, getenv("HOME"), &cause);
+	if (abs == NULL) {
+		why = xasprintf("bwgate: %s: %s", fp, cause);
+		hook_deny(why);
+		free(why);
+		rel = NULL;
+	} else if ((rel = mcp_path_relative(&m, abs, &cause)) == NULL) {
 		why = xasprintf("bwgate: %s", cause);
 		hook_deny(why);
 		free(why);
@@ -389,12 +412,13 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 		hook_deny(abs);
 		free(why);
 	} else if (route && !(up = hook_console(socket, &cause)) && !pass) {
-		why = xasprintf("bwgate: file writes go through the bwgate "
-		    "console, and none is reachable (%s)", cause);
-		hook_deny(why);
-		free(why);
-	} else if (up && (m.project_fd = open(m.project, O_PATH |
-	    O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		hook_block("file writes go through the bwgate console, and "
+		    "none is reachable (%s)", cause);
+	} else if (up) {
+		if ((m.project_fd = open(m.project, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
+			hook_block("cannot open the project '%s': %s",
+			    m.project, strerror(errno));
 		hook_write_console(&m, socket, tool, input, rel);
 		close(m.project_fd);
 	} else {
@@ -418,21 +442,25 @@ hook_claude_code(const char *socket, bool pass, bool route)
 	const char	*tool, *event;
 	cJSON		*j;
 
-	if (buf_read_fd(&b, 0, HOOK_MAX_INPUT) != 0 || b.data == NULL) {
-		fprintf(stderr, "bwgate: hook: cannot read the hook input: "
-		    "%s\n", b.data == NULL ? "empty" : strerror(errno));
-		buf_release(&b);
-		return EXIT_BWGATE_FAILED;
-	}
+	if (buf_read_fd(&b, 0, HOOK_MAX_INPUT) != 0)
+		hook_block("cannot read the hook input: %s", strerror(errno));
+	if (b.data == NULL || b.len == 0)
+		hook_block("the hook input is empty");
+	/* What cJSON would cut short (\u0000) or refuse without saying
+	   where (a lone surrogate), named before it parses. */
+	if (jsoncheck_text(b.data, b.len, NULL, &cause) != 0)
+		hook_block("the hook input: %s", cause);
 	j = json_parse_text(b.data, "the hook input", &cause);
 	buf_release(&b);
-	if (j == NULL || !cJSON_IsObject(j)) {
-		fprintf(stderr, "bwgate: hook: %s\n", cause != NULL ? cause :
-		    "the hook input is not a JSON object");
-		free(cause);
-		cJSON_Delete(j);
-		return EXIT_BWGATE_FAILED;
-	}
+	if (j == NULL || !cJSON_IsObject(j))
+		hook_block("%s", cause != NULL ? cause : "the hook input is "
+		    "not a JSON object");
+	if ((tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "cwd"))) !=
+	    NULL && jsoncheck_path("cwd", tool, &cause) != 0)
+		hook_block("the hook input: %s", cause);
+	if (tool != NULL && tool[0] != '/')
+		hook_block("the hook input: field 'cwd' must be an absolute "
+		    "path");
 	event = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 	    "hook_event_name"));
 	tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool_name"));
@@ -460,8 +488,12 @@ cmd_hook(int argc, char **argv)
 {
 	const char	*socket = NULL;
 	bool		 pass = false, route = false;
+	unsigned long	 deadline = HOOK_DEADLINE_S;
+	char		*end;
 	int		 c;
 
+	/* From here on, every way out blocks the call (hook-guard.h). */
+	hook_guard_install(HOOK_DEADLINE_S);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:w:W:h", hook_options,
 	    NULL)) != -1) {
@@ -471,19 +503,24 @@ cmd_hook(int argc, char **argv)
 			if (strcmp(optarg, "pass") == 0)
 				pass = true;
 			else if (strcmp(optarg, "deny") != 0) {
-				fprintf(stderr, "bwgate: hook: "
-				    "--without-console: '%s' is not deny or "
-				    "pass\n", optarg);
-				return EXIT_BWGATE_FAILED;
+				hook_block("--without-console: '%s' is not "
+				    "deny or pass", optarg);
 			}
+			break;
+		case 'd':
+			errno = 0;
+			deadline = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+			    deadline == 0 || deadline > 86400)
+				hook_block("--deadline: '%s' is not a number "
+				    "of seconds from 1 to 86400", optarg);
 			break;
 		case 'W':
 			if (strcmp(optarg, "console") == 0)
 				route = true;
 			else if (strcmp(optarg, "check") != 0) {
-				fprintf(stderr, "bwgate: hook: --writes: '%s' "
-				    "is not check or console\n", optarg);
-				return EXIT_BWGATE_FAILED;
+				hook_block("--writes: '%s' is not check or "
+				    "console", optarg);
 			}
 			break;
 		case 'h':
@@ -491,12 +528,14 @@ cmd_hook(int argc, char **argv)
 			return 0;
 		default:
 			hook_usage(stderr);
-			return EXIT_BWGATE_FAILED;
+			hook_block("bad options; the tool call is blocked");
 		}
 	}
 	if (optind + 1 != argc || strcmp(argv[optind], "claude-code") != 0) {
 		hook_usage(stderr);
-		return EXIT_BWGATE_FAILED;
+		hook_block("only 'bwgate hook claude-code' is known; the tool "
+		    "call is blocked");
 	}
+	hook_guard_install((unsigned)deadline);
 	return hook_claude_code(socket, pass, route);
 }

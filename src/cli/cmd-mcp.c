@@ -20,6 +20,7 @@
 #include "client.h"
 #include "cmd.h"
 #include "config.h"
+#include "jsoncheck.h"
 #include "mcp.h"
 #include "path.h"
 #include "protocol.h"
@@ -135,10 +136,22 @@ mcp_line(struct mcp *m, const char *line, size_t len)
 {
 	cJSON		*j;
 	const cJSON	*id, *method, *params, *ver;
+	char		*mended, *flaw = NULL;
 
-	j = cJSON_ParseWithLength(line, len);
+	/* What cJSON would cut short (\u0000) or refuse unnamed (a lone
+	   surrogate) is refused naming the field; the mended copy is
+	   parsed only to answer the request it came in. */
+	(void)jsoncheck_text(line, len, &mended, &flaw);
+	j = cJSON_ParseWithLength(mended, len);
+	free(mended);
 	if (j == NULL) {
-		mcp_error(NULL, RPC_PARSE_ERROR, "parse error: not JSON");
+		if (flaw != NULL)
+			mcp_error(NULL, RPC_PARSE_ERROR, "parse error: %s",
+			    flaw);
+		else
+			mcp_error(NULL, RPC_PARSE_ERROR, "parse error: not "
+			    "JSON");
+		free(flaw);
 		return;
 	}
 	id = cJSON_GetObjectItem(j, "id");
@@ -170,12 +183,23 @@ mcp_line(struct mcp *m, const char *line, size_t len)
 			    "a string");
 		goto out;
 	}
+	if (flaw != NULL) {
+		/* A tool call is answered as a tool error the model reads;
+		   anything else as an invalid request. */
+		if (id != NULL && strcmp(method->valuestring,
+		    "tools/call") == 0)
+			mcp_tool_error(id, "refused: %s", flaw);
+		else if (id != NULL)
+			mcp_error(id, RPC_INVALID_PARAMS, "%s", flaw);
+		goto out;
+	}
 	if (id == NULL)
 		mcp_notification(m, method->valuestring, params);
 	else
 		mcp_request(m, method->valuestring, id, params);
 out:
 	cJSON_Delete(j);
+	free(flaw);
 }
 
 /* The project root: --project, else the git top level, else the current

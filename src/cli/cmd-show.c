@@ -348,7 +348,7 @@ cmd_show(int argc, char **argv)
 		status = 0;
 		break;
 	case SHOW_JSON:
-		s = cJSON_Print(j);
+		s = json_text(j);
 		printf("%s\n", s);
 		free(s);
 		status = 0;
@@ -359,7 +359,7 @@ cmd_show(int argc, char **argv)
 			    "(it did not run)\n", id);
 			break;
 		}
-		s = cJSON_Print(rep);
+		s = json_text(rep);
 		printf("%s\n", s);
 		free(s);
 		status = 0;

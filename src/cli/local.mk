@@ -15,6 +15,7 @@ bwgate_SOURCES = \
 	%D%/cmd-show.c %D%/cmd-log.c %D%/cmd-rules.c \
 	%D%/summary.c \
 	%D%/cmd-hook.c %D%/hook-perms.c %D%/hook-perms.h \
+	%D%/hook-guard.c %D%/hook-guard.h %D%/hook-path.c %D%/hook-path.h \
 	%D%/cmd-mcp.c %D%/mcp.h \
 	%D%/mcp-rpc.c \
 	%D%/mcp-tools.c \

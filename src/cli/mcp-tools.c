@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsoncheck.h"
 #include "mcp.h"
 #include "xalloc.h"
 
@@ -223,6 +224,15 @@ mcp_arg_string(const cJSON *args, const char *name, bool required,
 	if (!cJSON_IsString(v)) {
 		*cause = xasprintf("argument '%s' must be a string", name);
 		return -1;
+	}
+	/* Paths: no control character, not over-long (jsoncheck.h). */
+	if (strcmp(name, "path") == 0 || strcmp(name, "cwd") == 0) {
+		char *f = xasprintf("arguments.%s", name);
+		int rc = jsoncheck_path(f, v->valuestring, cause);
+
+		free(f);
+		if (rc != 0)
+			return -1;
 	}
 	*out = v->valuestring;
 	return 0;

@@ -190,6 +190,8 @@ void	console_close_listeners(struct console *c);
 
 /* console-request.c */
 void	request_classify(struct console *c, struct request *r);
+/* request-env.c: an agent's code-running variables make it ask. */
+void	request_env_verdict(struct request *r);
 int	request_announce(struct console *c, struct request *r);
 /* The rule and configuration files that changed since the request was
    classified, as a JSON array, or NULL. */

@@ -245,6 +245,8 @@ request_classify(struct console *c, struct request *r)
 		r->reason = s;
 		r->verdict = VERDICT_ASK;
 	}
+	/* So does an agent's variable that runs other code. */
+	request_env_verdict(r);
 
 	if (cause != NULL)
 		goto fail;

@@ -12,5 +12,6 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/history.c %D%/history.h \
 	%D%/console.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
+	%D%/request-env.c \
 	%D%/console-job.c %D%/console-warm.c \
 	%D%/console-lifecycle.c

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "jsoncheck.h"
 #include "jsonutil.h"
 #include "protocol.h"
 #include "xalloc.h"
@@ -100,7 +101,8 @@ proto_decode_env(const cJSON *o, struct proto_msg *m, char **cause)
 			return -1;
 		}
 		if (e->string[0] == '\0' || strchr(e->string, '=') != NULL ||
-		    strlen(e->string) > PROTO_MAX_NAME) {
+		    strlen(e->string) > PROTO_MAX_NAME ||
+		    jsoncheck_control(e->string, strlen(e->string)) >= 0) {
 			*cause = xstrdup("field 'env' has an invalid variable "
 			    "name");
 			return -1;
@@ -164,6 +166,14 @@ get_strv(const cJSON *o, const char *name, bool paths, struct strv *sv,
 			*cause = xasprintf("field '%s[%zu]' must be an "
 			    "absolute path", name, i);
 			return -1;
+		}
+		if (paths) {
+			char *f = xasprintf("%s[%zu]", name, i);
+			int rc = jsoncheck_path(f, e->valuestring, cause);
+
+			free(f);
+			if (rc != 0)
+				return -1;
 		}
 		strv_push(sv, e->valuestring);
 		i++;
@@ -258,6 +268,8 @@ proto_decode_write(const cJSON *w, struct proto_msg *m, char **cause)
 		*cause = xstrdup("field 'write.path' must not be empty");
 		return -1;
 	}
+	if (jsoncheck_path("write.path", m->write_path, cause) != 0)
+		return -1;
 	return 0;
 }
 
@@ -310,6 +322,8 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 		*cause = xstrdup("field 'cwd' must be an absolute path");
 		return -1;
 	}
+	if (m->cwd != NULL && jsoncheck_path("cwd", m->cwd, cause) != 0)
+		return -1;
 	if (get_string(o, "agent", false, &m->agent, cause) != 0)
 		return -1;
 	if (m->agent != NULL && strlen(m->agent) > PROTO_MAX_NAME) {
@@ -425,6 +439,7 @@ proto_decode(const char *line, size_t len, struct proto_msg *m, char **cause)
 	const char	*end = NULL, *type;
 	const cJSON	*j;
 	cJSON		*o;
+	char		*mended = NULL, *flaw = NULL;
 	size_t		 bad;
 	bool		 has_id = false;
 	double		 v = PROTO_VERSION;
@@ -435,19 +450,36 @@ proto_decode(const char *line, size_t len, struct proto_msg *m, char **cause)
 		return -1;
 	}
 	if (!proto_utf8_valid(line, len, &bad)) {
-		*cause = xasprintf("invalid UTF-8 at byte %zu", bad);
+		/* Which member holds it, when it is inside a string. */
+		if (jsoncheck_text(line, len, NULL, &flaw) != 0 &&
+		    strncmp(flaw, "field '", 7) == 0)
+			*cause = xasprintf("invalid UTF-8 at byte %zu (%s)",
+			    bad, flaw);
+		else
+			*cause = xasprintf("invalid UTF-8 at byte %zu", bad);
+		free(flaw);
 		return -1;
 	}
-	o = cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	/* What cJSON would cut short (\u0000) or refuse unnamed (a lone
+	   surrogate) is refused naming the field; the mended copy (the same
+	   text when there is none) is parsed only so the refusal still
+	   carries the message's tag. */
+	(void)jsoncheck_text(line, len, &mended, &flaw);
+	o = cJSON_ParseWithLengthOpts(mended, len, &end, 0);
 	if (o == NULL) {
 		end = cJSON_GetErrorPtr();
-		if (end != NULL && end >= line && end <= line + len)
+		if (flaw != NULL)
+			*cause = xstrdup(flaw);
+		else if (end != NULL && end >= mended && end <= mended + len)
 			*cause = xasprintf("malformed JSON at byte %zu",
-			    (size_t)(end - line));
+			    (size_t)(end - mended));
 		else
 			*cause = xstrdup("malformed JSON");
+		free(mended);
+		free(flaw);
 		return -1;
 	}
+	line = mended;
 	while (end != NULL && end < line + len && strchr(" \t\r", *end) != NULL)
 		end++;
 	if (end != NULL && end < line + len) {
@@ -472,6 +504,11 @@ proto_decode(const char *line, size_t len, struct proto_msg *m, char **cause)
 		goto out;
 	}
 
+	if (flaw != NULL) {
+		*cause = flaw;
+		flaw = NULL;
+		goto out;
+	}
 	if (get_int(o, "v", false, 0, 1e9, &v, cause) != 0)
 		goto out;
 	if (v != PROTO_VERSION) {
@@ -511,5 +548,7 @@ proto_decode(const char *line, size_t len, struct proto_msg *m, char **cause)
 		rc = 0;
 out:
 	cJSON_Delete(o);
+	free(mended);
+	free(flaw);
 	return rc;
 }

@@ -14,5 +14,6 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/filewrite.c %D%/filewrite.h \
 	%D%/danger.c %D%/danger.h \
 	%D%/agentshape.c %D%/agentshape.h \
+	%D%/envask.c %D%/envask.h \
 	%D%/ccperms.c %D%/ccperms.h \
 	%D%/narrow.c %D%/narrow.h

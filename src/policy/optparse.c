@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonutil.h"
 #include "optparse.h"
 #include "xalloc.h"
 
@@ -520,9 +521,20 @@ opt_short(struct opt_state *st, const char *const *argv, size_t argc,
 	const char		*w = argv[*i], *value;
 	const struct opt_spec	*s;
 	char			 name[3] = { '-', 0, 0 };
-	size_t			 k;
+	size_t			 k, n;
 
 	for (k = 1; w[k] != '\0'; k++) {
+		/* A letter beyond ASCII is no option of any grammar: name the
+		   whole character (never half of one), an invalid byte as
+		   \xNN. */
+		if ((unsigned char)w[k] >= 0x80) {
+			n = utf8_seq((const unsigned char *)w + k,
+			    strlen(w + k));
+			*why = n > 0 ? xasprintf("unknown option '-%.*s'",
+			    (int)n, w + k) : xasprintf("unknown option "
+			    "'-\\x%02x'", (unsigned char)w[k]);
+			return -1;
+		}
 		name[1] = w[k];
 		if ((s = opt_grammar_find(st->g, name)) == NULL) {
 			*why = xasprintf("unknown option '%s'", name);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "display.h"
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "rules.h"
@@ -112,6 +113,11 @@ rule_ctx_error(struct rule_ctx *c, const char *fmt, ...)
 		    msg);
 	free(where);
 	free(msg);
+	/* Keys and ids come from the file: one line, nothing raw (a key
+	   "a\nb" would split the message; fuzz-rules found it). */
+	msg = display_escape(c->cause);
+	free(c->cause);
+	c->cause = msg;
 	return -1;
 }
 

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "jsoncheck.h"
 #include "jsonutil.h"
 #include "xalloc.h"
 
@@ -41,9 +42,17 @@ cJSON *
 json_parse_text(const char *text, const char *what, char **cause)
 {
 	const char	*end = NULL, *p;
+	char		*flaw = NULL;
 	cJSON		*j;
 	int		 line = 1;
 
+	/* What cJSON would cut short (\u0000), refuse unnamed (a lone
+	   surrogate) or take though JSON forbids it, named (jsoncheck.h). */
+	if (jsoncheck_text(text, strlen(text), NULL, &flaw) != 0) {
+		*cause = xasprintf("%s: %s", what, flaw);
+		free(flaw);
+		return NULL;
+	}
 	j = cJSON_ParseWithOpts(text, &end, 1);
 	if (j != NULL)
 		return j;
@@ -71,6 +80,12 @@ json_load_file(const char *path, char **cause)
 	}
 	if (b.data == NULL)
 		buf_puts(&b, "");
+	if (memchr(b.data, '\0', b.len) != NULL) {
+		*cause = xasprintf("%s: holds a NUL byte (not JSON text)",
+		    path);
+		buf_release(&b);
+		return NULL;
+	}
 	j = json_parse_text(b.data, path, cause);
 	buf_release(&b);
 	return j;
@@ -83,7 +98,50 @@ json_line(const cJSON *j)
 
 	if (s == NULL)
 		return xstrdup("null");
-	return s;
+	return json_mend_utf8(s, NULL);
+}
+
+char *
+json_text(const cJSON *j)
+{
+	char	*s = cJSON_Print(j);
+
+	if (s == NULL)
+		return xstrdup("null");
+	return json_mend_utf8(s, NULL);
+}
+
+/* Every invalid UTF-8 byte as U+FFFD: what bwgate prints as JSON is
+   always UTF-8 JSON, whatever a string held. */
+char *
+json_mend_utf8(char *s, size_t *replaced)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 n = strlen(s), i = 0, l, bad = 0;
+	struct buf		 b = BUF_INIT;
+
+	while (i < n && (l = utf8_seq(u + i, n - i)) != 0)
+		i += l;
+	if (i == n) {
+		if (replaced != NULL)
+			*replaced = 0;
+		return s;
+	}
+	buf_add(&b, s, i);
+	while (i < n) {
+		if ((l = utf8_seq(u + i, n - i)) == 0) {
+			buf_puts(&b, "\xef\xbf\xbd");
+			bad++;
+			i++;
+			continue;
+		}
+		buf_add(&b, s + i, l);
+		i += l;
+	}
+	free(s);
+	if (replaced != NULL)
+		*replaced = bad;
+	return buf_detach(&b);
 }
 
 /*
@@ -169,4 +227,15 @@ json_bytes(const char *data, size_t n)
 	j = cJSON_CreateString(o.data != NULL ? o.data : "");
 	buf_release(&o);
 	return j;
+}
+
+bool
+utf8_valid(const char *s)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 n = strlen(s), i = 0, l;
+
+	while (i < n && (l = utf8_seq(u + i, n - i)) != 0)
+		i += l;
+	return i == n;
 }

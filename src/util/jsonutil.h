@@ -27,8 +27,16 @@ size_t	 utf8_seq(const unsigned char *s, size_t n);
 cJSON	*json_path(const char *path, bool *escaped);
 /* Bytes (program output) as a JSON string, invalid UTF-8 as U+FFFD. */
 cJSON	*json_bytes(const char *data, size_t len);
-/* Print compactly on one line (caller frees). */
+/* Print compactly on one line (caller frees); always valid UTF-8: an
+   invalid byte in a string is printed as U+FFFD. */
 char	*json_line(const cJSON *);
+/* The same, indented. */
+char	*json_text(const cJSON *);
+/* Take s (malloc'd) and return it with each invalid UTF-8 byte replaced
+   by U+FFFD; *replaced (may be NULL) counts them. */
+char	*json_mend_utf8(char *s, size_t *replaced);
+/* True when s is valid UTF-8 throughout. */
+bool	 utf8_valid(const char *s);
 /*
  * jsonpos.c: the line (1-based) of the value at a path in JSON text, 0
  * when not found. Path elements are object keys, or "#N" for the Nth

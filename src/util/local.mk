@@ -22,4 +22,5 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/aside.c %D%/aside.h \
 	%D%/file.c %D%/file.h \
 	%D%/libexec.c %D%/libexec.h \
-	%D%/display.c %D%/display.h
+	%D%/display.c %D%/display.h \
+	%D%/jsoncheck.c %D%/jsoncheck.h

@@ -41,9 +41,10 @@ mcp_session() {	# OUT CALL-LINES...
 		wait_for 60 answered "$out" $#
 	} | "$BWGATE" mcp > "$out" 2> "$T/mcp.err"
 }
-res() {	# ID: [isError, text]
-	jq -c "select(.id == $1) | [.result.isError // false,
-	    (.result.content[0].text // .error.message)]" "$T/mcp.jsonl"
+res() {	# ID: [refused (a tool error or a JSON-RPC error), text]
+	jq -c "select(.id == $1) | [(.result.isError // false) or
+	    (.error != null), (.result.content[0].text // .error.message)]" \
+	    "$T/mcp.jsonl"
 }
 markers() {	# any marker file anywhere in the test's directory
 	find "$T" -name 'pwned-*' -print -quit
@@ -91,6 +92,11 @@ hook_write() {	# PATH CONTENT
 	    "default", hook_event_name: "PreToolUse", tool_name: "Write",
 	    tool_input: {file_path: $f, content: $c}}' |
 	    "$BWGATE" hook claude-code --writes console > "$T/hook.out" 2> "$T/hook.err"
+	# Exit 2 blocks the call as a deny does (the reason on stderr).
+	if [ $? -eq 2 ]; then
+		echo "deny $(tr '\n' ' ' < "$T/hook.err")"
+		return
+	fi
 	jq -r '.hookSpecificOutput | .permissionDecision + " " +
 	    .permissionDecisionReason' "$T/hook.out" | tr '\n' ' '
 }
