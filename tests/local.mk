@@ -301,3 +301,11 @@ clean-local: clean-agent-clients
 clean-agent-clients:
 	rm -rf tests/agents-clients
 .PHONY: check-agents clean-agent-clients
+
+# Mutation testing: break each listed security check in a scratch copy of
+# the tree and make sure its tests fail (tests/mutation.sh; not in `make
+# check`: it rebuilds once per mutation).
+mutation:
+	$(SHELL) $(top_srcdir)/tests/mutation.sh $(MUTATION_FLAGS)
+.PHONY: mutation
+EXTRA_DIST += %D%/mutation.sh %D%/mutations.list
