@@ -309,3 +309,12 @@ mutation:
 	$(SHELL) $(top_srcdir)/tests/mutation.sh $(MUTATION_FLAGS)
 .PHONY: mutation
 EXTRA_DIST += %D%/mutation.sh %D%/mutations.list
+
+if ENABLE_TESTS
+# audit: every commit fsync'd, a failing fsync fails it (fsync wrapped)
+check_PROGRAMS += tests/unit/test-audit
+tests_unit_test_audit_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_LDFLAGS = -Wl,--wrap=fsync
+tests_unit_test_audit_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-audit
+endif
