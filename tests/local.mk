@@ -322,3 +322,6 @@ endif
 # a killed run's cleared by the next bwgate (check included)
 TESTS += %D%/integration/contain-placeholders.sh
 EXTRA_DIST += %D%/integration/contain-placeholders.sh
+# a project rule file that cannot be used is ignored with a warning
+TESTS += %D%/integration/rules-invalid.sh
+EXTRA_DIST += %D%/integration/rules-invalid.sh
