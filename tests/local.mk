@@ -328,3 +328,6 @@ EXTRA_DIST += %D%/integration/rules-invalid.sh
 # every open flag that writes is in the recorded calls' report
 TESTS += %D%/integration/changes-flags.sh
 EXTRA_DIST += %D%/integration/changes-flags.sh
+# the report and doctor say what the limits really cover
+TESTS += %D%/integration/contain-limits-honest.sh
+EXTRA_DIST += %D%/integration/contain-limits-honest.sh

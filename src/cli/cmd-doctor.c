@@ -130,15 +130,16 @@ add_check(struct check *c, size_t *n, const char *name, bool ok, char *detail,
  * Who a sandbox started here is to the host kernel, and how /proc is
  * covered: from a dry build for the current directory's project.
  */
-static void
+static long
 doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 {
 	struct sandbox_policy	 pol;
 	struct sandbox		 sb = SANDBOX_INIT;
 	char			*cause = NULL, *masked;
+	long			 kuid;
 
 	if (!p->userns_ok)
-		return;
+		return -1;
 	sandbox_policy_init(&pol);
 	if (sandbox_policy_set_dirs(&pol, NULL, NULL, &cause) != 0 ||
 	    sandbox_build(&pol, p, SANDBOX_DRY, &sb, &cause) != 0) {
@@ -146,7 +147,7 @@ doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 		    "not known for this directory: %s", cause), NULL);
 		free(cause);
 		sandbox_policy_release(&pol);
-		return;
+		return -1;
 	}
 	if (sb.run_as != NULL)
 		add_check(checks, n, "sandbox kernel uid", true, xasprintf(
@@ -168,15 +169,18 @@ doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 	    "read-only" : "writable (Docker's read-only set)", masked[0] !=
 	    '\0' ? masked : "none present"), NULL);
 	free(masked);
+	kuid = sb.kernel_uid;
 	sandbox_release(&sb);
 	sandbox_policy_release(&pol);
+	return kuid;
 }
 
 /* Issue 9, sections 3 and 5: network backend, resource-limit backend. */
 static void
-doctor_contain_b(struct check *checks, size_t *n)
+doctor_contain_b(struct check *checks, size_t *n, long kuid)
 {
-	char			*net = netbackend_find(), *lim;
+	char			*net = netbackend_find(), *lim, *caveat;
+	bool			 root;
 	enum limits_backend	 b = limits_probe();
 	struct config		 cfg;
 	struct limits		 l = { 0, 0, 0 };
@@ -202,11 +206,18 @@ doctor_contain_b(struct check *checks, size_t *n)
 		free(cause);
 	config_limits(&cfg, NULL, &mem, &l.pids, &l.cpu_s);
 	l.memory = mem;
+	/* The truth for a sandbox of this directory's project (its kernel
+	   uid, doctor_identity; else bwgate's own): root's processes are not
+	   counted by RLIMIT_NPROC. */
+	root = limits_nproc_exempt(kuid >= 0 ? (uid_t)kuid : geteuid());
+	caveat = limits_caveat(b, &l, root);
+	if (b == LIMITS_RLIMIT && root)
+		l.pids = 0;
 	lim = limits_describe(&l);
-	add_check(checks, n, "resource limits", true, xasprintf("%s by %s%s",
-	    lim, limits_backend_name(b), b == LIMITS_RLIMIT ? " (memory as "
-	    "address space, processes per user: coarser than a cgroup)" :
-	    ""), NULL);
+	add_check(checks, n, "resource limits", true, xasprintf("%s by %s%s%s",
+	    lim, limits_backend_name(b), caveat != NULL ? ": " : "",
+	    caveat != NULL ? caveat : ""), NULL);
+	free(caveat);
 	free(lim);
 	config_release(&cfg);
 }
@@ -220,7 +231,7 @@ cmd_doctor(int argc, char **argv)
 	bool		 json = false, all_ok = true, ok;
 	char		*cause = NULL;
 	int		 fd;
-	long		 watches;
+	long		 watches, kuid;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
@@ -260,7 +271,7 @@ cmd_doctor(int argc, char **argv)
 		close(fd);
 	cause = NULL;
 	/* Containment of section 1 (issue 9): uid, /proc. */
-	doctor_identity(&p, checks, &n);
+	kuid = doctor_identity(&p, checks, &n);
 	ok = doctor_mcp(&cause);
 	add_check(checks, &n, "mcp server", ok, cause, ok ? NULL :
 	    xstrdup("run: bwgate mcp < /dev/null; see doc/agents.md"));
@@ -270,7 +281,7 @@ cmd_doctor(int argc, char **argv)
 	    xasprintf("max_user_watches=%ld", watches), watches >= 8192 ?
 	    NULL : xstrdup("sysctl -w fs.inotify.max_user_watches=524288 "
 	    "(live events degrade to the change report without it)"));
-	doctor_contain_b(checks, &n);
+	doctor_contain_b(checks, &n, kuid);
 
 	for (size_t i = 0; i < n; i++)
 		if (!checks[i].ok && strcmp(checks[i].name, "inotify") != 0 &&
