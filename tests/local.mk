@@ -331,3 +331,6 @@ EXTRA_DIST += %D%/integration/changes-flags.sh
 # the report and doctor say what the limits really cover
 TESTS += %D%/integration/contain-limits-honest.sh
 EXTRA_DIST += %D%/integration/contain-limits-honest.sh
+# the door refuses links inside the project too (file tools, protected)
+TESTS += %D%/integration/door-symlinks.sh
+EXTRA_DIST += %D%/integration/door-symlinks.sh

@@ -11,6 +11,8 @@
 #				line; several '- ' lines are consecutive
 #				lines, tabs and all)
 #	+ replacement text	what it becomes (several '+ ' lines: lines)
+#	(more @ - + groups: one mutation made of several changes, for
+#	checks that back each other up, where each alone is equivalent)
 #	= tests/unit/test-x tests/integration/y.sh
 #				the tests that must fail once it is applied
 #
@@ -70,55 +72,79 @@ if ! { "$src/configure" -q && make -s -j2 && make -s -j2 check TESTS=; } \
 	exit 2
 fi
 
-# Parse the list into parallel arrays.
-names=() files=() olds=() news=() tests=()
-flush() {
-	if [ -n "$n" ]; then
-		if [ -z "$f" ] || [ -z "$old" ] || [ -z "$t" ] || [ "$hasnew" != yes ]; then
-			echo "mutation: $list: entry '$n' lacks @, -, + or =" >&2
-			exit 2
-		fi
-		names+=("$n") files+=("$f") olds+=("$old") news+=("$new")
-		tests+=("$t")
-	fi
-	n="" f="" old="" new="" t="" hasnew=no
-}
-n="" f="" old="" new="" t="" hasnew=no
-while IFS= read -r line || [ -n "$line" ]; do
-	case $line in
-	'#'*) ;;
-	'') flush ;;
-	'@ '*) f=${line#@ } ;;
-	'- '*) old=${old:+$old$'\n'}${line#- } ;;
-	'+ '*) [ "$hasnew" = yes ] && new=$new$'\n'${line#+ } ||
-	    new=${line#+ }; hasnew=yes ;;
-	'+') [ "$hasnew" = yes ] && new=$new$'\n' || new=""; hasnew=yes ;;
-	'= '*) t=${line#= } ;;
-	*) [ -z "$n" ] && n=$line || {
-		echo "mutation: $list: stray line in '$n': $line" >&2; exit 2; } ;;
-	esac
-done < "$list"
-flush
+# The list, read by python3: "list" prints one line per entry (name, TAB,
+# tests, TAB, files), "apply NAME" mutates the scratch tree (1 when an
+# original text is not there exactly once), "show NAME" says what changes.
+PY='
+import sys
+def parse(path):
+    entries, cur, grp = [], None, None
+    def flush():
+        if cur is None:
+            return
+        if not cur["groups"] or not cur["tests"] or any(
+                g["old"] is None or g["new"] is None for g in cur["groups"]):
+            sys.exit("mutation: %s: entry %r lacks @, -, + or =" % (path, cur["name"]))
+        entries.append(cur)
+    for line in open(path, encoding="utf-8").read().split("\n"):
+        if line.startswith("#"):
+            continue
+        if line == "":
+            flush(); cur = grp = None
+        elif cur is None:
+            cur = {"name": line, "groups": [], "tests": ""}
+        elif line.startswith("@ "):
+            grp = {"file": line[2:], "old": None, "new": None}
+            cur["groups"].append(grp)
+        elif grp is not None and line.startswith("- "):
+            grp["old"] = line[2:] if grp["old"] is None else grp["old"] + "\n" + line[2:]
+        elif grp is not None and (line.startswith("+ ") or line == "+"):
+            grp["new"] = line[2:] if grp["new"] is None else grp["new"] + "\n" + line[2:]
+        elif line.startswith("= "):
+            cur["tests"] = line[2:]
+        else:
+            sys.exit("mutation: %s: stray line in %r: %s" % (path, cur["name"], line))
+    flush()
+    names = [e["name"] for e in entries]
+    if len(set(names)) != len(names):
+        sys.exit("mutation: %s: a name is used twice" % path)
+    return entries
+cmd, path = sys.argv[1], sys.argv[2]
+entries = parse(path)
+if cmd == "list":
+    for e in entries:
+        print("%s\t%s\t%s" % (e["name"], e["tests"],
+            " ".join(sorted(set(g["file"] for g in e["groups"])))))
+    sys.exit(0)
+e = [x for x in entries if x["name"] == sys.argv[3]][0]
+if cmd == "show":
+    print("; ".join("%s: %s -> %s" % (g["file"], g["old"].strip(),
+        g["new"].strip()) for g in e["groups"]))
+    sys.exit(0)
+src = sys.argv[4]
+texts = {}
+for g in e["groups"]:
+    f = g["file"]
+    if f not in texts:
+        texts[f] = open(src + "/" + f, encoding="utf-8", newline="").read()
+    if texts[f].count(g["old"]) != 1:
+        print("the original text is not exactly once in %s: %s" % (f, g["old"]))
+        sys.exit(1)
+    texts[f] = texts[f].replace(g["old"], g["new"], 1)
+for f, t in texts.items():
+    open(src + "/" + f, "w", encoding="utf-8", newline="").write(t)
+'
+entries=$(python3 -c "$PY" list "$list") || exit 2
+names=() files=() tests=()
+while IFS=$'\t' read -r n t f; do
+	names+=("$n") tests+=("$t") files+=("$f")
+done <<< "$entries"
 
 wanted() {
 	[ ${#only[@]} -eq 0 ] && return 0
 	local o
 	for o in "${only[@]}"; do [ "$o" = "$1" ] && return 0; done
 	return 1
-}
-
-# Replace the one occurrence of $2 by $3 in file $1; 1 when not exactly once.
-mutate() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import sys
-path, old, new = sys.argv[1], sys.argv[2], sys.argv[3]
-with open(path, encoding="utf-8", newline="") as f:
-    text = f.read()
-if text.count(old) != 1:
-    sys.exit(1)
-with open(path, "w", encoding="utf-8", newline="") as f:
-    f.write(text.replace(old, new, 1))
-EOF
 }
 
 # Every listed test must exist and pass on the unmutated tree, or a
@@ -141,41 +167,51 @@ if ! make -s -j2 check TESTS="$(echo $all_tests)" > "$scratch/base.log" 2>&1; th
 fi
 
 caught=0 survived=0 errors=0 total=0
-surv_list=() err_list=()
 for i in "${!names[@]}"; do
-	name=${names[$i]} file=${files[$i]}
+	name=${names[$i]}
 	wanted "$name" || continue
 	total=$((total + 1))
-	target=$src/$file
-	if [ ! -f "$target" ]; then
-		echo "ERROR    $name: no file $file"
-		errors=$((errors + 1)); err_list+=("$name"); continue
-	fi
-	cp -p "$target" "$scratch/orig"
-	if ! mutate "$target" "${olds[$i]}" "${news[$i]}"; then
-		echo "ERROR    $name: the original text is not exactly once in $file"
-		errors=$((errors + 1)); err_list+=("$name"); continue
+	rm -rf "$scratch/orig"
+	mkdir "$scratch/orig"
+	missing=
+	for f in ${files[$i]}; do
+		if [ -f "$src/$f" ]; then
+			mkdir -p "$scratch/orig/$(dirname "$f")"
+			cp -p "$src/$f" "$scratch/orig/$f"
+		else
+			missing=$f
+		fi
+	done
+	if [ -n "$missing" ]; then
+		echo "ERROR    $name: no file $missing"
+		errors=$((errors + 1)); continue
 	fi
 	start=$(date +%s)
-	if ! make -s -j2 > "$scratch/m.log" 2>&1 ||
+	if ! why=$(python3 -c "$PY" apply "$list" "$name" "$src"); then
+		echo "ERROR    $name: $why"
+		verdict=error
+	elif ! make -s -j2 > "$scratch/m.log" 2>&1 ||
 	    ! make -s -j2 check TESTS= > "$scratch/m.log" 2>&1; then
 		echo "ERROR    $name: the mutant does not build"
-		sed 's/^/	/' "$scratch/m.log" | grep -m5 -i error
-		errors=$((errors + 1)); err_list+=("$name")
+		grep -m5 -i error "$scratch/m.log" | sed 's/^/	/'
 		verdict=error
 	elif make -s check TESTS="${tests[$i]}" > "$scratch/m.log" 2>&1; then
 		verdict=survived
 	else
 		verdict=caught
 	fi
-	# Put the file back, newer than anything built from the mutant.
-	cp "$scratch/orig" "$target"
-	touch "$target"
+	# Put the files back, newer than anything built from the mutant.
+	for f in ${files[$i]}; do
+		cp "$scratch/orig/$f" "$src/$f"
+		touch "$src/$f"
+	done
 	secs=$(( $(date +%s) - start ))
 	case $verdict in
+	error)
+		errors=$((errors + 1)) ;;
 	survived)
-		echo "SURVIVED $name ($file: ${olds[$i]} -> ${news[$i]}; ${tests[$i]}) ${secs}s"
-		survived=$((survived + 1)); surv_list+=("$name") ;;
+		echo "SURVIVED $name ($(python3 -c "$PY" show "$list" "$name"); tests: ${tests[$i]}) ${secs}s"
+		survived=$((survived + 1)) ;;
 	caught)
 		echo "caught   $name ${secs}s"
 		caught=$((caught + 1))
