@@ -334,3 +334,6 @@ EXTRA_DIST += %D%/integration/contain-limits-honest.sh
 # the door refuses links inside the project too (file tools, protected)
 TESTS += %D%/integration/door-symlinks.sh
 EXTRA_DIST += %D%/integration/door-symlinks.sh
+# a refusal tells a command nothing about the host's files
+TESTS += %D%/integration/violations-hostinfo.sh
+EXTRA_DIST += %D%/integration/violations-hostinfo.sh
