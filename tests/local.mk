@@ -317,6 +317,11 @@ tests_unit_test_audit_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_LDFLAGS = -Wl,--wrap=fsync
 tests_unit_test_audit_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-audit
+# agent configuration table: paths inside the project only, depth matching
+check_PROGRAMS += tests/unit/test-agentcfg
+tests_unit_test_agentcfg_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_agentcfg_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-agentcfg
 endif
 # placeholders: removed only while bwgate's and empty, after the last user;
 # a killed run's cleared by the next bwgate (check included)

@@ -29,7 +29,16 @@
 #	-o NAME	only this mutation (repeatable)
 #	-v	show the failing tests' output
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+# Run from a copy: bash reads a script as it goes, and this one runs long
+# enough for its file to be edited meanwhile.
+if [ -z "${MUTATION_HERE:-}" ]; then
+	self=$(mktemp "${TMPDIR:-/tmp}/bwgate-mutation-sh.XXXXXX") || exit 2
+	cat "$0" > "$self" || exit 2
+	MUTATION_HERE=$(cd "$(dirname "$0")" && pwd) MUTATION_SELF=$self \
+	    exec bash "$self" "$@"
+fi
+rm -f -- "${MUTATION_SELF:-}"
+here=$MUTATION_HERE
 top=$(cd "$here/.." && pwd)
 keep=no verbose=no only=()
 while getopts kvo: o; do
