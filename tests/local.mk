@@ -342,3 +342,6 @@ EXTRA_DIST += %D%/integration/door-symlinks.sh
 # a refusal tells a command nothing about the host's files
 TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh
+# one way to start a program: only spawn.c forks or execs (nm)
+TESTS += %D%/build/spawn.sh
+EXTRA_DIST += %D%/build/spawn.sh

@@ -4,6 +4,7 @@
  */
 #include "autoconf.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,14 +72,18 @@ read_long(const char *path)
 	return v;
 }
 
-/* Does `bwgate mcp` start and answer initialize? */
+/* Does `bwgate mcp` start and answer initialize? Run through spawn.c
+   (the one way), the request on its stdin, its stdout and stderr read. */
 static bool
 doctor_mcp(char **detail)
 {
-	char		 self[4096], *q, *cmd;
+	char		 self[4096], *req, *cause = NULL;
+	char		*argv[] = { self, (char *)"mcp", (char *)"--project",
+			    (char *)"/", NULL };
 	struct buf	 b = BUF_INIT;
+	struct spawn	 sp = SPAWN_INIT;
+	int		 in[2], out[2], fds[3];
 	ssize_t		 n;
-	FILE		*f;
 	cJSON		*j;
 	const char	*rev;
 
@@ -87,18 +92,42 @@ doctor_mcp(char **detail)
 		return false;
 	}
 	self[n] = '\0';
-	q = shell_quote(self);
-	cmd = xasprintf("printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,"
-	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-	    "\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":"
-	    "\"doctor\",\"version\":\"1\"}}}' | %s mcp --project / "
-	    "2>&1", MCP_PROTOCOL, q);
-	free(q);
-	if ((f = popen(cmd, "r")) != NULL) {
-		buf_read_fd(&b, fileno(f), 65536);
-		pclose(f);
+	if (pipe2(in, O_CLOEXEC) != 0) {
+		*detail = xasprintf("cannot make a pipe: %s", strerror(errno));
+		return false;
 	}
-	free(cmd);
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		*detail = xasprintf("cannot make a pipe: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return false;
+	}
+	/* One line, far below a pipe's buffer: written before it starts. */
+	req = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"doctor\","
+	    "\"version\":\"1\"}}}\n", MCP_PROTOCOL);
+	(void)!write(in[1], req, strlen(req));
+	free(req);
+	close(in[1]);
+	fds[0] = in[0];
+	fds[1] = fds[2] = out[1];
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 3;
+	if (spawn_start(&sp, &cause) != 0) {
+		close(in[0]);
+		close(out[0]);
+		close(out[1]);
+		*detail = cause;
+		return false;
+	}
+	close(in[0]);
+	close(out[1]);
+	(void)buf_read_fd(&b, out[0], 65536);
+	close(out[0]);
+	spawn_wait(&sp);
+	spawn_release(&sp);
 	j = b.data != NULL ? cJSON_Parse(b.data) : NULL;
 	rev = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j,
 	    "result"), "protocolVersion"));
