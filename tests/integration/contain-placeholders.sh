@@ -35,6 +35,21 @@ placeholders_present() {
 #    shares them and they stay until the last one ends.
 start_run a
 ok_if "placeholders in place during the run" placeholders_present
+# The registry names its users by pid and start time (a pid alone could
+# be a new process's by the next look), and is replaced whole.
+REG=$(find "$XDG_RUNTIME_DIR" -name 'placeholders-*' ! -name '*.lock' | head -1)
+ok_if "a registry in the runtime directory" test -n "$REG"
+users_ok() {
+	local pid start n=0
+	while read -r _ pid start; do
+		[ "$start" = "$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null)" ] || return 1
+		n=$((n + 1))
+	done < <(grep '^user ' "$REG")
+	[ "$n" -ge 1 ]
+}
+assert_eq "the registry's format" "$(head -1 "$REG" 2>/dev/null)" \
+    "bwgate-placeholders 2"
+ok_if "its users are live processes named by pid and start time" users_ok
 start_run b
 end_run a
 ok_if "run a ended, run b still runs: its placeholders stay" \
