@@ -1,9 +1,11 @@
 /*
- * monitor: the parent side of the live monitor. It forks the watcher
- * (monitor-child.c), parses its records and hands events to the caller.
+ * monitor: the parent side of the live monitor. It starts the watcher
+ * (monitor-child.c) through spawn.h (its function mode: no exec), parses
+ * its records and hands events to the caller.
  *
  * The child gets exactly two descriptors besides /dev/null on 0-2: the
- * write end of the record pipe and its end of a control socket. It dies
+ * write end of the record pipe (3) and its end of a control socket (4),
+ * every other one closed. It dies
  * with the thread that forked it (PR_SET_PDEATHSIG) and also leaves when
  * the control socket reaches end of file. It runs in its own process group
  * so a terminal's ^C for the command does not cut the stream short.

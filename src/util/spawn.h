@@ -1,5 +1,8 @@
 /*
- * spawn: the one way bwgate starts another program (fork + exec).
+ * spawn: the one way bwgate starts another program (fork + exec), or a
+ * process of its own (fork + a function: the live monitor); as a daemon
+ * with SPAWN_DETACH (the git watcher). tests/build/spawn.sh checks that no
+ * other object forks or execs.
  *
  * The caller names, for each descriptor number the child should have, the
  * parent's descriptor that goes there (fds[i] becomes descriptor i; -1
