@@ -73,4 +73,33 @@ else
 		skip "an ordinary user's limits" "uid $U has a cgroup here ($ub)"
 	fi
 fi
+
+# Root without a cgroup (nested as root: an outer bwrap that maps uid 0 to
+# 0 and hides the cgroup tree): resource limits, and no process limit.
+nested() {
+	(cd "$P" && bwrap --dev-bind / / --tmpfs /sys/fs/cgroup \
+	    --unshare-user --uid 0 --gid 0 --cap-add ALL --unshare-pid \
+	    --proc /proc --die-with-parent -- "$@")
+}
+if [ "$(id -u)" != 0 ] || ! nested true 2>/dev/null; then
+	skip "root without a cgroup" "needs root and an outer bwrap (--cap-add ALL)"
+else
+	nested "$BWGATE" exec --json --memory 0 --pids 20 --timeout 30 \
+	    --project "$P" -- sh -c \
+	    'i=0; while [ $i -lt 40 ]; do sleep 2 & i=$((i+1)); done; wait; echo all ran' \
+	    > "$T/n.json" 2> /dev/null
+	assert_eq "nested as root: resource limits" \
+	    "$(jq -r .sandbox.limits.enforced_by < "$T/n.json")" \
+	    "resource limits (prlimit)"
+	assert_eq "40 processes ran under --pids 20 (Linux does not count root's)" \
+	    "$(jq -r .stdout < "$T/n.json")" "all ran"
+	assert_eq "so the report has no process limit" \
+	    "$(jq -c .sandbox.limits.pids < "$T/n.json")" null
+	assert_match "and says why" \
+	    "$(jq -r .sandbox.limits.caveat < "$T/n.json")" \
+	    "no process limit applies .Linux does not count root's processes"
+	assert_match "doctor says processes none, and why" \
+	    "$(nested "$BWGATE" doctor 2>&1 | grep 'resource limits')" \
+	    "processes none.*no process limit applies"
+fi
 done_testing
