@@ -4,6 +4,7 @@
  */
 #include "autoconf.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,14 +72,18 @@ read_long(const char *path)
 	return v;
 }
 
-/* Does `bwgate mcp` start and answer initialize? */
+/* Does `bwgate mcp` start and answer initialize? Run through spawn.c
+   (the one way), the request on its stdin, its stdout and stderr read. */
 static bool
 doctor_mcp(char **detail)
 {
-	char		 self[4096], *q, *cmd;
+	char		 self[4096], *req, *cause = NULL;
+	char		*argv[] = { self, (char *)"mcp", (char *)"--project",
+			    (char *)"/", NULL };
 	struct buf	 b = BUF_INIT;
+	struct spawn	 sp = SPAWN_INIT;
+	int		 in[2], out[2], fds[3];
 	ssize_t		 n;
-	FILE		*f;
 	cJSON		*j;
 	const char	*rev;
 
@@ -87,19 +92,42 @@ doctor_mcp(char **detail)
 		return false;
 	}
 	self[n] = '\0';
-	/* popen's shell is sh: plain single quotes. */
-	q = shell_squote(self);
-	cmd = xasprintf("printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,"
-	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-	    "\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":"
-	    "\"doctor\",\"version\":\"1\"}}}' | %s mcp --project / "
-	    "2>&1", MCP_PROTOCOL, q);
-	free(q);
-	if ((f = popen(cmd, "r")) != NULL) {
-		buf_read_fd(&b, fileno(f), 65536);
-		pclose(f);
+	if (pipe2(in, O_CLOEXEC) != 0) {
+		*detail = xasprintf("cannot make a pipe: %s", strerror(errno));
+		return false;
 	}
-	free(cmd);
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		*detail = xasprintf("cannot make a pipe: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return false;
+	}
+	/* One line, far below a pipe's buffer: written before it starts. */
+	req = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"doctor\","
+	    "\"version\":\"1\"}}}\n", MCP_PROTOCOL);
+	(void)!write(in[1], req, strlen(req));
+	free(req);
+	close(in[1]);
+	fds[0] = in[0];
+	fds[1] = fds[2] = out[1];
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 3;
+	if (spawn_start(&sp, &cause) != 0) {
+		close(in[0]);
+		close(out[0]);
+		close(out[1]);
+		*detail = cause;
+		return false;
+	}
+	close(in[0]);
+	close(out[1]);
+	(void)buf_read_fd(&b, out[0], 65536);
+	close(out[0]);
+	spawn_wait(&sp);
+	spawn_release(&sp);
 	j = b.data != NULL ? cJSON_Parse(b.data) : NULL;
 	rev = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j,
 	    "result"), "protocolVersion"));
@@ -131,15 +159,16 @@ add_check(struct check *c, size_t *n, const char *name, bool ok, char *detail,
  * Who a sandbox started here is to the host kernel, and how /proc is
  * covered: from a dry build for the current directory's project.
  */
-static void
+static long
 doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 {
 	struct sandbox_policy	 pol;
 	struct sandbox		 sb = SANDBOX_INIT;
 	char			*cause = NULL, *masked;
+	long			 kuid;
 
 	if (!p->userns_ok)
-		return;
+		return -1;
 	sandbox_policy_init(&pol);
 	if (sandbox_policy_set_dirs(&pol, NULL, NULL, &cause) != 0 ||
 	    sandbox_build(&pol, p, SANDBOX_DRY, &sb, &cause) != 0) {
@@ -147,7 +176,7 @@ doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 		    "not known for this directory: %s", cause), NULL);
 		free(cause);
 		sandbox_policy_release(&pol);
-		return;
+		return -1;
 	}
 	if (sb.run_as != NULL)
 		add_check(checks, n, "sandbox kernel uid", true, xasprintf(
@@ -169,15 +198,18 @@ doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 	    "read-only" : "writable (Docker's read-only set)", masked[0] !=
 	    '\0' ? masked : "none present"), NULL);
 	free(masked);
+	kuid = sb.kernel_uid;
 	sandbox_release(&sb);
 	sandbox_policy_release(&pol);
+	return kuid;
 }
 
 /* Issue 9, sections 3 and 5: network backend, resource-limit backend. */
 static void
-doctor_contain_b(struct check *checks, size_t *n)
+doctor_contain_b(struct check *checks, size_t *n, long kuid)
 {
-	char			*net = netbackend_find(), *lim;
+	char			*net = netbackend_find(), *lim, *caveat;
+	bool			 root;
 	enum limits_backend	 b = limits_probe();
 	struct config		 cfg;
 	struct limits		 l = { 0, 0, 0 };
@@ -203,11 +235,18 @@ doctor_contain_b(struct check *checks, size_t *n)
 		free(cause);
 	config_limits(&cfg, NULL, &mem, &l.pids, &l.cpu_s);
 	l.memory = mem;
+	/* The truth for a sandbox of this directory's project (its kernel
+	   uid, doctor_identity; else bwgate's own): root's processes are not
+	   counted by RLIMIT_NPROC. */
+	root = limits_nproc_exempt(kuid >= 0 ? (uid_t)kuid : geteuid());
+	caveat = limits_caveat(b, &l, root);
+	if (b == LIMITS_RLIMIT && root)
+		l.pids = 0;
 	lim = limits_describe(&l);
-	add_check(checks, n, "resource limits", true, xasprintf("%s by %s%s",
-	    lim, limits_backend_name(b), b == LIMITS_RLIMIT ? " (memory as "
-	    "address space, processes per user: coarser than a cgroup)" :
-	    ""), NULL);
+	add_check(checks, n, "resource limits", true, xasprintf("%s by %s%s%s",
+	    lim, limits_backend_name(b), caveat != NULL ? ": " : "",
+	    caveat != NULL ? caveat : ""), NULL);
+	free(caveat);
 	free(lim);
 	config_release(&cfg);
 }
@@ -221,7 +260,7 @@ cmd_doctor(int argc, char **argv)
 	bool		 json = false, all_ok = true, ok;
 	char		*cause = NULL;
 	int		 fd;
-	long		 watches;
+	long		 watches, kuid;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
@@ -261,7 +300,7 @@ cmd_doctor(int argc, char **argv)
 		close(fd);
 	cause = NULL;
 	/* Containment of section 1 (issue 9): uid, /proc. */
-	doctor_identity(&p, checks, &n);
+	kuid = doctor_identity(&p, checks, &n);
 	ok = doctor_mcp(&cause);
 	add_check(checks, &n, "mcp server", ok, cause, ok ? NULL :
 	    xstrdup("run: bwgate mcp < /dev/null; see doc/agents.md"));
@@ -271,7 +310,7 @@ cmd_doctor(int argc, char **argv)
 	    xasprintf("max_user_watches=%ld", watches), watches >= 8192 ?
 	    NULL : xstrdup("sysctl -w fs.inotify.max_user_watches=524288 "
 	    "(live events degrade to the change report without it)"));
-	doctor_contain_b(checks, &n);
+	doctor_contain_b(checks, &n, kuid);
 
 	for (size_t i = 0; i < n; i++)
 		if (!checks[i].ok && strcmp(checks[i].name, "inotify") != 0 &&

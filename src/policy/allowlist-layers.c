@@ -231,6 +231,19 @@ allowlist_narrows(struct allowlist *al, const char *project)
 	    project, &al->project_error);
 }
 
+/* The project's rule file cannot be used (invalid JSON, an unknown
+   profile, a failing example): keep why, as for one that widens; the
+   other layers still count. Takes *cause. */
+static void
+allowlist_project_ignored(struct allowlist *al, char **cause)
+{
+	free(al->project_error);
+	al->project_error = xasprintf("%s; the project's rule file is "
+	    "ignored until it is fixed", *cause);
+	free(*cause);
+	*cause = NULL;
+}
+
 /* Why the project's rule file was refused, or NULL. */
 const char *
 allowlist_project_error(const struct allowlist *al)
@@ -309,6 +322,7 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 	_cleanup_free_ char	*shipped = NULL, *dir = NULL, *user = NULL;
 	_cleanup_free_ char	*file = NULL;
 	struct layer		*l;
+	struct stat		 st;
 	size_t			 i;
 
 	shipped = path_join(config_datadir(), "allowlist.json");
@@ -336,7 +350,15 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 		switch (allowlist_load_layer(al, LAYER_PROJECT, file, false,
 		    cause)) {
 		case -1:
-			goto fail;
+			/* One other users may write is refused outright
+			   (rules.h); one that cannot be read as rules never
+			   keeps bwgate from starting: ignored as a whole, and
+			   said. */
+			if (lstat(file, &st) == 0 &&
+			    rulefile_mode_problem(&st) != NULL)
+				goto fail;
+			allowlist_project_ignored(al, cause);
+			break;
 		case 1:
 			l = &al->layers[al->nlayers - 1];
 			*cause = NULL;
@@ -353,10 +375,17 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 			break;
 		}
 	}
-	for (i = 0; i < al->nlayers; i++)
+	for (i = 0; i < al->nlayers; i++) {
 		if (allowlist_check_layer(al, &al->layers[i], examples,
-		    cause) != 0)
+		    cause) == 0)
+			continue;
+		if (al->layers[i].kind != LAYER_PROJECT)
 			goto fail;
+		/* The project's layer is the last one. */
+		rulefile_release(&al->layers[i].rf);
+		al->nlayers--;
+		allowlist_project_ignored(al, cause);
+	}
 	if ((al->danger = danger_load(cause)) == NULL)
 		goto fail;
 	if ((al->needs = danger_load_table("needs.json", "needs",

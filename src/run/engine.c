@@ -202,8 +202,21 @@ engine_prepare(struct engine *e, bool network, char **cause)
 static int
 engine_ready(struct engine *e, char **cause)
 {
+	cJSON	*j;
+	char	*caveat;
+
 	if (limiter_attach(e->lim, e->child_pid, cause) != 0)
 		return -1;
+	/* What the report says is what applies (report.md): no process
+	   limit for root without a cgroup, memory per process. */
+	j = cJSON_GetObjectItem(e->r->sandbox, "limits");
+	if (j != NULL && e->opts->limits.pids > 0 &&
+	    !limiter_pids_enforced(e->lim))
+		cJSON_ReplaceItemInObject(j, "pids", cJSON_CreateNull());
+	if (j != NULL && (caveat = limiter_caveat(e->lim)) != NULL) {
+		cJSON_AddStringToObject(j, "caveat", caveat);
+		free(caveat);
+	}
 	if (e->net != NULL)
 		return netstack_wait_ready(e->net, 30000, cause);
 	return 0;

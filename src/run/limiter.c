@@ -38,6 +38,7 @@ struct limiter {
 	char			*dir[2];	/* v2: dir[0]; v1: memory, pids */
 	int			 join[2];	/* membership files, or -1 */
 	char			*hit;
+	bool			 nproc_exempt;	/* RLIMIT_NPROC does not apply */
 };
 
 static const char *const limits_backend_names[] = {
@@ -337,9 +338,88 @@ limiter_join_fds(const struct limiter *l, int fds[2])
 	return n;
 }
 
+/*
+ * Does Linux exempt uid (as this namespace sees it) from RLIMIT_NPROC? It
+ * never counts the processes of the global root user (nor of one with
+ * CAP_SYS_RESOURCE or CAP_SYS_ADMIN, which a sandbox does not keep): uid
+ * 0 here, mapped to 0 by this namespace (the usual "nested as root": an
+ * outer bwrap started by root). One level of mapping is what can be read;
+ * a namespace whose 0 is an ordinary uid outside is counted.
+ */
+bool
+limits_nproc_exempt(uid_t uid)
+{
+	unsigned long	 in, out, count;
+	FILE		*f;
+	bool		 exempt = false;
+
+	if (uid != 0)
+		return false;
+	if ((f = fopen("/proc/self/uid_map", "re")) == NULL)
+		return true;	/* no user namespaces: the real root */
+	while (fscanf(f, "%lu %lu %lu", &in, &out, &count) == 3)
+		if (in == 0 && count > 0)
+			exempt = out == 0;
+	fclose(f);
+	return exempt;
+}
+
+/* The real uid of process pid, as this namespace sees it, or -1. */
+static long
+proc_real_uid(pid_t pid)
+{
+	char	 path[64], line[256];
+	long	 uid = -1;
+	FILE	*f;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "Uid: %ld", &uid) == 1)
+			break;
+	fclose(f);
+	return uid;
+}
+
+char *
+limits_caveat(enum limits_backend b, const struct limits *lim, bool root)
+{
+	const char	*mem = NULL, *pids = NULL;
+
+	if (b != LIMITS_RLIMIT)
+		return NULL;
+	if (lim->memory > 0)
+		mem = "memory is limited per process (address space: each of "
+		    "the command's processes may use that much), not per "
+		    "command";
+	if (lim->pids > 0)
+		pids = root ? "no process limit applies (Linux does not count "
+		    "root's processes)" : "processes are counted per user "
+		    "(the user's other processes outside the sandbox too)";
+	if (mem == NULL && pids == NULL)
+		return NULL;
+	return xasprintf("without a cgroup, %s%s%s", mem != NULL ? mem : "",
+	    mem != NULL && pids != NULL ? "; " : "", pids != NULL ? pids : "");
+}
+
+bool
+limiter_pids_enforced(const struct limiter *l)
+{
+	return l->lim.pids > 0 && !l->nproc_exempt;
+}
+
+char *
+limiter_caveat(const struct limiter *l)
+{
+	return limits_caveat(l->backend, &l->lim, l->nproc_exempt);
+}
+
 int
 limiter_attach(struct limiter *l, pid_t pid, char **cause)
 {
+	long	uid;
+
 	/* SIGXCPU at the CPU limit, SIGKILL two seconds later. */
 	if (l->lim.cpu_s > 0 && limiter_prlimit(pid, RLIMIT_CPU,
 	    (rlim_t)l->lim.cpu_s, (rlim_t)l->lim.cpu_s + 2, cause) != 0)
@@ -349,6 +429,8 @@ limiter_attach(struct limiter *l, pid_t pid, char **cause)
 	if (l->lim.memory > 0 && limiter_prlimit(pid, RLIMIT_AS,
 	    l->lim.memory, l->lim.memory, cause) != 0)
 		return -1;
+	uid = proc_real_uid(pid);
+	l->nproc_exempt = uid >= 0 && limits_nproc_exempt((uid_t)uid);
 	if (l->lim.pids > 0 && limiter_prlimit(pid, RLIMIT_NPROC,
 	    (rlim_t)l->lim.pids, (rlim_t)l->lim.pids, cause) != 0)
 		return -1;

@@ -46,6 +46,15 @@ const char	*limits_backend_name(enum limits_backend);
 /* "2 GiB", for people (caller frees). */
 char		*limits_describe(const struct limits *);
 
+/* Does Linux exempt this uid (as this namespace sees it) from
+   RLIMIT_NPROC (the global root user)? */
+bool		 limits_nproc_exempt(uid_t);
+/* What an enforcement does not cover, in words (caller frees), or NULL
+   (a cgroup: memory and processes per command). Without one, memory is
+   per process and processes per user, or not limited at all for root. */
+char		*limits_caveat(enum limits_backend, const struct limits *,
+		    bool root);
+
 /* Prepare the enforcement; never NULL (falls back to rlimits). */
 struct limiter	*limiter_new(const struct limits *);
 enum limits_backend limiter_backend(const struct limiter *);
@@ -56,6 +65,11 @@ size_t		 limiter_join_fds(const struct limiter *, int fds[2]);
    held on --block-fd) where there is no cgroup, and always its CPU time;
    -1 with cause. */
 int		 limiter_attach(struct limiter *, pid_t pid, char **cause);
+/* After limiter_attach: is the process limit enforced (not when the
+   sandbox runs as root with resource limits only)? What is not covered
+   (limits_caveat, caller frees), or NULL. */
+bool		 limiter_pids_enforced(const struct limiter *);
+char		*limiter_caveat(const struct limiter *);
 /* A limit was reached while running ("pids limit"), or NULL. */
 const char	*limiter_hit(struct limiter *);
 /* Why the command died: "memory limit", "pids limit", "time limit" or

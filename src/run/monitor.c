@@ -1,9 +1,11 @@
 /*
- * monitor: the parent side of the live monitor. It forks the watcher
- * (monitor-child.c), parses its records and hands events to the caller.
+ * monitor: the parent side of the live monitor. It starts the watcher
+ * (monitor-child.c) through spawn.h (its function mode: no exec), parses
+ * its records and hands events to the caller.
  *
  * The child gets exactly two descriptors besides /dev/null on 0-2: the
- * write end of the record pipe and its end of a control socket. It dies
+ * write end of the record pipe (3) and its end of a control socket (4),
+ * every other one closed. It dies
  * with the thread that forked it (PR_SET_PDEATHSIG) and also leaves when
  * the control socket reaches end of file. It runs in its own process group
  * so a terminal's ^C for the command does not cut the stream short.
@@ -14,7 +16,6 @@
  */
 #include "autoconf.h"
 
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -35,6 +36,7 @@
 #include "jsonutil.h"
 #include "monitor.h"
 #include "path.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 #define STOP_TIMEOUT_MS		10000
@@ -62,7 +64,7 @@ static const char *const fs_event_kind_names[] = {
 	[FS_MOVED] = "moved",
 };
 
-static void	 monitor_child_setup(int *, int *, pid_t);
+static int	 monitor_child_run(void *);
 static void	 monitor_warn(struct monitor *, const char *, bool);
 static int	 monitor_parse(struct monitor *, monitor_cb, void *, bool);
 static int	 monitor_fill(struct monitor *, bool);
@@ -80,56 +82,20 @@ monotonic_ms(void)
 }
 
 /*
- * In the child before anything else: default signal handling (the
- * parent's handlers write to its loop's self-pipe), die with the parent,
- * and keep only our two descriptors (moved above 2) and /dev/null on 0-2.
+ * In the child (spawn.c put the output pipe on 3, the control socket on 4,
+ * /dev/null on 0-2, closed the rest, set every signal to its default, and
+ * asked for SIGKILL when the parent dies): EPIPE instead of SIGPIPE when
+ * the parent has gone, then the watch loop.
  */
-static void
-monitor_child_setup(int *outfd, int *ctlfd, pid_t parent)
+static int
+monitor_child_run(void *arg)
 {
 	struct sigaction	sa;
-	sigset_t		set;
-	int			i, a, b, lo, hi, null;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_DFL;
-	for (i = 1; i < NSIG; i++)
-		sigaction(i, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);	/* EPIPE on write: the parent left */
-	sigemptyset(&set);
-	sigprocmask(SIG_SETMASK, &set, NULL);
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-		_exit(0);
-	setpgid(0, 0);
-
-	a = *outfd;
-	b = *ctlfd;
-	if (a < 3 && (a = fcntl(a, F_DUPFD, 3)) < 0)
-		_exit(1);
-	if (b < 3 && (b = fcntl(b, F_DUPFD, 3)) < 0)
-		_exit(1);
-	lo = a < b ? a : b;
-	hi = a < b ? b : a;
-	if (close_range(hi + 1, ~0U, 0) != 0) {
-		for (i = hi + 1; i < 65536; i++)
-			close(i);
-	}
-	for (i = 0; i < hi; i++) {
-		if (i != lo)
-			close(i);
-	}
-	if ((null = open("/dev/null", O_RDWR)) < 0)
-		_exit(1);
-	for (i = 0; i < 3; i++) {
-		if (null != i && dup2(null, i) < 0)
-			_exit(1);
-	}
-	if (null > 2)
-		close(null);
-	*outfd = a;
-	*ctlfd = b;
+	sigaction(SIGPIPE, &sa, NULL);
+	monitor_child_main(3, 4, arg);
 }
 
 /* Remember a warning once; a lossy one marks the stream. */
@@ -286,7 +252,12 @@ monitor_start(const char *project, const struct strv *exclude, char **cause)
 	char				*root;
 	const char			*s;
 	int				 p[2], sv[2], r;
-	pid_t				 parent, pid;
+	int				 fds[5] = { SPAWN_DEVNULL,
+					    SPAWN_DEVNULL, SPAWN_DEVNULL };
+	char				*name[] = { "bwgate live monitor",
+					    NULL };
+	struct spawn			 sp = SPAWN_INIT;
+	pid_t				 pid;
 
 	if ((root = path_canonical(project, cause)) == NULL)
 		return (NULL);
@@ -318,24 +289,26 @@ monitor_start(const char *project, const struct strv *exclude, char **cause)
 	/* Room for bursts while the caller's loop is busy elsewhere. */
 	(void)fcntl(p[1], F_SETPIPE_SZ, PIPE_SIZE);
 
-	parent = getpid();
-	if ((pid = fork()) < 0) {
-		*cause = xasprintf("cannot fork the live monitor: %s",
-		    strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		close(sv[0]);
-		close(sv[1]);
-		free(root);
-		return (NULL);
-	}
-	if (pid == 0) {
-		monitor_child_setup(&p[1], &sv[1], parent);
-		monitor_child_main(p[1], sv[1], &o);
-	}
+	fds[3] = p[1];
+	fds[4] = sv[1];
+	sp.argv = name;
+	sp.fds = fds;
+	sp.nfds = 5;
+	sp.flags = SPAWN_PGROUP;
+	sp.deathsig = SIGKILL;
+	sp.fn = monitor_child_run;
+	sp.fn_arg = &o;
+	r = spawn_start(&sp, cause);
 	close(p[1]);
 	close(sv[1]);
 	free(root);
+	if (r != 0) {
+		close(p[0]);
+		close(sv[0]);
+		return (NULL);
+	}
+	pid = sp.pid;
+	spawn_release(&sp);	/* reaped by pid (monitor_stop) */
 
 	m = xcalloc(1, sizeof *m);
 	m->pid = pid;

@@ -78,7 +78,6 @@ void	 observe_read_strv(struct observe_mem *, uint64_t, size_t,
 /* The path a descriptor or the cwd of pid refers to, if it is a path. */
 char	*observe_base(pid_t, int dirfd);
 /* Does path exist on the host (our own view)? */
-bool	 observe_exists_host(const char *);
 /* Record one refusal (bounded, repeats merged). */
 void	 observe_add(struct violations *, const char *path, const char *op,
 	    enum violation_reason, bool exact);

@@ -197,43 +197,38 @@ observe_fails_ro(enum observe_kind kind, const struct observe_target *t)
 
 /*
  * On a place the sandbox does not show (hidden, or under no mount at all),
- * a write fails or lands in a throw-away tmpfs. It counts when it would
- * have touched something on the host: the host view decides.
+ * a write fails or lands in a throw-away tmpfs: every attempt counts
+ * (but O_CREAT of a file there that it does not write, and mkdir of what
+ * the sandbox has). Only the sandbox's own view decides: whether the host
+ * has something there is never looked at, so a refusal tells a command
+ * nothing about the host's files.
  */
 static bool
 observe_fails_hidden(enum observe_kind kind, const struct observe_target *t)
 {
 	switch (kind) {
 	case OBSERVE_CREATE:
-		if (t->exists && !t->writes)
-			return false;
-		return t->host_exists || t->host_parent_exists;
+		return !t->exists || t->writes;
 	case OBSERVE_CREATE_EXCL:
-		return !t->exists && !t->host_exists && t->host_parent_exists;
+		return !t->exists;
 	case OBSERVE_WRITE:
 	case OBSERVE_DELETE:
-		return t->host_exists || t->exists;
+		return true;
 	}
 	return false;
 }
 
 /*
  * A private tmpfs (/tmp, /run, ...) is scratch space: using it is fine.
- * Only reaching for what the host has there fails: a host directory or
- * file that the private tmpfs does not show.
+ * Reaching below it for a directory it does not have fails: that may be
+ * where the host has something, and the refusal says so without looking
+ * (a file it does not have directly in it is an ordinary ENOENT).
  */
 static bool
 observe_fails_private(enum observe_kind kind, const struct observe_target *t)
 {
-	switch (kind) {
-	case OBSERVE_CREATE:
-	case OBSERVE_CREATE_EXCL:
-		return !t->parent_exists && t->host_parent_exists;
-	case OBSERVE_WRITE:
-	case OBSERVE_DELETE:
-		return !t->exists && t->host_exists;
-	}
-	return false;
+	(void)kind;
+	return !t->parent_exists;
 }
 
 int
@@ -328,15 +323,6 @@ observe_exists_in(int rootfd, const char *path)
 	return fstatat(rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Does path exist on the host (our own view)? */
-bool
-observe_exists_host(const char *path)
-{
-	struct stat	st;
-
-	return lstat(path, &st) == 0;
-}
-
 /*
  * Record one refusal. One entry per path and reason: the calls of one
  * attempt (touch: open, then utimensat) count as repeats of the first
@@ -428,12 +414,6 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 		*slash = '\0';
 	t.parent_exists = !missing && observe_exists_in(obs->rootfd, parent);
 	t.exists = t.parent_exists && observe_exists_in(obs->rootfd, res);
-	if (m == NULL || m->kind == MOUNT_HIDDEN || m->kind == MOUNT_TMPFS ||
-	    m->kind == MOUNT_SYMLINK) {
-		t.host_exists = observe_exists_host(res);
-		t.host_parent_exists = t.host_exists ||
-		    observe_exists_host(parent);
-	}
 	if (!observe_decide(m, kind, &t, &reason))
 		return false;
 	if (kind == OBSERVE_CREATE && t.exists)

@@ -124,8 +124,6 @@ enum observe_kind {
 struct observe_target {
 	bool	exists;		/* in the sandbox */
 	bool	parent_exists;	/* in the sandbox */
-	bool	host_exists;	/* the same path on the host */
-	bool	host_parent_exists;
 	bool	writes;		/* open O_CREAT on an existing file writes */
 };
 

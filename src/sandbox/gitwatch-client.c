@@ -32,7 +32,6 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +41,7 @@
 #include "log.h"
 #include "rundir.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 #define ANSWER_MAGIC	"bwgate-gitwatch 1\n"
@@ -292,8 +292,10 @@ gitwatch_start(const char *project, const struct stat *st,
 	char		*argv[] = { "bwgate-gitwatch", (char *)project, dev,
 			    ino, bud, NULL };
 	size_t		 quarter = watch_budget(), taken, budget;
-	pid_t		 pid;
-	int		 lfd;
+	int		 lfd, fds[4] = { SPAWN_DEVNULL, SPAWN_DEVNULL,
+			    SPAWN_DEVNULL };
+	struct spawn	 sp = SPAWN_INIT;
+	char		*cause = NULL;
 
 	if (!gitwatch_enabled() || !scan->ctime_ok || scan->ndirs < min ||
 	    recently_off(st) ||
@@ -321,25 +323,28 @@ gitwatch_start(const char *project, const struct stat *st,
 	}
 	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	free(lock);
-	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0 ||
-	    (pid = fork()) < 0) {
+	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) != 0) {
 		if (lfd >= 0)
 			close(lfd);	/* another one runs */
 		free(prog);
 		return;
 	}
-	/* Only calls safe between fork and exec: other threads of the run
-	   may hold locks the copy would inherit. */
-	if (pid == 0) {
-		if (setsid() < 0 || fork() != 0 || dup2(lfd, 3) != 3)
-			_exit(0);
-		execv(prog, argv);
-		_exit(0);
+	/* A daemon of its own session, adopted by init, the lock on 3. */
+	fds[3] = lfd;
+	argv[0] = prog;
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 4;
+	sp.flags = SPAWN_DETACH;
+	if (spawn_start(&sp, &cause) != 0) {
+		LOG("%s", cause);
+		free(cause);
+	} else {
+		spawn_wait(&sp);	/* the child in between */
+		spawn_release(&sp);
+		LOG("started a watcher for the project (%zu directories)",
+		    scan->ndirs);
 	}
 	free(prog);
 	close(lfd);		/* the watcher holds the lock now */
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	LOG("started a watcher for the project (%zu directories)",
-	    scan->ndirs);
 }

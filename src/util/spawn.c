@@ -98,8 +98,17 @@ spawn_child(const struct spawn *sp, const char *path, int devnull,
 	for (size_t i = 0; i < sp->njoin; i++)
 		if (write(sp->join[i], "0", 1) != 1)
 			spawn_fail_at(errpipe, SPAWN_AT_JOIN, errno);
-	if ((sp->flags & SPAWN_SETSID) && setsid() < 0)
+	if ((sp->flags & (SPAWN_SETSID | SPAWN_DETACH)) && setsid() < 0)
 		spawn_fail(errpipe, errno);
+	if (sp->flags & SPAWN_DETACH) {
+		pid_t	grandchild = fork();
+
+		if (grandchild < 0)
+			spawn_fail(errpipe, errno);
+		if (grandchild > 0)
+			_exit(0);	/* the grandchild reports through
+					   errpipe */
+	}
 	if ((sp->flags & SPAWN_PGROUP) && !(sp->flags & SPAWN_SETSID) &&
 	    setpgid(0, 0) != 0)
 		spawn_fail(errpipe, errno);
@@ -132,6 +141,14 @@ spawn_child(const struct spawn *sp, const char *path, int devnull,
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (sp->fn != NULL) {
+		/* No exec to close them: close every other descriptor (the
+		   error pipe too, which tells the parent it started). */
+		if (syscall(SYS_close_range, (unsigned)n, ~0U, 0) != 0)
+			for (int fd = n; fd < 65536; fd++)
+				close(fd);
+		_exit(sp->fn(sp->fn_arg));
+	}
 	execv(path, sp->argv);
 	spawn_fail(errpipe, errno);
 }
@@ -163,7 +180,7 @@ spawn_start(struct spawn *sp, char **cause)
 			return -1;
 		}
 	} else
-		path = xstrdup(sp->argv[0]);
+		path = xstrdup(sp->argv[0]);	/* fn: only a name */
 	for (size_t i = 0; i < sp->nfds && devnull < 0; i++) {
 		if (sp->fds[i] == SPAWN_DEVNULL &&
 		    (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {

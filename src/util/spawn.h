@@ -1,5 +1,8 @@
 /*
- * spawn: the one way bwgate starts another program (fork + exec).
+ * spawn: the one way bwgate starts another program (fork + exec), or a
+ * process of its own (fork + a function: the live monitor); as a daemon
+ * with SPAWN_DETACH (the git watcher). tests/build/spawn.sh checks that no
+ * other object forks or execs.
  *
  * The caller names, for each descriptor number the child should have, the
  * parent's descriptor that goes there (fds[i] becomes descriptor i; -1
@@ -39,7 +42,12 @@ struct buf;
 enum spawn_flag {
 	SPAWN_PGROUP = (1 << 0),	/* a new process group (pgid = pid) */
 	SPAWN_SETSID = (1 << 1),	/* a new session */
-	SPAWN_SEARCH = (1 << 2)		/* look argv[0] up in $PATH */
+	SPAWN_SEARCH = (1 << 2),	/* look argv[0] up in $PATH */
+	SPAWN_DETACH = (1 << 3)		/* a daemon: a new session, and the
+					   program runs in a grandchild that
+					   init adopts; pid is the child in
+					   between, which exits at once (reap
+					   it with spawn_wait) */
 };
 
 /* Special sources in fds[]. */
@@ -55,13 +63,23 @@ struct spawn {
 	int		 deathsig;	/* sent when the parent dies; 0: none */
 	const int	*join;		/* cgroup files to join, or NULL */
 	size_t		 njoin;
+	/* Instead of exec: run fn(fn_arg) in the child once its descriptors
+	   are in place (every other one closed), and exit with what it
+	   returns; argv[0] only names it in messages. For the live monitor
+	   (monitor.c), a loop of bwgate's own that needs no program of its
+	   own; its parent must hold no lock the child needs (no other thread
+	   in the middle of malloc: the child is not limited to
+	   async-signal-safe calls). */
+	int		(*fn)(void *);
+	void		*fn_arg;
 	/* out */
 	pid_t		 pid;
 	int		 pidfd;		/* readable once it exited, or -1 */
 	int		 status;	/* wait status once reaped */
 	bool		 reaped;
 };
-#define SPAWN_INIT { NULL, NULL, 0, 0, 0, NULL, 0, -1, -1, 0, false }
+#define SPAWN_INIT { NULL, NULL, 0, 0, 0, NULL, 0, NULL, NULL, -1, -1, 0, \
+	false }
 
 /* Start the program; 0, or -1 with *cause (nothing is left behind). */
 int	spawn_start(struct spawn *, char **cause);

@@ -49,6 +49,8 @@ static const struct hostile hostile[] = {
 	H("\xff", "\\xff"),
 	H("a\xc3", "a\\xc3"),					/* truncated */
 	H("\xc0\xaf", "\\xc0\\xaf"),				/* overlong */
+	H("\xe0\x80\xaf", "\\xe0\\x80\\xaf"),			/* overlong, 3 */
+	H("\xf0\x80\x80\xaf", "\\xf0\\x80\\x80\\xaf"),		/* overlong, 4 */
 	H("\xed\xa0\x80", "\\xed\\xa0\\x80"),			/* surrogate */
 	H("\xf5\x80\x80\x80", "\\xf5\\x80\\x80\\x80"),		/* > U+10FFFF */
 	H("caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5"),

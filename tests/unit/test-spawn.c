@@ -188,6 +188,102 @@ test_exec_failure(void **state)
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);	/* reaped */
 }
 
+/* fn: the child runs a function of ours with its descriptors in place
+   and every other one closed, and exits with what it returns. */
+static int
+child_fn(void *arg)
+{
+	int	open_fds = 0;
+	char	line[64];
+
+	for (int fd = 0; fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			open_fds++;
+	snprintf(line, sizeof line, "%s %d\n", (const char *)arg, open_fds);
+	(void)!write(1, line, strlen(line));
+	return 7;
+}
+
+static void
+test_fn(void **state)
+{
+	struct spawn	 sp = SPAWN_INIT;
+	char		*name[] = { (char *)"a function", NULL };
+	char		 got[64] = "";
+	int		 p[2], stray = open("/dev/null", O_RDONLY), fds[2];
+	char		*cause = NULL;
+	ssize_t		 n;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	fds[0] = SPAWN_DEVNULL;
+	fds[1] = p[1];
+	sp.argv = name;
+	sp.fds = fds;
+	sp.nfds = 2;
+	sp.fn = child_fn;
+	sp.fn_arg = (void *)"hello";
+	assert_int_equal(spawn_start(&sp, &cause), 0);
+	close(p[1]);
+	n = read(p[0], got, sizeof got - 1);
+	assert_true(n > 0);
+	/* Only 0 and 1: the stray descriptor and the pipe's other end
+	   were closed, though no exec came. */
+	assert_string_equal(got, "hello 2\n");
+	spawn_wait(&sp);
+	assert_true(WIFEXITED(sp.status));
+	assert_int_equal(WEXITSTATUS(sp.status), 7);
+	spawn_release(&sp);
+	close(p[0]);
+	close(stray);
+}
+
+/* SPAWN_DETACH: the program runs in a new session, in a grandchild (not
+   ours to reap, and no session leader: it cannot take a terminal); the
+   child in between exits at once; an exec failure is still told. */
+static void
+test_detach(void **state)
+{
+	struct spawn	 sp = SPAWN_INIT;
+	char		*argv[] = { (char *)"/bin/sh", (char *)"-c",
+			    (char *)"echo $$ $(ps -o sid= -p $$)", NULL };
+	char		*bad[] = { (char *)"/nonexistent/daemon", NULL };
+	char		 got[128] = "";
+	int		 p[2], fds[2];
+	long		 pid = 0, sid = 0;
+	char		*cause = NULL;
+	ssize_t		 n, k = 0;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	fds[0] = SPAWN_DEVNULL;
+	fds[1] = p[1];
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 2;
+	sp.flags = SPAWN_DETACH;
+	assert_int_equal(spawn_start(&sp, &cause), 0);
+	close(p[1]);
+	spawn_wait(&sp);
+	assert_true(WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 0);
+	while ((n = read(p[0], got + k, sizeof got - 1 - (size_t)k)) > 0)
+		k += n;
+	close(p[0]);
+	assert_int_equal(sscanf(got, "%ld %ld", &pid, &sid), 2);
+	assert_int_not_equal(pid, sp.pid);	/* a grandchild */
+	assert_int_equal(sid, (long)sp.pid);	/* the session the child in
+						   between made */
+	assert_int_not_equal(sid, (long)getsid(0));
+	spawn_release(&sp);
+
+	sp = (struct spawn)SPAWN_INIT;
+	sp.argv = bad;
+	sp.flags = SPAWN_DETACH;
+	assert_int_equal(spawn_start(&sp, &cause), -1);
+	assert_non_null(strstr(cause, "No such file or directory"));
+	free(cause);
+}
+
 /*
  * join: the child writes "0" into each file before exec (a cgroup's
  * membership file moves the writer); a failed write is a failed start,
@@ -420,6 +516,8 @@ main(void)
 		cmocka_unit_test(test_fd_map),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_join),
+		cmocka_unit_test(test_fn),
+		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_pgroup),
 		cmocka_unit_test(test_proctree),
 		cmocka_unit_test(test_runner_fork_fails),
