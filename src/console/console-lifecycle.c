@@ -296,6 +296,9 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	    cause);
 	if (c->control_fd < 0)
 		goto fail;
+	/* Found from the user id and the project alone, too. */
+	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL)
+		console_link_default(c);
 	loop_add(l, c->agent_fd, POLLIN, console_accept, c);
 	loop_add(l, c->control_fd, POLLIN, console_accept, c);
 	if (o->fifo != NULL) {

@@ -13,4 +13,4 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/console.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/console-job.c %D%/console-warm.c \
-	%D%/console-lifecycle.c
+	%D%/console-lifecycle.c %D%/console-link.c
