@@ -9,8 +9,9 @@
  * Code decide. Write, Edit and MultiEdit to protected paths or outside the
  * project are denied with the sandbox's reason, to paths other tools run on
  * their own (filewrite.h) answered "ask"; with --writes console the console
- * writes the file instead (a file-write request, as bwgate mcp sends) and
- * the tool call is denied with what happened. Other tools pass.
+ * writes the file instead (a file-write request, as bwgate mcp sends); a
+ * Write it made is allowed (reported as done), other outcomes are denied
+ * with what happened. Other tools pass.
  */
 #include "autoconf.h"
 
@@ -258,9 +259,29 @@ fail:
 	return NULL;
 }
 
+/*
+ * The console wrote what a Write asked for: let the tool run, so Claude
+ * Code reports success and knows the file as it is now (its Write puts the
+ * same bytes there again; denying would count as a refusal and tell the
+ * model the write failed).
+ */
+static void
+hook_written(const char *rel, double id)
+{
+	cJSON	*hso = cJSON_CreateObject();
+	char	*reason;
+
+	reason = xasprintf("bwgate: the console wrote '%s' (request %.0f, "
+	    "approved and run in the sandbox)", rel, id);
+	cJSON_AddStringToObject(hso, "permissionDecision", "allow");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
+	hook_answer(hso);
+	free(reason);
+}
+
 /* Have the console write the file (a request like a command) and tell
-   Claude Code the outcome. The tool itself is always denied: when the
-   console wrote the file, Claude must not write it again. */
+   Claude Code the outcome: a Write it made is allowed (hook_written); an
+   edit it made, or a write it did not, is denied with what happened. */
 static void
 hook_write_console(struct mcp *m, const char *socket, const char *tool,
     const cJSON *input, const char *rel)
@@ -271,6 +292,7 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 	const char		*type, *s, *d;
 	cJSON			*j;
 	double			 id = 0;
+	bool			 done = false;
 
 	if ((content = hook_new_content(m, tool, input, rel, &cause)) ==
 	    NULL) {
@@ -310,13 +332,14 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 			const cJSON *rep = cJSON_GetObjectItem(j, "report");
 
 			if (cJSON_GetNumberValue(cJSON_GetObjectItem(j,
-			    "exit_status")) == 0)
+			    "exit_status")) == 0) {
+				done = true;
 				msg = xasprintf("bwgate: done: the console "
 				    "wrote '%s' (request %.0f, approved and "
 				    "run in the sandbox); the file has the "
 				    "new content now, so this tool call is "
 				    "not needed and was stopped", rel, id);
-			else
+			} else
 				msg = xasprintf("bwgate: writing '%s' through "
 				    "the console failed (request %.0f): %s",
 				    rel, id, cJSON_GetStringValue(
@@ -335,7 +358,10 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 		    cause != NULL ? cause : "");
 	client_free(cl);
 out:
-	hook_deny(msg);
+	if (done && strcmp(tool, "Write") == 0)
+		hook_written(rel, id);
+	else
+		hook_deny(msg);
 	free(msg);
 	free(cause);
 }
