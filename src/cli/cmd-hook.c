@@ -173,6 +173,12 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 		return;
 	}
 	self = hook_self();
+	/* Claude Code keeps the directory a call ends in for the next one
+	   (its wrapper runs `pwd -P` after the command): the sandbox's
+	   final directory inside the project comes back on descriptor 3
+	   and the host's shell goes there; the status stays the
+	   command's. */
+	buf_puts(&b, "{ __bwgate_cwd=$(");
 	/* The decision must come within the call's own timeout (the Bash
 	   tool's, in ms: default 2 min, at most 10), with time left to say
 	   why it was withdrawn. */
@@ -185,12 +191,15 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 	/* Plain single quotes, never $'...': the harness's shell may be
 	   any POSIX shell. */
 	q = shell_squote(self);
-	buf_printf(&b, "%s sh -c ", q);
+	buf_printf(&b, "%s sh --cwd-fd=3 -c ", q);
 	free(q);
 	q = shell_squote(command);
 	buf_puts(&b, q);
 	free(q);
 	free(self);
+	buf_puts(&b, " 3>&1 >&4 4>&-); } 4>&1; __bwgate_st=$?; "
+	    "[ -z \"$__bwgate_cwd\" ] || cd -- \"$__bwgate_cwd\"; "
+	    "(exit \"$__bwgate_st\")");
 	hso = cJSON_CreateObject();
 	cJSON_AddStringToObject(hso, "permissionDecision",
 	    perm == HOOK_PERM_ASK ? "ask" : "allow");

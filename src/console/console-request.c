@@ -66,6 +66,7 @@ request_spec(struct console *c, struct request *r,
 	o.command = r->is_argv ? NULL : xstrdup(r->command);
 	o.stdin_fd = r->stdin_stream ? 0 : SPAWN_DEVNULL;
 	o.merge_output = r->merge_output;
+	o.track_cwd = r->track_cwd;
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	/* Nobody watches a headless console: never run forever. */
@@ -625,6 +626,9 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	}
 	r->stdin_stream = m->stdin_stream && cn != NULL;
 	r->merge_output = m->merge_output;
+	/* Only a shell string has a directory it ends in. */
+	r->track_cwd = m->track_cwd && m->command != NULL &&
+	    m->write_path == NULL;
 	strv_append_all(&r->shell_options, &m->shell_options);
 	strv_append_all(&r->args, &m->args);
 	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";

@@ -353,6 +353,7 @@ result_release(struct result *r)
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
 	free(r->error);
+	free(r->cwd_after);
 	memset(r, 0, sizeof *r);
 	r->exit_code = -1;
 }
@@ -423,6 +424,8 @@ result_json(const struct result *r)
 		cJSON_AddStringToObject(j, "error", r->error);
 	else
 		cJSON_AddNullToObject(j, "error");
+	if (r->cwd_after != NULL)
+		cJSON_AddStringToObject(j, "cwd_after", r->cwd_after);
 	return j;
 }
 

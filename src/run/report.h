@@ -114,6 +114,7 @@ struct result {
 	cJSON		*sandbox;	/* how the sandbox was built */
 	struct strv	 warnings;
 	char		*error;		/* bwgate's own failure, if any */
+	char		*cwd_after;	/* where the shell ended (track_cwd) */
 };
 #define RESULT_INIT { .exit_code = -1, .changes_possible = true }
 

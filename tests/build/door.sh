@@ -25,6 +25,7 @@ allowed() {
 	audit.o) echo "unlink rename link" ;;		# the state directory
 	client.o) echo "lstat" ;;			# the runtime directory
 	console-listen.o) echo "unlink lstat chmod" ;;	# its sockets
+	console-link.o) echo "unlink lstat symlink" ;;	# its link (runtime)
 	allowlist-layers.o) echo "lstat" ;;		# config files
 	limiter.o) echo "opendir rmdir mkdir" ;;	# cgroups
 	runner.o) echo "opendir" ;;			# /proc
