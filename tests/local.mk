@@ -256,6 +256,7 @@ MCP_TESTS = \
 	%D%/integration/mcp-rpc.sh \
 	%D%/integration/hook-claude.sh \
 	%D%/integration/agent-config.sh \
+	%D%/integration/args-fd.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)

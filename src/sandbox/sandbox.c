@@ -596,6 +596,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	if (build_helper(&b, cause) != 0)
 		goto fail;
 	add2(&b, "--chdir", pol->cwd);
+	sb->opts_end = sb->argv.n;
 	add(&b, "--");
 	if (pol->helper != NULL && pol->helper_fd >= 0) {
 		snprintf(num, sizeof num, "%d", build_fd(&b, pol->helper_fd));
