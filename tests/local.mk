@@ -257,6 +257,7 @@ MCP_TESTS = \
 	%D%/integration/hook-claude.sh \
 	%D%/integration/agent-config.sh \
 	%D%/integration/args-fd.sh \
+	%D%/integration/headless-unlisted.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)

@@ -126,6 +126,7 @@ struct console {
 	char			*config_file;
 	bool			 headless;
 	bool			 auto_allowlisted;
+	bool			 unlisted_wait;	/* --unlisted wait */
 	int			 approval_timeout_s;
 	uid_t			 uid;
 	char			*console_id;	/* in every audit record */

@@ -201,6 +201,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	}
 	c->headless = o->headless;
 	c->auto_allowlisted = o->auto_allowlisted;
+	c->unlisted_wait = o->unlisted_wait;
 	c->approval_timeout_s = o->approval_timeout_s;
 	queue_init(&c->q);
 	c->q.max_running = o->max_running != 0 ? o->max_running :
@@ -326,6 +327,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	cJSON_AddNumberToObject(rec, "uid", c->uid);
 	cJSON_AddBoolToObject(rec, "headless", c->headless);
 	cJSON_AddBoolToObject(rec, "auto_allowlisted", c->auto_allowlisted);
+	if (c->unlisted_wait)
+		cJSON_AddStringToObject(rec, "unlisted", "wait");
 	cJSON_AddStringToObject(rec, "version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(rec, "console", c->console_id);
 	if (audit_write(c->audit, rec, cause) != 0)

@@ -394,7 +394,9 @@ request_first_decision(struct console *c, struct request *r,
 		free(cause);
 		return;
 	}
-	if (c->headless && c->auto_allowlisted) {
+	/* --unlisted wait: the rest waits for the operator on the control
+	   socket, like any headless console's. */
+	if (c->headless && c->auto_allowlisted && !c->unlisted_wait) {
 		request_auto_deny(c, r, BY_HEADLESS, "the command needs an "
 		    "operator's approval and this console runs headless "
 		    "with --auto-allowlisted (only allowlisted commands run)");

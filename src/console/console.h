@@ -76,9 +76,11 @@ struct console_opts {
 	int		 approval_timeout_s; /* 0: wait forever */
 	size_t		 max_running;	/* 0: CONSOLE_MAX_RUNNING */
 	enum console_writers writers;	/* may writers run side by side */
+	bool		 unlisted_wait;	/* headless, auto-allowlisted: the
+					   rest waits for the operator */
 };
 #define CONSOLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, \
-	false, 0, 0, CONSOLE_WRITERS_AUTO }
+	false, 0, 0, CONSOLE_WRITERS_AUTO, false }
 #define CONSOLE_MAX_RUNNING	16
 
 enum console_event_type {
