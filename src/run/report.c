@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentcfg.h"
 #include "display.h"
 #include "jsonutil.h"
 #include "report.h"
@@ -260,11 +261,39 @@ violation_hint(enum violation_reason r)
 
 /* The hint for one refusal: a read-only path inside the project is
    read-only because of the profile, never "outside the project". */
+/* The hint for a protected path inside the project: only the profile that
+   unlocks it is named (git-write does not unlock .envrc). */
+const char *
+violation_protected_hint(const char *rel)
+{
+	const struct agentcfg	*t;
+	char			*cause = NULL;
+	bool			 agent;
+
+	if (strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0 ||
+	    strstr(rel, "/.git/") != NULL ||
+	    (strlen(rel) >= 5 && strcmp(rel + strlen(rel) - 5, "/.git") == 0))
+		return "this path is protected (git metadata): leave it alone "
+		    "or ask the operator for the git-write profile";
+	t = agentcfg_get(&cause);
+	free(cause);
+	agent = t != NULL && agentcfg_match(t, rel) != NULL;
+	if (agent)
+		return "this path is protected (an agent's or editor's "
+		    "configuration, which runs programs on the host): leave it "
+		    "alone or ask the operator for the agent-config profile";
+	return "this path is protected (bwgate policy or the configuration's "
+	    "protected list): leave it alone";
+}
+
 const char *
 violation_hint_in(const struct violation *v, const char *project)
 {
 	size_t	n = project != NULL ? strlen(project) : 0;
 
+	if (v->reason == VIOLATION_PROTECTED && n > 0 &&
+	    strncmp(v->path, project, n) == 0 && v->path[n] == '/')
+		return violation_protected_hint(v->path + n + 1);
 	if (v->reason != VIOLATION_READ_ONLY || n == 0 ||
 	    strncmp(v->path, project, n) != 0 ||
 	    (v->path[n] != '/' && v->path[n] != '\0'))
@@ -457,8 +486,11 @@ print_verdict(FILE *f, const struct result *r)
 	else if (r->killed)
 		fprintf(f, "bwgate: killed on request\n");
 	else if (r->violations.n > 0 && result_exit_status(r) != 0)
-		fprintf(f, "bwgate: exit %d: stopped by the sandbox%s\n",
-		    result_exit_status(r), how);
+		/* Whether the refusal made it fail, only the command knows
+		   (a script may exit 3 on its own after one). */
+		fprintf(f, "bwgate: exit %d, and the sandbox refused %zu "
+		    "operation(s)%s\n", result_exit_status(r),
+		    r->violations.n, how);
 	else if (r->violations.n > 0)
 		fprintf(f, "bwgate: exit 0, but the sandbox refused %zu "
 		    "operation(s)%s\n", r->violations.n, how);

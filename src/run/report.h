@@ -126,6 +126,10 @@ cJSON	*changes_json(const struct changes *);
 const char *violation_reason_name(enum violation_reason);
 /* The hint an agent can act on, for a reason. */
 const char *violation_hint(enum violation_reason);
+/* The hint for a protected project-relative path: names only the profile
+   that unlocks it (git-write for git metadata, agent-config for the
+   agents' configuration, none for bwgate's policy). */
+const char *violation_protected_hint(const char *rel);
 /* Add one attempt; repeats of (path, operation, reason) bump count. */
 void	 violations_add(struct violations *, const char *path,
 	    const char *operation, enum violation_reason, bool exact);

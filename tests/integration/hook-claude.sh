@@ -68,6 +68,10 @@ assert_eq "Write to .git/hooks: deny" \
 assert_match "  with the sandbox's reason" \
     "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
     "is protected .*git-write profile"
+assert_eq "Write to .envrc: deny" "$(fdecision Write "$P/.envrc")" deny
+assert_match "  the hint names the profile that unlocks it, not git-write" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "is protected .*agent-config profile"
 assert_eq "Edit of a nested .git/config: deny" \
     "$(fdecision Edit "$P/vendor/lib/.git/config")" deny
 assert_eq "Edit of .bwgate.json: deny" "$(fdecision Edit "$P/.bwgate.json")" deny

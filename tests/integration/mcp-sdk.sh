@@ -91,10 +91,12 @@ assert_match "symlink out refused" "$(step symlink-out | jq -r .text)" "symbolic
 assert_eq "write through a symlink out: refused" \
     "$(step write-through-link | jq .isError)" true
 ok_unless "nothing planted outside the project" test -e "$T/planted"
-for s in write-git write-deep-git write-policy; do
+for s in write-git write-deep-git; do
 	assert_match "$s: refused as protected" "$(step $s | jq -r .text)" \
 	    "is protected .*git-write profile"
 done
+assert_match "write-policy: refused as protected, no profile offered" \
+    "$(step write-policy | jq -r .text)" "is protected .*: leave it alone$"
 ok_unless ".git/hooks untouched" test -e "$P/.git/hooks/pre-commit"
 ok_unless "nested .git untouched" test -e "$P/sub/mod/.git/config"
 assert_eq ".bwgate.json untouched" "$(cat "$P/.bwgate.json")" '{}'

@@ -252,9 +252,14 @@ assert_eq "not found: 127" "$(jfield .exit_code)" 127
 assert_match "not found: said so" "$(jfield .stderr)" 'no-such-command: not found'
 assert_eq "not found: no violations" "$(jfield .violations)" "[]"
 
-# The human summary says who stopped the command.
+# The human summary says what the sandbox refused, never that it stopped
+# the command (the command's own status may have other causes).
 "$BWGATE" exec --project "$P" -- sh -c 'touch /etc/bwgate-v' > /dev/null 2> "$T/human"
-assert_match "summary: stopped by the sandbox" "$(cat "$T/human")" 'stopped by the sandbox'
+assert_match "summary: the exit and the refusals" "$(cat "$T/human")" \
+    'exit 1, and the sandbox refused 1 operation'
+"$BWGATE" exec --project "$P" -- sh -c 'touch /etc/bwgate-v; exit 3' > /dev/null 2> "$T/human"
+ok_unless "summary: a script's own exit 3 is not 'stopped by the sandbox'" \
+    grep -q 'stopped by the sandbox' "$T/human"'
 assert_match "summary: the refusal" "$(cat "$T/human")" "refused .*/etc/bwgate-v.*read-only"
 "$BWGATE" exec --project "$P" -- sh -c 'exit 3' > /dev/null 2> "$T/human"
 assert_match "summary: failed on its own" "$(cat "$T/human")" 'failed on its own'
