@@ -258,6 +258,7 @@ MCP_TESTS = \
 	%D%/integration/agent-config.sh \
 	%D%/integration/args-fd.sh \
 	%D%/integration/headless-unlisted.sh \
+	%D%/integration/discovery.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/ui-write.sh
 TESTS += $(MCP_TESTS)

@@ -73,9 +73,9 @@ client_is_socket(const char *path)
 /* The socket of the project at cur or an ancestor in dir; NULL if none.
    In the default directory a console elsewhere leaves a link to its own
    socket: the socket it leads to is returned (its control socket is
-   beside it). */
+   beside it). Links are followed only in our own private directories. */
 static char *
-client_socket_above(const char *dir, const char *here, bool links)
+client_socket_above(const char *dir, const char *here)
 {
 	struct stat	 st;
 	char		*cur = xstrdup(here), *p, *real, *slash;
@@ -86,7 +86,7 @@ client_socket_above(const char *dir, const char *here, bool links)
 			free(cur);
 			return p;
 		}
-		if (links && lstat(p, &st) == 0 && S_ISLNK(st.st_mode) &&
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) &&
 		    stat(p, &st) == 0 && S_ISSOCK(st.st_mode) &&
 		    (real = realpath(p, NULL)) != NULL) {
 			free(p);
@@ -126,11 +126,11 @@ client_socket_path(const char *opt, char **cause)
 	   from the user id alone (a harness may have dropped
 	   XDG_RUNTIME_DIR, or passed another). */
 	if ((here = realpath(".", NULL)) != NULL) {
-		if ((p = client_socket_above(dir, here, false)) != NULL)
+		if ((p = client_socket_above(dir, here)) != NULL)
 			return p;
 		def = rundir_default(false, &why);
 		if (def != NULL && strcmp(def, dir) != 0 &&
-		    (p = client_socket_above(def, here, true)) != NULL)
+		    (p = client_socket_above(def, here)) != NULL)
 			return p;
 	}
 	legacy = path_join(dir, "agent.sock");

@@ -259,7 +259,7 @@ assert_match "summary: the exit and the refusals" "$(cat "$T/human")" \
     'exit 1, and the sandbox refused 1 operation'
 "$BWGATE" exec --project "$P" -- sh -c 'touch /etc/bwgate-v; exit 3' > /dev/null 2> "$T/human"
 ok_unless "summary: a script's own exit 3 is not 'stopped by the sandbox'" \
-    grep -q 'stopped by the sandbox' "$T/human"'
+    grep -q 'stopped by the sandbox' "$T/human"
 assert_match "summary: the refusal" "$(cat "$T/human")" "refused .*/etc/bwgate-v.*read-only"
 "$BWGATE" exec --project "$P" -- sh -c 'exit 3' > /dev/null 2> "$T/human"
 assert_match "summary: failed on its own" "$(cat "$T/human")" 'failed on its own'
