@@ -313,7 +313,11 @@ run_write_result(struct mcp_call *c, const cJSON *j)
 		}
 	}
 	cJSON_ArrayForEach(e, v) {
-		buf_printf(&text, "refused %s '%s' (%s): %s\n",
+		const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "reason"));
+
+		buf_printf(&text, "%s %s '%s' (%s): %s\n", r != NULL &&
+		    strcmp(r, "discarded") == 0 ? "discarded" : "refused",
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
@@ -386,7 +390,11 @@ run_result(struct mcp_call *c, const cJSON *j)
 	cJSON_AddItemToObject(st, "violations", cJSON_IsArray(v) ?
 	    cJSON_Duplicate(v, true) : cJSON_CreateArray());
 	cJSON_ArrayForEach(e, v) {
-		buf_printf(&text, "refused %s '%s' (%s): %s\n",
+		const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "reason"));
+
+		buf_printf(&text, "%s %s '%s' (%s): %s\n", r != NULL &&
+		    strcmp(r, "discarded") == 0 ? "discarded" : "refused",
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),

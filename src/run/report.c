@@ -21,6 +21,7 @@ static const char *const violation_reason_names[] = {
 	[VIOLATION_NOT_VISIBLE] = "not-visible",
 	[VIOLATION_PROTECTED] = "protected",
 	[VIOLATION_NETWORK] = "network",
+	[VIOLATION_DISCARDED] = "discarded",
 };
 
 /* What the agent can do about each kind of refusal. */
@@ -35,6 +36,9 @@ static const char *const violation_hints[] = {
 	    "for the git-write profile",
 	[VIOLATION_NETWORK] = "the network is off in the sandbox: work offline "
 	    "or ask the operator to allow network for this command",
+	[VIOLATION_DISCARDED] = "written in the sandbox's private, empty home "
+	    "and discarded when the command ended (nothing reached the host): "
+	    "write under the project to keep it",
 };
 
 void
@@ -476,6 +480,12 @@ print_verdict(FILE *f, const struct result *r)
 {
 	const char	*how = r->violations.n > 0 && r->violations.v[0].exact ?
 			    "" : " (inferred from its error output)";
+	size_t		 refused = 0;
+
+	/* What was discarded was not refused: it is listed, not counted. */
+	for (size_t i = 0; i < r->violations.n; i++)
+		if (r->violations.v[i].reason != VIOLATION_DISCARDED)
+			refused++;
 
 	if (r->killed_by != NULL)
 		fprintf(f, "bwgate: killed: %s\n", r->killed_by);
@@ -485,15 +495,14 @@ print_verdict(FILE *f, const struct result *r)
 		    RESULT_TIMED_OUT);
 	else if (r->killed)
 		fprintf(f, "bwgate: killed on request\n");
-	else if (r->violations.n > 0 && result_exit_status(r) != 0)
+	else if (refused > 0 && result_exit_status(r) != 0)
 		/* Whether the refusal made it fail, only the command knows
 		   (a script may exit 3 on its own after one). */
 		fprintf(f, "bwgate: exit %d, and the sandbox refused %zu "
-		    "operation(s)%s\n", result_exit_status(r),
-		    r->violations.n, how);
-	else if (r->violations.n > 0)
+		    "operation(s)%s\n", result_exit_status(r), refused, how);
+	else if (refused > 0)
 		fprintf(f, "bwgate: exit 0, but the sandbox refused %zu "
-		    "operation(s)%s\n", r->violations.n, how);
+		    "operation(s)%s\n", refused, how);
 	else if (result_exit_status(r) != 0)
 		fprintf(f, "bwgate: exit %d: the command failed on its own "
 		    "(the sandbox refused nothing)\n", result_exit_status(r));

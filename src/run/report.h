@@ -40,6 +40,8 @@ enum violation_reason {
 	VIOLATION_NOT_VISIBLE,	/* outside everything the sandbox shows */
 	VIOLATION_PROTECTED,	/* a protected path inside the project */
 	VIOLATION_NETWORK,	/* network use while the network is off */
+	VIOLATION_DISCARDED,	/* done inside a place private to the sandbox
+				   (its empty $HOME), thrown away at the end */
 };
 
 /* One thing the sandbox refused, merged with its repeats. */

@@ -444,7 +444,7 @@ build_private(struct build *b)
 	if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0) {
 		add2(b, "--tmpfs", home);
 		/* Hidden: writes there are discarded (a violation). */
-		build_mount(b, MOUNT_HIDDEN, home, "home, empty and private");
+		build_mount(b, MOUNT_HIDDEN, home, SANDBOX_HOME_WHY);
 	}
 }
 

@@ -68,10 +68,16 @@ mkdir /etc/bwgate-d read-only 1 true"
 		"write $HOSTTMP/file read-only 1 true"
 	assert_eq "host /tmp file unchanged" "$(cat "$HOSTTMP/file")" original
 
-	# $HOME is hidden: writes there are discarded.
+	# $HOME is hidden: writes there work inside and are discarded (not
+	# refused: the command saw them succeed).
 	vrun 'echo x > "$HOME/note"'
-	assert_eq "write into \$HOME: not-visible" "$(vlist)" \
-		"create $HOME/note not-visible 1 true"
+	assert_eq "write into \$HOME: discarded" "$(vlist)" \
+		"create $HOME/note discarded 1 true"
+	"$BWGATE" exec --project "$P" -- sh -c 'echo x > "$HOME/note"' \
+	    > /dev/null 2> "$T/human"
+	assert_match "  the summary says discarded, not refused" \
+	    "$(cat "$T/human")" "discarded create '$HOME/note' \\(private"
+	ok_unless "  and counts no refusal" grep -q 'refused' "$T/human"
 	ok_unless "nothing written to the host home" test -e "$HOME/note"
 
 	# Protected paths in the project.
@@ -104,8 +110,8 @@ mkdir /etc/bwgate-d read-only 1 true"
 		"create $P/out-tmp not-visible 1 true"
 	touch "$HOME/.profile"
 	vrun 'echo x > out-home'
-	assert_eq "through a symlink to \$HOME: not-visible" "$(vlist)" \
-		"create $P/out-home not-visible 1 true"
+	assert_eq "through a symlink to \$HOME: discarded" "$(vlist)" \
+		"create $P/out-home discarded 1 true"
 	# A link above the last name: the fast resolve must not be fooled.
 	ln -s /etc "$P/etc-dir"
 	mkdir -p "$P/real/sub"
