@@ -365,11 +365,13 @@ engine_run(const struct engine_opts *o, struct result *r)
 		}
 	}
 	/* Through a descriptor: the process list shows no option. */
-	if ((slot = runner_args_memfd(&full, sb.opts_end, &cause)) < 0) {
+	if ((slot = runner_args_memfd(&full, sb.bwrap_at, sb.opts_end,
+	    &cause)) < 0) {
 		engine_fail(r, cause);
 		goto out;
 	}
-	runner_args_use(&full, sb.opts_end, sandbox_add_fd(&sb, slot));
+	runner_args_use(&full, sb.bwrap_at, sb.opts_end,
+	    sandbox_add_fd(&sb, slot));
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
 	    join, njoin, &e.run, &cause) != 0) {
 		engine_fail(r, cause);

@@ -24,7 +24,8 @@
 #include "xalloc.h"
 
 int
-runner_args_memfd(const struct strv *argv, size_t opts_end, char **cause)
+runner_args_memfd(const struct strv *argv, size_t at, size_t opts_end,
+    char **cause)
 {
 	int	fd, e;
 
@@ -34,7 +35,7 @@ runner_args_memfd(const struct strv *argv, size_t opts_end, char **cause)
 		    strerror(errno));
 		return -1;
 	}
-	for (size_t i = 1; i < opts_end && i < argv->n; i++)
+	for (size_t i = at + 1; i < opts_end && i < argv->n; i++)
 		if (write_full(fd, argv->v[i], strlen(argv->v[i]) + 1) != 0)
 			goto fail;
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
@@ -50,11 +51,12 @@ fail:
 }
 
 void
-runner_args_use(struct strv *argv, size_t opts_end, int num)
+runner_args_use(struct strv *argv, size_t at, size_t opts_end, int num)
 {
 	struct strv	out = STRV_INIT;
 
-	strv_push(&out, argv->v[0]);
+	for (size_t i = 0; i <= at && i < argv->n; i++)
+		strv_push(&out, argv->v[i]);
 	strv_push(&out, "--args");
 	strv_push_owned(&out, xasprintf("%d", num));
 	for (size_t i = opts_end; i < argv->n; i++)

@@ -571,6 +571,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 		return -1;
 	}
 	build_secrets_start(&b);
+	sb->bwrap_at = sb->argv.n;	/* after setpriv's, when it runs as */
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
 	env_pos = sb->argv.n;

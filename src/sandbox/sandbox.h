@@ -93,6 +93,7 @@ struct sandbox_mount {
 
 struct sandbox {
 	struct strv		 argv;	/* bwrap path ... up to and including "--" */
+	size_t			 bwrap_at; /* argv's index of bwrap */
 	size_t			 opts_end; /* argv's index of that "--" */
 	int			*fds;	/* fds[i] is named SANDBOX_FD_BASE + i */
 	size_t			 nfds;
