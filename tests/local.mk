@@ -332,6 +332,9 @@ MCP_TESTS = \
 	%D%/integration/mcp-rpc.sh \
 	%D%/integration/hook-claude.sh \
 	%D%/integration/agent-config.sh \
+	%D%/integration/args-fd.sh \
+	%D%/integration/headless-unlisted.sh \
+	%D%/integration/discovery.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/write-data.sh \
 	%D%/integration/ui-write.sh

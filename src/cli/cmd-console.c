@@ -28,6 +28,7 @@ enum {
 	OPT_AUDIT = 256, OPT_APPROVAL_TIMEOUT, OPT_MAX_RUNNING, OPT_WRITERS,
 	OPT_TMUX,	/* the terminal UI in a tmux side pane (ui/tmux.c) */
 	OPT_AUTO_SANDBOXED,
+	OPT_UNLISTED,	/* --unlisted wait|deny */
 };
 
 static const struct option console_options[] = {
@@ -44,6 +45,7 @@ static const struct option console_options[] = {
 	{ "max-running", required_argument, NULL, OPT_MAX_RUNNING },
 	{ "writers", required_argument, NULL, OPT_WRITERS },
 	{ "tmux", no_argument, NULL, OPT_TMUX },
+	{ "unlisted", required_argument, NULL, OPT_UNLISTED },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -57,7 +59,8 @@ console_usage(FILE *f)
 	    "[--approval-timeout SECONDS]\n"
 	    "              [--config FILE] [--log FILE] [--audit FILE] "
 	    "[--max-running N]\n"
-	    "              [--writers auto|alone|together] [--tmux]\n");
+	    "              [--writers auto|alone|together] [--tmux] "
+	    "[--unlisted wait|deny]\n");
 }
 
 /* A whole number option in [min, max]. */
@@ -211,6 +214,15 @@ cmd_console(int argc, char **argv)
 				return EXIT_BWGATE_FAILED;
 			}
 			break;
+		case OPT_UNLISTED:
+			if (strcmp(optarg, "wait") == 0)
+				o.unlisted_wait = true;
+			else if (strcmp(optarg, "deny") != 0) {
+				fprintf(stderr, "bwgate: bad --unlisted '%s': "
+				    "want wait or deny\n", optarg);
+				return EXIT_BWGATE_FAILED;
+			}
+			break;
 		case OPT_TMUX:
 			/* No short form and no value: its own word, and
 			   argv is not permuted (no operands are taken). */
@@ -266,12 +278,14 @@ cmd_console(int argc, char **argv)
 	printf("export BWGATE_SOCKET=%s\n", q);
 	fflush(stdout);
 	free(q);
-	fprintf(stderr, "bwgate: console for '%s'%s%s; control socket '%s'; "
-	    "audit log '%s'\n", display_str(console_project(c)),
+	fprintf(stderr, "bwgate: console for '%s'%s%s%s; control socket "
+	    "'%s'; audit log '%s'\n", display_str(console_project(c)),
 	    o.headless ? ", headless" : "",
 	    o.auto_sandboxed ? ", what fits the project sandbox runs at "
 	    "once" : o.auto_allowlisted ? ", allowlisted commands run at once" :
 	    "",
+	    o.headless && o.auto_allowlisted ? o.unlisted_wait ?
+	    ", the rest waits for the operator" : ", the rest is denied" : "",
 	    display_str(console_control_path(c)),
 	    display_str(console_audit_path(c)));
 	if (console_rules_problem(c) != NULL)

@@ -9,8 +9,9 @@
  * Code decide. Write, Edit and MultiEdit to protected paths or outside the
  * project are denied with the sandbox's reason, to paths other tools run on
  * their own (filewrite.h) answered "ask"; with --writes console the console
- * writes the file instead (a file-write request, as bwgate mcp sends) and
- * the tool call is denied with what happened. Other tools pass.
+ * writes the file instead (a file-write request, as bwgate mcp sends); a
+ * Write it made is allowed (reported as done), other outcomes are denied
+ * with what happened. Other tools pass.
  */
 #include "autoconf.h"
 
@@ -180,6 +181,12 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 		return;
 	}
 	self = hook_self();
+	/* Claude Code keeps the directory a call ends in for the next one
+	   (its wrapper runs `pwd -P` after the command): the sandbox's
+	   final directory inside the project comes back on descriptor 3
+	   and the host's shell goes there; the status stays the
+	   command's. */
+	buf_puts(&b, "{ __bwgate_cwd=$(");
 	/* The decision must come within the call's own timeout (the Bash
 	   tool's, in ms: default 2 min, at most 10), with time left to say
 	   why it was withdrawn. */
@@ -192,12 +199,15 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 	/* Plain single quotes, never $'...': the harness's shell may be
 	   any POSIX shell. */
 	q = shell_squote(self);
-	buf_printf(&b, "%s sh -c ", q);
+	buf_printf(&b, "%s sh --cwd-fd=3 -c ", q);
 	free(q);
 	q = shell_squote(command);
 	buf_puts(&b, q);
 	free(q);
 	free(self);
+	buf_puts(&b, " 3>&1 >&4 4>&-); } 4>&1; __bwgate_st=$?; "
+	    "[ -z \"$__bwgate_cwd\" ] || cd -- \"$__bwgate_cwd\"; "
+	    "(exit \"$__bwgate_st\")");
 	hso = cJSON_CreateObject();
 	cJSON_AddStringToObject(hso, "permissionDecision",
 	    perm == HOOK_PERM_ASK ? "ask" : "allow");
@@ -266,9 +276,29 @@ fail:
 	return NULL;
 }
 
+/*
+ * The console wrote what a Write asked for: let the tool run, so Claude
+ * Code reports success and knows the file as it is now (its Write puts the
+ * same bytes there again; denying would count as a refusal and tell the
+ * model the write failed).
+ */
+static void
+hook_written(const char *rel, double id)
+{
+	cJSON	*hso = cJSON_CreateObject();
+	char	*reason;
+
+	reason = xasprintf("bwgate: the console wrote '%s' (request %.0f, "
+	    "approved and run in the sandbox)", rel, id);
+	cJSON_AddStringToObject(hso, "permissionDecision", "allow");
+	cJSON_AddStringToObject(hso, "permissionDecisionReason", reason);
+	hook_answer(hso);
+	free(reason);
+}
+
 /* Have the console write the file (a request like a command) and tell
-   Claude Code the outcome. The tool itself is always denied: when the
-   console wrote the file, Claude must not write it again. */
+   Claude Code the outcome: a Write it made is allowed (hook_written); an
+   edit it made, or a write it did not, is denied with what happened. */
 static void
 hook_write_console(struct mcp *m, const char *socket, const char *tool,
     const cJSON *input, const char *rel)
@@ -279,7 +309,7 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 	const char		*type, *s, *d;
 	cJSON			*j;
 	double			 id = 0;
-	bool			 failed = false;
+	bool			 failed = false, done = false;
 
 	if ((content = hook_new_content(m, tool, input, rel, &cause)) ==
 	    NULL) {
@@ -321,13 +351,14 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 			const cJSON *rep = cJSON_GetObjectItem(j, "report");
 
 			if (cJSON_GetNumberValue(cJSON_GetObjectItem(j,
-			    "exit_status")) == 0)
+			    "exit_status")) == 0) {
+				done = true;
 				msg = xasprintf("bwgate: done: the console "
 				    "wrote '%s' (request %.0f, approved and "
 				    "run in the sandbox); the file has the "
 				    "new content now, so this tool call is "
 				    "not needed and was stopped", rel, id);
-			else
+			} else
 				msg = xasprintf("bwgate: writing '%s' through "
 				    "the console failed (request %.0f): %s",
 				    rel, id, cJSON_GetStringValue(
@@ -348,7 +379,10 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 out:
 	if (failed)	/* the hook's own failure: block (hook-guard.h) */
 		hook_block("%s", msg + strlen("bwgate: "));
-	hook_deny(msg);
+	if (done && strcmp(tool, "Write") == 0)
+		hook_written(rel, id);
+	else
+		hook_deny(msg);
 	free(msg);
 	free(cause);
 }

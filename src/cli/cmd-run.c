@@ -276,6 +276,18 @@ run_print_denied(const cJSON *j)
 	    note != NULL ? display_str(note) : "");
 }
 
+/* Where the command ended (inside the project, checked by the engine),
+   on the descriptor asked for; nothing when it failed or left no word. */
+static void
+run_cwd_after(const struct run_request *rq, const cJSON *res)
+{
+	const char	*d = cJSON_GetStringValue(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(res, "report"), "cwd_after"));
+
+	if (rq->cwd_fd > 0 && d != NULL && d[0] == '/')
+		(void)write_full(rq->cwd_fd, d, strlen(d));
+}
+
 /* The change report summary on stderr (quiet: only why it failed). */
 static void
 run_summary(const cJSON *res, bool quiet)
@@ -349,6 +361,7 @@ run_message(const struct run_request *rq, const char *cwd)
 		sm.has_env = true;
 		run_env_over(&sm.env, &rq->env);
 	}
+	sm.track_cwd = rq->cwd_fd > 0 && rq->command != NULL;
 	msg = proto_msg_json(&sm);
 	proto_msg_release(&sm);
 	return msg;
@@ -485,6 +498,7 @@ run_submit(const struct run_request *rq0)
 				free(t);
 			} else
 				run_summary(j, rq->quiet);
+			run_cwd_after(rq, j);
 			status = (int)cJSON_GetNumberValue(
 			    cJSON_GetObjectItem(j, "exit_status"));
 			if (status < 0 || status > 255)

@@ -68,6 +68,8 @@ struct run_request {
 					   (bwgate mcp's run tool) */
 	int		 approval_ms;	/* withdraw when not decided by then
 					   (BWGATE_APPROVAL_MS); 0: wait */
+	int		 cwd_fd;	/* >0: write where the command ended
+					   there (bwgate sh --cwd-fd) */
 };
 #define RUN_REQUEST_INIT { .argv = STRV_INIT, .rw = STRV_INIT, \
 	.ro = STRV_INIT, .shell_options = STRV_INIT, .args = STRV_INIT, \

@@ -58,7 +58,7 @@ mcp_path_protected(const struct mcp *m, const char *rel)
 		return NULL;
 	return xasprintf("'%s' is %s (%s: %s): %s", rel,
 	    violation_reason_name(VIOLATION_PROTECTED), fm.entry, fm.why,
-	    violation_hint(VIOLATION_PROTECTED));
+	    violation_protected_hint(rel));
 }
 
 /* rel is entry or lies below it. */

@@ -25,6 +25,11 @@
 #define RUN_EVENT_EVERY_MS	500		/* event progress at most */
 #define RUN_LIST_MAX		50		/* paths per kind in the text */
 #define RUN_QUIET_MS		200		/* before saying it waits */
+/* A progress notification at least this often while a call waits or
+   runs: clients that reset their timeout on progress (the MCP SDK's
+   resetTimeoutOnProgress) wait as long as the operator and the command
+   take; 15 s is well inside their usual 60 s. */
+#define RUN_BEAT_MS		15000
 
 static struct mcp_call *run_call(struct mcp *, const cJSON *, const cJSON *,
 		    struct run_request *);
@@ -167,6 +172,9 @@ run_call(struct mcp *m, const cJSON *id, const cJSON *token,
 	}
 	c->rpc_id = cJSON_Duplicate(id, true);
 	c->token = token != NULL ? cJSON_Duplicate(token, true) : NULL;
+	c->start_ms = loop_now_ms();
+	if (c->token != NULL)
+		c->beat_ms = c->start_ms + RUN_BEAT_MS;
 	c->next = m->calls;
 	m->calls = c;
 	return c;
@@ -306,7 +314,11 @@ run_write_result(struct mcp_call *c, const cJSON *j)
 		}
 	}
 	cJSON_ArrayForEach(e, v) {
-		buf_printf(&text, "refused %s '%s' (%s): %s\n",
+		const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "reason"));
+
+		buf_printf(&text, "%s %s '%s' (%s): %s\n", r != NULL &&
+		    strcmp(r, "discarded") == 0 ? "discarded" : "refused",
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
@@ -379,7 +391,11 @@ run_result(struct mcp_call *c, const cJSON *j)
 	cJSON_AddItemToObject(st, "violations", cJSON_IsArray(v) ?
 	    cJSON_Duplicate(v, true) : cJSON_CreateArray());
 	cJSON_ArrayForEach(e, v) {
-		buf_printf(&text, "refused %s '%s' (%s): %s\n",
+		const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "reason"));
+
+		buf_printf(&text, "%s %s '%s' (%s): %s\n", r != NULL &&
+		    strcmp(r, "discarded") == 0 ? "discarded" : "refused",
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
@@ -462,6 +478,7 @@ run_message(struct mcp_call *c, const cJSON *j)
 			    "denied");
 			return false;
 		}
+		c->decided = true;
 		mcp_progress(c->token, ++c->progress, "approved by %s",
 		    STR("by"));
 	} else if (strcmp(type, "started") == 0) {
@@ -525,6 +542,20 @@ mcp_run_timers(struct mcp *m)
 	int	 next = -1, left;
 
 	for (struct mcp_call *c = m->calls; c != NULL; c = c->next) {
+		if (c->beat_ms != 0 && c->beat_ms <= now) {
+			unsigned s = (unsigned)((now - c->start_ms) / 1000);
+
+			if (c->decided)
+				mcp_progress(c->token, ++c->progress,
+				    "request %u still running (%u s)", c->id, s);
+			else
+				mcp_progress(c->token, ++c->progress,
+				    "request %u still waiting for approval "
+				    "(%u s)", c->id, s);
+			c->beat_ms = now + RUN_BEAT_MS;
+		}
+		if (c->beat_ms != 0 && (next < 0 || c->beat_ms - now < next))
+			next = (int)(c->beat_ms - now);
 		if (c->wait_ms != 0 && c->wait_ms <= now) {
 			mcp_progress(c->token, ++c->progress, "request %u is "
 			    "waiting for approval", c->id);

@@ -50,6 +50,9 @@ struct mcp_call {
 	int64_t		 last_ms;	/* of the last event notification */
 	bool		 pending;	/* an event notification is due */
 	int64_t		 wait_ms;	/* say "waiting" then, 0: no */
+	int64_t		 start_ms;	/* when the call came */
+	int64_t		 beat_ms;	/* the next steady progress, 0: none */
+	bool		 decided;	/* approved: waits no more */
 	/* A file write (write_file, edit_file), else NULL. */
 	const char	*tool;
 	char		*path;		/* relative to the project */

@@ -70,13 +70,50 @@ client_is_socket(const char *path)
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+/* The socket of the project at cur or an ancestor in dir; NULL if none.
+   In the default directory a console elsewhere leaves a link to its own
+   socket: the socket it leads to is returned (its control socket is
+   beside it). Links are followed only in our own private directories. */
+static char *
+client_socket_above(const char *dir, const char *here)
+{
+	struct stat	 st;
+	char		*cur = xstrdup(here), *p, *real, *slash;
+
+	for (;;) {
+		p = client_socket_in(dir, cur);
+		if (client_is_socket(p)) {
+			free(cur);
+			return p;
+		}
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    stat(p, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    (real = realpath(p, NULL)) != NULL) {
+			free(p);
+			free(cur);
+			return real;
+		}
+		free(p);
+		if (strcmp(cur, "/") == 0)
+			break;
+		slash = strrchr(cur, '/');
+		if (slash == cur)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(cur);
+	return NULL;
+}
+
 /* Where the agent socket is. */
 char *
 client_socket_path(const char *opt, char **cause)
 {
 	const char		*env = getenv("BWGATE_SOCKET");
 	_cleanup_free_ char	*dir = NULL, *here = NULL, *legacy = NULL;
-	char			*p, *slash;
+	_cleanup_free_ char	*def = NULL, *why = NULL;
+	char			*p;
 
 	if (opt != NULL && *opt != '\0')
 		return xstrdup(opt);
@@ -85,26 +122,16 @@ client_socket_path(const char *opt, char **cause)
 	if ((dir = rundir_get(false, cause)) == NULL)
 		return NULL;
 	/* The console of this directory's project: the nearest ancestor
-	   with a socket. */
+	   with a socket, in our runtime directory, else in the one found
+	   from the user id alone (a harness may have dropped
+	   XDG_RUNTIME_DIR, or passed another). */
 	if ((here = realpath(".", NULL)) != NULL) {
-		char	*cur = xstrdup(here);
-
-		for (;;) {
-			p = client_socket_in(dir, cur);
-			if (client_is_socket(p)) {
-				free(cur);
-				return p;
-			}
-			free(p);
-			if (strcmp(cur, "/") == 0)
-				break;
-			slash = strrchr(cur, '/');
-			if (slash == cur)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
-		}
-		free(cur);
+		if ((p = client_socket_above(dir, here)) != NULL)
+			return p;
+		def = rundir_default(false, &why);
+		if (def != NULL && strcmp(def, dir) != 0 &&
+		    (p = client_socket_above(def, here)) != NULL)
+			return p;
 	}
 	legacy = path_join(dir, "agent.sock");
 	if (client_is_socket(legacy) || here == NULL)

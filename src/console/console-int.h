@@ -119,6 +119,7 @@ struct console {
 	struct digestcache	*digests;	/* of rule and config files */
 	char			*project;
 	char			*socket_path;
+	char			*link_path;	/* console-link.c */
 	char			*control_path;
 	char			*session_rules;	/* the A form's "this session"
 						   rules (allowlist.h) */
@@ -128,6 +129,7 @@ struct console {
 	bool			 headless;
 	bool			 auto_allowlisted;
 	bool			 auto_sandboxed;
+	bool			 unlisted_wait;	/* --unlisted wait */
 	int			 approval_timeout_s;
 	uid_t			 uid;
 	char			*console_id;	/* in every audit record */
@@ -187,6 +189,10 @@ int	console_open_fifo(struct console *c, char **cause);
 int	console_lock(const char *path, char **cause);
 int	console_listen(const char *path, struct stat *stp, char **cause);
 void	console_close_listeners(struct console *c);
+/* console-link.c: the link to the agent socket in the default runtime
+   directory, made and removed. */
+void	console_link_default(struct console *c);
+void	console_unlink_default(struct console *c);
 
 /* console-request.c */
 void	request_classify(struct console *c, struct request *r);

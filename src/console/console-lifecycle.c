@@ -202,6 +202,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	c->headless = o->headless;
 	c->auto_allowlisted = o->auto_allowlisted;
 	c->auto_sandboxed = o->auto_sandboxed;
+	c->unlisted_wait = o->unlisted_wait;
 	c->approval_timeout_s = o->approval_timeout_s;
 	queue_init(&c->q);
 	c->q.max_running = o->max_running != 0 ? o->max_running :
@@ -310,6 +311,9 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	    cause);
 	if (c->control_fd < 0)
 		goto fail;
+	/* Found from the user id and the project alone, too. */
+	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL)
+		console_link_default(c);
 	loop_add(l, c->agent_fd, POLLIN, console_accept, c);
 	loop_add(l, c->control_fd, POLLIN, console_accept, c);
 	if (o->fifo != NULL) {
@@ -338,6 +342,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	cJSON_AddBoolToObject(rec, "headless", c->headless);
 	cJSON_AddBoolToObject(rec, "auto_allowlisted", c->auto_allowlisted);
 	cJSON_AddBoolToObject(rec, "auto_sandboxed", c->auto_sandboxed);
+	if (c->unlisted_wait)
+		cJSON_AddStringToObject(rec, "unlisted", "wait");
 	cJSON_AddStringToObject(rec, "version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(rec, "console", c->console_id);
 	if (audit_write(c->audit, rec, cause) != 0)

@@ -268,6 +268,7 @@ console_close_listeners(struct console *c)
 		loop_remove(c->loop, c->agent_fd);
 		close(c->agent_fd);
 		c->agent_fd = -1;
+		console_unlink_default(c);
 		console_unlink(c->socket_path, &c->agent_st);
 	}
 	if (c->control_fd != -1) {

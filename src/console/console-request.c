@@ -67,6 +67,7 @@ request_spec(struct console *c, struct request *r,
 	o.command = r->is_argv ? NULL : xstrdup(r->command);
 	o.stdin_fd = r->stdin_stream ? 0 : SPAWN_DEVNULL;
 	o.merge_output = r->merge_output;
+	o.track_cwd = r->track_cwd;
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	/* Nobody watches a headless console: never run forever. */
@@ -429,7 +430,7 @@ request_first_decision(struct console *c, struct request *r,
 		free(cause);
 		return;
 	}
-	if (c->headless && c->auto_sandboxed) {
+	if (c->headless && c->auto_sandboxed && !c->unlisted_wait) {
 		char *note = xasprintf("the command needs more than the "
 		    "project sandbox (%s) and this console runs headless "
 		    "with --auto-sandboxed", r->needs != NULL ? r->needs :
@@ -441,7 +442,9 @@ request_first_decision(struct console *c, struct request *r,
 		free(note);
 		return;
 	}
-	if (c->headless && c->auto_allowlisted) {
+	/* --unlisted wait: the rest waits for the operator on the control
+	   socket, like any headless console's. */
+	if (c->headless && c->auto_allowlisted && !c->unlisted_wait) {
 		request_auto_deny(c, r, BY_HEADLESS, "the command needs an "
 		    "operator's approval and this console runs headless "
 		    "with --auto-allowlisted (only allowlisted commands run)");
@@ -673,6 +676,9 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	}
 	r->stdin_stream = m->stdin_stream && cn != NULL;
 	r->merge_output = m->merge_output;
+	/* Only a shell string has a directory it ends in. */
+	r->track_cwd = m->track_cwd && m->command != NULL &&
+	    m->write_path == NULL;
 	strv_append_all(&r->shell_options, &m->shell_options);
 	strv_append_all(&r->args, &m->args);
 	shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";

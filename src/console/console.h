@@ -78,9 +78,11 @@ struct console_opts {
 	enum console_writers writers;	/* may writers run side by side */
 	bool		 auto_sandboxed; /* what fits the project profile
 					   runs at once (console-request.c) */
+	bool		 unlisted_wait;	/* headless, auto-allowlisted: the
+					   rest waits for the operator */
 };
 #define CONSOLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, \
-	false, 0, 0, CONSOLE_WRITERS_AUTO, false }
+	false, 0, 0, CONSOLE_WRITERS_AUTO, false, false }
 #define CONSOLE_MAX_RUNNING	16
 
 enum console_event_type {

@@ -14,4 +14,4 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/request-env.c \
 	%D%/console-job.c %D%/console-warm.c \
-	%D%/console-lifecycle.c
+	%D%/console-lifecycle.c %D%/console-link.c

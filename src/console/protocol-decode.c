@@ -349,6 +349,7 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 	if (proto_decode_env(o, m, cause) != 0 ||
 	    get_bool(o, "stdin", &m->stdin_stream, cause) != 0 ||
 	    get_bool(o, "merge_output", &m->merge_output, cause) != 0 ||
+	    get_bool(o, "track_cwd", &m->track_cwd, cause) != 0 ||
 	    get_strv(o, "shell_options", false, &m->shell_options,
 	    cause) != 0 ||
 	    get_strv(o, "args", false, &m->args, cause) != 0)

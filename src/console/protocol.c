@@ -83,6 +83,8 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) },
 	{ "merge_output", PF_BOOL, offsetof(struct proto_msg, merge_output),
 	  PT(PROTO_SUBMIT) },
+	{ "track_cwd", PF_BOOL, offsetof(struct proto_msg, track_cwd),
+	  PT(PROTO_SUBMIT) },
 	{ "shell_options", PF_STRV, offsetof(struct proto_msg, shell_options),
 	  PT(PROTO_SUBMIT) },
 	{ "args", PF_STRV, offsetof(struct proto_msg, args),

@@ -91,6 +91,8 @@ struct proto_msg {
 	struct strv	 env;		/* submit: NAME=VALUE, sorted */
 	bool		 stdin_stream;	/* submit: input messages follow */
 	bool		 merge_output;	/* submit: stderr into stdout */
+	bool		 track_cwd;	/* submit: report where the shell
+					   string ended (cwd_after) */
 	struct strv	 shell_options;	/* submit: shell options for command */
 	struct strv	 args;		/* submit: $0 and positional params */
 	char		*profile;	/* approve: run with this profile */

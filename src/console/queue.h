@@ -90,6 +90,7 @@ struct request {
 	struct strv		 env_changed;	/* inside, unlike the default */
 	bool			 stdin_stream;	/* the agent streams stdin */
 	bool			 merge_output;	/* stderr into stdout */
+	bool			 track_cwd;	/* report cwd_after */
 	struct strv		 shell_options;	/* for a command string */
 	struct strv		 args;		/* $0 and positional params */
 

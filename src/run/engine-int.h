@@ -47,6 +47,8 @@ struct engine {
 	int64_t			 drain_deadline;
 	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
 	struct engine_opts	*taken;		/* a prestart's request (await) */
+	int			 cwd_rd;	/* where the shell ended: our end */
+	int			 cwd_num;	/* its descriptor in the sandbox */
 };
 
 /* engine-loop.c */
@@ -62,6 +64,11 @@ void	engine_monitor(int fd, short revents, void *arg);
 void	engine_fail(struct result *r, char *cause);
 void	engine_exit_status(struct engine *e);
 void	engine_loop(struct engine *e);
+
+/* engine-cwd.c: the command's final working directory (track_cwd). */
+int	engine_cwd_open(struct engine *e, struct sandbox *sb, char **cause);
+void	engine_cwd_wrap(const struct engine *e, struct strv *argv);
+void	engine_cwd_read(struct engine *e, const char *project);
 /* engine-prestart.c */
 bool	engine_prestart_possible(const struct engine_opts *o, bool writes,
 	    const struct observer *obs);

@@ -22,7 +22,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 400,
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",
 	"output_limit", "exclude", "attention", "limits", "shown_argv_sha256",
-	"stdin", "merge", NULL
+	"stdin", "merge", "cwd", NULL
 };
 
 /* The spec of an engine run. */
@@ -55,6 +55,9 @@ engine_spec_json(const struct engine_opts *o)
 	   and 2 are: a warm exec has two pipes). */
 	if (o->merge_output)
 		cJSON_AddTrueToObject(j, "merge");
+	/* Where the shell ended, through a descriptor of its own. */
+	if (o->track_cwd)
+		cJSON_AddTrueToObject(j, "cwd");
 	return j;
 }
 
@@ -166,6 +169,14 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 		}
 		o->merge_output = true;
 	}
+	e = cJSON_GetObjectItemCaseSensitive(j, "cwd");
+	if (e != NULL) {
+		if (!cJSON_IsTrue(e)) {
+			*cause = xstrdup("spec: cwd must be true or absent");
+			return -1;
+		}
+		o->track_cwd = true;
+	}
 	e = cJSON_GetObjectItemCaseSensitive(j, "shown_argv_sha256");
 	if (shown != NULL)
 		*shown = cJSON_IsString(e) ? xstrdup(e->valuestring) : NULL;
@@ -176,7 +187,7 @@ char *
 engine_spec_sandbox_key(const cJSON *spec)
 {
 	static const char *const keys[] = { "policy", "limits", "stdin",
-		"merge" };
+		"merge", "cwd" };
 	cJSON	*k = cJSON_CreateObject();
 	char	*s;
 

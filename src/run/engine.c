@@ -243,7 +243,8 @@ engine_limiter_free(void *arg)
 int
 engine_run(const struct engine_opts *o, struct result *r)
 {
-	struct engine		 e = { .opts = o, .r = r, .status_fd = -1 };
+	struct engine		 e = { .opts = o, .r = r, .status_fd = -1,
+				   .cwd_rd = -1, .cwd_num = -1 };
 	struct sandbox_policy	 pol;
 	struct sandbox		 sb = SANDBOX_INIT;
 	struct probe		 probe;
@@ -337,6 +338,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	slot = sandbox_fd_slot(&sb, "--block-fd");
 	sb.fds[slot] = bpipe[0];
 	bpipe[0] = -1;
+	if (engine_cwd_open(&e, &sb, &cause) != 0) {
+		engine_fail(r, cause);
+		goto out;
+	}
 	if (!prestart)
 		engine_argv_digests(&e, &sb, &o->argv);
 
@@ -358,8 +363,28 @@ engine_run(const struct engine_opts *o, struct result *r)
 	njoin = limiter_join_fds(e.lim, join);
 	/* A prestart's command goes to its helper later. */
 	strv_append_all(&full, &sb.argv);
-	if (!prestart)
-		strv_append_all(&full, &o->argv);
+	if (!prestart) {
+		struct strv	cmd = STRV_INIT;
+
+		strv_append_all(&cmd, &o->argv);
+		engine_cwd_wrap(&e, &cmd);
+		strv_append_all(&full, &cmd);
+		strv_release(&cmd);
+		/* The report's argv is what ran (the digests are of the
+		   argv shown). */
+		if (e.cwd_num >= 0) {
+			strv_release(&r->bwrap_argv);
+			strv_append_all(&r->bwrap_argv, &full);
+		}
+	}
+	/* Through a descriptor: the process list shows no option. */
+	if ((slot = runner_args_memfd(&full, sb.bwrap_at, sb.opts_end,
+	    &cause)) < 0) {
+		engine_fail(r, cause);
+		goto out;
+	}
+	runner_args_use(&full, sb.bwrap_at, sb.opts_end,
+	    sandbox_add_fd(&sb, slot));
 	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
 	    join, njoin, &e.run, &cause) != 0) {
 		engine_fail(r, cause);
@@ -455,7 +480,14 @@ engine_run(const struct engine_opts *o, struct result *r)
 			goto kill;
 		}
 		e.start_ms = loop_now_ms();
-		(void)observe_go_argv(e.obs, &o->argv);
+		{
+			struct strv	cmd = STRV_INIT;
+
+			strv_append_all(&cmd, &o->argv);
+			engine_cwd_wrap(&e, &cmd);
+			(void)observe_go_argv(e.obs, &cmd);
+			strv_release(&cmd);
+		}
 	} else
 		observe_go(e.obs);
 	e.out_open = true;
@@ -536,6 +568,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 		r->changes_possible = false;
 		r->changes_method = "none";
 	}
+	if (r->started && r->exit_code == 0)
+		engine_cwd_read(&e, pol.project);
 	rc = r->error != NULL ? -1 : 0;
 	LOG("done");
 	goto out;
@@ -551,6 +585,8 @@ kill:
 	if (unused)
 		rc = ENGINE_UNUSED;
 out:
+	if (e.cwd_rd >= 0)
+		close(e.cwd_rd);
 	netstack_stop(e.net);
 	aside_join(&lim_new);
 	aside_start(&lim_free, engine_limiter_free, e.lim);

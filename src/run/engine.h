@@ -41,6 +41,9 @@ struct engine_opts {
 	bool			 snapshot;	/* change report (default on) */
 	bool			 force_snapshot; /* scan even when the calls
 						   could be recorded */
+	bool			 track_cwd;	/* argv is SHELL [OPT...] -c STRING
+						   [ARG...]: report where STRING
+						   ended (cwd_after, engine-cwd.c) */
 	struct strv		 exclude;	/* project-relative trees not reported */
 	struct strv		 attention;	/* auto-run paths (attention.h) */
 	struct limits		 limits;	/* memory, processes, CPU time */

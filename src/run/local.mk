@@ -6,7 +6,7 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/runner.c %D%/runner.h \
 	%D%/netstack.c %D%/netstack.h \
 	%D%/limiter.c %D%/limiter.h \
-	%D%/engine.c %D%/engine-loop.c %D%/engine.h %D%/engine-int.h \
+	%D%/engine.c %D%/engine-cwd.c %D%/engine-loop.c %D%/engine.h %D%/engine-int.h \
 	%D%/engine-prestart.c \
 	%D%/engine-spec.c %D%/engine-spec.h \
 	%D%/report.c %D%/report.h %D%/report-text.c %D%/report-text.h \

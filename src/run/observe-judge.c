@@ -416,6 +416,15 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	t.exists = t.parent_exists && observe_exists_in(obs->rootfd, res);
 	if (!observe_decide(m, kind, &t, &reason))
 		return false;
+	/* It worked inside, in a place the sandbox keeps to itself (the
+	   empty $HOME): not refused, but thrown away at the end. */
+	if (reason == VIOLATION_NOT_VISIBLE && m != NULL &&
+	    (m->kind == MOUNT_TMPFS || (m->kind == MOUNT_HIDDEN &&
+	    m->why != NULL && strcmp(m->why, SANDBOX_HOME_WHY) == 0)) &&
+	    (kind == OBSERVE_CREATE ?
+	    t.parent_exists : kind == OBSERVE_CREATE_EXCL ?
+	    t.parent_exists && !t.exists : t.exists))
+		reason = VIOLATION_DISCARDED;
 	if (kind == OBSERVE_CREATE && t.exists)
 		op = "write";
 	LOG("%s %s (%s): %s", op, named, res, violation_reason_name(reason));

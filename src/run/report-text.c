@@ -213,9 +213,14 @@ rt_refused(const cJSON *rep, const struct report_text_opts *o,
 			snprintf(times, sizeof times, " x%.0f", c->valuedouble);
 		p = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "path")) ?: "?");
-		rt_add(t, RL_REFUSED, xasprintf("refused %s '%s' (%s)%s",
-		    op != NULL ? op : "?", p, why != NULL ? why : "refused",
-		    times), false);
+		if (why != NULL && strcmp(why, "discarded") == 0)
+			rt_add(t, RL_REFUSED, xasprintf("discarded %s '%s' "
+			    "(private to the sandbox)%s", op != NULL ? op : "?",
+			    p, times), false);
+		else
+			rt_add(t, RL_REFUSED, xasprintf("refused %s '%s' "
+			    "(%s)%s", op != NULL ? op : "?", p, why != NULL ?
+			    why : "refused", times), false);
 		free(p);
 		if (hint != NULL && *hint != '\0') {
 			h = o->escape(hint);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentcfg.h"
 #include "display.h"
 #include "jsonutil.h"
 #include "report.h"
@@ -21,6 +22,7 @@ static const char *const violation_reason_names[] = {
 	[VIOLATION_PROTECTED] = "protected",
 	[VIOLATION_NETWORK] = "network",
 	[VIOLATION_LOCAL] = "local-port",
+	[VIOLATION_DISCARDED] = "discarded",
 };
 
 /* What the agent can do about each kind of refusal. */
@@ -40,6 +42,9 @@ static const char *const violation_hints[] = {
 	    "is reachable once it listens, the host's local services are "
 	    "not): wait for the server, or ask the operator for network to "
 	    "reach one on the host",
+	[VIOLATION_DISCARDED] = "written in the sandbox's private, empty home "
+	    "and discarded when the command ended (nothing reached the host): "
+	    "write under the project to keep it",
 };
 
 void
@@ -266,11 +271,39 @@ violation_hint(enum violation_reason r)
 
 /* The hint for one refusal: a read-only path inside the project is
    read-only because of the profile, never "outside the project". */
+/* The hint for a protected path inside the project: only the profile that
+   unlocks it is named (git-write does not unlock .envrc). */
+const char *
+violation_protected_hint(const char *rel)
+{
+	const struct agentcfg	*t;
+	char			*cause = NULL;
+	bool			 agent;
+
+	if (strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0 ||
+	    strstr(rel, "/.git/") != NULL ||
+	    (strlen(rel) >= 5 && strcmp(rel + strlen(rel) - 5, "/.git") == 0))
+		return "this path is protected (git metadata): leave it alone "
+		    "or ask the operator for the git-write profile";
+	t = agentcfg_get(&cause);
+	free(cause);
+	agent = t != NULL && agentcfg_match(t, rel) != NULL;
+	if (agent)
+		return "this path is protected (an agent's or editor's "
+		    "configuration, which runs programs on the host): leave it "
+		    "alone or ask the operator for the agent-config profile";
+	return "this path is protected (bwgate policy or the configuration's "
+	    "protected list): leave it alone";
+}
+
 const char *
 violation_hint_in(const struct violation *v, const char *project)
 {
 	size_t	n = project != NULL ? strlen(project) : 0;
 
+	if (v->reason == VIOLATION_PROTECTED && n > 0 &&
+	    strncmp(v->path, project, n) == 0 && v->path[n] == '/')
+		return violation_protected_hint(v->path + n + 1);
 	if (v->reason != VIOLATION_READ_ONLY || n == 0 ||
 	    strncmp(v->path, project, n) != 0 ||
 	    (v->path[n] != '/' && v->path[n] != '\0'))
@@ -359,6 +392,7 @@ result_release(struct result *r)
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
 	free(r->error);
+	free(r->cwd_after);
 	memset(r, 0, sizeof *r);
 	r->exit_code = -1;
 }
@@ -429,6 +463,8 @@ result_json(const struct result *r)
 		cJSON_AddStringToObject(j, "error", r->error);
 	else
 		cJSON_AddNullToObject(j, "error");
+	if (r->cwd_after != NULL)
+		cJSON_AddStringToObject(j, "cwd_after", r->cwd_after);
 	return j;
 }
 
@@ -450,6 +486,12 @@ print_verdict(FILE *f, const struct result *r)
 {
 	const char	*how = r->violations.n > 0 && r->violations.v[0].exact ?
 			    "" : " (inferred from its error output)";
+	size_t		 refused = 0;
+
+	/* What was discarded was not refused: it is listed, not counted. */
+	for (size_t i = 0; i < r->violations.n; i++)
+		if (r->violations.v[i].reason != VIOLATION_DISCARDED)
+			refused++;
 
 	if (r->killed_by != NULL)
 		fprintf(f, "bwgate: killed: %s\n", r->killed_by);
@@ -459,12 +501,14 @@ print_verdict(FILE *f, const struct result *r)
 		    RESULT_TIMED_OUT);
 	else if (r->killed)
 		fprintf(f, "bwgate: killed on request\n");
-	else if (r->violations.n > 0 && result_exit_status(r) != 0)
-		fprintf(f, "bwgate: exit %d: stopped by the sandbox%s\n",
-		    result_exit_status(r), how);
-	else if (r->violations.n > 0)
+	else if (refused > 0 && result_exit_status(r) != 0)
+		/* Whether the refusal made it fail, only the command knows
+		   (a script may exit 3 on its own after one). */
+		fprintf(f, "bwgate: exit %d, and the sandbox refused %zu "
+		    "operation(s)%s\n", result_exit_status(r), refused, how);
+	else if (refused > 0)
 		fprintf(f, "bwgate: exit 0, but the sandbox refused %zu "
-		    "operation(s)%s\n", r->violations.n, how);
+		    "operation(s)%s\n", refused, how);
 	else if (result_exit_status(r) != 0)
 		fprintf(f, "bwgate: exit %d: the command failed on its own "
 		    "(the sandbox refused nothing)\n", result_exit_status(r));

@@ -42,6 +42,8 @@ enum violation_reason {
 	VIOLATION_NETWORK,	/* network use while the network is off */
 	VIOLATION_LOCAL,	/* a loopback port nothing in the sandbox
 				   listens on: the host's are not there */
+	VIOLATION_DISCARDED,	/* done inside a place private to the sandbox
+				   (its empty $HOME), thrown away at the end */
 };
 
 /* One thing the sandbox refused, merged with its repeats. */
@@ -116,6 +118,7 @@ struct result {
 	cJSON		*sandbox;	/* how the sandbox was built */
 	struct strv	 warnings;
 	char		*error;		/* bwgate's own failure, if any */
+	char		*cwd_after;	/* where the shell ended (track_cwd) */
 };
 #define RESULT_INIT { .exit_code = -1, .changes_possible = true }
 
@@ -127,6 +130,10 @@ cJSON	*changes_json(const struct changes *);
 const char *violation_reason_name(enum violation_reason);
 /* The hint an agent can act on, for a reason. */
 const char *violation_hint(enum violation_reason);
+/* The hint for a protected project-relative path: names only the profile
+   that unlocks it (git-write for git metadata, agent-config for the
+   agents' configuration, none for bwgate's policy). */
+const char *violation_protected_hint(const char *rel);
 /* Add one attempt; repeats of (path, operation, reason) bump count. */
 void	 violations_add(struct violations *, const char *path,
 	    const char *operation, enum violation_reason, bool exact);

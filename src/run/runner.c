@@ -11,15 +11,59 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "runner.h"
 #include "sandbox.h"
 #include "spawn.h"
 #include "xalloc.h"
+
+int
+runner_args_memfd(const struct strv *argv, size_t at, size_t opts_end,
+    char **cause)
+{
+	int	fd, e;
+
+	fd = memfd_create("bwrap-args", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		*cause = xasprintf("cannot create bwrap's argument file: %s",
+		    strerror(errno));
+		return -1;
+	}
+	for (size_t i = at + 1; i < opts_end && i < argv->n; i++)
+		if (write_full(fd, argv->v[i], strlen(argv->v[i]) + 1) != 0)
+			goto fail;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	*cause = xasprintf("cannot write bwrap's argument file: %s",
+	    strerror(e));
+	return -1;
+}
+
+void
+runner_args_use(struct strv *argv, size_t at, size_t opts_end, int num)
+{
+	struct strv	out = STRV_INIT;
+
+	for (size_t i = 0; i <= at && i < argv->n; i++)
+		strv_push(&out, argv->v[i]);
+	strv_push(&out, "--args");
+	strv_push_owned(&out, xasprintf("%d", num));
+	for (size_t i = opts_end; i < argv->n; i++)
+		strv_push(&out, argv->v[i]);
+	strv_release(argv);
+	*argv = out;
+}
 
 /* Start bwrap with its descriptors in place. */
 int

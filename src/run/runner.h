@@ -34,6 +34,15 @@ struct runner {
 
 /* merge: one pipe for stdout and stderr (err_fd is -1), order kept;
    join: cgroup files bwrap joins before it starts (spawn.h), or NULL. */
+/* bwrap's options (after argv[at], bwrap, up to opts_end) as a sealed
+   memory file for --args, so none of them (the --setenv of the agent's
+   environment among them) shows in the process list; -1 with cause.
+   runner_args_use then puts "--args NUM" in their place (NUM: the file's
+   descriptor in bwrap). */
+int	runner_args_memfd(const struct strv *argv, size_t at, size_t opts_end,
+	    char **cause);
+void	runner_args_use(struct strv *argv, size_t at, size_t opts_end,
+	    int num);
 int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	    int stdin_fd, bool merge, const int *join, size_t njoin,
 	    struct runner *, char **cause);

@@ -444,7 +444,7 @@ build_private(struct build *b)
 	if (home != NULL && home[0] == '/' && strcmp(home, "/") != 0) {
 		add2(b, "--tmpfs", home);
 		/* Hidden: writes there are discarded (a violation). */
-		build_mount(b, MOUNT_HIDDEN, home, "home, empty and private");
+		build_mount(b, MOUNT_HIDDEN, home, SANDBOX_HOME_WHY);
 	}
 }
 
@@ -571,6 +571,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 		return -1;
 	}
 	build_secrets_start(&b);
+	sb->bwrap_at = sb->argv.n;	/* after setpriv's, when it runs as */
 	add(&b, probe->bwrap);
 	build_namespaces(&b);
 	env_pos = sb->argv.n;
@@ -596,6 +597,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	if (build_helper(&b, cause) != 0)
 		goto fail;
 	add2(&b, "--chdir", pol->cwd);
+	sb->opts_end = sb->argv.n;
 	add(&b, "--");
 	if (pol->helper != NULL && pol->helper_fd >= 0) {
 		snprintf(num, sizeof num, "%d", build_fd(&b, pol->helper_fd));

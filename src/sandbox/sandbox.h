@@ -87,8 +87,14 @@ struct sandbox_mount {
 	char		*why;		/* short reason for people */
 };
 
+/* The why of the private, empty home: a write there works inside and is
+   thrown away (reported as discarded, not refused). */
+#define SANDBOX_HOME_WHY	"home, empty and private"
+
 struct sandbox {
 	struct strv		 argv;	/* bwrap path ... up to and including "--" */
+	size_t			 bwrap_at; /* argv's index of bwrap */
+	size_t			 opts_end; /* argv's index of that "--" */
 	int			*fds;	/* fds[i] is named SANDBOX_FD_BASE + i */
 	size_t			 nfds;
 	struct sandbox_mount	*mounts;

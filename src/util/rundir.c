@@ -76,39 +76,12 @@ rundir_alternative(bool create)
 	return dir;
 }
 
-/* The per-user runtime directory. */
-char *
-rundir_get(bool create, char **cause)
+/* Make or check dir: ours and private; NULL with cause if not. */
+static char *
+rundir_settle(char *dir, bool create, char **cause)
 {
-	const char	*xdg = getenv("XDG_RUNTIME_DIR");
-	struct stat	 st;
-	char		*dir, *alt;
+	struct stat	st;
 
-	if (xdg != NULL && xdg[0] == '/')
-		dir = path_join(xdg, "bwgate");
-	else {
-		dir = xasprintf("/tmp/bwgate-%u", (unsigned)getuid());
-		if (lstat(dir, &st) == 0 && st.st_uid != getuid() &&
-		    (alt = rundir_alternative(create)) != NULL) {
-			char *why = NULL;
-
-			if (rundir_check(alt, &why) == 0 ||
-			    (!create && lstat(alt, &st) != 0)) {
-				free(why);
-				free(dir);
-				return alt;
-			}
-			*cause = xasprintf("'%s' belongs to uid %u (someone "
-			    "else created it) and '%s' cannot be used "
-			    "instead: %s; set XDG_RUNTIME_DIR to a private "
-			    "directory of yours", dir, (unsigned)st.st_uid,
-			    alt, why);
-			free(why);
-			free(alt);
-			free(dir);
-			return NULL;
-		}
-	}
 	/* Not there: nothing listens; the connect will say so. */
 	if (!create && lstat(dir, &st) != 0 && errno == ENOENT)
 		return dir;
@@ -177,4 +150,47 @@ rundir_open_trusted(const char *dir, char **cause)
 		return -1;
 	}
 	return fd;
+}
+
+/* The runtime directory from the user id alone: /tmp/bwgate-UID, or the
+   private one under our cache when someone else made that first. */
+char *
+rundir_default(bool create, char **cause)
+{
+	struct stat	 st;
+	char		*dir, *alt;
+
+	dir = xasprintf("/tmp/bwgate-%u", (unsigned)getuid());
+	if (lstat(dir, &st) == 0 && st.st_uid != getuid() &&
+	    (alt = rundir_alternative(create)) != NULL) {
+		char *why = NULL;
+
+		if (rundir_check(alt, &why) == 0 ||
+		    (!create && lstat(alt, &st) != 0)) {
+			free(why);
+			free(dir);
+			return alt;
+		}
+		*cause = xasprintf("'%s' belongs to uid %u (someone "
+		    "else created it) and '%s' cannot be used "
+		    "instead: %s; set XDG_RUNTIME_DIR to a private "
+		    "directory of yours", dir, (unsigned)st.st_uid,
+		    alt, why);
+		free(why);
+		free(alt);
+		free(dir);
+		return NULL;
+	}
+	return rundir_settle(dir, create, cause);
+}
+
+/* The per-user runtime directory. */
+char *
+rundir_get(bool create, char **cause)
+{
+	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (xdg == NULL || xdg[0] != '/')
+		return rundir_default(create, cause);
+	return rundir_settle(path_join(xdg, "bwgate"), create, cause);
 }

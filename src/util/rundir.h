@@ -12,6 +12,10 @@
 /* The default socket directory (created 0700 when create is true and
    checked to be ours and private either way); caller frees. */
 char	*rundir_get(bool create, char **cause);
+/* The directory found from the user id alone, whatever XDG_RUNTIME_DIR
+   says: a console elsewhere leaves a link to its agent socket there, for
+   clients whose harness filters the environment. */
+char	*rundir_default(bool create, char **cause);
 /* Is dir a private directory of ours (owned by us, not group/other
    accessible, not a symlink)? -1 with cause if not. */
 int	 rundir_check(const char *dir, char **cause);

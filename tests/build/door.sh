@@ -26,6 +26,7 @@ allowed() {
 	client.o) echo "lstat" ;;			# the runtime directory
 	console-listen.o) echo "unlink lstat chmod" ;;	# its sockets
 	console-lifecycle.o) echo "unlink" ;;		# its session rules (runtime)
+	console-link.o) echo "unlink lstat symlink" ;;	# its link (runtime)
 	allowlist-layers.o) echo "lstat" ;;		# config files
 	limiter.o) echo "opendir rmdir mkdir" ;;	# cgroups
 	runner.o) echo "opendir" ;;			# /proc

@@ -66,6 +66,10 @@ assert_eq "Write to .git/hooks: deny" \
 assert_match "  with the sandbox's reason" \
     "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
     "is protected .*git-write profile"
+assert_eq "Write to .envrc: deny" "$(fdecision Write "$P/.envrc")" deny
+assert_match "  the hint names the profile that unlocks it, not git-write" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "is protected .*agent-config profile"
 assert_eq "Edit of a nested .git/config: deny" \
     "$(fdecision Edit "$P/vendor/lib/.git/config")" deny
 assert_eq "Edit of .bwgate.json: deny" "$(fdecision Edit "$P/.bwgate.json")" deny
@@ -103,7 +107,7 @@ assert_eq "updatedInput keeps the other fields" \
     '["test",120000]'
 assert_match "updatedInput runs bwgate sh -c" \
     "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
-    "^BWGATE_APPROVAL_MS=115000 '[^']*/bwgate' sh -c '"
+    "^\\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS=115000 '[^']*/bwgate' sh --cwd-fd=3 -c '"
 
 # The user's own Claude Code rules still hold: a deny rule refuses the
 # command (Claude Code would check the rewritten one, which no rule
@@ -125,9 +129,9 @@ assert_match "  inside a compound command and with quotes" \
     "$(decision "echo a && 'tou'ch y | cat")" "^deny -$"
 assert_match "  inside a substitution" "$(decision 'echo $(touch z)')" "^deny -$"
 assert_match "other commands still allowed and rewritten" \
-    "$(decision 'echo touch')" "^allow BWGATE_APPROVAL_MS="
+    "$(decision 'echo touch')" "^allow \\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS="
 assert_match "ask rule: ask, with the rewritten command" \
-    "$(decision 'git push origin main')" "^ask BWGATE_APPROVAL_MS=[0-9]+ '.*/bwgate' sh -c 'git push"
+    "$(decision 'git push origin main')" "^ask \\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS=[0-9]+ '.*/bwgate' sh --cwd-fd=3 -c 'git push"
 echo '{"permissions":{"deny":["Bash(rm *)"]}}' > "$P/.claude/settings.local.json"
 assert_match "project local deny rule Bash(rm *): rm denied" \
     "$(decision 'rm -rf build')" "^deny -$"
@@ -160,8 +164,30 @@ done < <(printf '%s\0' \
     "printf '%s\n' '\$HOME' \"\\\$PATH\" '\\\\' '\`x\`'" \
     "echo \"a'b\" 'c\"d' && false")
 
+# cd carries over as in Claude Code's own wrapper (`eval CMD && pwd -P`):
+# the host's shell ends where the sandbox's did, inside the project, when
+# the command succeeded; its status is the command's either way.
+mkdir -p "$P/src/deep"
+carried() {	# COMMAND: what the wrapper's pwd prints, and the status
+	bash_payload "$1" | hook
+	cmd=$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")
+	(cd "$P" && bash -c 'eval "$1" > /dev/null 2>&1 && pwd -P; echo "rc=$?"' \
+	    sh "$cmd")
+}
+assert_eq "cd src/deep: the host's next directory" \
+    "$(carried 'cd src/deep')" "$P/src/deep"$'\n'"rc=0"
+assert_eq "cd then a later command: where it ended" \
+    "$(carried 'cd src && ls > /dev/null && cd deep')" "$P/src/deep"$'\n'"rc=0"
+assert_eq "cd and a failure: not carried, the status kept" \
+    "$(carried 'cd src && false')" "rc=1"
+assert_eq "cd out of the project: not carried" \
+    "$(carried 'cd /tmp')" "$P"$'\n'"rc=0"
+assert_eq "a trailing comment: still carried" \
+    "$(carried 'cd src # go')" "$P/src"$'\n'"rc=0"
+
 # --writes console: Claude Code's own file tools become console requests;
-# the tool call is stopped either way, the reason says what happened.
+# a Write the console made is allowed (Claude Code writes the same bytes
+# and reports success), an Edit it made stopped with what happened.
 reason() {
 	jq -r '.hookSpecificOutput | .permissionDecision + " " +
 	    .permissionDecisionReason' "$T/hook.out"
@@ -169,7 +195,7 @@ reason() {
 payload Write "$(jq -cn --arg f "$P/src/new.c" '{file_path: $f,
     content: "int x;\n"}')" | hook --writes console
 assert_match "Write through the console: done" "$(reason)" \
-    "^deny bwgate: done: the console wrote 'src/new.c' \\(request [0-9]+"
+    "^allow bwgate: the console wrote 'src/new.c' \\(request [0-9]+"
 assert_eq "  the file" "$(cat "$P/src/new.c")" "int x;"
 payload Edit "$(jq -cn --arg f "$P/src/a.txt" '{file_path: $f,
     old_string: "hello", new_string: "bye"}')" | hook --writes console
@@ -202,11 +228,11 @@ start_console --headless || { ok_if "the console starts" false; done_testing; ex
 bash_payload 'touch waited' | hook
 assert_match "a 2-minute Bash timeout: 115 s for the decision" \
     "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
-    "^BWGATE_APPROVAL_MS=115000 "
+    "BWGATE_APPROVAL_MS=115000 "
 payload Bash '{"command":"touch waited","timeout":6000}' | hook
 cmd=$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")
 assert_match "a 6 s timeout: at least 1 s for the decision" "$cmd" \
-    "^BWGATE_APPROVAL_MS=1000 "
+    "BWGATE_APPROVAL_MS=1000 "
 start=$(date +%s)
 (cd "$P" && timeout 30 bash -c "$cmd") > "$T/wait.out" 2> "$T/wait.err"
 rc=$?

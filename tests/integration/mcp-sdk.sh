@@ -91,10 +91,12 @@ assert_match "symlink out refused" "$(step symlink-out | jq -r .text)" "symbolic
 assert_eq "write through a symlink out: refused" \
     "$(step write-through-link | jq .isError)" true
 ok_unless "nothing planted outside the project" test -e "$T/planted"
-for s in write-git write-deep-git write-policy; do
+for s in write-git write-deep-git; do
 	assert_match "$s: refused as protected" "$(step $s | jq -r .text)" \
 	    "is protected .*git-write profile"
 done
+assert_match "write-policy: refused as protected, no profile offered" \
+    "$(step write-policy | jq -r .text)" "is protected .*: leave it alone$"
 ok_unless ".git/hooks untouched" test -e "$P/.git/hooks/pre-commit"
 ok_unless "nested .git untouched" test -e "$P/sub/mod/.git/config"
 assert_eq ".bwgate.json untouched" "$(cat "$P/.bwgate.json")" '{}'
@@ -175,5 +177,18 @@ killed() {
 }
 ok_if "cancelled: the console killed the command" wait_for 10 killed
 killed >/dev/null || { "$BWGATE" list --json; step cancelled; } | sed 's/^/# /'
+
+# 3. An operator slower than the client's timeout: progress every 15 s
+# while the request waits, so a client that resets its timeout on
+# progress (resetTimeoutOnProgress, 16 s here) waits for the approval.
+node "$SDK/client.mjs" beat > "$T/sdk.jsonl" 2> "$T/sdk.err"
+sed 's/^/# /' "$T/sdk.err" | head -20
+assert_eq "a wait past the client's timeout: the run's output arrives" \
+    "$(step beat | jq -c '[.isError, .structured.stdout]')" '[false,"waited-long\n"]'
+assert_match "  progress said it was still waiting, steadily" \
+    "$(step beat | jq -r '.progress | join("|")')" \
+    "still waiting for approval \\(1[0-9] s\\)\\|request [0-9]+ still waiting for approval \\(([23][0-9]) s\\)"
+ok_if "  after more than the client's 16 s ($(step beat | jq .seconds) s)" \
+    test "$(step beat | jq '.seconds > 16')" = true
 stop_console
 done_testing

@@ -68,10 +68,16 @@ mkdir /etc/bwgate-d read-only 1 true"
 		"write $HOSTTMP/file read-only 1 true"
 	assert_eq "host /tmp file unchanged" "$(cat "$HOSTTMP/file")" original
 
-	# $HOME is hidden: writes there are discarded.
+	# $HOME is hidden: writes there work inside and are discarded (not
+	# refused: the command saw them succeed).
 	vrun 'echo x > "$HOME/note"'
-	assert_eq "write into \$HOME: not-visible" "$(vlist)" \
-		"create $HOME/note not-visible 1 true"
+	assert_eq "write into \$HOME: discarded" "$(vlist)" \
+		"create $HOME/note discarded 1 true"
+	"$BWGATE" exec --project "$P" -- sh -c 'echo x > "$HOME/note"' \
+	    > /dev/null 2> "$T/human"
+	assert_match "  the summary says discarded, not refused" \
+	    "$(cat "$T/human")" "discarded create '$HOME/note' \\(private"
+	ok_unless "  and counts no refusal" grep -q 'refused' "$T/human"
 	ok_unless "nothing written to the host home" test -e "$HOME/note"
 
 	# Protected paths in the project.
@@ -104,8 +110,8 @@ mkdir /etc/bwgate-d read-only 1 true"
 		"create $P/out-tmp not-visible 1 true"
 	touch "$HOME/.profile"
 	vrun 'echo x > out-home'
-	assert_eq "through a symlink to \$HOME: not-visible" "$(vlist)" \
-		"create $P/out-home not-visible 1 true"
+	assert_eq "through a symlink to \$HOME: discarded" "$(vlist)" \
+		"create $P/out-home discarded 1 true"
 	# A link above the last name: the fast resolve must not be fooled.
 	ln -s /etc "$P/etc-dir"
 	mkdir -p "$P/real/sub"
@@ -266,9 +272,14 @@ assert_eq "not found: 127" "$(jfield .exit_code)" 127
 assert_match "not found: said so" "$(jfield .stderr)" 'no-such-command: not found'
 assert_eq "not found: no violations" "$(jfield .violations)" "[]"
 
-# The human summary says who stopped the command.
+# The human summary says what the sandbox refused, never that it stopped
+# the command (the command's own status may have other causes).
 "$BWGATE" exec --project "$P" -- sh -c 'touch /etc/bwgate-v' > /dev/null 2> "$T/human"
-assert_match "summary: stopped by the sandbox" "$(cat "$T/human")" 'stopped by the sandbox'
+assert_match "summary: the exit and the refusals" "$(cat "$T/human")" \
+    'exit 1, and the sandbox refused 1 operation'
+"$BWGATE" exec --project "$P" -- sh -c 'touch /etc/bwgate-v; exit 3' > /dev/null 2> "$T/human"
+ok_unless "summary: a script's own exit 3 is not 'stopped by the sandbox'" \
+    grep -q 'stopped by the sandbox' "$T/human"
 assert_match "summary: the refusal" "$(cat "$T/human")" "refused .*/etc/bwgate-v.*read-only"
 "$BWGATE" exec --project "$P" -- sh -c 'exit 3' > /dev/null 2> "$T/human"
 assert_match "summary: failed on its own" "$(cat "$T/human")" 'failed on its own'

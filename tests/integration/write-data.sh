@@ -103,7 +103,7 @@ hook_write() {	# PATH CONTENT
 assert_match "hook: a newline in the path: denied, nothing run" \
     "$(hook_write "$P/$nl_path" x)" "^deny .*control character"
 assert_match "hook: shell syntax in the path: written by the console" \
-    "$(hook_write "$P/h-$lit_path" 'from the hook')" "^deny bwgate: done: the console wrote"
+    "$(hook_write "$P/h-$lit_path" 'from the hook')" "^allow bwgate: the console wrote"
 assert_eq "  exactly at the literal path" "$(cat "$P/h-$lit_path")" "from the hook"
 assert_match "hook: .claude/settings.json: denied" \
     "$(hook_write "$P/.claude/settings.json" '{}')" "^deny .*protected"

@@ -2,7 +2,7 @@
 // stdio, for tests/integration/mcp-sdk.sh. It prints one JSON line per step
 // ({"step": NAME, ...}); the shell script makes the assertions.
 //
-//	node client.mjs auto|operator
+//	node client.mjs auto|operator|beat
 // Environment: BWGATE (the binary), MCP_PROJECT (the project directory).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -157,6 +157,24 @@ if (mode === "auto") {
 		return list.some((q) => String(q.id) === id && q.state !== "running");
 	}, 10000);
 	out("cancelled", { ...r, id, ended });
+} else if (mode === "beat") {
+	// An operator slower than the client's timeout (16 s): the client
+	// resets it on progress, so the steady notifications keep the call
+	// alive; the operator approves at the second "still waiting" (~30 s).
+	const progress = [];
+	let beats = 0;
+	const start = Date.now();
+	const r = await call("run", { command: "echo waited-long" }, {
+		timeout: 16000, resetTimeoutOnProgress: true,
+		onprogress: (p) => {
+			progress.push(p.message);
+			const m = /^request (\d+) still waiting/.exec(p.message ?? "");
+			if (m && ++beats === 2)
+				execFileSync(bwgate, ["approve", m[1]],
+				    { stdio: "ignore" });
+		},
+	});
+	out("beat", { ...r, progress, seconds: (Date.now() - start) / 1000 });
 }
 await client.close();
 out("closed", { ok: true });
