@@ -145,7 +145,7 @@ observe_lookup(int nr)
 /* Read the path argument number i (relative to dirfd argument d). */
 static char *
 observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
-    int dirfd_arg, int path_arg, bool empty_ok)
+    int dirfd_arg, int path_arg, bool empty_ok, bool *deleted)
 {
 	_cleanup_free_ char	*raw = NULL, *base = NULL;
 	int			 dirfd = AT_FDCWD;
@@ -153,23 +153,31 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 	if (dirfd_arg >= 0)
 		dirfd = (int)d->args[dirfd_arg];
 	/* utimensat(fd, NULL, ...): the descriptor itself. */
+	if (deleted != NULL)
+		*deleted = false;
 	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
-		return observe_base(mem->pid, dirfd);
+		return observe_base(mem->pid, dirfd, deleted);
+	errno = 0;
 	raw = observe_read_string(mem, d->args[path_arg]);
-	if (raw == NULL)
+	if (raw == NULL) {
+		if (errno == 0)
+			errno = ENAMETOOLONG;
 		return NULL;
+	}
 	if (raw[0] == '\0') {
 		/* AT_EMPTY_PATH: the descriptor itself. */
+		errno = 0;	/* ENOENT without it: nothing happens */
 		if (!empty_ok || dirfd == AT_FDCWD)
 			return NULL;
-		return observe_base(mem->pid, dirfd);
+		return observe_base(mem->pid, dirfd, deleted);
 	}
 	if (raw[0] != '/') {
-		base = observe_base(mem->pid, dirfd);
+		base = observe_base(mem->pid, dirfd, NULL);
 		if (base == NULL)
 			return NULL;
 	}
-	return pathwalk_normalise(base, raw);
+	/* ".." stays until the names before it are resolved. */
+	return pathwalk_join(base, raw);
 }
 
 /*
@@ -220,7 +228,13 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 	bool			 empty;
 
 	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
-	path = observe_arg_path(d, mem, c->dirfd, c->path, empty);
+	path = observe_arg_path(d, mem, c->dirfd, c->path, empty, NULL);
+	if (path != NULL) {
+		char *n = pathwalk_normalise(NULL, path);
+
+		free(path);
+		path = n;
+	}
 	if (path != NULL && !empty && !observe_exec_exists(root, mem->pid,
 	    path))
 		return;
@@ -280,8 +294,9 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	uint64_t			 flags = 0, msg[2];
 	enum observe_kind		 kind;
 	bool				 follow, writes = false;
+	bool				 deleted = false;
 	const char			*op;
-	int				 acc;
+	int				 acc, lost = 0;
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
@@ -297,6 +312,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	}
 	if (!observe_root(obs, n))
 		return;
+	obs->cur_pid = (pid_t)n->pid;
 
 	switch (c->how) {
 	case HOW_CONNECT:
@@ -344,7 +360,8 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		    kind != OBSERVE_CREATE_EXCL;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false);
+		    false, NULL);
+		lost = path == NULL ? errno : 0;
 		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
 			char *f = xasprintf("%s/%s", path, "(tmpfile)");
 
@@ -354,10 +371,14 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		break;
 	case HOW_LINK:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false);
+		    false, NULL);
+		lost = path == NULL ? errno : 0;
 		path2 = observe_arg_path(d, &mem,
 		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
-		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
+		    &deleted);
+		if (path2 == NULL && lost == 0)
+			lost = errno;
 		kind = OBSERVE_CREATE_EXCL;
 		follow = c->flags >= 0 && (d->args[c->flags] &
 		    AT_SYMLINK_FOLLOW);	/* for the old name */
@@ -365,9 +386,13 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		break;
 	case HOW_RENAME:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false);
+		    false, NULL);
+		lost = path == NULL ? errno : 0;
 		path2 = observe_arg_path(d, &mem,
-		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false);
+		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false,
+		    NULL);
+		if (path2 == NULL && lost == 0)
+			lost = errno;
 		kind = OBSERVE_DELETE;
 		follow = false;
 		op = c->op;
@@ -388,13 +413,15 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		op = c->op;
 		follow = false;
 		if (sun.sun_path[0] == '/')
-			path = pathwalk_normalise(NULL, sun.sun_path);
+			path = pathwalk_join(NULL, sun.sun_path);
 		else {
 			_cleanup_free_ char *base = observe_base(mem.pid,
-			    AT_FDCWD);
+			    AT_FDCWD, NULL);
 
 			if (base != NULL)
-				path = pathwalk_normalise(base, sun.sun_path);
+				path = pathwalk_join(base, sun.sun_path);
+			else
+				lost = errno;
 		}
 		break;
 	}
@@ -402,7 +429,9 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		kind = c->kind;
 		op = c->op;
 		follow = false;
-		path = observe_base(mem.pid, (int)d->args[c->dirfd]);
+		path = observe_base(mem.pid, (int)d->args[c->dirfd],
+		    &deleted);
+		lost = path == NULL ? errno : 0;
 		break;
 	case HOW_PATH:
 	default:
@@ -413,12 +442,23 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		    (d->args[c->flags] & AT_SYMLINK_NOFOLLOW))
 			follow = false;
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
+		    &deleted);
+		lost = path == NULL ? errno : 0;
 		break;
 	}
 	/* Everything read: is it still the same task? */
 	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
 		return;
+	/* What cannot be resolved widens the change report (never
+	   dropped): a path that could not be read, a descriptor whose
+	   file lost its name (another hard link may show the change). */
+	if (lost != 0)
+		observe_widen_lost(obs, op, lost);
+	if (deleted && path != NULL && obs->rec_root != NULL &&
+	    strncmp(path, obs->rec_root, obs->rec_len) == 0 &&
+	    (path[obs->rec_len] == '/' || path[obs->rec_len] == '\0'))
+		observe_widen_lost(obs, op, ENOENT);
 	if (path == NULL)
 		return;
 	if (c->how == HOW_LINK) {

@@ -58,6 +58,11 @@ struct observer {
 	char			*rec_root;
 	size_t			 rec_len;
 	struct executions	*exec_out;	/* or NULL: not recorded */
+	/* The call being judged, and what its resolution met. */
+	pid_t			 cur_pid;
+	bool			 res_unsound;	/* a /proc name unreadable */
+	bool			 res_deleted;	/* a descriptor's file unnamed */
+	struct strv		 res_why;
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
@@ -75,8 +80,13 @@ char	*observe_read_string(struct observe_mem *, uint64_t);
    at addr (an argv) into out, each "?" where it cannot be read. */
 void	 observe_read_strv(struct observe_mem *, uint64_t, size_t,
 	    struct strv *);
-/* The path a descriptor or the cwd of pid refers to, if it is a path. */
-char	*observe_base(pid_t, int dirfd);
+/* The path a descriptor or the cwd of pid refers to, if it is a path
+   (NULL: errno 0 when it is none, else why it could not be read);
+   *deleted, when not NULL: its file has no name any more. */
+char	*observe_base(pid_t, int dirfd, bool *deleted);
+/* A file-changing call whose path could not be read: widen the change
+   report to the whole project (observe-judge.c). */
+void	 observe_widen_lost(struct observer *, const char *op, int error);
 /* Does path exist on the host (our own view)? */
 bool	 observe_exists_host(const char *);
 /* Record one refusal (bounded, repeats merged). */

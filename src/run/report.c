@@ -352,6 +352,7 @@ result_release(struct result *r)
 	executions_release(&r->executed);
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
+	strv_release(&r->changes_widened);
 	free(r->error);
 	memset(r, 0, sizeof *r);
 	r->exit_code = -1;
@@ -402,6 +403,12 @@ result_json(const struct result *r)
 		cJSON_AddStringToObject(j, "changes_method", r->changes_method);
 	else
 		cJSON_AddNullToObject(j, "changes_method");
+	if (r->changes_scope != NULL)
+		cJSON_AddStringToObject(j, "changes_scope", r->changes_scope);
+	else
+		cJSON_AddNullToObject(j, "changes_scope");
+	cJSON_AddItemToObject(j, "changes_widened",
+	    json_strv(&r->changes_widened));
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
 	cJSON_AddItemToObject(j, "attention",
