@@ -493,6 +493,47 @@ observe_widen_unsound(struct observer *obs, const struct sandbox *sb,
 	obs->res_unsound = obs->res_deleted = false;
 }
 
+/* Is the resolved path a symbolic link in the project (not followed)? */
+static bool
+observe_rec_is_link(struct observer *obs, const struct sandbox *sb,
+    const char *res)
+{
+	struct stat	st;
+	const char	*p = res;
+
+	if (observe_rec_rel(obs, sb, res) == NULL)
+		return false;
+	while (*p == '/')
+		p++;
+	return *p != '\0' && fstatat(obs->rootfd, p, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+/*
+ * A symbolic link made, removed or replaced in the project changes where
+ * a path through that name leads. A call of another task resolved just
+ * before may reach the kernel's own lookup only after the change, and
+ * land where the observer did not look: such a race cannot be excluded
+ * from here, so the report widens (the scan is taken now, before the
+ * change is made).
+ */
+static void
+observe_widen_link_change(struct observer *obs, const struct sandbox *sb,
+    const char *res, const char *what)
+{
+	const char	*rel = observe_rec_rel(obs, sb, res);
+	char		*why;
+
+	if (rel == NULL)
+		return;
+	while (*rel == '/')
+		rel++;
+	why = xasprintf("a symbolic link %s in the project (%s): a path "
+	    "another task resolved meanwhile may lead elsewhere", what, rel);
+	observe_widen(obs, why);
+	free(why);
+}
+
 void
 observe_record_rename(struct observer *obs, const struct sandbox *sb,
     const char *from, const char *to)
@@ -507,6 +548,10 @@ observe_record_rename(struct observer *obs, const struct sandbox *sb,
 	observe_widen_unsound(obs, sb, r1);
 	r2 = observe_resolve(obs, to, false, &missing);
 	observe_widen_unsound(obs, sb, r2);
+	if (observe_rec_is_link(obs, sb, r1))
+		observe_widen_link_change(obs, sb, r1, "renamed");
+	if (observe_rec_is_link(obs, sb, r2))
+		observe_widen_link_change(obs, sb, r2, "replaced");
 	rel1 = observe_rec_rel(obs, sb, r1);
 	rel2 = observe_rec_rel(obs, sb, r2);
 	if (rel1 == NULL || rel2 == NULL)
@@ -536,8 +581,14 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	observe_widen_unsound(obs, sb, res);
 	m = sandbox_mount_for(sb, res);
 	/* The change report: paths in the project on a writable mount. */
-	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL) {
+		if (strcmp(op, "symlink") == 0)
+			observe_widen_link_change(obs, sb, res, "made");
+		else if (strcmp(op, "delete") == 0 &&
+		    observe_rec_is_link(obs, sb, res))
+			observe_widen_link_change(obs, sb, res, "removed");
 		snapshot_paths_add(obs->rec, rel);
+	}
 	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
 	    m->kind == MOUNT_PROC))
 		return false;	/* writable: nothing more to look at */
@@ -583,6 +634,9 @@ observe_judge_link(struct observer *obs, const struct sandbox *sb,
 	/* Its link count and change time are about to change. */
 	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
 		snapshot_paths_add(obs->rec, rel);
+	/* A hard link to a symbolic link is a new link (to the new name). */
+	if (!follow && observe_rec_is_link(obs, sb, res))
+		observe_widen_link_change(obs, sb, res, "linked");
 	mo = sandbox_mount_for(sb, res);
 	mn = sandbox_mount_for(sb, new);
 	if (mo == mn || missing || !observe_exists_in(obs->rootfd, res))

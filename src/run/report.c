@@ -407,8 +407,12 @@ result_json(const struct result *r)
 		cJSON_AddStringToObject(j, "changes_scope", r->changes_scope);
 	else
 		cJSON_AddNullToObject(j, "changes_scope");
-	cJSON_AddItemToObject(j, "changes_widened",
-	    json_strv(&r->changes_widened));
+	/* The reasons may hold file names: never invalid UTF-8 out. */
+	cJSON_AddItemToObject(j, "changes_widened", cJSON_CreateArray());
+	for (size_t i = 0; i < r->changes_widened.n; i++)
+		cJSON_AddItemToArray(cJSON_GetObjectItem(j,
+		    "changes_widened"), json_bytes(r->changes_widened.v[i],
+		    strlen(r->changes_widened.v[i])));
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
 	cJSON_AddItemToObject(j, "attention",

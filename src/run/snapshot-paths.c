@@ -47,6 +47,7 @@ struct snapshot_paths {
 	bool			 widened;
 	struct strv		 widened_why;
 	struct snapshot		*merged;	/* the before of the diff */
+	struct strv		 moved;		/* directories renamed to */
 	struct strv		 warnings;
 	struct strv		 paths;		/* recorded, in order */
 	struct strv		 seen;		/* every name ever added */
@@ -269,11 +270,33 @@ out:
 	free(p);
 }
 
-/* Add every name below the directory open on fd (path from, at most
-   depth levels deeper), and the same name below to. */
+static void	paths_add_absent(struct snapshot_paths *, const char *);
+
+/* Is rel at or below a directory a rename moved (a destination)? */
+static bool
+paths_under_moved(const struct snapshot_paths *sp, const char *rel)
+{
+	size_t	len;
+
+	for (size_t i = 0; i < sp->moved.n; i++) {
+		len = strlen(sp->moved.v[i]);
+		if (strncmp(rel, sp->moved.v[i], len) == 0 &&
+		    (rel[len] == '\0' || rel[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Add every name below the directory open on fd (path from, at most depth
+ * levels deeper), and the same name below to. fresh: from was moved there
+ * by an earlier rename of this run, whose walk recorded every name it had
+ * then; a name not seen since was made by another task between that walk
+ * and the rename itself, so it did not exist before the command.
+ */
 static void
 paths_add_below(struct snapshot_paths *sp, int fd, const char *from,
-    const char *to, int depth)
+    const char *to, int depth, bool fresh)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -289,13 +312,21 @@ paths_add_below(struct snapshot_paths *sp, int fd, const char *from,
 			continue;
 		f = xasprintf("%s/%s", from, de->d_name);
 		t = xasprintf("%s/%s", to, de->d_name);
-		snapshot_paths_add(sp, f);
-		snapshot_paths_add(sp, t);
+		if (fresh) {
+			paths_add_absent(sp, f);
+			paths_add_absent(sp, t);
+		} else {
+			snapshot_paths_add(sp, f);
+			snapshot_paths_add(sp, t);
+		}
+		if (de->d_type == DT_DIR && depth == 0)
+			snapshot_paths_widen(sp, "a renamed directory more "
+			    "than 64 levels deep");
 		if (de->d_type == DT_DIR && depth > 0 &&
 		    !scan_is_opaque(&sp->sh, f, strlen(f), de->d_name,
 		    strlen(de->d_name)) && (sub = openat(dirfd(d), de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
-			paths_add_below(sp, sub, f, t, depth - 1);
+			paths_add_below(sp, sub, f, t, depth - 1, fresh);
 		free(f);
 		free(t);
 	}
@@ -308,15 +339,24 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 {
 	const char	*name;
 	int		 pfd, fd;
+	bool		 fresh;
 
 	if (sp == NULL)
 		return;
-	snapshot_paths_add(sp, from);
-	snapshot_paths_add(sp, to);
 	while (*from == '/')
 		from++;
 	while (*to == '/')
 		to++;
+	/* Below a directory moved earlier, an unseen name is new (see
+	   paths_add_below). */
+	if (paths_under_moved(sp, from))
+		paths_add_absent(sp, from);
+	else
+		snapshot_paths_add(sp, from);
+	if (paths_under_moved(sp, to))
+		paths_add_absent(sp, to);
+	else
+		snapshot_paths_add(sp, to);
 	if (*from == '\0' || *to == '\0')
 		return;
 	if ((pfd = paths_open_parent(sp, from, &name)) < 0)
@@ -326,7 +366,12 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 	close(pfd);
 	if (fd < 0)
 		return;
-	paths_add_below(sp, fd, from, to, 64);
+	/* Looked at again at the end: what another task made in it between
+	   this walk and the rename itself moved with it unseen. */
+	fresh = paths_under_moved(sp, from);
+	if (!strv_contains(&sp->moved, to))
+		strv_push(&sp->moved, to);
+	paths_add_below(sp, fd, from, to, 64, fresh);
 }
 
 size_t
@@ -427,6 +472,82 @@ paths_diff_widened(struct snapshot_paths *sp, struct changes *out)
 	return true;
 }
 
+/* A name found at the end that no call named: it was not there before
+   (see paths_walk_moved). */
+static void
+paths_add_absent(struct snapshot_paths *sp, const char *rel)
+{
+	char		*p = xstrdup(rel);
+	const char	*name, *end;
+
+	for (name = p; ; name = end + 1) {
+		end = strchr(name, '/');
+		if (end == NULL)
+			end = name + strlen(name);
+		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)))
+			goto out;
+		if (scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
+		    (size_t)(end - name))) {
+			p[end - p] = '\0';
+			break;
+		}
+		if (*end == '\0')
+			break;
+	}
+	if (paths_see(sp, p))
+		strv_push(&sp->paths, p);
+out:
+	free(p);
+}
+
+/*
+ * Every directory a rename moved is walked again at the end (breadth
+ * first, each opened beneath the root without following links). Its
+ * names were recorded when the rename was notified; one another task
+ * made there before the rename itself ran moved along unseen. A name not
+ * recorded then, nor named by a call since, did not exist before the
+ * command: it is added as absent before.
+ */
+static void
+paths_walk_moved(struct snapshot_paths *sp)
+{
+	struct strv	 queue = STRV_INIT;
+	const char	*name;
+	struct dirent	*de;
+	DIR		*d;
+	char		*f;
+	int		 pfd, fd;
+
+	for (size_t i = 0; i < sp->moved.n; i++)
+		strv_push(&queue, sp->moved.v[i]);
+	for (size_t i = 0; i < queue.n; i++) {
+		if ((pfd = paths_open_parent(sp, queue.v[i], &name)) < 0)
+			continue;
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		close(pfd);
+		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			f = xasprintf("%s/%s", queue.v[i], de->d_name);
+			paths_add_absent(sp, f);
+			if (de->d_type == DT_DIR && !scan_is_opaque(&sp->sh, f,
+			    strlen(f), de->d_name, strlen(de->d_name)))
+				strv_push_owned(&queue, f);
+			else
+				free(f);
+		}
+		closedir(d);
+	}
+	strv_release(&queue);
+}
+
 void
 snapshot_paths_diff(struct snapshot_paths *sp, struct changes *out)
 {
@@ -439,6 +560,7 @@ snapshot_paths_diff(struct snapshot_paths *sp, struct changes *out)
 	snapshot_build_index(sp->before);
 	if (sp->widened && paths_diff_widened(sp, out))
 		return;
+	paths_walk_moved(sp);
 	after = xcalloc(1, sizeof *after);
 	for (size_t i = 0; i < sp->paths.n; i++) {
 		p = sp->paths.v[i];
@@ -485,6 +607,7 @@ snapshot_paths_free(struct snapshot_paths *sp)
 	snapshot_free(sp->merged);
 	strv_release(&sp->widened_why);
 	strv_release(&sp->warnings);
+	strv_release(&sp->moved);
 	strv_release(&sp->paths);
 	strv_release(&sp->seen);
 	free(sp->set);

@@ -198,7 +198,8 @@ def populate(root, rnd):
 
 def a_path(rnd):
     d = rnd.choice(DIRS)
-    n = rnd.choice(NAMES + ["hl", "new%d" % rnd.randrange(4)])
+    n = rnd.choice(NAMES + ["new%d" % rnd.randrange(4)] +
+                   (["hl"] if rnd.random() < 0.3 else []))
     return n if d == "" else d + "/" + n
 
 
@@ -207,7 +208,11 @@ def a_path(rnd):
 def op_line(rnd):
     p, q = a_path(rnd), a_path(rnd)
     data = "w%d" % rnd.randrange(10 ** 6)
-    k = rnd.randrange(21)
+    # The operations that widen the report (a file with other hard
+    # links, a symbolic link made) less often: both ways are exercised.
+    k = rnd.randrange(23)
+    if k in (5, 15, 16, 18, 20) and rnd.random() < 0.6:
+        k = rnd.choice([0, 1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 21])
     if k == 0:
         return "create(%r, %r)" % (p, data)
     if k == 1:
@@ -250,6 +255,10 @@ def op_line(rnd):
         return "append('hl', %r)" % data
     if k == 19:
         return "create('/proc/thread-self/cwd/%s', %r)" % (p, data)
+    if k == 20:
+        return "race_link(%d)" % rnd.randrange(1000)
+    if k == 21:
+        return "race_dir(%d)" % rnd.randrange(1000)
     return "os.rename(%r, 'f/moved%d')" % (rnd.choice(["d", "d/e", "f"]),
                                            rnd.randrange(3))
 
@@ -301,6 +310,36 @@ def threads(ps, s):
     ts = [threading.Thread(target=one, args=(p,)) for p in ps]
     for t in ts: t.start()
     for t in ts: t.join()
+def race_link(n):
+    # One thread writes through "sl" while another swaps where it leads.
+    def writer():
+        for i in range(30):
+            try: create("sl/r%d-%d" % (n, i), "r")
+            except OSError: pass
+    def swapper():
+        for i in range(30):
+            try:
+                os.symlink("d" if i % 2 else "f", "sl.tmp")
+                os.rename("sl.tmp", "sl")
+            except OSError: pass
+    ts = [threading.Thread(target=writer), threading.Thread(target=swapper)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+def race_dir(n):
+    # One thread writes into f/ while another moves f away and back.
+    def writer():
+        for i in range(30):
+            try: create("f/q%d-%d" % (n, i), "q")
+            except OSError: pass
+    def mover():
+        for i in range(30):
+            try:
+                os.rename("f", "f2")
+                os.rename("f2", "f")
+            except OSError: pass
+    ts = [threading.Thread(target=writer), threading.Thread(target=mover)]
+    for t in ts: t.start()
+    for t in ts: t.join()
 def unlinked_write(p, q, s):
     os.link(p, q)
     fd = os.open(p, os.O_RDWR | os.O_APPEND)
@@ -328,7 +367,7 @@ def round_(bwgate, work, seed):
     root = os.path.join(work, "p%d" % seed)
     os.makedirs(root)
     populate(root, rnd)
-    prog = program(rnd, rnd.randrange(3, 12))
+    prog = program(rnd, rnd.randrange(2, 9))
     before = tree(root)
     res = subprocess.run([bwgate, "exec", "--json", "--project", root,
                           "--", "python3", "-c", prog], cwd=root,

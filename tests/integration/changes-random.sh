@@ -31,7 +31,7 @@ fi
 assert_eq "python3 runs in the sandbox" "$(jfield .changes.created)" '["x"]'
 
 seed=${CHANGES_RANDOM_SEED:-$(( $(date +%s) % 1000000 ))}
-count=${CHANGES_RANDOM_COUNT:-40}
+count=${CHANGES_RANDOM_COUNT:-30}
 echo "# seed $seed, $count rounds (CHANGES_RANDOM_SEED=$seed to repeat)"
 mkdir -p "$T/work"
 python3 "$BWGATE_SRCDIR/tests/integration/changes-random.py" "$BWGATE" \
