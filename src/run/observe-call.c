@@ -47,6 +47,7 @@ enum observe_how {
 	HOW_FD,		/* fd (in the dirfd column): the file itself */
 	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
 	HOW_EXEC,	/* dirfd?, path, argv (the next argument), flags */
+	HOW_CHDIR,	/* a new working directory (recorded runs only) */
 };
 
 /*
@@ -113,6 +114,8 @@ static struct observe_call observe_calls[] = {
 	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	/* A unix socket bound to a path creates a file there. */
 	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	{ "chdir", HOW_CHDIR, "chdir", 0, -1, 0, -1, false, 0 },
+	{ "fchdir", HOW_CHDIR, "chdir", 0, 0, -1, -1, false, 0 },
 	{ "execve", HOW_EXEC, "exec", 0, -1, 0, -1, false, 0 },
 	{ "execveat", HOW_EXEC, "exec", 0, 0, 1, 4, false, 0 },
 	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
@@ -280,6 +283,58 @@ observe_root(struct observer *obs, const struct seccomp_notif *n)
 	return true;
 }
 
+/* Does the caller's process have other threads (which share its working
+   directory and descriptors: clone shares them with no other process,
+   the deny filter refuses CLONE_FS and CLONE_FILES without
+   CLONE_THREAD)? A task directory's link count is 2 plus its threads.
+   Unknown counts as yes. */
+static bool
+observe_threaded(pid_t pid)
+{
+	struct stat	st;
+	char		p[64];
+
+	snprintf(p, sizeof p, "/proc/%d/task", (int)pid);
+	return stat(p, &st) != 0 || st.st_nlink != 3;
+}
+
+/*
+ * A path relative to a directory descriptor or to the working directory
+ * is read from /proc/PID before the call runs; another thread of the same
+ * process may replace that descriptor (dup2, close and open) or change
+ * directory between that and the kernel's own lookup. Neither is
+ * notified cheaply (close is every program's), so a multi-threaded
+ * caller's descriptor-relative call, and a change of directory while
+ * other threads run, widen the report.
+ */
+static void
+observe_widen_threads(struct observer *obs, const struct seccomp_data *d,
+    const struct observe_call *c)
+{
+	bool	relative = false;
+	char	why[160];
+
+	if (obs->rec == NULL)
+		return;
+	if (c->dirfd >= 0 && (int)d->args[c->dirfd] != AT_FDCWD)
+		relative = true;
+	/* renameat and linkat: the old name's directory too. */
+	if ((c->how == HOW_RENAME || c->how == HOW_LINK) && c->dirfd >= 0 &&
+	    ((int)d->args[0] != AT_FDCWD || (int)d->args[2] != AT_FDCWD))
+		relative = true;
+	if (c->how != HOW_CHDIR && !relative)
+		return;
+	if (!observe_threaded(obs->cur_pid))
+		return;
+	if (c->how == HOW_CHDIR)
+		snprintf(why, sizeof why, "a change of directory (%s) in a "
+		    "process with several threads", c->name);
+	else
+		snprintf(why, sizeof why, "a call (%s) relative to a "
+		    "descriptor in a process with several threads", c->name);
+	snapshot_paths_widen(obs->rec, why);
+}
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -313,6 +368,9 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	if (!observe_root(obs, n))
 		return;
 	obs->cur_pid = (pid_t)n->pid;
+	observe_widen_threads(obs, d, c);
+	if (c->how == HOW_CHDIR)
+		return;
 
 	switch (c->how) {
 	case HOW_CONNECT:

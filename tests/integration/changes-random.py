@@ -210,8 +210,8 @@ def op_line(rnd):
     data = "w%d" % rnd.randrange(10 ** 6)
     # The operations that widen the report (a file with other hard
     # links, a symbolic link made) less often: both ways are exercised.
-    k = rnd.randrange(23)
-    if k in (5, 15, 16, 18, 20) and rnd.random() < 0.6:
+    k = rnd.randrange(24)
+    if k in (5, 15, 16, 18, 20, 23) and rnd.random() < 0.6:
         k = rnd.choice([0, 1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 21])
     if k == 0:
         return "create(%r, %r)" % (p, data)
@@ -259,6 +259,8 @@ def op_line(rnd):
         return "race_link(%d)" % rnd.randrange(1000)
     if k == 21:
         return "race_dir(%d)" % rnd.randrange(1000)
+    if k == 23:
+        return "race_cwd(%d)" % rnd.randrange(1000)
     return "os.rename(%r, 'f/moved%d')" % (rnd.choice(["d", "d/e", "f"]),
                                            rnd.randrange(3))
 
@@ -340,6 +342,29 @@ def race_dir(n):
     ts = [threading.Thread(target=writer), threading.Thread(target=mover)]
     for t in ts: t.start()
     for t in ts: t.join()
+def race_cwd(n):
+    # Threads write relative to a descriptor and to the working directory
+    # while another changes directory and swaps the descriptor.
+    fd = os.open("d", os.O_RDONLY)
+    def writer():
+        for i in range(20):
+            try:
+                os.close(os.open("c%d-%d" % (n, i), os.O_WRONLY | os.O_CREAT,
+                                 dir_fd=fd))
+                create("w%d-%d" % (n, i), "c")
+            except OSError: pass
+    def changer():
+        for i in range(20):
+            try:
+                os.chdir("d" if i % 2 == 0 else "..")
+                e = os.open("f" if i % 2 else "d/e", os.O_RDONLY)
+                os.dup2(e, fd)
+                os.close(e)
+            except OSError: pass
+    ts = [threading.Thread(target=writer), threading.Thread(target=changer)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    os.close(fd)
 def unlinked_write(p, q, s):
     os.link(p, q)
     fd = os.open(p, os.O_RDWR | os.O_APPEND)

@@ -122,4 +122,43 @@ ts = [threading.Thread(target=w, args=("/proc/thread-self/cwd/t%d" % i,)) for i 
 assert_eq "mmap, passed descriptor, threads: reported" \
 	"$(jfield '[.changes.created, .changes.modified]')" '[["t0","t1","t2","t3"],["a","d/f","hard"]]'
 assert_eq "host: the mmap write happened" "$(head -c 1 "$P/d/f")" O
+
+# Another thread may swap a descriptor or change directory between the
+# observer's look and the kernel's: descriptor-relative calls and chdir in
+# a process with several threads widen; one thread stays exact.
+fresh
+jexec -- python3 -c '
+import os
+fd = os.open("d", os.O_RDONLY)
+os.close(os.open("one", os.O_WRONLY | os.O_CREAT, dir_fd=fd))'
+assert_eq "one thread, openat(dirfd): exact" "$(jfield '[.changes.created, .changes_scope]')" '[["d/one"],"exact"]'
+jexec -- python3 -c '
+import os, threading
+ev = threading.Event(); t = threading.Thread(target=ev.wait); t.start()
+fd = os.open("d", os.O_RDONLY)
+os.close(os.open("two", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+ev.set(); t.join()'
+assert_eq "threads, openat(dirfd): reported" "$(jfield .changes.created)" '["d/two"]'
+assert_match "threads, openat(dirfd): widened, and why" "$(jfield '[.changes_scope, .changes_widened[0]]')" 'project.*relative to a descriptor in a process with several threads'
+jexec -- python3 -c '
+import os, threading
+ev = threading.Event(); t = threading.Thread(target=ev.wait); t.start()
+os.chdir("d"); open("three", "w").close()
+ev.set(); t.join()'
+assert_eq "threads, chdir: reported" "$(jfield .changes.created)" '["d/three"]'
+assert_match "threads, chdir: widened" "$(jfield '.changes_widened[0]')" 'change of directory'
+# Sharing them between processes is refused (so threads are all there is).
+jexec -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for flag in (0x200, 0x400):     # CLONE_FS, CLONE_FILES
+    r = libc.syscall(56, flag | 17, 0, 0, 0, 0)   # clone, SIGCHLD
+    if r == 0:
+        os._exit(0)
+    print(r, ctypes.get_errno())'
+if [ "$(uname -m)" = x86_64 ]; then
+	assert_eq "clone with CLONE_FS or CLONE_FILES alone: EPERM" "$(jfield .stdout)" '"-1 1\n-1 1\n"'
+else
+	skip "clone with CLONE_FS alone" "the test calls clone by its x86_64 number"
+fi
 done_testing
