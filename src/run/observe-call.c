@@ -145,6 +145,13 @@ observe_lookup(int nr)
 	return NULL;
 }
 
+bool
+observe_notified_nr(struct observer *obs, int nr)
+{
+	(void)obs;
+	return observe_lookup(nr) != NULL;
+}
+
 /* Read the path argument number i (relative to dirfd argument d). */
 static char *
 observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
@@ -335,6 +342,10 @@ observe_widen_threads(struct observer *obs, const struct seccomp_data *d,
 	snapshot_paths_widen(obs->rec, why);
 }
 
+static void	observe_judge_call(struct observer *, const struct sandbox *,
+		    const struct seccomp_notif *, struct violations *,
+		    const struct observe_call *);
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -344,14 +355,6 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	const struct observe_call	*c;
 	struct observe_mem		 mem
 	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
-	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	struct open_how			 how;
-	uint64_t			 flags = 0, msg[2];
-	enum observe_kind		 kind;
-	bool				 follow, writes = false;
-	bool				 deleted = false;
-	const char			*op;
-	int				 acc, lost = 0;
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
@@ -371,6 +374,38 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	observe_widen_threads(obs, d, c);
 	if (c->how == HOW_CHDIR)
 		return;
+	if (obs->rec != NULL && c->how != HOW_CONNECT && c->how != HOW_SENDTO &&
+	    c->how != HOW_SENDMSG) {
+		/* A link change that may not have happened yet: this path
+		   may be resolved differently by the kernel. */
+		if (observe_flight_begin(obs, obs->cur_pid))
+			snapshot_paths_widen(obs->rec, "a call resolved while "
+			    "another task's change of a symbolic link in the "
+			    "project may not have happened yet");
+		observe_judge_call(obs, sb, n, vs, c);
+		observe_flight_end(obs, obs->cur_pid);
+		return;
+	}
+	observe_judge_call(obs, sb, n, vs, c);
+}
+
+/* The rest of observe_judge: one file-changing or network call. */
+static void
+observe_judge_call(struct observer *obs, const struct sandbox *sb,
+    const struct seccomp_notif *n, struct violations *vs,
+    const struct observe_call *c)
+{
+	const struct seccomp_data	*d = &n->data;
+	struct observe_mem		 mem
+	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
+	_cleanup_free_ char		*path = NULL, *path2 = NULL;
+	struct open_how			 how;
+	uint64_t			 flags = 0, msg[2];
+	enum observe_kind		 kind;
+	bool				 follow, writes = false;
+	bool				 deleted = false;
+	const char			*op;
+	int				 acc, lost = 0;
 
 	switch (c->how) {
 	case HOW_CONNECT:

@@ -15,6 +15,10 @@
 
 struct loop;
 
+/* Tasks whose last file-changing call may still be in flight, kept
+   (observe-flight.c; more counts as a possible race). */
+#define OBSERVE_FLIGHT_MAX	64
+
 /* Distinct violations kept per run (repeats only bump a count). */
 #define OBSERVE_MAX_VIOLATIONS	256
 
@@ -63,6 +67,11 @@ struct observer {
 	bool			 res_unsound;	/* a /proc name unreadable */
 	bool			 res_deleted;	/* a descriptor's file unnamed */
 	struct strv		 res_why;
+	/* observe-flight.c: calls let through, a link change pending. */
+	pid_t			 flight[OBSERVE_FLIGHT_MAX];
+	size_t			 nflight;
+	bool			 flight_over;
+	pid_t			 link_tid;	/* 0: none */
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
@@ -106,6 +115,17 @@ void	 observe_judge_link(struct observer *, const struct sandbox *,
 /* A network call while the network is off: judge its address. */
 void	 observe_judge_net(struct observer *, struct observe_mem *,
 	    uint64_t addr, uint64_t len, const char *op, struct violations *);
+
+/* observe-flight.c. A file-changing call of tid is about to be judged:
+   true when a link change may not have happened yet (a race). */
+bool	 observe_flight_begin(struct observer *, pid_t tid);
+/* It was judged (and will be let through). */
+void	 observe_flight_end(struct observer *, pid_t tid);
+/* tid is about to change a symbolic link: true when another task's call
+   may still be in flight (a race). */
+bool	 observe_flight_link(struct observer *, pid_t tid);
+/* Is nr one of the calls the helper notifies (observe-call.c)? */
+bool	 observe_notified_nr(struct observer *, int nr);
 
 /* observe-call.c: read and judge one notification (the caller is
    stopped meanwhile); violations go to vs. */

@@ -511,11 +511,9 @@ observe_rec_is_link(struct observer *obs, const struct sandbox *sb,
 
 /*
  * A symbolic link made, removed or replaced in the project changes where
- * a path through that name leads. A call of another task resolved just
- * before may reach the kernel's own lookup only after the change, and
- * land where the observer did not look: such a race cannot be excluded
- * from here, so the report widens (the scan is taken now, before the
- * change is made).
+ * a path through that name leads: when another task's call may be in
+ * flight meanwhile (observe-flight.c), the report widens (the scan is
+ * taken now, before the change is made).
  */
 static void
 observe_widen_link_change(struct observer *obs, const struct sandbox *sb,
@@ -524,12 +522,12 @@ observe_widen_link_change(struct observer *obs, const struct sandbox *sb,
 	const char	*rel = observe_rec_rel(obs, sb, res);
 	char		*why;
 
-	if (rel == NULL)
+	if (rel == NULL || !observe_flight_link(obs, obs->cur_pid))
 		return;
 	while (*rel == '/')
 		rel++;
-	why = xasprintf("a symbolic link %s in the project (%s): a path "
-	    "another task resolved meanwhile may lead elsewhere", what, rel);
+	why = xasprintf("a symbolic link %s in the project (%s) while "
+	    "another task's call may be in flight", what, rel);
 	observe_widen(obs, why);
 	free(why);
 }

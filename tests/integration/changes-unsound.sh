@@ -123,6 +123,33 @@ assert_eq "mmap, passed descriptor, threads: reported" \
 	"$(jfield '[.changes.created, .changes.modified]')" '[["t0","t1","t2","t3"],["a","d/f","hard"]]'
 assert_eq "host: the mmap write happened" "$(head -c 1 "$P/d/f")" O
 
+# A symbolic link changed while another task's call may be between the
+# observer's look and the kernel's lookup widens; made with no other call
+# in flight it stays exact. (A writer blocked opening a FIFO is a call
+# certainly in flight.)
+fresh
+jexec -- sh -c 'ln -s d/e lnk'
+assert_eq "a link made alone: exact" "$(jfield '[.changes.created, .changes_scope]')" '[["lnk"],"exact"]'
+mkfifo "$P/fifo"
+jexec -- python3 -c '
+import os, threading, time
+t = threading.Thread(target=lambda: os.close(os.open("fifo", os.O_WRONLY)))
+t.start()
+while True:    # until the writer is blocked in its open
+    with open("/proc/self/task/%d/syscall" % t.native_id) as f:
+        if f.read().split()[0] == "257":
+            break
+    time.sleep(0.01)
+os.symlink("d", "lnk2")
+os.close(os.open("fifo", os.O_RDONLY))
+t.join()'
+if [ "$(uname -m)" = x86_64 ]; then
+	assert_eq "a link made while a call is in flight: reported" "$(jfield .changes.created)" '["lnk2"]'
+	assert_match "... and widened, with why" "$(jfield '.changes_widened[0]')" "symbolic link made in the project \\(lnk2\\) while another task's call may be in flight"
+else
+	skip "a link made while a call is in flight" "the test reads x86_64's openat number"
+fi
+
 # Another thread may swap a descriptor or change directory between the
 # observer's look and the kernel's: descriptor-relative calls and chdir in
 # a process with several threads widen; one thread stays exact.
