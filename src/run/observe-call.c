@@ -306,30 +306,24 @@ observe_threaded(pid_t pid)
 }
 
 /*
- * A path relative to a directory descriptor or to the working directory
- * is read from /proc/PID before the call runs; another thread of the same
- * process may replace that descriptor (dup2, close and open) or change
- * directory between that and the kernel's own lookup. Neither is
- * notified cheaply (close is every program's), so a multi-threaded
- * caller's descriptor-relative call, and a change of directory while
- * other threads run, widen the report.
+ * What the observer reads before a call runs, another thread of the same
+ * process can change before the kernel reads it: the path in memory, the
+ * descriptor it is relative to (dup2, close and open), the working
+ * directory. None of that is notified cheaply (close and memory writes are
+ * every program's), so a file-changing call or a change of directory in
+ * a process with several threads widens the report. (Other processes
+ * cannot share the directory or descriptors: the deny filter refuses it;
+ * /proc/PID/mem is read-only; see bwgate(1) for memory mapped shared.)
  */
 static void
-observe_widen_threads(struct observer *obs, const struct seccomp_data *d,
-    const struct observe_call *c)
+observe_widen_threads(struct observer *obs, const struct observe_call *c)
 {
-	bool	relative = false;
-	char	why[160];
+	char	why[200];
 
-	if (obs->rec == NULL)
+	if (obs->rec == NULL || snapshot_paths_widened(obs->rec))
 		return;
-	if (c->dirfd >= 0 && (int)d->args[c->dirfd] != AT_FDCWD)
-		relative = true;
-	/* renameat and linkat: the old name's directory too. */
-	if ((c->how == HOW_RENAME || c->how == HOW_LINK) && c->dirfd >= 0 &&
-	    ((int)d->args[0] != AT_FDCWD || (int)d->args[2] != AT_FDCWD))
-		relative = true;
-	if (c->how != HOW_CHDIR && !relative)
+	if (c->how == HOW_CONNECT || c->how == HOW_SENDTO ||
+	    c->how == HOW_SENDMSG)
 		return;
 	if (!observe_threaded(obs->cur_pid))
 		return;
@@ -337,8 +331,9 @@ observe_widen_threads(struct observer *obs, const struct seccomp_data *d,
 		snprintf(why, sizeof why, "a change of directory (%s) in a "
 		    "process with several threads", c->name);
 	else
-		snprintf(why, sizeof why, "a call (%s) relative to a "
-		    "descriptor in a process with several threads", c->name);
+		snprintf(why, sizeof why, "a file-changing call (%s) in a "
+		    "process with several threads (another may change its "
+		    "path or descriptor before the kernel reads it)", c->name);
 	snapshot_paths_widen(obs->rec, why);
 }
 
@@ -371,7 +366,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	if (!observe_root(obs, n))
 		return;
 	obs->cur_pid = (pid_t)n->pid;
-	observe_widen_threads(obs, d, c);
+	observe_widen_threads(obs, c);
 	if (c->how == HOW_CHDIR)
 		return;
 	if (obs->rec != NULL && c->how != HOW_CONNECT && c->how != HOW_SENDTO &&

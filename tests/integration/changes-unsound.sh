@@ -132,17 +132,18 @@ jexec -- sh -c 'ln -s d/e lnk'
 assert_eq "a link made alone: exact" "$(jfield '[.changes.created, .changes_scope]')" '[["lnk"],"exact"]'
 mkfifo "$P/fifo"
 jexec -- python3 -c '
-import os, threading, time
-t = threading.Thread(target=lambda: os.close(os.open("fifo", os.O_WRONLY)))
-t.start()
+import os, time
+pid = os.fork()
+if pid == 0:
+    os.close(os.open("fifo", os.O_WRONLY)); os._exit(0)
 while True:    # until the writer is blocked in its open
-    with open("/proc/self/task/%d/syscall" % t.native_id) as f:
+    with open("/proc/%d/syscall" % pid) as f:
         if f.read().split()[0] == "257":
             break
     time.sleep(0.01)
 os.symlink("d", "lnk2")
 os.close(os.open("fifo", os.O_RDONLY))
-t.join()'
+os.waitpid(pid, 0)'
 if [ "$(uname -m)" = x86_64 ]; then
 	assert_eq "a link made while a call is in flight: reported" "$(jfield .changes.created)" '["lnk2"]'
 	assert_match "... and widened, with why" "$(jfield '.changes_widened[0]')" "symbolic link made in the project \\(lnk2\\) while another task's call may be in flight"
@@ -150,9 +151,10 @@ else
 	skip "a link made while a call is in flight" "the test reads x86_64's openat number"
 fi
 
-# Another thread may swap a descriptor or change directory between the
-# observer's look and the kernel's: descriptor-relative calls and chdir in
-# a process with several threads widen; one thread stays exact.
+# Another thread may change the path in memory, swap the descriptor or
+# change directory between the observer's look and the kernel's: a
+# file-changing call or chdir in a process with several threads widens;
+# one thread stays exact.
 fresh
 jexec -- python3 -c '
 import os
@@ -166,14 +168,34 @@ fd = os.open("d", os.O_RDONLY)
 os.close(os.open("two", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
 ev.set(); t.join()'
 assert_eq "threads, openat(dirfd): reported" "$(jfield .changes.created)" '["d/two"]'
-assert_match "threads, openat(dirfd): widened, and why" "$(jfield '[.changes_scope, .changes_widened[0]]')" 'project.*relative to a descriptor in a process with several threads'
+assert_match "threads, openat(dirfd): widened, and why" "$(jfield '[.changes_scope, .changes_widened[0]]')" 'project.*in a process with several threads'
 jexec -- python3 -c '
 import os, threading
 ev = threading.Event(); t = threading.Thread(target=ev.wait); t.start()
-os.chdir("d"); open("three", "w").close()
-ev.set(); t.join()'
+os.chdir("d")
+ev.set(); t.join()
+open("three", "w").close()'
 assert_eq "threads, chdir: reported" "$(jfield .changes.created)" '["d/three"]'
 assert_match "threads, chdir: widened" "$(jfield '.changes_widened[0]')" 'change of directory'
+# A path in memory another thread rewrites while the call waits.
+jexec -- python3 -c '
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(b"shown.txt")
+stop = False
+def flip():
+    while not stop:
+        ctypes.memmove(buf, b"other.txt", 9)
+        ctypes.memmove(buf, b"shown.txt", 9)
+t = threading.Thread(target=flip); t.start()
+for i in range(200):
+    fd = libc.open(buf, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    if fd >= 0:
+        os.write(fd, b"x"); os.close(fd)
+stop = True; t.join()'
+assert_eq "a path rewritten by another thread: every file reported" \
+	"$(jfield '.changes.created')" "$(cd "$P" && ls -1 other.txt shown.txt 2>/dev/null | jq -R . | jq -s -c .)"
+assert_eq "... and widened" "$(jfield .changes_scope)" '"project"'
 # Sharing them between processes is refused (so threads are all there is).
 jexec -- python3 -c '
 import ctypes, os
