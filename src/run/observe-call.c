@@ -146,9 +146,8 @@ observe_lookup(int nr)
 }
 
 bool
-observe_notified_nr(struct observer *obs, int nr)
+observe_notified_nr(int nr)
 {
-	(void)obs;
 	return observe_lookup(nr) != NULL;
 }
 

@@ -37,7 +37,7 @@
 /* Is task tid past its last notified call (gone, or blocked in a call
    the helper does not notify)? */
 static bool
-flight_past(struct observer *obs, pid_t tid)
+flight_past(pid_t tid)
 {
 	char	p[64], buf[64];
 	ssize_t	n;
@@ -56,7 +56,7 @@ flight_past(struct observer *obs, pid_t tid)
 	nr = strtol(buf, &end, 10);
 	if (end == buf || (*end != ' ' && *end != '\n'))
 		return false;		/* "running" */
-	return !observe_notified_nr(obs, (int)nr);
+	return !observe_notified_nr((int)nr);
 }
 
 /* Forget tid in the set of tasks with a call let through. */
@@ -81,7 +81,7 @@ observe_flight_begin(struct observer *obs, pid_t tid)
 	if (obs->link_tid == tid)
 		obs->link_tid = 0;
 	if (obs->link_tid != 0) {
-		if (flight_past(obs, obs->link_tid))
+		if (flight_past(obs->link_tid))
 			obs->link_tid = 0;
 		else
 			race = true;
@@ -105,7 +105,7 @@ observe_flight_link(struct observer *obs, pid_t tid)
 
 	obs->link_tid = tid;
 	for (size_t i = 0; i < obs->nflight; ) {
-		if (obs->flight[i] != tid && flight_past(obs, obs->flight[i]))
+		if (obs->flight[i] != tid && flight_past(obs->flight[i]))
 			obs->flight[i] = obs->flight[--obs->nflight];
 		else {
 			if (obs->flight[i] != tid)

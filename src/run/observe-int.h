@@ -125,7 +125,7 @@ void	 observe_flight_end(struct observer *, pid_t tid);
    may still be in flight (a race). */
 bool	 observe_flight_link(struct observer *, pid_t tid);
 /* Is nr one of the calls the helper notifies (observe-call.c)? */
-bool	 observe_notified_nr(struct observer *, int nr);
+bool	 observe_notified_nr(int nr);
 
 /* observe-call.c: read and judge one notification (the caller is
    stopped meanwhile); violations go to vs. */

@@ -493,16 +493,13 @@ observe_widen_unsound(struct observer *obs, const struct sandbox *sb,
 	obs->res_unsound = obs->res_deleted = false;
 }
 
-/* Is the resolved path a symbolic link in the project (not followed)? */
+/* Is the resolved path a symbolic link in the sandbox (not followed)? */
 static bool
-observe_rec_is_link(struct observer *obs, const struct sandbox *sb,
-    const char *res)
+observe_is_link(struct observer *obs, const char *res)
 {
 	struct stat	st;
 	const char	*p = res;
 
-	if (observe_rec_rel(obs, sb, res) == NULL)
-		return false;
 	while (*p == '/')
 		p++;
 	return *p != '\0' && fstatat(obs->rootfd, p, &st,
@@ -510,24 +507,26 @@ observe_rec_is_link(struct observer *obs, const struct sandbox *sb,
 }
 
 /*
- * A symbolic link made, removed or replaced in the project changes where
- * a path through that name leads: when another task's call may be in
- * flight meanwhile (observe-flight.c), the report widens (the scan is
- * taken now, before the change is made).
+ * A symbolic link made, removed or replaced changes where a path through
+ * that name leads, into the project too wherever the link is (/tmp/l ->
+ * the project): when another task's call may be in flight meanwhile
+ * (observe-flight.c), the report widens (the scan is taken now, before
+ * the change is made).
  */
 static void
 observe_widen_link_change(struct observer *obs, const struct sandbox *sb,
     const char *res, const char *what)
 {
-	const char	*rel = observe_rec_rel(obs, sb, res);
+	const char	*rel;
 	char		*why;
 
-	if (rel == NULL || !observe_flight_link(obs, obs->cur_pid))
+	if (obs->rec == NULL || !observe_flight_link(obs, obs->cur_pid))
 		return;
-	while (*rel == '/')
-		rel++;
-	why = xasprintf("a symbolic link %s in the project (%s) while "
-	    "another task's call may be in flight", what, rel);
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
+		while (*rel == '/')
+			rel++;
+	why = xasprintf("a symbolic link %s (%s) while another task's call "
+	    "may be in flight", what, rel != NULL ? rel : res);
 	observe_widen(obs, why);
 	free(why);
 }
@@ -546,9 +545,9 @@ observe_record_rename(struct observer *obs, const struct sandbox *sb,
 	observe_widen_unsound(obs, sb, r1);
 	r2 = observe_resolve(obs, to, false, &missing);
 	observe_widen_unsound(obs, sb, r2);
-	if (observe_rec_is_link(obs, sb, r1))
+	if (observe_is_link(obs, r1))
 		observe_widen_link_change(obs, sb, r1, "renamed");
-	if (observe_rec_is_link(obs, sb, r2))
+	if (observe_is_link(obs, r2))
 		observe_widen_link_change(obs, sb, r2, "replaced");
 	rel1 = observe_rec_rel(obs, sb, r1);
 	rel2 = observe_rec_rel(obs, sb, r2);
@@ -579,14 +578,13 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	observe_widen_unsound(obs, sb, res);
 	m = sandbox_mount_for(sb, res);
 	/* The change report: paths in the project on a writable mount. */
-	if ((rel = observe_rec_rel(obs, sb, res)) != NULL) {
-		if (strcmp(op, "symlink") == 0)
-			observe_widen_link_change(obs, sb, res, "made");
-		else if (strcmp(op, "delete") == 0 &&
-		    observe_rec_is_link(obs, sb, res))
-			observe_widen_link_change(obs, sb, res, "removed");
+	if (obs->rec != NULL && strcmp(op, "symlink") == 0)
+		observe_widen_link_change(obs, sb, res, "made");
+	else if (obs->rec != NULL && strcmp(op, "delete") == 0 &&
+	    observe_is_link(obs, res))
+		observe_widen_link_change(obs, sb, res, "removed");
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
 		snapshot_paths_add(obs->rec, rel);
-	}
 	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
 	    m->kind == MOUNT_PROC))
 		return false;	/* writable: nothing more to look at */
@@ -633,7 +631,7 @@ observe_judge_link(struct observer *obs, const struct sandbox *sb,
 	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
 		snapshot_paths_add(obs->rec, rel);
 	/* A hard link to a symbolic link is a new link (to the new name). */
-	if (!follow && observe_rec_is_link(obs, sb, res))
+	if (obs->rec != NULL && !follow && observe_is_link(obs, res))
 		observe_widen_link_change(obs, sb, res, "linked");
 	mo = sandbox_mount_for(sb, res);
 	mn = sandbox_mount_for(sb, new);
