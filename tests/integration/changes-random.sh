@@ -40,7 +40,10 @@ rc=$?
 grep '^#' "$T/rounds"
 assert_eq "every round's report equals the tree's comparison (seed $seed)" "$rc" 0
 assert_eq "$count rounds ran" "$(grep -c '^ok \|^not ok ' "$T/rounds")" "$count"
-# Both ways of reporting were exercised (not every round widened).
-assert_match "some rounds were exact" "$(grep '^# scopes' "$T/rounds")" '"exact"'
-assert_match "some rounds were widened" "$(grep '^# scopes' "$T/rounds")" '"project"'
+# Both ways of reporting were exercised (not every round widened); a
+# seed repeated alone need not show both.
+if [ "$count" -ge 10 ]; then
+	assert_match "some rounds were exact" "$(grep '^# scopes' "$T/rounds")" '"exact"'
+	assert_match "some rounds were widened" "$(grep '^# scopes' "$T/rounds")" '"project"'
+fi
 done_testing
