@@ -193,6 +193,8 @@ ENGINE_TESTS = \
 	%D%/integration/contain-files.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/changes-methods.sh \
+	%D%/integration/changes-unsound.sh \
+	%D%/integration/changes-random.sh \
 	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh \
@@ -358,6 +360,16 @@ clean-local: clean-mcp-sdk
 clean-mcp-sdk:
 	rm -rf tests/mcp-sdk
 .PHONY: clean-mcp-sdk
+
+# The randomised change-report test at length (issue 25): many more
+# rounds than `make check` runs; CHANGES_RANDOM_SEED=N repeats a run.
+EXTRA_DIST += %D%/integration/changes-random.py
+check-long: all
+	CHANGES_RANDOM_COUNT=$${CHANGES_RANDOM_COUNT:-1000}; \
+	export CHANGES_RANDOM_COUNT; \
+	$(MAKE) $(AM_MAKEFLAGS) check \
+	    TESTS="tests/integration/changes-random.sh"
+.PHONY: check-long
 
 # The whole suite while every CPU is busy: no test may depend on timing.
 EXTRA_DIST += %D%/run-loaded.sh

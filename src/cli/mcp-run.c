@@ -375,12 +375,25 @@ run_result(struct mcp_call *c, const cJSON *j)
 	run_stream(st, &text, rep, "stderr");
 	if (cJSON_IsObject(ch)) {
 		cJSON_AddItemToObject(st, "changes", cJSON_Duplicate(ch, true));
+		const char *scope = cJSON_GetStringValue(cJSON_GetObjectItem(
+		    rep, "changes_scope"));
+		const cJSON *w = cJSON_GetObjectItem(rep, "changes_widened");
+
 		buf_printf(&text, "changes: %d created, %d modified, %d "
-		    "deleted, %d renamed\n",
+		    "deleted, %d renamed%s\n",
 		    cJSON_GetArraySize(cJSON_GetObjectItem(ch, "created")),
 		    cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified")),
 		    cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted")),
-		    cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed")));
+		    cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed")),
+		    scope == NULL ? "" : strcmp(scope, "exact") == 0 ?
+		    " (exact)" : " (whole project compared)");
+		cJSON_AddStringToObject(st, "changes_scope", scope != NULL ?
+		    scope : "unknown");
+		cJSON_ArrayForEach(e, w) {
+			if (cJSON_IsString(e))
+				buf_printf(&text, "change report widened to "
+				    "the whole project: %s\n", e->valuestring);
+		}
 		run_text_list(&text, ch, "created", "+");
 		run_text_list(&text, ch, "modified", "~");
 		run_text_list(&text, ch, "deleted", "-");

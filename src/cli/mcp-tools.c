@@ -25,7 +25,10 @@ struct mcp_tool {
 #define CHANGES_SCHEMA \
 	"\"changes\":{\"type\":[\"object\",\"null\"],\"description\":" \
 	"\"paths relative to the project: created, modified, deleted, " \
-	"renamed ({from,to})\"}"
+	"renamed ({from,to})\"}," \
+	"\"changes_scope\":{\"type\":\"string\",\"description\":" \
+	"\"exact (every file-changing call resolved), or project (the " \
+	"whole project compared; the text says why)\"}"
 
 #define WRITE_SCHEMA \
 	"\"id\":{\"type\":\"integer\"},\"state\":{\"type\":\"string\"}," \

@@ -545,6 +545,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 		snapshot_paths_diff(rec, &r->changes);
 		r->changes_known = true;
 		r->changes_method = "syscalls";
+		/* Exact, or widened to the whole project (and why). */
+		r->changes_scope = snapshot_paths_widened(rec) ? "project" :
+		    "exact";
+		strv_append_all(&r->changes_widened, snapshot_paths_why(rec));
+		strv_append_all(&r->warnings, snapshot_paths_warnings(rec));
 		attention_collect(r, pol.project, &o->attention,
 		    snapshot_paths_before(rec), &swept);
 		LOG("%zu paths recorded", snapshot_paths_count(rec));
@@ -558,6 +563,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 			snapshot_diff(before, after, &r->changes);
 			r->changes_known = true;
 			r->changes_method = "snapshot";
+			r->changes_scope = "project";
 			attention_collect(r, pol.project, &o->attention,
 			    before, &swept);
 			strv_append_all(&r->warnings, snapshot_warnings(after));

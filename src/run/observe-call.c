@@ -47,6 +47,7 @@ enum observe_how {
 	HOW_FD,		/* fd (in the dirfd column): the file itself */
 	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
 	HOW_EXEC,	/* dirfd?, path, argv (the next argument), flags */
+	HOW_CHDIR,	/* a new working directory (recorded runs only) */
 };
 
 /*
@@ -113,6 +114,8 @@ static struct observe_call observe_calls[] = {
 	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	/* A unix socket bound to a path creates a file there. */
 	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	{ "chdir", HOW_CHDIR, "chdir", 0, -1, 0, -1, false, 0 },
+	{ "fchdir", HOW_CHDIR, "chdir", 0, 0, -1, -1, false, 0 },
 	{ "execve", HOW_EXEC, "exec", 0, -1, 0, -1, false, 0 },
 	{ "execveat", HOW_EXEC, "exec", 0, 0, 1, 4, false, 0 },
 	{ "connect", HOW_CONNECT, "connect", 0, -1, 1, -1, false, 0 },
@@ -142,10 +145,16 @@ observe_lookup(int nr)
 	return NULL;
 }
 
+bool
+observe_notified_nr(int nr)
+{
+	return observe_lookup(nr) != NULL;
+}
+
 /* Read the path argument number i (relative to dirfd argument d). */
 static char *
 observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
-    int dirfd_arg, int path_arg, bool empty_ok)
+    int dirfd_arg, int path_arg, bool empty_ok, bool *deleted)
 {
 	_cleanup_free_ char	*raw = NULL, *base = NULL;
 	int			 dirfd = AT_FDCWD;
@@ -153,23 +162,31 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 	if (dirfd_arg >= 0)
 		dirfd = (int)d->args[dirfd_arg];
 	/* utimensat(fd, NULL, ...): the descriptor itself. */
+	if (deleted != NULL)
+		*deleted = false;
 	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
-		return observe_base(mem->pid, dirfd);
+		return observe_base(mem->pid, dirfd, deleted);
+	errno = 0;
 	raw = observe_read_string(mem, d->args[path_arg]);
-	if (raw == NULL)
+	if (raw == NULL) {
+		if (errno == 0)
+			errno = ENAMETOOLONG;
 		return NULL;
+	}
 	if (raw[0] == '\0') {
 		/* AT_EMPTY_PATH: the descriptor itself. */
+		errno = 0;	/* ENOENT without it: nothing happens */
 		if (!empty_ok || dirfd == AT_FDCWD)
 			return NULL;
-		return observe_base(mem->pid, dirfd);
+		return observe_base(mem->pid, dirfd, deleted);
 	}
 	if (raw[0] != '/') {
-		base = observe_base(mem->pid, dirfd);
+		base = observe_base(mem->pid, dirfd, NULL);
 		if (base == NULL)
 			return NULL;
 	}
-	return pathwalk_normalise(base, raw);
+	/* ".." stays until the names before it are resolved. */
+	return pathwalk_join(base, raw);
 }
 
 /*
@@ -220,7 +237,13 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 	bool			 empty;
 
 	empty = c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH);
-	path = observe_arg_path(d, mem, c->dirfd, c->path, empty);
+	path = observe_arg_path(d, mem, c->dirfd, c->path, empty, NULL);
+	if (path != NULL) {
+		char *n = pathwalk_normalise(NULL, path);
+
+		free(path);
+		path = n;
+	}
 	if (path != NULL && !empty && !observe_exec_exists(root, mem->pid,
 	    path))
 		return;
@@ -266,6 +289,57 @@ observe_root(struct observer *obs, const struct seccomp_notif *n)
 	return true;
 }
 
+/* Does the caller's process have other threads (which share its working
+   directory and descriptors: clone shares them with no other process,
+   the deny filter refuses CLONE_FS and CLONE_FILES without
+   CLONE_THREAD)? A task directory's link count is 2 plus its threads.
+   Unknown counts as yes. */
+static bool
+observe_threaded(pid_t pid)
+{
+	struct stat	st;
+	char		p[64];
+
+	snprintf(p, sizeof p, "/proc/%d/task", (int)pid);
+	return stat(p, &st) != 0 || st.st_nlink != 3;
+}
+
+/*
+ * What the observer reads before a call runs, another thread of the same
+ * process can change before the kernel reads it: the path in memory, the
+ * descriptor it is relative to (dup2, close and open), the working
+ * directory. None of that is notified cheaply (close and memory writes are
+ * every program's), so a file-changing call or a change of directory in
+ * a process with several threads widens the report. (Other processes
+ * cannot share the directory or descriptors: the deny filter refuses it;
+ * /proc/PID/mem is read-only; see bwgate(1) for memory mapped shared.)
+ */
+static void
+observe_widen_threads(struct observer *obs, const struct observe_call *c)
+{
+	char	why[200];
+
+	if (obs->rec == NULL || snapshot_paths_widened(obs->rec))
+		return;
+	if (c->how == HOW_CONNECT || c->how == HOW_SENDTO ||
+	    c->how == HOW_SENDMSG)
+		return;
+	if (!observe_threaded(obs->cur_pid))
+		return;
+	if (c->how == HOW_CHDIR)
+		snprintf(why, sizeof why, "a change of directory (%s) in a "
+		    "process with several threads", c->name);
+	else
+		snprintf(why, sizeof why, "a file-changing call (%s) in a "
+		    "process with several threads (another may change its "
+		    "path or descriptor before the kernel reads it)", c->name);
+	snapshot_paths_widen(obs->rec, why);
+}
+
+static void	observe_judge_call(struct observer *, const struct sandbox *,
+		    const struct seccomp_notif *, struct violations *,
+		    const struct observe_call *);
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -275,13 +349,6 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	const struct observe_call	*c;
 	struct observe_mem		 mem
 	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
-	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	struct open_how			 how;
-	uint64_t			 flags = 0, msg[2];
-	enum observe_kind		 kind;
-	bool				 follow, writes = false;
-	const char			*op;
-	int				 acc;
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
@@ -297,6 +364,42 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	}
 	if (!observe_root(obs, n))
 		return;
+	obs->cur_pid = (pid_t)n->pid;
+	observe_widen_threads(obs, c);
+	if (c->how == HOW_CHDIR)
+		return;
+	if (obs->rec != NULL && c->how != HOW_CONNECT && c->how != HOW_SENDTO &&
+	    c->how != HOW_SENDMSG) {
+		/* A link change that may not have happened yet: this path
+		   may be resolved differently by the kernel. */
+		if (observe_flight_begin(obs, obs->cur_pid))
+			snapshot_paths_widen(obs->rec, "a call resolved while "
+			    "another task's change of a symbolic link in the "
+			    "project may not have happened yet");
+		observe_judge_call(obs, sb, n, vs, c);
+		observe_flight_end(obs, obs->cur_pid);
+		return;
+	}
+	observe_judge_call(obs, sb, n, vs, c);
+}
+
+/* The rest of observe_judge: one file-changing or network call. */
+static void
+observe_judge_call(struct observer *obs, const struct sandbox *sb,
+    const struct seccomp_notif *n, struct violations *vs,
+    const struct observe_call *c)
+{
+	const struct seccomp_data	*d = &n->data;
+	struct observe_mem		 mem
+	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
+	_cleanup_free_ char		*path = NULL, *path2 = NULL;
+	struct open_how			 how;
+	uint64_t			 flags = 0, msg[2];
+	enum observe_kind		 kind;
+	bool				 follow, writes = false;
+	bool				 deleted = false;
+	const char			*op;
+	int				 acc, lost = 0;
 
 	switch (c->how) {
 	case HOW_CONNECT:
@@ -344,7 +447,8 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		    kind != OBSERVE_CREATE_EXCL;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false);
+		    false, NULL);
+		lost = path == NULL ? errno : 0;
 		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
 			char *f = xasprintf("%s/%s", path, "(tmpfile)");
 
@@ -354,10 +458,14 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		break;
 	case HOW_LINK:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false);
+		    false, NULL);
+		lost = path == NULL ? errno : 0;
 		path2 = observe_arg_path(d, &mem,
 		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
-		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
+		    &deleted);
+		if (path2 == NULL && lost == 0)
+			lost = errno;
 		kind = OBSERVE_CREATE_EXCL;
 		follow = c->flags >= 0 && (d->args[c->flags] &
 		    AT_SYMLINK_FOLLOW);	/* for the old name */
@@ -365,9 +473,13 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		break;
 	case HOW_RENAME:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false);
+		    false, NULL);
+		lost = path == NULL ? errno : 0;
 		path2 = observe_arg_path(d, &mem,
-		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false);
+		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false,
+		    NULL);
+		if (path2 == NULL && lost == 0)
+			lost = errno;
 		kind = OBSERVE_DELETE;
 		follow = false;
 		op = c->op;
@@ -388,13 +500,15 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		op = c->op;
 		follow = false;
 		if (sun.sun_path[0] == '/')
-			path = pathwalk_normalise(NULL, sun.sun_path);
+			path = pathwalk_join(NULL, sun.sun_path);
 		else {
 			_cleanup_free_ char *base = observe_base(mem.pid,
-			    AT_FDCWD);
+			    AT_FDCWD, NULL);
 
 			if (base != NULL)
-				path = pathwalk_normalise(base, sun.sun_path);
+				path = pathwalk_join(base, sun.sun_path);
+			else
+				lost = errno;
 		}
 		break;
 	}
@@ -402,7 +516,9 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		kind = c->kind;
 		op = c->op;
 		follow = false;
-		path = observe_base(mem.pid, (int)d->args[c->dirfd]);
+		path = observe_base(mem.pid, (int)d->args[c->dirfd],
+		    &deleted);
+		lost = path == NULL ? errno : 0;
 		break;
 	case HOW_PATH:
 	default:
@@ -413,12 +529,23 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 		    (d->args[c->flags] & AT_SYMLINK_NOFOLLOW))
 			follow = false;
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH));
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
+		    &deleted);
+		lost = path == NULL ? errno : 0;
 		break;
 	}
 	/* Everything read: is it still the same task? */
 	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
 		return;
+	/* What cannot be resolved widens the change report (never
+	   dropped): a path that could not be read, a descriptor whose
+	   file lost its name (another hard link may show the change). */
+	if (lost != 0)
+		observe_widen_lost(obs, op, lost);
+	if (deleted && path != NULL && obs->rec_root != NULL &&
+	    strncmp(path, obs->rec_root, obs->rec_len) == 0 &&
+	    (path[obs->rec_len] == '/' || path[obs->rec_len] == '\0'))
+		observe_widen_lost(obs, op, ENOENT);
 	if (path == NULL)
 		return;
 	if (c->how == HOW_LINK) {

@@ -15,6 +15,10 @@
 
 struct loop;
 
+/* Tasks whose last file-changing call may still be in flight, kept
+   (observe-flight.c; more counts as a possible race). */
+#define OBSERVE_FLIGHT_MAX	64
+
 /* Distinct violations kept per run (repeats only bump a count). */
 #define OBSERVE_MAX_VIOLATIONS	256
 
@@ -58,6 +62,16 @@ struct observer {
 	char			*rec_root;
 	size_t			 rec_len;
 	struct executions	*exec_out;	/* or NULL: not recorded */
+	/* The call being judged, and what its resolution met. */
+	pid_t			 cur_pid;
+	bool			 res_unsound;	/* a /proc name unreadable */
+	bool			 res_deleted;	/* a descriptor's file unnamed */
+	struct strv		 res_why;
+	/* observe-flight.c: calls let through, a link change pending. */
+	pid_t			 flight[OBSERVE_FLIGHT_MAX];
+	size_t			 nflight;
+	bool			 flight_over;
+	pid_t			 link_tid;	/* 0: none */
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
@@ -75,8 +89,13 @@ char	*observe_read_string(struct observe_mem *, uint64_t);
    at addr (an argv) into out, each "?" where it cannot be read. */
 void	 observe_read_strv(struct observe_mem *, uint64_t, size_t,
 	    struct strv *);
-/* The path a descriptor or the cwd of pid refers to, if it is a path. */
-char	*observe_base(pid_t, int dirfd);
+/* The path a descriptor or the cwd of pid refers to, if it is a path
+   (NULL: errno 0 when it is none, else why it could not be read);
+   *deleted, when not NULL: its file has no name any more. */
+char	*observe_base(pid_t, int dirfd, bool *deleted);
+/* A file-changing call whose path could not be read: widen the change
+   report to the whole project (observe-judge.c). */
+void	 observe_widen_lost(struct observer *, const char *op, int error);
 /* Does path exist on the host (our own view)? */
 /* Record one refusal (bounded, repeats merged). */
 void	 observe_add(struct violations *, const char *path, const char *op,
@@ -95,6 +114,17 @@ void	 observe_judge_link(struct observer *, const struct sandbox *,
 /* A network call while the network is off: judge its address. */
 void	 observe_judge_net(struct observer *, struct observe_mem *,
 	    uint64_t addr, uint64_t len, const char *op, struct violations *);
+
+/* observe-flight.c. A file-changing call of tid is about to be judged:
+   true when a link change may not have happened yet (a race). */
+bool	 observe_flight_begin(struct observer *, pid_t tid);
+/* It was judged (and will be let through). */
+void	 observe_flight_end(struct observer *, pid_t tid);
+/* tid is about to change a symbolic link: true when another task's call
+   may still be in flight (a race). */
+bool	 observe_flight_link(struct observer *, pid_t tid);
+/* Is nr one of the calls the helper notifies (observe-call.c)? */
+bool	 observe_notified_nr(int nr);
 
 /* observe-call.c: read and judge one notification (the caller is
    stopped meanwhile); violations go to vs. */

@@ -156,25 +156,38 @@ observe_read_strv(struct observe_mem *mem, uint64_t addr, size_t max,
 	}
 }
 
-/* The path a descriptor or the cwd of pid refers to, if it is a path. */
+/* The path a descriptor or the cwd of pid refers to, if it is a path;
+   NULL with errno 0 when it is none (a pipe, a socket), with errno set
+   when it cannot be read. *deleted (when not NULL): the file's name is
+   gone (it is still reachable through the descriptor). */
 char *
-observe_base(pid_t pid, int dirfd)
+observe_base(pid_t pid, int dirfd, bool *deleted)
 {
 	char	link[64], target[PATH_MAX];
 	ssize_t	n;
 
+	if (deleted != NULL)
+		*deleted = false;
 	if (dirfd == AT_FDCWD)
 		snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
 	else
 		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
 	n = readlink(link, target, sizeof target - 1);
-	if (n <= 0)
+	if (n <= 0) {
+		if (n == 0 || errno == 0)
+			errno = EIO;
 		return NULL;
+	}
 	target[n] = '\0';
-	if (target[0] != '/')
+	if (target[0] != '/') {
+		errno = 0;
 		return NULL;	/* pipe:[...], anon_inode:... */
-	if (n > 10 && strcmp(target + n - 10, " (deleted)") == 0)
+	}
+	if (n > 10 && strcmp(target + n - 10, " (deleted)") == 0) {
 		target[n - 10] = '\0';
+		if (deleted != NULL)
+			*deleted = true;
+	}
 	return xstrdup(target);
 }
 
@@ -259,11 +272,23 @@ observe_decide(const struct sandbox_mount *m, enum observe_kind kind,
 	return observe_fails_hidden(kind, t);
 }
 
-/* readlink inside the sandbox root (pathwalk_readlink_cb). */
+/*
+ * readlink inside the sandbox root (pathwalk_readlink_cb), arg the
+ * observer. /proc needs care: "self" and "thread-self" name the reader,
+ * so they are read as the caller's own entry (/proc/PID of our view);
+ * the magic links there (cwd, root, fd/N) then give the caller's view of
+ * the file. A name under /proc that cannot be read, or a descriptor whose
+ * file has no name any more, cannot be resolved soundly: obs->res_unsound
+ * (the change report then widens, it never drops the call).
+ */
 static ssize_t
 observe_readlink_root(void *arg, const char *path, char *buf, size_t len)
 {
-	int	rootfd = *(int *)arg;
+	struct observer	*obs = arg;
+	const char	*rest = NULL;
+	char		 host[PATH_MAX];
+	ssize_t		 n;
+	bool		 proc;
 
 	while (*path == '/')
 		path++;
@@ -271,14 +296,53 @@ observe_readlink_root(void *arg, const char *path, char *buf, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
-	return readlinkat(rootfd, path, buf, len);
+	proc = strncmp(path, "proc/", 5) == 0;
+	if (proc && strncmp(path + 5, "self", 4) == 0)
+		rest = path + 9;
+	else if (proc && strncmp(path + 5, "thread-self", 11) == 0)
+		rest = path + 16;
+	if (rest != NULL && *rest != '\0' && *rest != '/')
+		rest = NULL;	/* "proc/selfish" */
+	if (rest != NULL) {
+		if (*rest == '\0') {
+			errno = EINVAL;	/* taken as the caller's directory */
+			return -1;
+		}
+		snprintf(host, sizeof host, "/proc/%d%s", (int)obs->cur_pid,
+		    rest);
+		n = readlink(host, buf, len);
+	} else
+		n = readlinkat(obs->rootfd, path, buf, len);
+	if (!proc)
+		return n;
+	if (n < 0) {
+		if (errno != EINVAL && errno != ENOENT && errno != ENOTDIR) {
+			obs->res_unsound = true;
+			strv_pushf(&obs->res_why, "a path through /%s, which "
+			    "the observer could not read (%s)", path,
+			    strerror(errno));
+		}
+		return n;
+	}
+	if (n == 0 || buf[0] != '/') {
+		errno = EINVAL;	/* pipe:[...]: not a file of a directory */
+		return -1;
+	}
+	if (n > 10 && memcmp(buf + n - 10, " (deleted)", 10) == 0) {
+		n -= 10;
+		obs->res_deleted = true;
+	}
+	return n;
 }
 
 /*
- * Resolve a normalised path inside the sandbox root, as
- * pathwalk_resolve() does. Most paths have no symlink above their last
- * name: one openat2 that refuses symlinks shows it, where the walk reads
- * each component again from the root (depth squared lookups a call).
+ * Resolve a path inside the sandbox root, as pathwalk_resolve() does,
+ * ".." applied after the names before it are resolved (as the kernel
+ * does: after a link it goes up from where the link leads). Most paths
+ * have no symlink above their last name: one openat2 that refuses
+ * symlinks (and resolves ".." as the kernel does) shows it, where the
+ * walk reads each component again from the root (depth squared lookups
+ * a call).
  */
 static char *
 observe_resolve(struct observer *obs, const char *named, bool follow,
@@ -294,7 +358,10 @@ observe_resolve(struct observer *obs, const char *named, bool follow,
 	int			 fd;
 
 	*missing = false;
-	if (named[0] != '/' || slash == NULL || slash[1] == '\0')
+	obs->res_unsound = false;
+	obs->res_deleted = false;
+	if (named[0] != '/' || slash == NULL || slash[1] == '\0' ||
+	    strncmp(named, "/proc/", 6) == 0 || strcmp(named, "/proc") == 0)
 		goto walk;
 	parent = slash == named ? xstrdup("/") :
 	    xstrndup(named, (size_t)(slash - named));
@@ -302,12 +369,40 @@ observe_resolve(struct observer *obs, const char *named, bool follow,
 	if (fd < 0)
 		goto walk;	/* a link above, or something missing */
 	close(fd);
-	if (follow && observe_readlink_root(&obs->rootfd, named, &c, 1) >= 0)
+	if (follow && observe_readlink_root(obs, named, &c, 1) >= 0)
 		goto walk;	/* the last name is a link */
-	return xstrdup(named);
+	if (strcmp(slash + 1, "..") == 0)
+		goto walk;
+	/* No link on the way: ".." is lexical. */
+	return pathwalk_normalise(NULL, named);
 walk:
-	return pathwalk_resolve(named, follow, observe_readlink_root,
-	    &obs->rootfd, missing);
+	return pathwalk_resolve(named, follow, observe_readlink_root, obs,
+	    missing);
+}
+
+/* Widen the change report (the observer could not resolve a call). */
+static void
+observe_widen(struct observer *obs, const char *why)
+{
+	if (obs->rec != NULL)
+		snapshot_paths_widen(obs->rec, why);
+}
+
+void
+observe_widen_lost(struct observer *obs, const char *op, int error)
+{
+	char	*why;
+
+	if (obs->rec == NULL)
+		return;
+	if (error == ENOENT)
+		why = xasprintf("a %s call through a descriptor of a file "
+		    "whose name is gone (another hard link may show it)", op);
+	else
+		why = xasprintf("a %s call whose path the observer could not "
+		    "read (%s)", op, strerror(error));
+	observe_widen(obs, why);
+	free(why);
 }
 
 /* Does path exist inside the sandbox root? */
@@ -361,6 +456,67 @@ observe_rec_rel(struct observer *obs, const struct sandbox *sb,
 	return res + obs->rec_len;
 }
 
+/* After observe_resolve(): widen when it could not resolve soundly (a
+   /proc name it could not read; a descriptor of a file whose name is
+   gone, in the project: another hard link may show the change). */
+static void
+observe_widen_unsound(struct observer *obs, const struct sandbox *sb,
+    const char *res)
+{
+	char	*why;
+
+	if (obs->rec == NULL)
+		return;
+	if (obs->res_unsound && obs->res_why.n > 0)
+		observe_widen(obs, obs->res_why.v[obs->res_why.n - 1]);
+	strv_release(&obs->res_why);
+	if (obs->res_deleted && observe_rec_rel(obs, sb, res) != NULL) {
+		why = xasprintf("a change through a descriptor of a file "
+		    "removed from the project (%s)", res);
+		observe_widen(obs, why);
+		free(why);
+	}
+	obs->res_unsound = obs->res_deleted = false;
+}
+
+/* Is the resolved path a symbolic link in the sandbox (not followed)? */
+static bool
+observe_is_link(struct observer *obs, const char *res)
+{
+	struct stat	st;
+	const char	*p = res;
+
+	while (*p == '/')
+		p++;
+	return *p != '\0' && fstatat(obs->rootfd, p, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+/*
+ * A symbolic link made, removed or replaced changes where a path through
+ * that name leads, into the project too wherever the link is (/tmp/l ->
+ * the project): when another task's call may be in flight meanwhile
+ * (observe-flight.c), the report widens (the scan is taken now, before
+ * the change is made).
+ */
+static void
+observe_widen_link_change(struct observer *obs, const struct sandbox *sb,
+    const char *res, const char *what)
+{
+	const char	*rel;
+	char		*why;
+
+	if (obs->rec == NULL || !observe_flight_link(obs, obs->cur_pid))
+		return;
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
+		while (*rel == '/')
+			rel++;
+	why = xasprintf("a symbolic link %s (%s) while another task's call "
+	    "may be in flight", what, rel != NULL ? rel : res);
+	observe_widen(obs, why);
+	free(why);
+}
+
 void
 observe_record_rename(struct observer *obs, const struct sandbox *sb,
     const char *from, const char *to)
@@ -372,7 +528,13 @@ observe_record_rename(struct observer *obs, const struct sandbox *sb,
 	if (obs->rec == NULL)
 		return;
 	r1 = observe_resolve(obs, from, false, &missing);
+	observe_widen_unsound(obs, sb, r1);
 	r2 = observe_resolve(obs, to, false, &missing);
+	observe_widen_unsound(obs, sb, r2);
+	if (observe_is_link(obs, r1))
+		observe_widen_link_change(obs, sb, r1, "renamed");
+	if (observe_is_link(obs, r2))
+		observe_widen_link_change(obs, sb, r2, "replaced");
 	rel1 = observe_rec_rel(obs, sb, r1);
 	rel2 = observe_rec_rel(obs, sb, r2);
 	if (rel1 == NULL || rel2 == NULL)
@@ -399,8 +561,14 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	memset(&t, 0, sizeof t);
 	t.writes = writes;
 	res = observe_resolve(obs, named, follow, &missing);
+	observe_widen_unsound(obs, sb, res);
 	m = sandbox_mount_for(sb, res);
 	/* The change report: paths in the project on a writable mount. */
+	if (obs->rec != NULL && strcmp(op, "symlink") == 0)
+		observe_widen_link_change(obs, sb, res, "made");
+	else if (obs->rec != NULL && strcmp(op, "delete") == 0 &&
+	    observe_is_link(obs, res))
+		observe_widen_link_change(obs, sb, res, "removed");
 	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
 		snapshot_paths_add(obs->rec, rel);
 	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
@@ -443,9 +611,17 @@ observe_judge_link(struct observer *obs, const struct sandbox *sb,
 	const struct sandbox_mount	*mo, *mn;
 	enum violation_reason		 reason;
 	_cleanup_free_ char		*res = NULL;
+	const char			*rel;
 	bool				 missing;
 
 	res = observe_resolve(obs, old, follow, &missing);
+	observe_widen_unsound(obs, sb, res);
+	/* Its link count and change time are about to change. */
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
+		snapshot_paths_add(obs->rec, rel);
+	/* A hard link to a symbolic link is a new link (to the new name). */
+	if (obs->rec != NULL && !follow && observe_is_link(obs, res))
+		observe_widen_link_change(obs, sb, res, "linked");
 	mo = sandbox_mount_for(sb, res);
 	mn = sandbox_mount_for(sb, new);
 	if (mo == mn || missing || !observe_exists_in(obs->rootfd, res))

@@ -546,5 +546,6 @@ observe_free(struct observer *obs)
 	free(obs->resp);
 	free(obs->status);
 	free(obs->rec_root);
+	strv_release(&obs->res_why);
 	free(obs);
 }

@@ -236,6 +236,7 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
     struct report_text *t)
 {
 	const cJSON	*ch, *e;
+	const char	*scope, *how;
 	int		 c, m, d, r;
 	char		*s;
 
@@ -248,17 +249,32 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 		m = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "modified"));
 		d = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "deleted"));
 		r = cJSON_GetArraySize(cJSON_GetObjectItem(ch, "renamed"));
+		scope = cJSON_GetStringValue(cJSON_GetObjectItem(rep,
+		    "changes_scope"));
+		/* How the report was made: "exact" (every call resolved) or
+		   the whole project compared. */
+		how = scope == NULL ? "" : strcmp(scope, "exact") == 0 ?
+		    " (exact)" : " (whole project compared)";
 		if (cJSON_IsFalse(cJSON_GetObjectItem(rep,
 		    "changes_possible")))
 			rt_add(t, RL_COUNT, xstrdup("no changes possible (the "
 			    "project was read-only)"), false);
 		else if (c + m + d + r == 0)
-			rt_add(t, RL_COUNT, xstrdup("no changes in the "
-			    "project"), false);
+			rt_add(t, RL_COUNT, xasprintf("no changes in the "
+			    "project%s", how), false);
 		else
 			rt_add(t, RL_COUNT, xasprintf("%d created, %d "
-			    "modified, %d deleted, %d renamed", c, m, d, r),
-			    false);
+			    "modified, %d deleted, %d renamed%s", c, m, d, r,
+			    how), false);
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep,
+		    "changes_widened")) {
+			if (!cJSON_IsString(e))
+				continue;
+			s = o->escape(e->valuestring);
+			rt_add(t, RL_NOTE, xasprintf("change report widened "
+			    "to the whole project: %s", s), false);
+			free(s);
+		}
 		rt_paths(cJSON_GetObjectItem(ch, "created"), "+", RL_CREATED,
 		    true, o, t);
 		rt_paths(cJSON_GetObjectItem(ch, "modified"), "~",

@@ -391,6 +391,7 @@ result_release(struct result *r)
 	executions_release(&r->executed);
 	cJSON_Delete(r->sandbox);
 	strv_release(&r->warnings);
+	strv_release(&r->changes_widened);
 	free(r->error);
 	free(r->cwd_after);
 	memset(r, 0, sizeof *r);
@@ -442,6 +443,16 @@ result_json(const struct result *r)
 		cJSON_AddStringToObject(j, "changes_method", r->changes_method);
 	else
 		cJSON_AddNullToObject(j, "changes_method");
+	if (r->changes_scope != NULL)
+		cJSON_AddStringToObject(j, "changes_scope", r->changes_scope);
+	else
+		cJSON_AddNullToObject(j, "changes_scope");
+	/* The reasons may hold file names: never invalid UTF-8 out. */
+	cJSON_AddItemToObject(j, "changes_widened", cJSON_CreateArray());
+	for (size_t i = 0; i < r->changes_widened.n; i++)
+		cJSON_AddItemToArray(cJSON_GetObjectItem(j,
+		    "changes_widened"), json_bytes(r->changes_widened.v[i],
+		    strlen(r->changes_widened.v[i])));
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
 	cJSON_AddItemToObject(j, "attention",

@@ -111,6 +111,11 @@ struct result {
 	bool		 changes_known;	/* a change report was made */
 	bool		 changes_possible; /* the project was writable */
 	const char	*changes_method; /* "syscalls", "snapshot", "none" */
+	/* "exact": every call resolved, only the paths they named looked
+	   at; "project": the whole project compared (a snapshot, or
+	   widened: changes_widened says why); NULL: no report. */
+	const char	*changes_scope;
+	struct strv	 changes_widened;
 	struct violations violations;
 	struct attentions attention;	/* changes that need a look */
 	struct executions executed;	/* what actually ran inside */

@@ -27,13 +27,28 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdint.h>
+#include <stdio.h>
+
 #include "snapshot-int.h"
 #include "snapshot.h"
 #include "xalloc.h"
 
 struct snapshot_paths {
 	struct scan_shared	 sh;
+	char			*root;
+	struct snapshot_opts	 opts;		/* for a widening's scans */
 	struct snapshot		*before;
+	/* Widened: the whole project as it was at the first call the
+	   observer could not resolve (paths first seen before it keep
+	   their own earlier state), and why. */
+	struct snapshot		*mid;
+	size_t			 seen_at_widen;
+	bool			 widened;
+	struct strv		 widened_why;
+	struct snapshot		*merged;	/* the before of the diff */
+	struct strv		 moved;		/* directories renamed to */
+	struct strv		 warnings;
 	struct strv		 paths;		/* recorded, in order */
 	struct strv		 seen;		/* every name ever added */
 	uint32_t		*set;		/* hash -> seen index + 1 */
@@ -138,6 +153,38 @@ paths_see(struct snapshot_paths *sp, const char *rel)
 	return true;
 }
 
+/* The order in which name was first added, or SIZE_MAX. */
+static size_t
+paths_seen_index(const struct snapshot_paths *sp, const char *rel, size_t len)
+{
+	uint32_t	h = snapshot_hash(rel, len);
+
+	for (size_t i = h & sp->mask; sp->set[i] != 0; i = (i + 1) & sp->mask) {
+		const char *s = sp->seen.v[sp->set[i] - 1];
+
+		if (strlen(s) == len && memcmp(s, rel, len) == 0)
+			return sp->set[i] - 1;
+	}
+	return SIZE_MAX;
+}
+
+/* A file with more than one name: a change through this name changes the
+   others (content, or at least the change time), and only a scan finds
+   them. */
+static void
+paths_check_links(struct snapshot_paths *sp, const char *rel,
+    const struct snapshot_entry *e)
+{
+	char	*why;
+
+	if (sp->widened || S_ISDIR(e->mode) || e->nlink <= 1)
+		return;
+	why = xasprintf("a change to a file with %u hard links (%s)",
+	    (unsigned)e->nlink, rel);
+	snapshot_paths_widen(sp, why);
+	free(why);
+}
+
 struct snapshot_paths *
 snapshot_paths_new(const char *root, const struct snapshot_opts *opts,
     char **cause)
@@ -146,7 +193,9 @@ snapshot_paths_new(const char *root, const struct snapshot_opts *opts,
 	struct snapshot_paths			*sp;
 
 	sp = xcalloc(1, sizeof *sp);
-	scan_shared_init(&sp->sh, opts != NULL ? opts : &defaults);
+	sp->opts = opts != NULL ? *opts : defaults;
+	sp->root = xstrdup(root);
+	scan_shared_init(&sp->sh, &sp->opts);
 	sp->sh.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sp->sh.rootfd < 0) {
 		*cause = xasprintf("cannot open '%s': %s", root,
@@ -165,7 +214,7 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 {
 	struct snapshot_entry	 e;
 	char			*p;
-	const char		*name, *end;
+	const char		*name, *end, *full = rel;
 	bool			 opaque = false;
 
 	if (sp == NULL)
@@ -176,6 +225,7 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 		rel++;
 	if (*rel == '\0' || strcmp(rel, ".") == 0)
 		return;		/* the root itself is never reported */
+	full = rel;
 	p = xstrdup(rel);
 	/* The scan's view: stop at a skipped or opaque ancestor. */
 	for (name = p; ; name = end + 1) {
@@ -193,27 +243,60 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 		if (*end == '\0')
 			break;
 	}
-	if (!paths_see(sp, p))
+	if (!paths_see(sp, p)) {
+		/* Seen before: it may have gained a name since. */
+		if (!sp->widened && paths_stat(sp, full, &e) == 1)
+			paths_check_links(sp, full, &e);
 		goto out;
+	}
 	switch (paths_stat(sp, p, &e)) {
 	case 1:
 		paths_push(sp->before, &sp->cap, p, &e, opaque);
-		/* FALLTHROUGH */
+		strv_push(&sp->paths, p);
+		/* The file itself, not the opaque tree standing for it. */
+		if (!opaque || paths_stat(sp, full, &e) == 1)
+			paths_check_links(sp, full, &e);
+		break;
 	case 0:
 		strv_push(&sp->paths, p);
 		break;
 	default:
-		break;		/* cannot be looked at: not reported */
+		/* Cannot be looked at: the whole project is. */
+		snapshot_paths_widen(sp, "a path the change report could "
+		    "not look at");
+		break;
 	}
 out:
 	free(p);
 }
 
-/* Add every name below the directory open on fd (path from, at most
-   depth levels deeper), and the same name below to. */
+static void	paths_add_absent(struct snapshot_paths *, const char *);
+
+/* Is rel at or below a directory a rename moved (a destination)? */
+static bool
+paths_under_moved(const struct snapshot_paths *sp, const char *rel)
+{
+	size_t	len;
+
+	for (size_t i = 0; i < sp->moved.n; i++) {
+		len = strlen(sp->moved.v[i]);
+		if (strncmp(rel, sp->moved.v[i], len) == 0 &&
+		    (rel[len] == '\0' || rel[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Add every name below the directory open on fd (path from, at most depth
+ * levels deeper), and the same name below to. fresh: from was moved there
+ * by an earlier rename of this run, whose walk recorded every name it had
+ * then; a name not seen since was made by another task between that walk
+ * and the rename itself, so it did not exist before the command.
+ */
 static void
 paths_add_below(struct snapshot_paths *sp, int fd, const char *from,
-    const char *to, int depth)
+    const char *to, int depth, bool fresh)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -229,13 +312,21 @@ paths_add_below(struct snapshot_paths *sp, int fd, const char *from,
 			continue;
 		f = xasprintf("%s/%s", from, de->d_name);
 		t = xasprintf("%s/%s", to, de->d_name);
-		snapshot_paths_add(sp, f);
-		snapshot_paths_add(sp, t);
+		if (fresh) {
+			paths_add_absent(sp, f);
+			paths_add_absent(sp, t);
+		} else {
+			snapshot_paths_add(sp, f);
+			snapshot_paths_add(sp, t);
+		}
+		if (de->d_type == DT_DIR && depth == 0)
+			snapshot_paths_widen(sp, "a renamed directory more "
+			    "than 64 levels deep");
 		if (de->d_type == DT_DIR && depth > 0 &&
 		    !scan_is_opaque(&sp->sh, f, strlen(f), de->d_name,
 		    strlen(de->d_name)) && (sub = openat(dirfd(d), de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
-			paths_add_below(sp, sub, f, t, depth - 1);
+			paths_add_below(sp, sub, f, t, depth - 1, fresh);
 		free(f);
 		free(t);
 	}
@@ -248,15 +339,24 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 {
 	const char	*name;
 	int		 pfd, fd;
+	bool		 fresh;
 
 	if (sp == NULL)
 		return;
-	snapshot_paths_add(sp, from);
-	snapshot_paths_add(sp, to);
 	while (*from == '/')
 		from++;
 	while (*to == '/')
 		to++;
+	/* Below a directory moved earlier, an unseen name is new (see
+	   paths_add_below). */
+	if (paths_under_moved(sp, from))
+		paths_add_absent(sp, from);
+	else
+		snapshot_paths_add(sp, from);
+	if (paths_under_moved(sp, to))
+		paths_add_absent(sp, to);
+	else
+		snapshot_paths_add(sp, to);
 	if (*from == '\0' || *to == '\0')
 		return;
 	if ((pfd = paths_open_parent(sp, from, &name)) < 0)
@@ -266,13 +366,186 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 	close(pfd);
 	if (fd < 0)
 		return;
-	paths_add_below(sp, fd, from, to, 64);
+	/* Looked at again at the end: what another task made in it between
+	   this walk and the rename itself moved with it unseen. */
+	fresh = paths_under_moved(sp, from);
+	if (!strv_contains(&sp->moved, to))
+		strv_push(&sp->moved, to);
+	paths_add_below(sp, fd, from, to, 64, fresh);
 }
 
 size_t
 snapshot_paths_count(const struct snapshot_paths *sp)
 {
 	return sp != NULL ? sp->paths.n : 0;
+}
+
+void
+snapshot_paths_widen(struct snapshot_paths *sp, const char *why)
+{
+	char	*cause = NULL;
+
+	if (sp == NULL)
+		return;
+	if (sp->widened_why.n < SNAPSHOT_WIDEN_MAX &&
+	    !strv_contains(&sp->widened_why, why))
+		strv_push(&sp->widened_why, why);
+	if (sp->widened)
+		return;
+	sp->widened = true;
+	sp->seen_at_widen = sp->seen.n;
+	sp->mid = snapshot_take(sp->root, &sp->opts, &cause);
+	if (sp->mid == NULL) {
+		strv_pushf(&sp->warnings, "the change report could not be "
+		    "widened: %s", cause);
+		free(cause);
+	}
+}
+
+bool
+snapshot_paths_widened(const struct snapshot_paths *sp)
+{
+	return sp != NULL && sp->widened;
+}
+
+const struct strv *
+snapshot_paths_why(const struct snapshot_paths *sp)
+{
+	return &sp->widened_why;
+}
+
+const struct strv *
+snapshot_paths_warnings(const struct snapshot_paths *sp)
+{
+	return &sp->warnings;
+}
+
+/*
+ * Widened: the state before the command is, for each path, the one
+ * recorded when it was first named before the widening, else the one the
+ * whole-project scan at the widening saw (nothing the command did could
+ * have touched a path before it was named: every such call was resolved
+ * until then). Then a scan of the whole project after.
+ */
+static bool
+paths_diff_widened(struct snapshot_paths *sp, struct changes *out)
+{
+	struct snapshot			*after, *m;
+	const struct snapshot_entry	*v;
+	struct snapshot_entry		 e;
+	char				*cause = NULL;
+	size_t				 cap = 0, k;
+
+	if (sp->mid == NULL)
+		return false;
+	after = snapshot_take(sp->root, &sp->opts, &cause);
+	if (after == NULL) {
+		strv_pushf(&sp->warnings, "the change report could not be "
+		    "widened: %s", cause);
+		free(cause);
+		return false;
+	}
+	m = xcalloc(1, sizeof *m);
+	for (size_t i = 0; i < sp->before->n; i++) {
+		v = &sp->before->v[i];
+		k = paths_seen_index(sp, v->path, v->len);
+		if (k < sp->seen_at_widen) {
+			e = *v;
+			paths_push(m, &cap, v->path, &e, false);
+		}
+	}
+	for (size_t i = 0; i < sp->mid->n; i++) {
+		v = &sp->mid->v[i];
+		if (v->flags & SNAPSHOT_DUPLICATE)
+			continue;
+		k = paths_seen_index(sp, v->path, v->len);
+		if (k == SIZE_MAX || k >= sp->seen_at_widen) {
+			e = *v;
+			paths_push(m, &cap, v->path, &e, false);
+		}
+	}
+	snapshot_build_index(m);
+	snapshot_diff(m, after, out);
+	strv_append_all(&sp->warnings, snapshot_warnings(after));
+	snapshot_free(after);
+	sp->merged = m;
+	return true;
+}
+
+/* A name found at the end that no call named: it was not there before
+   (see paths_walk_moved). */
+static void
+paths_add_absent(struct snapshot_paths *sp, const char *rel)
+{
+	char		*p = xstrdup(rel);
+	const char	*name, *end;
+
+	for (name = p; ; name = end + 1) {
+		end = strchr(name, '/');
+		if (end == NULL)
+			end = name + strlen(name);
+		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)))
+			goto out;
+		if (scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
+		    (size_t)(end - name))) {
+			p[end - p] = '\0';
+			break;
+		}
+		if (*end == '\0')
+			break;
+	}
+	if (paths_see(sp, p))
+		strv_push(&sp->paths, p);
+out:
+	free(p);
+}
+
+/*
+ * Every directory a rename moved is walked again at the end (breadth
+ * first, each opened beneath the root without following links). Its
+ * names were recorded when the rename was notified; one another task
+ * made there before the rename itself ran moved along unseen. A name not
+ * recorded then, nor named by a call since, did not exist before the
+ * command: it is added as absent before.
+ */
+static void
+paths_walk_moved(struct snapshot_paths *sp)
+{
+	struct strv	 queue = STRV_INIT;
+	const char	*name;
+	struct dirent	*de;
+	DIR		*d;
+	char		*f;
+	int		 pfd, fd;
+
+	for (size_t i = 0; i < sp->moved.n; i++)
+		strv_push(&queue, sp->moved.v[i]);
+	for (size_t i = 0; i < queue.n; i++) {
+		if ((pfd = paths_open_parent(sp, queue.v[i], &name)) < 0)
+			continue;
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		close(pfd);
+		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			f = xasprintf("%s/%s", queue.v[i], de->d_name);
+			paths_add_absent(sp, f);
+			if (de->d_type == DT_DIR && !scan_is_opaque(&sp->sh, f,
+			    strlen(f), de->d_name, strlen(de->d_name)))
+				strv_push_owned(&queue, f);
+			else
+				free(f);
+		}
+		closedir(d);
+	}
+	strv_release(&queue);
 }
 
 void
@@ -284,8 +557,11 @@ snapshot_paths_diff(struct snapshot_paths *sp, struct changes *out)
 	size_t			 cap = 0;
 	const char		*p;
 
-	after = xcalloc(1, sizeof *after);
 	snapshot_build_index(sp->before);
+	if (sp->widened && paths_diff_widened(sp, out))
+		return;
+	paths_walk_moved(sp);
+	after = xcalloc(1, sizeof *after);
 	for (size_t i = 0; i < sp->paths.n; i++) {
 		p = sp->paths.v[i];
 		old = snapshot_find(sp->before, p);
@@ -325,7 +601,13 @@ snapshot_paths_free(struct snapshot_paths *sp)
 	if (sp == NULL)
 		return;
 	scan_shared_release(&sp->sh);
+	free(sp->root);
 	snapshot_free(sp->before);
+	snapshot_free(sp->mid);
+	snapshot_free(sp->merged);
+	strv_release(&sp->widened_why);
+	strv_release(&sp->warnings);
+	strv_release(&sp->moved);
 	strv_release(&sp->paths);
 	strv_release(&sp->seen);
 	free(sp->set);
@@ -337,5 +619,5 @@ snapshot_paths_free(struct snapshot_paths *sp)
 const struct snapshot *
 snapshot_paths_before(const struct snapshot_paths *sp)
 {
-	return sp->before;
+	return sp->merged != NULL ? sp->merged : sp->before;
 }

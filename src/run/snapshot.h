@@ -135,6 +135,22 @@ void		 snapshot_paths_add(struct snapshot_paths *, const char *rel);
    and the same names below to (the scan sees those move too). */
 void		 snapshot_paths_add_tree(struct snapshot_paths *,
 		    const char *from, const char *to);
+/*
+ * Widen: what the observer could not resolve soundly (a /proc magic link
+ * it cannot read, a path it could not read, a file with other hard links)
+ * makes the report the whole project's: a scan now, before the call runs
+ * (for the paths not named so far, their state before the command), and
+ * one at the end. why (copied) says what widened it; the first
+ * SNAPSHOT_WIDEN_MAX distinct reasons are kept. A file changed with more
+ * than one hard link widens by itself (snapshot_paths_add).
+ */
+#define SNAPSHOT_WIDEN_MAX	8
+void		 snapshot_paths_widen(struct snapshot_paths *,
+		    const char *why);
+bool		 snapshot_paths_widened(const struct snapshot_paths *);
+const struct strv *snapshot_paths_why(const struct snapshot_paths *);
+/* Problems met by a widening's scans. */
+const struct strv *snapshot_paths_warnings(const struct snapshot_paths *);
 /* Paths recorded so far. */
 size_t		 snapshot_paths_count(const struct snapshot_paths *);
 void		 snapshot_paths_diff(struct snapshot_paths *,

@@ -76,6 +76,9 @@ static const struct filter_rule filter_rules[] = {
 	RECORD("fchmod"), RECORD("fchown"),
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
 	RECORD("bind"),	/* a unix socket's file */
+	/* Where a thread's relative paths lead: another thread of the same
+	   process may be resolving one (the change report widens). */
+	RECORD("chdir"), RECORD("fchdir"),
 	/* What actually runs: recorded, never refused (report "executed"). */
 	ALWAYS("execve"), ALWAYS("execveat"),
 	INETLEN("connect", 1, 2),

@@ -86,6 +86,29 @@ deny_namespaces(scmp_filter_ctx ctx)
 	    0);
 }
 
+/*
+ * A working directory or descriptor table shared between processes
+ * (clone with CLONE_FS or CLONE_FILES but not CLONE_THREAD): the change
+ * report's observer reads a caller's directory and descriptors before
+ * its call runs, and widens the report when another thread of the same
+ * process could change them meanwhile; it counts threads, so sharing
+ * stays within a thread group. Threads, fork, vfork and posix_spawn never
+ * ask for it.
+ */
+static int
+deny_shared_tables(scmp_filter_ctx ctx)
+{
+	static const scmp_datum_t shared[] = { CLONE_FS, CLONE_FILES };
+
+	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ,
+		    shared[i] | CLONE_THREAD, shared[i])) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* FNV-1a over the names in the tables. */
 static uint32_t
 deny_tables_hash(void)
@@ -135,6 +158,8 @@ deny_build(void *arg, struct buf *prog, char **cause)
 	if (rc == 0 && !a->allow_userns)
 		rc = deny_namespaces(ctx);
 	if (rc == 0)
+		rc = deny_shared_tables(ctx);
+	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 		    0xffffffffu, TIOCSTI));
@@ -160,8 +185,9 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 	int			 fd;
 
 	/* Keyed by the tables too, so an edited table is never stale; the
-	   version (deny2) retires programs built before pidfd_getfd. */
-	snprintf(name, sizeof name, "deny2-%d%d-%08x", allow_ptrace,
+	   version retires older programs (deny2: before pidfd_getfd, deny3:
+	   before shared working directories and descriptor tables). */
+	snprintf(name, sizeof name, "deny3-%d%d-%08x", allow_ptrace,
 	    allow_userns, deny_tables_hash());
 	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
 		return -1;

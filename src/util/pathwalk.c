@@ -74,6 +74,31 @@ pathwalk_normalise(const char *base, const char *path)
 }
 
 char *
+pathwalk_join(const char *base, const char *path)
+{
+	struct buf	 out = BUF_INIT;
+	_cleanup_free_ char *joined = NULL;
+	const char	*p, *e;
+	size_t		 len;
+
+	if (path[0] == '/' || base == NULL)
+		joined = xasprintf("/%s", path);
+	else
+		joined = xasprintf("%s/%s", base, path);
+	buf_puts(&out, "");
+	for (p = joined; (p = path_component(p, &e)) != NULL; p = e) {
+		len = (size_t)(e - p);
+		if (len == 1 && p[0] == '.')
+			continue;
+		buf_putc(&out, '/');
+		buf_add(&out, p, len);
+	}
+	if (out.len == 0)
+		buf_putc(&out, '/');
+	return buf_detach(&out);
+}
+
+char *
 pathwalk_resolve(const char *path, bool follow, pathwalk_readlink_cb rl,
     void *arg, bool *missing)
 {

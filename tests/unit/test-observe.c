@@ -132,6 +132,39 @@ test_resolve(void **state)
 	check_resolve("/loop/x", true, "/loop/x", true);
 }
 
+static void
+check_join(const char *base, const char *path, const char *want)
+{
+	char	*got = pathwalk_join(base, path);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* The observer joins without collapsing "..": it is applied by the
+   resolution, after the link before it (issue 25: "sl/../motd"). */
+static void
+test_join(void **state)
+{
+	char	*joined, *got;
+	bool	 missing;
+
+	check_join("/a/b", "c/../d", "/a/b/c/../d");
+	check_join("/x", "/etc//./passwd", "/etc/passwd");
+	check_join("/proj", ".", "/proj");
+	check_join(NULL, "rel", "/rel");
+	/* up -> ../.. (that is /home), so up/.. is / and up/../x is /x. */
+	joined = pathwalk_join("/home/u/proj", "up/../x");
+	got = pathwalk_resolve(joined, true, fake_readlink, NULL, &missing);
+	assert_string_equal(got, "/x");
+	free(got);
+	free(joined);
+	/* The lexical form would have said the project's own "x". */
+	got = pathwalk_normalise("/home/u/proj", "up/../x");
+	assert_string_equal(got, "/home/u/proj/x");
+	free(got);
+}
+
 static int
 decide(const char *path, enum observe_kind kind, bool exists,
     bool parent_exists, bool writes, enum violation_reason *reason)
@@ -415,6 +448,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_normalise),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_sockaddr),
 		cmocka_unit_test(test_parse_line),
