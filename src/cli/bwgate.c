@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "reload", cmd_reload, "read configuration and rules again" },
 	{ "show", cmd_show, "one request's record, report or output" },
 	{ "log", cmd_log, "the project's requests from the audit log" },
+	{ "undo", cmd_undo, "put a run's changes back" },
 	{ "mcp", cmd_mcp, "an MCP server on stdio for agents (run, file tools)" },
 	{ "hook", cmd_hook, "a Claude Code PreToolUse hook (hook claude-code)" },
 	{ NULL, NULL, NULL }

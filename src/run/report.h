@@ -114,6 +114,7 @@ struct result {
 	cJSON		*sandbox;	/* how the sandbox was built */
 	struct strv	 warnings;
 	char		*error;		/* bwgate's own failure, if any */
+	cJSON		*undo;		/* can it be undone (undo.h), or NULL */
 };
 #define RESULT_INIT { .exit_code = -1, .changes_possible = true }
 
