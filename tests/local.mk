@@ -116,7 +116,7 @@ tests_fuzz_fuzz_observe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_observe_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/fuzz-observe
 
-EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh
+EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh %D%/integration/undo-gen.py
 ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
@@ -125,6 +125,7 @@ ENGINE_TESTS = \
 	%D%/integration/contain-emfile.sh \
 	%D%/integration/contain-files.sh \
 	%D%/integration/exec-changes.sh \
+	%D%/integration/undo.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \

@@ -120,7 +120,9 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		u->size = (uint64_t)cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(e, "size"));
 		u->mtime = (int64_t)cJSON_GetNumberValue(
-		    cJSON_GetObjectItem(e, "mtime"));
+		    cJSON_GetObjectItem(e, "mtime_s")) * 1000000000 +
+		    (int64_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "mtime_ns"));
 		u->dev = (uint64_t)cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(e, "dev"));
 		u->ino = (uint64_t)cJSON_GetNumberValue(

@@ -278,19 +278,30 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 		    (unsigned long long)u->lim.file_max);
 		return;
 	}
+	if (undo_rec_claim(u) != 0) {
+		k->why = xstrdup(u->broken);
+		return;
+	}
 	if (u->run_bytes + (uint64_t)st->st_size > u->lim.run_max) {
 		k->why = xasprintf("over the run's limit of %llu bytes",
 		    (unsigned long long)u->lim.run_max);
 		return;
 	}
 	if (u->store_bytes + u->run_bytes + (uint64_t)st->st_size >
+	    u->lim.total_max && u->id != 0) {
+		/* Make room: the oldest other runs go first. */
+		char	 keep[32];
+		uint64_t held;
+
+		snprintf(keep, sizeof keep, "%lu", u->id);
+		held = undo_prune(u->store, &u->lim, (uint64_t)st->st_size,
+		    keep);
+		u->store_bytes = held > u->run_bytes ? held - u->run_bytes : 0;
+	}
+	if (u->store_bytes + u->run_bytes + (uint64_t)st->st_size >
 	    u->lim.total_max) {
 		k->why = xasprintf("the undo store is full (%llu bytes)",
 		    (unsigned long long)u->lim.total_max);
-		return;
-	}
-	if (undo_rec_claim(u) != 0) {
-		k->why = xstrdup(u->broken);
 		return;
 	}
 	if ((tmp = undo_rec_copy(u, fd, hex, &size, &why)) == NULL) {
@@ -391,7 +402,9 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 	cJSON_AddStringToObject(j, "type", undo_type(e->mode));
 	cJSON_AddNumberToObject(j, "mode", e->mode & 07777);
 	cJSON_AddNumberToObject(j, "size", (double)e->size);
-	cJSON_AddNumberToObject(j, "mtime", (double)e->mtime);
+	/* Nanoseconds since the epoch do not fit a double exactly. */
+	cJSON_AddNumberToObject(j, "mtime_s", (double)(e->mtime / 1000000000));
+	cJSON_AddNumberToObject(j, "mtime_ns", (double)(e->mtime % 1000000000));
 	cJSON_AddNumberToObject(j, "dev", (double)e->dev);
 	cJSON_AddNumberToObject(j, "ino", (double)e->ino);
 	cJSON_AddNumberToObject(j, "nlink", e->nlink);
