@@ -457,6 +457,14 @@ observe_judge_link(struct observer *obs, const struct sandbox *sb,
 	bool				 missing;
 
 	res = observe_resolve(obs, old, follow, &missing);
+	/* The old name too: a change through the new name changes it
+	   (undo keeps it under the name it had). */
+	if (obs->rec != NULL && !missing) {
+		const char *rel = observe_rec_rel(obs, sb, res);
+
+		if (rel != NULL)
+			snapshot_paths_add(obs->rec, rel);
+	}
 	mo = sandbox_mount_for(sb, res);
 	mn = sandbox_mount_for(sb, new);
 	if (mo == mn || missing || !observe_exists_in(obs->rootfd, res))
