@@ -48,8 +48,8 @@ allowed() {
 	snapshot-paths.o) echo "openat" ;;
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
-	undo-store.o) echo "opendir unlink rename" ;;	# its store (state)
-	undo-save.o) echo "unlink rename readlinkat" ;;	# its store (state);
+	undo-store.o) echo "opendir unlink rename rmdir" ;; # its store (state)
+	undo-save.o) echo "unlink rename mkdir rmdir readlinkat" ;; # its store;
 							# readlinkat of a
 							# link the door opened
 	*) echo "" ;;
