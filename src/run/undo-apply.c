@@ -23,6 +23,7 @@
 #include "autoconf.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "beneath.h"
@@ -53,9 +55,11 @@ struct ue {
 	const char	*blob;
 	const char	*target;
 	bool		 opaque;
+	int64_t		 btime;		/* -1: unknown */
 	/* Planning. */
 	bool		 now;		/* present now */
 	struct stat	 st;		/* its state now */
+	int64_t		 nbtime;	/* its birth time now, -1: unknown */
 	bool		 claimed;	/* after: a rename source */
 	bool		 placed;	/* before: its inode is at its name */
 };
@@ -85,6 +89,7 @@ struct undo_plan {
 	size_t		 cannot;
 	int		 root;
 	char		*stage;
+	struct timespec	 since;		/* the run's start */
 };
 
 static int
@@ -131,6 +136,12 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		u->target = cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "target"));
 		u->opaque = cJSON_IsTrue(cJSON_GetObjectItem(e, "opaque"));
+		u->btime = -1;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "btime_s")))
+			u->btime = (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "btime_s")) * 1000000000 +
+			    (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "btime_ns"));
 	}
 }
 
@@ -141,6 +152,48 @@ ue_find(struct ue *v, size_t n, const char *path)
 		if (strcmp(v[i].path, path) == 0)
 			return &v[i];
 	return NULL;
+}
+
+/* Is the file now at a (present) the inode of b (device, inode, and
+   birth time when both are known: inode numbers are reused)? */
+static bool
+ue_same(const struct ue *a, const struct ue *b)
+{
+	return a->now && a->st.st_ino == b->ino && a->st.st_dev == b->dev &&
+	    (a->nbtime < 0 || b->btime < 0 || a->nbtime == b->btime);
+}
+
+/* lstat through the door, with the birth time (-1 when unknown). */
+static int
+ue_stat(int root, const char *rel, struct stat *st, int64_t *btime)
+{
+	struct statx	 sx;
+	const char	*name;
+	char		*cause = NULL;
+	int		 pfd, rc;
+
+	*btime = -1;
+	if ((pfd = beneath_parent(root, rel, false, &name, &cause)) < 0) {
+		free(cause);
+		return -1;
+	}
+	rc = beneath_child_statx(pfd, name, 0, STATX_BASIC_STATS | STATX_BTIME,
+	    &sx);
+	close(pfd);
+	if (rc != 0)
+		return -1;
+	memset(st, 0, sizeof *st);
+	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st->st_ino = sx.stx_ino;
+	st->st_mode = sx.stx_mode;
+	st->st_nlink = sx.stx_nlink;
+	st->st_size = (off_t)sx.stx_size;
+	st->st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+	if (sx.stx_mask & STATX_BTIME)
+		*btime = sx.stx_btime.tv_sec * 1000000000LL +
+		    sx.stx_btime.tv_nsec;
+	return 0;
 }
 
 static enum ue_type
@@ -208,15 +261,25 @@ plan_blob_ok(struct undo_plan *p, const char *sha)
 	return sha256_file(path, hex) == 0 && strcmp(hex, sha) == 0;
 }
 
-/* The after entry (present now) holding inode (dev, ino), not claimed. */
+/* The after entry (present now, not claimed) holding b's inode,
+   preferring a name that moved along with its
+   directory (the others are links the run added). */
 static struct ue *
-plan_now_at(struct undo_plan *p, uint64_t dev, uint64_t ino)
+plan_now_pref(struct undo_plan *p, struct ue *b)
 {
-	for (size_t i = 0; i < p->na; i++)
-		if (p->a[i].now && !p->a[i].claimed &&
-		    p->a[i].st.st_ino == ino && p->a[i].st.st_dev == dev)
-			return &p->a[i];
-	return NULL;
+	struct ue	*first = NULL;
+
+	for (size_t i = 0; i < p->na; i++) {
+		struct ue *a = &p->a[i];
+
+		if (a->claimed || !ue_same(a, b))
+			continue;
+		if (plan_implied(p, a, b))
+			return a;
+		if (first == NULL)
+			first = a;
+	}
+	return first;
 }
 
 static void
@@ -233,7 +296,7 @@ plan_build(struct undo_plan *p)
 		if (!a->now)
 			strv_pushf(&p->lines, "conflict: %s (removed since "
 			    "the run)", a->path);
-		else if (a->st.st_ino != a->ino || st_type(&a->st) != a->type ||
+		else if (!ue_same(a, a) || st_type(&a->st) != a->type ||
 		    (a->st.st_mode & 07777) != a->mode || (a->type != UE_DIR &&
 		    ((uint64_t)a->st.st_size != a->size ||
 		    st_mtime_ns(&a->st) != a->mtime)))
@@ -256,8 +319,7 @@ plan_build(struct undo_plan *p)
 	for (size_t i = 0; i < p->nb; i++) {
 		b = &p->b[i];
 		a = ue_find(p->a, p->na, b->path);
-		if (b->opaque || a == NULL || !a->now ||
-		    a->st.st_ino != b->ino || a->st.st_dev != b->dev ||
+		if (b->opaque || a == NULL || !ue_same(a, b) ||
 		    st_type(&a->st) != b->type)
 			continue;
 		a->claimed = true;
@@ -268,7 +330,7 @@ plan_build(struct undo_plan *p)
 		b = &p->b[i];
 		if (b->opaque || b->placed)
 			continue;
-		if ((q = plan_now_at(p, b->dev, b->ino)) != NULL &&
+		if ((q = plan_now_pref(p, b)) != NULL &&
 		    st_type(&q->st) == b->type) {
 			q->claimed = true;
 			b->placed = true;
@@ -328,8 +390,7 @@ plan_build(struct undo_plan *p)
 			continue;
 		q = NULL;
 		for (size_t j = 0; j < p->na; j++)
-			if (p->a[j].now && p->a[j].st.st_ino == b->ino &&
-			    p->a[j].st.st_dev == b->dev)
+			if (ue_same(&p->a[j], b))
 				q = &p->a[j];
 		if (q == NULL)
 			continue;
@@ -361,8 +422,7 @@ plan_build(struct undo_plan *p)
 		b = NULL;
 		/* A name under a directory that moves back moves with it. */
 		for (size_t j = 0; j < p->nb; j++)
-			if (p->b[j].ino == a->st.st_ino &&
-			    p->b[j].dev == a->st.st_dev &&
+			if (ue_same(a, &p->b[j]) &&
 			    plan_implied(p, a, &p->b[j]))
 				b = &p->b[j];
 		if (b != NULL)
@@ -389,14 +449,23 @@ undo_plan_new(const char *project, const cJSON *m, char **cause)
 		undo_plan_free(p);
 		return NULL;
 	}
+	p->since.tv_sec = (time_t)cJSON_GetNumberValue(
+	    cJSON_GetObjectItem(p->m, "start_s"));
+	p->since.tv_nsec = (long)cJSON_GetNumberValue(
+	    cJSON_GetObjectItem(p->m, "start_ns"));
+	if (p->since.tv_sec < 0 || p->since.tv_nsec < 0 ||
+	    p->since.tv_nsec >= 1000000000) {
+		p->since.tv_sec = 0;
+		p->since.tv_nsec = 0;
+	}
 	ue_parse(cJSON_GetObjectItem(p->m, "before"), &p->b, &p->nb);
 	ue_parse(cJSON_GetObjectItem(p->m, "after"), &p->a, &p->na);
 	for (size_t i = 0; i < p->nb; i++)
-		p->b[i].now = beneath_lstat(p->root, p->b[i].path,
-		    &p->b[i].st) == 0;
+		p->b[i].now = ue_stat(p->root, p->b[i].path, &p->b[i].st,
+		    &p->b[i].nbtime) == 0;
 	for (size_t i = 0; i < p->na; i++)
-		p->a[i].now = beneath_lstat(p->root, p->a[i].path,
-		    &p->a[i].st) == 0;
+		p->a[i].now = ue_stat(p->root, p->a[i].path, &p->a[i].st,
+		    &p->a[i].nbtime) == 0;
 	plan_build(p);
 	return p;
 }
@@ -509,6 +578,28 @@ apply_sibling(struct undo_plan *p, const struct ue *b)
 	return -1;
 }
 
+/*
+ * A directory the run made still holds names nobody recorded (made while
+ * a rename of a parent raced the recorder): remove what was born during
+ * the run (the sweep's proof, beneath.h), never anything older.
+ */
+static int
+apply_dispose(struct undo_plan *p, struct act *a, char **cause)
+{
+	const char	*name;
+	int		 pfd, rc;
+
+	if ((pfd = beneath_parent(p->root, a->to, false, &name, cause)) < 0)
+		return -1;
+	rc = beneath_dispose(pfd, name, &p->since);
+	close(pfd);
+	if (rc == 0)
+		return 0;
+	*cause = xasprintf("cannot remove '%s': it holds files older than "
+	    "the run", a->path);
+	return -1;
+}
+
 static int
 apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 {
@@ -530,10 +621,18 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 		return beneath_rename(p->root, a->path, a->to, cause);
 	case ACT_UNSTAGE:
 		return beneath_rename(p->root, a->to, a->path, cause);
-	case ACT_REMOVE:
 	case ACT_RMDIR:
-		if (beneath_remove(p->root, a->to != NULL ? a->to : a->path,
-		    &a->id) != 0 && errno != ENOENT) {
+		if (beneath_remove(p->root, a->to, &a->id) == 0 ||
+		    errno == ENOENT)
+			return 0;
+		if (errno == ENOTEMPTY && p->since.tv_sec > 0)
+			return apply_dispose(p, a, cause);
+		*cause = xasprintf("cannot remove '%s': %s", a->path,
+		    strerror(errno));
+		return -1;
+	case ACT_REMOVE:
+		if (beneath_remove(p->root, a->path, &a->id) != 0 &&
+		    errno != ENOENT) {
 			*cause = xasprintf("cannot remove '%s': %s", a->path,
 			    strerror(errno));
 			return -1;
@@ -637,8 +736,14 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 		}
 		rc = apply_one(p, &p->acts[i], &seq, cause);
 	}
-	if (staged && beneath_lstat(p->root, p->stage, &st) == 0)
-		(void)beneath_remove(p->root, p->stage, &st);
+	if (staged && beneath_lstat(p->root, p->stage, &st) == 0 &&
+	    beneath_remove(p->root, p->stage, &st) != 0 && rc != 0) {
+		char *c = *cause;
+
+		*cause = xasprintf("%s; undone in part: what was being renamed "
+		    "back is in '%s'", c, p->stage);
+		free(c);
+	}
 	return rc;
 }
 

@@ -63,6 +63,7 @@ struct undo_rec {
 	uint32_t		*index;		/* ino hash -> k index + 1 */
 	size_t			 mask;
 	char			*broken;	/* the store failed: why */
+	struct timespec		 start;		/* the run's (before it ran) */
 };
 
 struct undo_rec *
@@ -78,6 +79,7 @@ undo_rec_new(const char *project, const char *command)
 	u->store = undo_store_dir(project);
 	u->blobs_fd = -1;
 	undo_limits_get(&u->lim);
+	clock_gettime(CLOCK_REALTIME, &u->start);
 	return u;
 }
 
@@ -410,6 +412,13 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 	cJSON_AddNumberToObject(j, "nlink", e->nlink);
 	if (e->flags & SNAPSHOT_OPAQUE)
 		cJSON_AddTrueToObject(j, "opaque");
+	/* Inode numbers are reused: the birth time tells two apart. */
+	if (e->flags & SNAPSHOT_BTIME) {
+		cJSON_AddNumberToObject(j, "btime_s",
+		    (double)(e->btime / 1000000000));
+		cJSON_AddNumberToObject(j, "btime_ns",
+		    (double)(e->btime % 1000000000));
+	}
 	if (!before)
 		return j;
 	k = undo_rec_find(u, (dev_t)e->dev, (ino_t)e->ino);
@@ -492,6 +501,8 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 		free(c);
 	}
 	cJSON_AddNumberToObject(m, "time", (double)time(NULL));
+	cJSON_AddNumberToObject(m, "start_s", (double)u->start.tv_sec);
+	cJSON_AddNumberToObject(m, "start_ns", (double)u->start.tv_nsec);
 	unsaved = cJSON_CreateArray();
 	arr = cJSON_AddArrayToObject(m, "before");
 	for (size_t i = 0; i < snapshot_count(before); i++) {
