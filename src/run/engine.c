@@ -506,7 +506,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		snapshot_paths_diff(rec, &r->changes);
 		r->changes_known = true;
 		undo_rec_commit(undo, snapshot_paths_before(rec),
-		    snapshot_paths_after(rec), r);
+		    snapshot_paths_after(rec), &snap, r);
 		r->changes_method = "syscalls";
 		attention_collect(r, pol.project, &o->attention,
 		    snapshot_paths_before(rec), &swept);

@@ -44,6 +44,7 @@ struct undo_kept {
 	char		*target;	/* a symbolic link's target */
 	char		*why;		/* why its content was not kept */
 	char		*path;		/* the name it was kept under */
+	bool		 multi;		/* it had other names */
 };
 
 struct undo_rec {
@@ -64,6 +65,7 @@ struct undo_rec {
 	size_t			 mask;
 	char			*broken;	/* the store failed: why */
 	struct timespec		 start;		/* the run's (before it ran) */
+	bool			 multi;		/* a kept file had other names */
 };
 
 struct undo_rec *
@@ -357,6 +359,8 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel)
 		return;
 	}
 	k = undo_rec_add(u, &st, rel);
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+		k->multi = u->multi = true;
 	if (S_ISLNK(st.st_mode)) {
 		n = readlinkat(fd, "", target, sizeof target - 1);
 		if (n >= 0) {
@@ -454,10 +458,70 @@ undo_unsaved_add(cJSON *unsaved, const char *path, const char *why)
 	cJSON_AddItemToArray(unsaved, w);
 }
 
+/*
+ * A kept file had other names (hard links) that no call named: a change
+ * through one name changed them too, so they are part of the run. Find
+ * them (one scan of the project, only in this case) and add each to both
+ * lists: before as the inode was, after as it is.
+ */
+static void
+undo_other_names(struct undo_rec *u, const struct snapshot *before,
+    const struct snapshot *after, const struct snapshot_opts *opts,
+    cJSON *barr, cJSON *aarr, cJSON *unsaved)
+{
+	struct snapshot			*all;
+	const struct snapshot_entry	*e, *b;
+	struct undo_kept		*k;
+	struct snapshot_entry		 copy;
+	char				*cause = NULL;
+
+	if ((all = snapshot_take(u->project, opts, &cause)) == NULL) {
+		for (size_t i = 0; i < u->nk; i++)
+			if (u->k[i].multi)
+				undo_unsaved_add(unsaved, u->k[i].path, "its "
+				    "other hard links could not be found");
+		free(cause);
+		return;
+	}
+	for (size_t i = 0; i < snapshot_count(all); i++) {
+		e = snapshot_entry(all, i);
+		if (!S_ISREG(e->mode) || (e->flags & SNAPSHOT_DUPLICATE) ||
+		    (k = undo_rec_find(u, (dev_t)e->dev,
+		    (ino_t)e->ino)) == NULL || !k->multi ||
+		    snapshot_find(before, e->path) != NULL ||
+		    snapshot_find(after, e->path) != NULL)
+			continue;
+		/* The inode as the run found it, under this name. */
+		b = NULL;
+		for (size_t j = 0; j < snapshot_count(before) && b == NULL;
+		    j++) {
+			const struct snapshot_entry *c = snapshot_entry(before,
+			    j);
+
+			if (c->ino == e->ino && c->dev == e->dev &&
+			    (!(c->flags & SNAPSHOT_BTIME) ||
+			    !(e->flags & SNAPSHOT_BTIME) ||
+			    c->btime == e->btime))
+				b = c;
+		}
+		if (b == NULL)
+			continue;
+		copy = *b;
+		copy.path = e->path;
+		copy.len = e->len;
+		cJSON_AddItemToArray(barr, undo_entry_json(u, &copy, true,
+		    unsaved));
+		cJSON_AddItemToArray(aarr, undo_entry_json(u, e, false, NULL));
+	}
+	snapshot_free(all);
+}
+
 void
 undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
-    const struct snapshot *after, struct result *r)
+    const struct snapshot *after, const struct snapshot_opts *opts,
+    struct result *r)
 {
+	cJSON		*barr;
 	cJSON		*m, *arr, *unsaved, *rep;
 	char		*text, *path, *cause = NULL, *dir;
 	const struct snapshot_entry *e;
@@ -504,7 +568,7 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 	cJSON_AddNumberToObject(m, "start_s", (double)u->start.tv_sec);
 	cJSON_AddNumberToObject(m, "start_ns", (double)u->start.tv_nsec);
 	unsaved = cJSON_CreateArray();
-	arr = cJSON_AddArrayToObject(m, "before");
+	arr = barr = cJSON_AddArrayToObject(m, "before");
 	for (size_t i = 0; i < snapshot_count(before); i++) {
 		e = snapshot_entry(before, i);
 		if (e->flags & SNAPSHOT_DUPLICATE)
@@ -529,6 +593,8 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 			undo_unsaved_add(unsaved, e->path, "an excluded tree: "
 			    "its contents are not recorded");
 	}
+	if (u->multi)
+		undo_other_names(u, before, after, opts, barr, arr, unsaved);
 	cJSON_AddItemToObject(m, "unsaved", cJSON_Duplicate(unsaved, true));
 	cJSON_AddNumberToObject(m, "bytes", (double)u->ref_bytes);
 	text = cJSON_PrintUnformatted(m);

@@ -64,7 +64,8 @@ struct undo_rec	*undo_rec_new(const char *project, const char *command);
 void		 undo_rec_save_hook(void *arg, int rootfd, const char *rel);
 /* Write the manifest; fill r's "undo" (report.h). */
 void		 undo_rec_commit(struct undo_rec *, const struct snapshot *before,
-		    const struct snapshot *after, struct result *r);
+		    const struct snapshot *after, const struct snapshot_opts *,
+		    struct result *r);
 void		 undo_rec_free(struct undo_rec *);
 
 /* Store access (undo-store.c). */
