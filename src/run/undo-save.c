@@ -45,6 +45,12 @@ struct undo_kept {
 	char		*why;		/* why its content was not kept */
 	char		*path;		/* the name it was kept under */
 	bool		 multi;		/* it had other names */
+	/* The inode at first sight, before any call changed it (another
+	   name of it may be recorded later, after a change). */
+	uint32_t	 mode;
+	uint64_t	 size;
+	int64_t		 mtime;
+	int64_t		 btime;		/* -1: unknown */
 };
 
 struct undo_rec {
@@ -341,7 +347,9 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel)
 	struct undo_rec		*u = arg;
 	struct undo_kept	*k;
 	struct stat		 st, st2;
+	struct statx		 sx;
 	char			*cause = NULL, target[4096];
+	int64_t			 btime = -1;
 	ssize_t			 n;
 	int			 fd, rfd;
 
@@ -358,7 +366,22 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel)
 		close(fd);
 		return;
 	}
+	/* Born during the run: undo removes it, nothing to keep. */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME,
+	    &sx) == 0 && (sx.stx_mask & STATX_BTIME)) {
+		btime = sx.stx_btime.tv_sec * 1000000000LL +
+		    sx.stx_btime.tv_nsec;
+		if (btime >= u->start.tv_sec * 1000000000LL +
+		    u->start.tv_nsec) {
+			close(fd);
+			return;
+		}
+	}
 	k = undo_rec_add(u, &st, rel);
+	k->mode = st.st_mode;
+	k->size = (uint64_t)st.st_size;
+	k->mtime = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	k->btime = btime;
 	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
 		k->multi = u->multi = true;
 	if (S_ISLNK(st.st_mode)) {
@@ -402,8 +425,21 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
     bool before, cJSON *unsaved)
 {
 	cJSON			*j = cJSON_CreateObject(), *w;
-	struct undo_kept	*k;
+	struct undo_kept	*k = NULL;
+	struct snapshot_entry	 first;
 
+	/* A name recorded after its inode was changed through another:
+	   the inode as it was first seen. */
+	if (before && (k = undo_rec_find(u, (dev_t)e->dev,
+	    (ino_t)e->ino)) != NULL && (k->btime < 0 ||
+	    !(e->flags & SNAPSHOT_BTIME) || k->btime == e->btime) &&
+	    (k->mode & S_IFMT) == (e->mode & S_IFMT)) {
+		first = *e;
+		first.mode = k->mode;
+		first.size = k->size;
+		first.mtime = k->mtime;
+		e = &first;
+	}
 	cJSON_AddStringToObject(j, "path", e->path);
 	cJSON_AddStringToObject(j, "type", undo_type(e->mode));
 	cJSON_AddNumberToObject(j, "mode", e->mode & 07777);
@@ -423,10 +459,7 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 		cJSON_AddNumberToObject(j, "btime_ns",
 		    (double)(e->btime % 1000000000));
 	}
-	if (!before)
-		return j;
-	k = undo_rec_find(u, (dev_t)e->dev, (ino_t)e->ino);
-	if (k == NULL)
+	if (!before || k == NULL)
 		return j;
 	if (k->sha != NULL)
 		cJSON_AddStringToObject(j, "blob", k->sha);

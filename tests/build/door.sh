@@ -49,9 +49,10 @@ allowed() {
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
 	undo-store.o) echo "opendir unlink rename rmdir" ;; # its store (state)
-	undo-save.o) echo "unlink rename mkdir rmdir readlinkat" ;; # its store;
-							# readlinkat of a
-							# link the door opened
+	undo-save.o) echo "unlink rename mkdir rmdir readlinkat statx" ;; # store;
+							# readlinkat, statx
+							# of what the door
+							# opened
 	*) echo "" ;;
 	esac
 }
