@@ -606,6 +606,11 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 		e = snapshot_entry(before, i);
 		if (e->flags & SNAPSHOT_DUPLICATE)
 			continue;
+		/* First named after the run made it (under a name a renamed
+		   parent gave it): not something the project had. */
+		if ((e->flags & SNAPSHOT_BTIME) && e->btime >=
+		    u->start.tv_sec * 1000000000LL + u->start.tv_nsec)
+			continue;
 		cJSON_AddItemToArray(arr, undo_entry_json(u, e, true,
 		    unsaved));
 	}
