@@ -12,5 +12,5 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/history.c %D%/history.h \
 	%D%/console.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
-	%D%/console-job.c %D%/console-warm.c \
+	%D%/console-job.c %D%/console-warm.c %D%/console-undo.c \
 	%D%/console-lifecycle.c

@@ -229,6 +229,16 @@ undo_manifest_bytes(const char *project, const cJSON *m)
 	return n;
 }
 
+bool
+undo_is_undone(const char *project, unsigned long id)
+{
+	_cleanup_free_ char	*store = undo_store_dir(project);
+	_cleanup_free_ char	*p = xasprintf("%s/runs/%lu/undone", store, id);
+	struct stat		 st;
+
+	return stat(p, &st) == 0;
+}
+
 int
 undo_mark_undone(const char *project, unsigned long id, char **cause)
 {

@@ -76,6 +76,8 @@ cJSON	*undo_manifest_read(const char *project, unsigned long id,
 void	 undo_runs(const char *project, struct strv *ids);
 /* Bytes of the objects one manifest refers to. */
 uint64_t undo_manifest_bytes(const char *project, const cJSON *m);
+/* Was run id undone already? */
+bool	 undo_is_undone(const char *project, unsigned long id);
 /* Mark a run undone (kept for the record, no longer undoable). */
 int	 undo_mark_undone(const char *project, unsigned long id,
 	    char **cause);
