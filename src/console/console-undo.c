@@ -16,6 +16,17 @@
 #include "undo.h"
 #include "xalloc.h"
 
+/* Who hears of an undo: the request's agent by name; an agent that gave
+   none is known by its connection's pid ("pid N"), a new one per
+   `bwgate run`, so the next such request hears. */
+static const char *
+undo_agent_key(const struct request *r)
+{
+	if (r->agent == NULL || strncmp(r->agent, "pid ", 4) == 0)
+		return "";
+	return r->agent;
+}
+
 /* The undo id of a finished request, or 0 with cause. */
 static unsigned long
 undo_id_of(struct console *c, uint32_t id, struct request **rp, char **cause)
@@ -120,7 +131,7 @@ console_undo(struct console *c, uint32_t id, const char *who, bool force,
 			free(e);
 		}
 		/* The agent hears of it with its next result. */
-		strv_push(&c->undone_agent, r->agent != NULL ? r->agent : "");
+		strv_push(&c->undone_agent, undo_agent_key(r));
 		strv_pushf(&c->undone_note, "your earlier request #%u (%s) was "
 		    "undone by the operator: its changes to the project were "
 		    "put back", id, r->command != NULL ? r->command : "");
@@ -134,7 +145,7 @@ void
 console_undo_notices(struct console *c, const struct request *r,
     cJSON *report)
 {
-	const char	*agent = r->agent != NULL ? r->agent : "";
+	const char	*agent = undo_agent_key(r);
 	cJSON		*w;
 	size_t		 i = 0;
 
