@@ -70,7 +70,7 @@ undo_list(const char *project, bool json)
 			continue;
 		}
 		cmd = cJSON_GetStringValue(cJSON_GetObjectItem(m, "command"));
-		state = cJSON_IsTrue(cJSON_GetObjectItem(m, "undone")) ?
+		state = undo_is_undone(project, id) ?
 		    "undone" : cJSON_GetArraySize(cJSON_GetObjectItem(m,
 		    "unsaved")) > 0 ? "partial" : "ready";
 		if (json) {
@@ -138,8 +138,7 @@ undo_one(const char *project, unsigned long id, bool dry, bool force,
 	struct undo_plan	*p;
 	const struct strv	*lines;
 	const cJSON		*e;
-	char			*cause = NULL, *store, *mark;
-	struct stat		 st;
+	char			*cause = NULL;
 	cJSON			*m, *o;
 	int			 rc = 0;
 
@@ -152,17 +151,12 @@ undo_one(const char *project, unsigned long id, bool dry, bool force,
 		free(cause);
 		return -1;
 	}
-	store = undo_store_dir(project);
-	mark = xasprintf("%s/runs/%lu/undone", store, id);
-	free(store);
-	if (stat(mark, &st) == 0) {
-		free(mark);
+	if (undo_is_undone(project, id)) {
 		cJSON_Delete(m);
 		printf("run %lu was undone already: nothing to do\n", id);
 		cJSON_AddStringToObject(o, "state", "undone already");
 		return 0;
 	}
-	free(mark);
 	if ((p = undo_plan_new(project, m, &cause)) == NULL) {
 		fprintf(stderr, "bwgate: undo: %s\n", display_str(cause));
 		cJSON_AddStringToObject(o, "error", cause);
@@ -233,7 +227,7 @@ cmd_undo(int argc, char **argv)
 	int		 c, rc = 0, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:nflh", undo_options,
+	while ((c = getopt_long(argc, argv, "p:nfljh", undo_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'p': popt = optarg; break;

@@ -97,8 +97,8 @@ undo_rec_claim(struct undo_rec *u)
 {
 	struct strv	 ids = STRV_INIT;
 	unsigned long	 id;
-	char		*cause = NULL, *dir, *p, buf[32];
-	int		 n;
+	char		*cause = NULL, *dir, *p, *last, *text, buf[32];
+	int		 n, lock;
 
 	if (u->id != 0)
 		return 0;
@@ -117,8 +117,16 @@ undo_rec_claim(struct undo_rec *u)
 	free(p);
 	/* Room for this run, before it saves anything. */
 	u->store_bytes = undo_prune(u->store, &u->lim, 0, NULL);
+	/* Ids are never reused, even after their runs are pruned: the
+	   last one given out is kept beside the runs (under the lock). */
+	lock = undo_lock(u->store, LOCK_EX);
+	last = xasprintf("%s/last-id", u->store);
+	text = undo_read_small(last, 64, NULL);
 	undo_run_dirs(u->store, &ids);
 	id = ids.n > 0 ? strtoul(ids.v[0], NULL, 10) + 1 : 1;
+	if (text != NULL && strtoul(text, NULL, 10) >= id)
+		id = strtoul(text, NULL, 10) + 1;
+	free(text);
 	strv_release(&ids);
 	for (;; id++) {
 		dir = undo_run_dir(u->store, id);
@@ -128,11 +136,21 @@ undo_rec_claim(struct undo_rec *u)
 			u->broken = xasprintf("cannot create '%s': %s", dir,
 			    strerror(errno));
 			free(dir);
+			free(last);
+			if (lock >= 0)
+				close(lock);
 			return -1;
 		}
 		free(dir);
 	}
 	u->id = id;
+	n = snprintf(buf, sizeof buf, "%lu\n", id);
+	(void)file_write_replace(last, buf, (size_t)n, 0600, &cause);
+	free(cause);
+	cause = NULL;
+	free(last);
+	if (lock >= 0)
+		close(lock);
 	p = xasprintf("%s/pid", dir);
 	n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
 	(void)file_write_replace(p, buf, (size_t)n, 0600, &cause);

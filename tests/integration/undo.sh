@@ -91,6 +91,29 @@ mkdir -p "$store/runs/999"
 ok_if "an interrupted run is refused" test $? = 125
 assert_match "and said so" "$(cat "$T/out")" "not saved completely"
 
+# A run killed while it saves: its record is never trusted, and the next
+# run prunes it (its saver is gone).
+rm -rf "$P"/* && head -c 100000 /dev/urandom > "$P/k"
+(cd "$P" && exec "$BWGATE" exec --project "$P" -- \
+    sh -c 'echo x > k; sleep 60' > /dev/null 2>&1) &
+kpid=$!
+partial() {
+	for d in "$store"/runs/*; do
+		[ -s "$d/blobs" ] && [ ! -e "$d/manifest.json" ] &&
+		    { basename "$d"; return 0; }
+	done
+	return 1
+}
+wait_for 30 partial
+kid=$(partial)
+kill -KILL "$kpid"
+wait "$kpid" 2>/dev/null
+"$BWGATE" undo --project "$P" "$kid" > "$T/out" 2>&1
+ok_if "a run killed mid-save cannot be undone" test $? = 125
+assert_match "and undo says why" "$(cat "$T/out")" "not saved completely"
+jexec -- sh -c 'echo y > k'
+ok_unless "the next run prunes the interrupted one" test -d "$store/runs/$kid"
+
 # Nothing changed, and a read-only run.
 jexec -- true
 assert_eq "a run that changed nothing has nothing to undo" \
