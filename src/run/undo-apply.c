@@ -56,6 +56,8 @@ struct ue {
 	const char	*target;
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
+	uid_t		 uid;
+	gid_t		 gid;
 	/* Planning. */
 	bool		 now;		/* present now */
 	struct stat	 st;		/* its state now */
@@ -136,6 +138,10 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		u->target = cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "target"));
 		u->opaque = cJSON_IsTrue(cJSON_GetObjectItem(e, "opaque"));
+		u->uid = (uid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "uid"));
+		u->gid = (gid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "gid"));
 		u->btime = -1;
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "btime_s")))
 			u->btime = (int64_t)cJSON_GetNumberValue(
@@ -347,6 +353,7 @@ plan_build(struct undo_plan *p)
 		switch (b->type) {
 		case UE_DIR:
 			plan_add(p, ACT_MKDIR, b->path, b);
+			plan_add(p, ACT_META, b->path, b);
 			strv_pushf(&p->lines, "make directory: %s", b->path);
 			break;
 		case UE_LINK:
@@ -600,6 +607,16 @@ apply_dispose(struct undo_plan *p, struct act *a, char **cause)
 	return -1;
 }
 
+/* A directory or link undo made: its owner's again (when root undoes a
+   user's project). */
+static int
+apply_owner(struct undo_plan *p, const char *rel, const struct ue *b)
+{
+	if (geteuid() != 0)
+		return 0;
+	return beneath_lchown(p->root, rel, b->uid, b->gid);
+}
+
 static int
 apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 {
@@ -639,15 +656,18 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 		}
 		return 0;
 	case ACT_MKDIR:
-		return beneath_mkdir(p->root, a->path, b->mode, cause) < 0 ?
-		    -1 : 0;
+		if (beneath_mkdir(p->root, a->path, 0700, cause) != 0)
+			return -1;
+		/* Its own mode at the end (ACT_META), when what goes in it
+		   is in place. */
+		return apply_owner(p, a->path, b);
 	case ACT_SYMLINK:
 		if (beneath_symlink(p->root, a->path, b->target) != 0) {
 			*cause = xasprintf("cannot make the link '%s': %s",
 			    a->path, strerror(errno));
 			return -1;
 		}
-		return 0;
+		return apply_owner(p, a->path, b);
 	case ACT_MAKE:
 		if ((sib = apply_sibling(p, b)) >= 0) {
 			rc = beneath_link(p->root, a->path, sib);
@@ -693,6 +713,14 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 		return -1;
 	}
 	b->placed = true;
+	/* Made by root for someone else: theirs again. */
+	if (a->kind == ACT_MAKE && geteuid() == 0 &&
+	    fchown(fd, b->uid, b->gid) != 0) {
+		*cause = xasprintf("cannot give '%s' back to its owner: %s",
+		    a->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
 meta:
 	ts[0].tv_nsec = UTIME_OMIT;
 	ts[1].tv_sec = (time_t)(b->mtime / 1000000000);

@@ -468,6 +468,8 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 	cJSON_AddNumberToObject(j, "dev", (double)e->dev);
 	cJSON_AddNumberToObject(j, "ino", (double)e->ino);
 	cJSON_AddNumberToObject(j, "nlink", e->nlink);
+	cJSON_AddNumberToObject(j, "uid", e->uid);
+	cJSON_AddNumberToObject(j, "gid", e->gid);
 	if (e->flags & SNAPSHOT_OPAQUE)
 		cJSON_AddTrueToObject(j, "opaque");
 	/* Inode numbers are reused: the birth time tells two apart. */

@@ -381,6 +381,25 @@ beneath_symlink(int dirfd, const char *rel, const char *target)
 	return rc;
 }
 
+/* chown of rel itself (a link is not followed). */
+int
+beneath_lchown(int dirfd, const char *rel, uid_t uid, gid_t gid)
+{
+	const char	*name;
+	char		*cause = NULL;
+	int		 pfd, rc, err;
+
+	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
+	free(cause);
+	if (pfd < 0)
+		return -1;
+	rc = fchownat(pfd, name, uid, gid, AT_SYMLINK_NOFOLLOW);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return rc;
+}
+
 /* A new name rel for the file open at fd (AT_EMPTY_PATH needs no
    capability when fd was opened normally; else through /proc). */
 int

@@ -81,6 +81,8 @@ int	 beneath_remove(int dirfd, const char *rel, const struct stat *id);
    at fd (never replacing a name); -1 with errno. */
 int	 beneath_symlink(int dirfd, const char *rel, const char *target);
 int	 beneath_link(int dirfd, const char *rel, int fd);
+/* Give rel (not followed) to uid:gid; -1 with errno. */
+int	 beneath_lchown(int dirfd, const char *rel, uid_t uid, gid_t gid);
 /* Rename rel to the new name to (RENAME_NOREPLACE), both beneath dirfd,
    without crossing a mount. -1 with cause and errno. */
 int	 beneath_rename(int dirfd, const char *rel, const char *to,

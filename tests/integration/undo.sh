@@ -35,6 +35,35 @@ for seed in $seeds; do
 	ok_if "seed $seed: the tree is as before" diff -u "$T/before" "$T/after"
 done
 
+# Root undoing a user's project: the sandbox ran as the owner, and what
+# undo makes again is the owner's (the tree compared with owners).
+owned_tree() {
+	(cd "$1" && find . -path ./.git -prune -o -printf '%y %m %u:%g %p -> %l\n' |
+	    LC_ALL=C sort)
+}
+if [ "$(id -u)" -ne 0 ]; then
+	skip "undo keeps owners (root for a user's project)" "not root"
+elif ! chown 4242:4242 "$P" 2>/dev/null || ! uid_reaches 4242 "$T"; then
+	skip "undo keeps owners (root for a user's project)" \
+	    "uid 4242 cannot own or reach the project here"
+else
+	use_installed_copy
+	seed=${seeds%% *}
+	rm -rf "$P"/* && (cd "$P" && python3 "$GEN" "$seed" setup)
+	chown -R 4242:4242 "$P"
+	owned_tree "$P" > "$T/before"
+	tree "$P" >> "$T/before"
+	python3 "$GEN" "$seed" run > "$T/prog.py"
+	jexec -- python3 -c "$(cat "$T/prog.py")"
+	"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test $? = 0
+	owned_tree "$P" > "$T/after"
+	tree "$P" >> "$T/after"
+	ok_if "as the owner: the tree and its owners are as before" \
+	    diff -u "$T/before" "$T/after"
+	chown -R 0:0 "$P"
+fi
+
 # Conflicts: a file changed again since the run stops the undo.
 rm -rf "$P"/* && echo one > "$P/c.txt" && echo two > "$P/d.txt"
 jexec -- sh -c 'echo run > c.txt; rm d.txt'
