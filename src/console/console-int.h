@@ -161,10 +161,6 @@ struct console {
 	struct warm		 warm;
 	bool			 done;
 	int			 shutdown_timer;
-	/* Undone requests whose agent has not heard yet (console-undo.c):
-	   the agent, and the notice for its next result. */
-	struct strv		 undone_agent;
-	struct strv		 undone_note;
 };
 
 /* console-undo.c: add the undo notices for r's agent to its report. */

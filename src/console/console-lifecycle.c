@@ -418,8 +418,6 @@ console_free(struct console *c)
 	free(c->socket_path);
 	free(c->console_id);
 	strv_release(&c->git_identity);
-	strv_release(&c->undone_agent);
-	strv_release(&c->undone_note);
 	free(c->control_path);
 	free(c->fifo_path);
 	free(c->exec_path);

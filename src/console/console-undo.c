@@ -13,6 +13,7 @@
 
 #include "console-int.h"
 #include "console.h"
+#include "queue.h"
 #include "undo.h"
 #include "xalloc.h"
 
@@ -130,44 +131,47 @@ console_undo(struct console *c, uint32_t id, const char *who, bool force,
 			console_message(c, "%s", e);
 			free(e);
 		}
-		/* The agent hears of it with its next result. */
-		strv_push(&c->undone_agent, undo_agent_key(r));
-		strv_pushf(&c->undone_note, "your earlier request #%u (%s) was "
-		    "undone by the operator: its changes to the project were "
-		    "put back", id, r->command != NULL ? r->command : "");
+		/* Its agent hears with its next result (the mark). */
 	}
 	undo_plan_free(p);
 	cJSON_Delete(m);
 	return rc;
 }
 
+/*
+ * The agent hears with its next result: every request of the same agent
+ * still in memory whose run was undone since (by the u key or by `bwgate
+ * undo` on the command line: the store's mark says so) and not told yet.
+ */
 void
 console_undo_notices(struct console *c, const struct request *r,
     cJSON *report)
 {
 	const char	*agent = undo_agent_key(r);
+	struct request	*q;
+	const cJSON	*u;
 	cJSON		*w;
-	size_t		 i = 0;
+	char		*note;
 
 	if (report == NULL)
 		return;
-	while (i < c->undone_agent.n) {
-		if (strcmp(c->undone_agent.v[i], agent) != 0) {
-			i++;
+	TAILQ_FOREACH(q, &c->q.requests, entry) {
+		if (q == r || q->undo_told || q->report == NULL ||
+		    strcmp(undo_agent_key(q), agent) != 0)
 			continue;
-		}
+		u = cJSON_GetObjectItem(q->report, "undo");
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(u, "possible")) ||
+		    !undo_is_undone(c->project, (unsigned long)
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(u, "id"))))
+			continue;
+		q->undo_told = true;
 		if ((w = cJSON_GetObjectItem(report, "warnings")) == NULL ||
 		    !cJSON_IsArray(w))
 			w = cJSON_AddArrayToObject(report, "warnings");
-		cJSON_AddItemToArray(w, cJSON_CreateString(
-		    c->undone_note.v[i]));
-		free(c->undone_agent.v[i]);
-		free(c->undone_note.v[i]);
-		memmove(&c->undone_agent.v[i], &c->undone_agent.v[i + 1],
-		    (c->undone_agent.n - i) * sizeof *c->undone_agent.v);
-		memmove(&c->undone_note.v[i], &c->undone_note.v[i + 1],
-		    (c->undone_note.n - i) * sizeof *c->undone_note.v);
-		c->undone_agent.n--;
-		c->undone_note.n--;
+		note = xasprintf("your earlier request #%u (%s) was undone by "
+		    "the operator: its changes to the project were put back",
+		    q->id, q->command != NULL ? q->command : "");
+		cJSON_AddItemToArray(w, cJSON_CreateString(note));
+		free(note);
 	}
 }

@@ -116,6 +116,7 @@ struct request {
 	char			*error;
 
 	bool			 file_write;	/* a "write" submit (filereq.h) */
+	bool			 undo_told;	/* its agent heard it was undone */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;
