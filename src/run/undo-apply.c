@@ -26,6 +26,7 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -734,6 +735,97 @@ meta:
 	return rc;
 }
 
+static int
+ue_path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A directory renamed back may carry names nobody recorded (made in it
+ * while a rename of it raced the recorder). Below it, whatever is not a
+ * before name and was born during the run goes (the sweep's proof,
+ * beneath.h); nothing older is touched.
+ */
+static void
+apply_sweep(struct undo_plan *p, const char **sorted, int dfd,
+    const char *path, int depth)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct statx	 sx;
+	char		*child;
+	const char	*key;
+	int		 sub, nd;
+	int64_t		 born, since = p->since.tv_sec * 1000000000LL +
+			    p->since.tv_nsec;
+
+	if ((nd = dup(dfd)) < 0)
+		return;
+	if ((d = fdopendir(nd)) == NULL) {
+		close(nd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		child = xasprintf("%s/%s", path, de->d_name);
+		key = child;
+		if (bsearch(&key, sorted, p->nb, sizeof *sorted,
+		    ue_path_cmp) == NULL &&
+		    beneath_child_statx(dfd, de->d_name, 0, STATX_BTIME |
+		    STATX_TYPE, &sx) == 0 && (sx.stx_mask & STATX_BTIME)) {
+			born = sx.stx_btime.tv_sec * 1000000000LL +
+			    sx.stx_btime.tv_nsec;
+			if (born >= since) {
+				(void)beneath_dispose(dfd, de->d_name,
+				    &p->since);
+				free(child);
+				continue;
+			}
+		}
+		if (de->d_type == DT_DIR && depth > 0 && (sub = beneath_child(
+		    dfd, de->d_name, O_RDONLY | O_DIRECTORY)) >= 0) {
+			apply_sweep(p, sorted, sub, child, depth - 1);
+			close(sub);
+		}
+		free(child);
+	}
+	closedir(d);
+}
+
+/* Sweep every directory that was renamed back. */
+static void
+apply_sweep_renamed(struct undo_plan *p)
+{
+	const char	**sorted;
+	char		 *cause = NULL;
+	int		  fd;
+
+	if (p->since.tv_sec == 0)
+		return;
+	sorted = xcalloc(p->nb + 1, sizeof *sorted);
+	for (size_t i = 0; i < p->nb; i++)
+		sorted[i] = p->b[i].path;
+	qsort(sorted, p->nb, sizeof *sorted, ue_path_cmp);
+	for (size_t i = 0; i < p->nacts; i++) {
+		struct act *a = &p->acts[i];
+
+		if (a->kind != ACT_UNSTAGE || a->b->type != UE_DIR)
+			continue;
+		fd = beneath_open(p->root, a->path, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC, 0, &cause);
+		free(cause);
+		cause = NULL;
+		if (fd < 0)
+			continue;
+		apply_sweep(p, sorted, fd, a->path, 64);
+		close(fd);
+	}
+	free(sorted);
+}
+
 int
 undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 {
@@ -764,6 +856,8 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 		}
 		rc = apply_one(p, &p->acts[i], &seq, cause);
 	}
+	if (rc == 0)
+		apply_sweep_renamed(p);
 	if (staged && beneath_lstat(p->root, p->stage, &st) == 0 &&
 	    beneath_remove(p->root, p->stage, &st) != 0 && rc != 0) {
 		char *c = *cause;
