@@ -70,6 +70,7 @@ struct undo_rec {
 	uint32_t		*index;		/* ino hash -> k index + 1 */
 	size_t			 mask;
 	char			*broken;	/* the store failed: why */
+	int			 lock_fd;	/* the store's lock (undo_lock) */
 	struct timespec		 start;		/* the run's (before it ran) */
 	bool			 multi;		/* a kept file had other names */
 };
@@ -86,6 +87,7 @@ undo_rec_new(const char *project, const char *command)
 	u->command = command != NULL ? xstrdup(command) : NULL;
 	u->store = undo_store_dir(project);
 	u->blobs_fd = -1;
+	u->lock_fd = -1;
 	undo_limits_get(&u->lim);
 	clock_gettime(CLOCK_REALTIME, &u->start);
 	return u;
@@ -149,8 +151,10 @@ undo_rec_claim(struct undo_rec *u)
 	free(cause);
 	cause = NULL;
 	free(last);
+	/* Kept open: each object is saved under it, shared. */
 	if (lock >= 0)
-		close(lock);
+		(void)flock(lock, LOCK_UN);
+	u->lock_fd = lock;
 	p = xasprintf("%s/pid", dir);
 	n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
 	(void)file_write_replace(p, buf, (size_t)n, 0600, &cause);
@@ -230,7 +234,7 @@ undo_rec_add(struct undo_rec *u, const struct stat *st, const char *rel)
    the temporary's path, or NULL with *why. */
 static char *
 undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
-    uint64_t *size, char **why)
+    uint64_t *size, int *tmpfd, char **why)
 {
 	char		*tmp, buf[1 << 16];
 	uint8_t		 d[SHA256_LEN];
@@ -239,10 +243,22 @@ undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
 	bool		 cloned;
 	int		 dst;
 
-	tmp = xasprintf("%s/tmp/%ld.%u", u->store, (long)getpid(),
-	    u->tmp_seq++);
-	dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	/* An unnamed file, named only once it is whole (no temporary name
+	   to make and remove); a named temporary where that is missing. */
+	tmp = xasprintf("%s/tmp", u->store);
+	dst = open(tmp, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (dst >= 0) {
+		free(tmp);
+		tmp = xasprintf("/proc/self/fd/%d", dst);
+		*tmpfd = dst;
+	} else {
+		free(tmp);
+		*tmpfd = -1;
+		tmp = xasprintf("%s/tmp/%ld.%u", u->store, (long)getpid(),
+		    u->tmp_seq++);
+		dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+	}
 	if (dst < 0) {
 		*why = xasprintf("cannot write the store: %s",
 		    strerror(errno));
@@ -278,14 +294,17 @@ undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
 			}
 		}
 	}
-	close(dst);
+	if (*tmpfd < 0)
+		close(dst);
 	sha256_final(&h, d);
 	for (int i = 0; i < SHA256_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 	return tmp;
 fail:
 	close(dst);
-	(void)unlink(tmp);
+	if (*tmpfd < 0)
+		(void)unlink(tmp);
+	*tmpfd = -1;
 	free(tmp);
 	return NULL;
 }
@@ -296,9 +315,9 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
     const struct stat *st)
 {
 	char			 hex[SHA256_HEX_LEN + 1], *tmp, *obj, *why = NULL;
+	int			 tfd = -1;
 	uint64_t		 size;
 	struct stat		 ost;
-	int			 lock;
 
 	if ((uint64_t)st->st_size > u->lim.file_max) {
 		k->why = xasprintf("over the size limit (%llu bytes > %llu)",
@@ -332,25 +351,33 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 		    (unsigned long long)u->lim.total_max);
 		return;
 	}
-	if ((tmp = undo_rec_copy(u, fd, hex, &size, &why)) == NULL) {
+	if ((tmp = undo_rec_copy(u, fd, hex, &size, &tfd, &why)) == NULL) {
 		k->why = why;
 		return;
 	}
 	obj = xasprintf("%s/objects/%s", u->store, hex);
-	lock = undo_lock(u->store, LOCK_SH);
+	if (u->lock_fd >= 0)
+		(void)flock(u->lock_fd, LOCK_SH);
 	/* Listed first, so a pruning neighbour keeps it. */
-	(void)!write(u->blobs_fd, hex, SHA256_HEX_LEN);
-	(void)!write(u->blobs_fd, "\n", 1);
-	if (stat(obj, &ost) == 0 && (uint64_t)ost.st_size == size)
-		(void)unlink(tmp);		/* kept already */
-	else if (rename(tmp, obj) != 0) {
+	hex[SHA256_HEX_LEN] = '\n';
+	(void)!write(u->blobs_fd, hex, SHA256_HEX_LEN + 1);
+	hex[SHA256_HEX_LEN] = '\0';
+	if (stat(obj, &ost) == 0 && (uint64_t)ost.st_size == size) {
+		if (tfd < 0)
+			(void)unlink(tmp);	/* kept already */
+	} else if (tfd >= 0 ? linkat(AT_FDCWD, tmp, AT_FDCWD, obj,
+	    AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST :
+	    rename(tmp, obj) != 0) {
 		k->why = xasprintf("cannot write the store: %s",
 		    strerror(errno));
-		(void)unlink(tmp);
+		if (tfd < 0)
+			(void)unlink(tmp);
 	} else
 		u->run_bytes += size;
-	if (lock >= 0)
-		close(lock);
+	if (tfd >= 0)
+		close(tfd);
+	if (u->lock_fd >= 0)
+		(void)flock(u->lock_fd, LOCK_UN);
 	if (k->why == NULL) {
 		k->sha = xstrdup(hex);
 		u->ref_bytes += size;
@@ -705,6 +732,8 @@ undo_rec_free(struct undo_rec *u)
 	free(u->index);
 	if (u->blobs_fd >= 0)
 		close(u->blobs_fd);
+	if (u->lock_fd >= 0)
+		close(u->lock_fd);
 	free(u->project);
 	free(u->command);
 	free(u->store);

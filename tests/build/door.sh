@@ -49,7 +49,7 @@ allowed() {
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
 	undo-store.o) echo "opendir unlink rename rmdir" ;; # its store (state)
-	undo-save.o) echo "unlink rename mkdir rmdir readlinkat statx" ;; # store;
+	undo-save.o) echo "unlink rename mkdir rmdir readlinkat statx linkat" ;;
 							# readlinkat, statx
 							# of what the door
 							# opened
