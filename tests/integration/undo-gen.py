@@ -5,7 +5,8 @@ usage: undo-gen.py SEED MODE
 MODE "setup" builds a starting tree in the current directory; MODE "run"
 prints a python3 program (to run inside the sandbox) that changes it with
 creates, writes, O_RDWR, truncates, renames over, hard links, chmod,
-symlinks, deletes, mmap writes and deep trees, from several threads.
+symlinks, deletes, mmap writes, names through "..", and deep trees,
+from several threads.
 """
 import sys
 
@@ -50,7 +51,7 @@ def step(r):
     if not fs:
         return
     p = r.choice(fs)
-    op = r.randrange(14)
+    op = r.randrange(16)
     try:
         if op == 0:
             d = "/".join("n%%d" %% r.randrange(3) for _ in range(r.randrange(1, 6)))
@@ -92,6 +93,21 @@ def step(r):
             os.rename(t, p)
         elif op == 13 and os.path.isfile(p) and not os.path.islink(p):
             open(p, "a").write("appended")
+        elif op == 14:
+            # Names through "..": a link, a rename, a write.
+            ds = [f for f in fs if os.path.isdir(f) and not os.path.islink(f)]
+            if ds and os.path.isfile(p) and not os.path.islink(p):
+                d = r.choice(ds)
+                q = os.path.join(d, "..", "up%%d" %% r.randrange(1000))
+                k = r.randrange(3)
+                if k == 0:
+                    os.link(os.path.join(d, "..", p), q)
+                elif k == 1:
+                    os.rename(os.path.join(d, "..", p), q)
+                else:
+                    open(os.path.join(d, "..", p), "w").write("dotdot")
+        elif op == 15:
+            os.symlink(os.path.join("..", r.choice(fs)), "rel%%d" %% r.randrange(1000))
     except OSError:
         pass
 def worker(k):
