@@ -44,6 +44,9 @@
 
 enum ue_type { UE_FILE, UE_DIR, UE_LINK, UE_OTHER };
 
+struct undo_plan;
+static void	plan_look(struct undo_plan *);
+
 /* One manifest entry. */
 struct ue {
 	const char	*path;
@@ -64,6 +67,7 @@ struct ue {
 	struct stat	 st;		/* its state now */
 	int64_t		 nbtime;	/* its birth time now, -1: unknown */
 	bool		 claimed;	/* after: a rename source */
+	bool		 blocked;	/* cannot be looked at (EACCES) */
 	bool		 placed;	/* before: its inode is at its name */
 };
 
@@ -93,6 +97,7 @@ struct undo_plan {
 	int		 root;
 	char		*stage;
 	struct timespec	 since;		/* the run's start */
+	size_t		 blocked;	/* paths that cannot be looked at */
 };
 
 static int
@@ -300,6 +305,12 @@ plan_build(struct undo_plan *p)
 		a = &p->a[i];
 		if (a->opaque)
 			continue;
+		if (a->blocked) {
+			strv_pushf(&p->lines, "blocked: %s (below a directory "
+			    "the run closed: its mode comes back first)",
+			    a->path);
+			continue;
+		}
 		if (!a->now)
 			strv_pushf(&p->lines, "conflict: %s (removed since "
 			    "the run)", a->path);
@@ -468,14 +479,83 @@ undo_plan_new(const char *project, const cJSON *m, char **cause)
 	}
 	ue_parse(cJSON_GetObjectItem(p->m, "before"), &p->b, &p->nb);
 	ue_parse(cJSON_GetObjectItem(p->m, "after"), &p->a, &p->na);
-	for (size_t i = 0; i < p->nb; i++)
-		p->b[i].now = ue_stat(p->root, p->b[i].path, &p->b[i].st,
-		    &p->b[i].nbtime) == 0;
-	for (size_t i = 0; i < p->na; i++)
-		p->a[i].now = ue_stat(p->root, p->a[i].path, &p->a[i].st,
-		    &p->a[i].nbtime) == 0;
+	plan_look(p);
 	plan_build(p);
 	return p;
+}
+
+/* Look at every recorded path now. A name below a directory the run made
+   unsearchable (chmod, for an undo that is not root's) is blocked: not a
+   conflict yet, the directory gets its mode back first. */
+static void
+plan_look(struct undo_plan *p)
+{
+	p->blocked = 0;
+	for (size_t i = 0; i < p->nb; i++) {
+		p->b[i].now = ue_stat(p->root, p->b[i].path, &p->b[i].st,
+		    &p->b[i].nbtime) == 0;
+		p->b[i].blocked = !p->b[i].now && errno == EACCES;
+		p->blocked += p->b[i].blocked;
+	}
+	for (size_t i = 0; i < p->na; i++) {
+		p->a[i].now = ue_stat(p->root, p->a[i].path, &p->a[i].st,
+		    &p->a[i].nbtime) == 0;
+		p->a[i].blocked = !p->a[i].now && errno == EACCES;
+		p->blocked += p->a[i].blocked;
+	}
+}
+
+/* Give directories the run made unsearchable their modes back (where the
+   before mode let their owner in); the number changed. */
+static int
+plan_unlock(struct undo_plan *p)
+{
+	char	*cause = NULL;
+	int	 fd, n = 0;
+
+	for (size_t i = 0; i < p->na; i++) {
+		struct ue *a = &p->a[i], *b;
+
+		if (!a->now || a->type != UE_DIR ||
+		    (b = ue_find(p->b, p->nb, a->path)) == NULL ||
+		    !ue_same(a, b) || (a->st.st_mode & S_IRWXU) ==
+		    (b->mode & S_IRWXU))
+			continue;
+		fd = beneath_open(p->root, a->path, O_PATH | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC, 0, &cause);
+		free(cause);
+		cause = NULL;
+		if (fd < 0)
+			continue;
+		/* O_PATH cannot fchmod: through the descriptor's name. */
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		if (chmod(proc, (a->st.st_mode & 07777) | (b->mode & S_IRWXU))
+		    == 0)
+			n++;
+		close(fd);
+	}
+	return n;
+}
+
+/* Look again and plan again (after plan_unlock). */
+static void
+plan_again(struct undo_plan *p)
+{
+	for (size_t i = 0; i < p->nacts; i++) {
+		free(p->acts[i].path);
+		free(p->acts[i].to);
+	}
+	p->nacts = 0;
+	strv_release(&p->lines);
+	p->conflicts = 0;
+	p->cannot = 0;
+	for (size_t i = 0; i < p->nb; i++)
+		p->b[i].claimed = p->b[i].placed = false;
+	for (size_t i = 0; i < p->na; i++)
+		p->a[i].claimed = p->a[i].placed = false;
+	plan_look(p);
+	plan_build(p);
 }
 
 const struct strv *
@@ -834,6 +914,17 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 	bool		 staged = false;
 	int		 rc = 0;
 
+	/* Open what the run closed, then look again (each pass opens one
+	   more level). */
+	for (int pass = 0; pass < 64 && p->blocked > 0 && p->conflicts == 0 &&
+	    plan_unlock(p) > 0; pass++)
+		plan_again(p);
+	if (p->blocked > 0 && p->conflicts == 0) {
+		*cause = xasprintf("%zu path%s cannot be looked at (a directory "
+		    "the run made unsearchable)", p->blocked,
+		    p->blocked == 1 ? "" : "s");
+		return -1;
+	}
 	if (p->conflicts > 0 && !force) {
 		*cause = xasprintf("%zu conflict%s: the project changed since "
 		    "the run (--force undoes it anyway)", p->conflicts,

@@ -61,6 +61,31 @@ else
 	tree "$P" >> "$T/after"
 	ok_if "as the owner: the tree and its owners are as before" \
 	    diff -u "$T/before" "$T/after"
+	# An ordinary user's own bwgate: its store, its undo.
+	U="$T/user4242"
+	mkdir -p "$U/state" "$U/run" "$U/home"
+	chmod 700 "$U/run"
+	chown -R 4242:4242 "$U"
+	as_user() {
+		setpriv --reuid=4242 --regid=4242 --clear-groups -- env \
+		    HOME="$U/home" XDG_STATE_HOME="$U/state" \
+		    XDG_RUNTIME_DIR="$U/run" XDG_CONFIG_HOME="$U/home" \
+		    BWGATE_DATADIR="$BWGATE_DATADIR" "$@"
+	}
+	rm -rf "$P"/* && (cd "$P" && python3 "$GEN" "$seed" setup)
+	chown -R 4242:4242 "$P"
+	tree "$P" > "$T/before"
+	(cd "$P" && as_user "$BWGATE" exec --json --project "$P" -- \
+	    python3 -c "$(cat "$T/prog.py")") > "$T/report.json" 2>/dev/null
+	as_user "$BWGATE" undo --project "$P" "$(jfield .undo.id)" \
+	    > "$T/undo.out" 2>&1
+	ok_if "an ordinary user: undo succeeds ($(tail -1 "$T/undo.out"))" \
+	    test $? = 0
+	tree "$P" > "$T/after"
+	ok_if "an ordinary user: the tree is as before" \
+	    diff -u "$T/before" "$T/after"
+	ok_if "an ordinary user: the store is the user's" \
+	    test -d "$U/state/bwgate/undo"
 	chown -R 0:0 "$P"
 fi
 
