@@ -68,6 +68,7 @@ struct ue {
 	int64_t		 nbtime;	/* its birth time now, -1: unknown */
 	bool		 claimed;	/* after: a rename source */
 	bool		 blocked;	/* cannot be looked at (EACCES) */
+	bool		 unlocked;	/* after: opened by plan_unlock */
 	bool		 placed;	/* before: its inode is at its name */
 };
 
@@ -315,7 +316,8 @@ plan_build(struct undo_plan *p)
 			strv_pushf(&p->lines, "conflict: %s (removed since "
 			    "the run)", a->path);
 		else if (!ue_same(a, a) || st_type(&a->st) != a->type ||
-		    (a->st.st_mode & 07777) != a->mode || (a->type != UE_DIR &&
+		    (a->st.st_mode & 07777) != (a->unlocked ? a->mode |
+		    S_IRWXU : a->mode) || (a->type != UE_DIR &&
 		    ((uint64_t)a->st.st_size != a->size ||
 		    st_mtime_ns(&a->st) != a->mtime)))
 			strv_pushf(&p->lines, "conflict: %s (changed since "
@@ -505,8 +507,9 @@ plan_look(struct undo_plan *p)
 	}
 }
 
-/* Give directories the run made unsearchable their modes back (where the
-   before mode let their owner in); the number changed. */
+/* Open the directories the run left closed to their owner (u+rwx), so
+   an undo that is not root's can look and work inside; the number
+   opened. */
 static int
 plan_unlock(struct undo_plan *p)
 {
@@ -514,12 +517,13 @@ plan_unlock(struct undo_plan *p)
 	int	 fd, n = 0;
 
 	for (size_t i = 0; i < p->na; i++) {
-		struct ue *a = &p->a[i], *b;
+		struct ue *a = &p->a[i];
 
-		if (!a->now || a->type != UE_DIR ||
-		    (b = ue_find(p->b, p->nb, a->path)) == NULL ||
-		    !ue_same(a, b) || (a->st.st_mode & S_IRWXU) ==
-		    (b->mode & S_IRWXU))
+		/* Only the run's own directories (as it left them): the
+		   before mode comes back at the end (ACT_META), and what it
+		   made goes. */
+		if (!a->now || a->type != UE_DIR || !ue_same(a, a) ||
+		    (a->st.st_mode & S_IRWXU) == S_IRWXU)
 			continue;
 		fd = beneath_open(p->root, a->path, O_PATH | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC, 0, &cause);
@@ -530,9 +534,10 @@ plan_unlock(struct undo_plan *p)
 		/* O_PATH cannot fchmod: through the descriptor's name. */
 		char proc[64];
 		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-		if (chmod(proc, (a->st.st_mode & 07777) | (b->mode & S_IRWXU))
-		    == 0)
+		if (chmod(proc, (a->st.st_mode & 07777) | S_IRWXU) == 0) {
+			a->unlocked = true;
 			n++;
+		}
 		close(fd);
 	}
 	return n;
@@ -698,6 +703,26 @@ apply_owner(struct undo_plan *p, const char *rel, const struct ue *b)
 	return beneath_lchown(p->root, rel, b->uid, b->gid);
 }
 
+/* Give the owner write permission on rel (a regular file). */
+static int
+apply_writable(struct undo_plan *p, const char *rel)
+{
+	struct stat	 st;
+	char		*cause = NULL, proc[64];
+	int		 fd, rc = -1;
+
+	fd = beneath_open(p->root, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+	    &cause);
+	free(cause);
+	if (fd < 0)
+		return -1;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rc = chmod(proc, (st.st_mode & 07777) | S_IWUSR);
+	close(fd);
+	return rc;
+}
+
 static int
 apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 {
@@ -766,6 +791,15 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 	case ACT_CONTENT:
 		fd = beneath_open(p->root, a->path, O_WRONLY | O_NOFOLLOW |
 		    O_CLOEXEC, 0, cause);
+		if (fd < 0 && errno == EACCES && geteuid() != 0 &&
+		    apply_writable(p, a->path) == 0) {
+			/* Read-only now: writable for the content, its
+			   mode comes back right after. */
+			free(*cause);
+			*cause = NULL;
+			fd = beneath_open(p->root, a->path, O_WRONLY |
+			    O_NOFOLLOW | O_CLOEXEC, 0, cause);
+		}
 		if (fd < 0)
 			return -1;
 		break;
@@ -916,7 +950,7 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 
 	/* Open what the run closed, then look again (each pass opens one
 	   more level). */
-	for (int pass = 0; pass < 64 && p->blocked > 0 && p->conflicts == 0 &&
+	for (int pass = 0; pass < 64 && geteuid() != 0 && p->conflicts == 0 &&
 	    plan_unlock(p) > 0; pass++)
 		plan_again(p);
 	if (p->blocked > 0 && p->conflicts == 0) {

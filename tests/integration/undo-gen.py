@@ -11,6 +11,11 @@ from several threads.
 import sys
 
 seed, mode = int(sys.argv[1]), sys.argv[2]
+# "run-owner": chmod never takes the owner's own rwx away (an ordinary
+# user's bwgate cannot look below a directory its command closed to it).
+modes = "[0o700, 0o755]" if mode == "run-owner" else "[0o600, 0o640, 0o700, 0o755]"
+if mode == "run-owner":
+    mode = "run"
 
 if mode == "setup":
     import os, random
@@ -37,6 +42,7 @@ if mode == "setup":
 print(r'''
 import os, random, mmap, threading, sys
 r0 = random.Random(%d)
+MODES = %s
 def files():
     out = []
     for dp, ds, fs in os.walk("."):
@@ -72,7 +78,7 @@ def step(r):
         elif op == 5 and os.path.isfile(p) and not os.path.islink(p):
             os.link(p, "link%%d" %% r.randrange(1000))
         elif op == 6:
-            os.chmod(p, r.choice([0o600, 0o640, 0o700, 0o755]), follow_symlinks=False)
+            os.chmod(p, r.choice(MODES), follow_symlinks=False)
         elif op == 7:
             os.symlink(r.choice(fs), "sym%%d" %% r.randrange(1000))
         elif op == 8 and (os.path.islink(p) or os.path.isfile(p)):
@@ -117,4 +123,4 @@ def worker(k):
 ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
 for t in ts: t.start()
 for t in ts: t.join()
-''' % (seed, seed))
+''' % (seed, modes, seed))

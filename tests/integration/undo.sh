@@ -72,6 +72,9 @@ else
 		    XDG_RUNTIME_DIR="$U/run" XDG_CONFIG_HOME="$U/home" \
 		    BWGATE_DATADIR="$BWGATE_DATADIR" "$@"
 	}
+	# (Its command keeps its own way in: a directory it closes to its
+	# owner hides what is below from the recorder too; bwgate(1), UNDO.)
+	python3 "$GEN" "$seed" run-owner > "$T/prog.py"
 	rm -rf "$P"/* && (cd "$P" && python3 "$GEN" "$seed" setup)
 	chown -R 4242:4242 "$P"
 	tree "$P" > "$T/before"
