@@ -513,8 +513,7 @@ plan_look(struct undo_plan *p)
 static int
 plan_unlock(struct undo_plan *p)
 {
-	char	*cause = NULL;
-	int	 fd, n = 0;
+	int	 n = 0;
 
 	for (size_t i = 0; i < p->na; i++) {
 		struct ue *a = &p->a[i];
@@ -525,20 +524,11 @@ plan_unlock(struct undo_plan *p)
 		if (!a->now || a->type != UE_DIR || !ue_same(a, a) ||
 		    (a->st.st_mode & S_IRWXU) == S_IRWXU)
 			continue;
-		fd = beneath_open(p->root, a->path, O_PATH | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC, 0, &cause);
-		free(cause);
-		cause = NULL;
-		if (fd < 0)
-			continue;
-		/* O_PATH cannot fchmod: through the descriptor's name. */
-		char proc[64];
-		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-		if (chmod(proc, (a->st.st_mode & 07777) | S_IRWXU) == 0) {
+		if (beneath_chmod(p->root, a->path, (a->st.st_mode & 07777) |
+		    S_IRWXU) == 0) {
 			a->unlocked = true;
 			n++;
 		}
-		close(fd);
 	}
 	return n;
 }
@@ -708,19 +698,10 @@ static int
 apply_writable(struct undo_plan *p, const char *rel)
 {
 	struct stat	 st;
-	char		*cause = NULL, proc[64];
-	int		 fd, rc = -1;
 
-	fd = beneath_open(p->root, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
-	    &cause);
-	free(cause);
-	if (fd < 0)
+	if (beneath_lstat(p->root, rel, &st) != 0 || !S_ISREG(st.st_mode))
 		return -1;
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		rc = chmod(proc, (st.st_mode & 07777) | S_IWUSR);
-	close(fd);
-	return rc;
+	return beneath_chmod(p->root, rel, (st.st_mode & 07777) | S_IWUSR);
 }
 
 static int

@@ -381,6 +381,34 @@ beneath_symlink(int dirfd, const char *rel, const char *target)
 	return rc;
 }
 
+/* chmod of the inode at rel, opened without following anything. */
+int
+beneath_chmod(int dirfd, const char *rel, mode_t mode)
+{
+	struct stat	 st;
+	char		*cause = NULL, proc[64];
+	int		 fd, rc = -1, err;
+
+	fd = beneath_open(dirfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+	    &cause);
+	free(cause);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		err = errno;
+	else if (S_ISLNK(st.st_mode))
+		err = ELOOP;
+	else {
+		/* O_PATH cannot fchmod: the descriptor's own name. */
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		rc = chmod(proc, mode);
+		err = errno;
+	}
+	close(fd);
+	errno = err;
+	return rc;
+}
+
 /* chown of rel itself (a link is not followed). */
 int
 beneath_lchown(int dirfd, const char *rel, uid_t uid, gid_t gid)

@@ -81,6 +81,9 @@ int	 beneath_remove(int dirfd, const char *rel, const struct stat *id);
    at fd (never replacing a name); -1 with errno. */
 int	 beneath_symlink(int dirfd, const char *rel, const char *target);
 int	 beneath_link(int dirfd, const char *rel, int fd);
+/* chmod of rel, never through a symbolic link (the inode opened beneath
+   dirfd is the one changed); -1 with errno (ELOOP for a link). */
+int	 beneath_chmod(int dirfd, const char *rel, mode_t mode);
 /* Give rel (not followed) to uid:gid; -1 with errno. */
 int	 beneath_lchown(int dirfd, const char *rel, uid_t uid, gid_t gid);
 /* Rename rel to the new name to (RENAME_NOREPLACE), both beneath dirfd,
