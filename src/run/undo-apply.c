@@ -45,6 +45,8 @@
 enum ue_type { UE_FILE, UE_DIR, UE_LINK, UE_OTHER };
 
 struct undo_plan;
+struct stat;
+static enum ue_type st_type(const struct stat *);
 static void	plan_look(struct undo_plan *);
 
 /* One manifest entry. */
@@ -174,6 +176,19 @@ ue_same(const struct ue *a, const struct ue *b)
 {
 	return a->now && a->st.st_ino == b->ino && a->st.st_dev == b->dev &&
 	    (a->nbtime < 0 || b->btime < 0 || a->nbtime == b->btime);
+}
+
+/* Another inode, but the state the run left (type, mode, size and
+   modification time to the nanosecond): what a later run's undo made
+   again, so undoing several runs newest first goes on. */
+static bool
+ue_same_state(const struct ue *a)
+{
+	return a->now && st_type(&a->st) == a->type &&
+	    (a->st.st_mode & 07777) == a->mode && (a->type == UE_DIR ||
+	    ((uint64_t)a->st.st_size == a->size &&
+	    (int64_t)a->st.st_mtim.tv_sec * 1000000000 +
+	    a->st.st_mtim.tv_nsec == a->mtime));
 }
 
 /* lstat through the door, with the birth time (-1 when unknown). */
@@ -315,7 +330,8 @@ plan_build(struct undo_plan *p)
 		if (!a->now)
 			strv_pushf(&p->lines, "conflict: %s (removed since "
 			    "the run)", a->path);
-		else if (!ue_same(a, a) || st_type(&a->st) != a->type ||
+		else if ((!ue_same(a, a) && !ue_same_state(a)) ||
+		    st_type(&a->st) != a->type ||
 		    (a->st.st_mode & 07777) != (a->unlocked ? a->mode |
 		    S_IRWXU : a->mode) || (a->type != UE_DIR &&
 		    ((uint64_t)a->st.st_size != a->size ||

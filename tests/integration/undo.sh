@@ -113,6 +113,14 @@ jexec -- sh -c 'echo v1 > v'; id1=$(jfield .undo.id)
 jexec -- sh -c 'echo v2 > v; mv v w'; id2=$(jfield .undo.id)
 "$BWGATE" undo --project "$P" "$id1" "$id2" > "$T/out" 2>&1
 ok_if "two runs undone newest first" test "$(cat "$P/v")" = v0 -a ! -e "$P/w"
+# The newer run removed what the older changed: made again by the first
+# undo (another inode, the same state), the second goes on.
+rm -rf "$P"/* && mkdir "$P/d" && echo a > "$P/d/f"
+jexec -- sh -c 'echo b > d/f'; id1=$(jfield .undo.id)
+jexec -- rm -r d; id2=$(jfield .undo.id)
+"$BWGATE" undo --project "$P" "$id2" "$id1" > "$T/out" 2>&1
+ok_if "a removed tree made again, then the older run undone" \
+    test "$(cat "$P/d/f")" = a
 
 # A file over the size limit is named, in the report and by undo.
 rm -rf "$P"/* && head -c 5000 /dev/urandom > "$P/big" && echo s > "$P/small"
