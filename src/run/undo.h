@@ -23,9 +23,16 @@
  *
  *	struct undo_rec *u = undo_rec_new(project, command);
  *	snapshot_paths_hook(rec, undo_rec_save_hook, u);
- *	... run ...
- *	undo_rec_commit(u, before, after, &r->changes, r);
+ *	... run; snapshot_paths_diff(rec, &r->changes) ...
+ *	undo_rec_commit(u, snapshot_paths_before(rec),
+ *	    snapshot_paths_after(rec), &opts, r);	fills r->undo
  *	undo_rec_free(u);
+ *
+ * Before-states: a path's state when a call first named it, except that
+ * an inode's state at its first sight under any name wins (a change
+ * through one hard link is a change to all), and a name born during the
+ * run is no before-state. A kept file's other hard links that no call
+ * named are found by one scan at the end (only then).
  *
  * undo_plan()/undo_apply() (undo-apply.c) put a run back.
  */
