@@ -172,6 +172,11 @@ console_undo_notices(struct console *c, const struct request *r,
 		    "the operator: its changes to the project were put back",
 		    q->id, q->command != NULL ? q->command : "");
 		cJSON_AddItemToArray(w, cJSON_CreateString(note));
+		/* The same, as data (the MCP tool result shows it). */
+		if ((w = cJSON_GetObjectItem(report, "undone")) == NULL ||
+		    !cJSON_IsArray(w))
+			w = cJSON_AddArrayToObject(report, "undone");
+		cJSON_AddItemToArray(w, cJSON_CreateString(note));
 		free(note);
 	}
 }
