@@ -39,6 +39,10 @@ EXTRA_DIST += %D%/bench-console.sh %D%/bench-soak.sh
 # Project size, writers side by side, notification cost on a real build
 # (run by bench/run).
 EXTRA_DIST += %D%/bench-scale.sh
+
+# Undo on against off: a build, sed -i over 10,000 files, a 1 GiB file
+# (run by bench/run).
+EXTRA_DIST += %D%/bench-undo.sh
 bench: tests/integration/console-peer
 
 # The shell parser: linear time on long inputs, rate on typical commands.

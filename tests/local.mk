@@ -183,7 +183,7 @@ tests_fuzz_shquote_vs_shell_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_shquote_vs_shell_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/shquote-vs-shell
 
-EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh
+EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh %D%/integration/undo-gen.py
 ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
@@ -192,6 +192,7 @@ ENGINE_TESTS = \
 	%D%/integration/contain-emfile.sh \
 	%D%/integration/contain-files.sh \
 	%D%/integration/exec-changes.sh \
+	%D%/integration/undo.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \
@@ -288,6 +289,7 @@ UI_TESTS = \
 	%D%/integration/ui-attention.sh \
 	%D%/integration/ui-honest.sh \
 	%D%/integration/ui-report.sh \
+	%D%/integration/ui-undo.sh \
 	%D%/integration/ui-find.sh \
 	%D%/integration/ui-small.sh
 TESTS += $(UI_TESTS)

@@ -297,6 +297,67 @@ action_kill(struct ui *ui)
 	free(q);
 }
 
+/* The answer to u's question. */
+static void
+action_undo_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	char	*cause = NULL, *who;
+
+	(void)text;
+	ui->undo_preview_id = 0;
+	strv_release(&ui->undo_preview);
+	ui_dirty_panes(ui);
+	if (!ok) {
+		ui_message(ui, false, "not undone");
+		return;
+	}
+	who = action_who();
+	if (console_undo(ui->c, id, who, false, &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u undone: its changes were put back",
+		    id);
+	free(who);
+}
+
+/* u: show what undoing the selected request would do, then ask. */
+void
+action_undo(struct ui *ui)
+{
+	struct request	*r = action_request(ui);
+	char		*cause = NULL, *q;
+	int		 conflicts;
+
+	if (r == NULL)
+		return;
+	strv_release(&ui->undo_preview);
+	conflicts = console_undo_preview(ui->c, r->id, &ui->undo_preview,
+	    &cause);
+	if (conflicts < 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+		return;
+	}
+	ui->undo_preview_id = r->id;
+	ui_dirty_panes(ui);
+	if (conflicts > 0) {
+		ui_message(ui, true, "#%u: %d conflict%s: the project changed "
+		    "since (see the report; bwgate undo --force)", r->id,
+		    conflicts, conflicts == 1 ? "" : "s");
+		return;
+	}
+	if (ui->undo_preview.n == 0) {
+		ui_message(ui, false, "#%u: nothing to undo (the project is as "
+		    "it was before)", r->id);
+		return;
+	}
+	q = xasprintf("Undo #%u (%zu change%s, see the report)? (y/N)", r->id,
+	    ui->undo_preview.n, ui->undo_preview.n == 1 ? "" : "s");
+	prompt_confirm(ui, q, r->id, action_undo_done);
+	free(q);
+}
+
 /* r: queue an ended request again. */
 void
 action_rerun(struct ui *ui)

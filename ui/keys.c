@@ -57,6 +57,8 @@ static const struct key_binding key_table[] = {
 	  action_kill, true },
 	{ 'r', true, "r", "re-run a finished request (new id; ask verdicts "
 	  "wait for approval again)", action_rerun, false },
+	{ 'u', true, "u", "undo a finished request: its changes put back "
+	  "(the report pane shows what; asks first)", action_undo, true },
 	{ 'j', true, "j Down", "next request, or scroll the focused pane",
 	  action_down, false },
 	{ KEY_DOWN, false, NULL, NULL, action_down, false },

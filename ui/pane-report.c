@@ -68,6 +68,25 @@ report_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	}
 	if (r->report == NULL)
 		return;
+	if (ui->undo_preview_id == r->id) {
+		/* u: what the undo will do, before the question's answer. */
+		ui_text_add(t, UC_LABEL, "undo will:");
+		for (size_t i = 0; i < ui->undo_preview.n; i++) {
+			const char *l = ui->undo_preview.v[i];
+
+			e = fmt_escape(l);
+			s = xasprintf("  %s", e);
+			ui_text_wrap(t, strncmp(l, "conflict", 8) == 0 ||
+			    strncmp(l, "cannot", 6) == 0 ||
+			    strncmp(l, "undo will not", 13) == 0 ? UC_WARN :
+			    strncmp(l, "remove", 6) == 0 ? UC_DELETED :
+			    strncmp(l, "rename", 6) == 0 ? UC_MOVED :
+			    UC_CREATED, s, w, 4);
+			free(s);
+			free(e);
+		}
+		ui_text_add(t, UC_NORMAL, "");
+	}
 	fmt_report_lines(r->report, ui->report_expand, &lines);
 	for (size_t i = 0; i < lines.n; i++)
 		ui_text_wrap(t, report_color(lines.v[i]), lines.v[i], w, 4);

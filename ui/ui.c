@@ -716,6 +716,7 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	delscreen(ui->screen);
 	fclose(ui->tty);
 	free(ui->filter);
+	strv_release(&ui->undo_preview);
 	free(ui->agent);
 	free(ui->search.text);
 	free(ui->message);

@@ -233,6 +233,10 @@ struct ui {
 	int		 help_scroll;
 	bool		 argv_view;	/* the argv as one line, for copying */
 	bool		 report_expand;	/* every path in the report (x) */
+	/* u: what undoing a request would do, shown in its report pane
+	   while the y/N question is open. */
+	uint32_t	 undo_preview_id;
+	struct strv	 undo_preview;
 
 	char		*message;
 	bool		 message_error;
@@ -334,6 +338,7 @@ void		 action_edit(struct ui *);
 void		 action_network(struct ui *);
 void		 action_kill(struct ui *);
 void		 action_rerun(struct ui *);
+void		 action_undo(struct ui *);
 void		 action_up(struct ui *);
 void		 action_down(struct ui *);
 void		 action_page_up(struct ui *);

@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "log", cmd_log, "the project's requests from the audit log" },
 	{ "rules", cmd_rules, "rules suggest: rules from what you approved "
 	  "again and again" },
+	{ "undo", cmd_undo, "put a run's changes back" },
 	{ "mcp", cmd_mcp, "an MCP server on stdio for agents (run, file tools)" },
 	{ "hook", cmd_hook, "a Claude Code PreToolUse hook (hook claude-code)" },
 	{ NULL, NULL, NULL }

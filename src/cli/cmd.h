@@ -37,6 +37,7 @@ int	cmd_reload(int, char **);
 int	cmd_show(int, char **);
 int	cmd_log(int, char **);
 int	cmd_rules(int, char **);
+int	cmd_undo(int, char **);
 int	cmd_mcp(int, char **);
 int	cmd_hook(int, char **);
 

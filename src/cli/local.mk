@@ -13,6 +13,7 @@ bwgate_SOURCES = \
 	%D%/cmd-sh.c \
 	%D%/cmd-control.c \
 	%D%/cmd-show.c %D%/cmd-log.c %D%/cmd-rules.c \
+	%D%/cmd-undo.c \
 	%D%/summary.c \
 	%D%/cmd-hook.c %D%/hook-perms.c %D%/hook-perms.h \
 	%D%/hook-guard.c %D%/hook-guard.h %D%/hook-path.c %D%/hook-path.h \

@@ -414,6 +414,14 @@ run_result(struct mcp_call *c, const cJSON *j)
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
 	}
+	/* The operator undid an earlier request of this agent. */
+	v = cJSON_GetObjectItem(rep, "undone");
+	if (cJSON_IsArray(v)) {
+		cJSON_AddItemToObject(st, "undone", cJSON_Duplicate(v, true));
+		cJSON_ArrayForEach(e, v)
+			if (cJSON_IsString(e))
+				buf_printf(&text, "note: %s\n", e->valuestring);
+	}
 	mcp_tool_result(c->rpc_id, st, text.data, failed);
 	buf_release(&text);
 }

@@ -168,6 +168,10 @@ struct console {
 	int			 shutdown_timer;
 };
 
+/* console-undo.c: add the undo notices for r's agent to its report. */
+void	console_undo_notices(struct console *c, const struct request *r,
+	    cJSON *report);
+
 /* console.c */
 void	console_emit(struct console *c, const struct console_event *ev);
 void	console_emit_request(struct console *c, enum console_event_type type,

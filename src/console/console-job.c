@@ -107,6 +107,7 @@ job_finish(struct job *jb)
 	}
 	console_audit(c, rec);
 
+	console_undo_notices(c, r, report);
 	request_send(r, proto_out_json(&(struct proto_out){
 	    .type = PROTO_R_RESULT, .id = r->id, .tag = r->tag,
 	    .state = request_state_name(state), .exit_status = &code,

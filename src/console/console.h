@@ -187,6 +187,13 @@ int		 console_set_mounts(struct console *, uint32_t id,
 /* The project a console started here would serve: opt, else the git top
    level of the current directory, else the directory; caller frees. */
 char		*console_find_project(const char *opt, char **cause);
+/* Undo a finished request (undo.h): the plan's lines for a preview and
+   the number of conflicts (-1 with cause when it cannot be undone); then
+   the undo itself, audited, its agent told with its next result. */
+int		 console_undo_preview(struct console *, uint32_t id,
+		    struct strv *lines, char **cause);
+int		 console_undo(struct console *, uint32_t id, const char *who,
+		    bool force, char **cause);
 /* Run a pending request with the named sandbox profile instead of its
    verdict's (bwgate approve --profile, the UI's approve keys). */
 int		 console_set_profile(struct console *, uint32_t id,

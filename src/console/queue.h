@@ -125,6 +125,7 @@ struct request {
 	char			*write_diff;	/* what the operator sees */
 	size_t			 write_bytes;
 	bool			 write_exec;	/* the file has an execute bit */
+	bool			 undo_told;	/* its agent heard it was undone */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;

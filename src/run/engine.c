@@ -55,6 +55,7 @@
 #include "probe.h"
 #include "runner.h"
 #include "snapshot.h"
+#include "undo.h"
 #include "xalloc.h"
 
 
@@ -252,6 +253,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct snapshot		*before = NULL, *after = NULL;
 	struct strv		 swept = STRV_INIT;	/* removed .git */
 	struct snapshot_paths	*rec = NULL;
+	struct undo_rec		*undo = NULL;
 	bool			 record, writes, prestart = o->await != NULL;
 	bool			 unused = false;
 	struct strv		 skip = STRV_INIT;
@@ -441,9 +443,13 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (record) {
 		if (observe_wait_ready(e.obs, ENGINE_HELLO_MS) &&
 		    (rec = snapshot_paths_new(pol.project, &snap,
-		    &cause)) != NULL)
+		    &cause)) != NULL) {
+			if ((undo = undo_rec_new(pol.project,
+			    o->command)) != NULL)
+				snapshot_paths_hook(rec, undo_rec_save_hook,
+				    undo);
 			observe_record(e.obs, rec, pol.project);
-		else {
+		} else {
 			if (rec == NULL && cause != NULL) {
 				LOG("%s", cause);
 				free(cause);
@@ -544,6 +550,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (rec != NULL) {
 		snapshot_paths_diff(rec, &r->changes);
 		r->changes_known = true;
+		undo_rec_commit(undo, snapshot_paths_before(rec),
+		    snapshot_paths_after(rec), &snap, r);
 		r->changes_method = "syscalls";
 		/* Exact, or widened to the whole project (and why). */
 		r->changes_scope = snapshot_paths_widened(rec) ? "project" :
@@ -598,6 +606,7 @@ out:
 	aside_start(&lim_free, engine_limiter_free, e.lim);
 	observe_free(e.obs);
 	snapshot_paths_free(rec);
+	undo_rec_free(undo);
 	if (e.mon != NULL)
 		monitor_free(e.mon);
 	snapshot_free(before);

@@ -152,12 +152,31 @@ observe_notified_nr(int nr)
 }
 
 /* Read the path argument number i (relative to dirfd argument d). */
+/* N when path is /proc/self/fd/N or /proc/thread-self/fd/N, else -1. */
+static int
+observe_proc_fd(const char *path)
+{
+	static const char *const pre[] = { "/proc/self/fd/",
+	    "/proc/thread-self/fd/" };
+	const char	*s = NULL;
+	char		*end;
+	long		 n;
+
+	for (size_t i = 0; i < 2 && s == NULL; i++)
+		if (strncmp(path, pre[i], strlen(pre[i])) == 0)
+			s = path + strlen(pre[i]);
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	n = strtol(s, &end, 10);
+	return *end == '\0' && n < 1 << 20 ? (int)n : -1;
+}
+
 static char *
 observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
     int dirfd_arg, int path_arg, bool empty_ok, bool *deleted)
 {
 	_cleanup_free_ char	*raw = NULL, *base = NULL;
-	int			 dirfd = AT_FDCWD;
+	int			 dirfd = AT_FDCWD, fd;
 
 	if (dirfd_arg >= 0)
 		dirfd = (int)d->args[dirfd_arg];
@@ -180,6 +199,10 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 			return NULL;
 		return observe_base(mem->pid, dirfd, deleted);
 	}
+	/* glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and others name a file by
+	   its descriptor: /proc/self/fd/N is the file open at N. */
+	if ((fd = observe_proc_fd(raw)) >= 0)
+		return observe_base(mem->pid, fd, deleted);
 	if (raw[0] != '/') {
 		base = observe_base(mem->pid, dirfd, NULL);
 		if (base == NULL)

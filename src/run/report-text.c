@@ -230,6 +230,60 @@ rt_refused(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
+/* A size for people: 512 B, 12.3 KiB, 4.0 MiB. */
+static char *
+rt_size(double n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	int	i = -1;
+
+	if (n < 1024)
+		return xasprintf("%.0f B", n);
+	while (n >= 1024 && i < 3) {
+		n /= 1024;
+		i++;
+	}
+	return xasprintf("%.1f %s", n, unit[i]);
+}
+
+/* Whether the run can be undone, what the store keeps for it, and what
+   undo would not restore. */
+static void
+rt_undo(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*u = cJSON_GetObjectItem(rep, "undo"), *e;
+	const char	*why;
+	char		*size, *p, *w;
+
+	if (!cJSON_IsObject(u))
+		return;
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(u, "possible"))) {
+		why = cJSON_GetStringValue(cJSON_GetObjectItem(u, "why"));
+		w = o->escape(why != NULL ? why : "unknown");
+		rt_add(t, RL_NOTE, xasprintf("cannot be undone: %s", w),
+		    false);
+		free(w);
+		return;
+	}
+	size = rt_size(cJSON_GetNumberValue(cJSON_GetObjectItem(u, "bytes")));
+	rt_add(t, RL_NOTE, xasprintf("undo: bwgate undo %.0f (%s kept%s)",
+	    cJSON_GetNumberValue(cJSON_GetObjectItem(u, "id")), size,
+	    cJSON_IsFalse(cJSON_GetObjectItem(u, "complete")) ? ", in part" :
+	    ""), false);
+	free(size);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(u, "unsaved")) {
+		p = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "path")) ?: "?");
+		w = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "why")) ?: "?");
+		rt_add(t, RL_NOTE, xasprintf("undo will not restore %s (%s)",
+		    p, w), false);
+		free(p);
+		free(w);
+	}
+}
+
 /* Build the lines of a report. */
 void
 report_text_build(const cJSON *rep, const struct report_text_opts *o,
@@ -282,6 +336,8 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 		rt_paths(cJSON_GetObjectItem(ch, "deleted"), "-", RL_DELETED,
 		    true, o, t);
 		rt_renamed(cJSON_GetObjectItem(ch, "renamed"), o, t);
+		if (c + m + d + r > 0)
+			rt_undo(rep, o, t);
 	}
 	rt_refused(rep, o, t);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||

@@ -390,12 +390,35 @@ result_release(struct result *r)
 	attentions_release(&r->attention);
 	executions_release(&r->executed);
 	cJSON_Delete(r->sandbox);
+	cJSON_Delete(r->undo);
+	r->undo = NULL;
 	strv_release(&r->warnings);
 	strv_release(&r->changes_widened);
 	free(r->error);
 	free(r->cwd_after);
 	memset(r, 0, sizeof *r);
 	r->exit_code = -1;
+}
+
+/* Whether the run can be undone (undo.h), and how much is kept for it. */
+static cJSON *
+result_undo_json(const struct result *r)
+{
+	cJSON	*u;
+
+	if (r->undo != NULL)
+		return cJSON_Duplicate(r->undo, 1);
+	u = cJSON_CreateObject();
+	cJSON_AddBoolToObject(u, "possible", false);
+	if (!r->changes_possible)
+		cJSON_AddStringToObject(u, "why", "read-only: nothing to undo");
+	else if (!r->started)
+		cJSON_AddStringToObject(u, "why", "it did not run");
+	else
+		cJSON_AddStringToObject(u, "why", "the changes were not "
+		    "recorded as they happened (no seccomp notification, "
+		    "a scan was asked for, or undo is off)");
+	return u;
 }
 
 cJSON *
@@ -453,6 +476,7 @@ result_json(const struct result *r)
 		cJSON_AddItemToArray(cJSON_GetObjectItem(j,
 		    "changes_widened"), json_bytes(r->changes_widened.v[i],
 		    strlen(r->changes_widened.v[i])));
+	cJSON_AddItemToObject(j, "undo", result_undo_json(r));
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
 	cJSON_AddItemToObject(j, "attention",

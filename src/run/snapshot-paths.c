@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,7 +55,30 @@ struct snapshot_paths {
 	uint32_t		*set;		/* hash -> seen index + 1 */
 	size_t			 mask;
 	size_t			 cap;		/* entries allocated in before */
+	struct snapshot		*after;		/* after _diff */
+	void			(*hook)(void *, int, const char *);
+	void			*hook_arg;
+	bool			 in_tree;	/* adding a renamed tree's names */
 };
+
+/* Is rel under a skipped or opaque tree (not the hook's)? */
+static bool
+paths_hidden(const struct snapshot_paths *sp, const char *p)
+{
+	const char	*name, *end;
+
+	for (name = p; ; name = end + 1) {
+		end = strchr(name, '/');
+		if (end == NULL)
+			end = name + strlen(name);
+		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)) ||
+		    scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
+		    (size_t)(end - name)))
+			return true;
+		if (*end == '\0')
+			return false;
+	}
+}
 
 /* Open the directory part of rel beneath the root, following nothing. */
 static int
@@ -227,6 +251,8 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 		return;		/* the root itself is never reported */
 	full = rel;
 	p = xstrdup(rel);
+	if (sp->hook != NULL && !sp->in_tree && !paths_hidden(sp, p))
+		sp->hook(sp->hook_arg, sp->sh.rootfd, p);
 	/* The scan's view: stop at a skipped or opaque ancestor. */
 	for (name = p; ; name = end + 1) {
 		end = strchr(name, '/');
@@ -371,7 +397,24 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 	fresh = paths_under_moved(sp, from);
 	if (!strv_contains(&sp->moved, to))
 		strv_push(&sp->moved, to);
+	/* The names below move along; nothing is changed in them. */
+	sp->in_tree = true;
 	paths_add_below(sp, fd, from, to, 64, fresh);
+	sp->in_tree = false;
+}
+
+void
+snapshot_paths_hook(struct snapshot_paths *sp,
+    void (*fn)(void *, int rootfd, const char *rel), void *arg)
+{
+	sp->hook = fn;
+	sp->hook_arg = arg;
+}
+
+const struct snapshot *
+snapshot_paths_after(const struct snapshot_paths *sp)
+{
+	return sp->after;
 }
 
 size_t
@@ -467,7 +510,8 @@ paths_diff_widened(struct snapshot_paths *sp, struct changes *out)
 	snapshot_build_index(m);
 	snapshot_diff(m, after, out);
 	strv_append_all(&sp->warnings, snapshot_warnings(after));
-	snapshot_free(after);
+	snapshot_free(sp->after);
+	sp->after = after;	/* what undo compares with (undo.h) */
 	sp->merged = m;
 	return true;
 }
@@ -592,7 +636,8 @@ snapshot_paths_diff(struct snapshot_paths *sp, struct changes *out)
 	}
 	snapshot_build_index(after);
 	snapshot_diff(sp->before, after, out);
-	snapshot_free(after);
+	snapshot_free(sp->after);
+	sp->after = after;
 }
 
 void
@@ -608,6 +653,7 @@ snapshot_paths_free(struct snapshot_paths *sp)
 	strv_release(&sp->widened_why);
 	strv_release(&sp->warnings);
 	strv_release(&sp->moved);
+	snapshot_free(sp->after);
 	strv_release(&sp->paths);
 	strv_release(&sp->seen);
 	free(sp->set);

@@ -157,6 +157,13 @@ void		 snapshot_paths_diff(struct snapshot_paths *,
 		    struct changes *out);
 /* The recorded paths' states before the command (after _diff). */
 const struct snapshot *snapshot_paths_before(const struct snapshot_paths *);
+/* After _diff: the recorded paths' states at the end. */
+const struct snapshot *snapshot_paths_after(const struct snapshot_paths *);
+/* Call fn(arg, rootfd, rel) for each path a call names (not the names
+   below a renamed tree, nor skipped or opaque ones), before it is
+   recorded: undo keeps what the file was there (undo.h). */
+void		 snapshot_paths_hook(struct snapshot_paths *,
+		    void (*fn)(void *, int rootfd, const char *rel), void *);
 void		 snapshot_paths_free(struct snapshot_paths *);
 
 #endif

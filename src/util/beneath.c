@@ -335,6 +335,123 @@ beneath_remove_empty(int dirfd, const char *rel, const struct stat *id)
 	return rc;
 }
 
+/* Remove rel when it is still the file id (undo's removals). */
+int
+beneath_remove(int dirfd, const char *rel, const struct stat *id)
+{
+	const char	*name;
+	char		*cause = NULL;
+	struct stat	 st;
+	int		 pfd, rc = -1, err;
+
+	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
+	free(cause);
+	if (pfd < 0)
+		return -1;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		rc = -1;
+	else if (st.st_dev != id->st_dev || st.st_ino != id->st_ino) {
+		errno = ESTALE;
+		rc = -1;
+	} else
+		rc = unlinkat(pfd, name, S_ISDIR(st.st_mode) ?
+		    AT_REMOVEDIR : 0);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return rc;
+}
+
+/* A new symbolic link rel -> target. */
+int
+beneath_symlink(int dirfd, const char *rel, const char *target)
+{
+	const char	*name;
+	char		*cause = NULL;
+	int		 pfd, rc, err;
+
+	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
+	free(cause);
+	if (pfd < 0)
+		return -1;
+	rc = symlinkat(target, pfd, name);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return rc;
+}
+
+/* chmod of the inode at rel, opened without following anything. */
+int
+beneath_chmod(int dirfd, const char *rel, mode_t mode)
+{
+	struct stat	 st;
+	char		*cause = NULL, proc[64];
+	int		 fd, rc = -1, err;
+
+	fd = beneath_open(dirfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+	    &cause);
+	free(cause);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		err = errno;
+	else if (S_ISLNK(st.st_mode))
+		err = ELOOP;
+	else {
+		/* O_PATH cannot fchmod: the descriptor's own name. */
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		rc = chmod(proc, mode);
+		err = errno;
+	}
+	close(fd);
+	errno = err;
+	return rc;
+}
+
+/* chown of rel itself (a link is not followed). */
+int
+beneath_lchown(int dirfd, const char *rel, uid_t uid, gid_t gid)
+{
+	const char	*name;
+	char		*cause = NULL;
+	int		 pfd, rc, err;
+
+	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
+	free(cause);
+	if (pfd < 0)
+		return -1;
+	rc = fchownat(pfd, name, uid, gid, AT_SYMLINK_NOFOLLOW);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return rc;
+}
+
+/* A new name rel for the file open at fd (AT_EMPTY_PATH needs no
+   capability when fd was opened normally; else through /proc). */
+int
+beneath_link(int dirfd, const char *rel, int fd)
+{
+	const char	*name;
+	char		*cause = NULL, proc[64];
+	int		 pfd, rc, err;
+
+	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
+	free(cause);
+	if (pfd < 0)
+		return -1;
+	rc = linkat(fd, "", pfd, name, AT_EMPTY_PATH);
+	if (rc != 0 && (errno == ENOENT || errno == EPERM)) {
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		rc = linkat(AT_FDCWD, proc, pfd, name, AT_SYMLINK_FOLLOW);
+	}
+	err = errno;
+	close(pfd);
+	errno = err;
+	return rc;
+}
+
 int
 beneath_rename(int dirfd, const char *rel, const char *to, char **cause)
 {

@@ -72,6 +72,20 @@ int	 beneath_mkfile(int dirfd, const char *rel, mode_t mode, char **cause);
    already gone, -1 otherwise. Never crosses a mount. */
 int	 beneath_remove_empty(int dirfd, const char *rel,
 	    const struct stat *id);
+/* Remove rel (a file of any size, a symbolic link, or an empty
+   directory) if it is still id (device and inode); 0 when removed, -1
+   with errno otherwise (ESTALE: another file is there now). Never
+   crosses a mount. For undo, which removes what a run made. */
+int	 beneath_remove(int dirfd, const char *rel, const struct stat *id);
+/* Make rel a symbolic link to target, or a hard link to the file open
+   at fd (never replacing a name); -1 with errno. */
+int	 beneath_symlink(int dirfd, const char *rel, const char *target);
+int	 beneath_link(int dirfd, const char *rel, int fd);
+/* chmod of rel, never through a symbolic link (the inode opened beneath
+   dirfd is the one changed); -1 with errno (ELOOP for a link). */
+int	 beneath_chmod(int dirfd, const char *rel, mode_t mode);
+/* Give rel (not followed) to uid:gid; -1 with errno. */
+int	 beneath_lchown(int dirfd, const char *rel, uid_t uid, gid_t gid);
 /* Rename rel to the new name to (RENAME_NOREPLACE), both beneath dirfd,
    without crossing a mount. -1 with cause and errno. */
 int	 beneath_rename(int dirfd, const char *rel, const char *to,

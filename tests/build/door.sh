@@ -50,6 +50,11 @@ allowed() {
 	snapshot-paths.o) echo "openat" ;;
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
+	undo-store.o) echo "opendir unlink rename rmdir" ;; # its store (state)
+	undo-save.o) echo "unlink rename mkdir rmdir readlinkat statx linkat" ;;
+							# readlinkat, statx
+							# of what the door
+							# opened
 	*) echo "" ;;
 	esac
 }

@@ -1,0 +1,1014 @@
+/*
+ * undo-apply: put a run back (undo.h).
+ *
+ * The manifest holds every recorded path's state before and after the run.
+ * Undo first checks that the project still is as the run left it (each
+ * path's identity, type, mode, size and modification time): a difference
+ * is a conflict, named, and stops it unless forced. Then, by inode:
+ * - a before entry whose inode is still at its name keeps it; its content
+ *   is written back in place when it was changed (so its other hard links
+ *   come back too), its mode and modification time reset;
+ * - a before inode now under another name is renamed back (names that
+ *   moved along with a renamed directory go with it);
+ * - a before inode that is gone is made again: a file from its kept
+ *   content, a symbolic link from its target, a directory empty, a second
+ *   name of a made file as a hard link;
+ * - whatever is left at an after name that the run made is removed.
+ * Renamed entries go through a staging directory in the project first, so
+ * swaps and cycles need no order. Every operation on the project goes
+ * through the door (beneath.h), relative to the project's descriptor, and
+ * removes only what is still the inode the run made. Kept content is
+ * checked against its sha256 before anything is touched.
+ */
+#include "autoconf.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "beneath.h"
+#include "cleanup.h"
+#include "sha256.h"
+#include "undo-int.h"
+#include "undo.h"
+#include "xalloc.h"
+
+enum ue_type { UE_FILE, UE_DIR, UE_LINK, UE_OTHER };
+
+struct undo_plan;
+struct stat;
+static enum ue_type st_type(const struct stat *);
+static void	plan_look(struct undo_plan *);
+
+/* One manifest entry. */
+struct ue {
+	const char	*path;
+	enum ue_type	 type;
+	mode_t		 mode;
+	uint64_t	 size;
+	int64_t		 mtime;
+	uint64_t	 dev;
+	uint64_t	 ino;
+	const char	*blob;
+	const char	*target;
+	bool		 opaque;
+	int64_t		 btime;		/* -1: unknown */
+	uid_t		 uid;
+	gid_t		 gid;
+	/* Planning. */
+	bool		 now;		/* present now */
+	struct stat	 st;		/* its state now */
+	int64_t		 nbtime;	/* its birth time now, -1: unknown */
+	bool		 claimed;	/* after: a rename source */
+	bool		 blocked;	/* cannot be looked at (EACCES) */
+	bool		 unlocked;	/* after: opened by plan_unlock */
+	bool		 placed;	/* before: its inode is at its name */
+};
+
+enum act_kind { ACT_STAGE, ACT_REMOVE, ACT_RMDIR, ACT_MKDIR, ACT_UNSTAGE,
+	ACT_MAKE, ACT_LINK, ACT_SYMLINK, ACT_CONTENT, ACT_META };
+
+struct act {
+	enum act_kind	 kind;
+	char		*path;		/* where it acts (current name) */
+	char		*to;		/* STAGE/UNSTAGE: the other name */
+	struct ue	*b;		/* the before entry, if any */
+	struct stat	 id;		/* REMOVE/STAGE: the inode expected */
+	int		 depth;
+};
+
+struct undo_plan {
+	char		*project;
+	cJSON		*m;
+	char		*store;
+	struct ue	*b, *a;
+	size_t		 nb, na;
+	struct act	*acts;
+	size_t		 nacts;
+	struct strv	 lines;
+	size_t		 conflicts;
+	size_t		 cannot;
+	int		 root;
+	char		*stage;
+	struct timespec	 since;		/* the run's start */
+	size_t		 blocked;	/* paths that cannot be looked at */
+};
+
+static int
+ue_depth(const char *p)
+{
+	int	d = 0;
+
+	for (; *p != '\0'; p++)
+		d += *p == '/';
+	return d;
+}
+
+static void
+ue_parse(const cJSON *arr, struct ue **out, size_t *n)
+{
+	const cJSON	*e, *v;
+	struct ue	*u;
+	const char	*t;
+
+	*n = 0;
+	*out = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof **out);
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsString(v = cJSON_GetObjectItem(e, "path")))
+			continue;
+		u = &(*out)[(*n)++];
+		u->path = v->valuestring;
+		t = cJSON_GetStringValue(cJSON_GetObjectItem(e, "type"));
+		u->type = t == NULL ? UE_OTHER : strcmp(t, "file") == 0 ?
+		    UE_FILE : strcmp(t, "dir") == 0 ? UE_DIR :
+		    strcmp(t, "link") == 0 ? UE_LINK : UE_OTHER;
+		u->mode = (mode_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "mode"));
+		u->size = (uint64_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "size"));
+		u->mtime = (int64_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "mtime_s")) * 1000000000 +
+		    (int64_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "mtime_ns"));
+		u->dev = (uint64_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "dev"));
+		u->ino = (uint64_t)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "ino"));
+		u->blob = cJSON_GetStringValue(cJSON_GetObjectItem(e, "blob"));
+		u->target = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "target"));
+		u->opaque = cJSON_IsTrue(cJSON_GetObjectItem(e, "opaque"));
+		u->uid = (uid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "uid"));
+		u->gid = (gid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "gid"));
+		u->btime = -1;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "btime_s")))
+			u->btime = (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "btime_s")) * 1000000000 +
+			    (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "btime_ns"));
+	}
+}
+
+static struct ue *
+ue_find(struct ue *v, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].path, path) == 0)
+			return &v[i];
+	return NULL;
+}
+
+/* Is the file now at a (present) the inode of b (device, inode, and
+   birth time when both are known: inode numbers are reused)? */
+static bool
+ue_same(const struct ue *a, const struct ue *b)
+{
+	return a->now && a->st.st_ino == b->ino && a->st.st_dev == b->dev &&
+	    (a->nbtime < 0 || b->btime < 0 || a->nbtime == b->btime);
+}
+
+/* Another inode, but the state the run left (type, mode, size and
+   modification time to the nanosecond): what a later run's undo made
+   again, so undoing several runs newest first goes on. */
+static bool
+ue_same_state(const struct ue *a)
+{
+	return a->now && st_type(&a->st) == a->type &&
+	    (a->st.st_mode & 07777) == a->mode && (a->type == UE_DIR ||
+	    ((uint64_t)a->st.st_size == a->size &&
+	    (int64_t)a->st.st_mtim.tv_sec * 1000000000 +
+	    a->st.st_mtim.tv_nsec == a->mtime));
+}
+
+/* lstat through the door, with the birth time (-1 when unknown). */
+static int
+ue_stat(int root, const char *rel, struct stat *st, int64_t *btime)
+{
+	struct statx	 sx;
+	const char	*name;
+	char		*cause = NULL;
+	int		 pfd, rc;
+
+	*btime = -1;
+	if ((pfd = beneath_parent(root, rel, false, &name, &cause)) < 0) {
+		free(cause);
+		return -1;
+	}
+	rc = beneath_child_statx(pfd, name, 0, STATX_BASIC_STATS | STATX_BTIME,
+	    &sx);
+	close(pfd);
+	if (rc != 0)
+		return -1;
+	memset(st, 0, sizeof *st);
+	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st->st_ino = sx.stx_ino;
+	st->st_mode = sx.stx_mode;
+	st->st_nlink = sx.stx_nlink;
+	st->st_size = (off_t)sx.stx_size;
+	st->st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+	if (sx.stx_mask & STATX_BTIME)
+		*btime = sx.stx_btime.tv_sec * 1000000000LL +
+		    sx.stx_btime.tv_nsec;
+	return 0;
+}
+
+static enum ue_type
+st_type(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) ? UE_FILE : S_ISDIR(st->st_mode) ? UE_DIR :
+	    S_ISLNK(st->st_mode) ? UE_LINK : UE_OTHER;
+}
+
+static int64_t
+st_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static struct act *
+plan_add(struct undo_plan *p, enum act_kind kind, const char *path,
+    struct ue *b)
+{
+	struct act	*a;
+
+	p->acts = xreallocarray(p->acts, p->nacts + 1, sizeof *p->acts);
+	a = &p->acts[p->nacts++];
+	memset(a, 0, sizeof *a);
+	a->kind = kind;
+	a->path = xstrdup(path);
+	a->b = b;
+	a->depth = ue_depth(path);
+	return a;
+}
+
+/* Is the after entry a (now at its name) there only because its parent
+   directory moved (the same name below the before parent's inode)? */
+static bool
+plan_implied(struct undo_plan *p, const struct ue *a, const struct ue *b)
+{
+	const char	*sa = strrchr(a->path, '/');
+	const char	*sb = strrchr(b->path, '/');
+	_cleanup_free_ char *pa = NULL, *pb = NULL;
+	struct ue	*ea, *eb;
+	struct stat	 st;
+
+	if (sa == NULL || sb == NULL || strcmp(sa, sb) != 0)
+		return false;
+	pa = xstrndup(a->path, (size_t)(sa - a->path));
+	pb = xstrndup(b->path, (size_t)(sb - b->path));
+	eb = ue_find(p->b, p->nb, pb);
+	ea = ue_find(p->a, p->na, pa);
+	if (eb == NULL)
+		return false;
+	if (ea != NULL && ea->now)
+		return ea->st.st_ino == eb->ino && ea->st.st_dev == eb->dev;
+	return beneath_lstat(p->root, pa, &st) == 0 &&
+	    st.st_ino == eb->ino && st.st_dev == eb->dev;
+}
+
+/* Is the object for sha there and whole? */
+static bool
+plan_blob_ok(struct undo_plan *p, const char *sha)
+{
+	_cleanup_free_ char	*path = xasprintf("%s/objects/%s", p->store,
+				    sha);
+	char			 hex[SHA256_HEX_LEN + 1];
+
+	return sha256_file(path, hex) == 0 && strcmp(hex, sha) == 0;
+}
+
+/* The after entry (present now, not claimed) holding b's inode,
+   preferring a name that moved along with its
+   directory (the others are links the run added). */
+static struct ue *
+plan_now_pref(struct undo_plan *p, struct ue *b)
+{
+	struct ue	*first = NULL;
+
+	for (size_t i = 0; i < p->na; i++) {
+		struct ue *a = &p->a[i];
+
+		if (a->claimed || !ue_same(a, b))
+			continue;
+		if (plan_implied(p, a, b))
+			return a;
+		if (first == NULL)
+			first = a;
+	}
+	return first;
+}
+
+static void
+plan_build(struct undo_plan *p)
+{
+	struct ue	*b, *a, *q;
+	struct act	*x;
+
+	/* Conflicts: the project must still be as the run left it. */
+	for (size_t i = 0; i < p->na; i++) {
+		a = &p->a[i];
+		if (a->opaque)
+			continue;
+		if (a->blocked) {
+			strv_pushf(&p->lines, "blocked: %s (below a directory "
+			    "the run closed: its mode comes back first)",
+			    a->path);
+			continue;
+		}
+		if (!a->now)
+			strv_pushf(&p->lines, "conflict: %s (removed since "
+			    "the run)", a->path);
+		else if ((!ue_same(a, a) && !ue_same_state(a)) ||
+		    st_type(&a->st) != a->type ||
+		    (a->st.st_mode & 07777) != (a->unlocked ? a->mode |
+		    S_IRWXU : a->mode) || (a->type != UE_DIR &&
+		    ((uint64_t)a->st.st_size != a->size ||
+		    st_mtime_ns(&a->st) != a->mtime)))
+			strv_pushf(&p->lines, "conflict: %s (changed since "
+			    "the run)", a->path);
+		else
+			continue;
+		p->conflicts++;
+	}
+	for (size_t i = 0; i < p->nb; i++) {
+		b = &p->b[i];
+		if (!b->opaque && ue_find(p->a, p->na, b->path) == NULL &&
+		    b->now) {
+			strv_pushf(&p->lines, "conflict: %s (made again since "
+			    "the run)", b->path);
+			p->conflicts++;
+		}
+	}
+	/* Before entries whose inode is still at their name. */
+	for (size_t i = 0; i < p->nb; i++) {
+		b = &p->b[i];
+		a = ue_find(p->a, p->na, b->path);
+		if (b->opaque || a == NULL || !ue_same(a, b) ||
+		    st_type(&a->st) != b->type)
+			continue;
+		a->claimed = true;
+		b->placed = true;
+	}
+	/* Renamed back, or made again. */
+	for (size_t i = 0; i < p->nb; i++) {
+		b = &p->b[i];
+		if (b->opaque || b->placed)
+			continue;
+		if ((q = plan_now_pref(p, b)) != NULL &&
+		    st_type(&q->st) == b->type) {
+			q->claimed = true;
+			b->placed = true;
+			if (plan_implied(p, q, b))
+				continue;
+			x = plan_add(p, ACT_STAGE, q->path, b);
+			x->id = q->st;
+			x->depth = ue_depth(q->path);
+			x = plan_add(p, ACT_UNSTAGE, b->path, b);
+			strv_pushf(&p->lines, "rename back: %s -> %s", q->path,
+			    b->path);
+			continue;
+		}
+		switch (b->type) {
+		case UE_DIR:
+			plan_add(p, ACT_MKDIR, b->path, b);
+			plan_add(p, ACT_META, b->path, b);
+			strv_pushf(&p->lines, "make directory: %s", b->path);
+			break;
+		case UE_LINK:
+			if (b->target == NULL) {
+				strv_pushf(&p->lines, "cannot: %s (its target "
+				    "was not kept)", b->path);
+				p->cannot++;
+				break;
+			}
+			plan_add(p, ACT_SYMLINK, b->path, b);
+			strv_pushf(&p->lines, "restore link: %s -> %s",
+			    b->path, b->target);
+			break;
+		case UE_FILE:
+			if (b->blob == NULL) {
+				strv_pushf(&p->lines, "cannot: %s (its content "
+				    "was not kept)", b->path);
+				p->cannot++;
+				break;
+			}
+			if (!plan_blob_ok(p, b->blob)) {
+				strv_pushf(&p->lines, "cannot: %s (its kept "
+				    "content is missing or damaged)", b->path);
+				p->cannot++;
+				break;
+			}
+			plan_add(p, ACT_MAKE, b->path, b);
+			strv_pushf(&p->lines, "restore: %s", b->path);
+			break;
+		default:
+			strv_pushf(&p->lines, "cannot: %s (a special file)",
+			    b->path);
+			p->cannot++;
+			break;
+		}
+	}
+	/* Content and metadata of what is (or will be) at its name. */
+	for (size_t i = 0; i < p->nb; i++) {
+		b = &p->b[i];
+		if (b->opaque || !b->placed)
+			continue;
+		q = NULL;
+		for (size_t j = 0; j < p->na; j++)
+			if (ue_same(&p->a[j], b))
+				q = &p->a[j];
+		if (q == NULL)
+			continue;
+		if (b->type == UE_FILE && b->blob != NULL &&
+		    ((uint64_t)q->st.st_size != b->size ||
+		    st_mtime_ns(&q->st) != b->mtime)) {
+			if (!plan_blob_ok(p, b->blob)) {
+				strv_pushf(&p->lines, "cannot: %s (its kept "
+				    "content is missing or damaged)", b->path);
+				p->cannot++;
+			} else {
+				plan_add(p, ACT_CONTENT, b->path, b);
+				strv_pushf(&p->lines, "restore: %s", b->path);
+			}
+		}
+		if (b->type != UE_LINK && ((q->st.st_mode & 07777) != b->mode ||
+		    (b->type == UE_FILE && st_mtime_ns(&q->st) != b->mtime))) {
+			plan_add(p, ACT_META, b->path, b);
+			if ((q->st.st_mode & 07777) != b->mode)
+				strv_pushf(&p->lines, "mode: %s %04o",
+				    b->path, (unsigned)b->mode);
+		}
+	}
+	/* What the run made, and hard links it added. */
+	for (size_t i = 0; i < p->na; i++) {
+		a = &p->a[i];
+		if (a->opaque || !a->now || a->claimed)
+			continue;
+		b = NULL;
+		/* A name under a directory that moves back moves with it. */
+		for (size_t j = 0; j < p->nb; j++)
+			if (ue_same(a, &p->b[j]) &&
+			    plan_implied(p, a, &p->b[j]))
+				b = &p->b[j];
+		if (b != NULL)
+			continue;
+		x = plan_add(p, S_ISDIR(a->st.st_mode) ? ACT_RMDIR :
+		    ACT_REMOVE, a->path, NULL);
+		x->id = a->st;
+		strv_pushf(&p->lines, "remove: %s", a->path);
+	}
+}
+
+struct undo_plan *
+undo_plan_new(const char *project, const cJSON *m, char **cause)
+{
+	struct undo_plan	*p;
+	struct stat		 st;
+
+	p = xcalloc(1, sizeof *p);
+	p->root = -1;
+	p->project = xstrdup(project);
+	p->m = cJSON_Duplicate(m, true);
+	p->store = undo_store_dir(project);
+	if ((p->root = beneath_root(project, &st, cause)) < 0) {
+		undo_plan_free(p);
+		return NULL;
+	}
+	p->since.tv_sec = (time_t)cJSON_GetNumberValue(
+	    cJSON_GetObjectItem(p->m, "start_s"));
+	p->since.tv_nsec = (long)cJSON_GetNumberValue(
+	    cJSON_GetObjectItem(p->m, "start_ns"));
+	if (p->since.tv_sec < 0 || p->since.tv_nsec < 0 ||
+	    p->since.tv_nsec >= 1000000000) {
+		p->since.tv_sec = 0;
+		p->since.tv_nsec = 0;
+	}
+	ue_parse(cJSON_GetObjectItem(p->m, "before"), &p->b, &p->nb);
+	ue_parse(cJSON_GetObjectItem(p->m, "after"), &p->a, &p->na);
+	plan_look(p);
+	plan_build(p);
+	return p;
+}
+
+/* Look at every recorded path now. A name below a directory the run made
+   unsearchable (chmod, for an undo that is not root's) is blocked: not a
+   conflict yet, the directory gets its mode back first. */
+static void
+plan_look(struct undo_plan *p)
+{
+	p->blocked = 0;
+	for (size_t i = 0; i < p->nb; i++) {
+		p->b[i].now = ue_stat(p->root, p->b[i].path, &p->b[i].st,
+		    &p->b[i].nbtime) == 0;
+		p->b[i].blocked = !p->b[i].now && errno == EACCES;
+		p->blocked += p->b[i].blocked;
+	}
+	for (size_t i = 0; i < p->na; i++) {
+		p->a[i].now = ue_stat(p->root, p->a[i].path, &p->a[i].st,
+		    &p->a[i].nbtime) == 0;
+		p->a[i].blocked = !p->a[i].now && errno == EACCES;
+		p->blocked += p->a[i].blocked;
+	}
+}
+
+/* Open the directories the run left closed to their owner (u+rwx), so
+   an undo that is not root's can look and work inside; the number
+   opened. */
+static int
+plan_unlock(struct undo_plan *p)
+{
+	int	 n = 0;
+
+	for (size_t i = 0; i < p->na; i++) {
+		struct ue *a = &p->a[i];
+
+		/* Only the run's own directories (as it left them): the
+		   before mode comes back at the end (ACT_META), and what it
+		   made goes. */
+		if (!a->now || a->type != UE_DIR || !ue_same(a, a) ||
+		    (a->st.st_mode & S_IRWXU) == S_IRWXU)
+			continue;
+		if (beneath_chmod(p->root, a->path, (a->st.st_mode & 07777) |
+		    S_IRWXU) == 0) {
+			a->unlocked = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Look again and plan again (after plan_unlock). */
+static void
+plan_again(struct undo_plan *p)
+{
+	for (size_t i = 0; i < p->nacts; i++) {
+		free(p->acts[i].path);
+		free(p->acts[i].to);
+	}
+	p->nacts = 0;
+	strv_release(&p->lines);
+	p->conflicts = 0;
+	p->cannot = 0;
+	for (size_t i = 0; i < p->nb; i++)
+		p->b[i].claimed = p->b[i].placed = false;
+	for (size_t i = 0; i < p->na; i++)
+		p->a[i].claimed = p->a[i].placed = false;
+	plan_look(p);
+	plan_build(p);
+}
+
+const struct strv *
+undo_plan_lines(const struct undo_plan *p)
+{
+	return &p->lines;
+}
+
+size_t
+undo_plan_conflicts(const struct undo_plan *p)
+{
+	return p->conflicts;
+}
+
+size_t
+undo_plan_actions(const struct undo_plan *p)
+{
+	return p->nacts;
+}
+
+/* Order: remove files (deepest first), stage renamed ones (deepest
+   first), remove directories (deepest first), make and unstage (parents
+   first), content, metadata (deepest first). */
+static int
+act_cmp(const void *x, const void *y)
+{
+	const struct act	*a = x, *b = y;
+	static const int	 phase[] = { [ACT_REMOVE] = 0, [ACT_STAGE] = 1,
+				    [ACT_RMDIR] = 2, [ACT_MKDIR] = 3,
+				    [ACT_UNSTAGE] = 3, [ACT_MAKE] = 3,
+				    [ACT_LINK] = 3, [ACT_SYMLINK] = 3,
+				    [ACT_CONTENT] = 4, [ACT_META] = 5 };
+
+	if (phase[a->kind] != phase[b->kind])
+		return phase[a->kind] - phase[b->kind];
+	if (phase[a->kind] == 3)
+		return a->depth != b->depth ? a->depth - b->depth :
+		    strcmp(a->path, b->path);
+	return b->depth != a->depth ? b->depth - a->depth :
+	    strcmp(b->path, a->path);
+}
+
+/* Where path is now, after the staging moves done so far (the deepest
+   staged ancestor carried it). */
+static char *
+apply_where(struct undo_plan *p, size_t done, const char *path)
+{
+	size_t		 best = 0, len;
+	const char	*to = NULL;
+
+	for (size_t i = 0; i < done; i++) {
+		const struct act *a = &p->acts[i];
+
+		if (a->kind != ACT_STAGE || a->to == NULL)
+			continue;
+		len = strlen(a->path);
+		if (len > best && strncmp(path, a->path, len) == 0 &&
+		    path[len] == '/') {
+			best = len;
+			to = a->to;
+		}
+	}
+	return to != NULL ? xasprintf("%s%s", to, path + best) :
+	    xstrdup(path);
+}
+
+/* Write the kept object sha into fd (from its start, truncating). */
+static int
+apply_content(struct undo_plan *p, int fd, const char *sha)
+{
+	_cleanup_free_ char	*path = xasprintf("%s/objects/%s", p->store,
+				    sha);
+	_cleanup_close_ int	 src = open(path, O_RDONLY | O_CLOEXEC);
+	char			 buf[1 << 16];
+	ssize_t			 r;
+
+	if (src < 0 || ftruncate(fd, 0) != 0)
+		return -1;
+	while ((r = read(src, buf, sizeof buf)) > 0)
+		for (ssize_t off = 0, w; off < r; off += w)
+			if ((w = write(fd, buf + off, (size_t)(r - off))) < 0)
+				return -1;
+	return r < 0 ? -1 : 0;
+}
+
+/* The file a made name should share (an earlier name of the same before
+   inode, placed already), or -1. */
+static int
+apply_sibling(struct undo_plan *p, const struct ue *b)
+{
+	struct stat	 st;
+	char		*cause = NULL;
+	int		 fd;
+
+	for (size_t i = 0; i < p->nb; i++) {
+		const struct ue *o = &p->b[i];
+
+		if (o == b || o->ino != b->ino || o->dev != b->dev ||
+		    o->type != UE_FILE || beneath_lstat(p->root, o->path,
+		    &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (o->placed && (fd = beneath_open(p->root, o->path,
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0, &cause)) >= 0)
+			return fd;
+		free(cause);
+		cause = NULL;
+	}
+	return -1;
+}
+
+/*
+ * A directory the run made still holds names nobody recorded (made while
+ * a rename of a parent raced the recorder): remove what was born during
+ * the run (the sweep's proof, beneath.h), never anything older.
+ */
+static int
+apply_dispose(struct undo_plan *p, struct act *a, char **cause)
+{
+	const char	*name;
+	int		 pfd, rc;
+
+	if ((pfd = beneath_parent(p->root, a->to, false, &name, cause)) < 0)
+		return -1;
+	rc = beneath_dispose(pfd, name, &p->since);
+	close(pfd);
+	if (rc == 0)
+		return 0;
+	*cause = xasprintf("cannot remove '%s': it holds files older than "
+	    "the run", a->path);
+	return -1;
+}
+
+/* A directory or link undo made: its owner's again (when root undoes a
+   user's project). */
+static int
+apply_owner(struct undo_plan *p, const char *rel, const struct ue *b)
+{
+	if (geteuid() != 0)
+		return 0;
+	return beneath_lchown(p->root, rel, b->uid, b->gid);
+}
+
+/* Give the owner write permission on rel (a regular file). */
+static int
+apply_writable(struct undo_plan *p, const char *rel)
+{
+	struct stat	 st;
+
+	if (beneath_lstat(p->root, rel, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return beneath_chmod(p->root, rel, (st.st_mode & 07777) | S_IWUSR);
+}
+
+static int
+apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
+{
+	struct ue	*b = a->b;
+	struct timespec	 ts[2];
+	int		 fd, sib, rc = 0;
+
+	switch (a->kind) {
+	case ACT_STAGE:
+		free(a->to);
+		a->to = xasprintf("%s/%u", p->stage, (*seq)++);
+		/* Later unstaging of b comes from here. */
+		for (size_t i = 0; i < p->nacts; i++)
+			if (p->acts[i].kind == ACT_UNSTAGE &&
+			    p->acts[i].b == b) {
+				free(p->acts[i].to);
+				p->acts[i].to = xstrdup(a->to);
+			}
+		return beneath_rename(p->root, a->path, a->to, cause);
+	case ACT_UNSTAGE:
+		return beneath_rename(p->root, a->to, a->path, cause);
+	case ACT_RMDIR:
+		if (beneath_remove(p->root, a->to, &a->id) == 0 ||
+		    errno == ENOENT)
+			return 0;
+		if (errno == ENOTEMPTY && p->since.tv_sec > 0)
+			return apply_dispose(p, a, cause);
+		*cause = xasprintf("cannot remove '%s': %s", a->path,
+		    strerror(errno));
+		return -1;
+	case ACT_REMOVE:
+		if (beneath_remove(p->root, a->path, &a->id) != 0 &&
+		    errno != ENOENT) {
+			*cause = xasprintf("cannot remove '%s': %s", a->path,
+			    strerror(errno));
+			return -1;
+		}
+		return 0;
+	case ACT_MKDIR:
+		if (beneath_mkdir(p->root, a->path, 0700, cause) != 0)
+			return -1;
+		/* Its own mode at the end (ACT_META), when what goes in it
+		   is in place. */
+		return apply_owner(p, a->path, b);
+	case ACT_SYMLINK:
+		if (beneath_symlink(p->root, a->path, b->target) != 0) {
+			*cause = xasprintf("cannot make the link '%s': %s",
+			    a->path, strerror(errno));
+			return -1;
+		}
+		return apply_owner(p, a->path, b);
+	case ACT_MAKE:
+		if ((sib = apply_sibling(p, b)) >= 0) {
+			rc = beneath_link(p->root, a->path, sib);
+			close(sib);
+			if (rc == 0) {
+				b->placed = true;
+				return 0;
+			}
+		}
+		fd = beneath_open(p->root, a->path, O_WRONLY | O_CREAT |
+		    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600, cause);
+		if (fd < 0)
+			return -1;
+		break;
+	case ACT_CONTENT:
+		fd = beneath_open(p->root, a->path, O_WRONLY | O_NOFOLLOW |
+		    O_CLOEXEC, 0, cause);
+		if (fd < 0 && errno == EACCES && geteuid() != 0 &&
+		    apply_writable(p, a->path) == 0) {
+			/* Read-only now: writable for the content, its
+			   mode comes back right after. */
+			free(*cause);
+			*cause = NULL;
+			fd = beneath_open(p->root, a->path, O_WRONLY |
+			    O_NOFOLLOW | O_CLOEXEC, 0, cause);
+		}
+		if (fd < 0)
+			return -1;
+		break;
+	case ACT_META:
+		if (b->type == UE_DIR) {
+			fd = beneath_open(p->root, a->path, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0, cause);
+			if (fd < 0)
+				return -1;
+			rc = fchmod(fd, b->mode);
+			close(fd);
+			return rc;
+		}
+		fd = beneath_open(p->root, a->path, O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_CLOEXEC, 0, cause);
+		if (fd < 0)
+			return -1;
+		goto meta;
+	default:
+		return 0;
+	}
+	if (apply_content(p, fd, b->blob) != 0) {
+		*cause = xasprintf("cannot write '%s': %s", a->path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	b->placed = true;
+	/* Made by root for someone else: theirs again. */
+	if (a->kind == ACT_MAKE && geteuid() == 0 &&
+	    fchown(fd, b->uid, b->gid) != 0) {
+		*cause = xasprintf("cannot give '%s' back to its owner: %s",
+		    a->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+meta:
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = (time_t)(b->mtime / 1000000000);
+	ts[1].tv_nsec = (long)(b->mtime % 1000000000);
+	if (fchmod(fd, b->mode) != 0 || futimens(fd, ts) != 0) {
+		*cause = xasprintf("cannot set the mode of '%s': %s", a->path,
+		    strerror(errno));
+		rc = -1;
+	}
+	close(fd);
+	return rc;
+}
+
+static int
+ue_path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A directory renamed back may carry names nobody recorded (made in it
+ * while a rename of it raced the recorder). Below it, whatever is not a
+ * before name and was born during the run goes (the sweep's proof,
+ * beneath.h); nothing older is touched.
+ */
+static void
+apply_sweep(struct undo_plan *p, const char **sorted, int dfd,
+    const char *path, int depth)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct statx	 sx;
+	char		*child;
+	const char	*key;
+	int		 sub, nd;
+	int64_t		 born, since = p->since.tv_sec * 1000000000LL +
+			    p->since.tv_nsec;
+
+	if ((nd = dup(dfd)) < 0)
+		return;
+	if ((d = fdopendir(nd)) == NULL) {
+		close(nd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		child = xasprintf("%s/%s", path, de->d_name);
+		key = child;
+		if (bsearch(&key, sorted, p->nb, sizeof *sorted,
+		    ue_path_cmp) == NULL &&
+		    beneath_child_statx(dfd, de->d_name, 0, STATX_BTIME |
+		    STATX_TYPE, &sx) == 0 && (sx.stx_mask & STATX_BTIME)) {
+			born = sx.stx_btime.tv_sec * 1000000000LL +
+			    sx.stx_btime.tv_nsec;
+			if (born >= since) {
+				(void)beneath_dispose(dfd, de->d_name,
+				    &p->since);
+				free(child);
+				continue;
+			}
+		}
+		if (de->d_type == DT_DIR && depth > 0 && (sub = beneath_child(
+		    dfd, de->d_name, O_RDONLY | O_DIRECTORY)) >= 0) {
+			apply_sweep(p, sorted, sub, child, depth - 1);
+			close(sub);
+		}
+		free(child);
+	}
+	closedir(d);
+}
+
+/* Sweep every directory that was renamed back. */
+static void
+apply_sweep_renamed(struct undo_plan *p)
+{
+	const char	**sorted;
+	char		 *cause = NULL;
+	int		  fd;
+
+	if (p->since.tv_sec == 0)
+		return;
+	sorted = xcalloc(p->nb + 1, sizeof *sorted);
+	for (size_t i = 0; i < p->nb; i++)
+		sorted[i] = p->b[i].path;
+	qsort(sorted, p->nb, sizeof *sorted, ue_path_cmp);
+	for (size_t i = 0; i < p->nacts; i++) {
+		struct act *a = &p->acts[i];
+
+		if (a->kind != ACT_UNSTAGE || a->b->type != UE_DIR)
+			continue;
+		fd = beneath_open(p->root, a->path, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC, 0, &cause);
+		free(cause);
+		cause = NULL;
+		if (fd < 0)
+			continue;
+		apply_sweep(p, sorted, fd, a->path, 64);
+		close(fd);
+	}
+	free(sorted);
+}
+
+int
+undo_plan_apply(struct undo_plan *p, bool force, char **cause)
+{
+	struct stat	 st;
+	unsigned	 seq = 0;
+	bool		 staged = false;
+	int		 rc = 0;
+
+	/* Open what the run closed, then look again (each pass opens one
+	   more level). */
+	for (int pass = 0; pass < 64 && geteuid() != 0 && p->conflicts == 0 &&
+	    plan_unlock(p) > 0; pass++)
+		plan_again(p);
+	if (p->blocked > 0 && p->conflicts == 0) {
+		*cause = xasprintf("%zu path%s cannot be looked at (a directory "
+		    "the run made unsearchable)", p->blocked,
+		    p->blocked == 1 ? "" : "s");
+		return -1;
+	}
+	if (p->conflicts > 0 && !force) {
+		*cause = xasprintf("%zu conflict%s: the project changed since "
+		    "the run (--force undoes it anyway)", p->conflicts,
+		    p->conflicts == 1 ? "" : "s");
+		return -1;
+	}
+	qsort(p->acts, p->nacts, sizeof *p->acts, act_cmp);
+	for (size_t i = 0; i < p->nacts; i++)
+		if (p->acts[i].kind == ACT_STAGE)
+			staged = true;
+	if (staged) {
+		p->stage = xasprintf(".bwgate-undo.%ld", (long)getpid());
+		if (beneath_mkdir(p->root, p->stage, 0700, cause) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < p->nacts && rc == 0; i++) {
+		if (p->acts[i].kind == ACT_RMDIR) {
+			free(p->acts[i].to);
+			p->acts[i].to = apply_where(p, i, p->acts[i].path);
+		}
+		rc = apply_one(p, &p->acts[i], &seq, cause);
+	}
+	if (rc == 0)
+		apply_sweep_renamed(p);
+	if (staged && beneath_lstat(p->root, p->stage, &st) == 0 &&
+	    beneath_remove(p->root, p->stage, &st) != 0 && rc != 0) {
+		char *c = *cause;
+
+		*cause = xasprintf("%s; undone in part: what was being renamed "
+		    "back is in '%s'", c, p->stage);
+		free(c);
+	}
+	return rc;
+}
+
+void
+undo_plan_free(struct undo_plan *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nacts; i++) {
+		free(p->acts[i].path);
+		free(p->acts[i].to);
+	}
+	free(p->acts);
+	free(p->b);
+	free(p->a);
+	strv_release(&p->lines);
+	if (p->root >= 0)
+		close(p->root);
+	cJSON_Delete(p->m);
+	free(p->store);
+	free(p->stage);
+	free(p->project);
+	free(p);
+}
