@@ -4,3 +4,5 @@ dist_pkgdata_DATA += %D%/bwgate/allowlist.json
 dist_pkgdata_DATA += %D%/bwgate/agent-config.json
 dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh
 dist_pkgdata_DATA += %D%/bwgate/danger.json
+# Named groups of hosts for "domains" ("@npm"; policy/netgroups.h).
+dist_pkgdata_DATA += %D%/bwgate/domain-groups.json

@@ -26,6 +26,7 @@
 #include "guard.h"
 #include "gitid.h"
 #include "jsonutil.h"
+#include "netgroups.h"
 #include "path.h"
 #include "xalloc.h"
 
@@ -35,7 +36,7 @@ enum {
 	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_PRESTART, OPT_MEMORY,
 	OPT_PIDS,
 	OPT_CPU,
-	OPT_ENV, OPT_AGENT_ENV,
+	OPT_ENV, OPT_AGENT_ENV, OPT_DOMAIN,
 };
 
 static const struct option exec_options[] = {
@@ -43,6 +44,7 @@ static const struct option exec_options[] = {
 	{ "cwd", required_argument, NULL, 'C' },
 	{ "network", no_argument, NULL, 'n' },
 	{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
+	{ "domain", required_argument, NULL, OPT_DOMAIN },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, OPT_HIDE },
@@ -74,7 +76,8 @@ static void
 exec_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate exec [--project DIR] [--cwd DIR] [--[no-]network] "
-	    "[--rw PATH]... [--ro PATH]...\n"
+	    "[--domain [private:]HOST[:PORT]|@GROUP]...\n"
+	    "                   [--rw PATH]... [--ro PATH]...\n"
 	    "                   [--hide PATH]... [--profile NAME] "
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
@@ -243,6 +246,7 @@ cmd_exec(int argc, char **argv)
 	struct result		 r = RESULT_INIT;
 	struct config		 cfg;
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct strv		 domains = STRV_INIT;
 	struct strv		 env = STRV_INIT;
 	bool			 agent_env = false;
 	struct stat		 st1, st2;
@@ -273,6 +277,8 @@ cmd_exec(int argc, char **argv)
 		case 'C': cwd = optarg; other = true; break;
 		case 'n': network = 1; other = true; break;
 		case OPT_NO_NETWORK: network = 0; other = true; break;
+		case OPT_DOMAIN: strv_push(&domains, optarg); other = true;
+			break;
 		case 'w': strv_push(&rw, optarg); other = true; break;
 		case 'r': strv_push(&ro, optarg); other = true; break;
 		case OPT_HIDE: strv_push(&hide, optarg); other = true; break;
@@ -399,6 +405,13 @@ cmd_exec(int argc, char **argv)
 	}
 	if (network >= 0)
 		o.policy.network = network == 1;
+	/* --no-network: no host at all, the profile's named ones neither. */
+	if (network == 0)
+		strv_release(&o.policy.domains);
+	if (netgroups_expand(&domains, &o.policy.domains, &cause) != 0) {
+		fprintf(stderr, "bwgate: --domain: %s\n", display_str(cause));
+		goto out;
+	}
 	strv_append_all(&o.policy.rw_paths, &rw);
 	strv_append_all(&o.policy.ro_paths, &ro);
 	strv_append_all(&o.policy.hide_paths, &hide);
@@ -462,6 +475,7 @@ out:
 	free(cause);
 	free(shown);
 	strv_release(&rw);
+	strv_release(&domains);
 	strv_release(&ro);
 	strv_release(&hide);
 	strv_release(&env);

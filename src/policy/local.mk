@@ -13,4 +13,5 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/filewrite.c %D%/filewrite.h \
 	%D%/danger.c %D%/danger.h \
 	%D%/ccperms.c %D%/ccperms.h \
+	%D%/netgroups.c %D%/netgroups.h \
 	%D%/narrow.c %D%/narrow.h
