@@ -121,6 +121,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/contain-net.sh \
+	%D%/integration/net-domains.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
 	%D%/integration/contain-files.sh \
