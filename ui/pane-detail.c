@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domains.h"
 #include "format.h"
 #include "path.h"
 #include "shparse.h"
@@ -154,9 +155,10 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	detail_kv(t, UC_NORMAL, "reason", r->reason, w);
 	if (r->at_stake != NULL)
 		detail_kv(t, UC_DANGER, "at stake", r->at_stake, w);
+	e = domains_describe(r->network, &r->domains);
 	s = xasprintf("%s, network %s, %s", r->profile != NULL ? r->profile :
-	    "?", r->network ? "on" : "off", r->writes ?
-	    "writes the project" : "project read-only");
+	    "?", e, r->writes ? "writes the project" : "project read-only");
+	free(e);
 	detail_kv(t, UC_NORMAL, "sandbox", s, w);
 	free(s);
 	if (r->shell_options.n > 0 || r->args.n > 0) {

@@ -55,6 +55,7 @@ struct run_request {
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
+	struct strv	 domains;	/* hosts through the proxy */
 	double		 memory;	/* lower the limits; 0: as is */
 	int		 pids;
 	int		 cpu_s;

@@ -115,18 +115,22 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 	if (mcp_arg_string(args, "command", true, &command, &cause) != 0 ||
 	    mcp_arg_string(args, "cwd", false, &cwd, &cause) != 0 ||
 	    mcp_arg_int(args, "timeout", 1, 604800, &timeout, &cause) != 0 ||
-	    mcp_arg_bool(args, "network", &network, &cause) != 0) {
+	    mcp_arg_bool(args, "network", &network, &cause) != 0 ||
+	    mcp_arg_strv(args, "domains", &rq.domains, &cause) != 0) {
 		mcp_error(id, RPC_INVALID_PARAMS, "run: %s", cause);
 		free(cause);
+		strv_release(&rq.domains);
 		return;
 	}
 	if (*command == '\0') {
 		mcp_error(id, RPC_INVALID_PARAMS, "run: 'command' is empty");
+		strv_release(&rq.domains);
 		return;
 	}
 	if ((abs = run_cwd(m, cwd, &cause)) == NULL) {
 		mcp_tool_error(id, "run: %s", cause);
 		free(cause);
+		strv_release(&rq.domains);
 		return;
 	}
 	rq.socket = m->socket;
@@ -139,10 +143,12 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 		mcp_error(id, RPC_INVALID_PARAMS, "run: %s", cause);
 		free(cause);
 		free(abs);
+		strv_release(&rq.domains);
 		return;
 	}
 	(void)run_call(m, id, token, &rq);
 	strv_release(&rq.env);
+	strv_release(&rq.domains);
 	free(abs);
 }
 

@@ -28,6 +28,7 @@
 #include "engine-spec.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "netgroups.h"
 #include "path.h"
 #include "probe.h"
 #include "sha256.h"
@@ -258,6 +259,11 @@ request_classify(struct console *c, struct request *r)
 		strv_push(&pol.ro_paths, m->ro.v[i]);
 	for (size_t i = 0; i < m->hide.n; i++)
 		strv_push(&pol.hide_paths, m->hide.v[i]);
+	/* Named hosts, groups expanded: the policy exec gets is final. */
+	if (m->network == 0)
+		strv_release(&pol.domains);
+	if (netgroups_expand(&m->domains, &pol.domains, &cause) != 0)
+		goto fail;
 	pol.env_agent = r->has_env;
 	strv_append_all(&pol.env_in, &r->env);
 	/* The host's git identity, as exec adds it (the agent's wins). */
@@ -278,6 +284,9 @@ request_classify(struct console *c, struct request *r)
 	request_env_changed(r, &pol, &sb);
 	r->writes = !pol.project_readonly;
 	r->network = sb.network;
+	strv_release(&r->domains);
+	if (sb.proxied)
+		strv_append_all(&r->domains, &pol.domains);
 	strv_release(&r->bwrap_argv);
 	strv_append_all(&r->bwrap_argv, &sb.argv);
 	for (size_t i = 0; i < r->argv.n; i++)

@@ -210,7 +210,8 @@ proto_decode_mounts(const cJSON *o, struct proto_mounts *mo, char **cause)
 	}
 	if (get_strv(o, "rw", true, &mo->rw, cause) != 0 ||
 	    get_strv(o, "ro", true, &mo->ro, cause) != 0 ||
-	    get_strv(o, "hide", true, &mo->hide, cause) != 0)
+	    get_strv(o, "hide", true, &mo->hide, cause) != 0 ||
+	    get_strv(o, "domains", true, &mo->domains, cause) != 0)
 		return -1;
 	return 0;
 }

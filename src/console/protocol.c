@@ -73,6 +73,8 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "hide", PF_STRV, offsetof(struct proto_msg, mounts.hide),
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "domains", PF_STRV, offsetof(struct proto_msg, mounts.domains),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "memory", PF_AMOUNT, offsetof(struct proto_msg, memory),
 	  PT(PROTO_SUBMIT) },
 	{ "pids", PF_COUNT, offsetof(struct proto_msg, pids),
@@ -341,6 +343,7 @@ proto_mounts_release(struct proto_mounts *mo)
 	strv_release(&mo->rw);
 	strv_release(&mo->ro);
 	strv_release(&mo->hide);
+	strv_release(&mo->domains);
 	mo->network = -1;
 }
 
@@ -352,6 +355,7 @@ proto_mounts_copy(struct proto_mounts *dst, const struct proto_mounts *src)
 	strv_append_all(&dst->rw, &src->rw);
 	strv_append_all(&dst->ro, &src->ro);
 	strv_append_all(&dst->hide, &src->hide);
+	strv_append_all(&dst->domains, &src->domains);
 }
 
 /* Nothing changed? */
@@ -359,7 +363,7 @@ bool
 proto_mounts_empty(const struct proto_mounts *mo)
 {
 	return mo->network == -1 && mo->rw.n == 0 && mo->ro.n == 0 &&
-	    mo->hide.n == 0;
+	    mo->hide.n == 0 && mo->domains.n == 0;
 }
 
 /* {"network":b,"rw":[],"ro":[],"hide":[]} with only what is set. */
@@ -376,6 +380,8 @@ proto_mounts_json(const struct proto_mounts *mo)
 		cJSON_AddItemToObject(j, "ro", json_strv(&mo->ro));
 	if (mo->hide.n > 0)
 		cJSON_AddItemToObject(j, "hide", json_strv(&mo->hide));
+	if (mo->domains.n > 0)
+		cJSON_AddItemToObject(j, "domains", json_strv(&mo->domains));
 	return j;
 }
 

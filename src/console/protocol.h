@@ -65,6 +65,8 @@ struct proto_mounts {
 	struct strv	 rw;
 	struct strv	 ro;
 	struct strv	 hide;
+	struct strv	 domains;	/* hosts through the proxy, as asked
+					   ("@group" allowed) */
 };
 
 struct proto_msg {
@@ -97,7 +99,7 @@ struct proto_msg {
 					   danger verdict */
 	struct buf	 data;		/* input: the bytes */
 };
-#define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
+#define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT, STRV_INIT }
 #define PROTO_MSG_INIT { .type = PROTO_SUBMIT, .version = PROTO_VERSION, \
 	.argv = STRV_INIT, .mounts = PROTO_MOUNTS_INIT, .env = STRV_INIT, \
 	.shell_options = STRV_INIT, .args = STRV_INIT, .data = BUF_INIT }

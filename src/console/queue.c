@@ -95,6 +95,7 @@ request_free(struct request *r)
 	free(r->cwd);
 	proto_mounts_release(&r->asked);
 	proto_mounts_release(&r->edits);
+	strv_release(&r->domains);
 	strv_release(&r->env);
 	strv_release(&r->env_changed);
 	strv_release(&r->shell_options);

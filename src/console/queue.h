@@ -101,6 +101,7 @@ struct request {
 	bool			 writes;	/* profile can write the project */
 	bool			 network;	/* the sandbox below has it (the
 						   argv never says: slirp4netns) */
+	struct strv		 domains;	/* or these hosts only (proxy) */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
 	cJSON			*spec;		/* what exec runs (engine-spec.h) */

@@ -13,7 +13,7 @@
  * set it?): nested sandboxes, for one, may not. This breaks the build on
  * 64-bit hosts until narrow_widens() and the size below are updated.
  */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 48,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 72,
     "struct profile changed: decide in narrow.c whether it widens");
 
 /* Inside the project once "~/" and symbolic links are resolved. */
@@ -47,6 +47,8 @@ narrow_widens(const struct profile *p, const char *project)
 {
 	if (p->network)
 		return "the network";
+	if (p->domains.n > 0)
+		return "the network (named hosts: domains)";
 	if (p->git_writable)
 		return "a writable .git (git_writable)";
 	if (p->agent_config_writable)

@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "domains.h"
 #include "jsonutil.h"
 #include "rules.h"
 #include "sha256.h"
@@ -136,6 +137,7 @@ static const struct rule_key rule_profile_keys[] = {
 	{ "git_writable", T_BOOL },
 	{ "agent_config_writable", T_BOOL },
 	{ "writable", T_ARRAY },
+	{ "domains", T_ARRAY },
 	{ NULL, 0 }
 };
 
@@ -267,6 +269,7 @@ rulefile_release(struct rulefile *rf)
 		free(rf->profiles[i].name);
 		free(rf->profiles[i].description);
 		strv_release(&rf->profiles[i].writable);
+		strv_release(&rf->profiles[i].domains);
 	}
 	free(rf->profiles);
 	free(rf->path);
@@ -499,6 +502,24 @@ rule_profile(struct rule_ctx *c, const cJSON *obj, struct profile *p)
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "writable")) != NULL &&
 	    rule_strings(c, j, "writable", &p->writable) != 0)
 		return -1;
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "domains")) != NULL &&
+	    rule_strings(c, j, "domains", &p->domains) != 0)
+		return -1;
+	for (size_t i = 0; i < p->domains.n; i++) {
+		struct domain_pattern	dp;
+		char			*why = NULL;
+
+		if (p->domains.v[i][0] == '@' &&
+		    rule_plain_name(p->domains.v[i] + 1))
+			continue;	/* a group, looked up when applied */
+		if (domain_pattern_parse(p->domains.v[i], &dp, &why) != 0) {
+			rule_ctx_push(c, "domains");
+			rule_ctx_error(c, "%s", why);
+			free(why);
+			return -1;
+		}
+		domain_pattern_release(&dp);
+	}
 	for (size_t i = 0; i < p->writable.n; i++) {
 		const char *w = p->writable.v[i];
 

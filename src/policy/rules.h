@@ -32,6 +32,8 @@ struct profile {
 	bool		 git_writable;
 	bool		 agent_config_writable; /* agentcfg.h paths writable */
 	struct strv	 writable;	/* host paths ("~/" allowed) */
+	struct strv	 domains;	/* hosts through the proxy (domains.h;
+					   "@group" expanded when applied) */
 };
 
 enum rule_type {

@@ -257,6 +257,21 @@ domains_addr_class(const struct sockaddr *sa, socklen_t len)
 	return "not an internet address";
 }
 
+char *
+domains_describe(bool any, const struct strv *domains)
+{
+	char	*list, *s;
+
+	if (any)
+		return xstrdup("any host");
+	if (domains == NULL || domains->n == 0)
+		return xstrdup("off");
+	list = strv_join(domains, ", ", false);
+	s = xasprintf("only %s", list);
+	free(list);
+	return s;
+}
+
 void
 domains_proxy_env(struct strv *out)
 {

@@ -53,6 +53,8 @@ int	 domains_match(const struct strv *, const char *host, int port,
    address", ...), or NULL when it may. IPv4-mapped IPv6 is judged as
    IPv4. Unknown families are refused. */
 const char *domains_addr_class(const struct sockaddr *, socklen_t);
+/* For people: "off", "any host", or "only a, b, c" (caller frees). */
+char	*domains_describe(bool any, const struct strv *domains);
 /* The environment variables that send clients to the proxy, as
    NAME=VALUE (appended). */
 void	 domains_proxy_env(struct strv *out);
