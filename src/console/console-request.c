@@ -264,6 +264,10 @@ request_classify(struct console *c, struct request *r)
 		strv_release(&pol.domains);
 	if (netgroups_expand(&m->domains, &pol.domains, &cause) != 0)
 		goto fail;
+	/* With named hosts, those the operator allowed for the project. */
+	if (sandbox_policy_proxied(&pol) && allowlist_hosts(c->al,
+	    &pol.domains, &cause) != 0)
+		goto fail;
 	pol.env_agent = r->has_env;
 	strv_append_all(&pol.env_in, &r->env);
 	/* The host's git identity, as exec adds it (the agent's wins). */
@@ -427,6 +431,7 @@ job_new(struct console *c, struct request *r, struct conn *cn)
 	jb->conn = cn;
 	jb->pid = -1;
 	jb->in_fd = -1;
+	jb->ask_fd = -1;
 	for (int i = 0; i < JOB_NFDS; i++)
 		jb->fds[i] = -1;
 	jb->evrd = (struct proto_reader)PROTO_READER_INIT;
@@ -441,6 +446,7 @@ job_stop_io(struct job *jb)
 {
 	struct loop	*l = jb->c->loop;
 
+	hostask_close(jb);
 	for (int i = 0; i < JOB_NFDS; i++) {
 		if (jb->fds[i] != -1) {
 			loop_remove(l, jb->fds[i]);

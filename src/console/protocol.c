@@ -31,6 +31,7 @@ static const struct {
 	{ "show",	PROTO_SHOW,	true },
 	{ "input",	PROTO_INPUT,	true },
 	{ "input-end",	PROTO_INPUT_END, true },
+	{ "host",	PROTO_HOST,	true },
 };
 
 /*
@@ -64,7 +65,9 @@ static const struct proto_field {
 	{ "timeout", PF_COUNT, offsetof(struct proto_msg, timeout_s),
 	  PT(PROTO_SUBMIT) },
 	{ "note", PF_STRING, offsetof(struct proto_msg, note),
-	  PT(PROTO_APPROVE) | PT(PROTO_DENY) },
+	  PT(PROTO_APPROVE) | PT(PROTO_DENY) | PT(PROTO_HOST) },
+	{ "answer", PF_STRING, offsetof(struct proto_msg, answer),
+	  PT(PROTO_HOST) },
 	{ "network", PF_TRISTATE, offsetof(struct proto_msg, mounts.network),
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "rw", PF_STRV, offsetof(struct proto_msg, mounts.rw),
@@ -395,6 +398,7 @@ proto_msg_release(struct proto_msg *m)
 	free(m->cwd);
 	free(m->agent);
 	free(m->note);
+	free(m->answer);
 	proto_mounts_release(&m->mounts);
 	free(m->write_path);
 	free(m->write_content);

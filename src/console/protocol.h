@@ -57,6 +57,7 @@ enum proto_type {
 	PROTO_SHOW,		/* control: one request with its report */
 	PROTO_INPUT,		/* agent: bytes for a request's stdin */
 	PROTO_INPUT_END,	/* agent: end of a request's stdin */
+	PROTO_HOST,		/* control: answer a request's host question */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */
@@ -80,6 +81,7 @@ struct proto_msg {
 	char		*agent;		/* submit: agent name */
 	int		 timeout_s;	/* submit: 0 = default */
 	char		*note;		/* approve/deny: operator's note */
+	char		*answer;	/* host: once, project or deny */
 	struct proto_mounts mounts;	/* submit (asked), approve (edits) */
 	/* submit with "write": write one file of the project. */
 	char		*write_path;	/* as the agent gave it */

@@ -83,6 +83,13 @@ narrow_check(const struct rulefile *proj, const struct rulefile *const *lower,
 	const char		*why;
 	char			*copy, *n, *last;
 
+	if (proj->domains.n > 0) {
+		*cause = xasprintf("'%s': domains: grants the network (named "
+		    "hosts); a project file may narrow the sandbox, never "
+		    "widen it (the operator's per-project rules may)",
+		    proj->path);
+		return -1;
+	}
 	for (size_t i = 0; i < proj->nprofiles; i++) {
 		const char	*at[2] = { "profiles", proj->profiles[i].name };
 		int		 line = rulefile_line(proj->text, at, 2);

@@ -127,6 +127,7 @@ static const struct rule_key rule_top_keys[] = {
 	{ "description", T_STRING },
 	{ "profiles", T_OBJECT },
 	{ "rules", T_ARRAY },
+	{ "domains", T_ARRAY },
 	{ NULL, 0 }
 };
 
@@ -271,6 +272,7 @@ rulefile_release(struct rulefile *rf)
 		strv_release(&rf->profiles[i].writable);
 		strv_release(&rf->profiles[i].domains);
 	}
+	strv_release(&rf->domains);
 	free(rf->profiles);
 	free(rf->path);
 	free(rf->text);
@@ -581,6 +583,26 @@ rulefile_parse(const char *path, const char *text, struct rulefile *rf,
 			rule_ctx_pop(&c);
 		}
 		rule_ctx_pop(&c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(root, "domains")) != NULL) {
+		if (rule_strings(&c, j, "domains", &rf->domains) != 0)
+			goto out;
+		for (size_t k = 0; k < rf->domains.n; k++) {
+			struct domain_pattern	dp;
+			char			*why = NULL;
+
+			if (rf->domains.v[k][0] == '@' &&
+			    rule_plain_name(rf->domains.v[k] + 1))
+				continue;
+			if (domain_pattern_parse(rf->domains.v[k], &dp,
+			    &why) != 0) {
+				rule_ctx_push(&c, "domains");
+				rule_ctx_error(&c, "%s", why);
+				free(why);
+				goto out;
+			}
+			domain_pattern_release(&dp);
+		}
 	}
 	if ((j = cJSON_GetObjectItemCaseSensitive(root, "rules")) != NULL) {
 		rule_ctx_push(&c, "rules");

@@ -67,6 +67,9 @@ struct rulefile {
 	size_t		 nrules;
 	struct profile	*profiles;
 	size_t		 nprofiles;
+	struct strv	 domains;	/* hosts every command of the project
+					   with named hosts may reach (the
+					   operator's files only) */
 };
 
 void	 rulefile_init(struct rulefile *);

@@ -496,6 +496,29 @@ conn_connect(struct conn *c, const struct sockaddr_storage *a,
 	return -1;
 }
 
+static int conn_resolve(struct conn *, struct sockaddr_storage *,
+    socklen_t *, int);
+
+/* What host's addresses are when none is public, else NULL. */
+static const char *
+conn_private_class(struct conn *c)
+{
+	struct sockaddr_storage	 a[CONN_MAX_ADDRS];
+	socklen_t		 lens[CONN_MAX_ADDRS];
+	const char		*cls = NULL;
+	int			 n = conn_resolve(c, a, lens, CONN_MAX_ADDRS);
+
+	for (int i = 0; i < n; i++) {
+		const char *k = domains_addr_class((struct sockaddr *)&a[i],
+		    lens[i]);
+
+		if (k == NULL)
+			return NULL;
+		cls = k;
+	}
+	return cls;
+}
+
 /*
  * Is this host allowed? A pattern, else the question; 1 allowed (with
  * *private_ok), 0 refused (answered).
@@ -515,13 +538,19 @@ conn_decide(struct conn *c, bool *private_ok)
 		return 1;
 	*private_ok = false;
 	if (np->ask.fn != NULL) {
-		a = np->ask.fn(np->ask.arg, c->host, c->port, &why);
+		const char *cls = conn_private_class(c);
+
+		a = np->ask.fn(np->ask.arg, c->host, c->port, cls, np->stop_r,
+		    &why);
 		if (a == NETPROXY_ALLOW_RUN) {
 			pthread_mutex_lock(&np->mu);
-			strv_pushf(&np->domains, "%s:%d", c->host, c->port);
+			strv_pushf(&np->domains, "%s%s:%d", cls != NULL ?
+			    "private:" : "", c->host, c->port);
 			pthread_mutex_unlock(&np->mu);
 		}
 		if (a != NETPROXY_DENY) {
+			/* The person saw what the addresses are. */
+			*private_ok = cls != NULL;
 			free(why);
 			return 1;
 		}

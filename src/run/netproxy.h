@@ -44,11 +44,14 @@ enum netproxy_answer {
 };
 
 /* A host no pattern allows: called on the connection's thread, may block
-   (bounded by the caller's own timeout); *why explains a denial (owned by
-   the caller of ask, freed by the proxy). */
+   (bounded by the caller's own timeout) but must return once stop_fd is
+   readable (the run ends); *why (allocated) explains a denial. The proxy
+   resolved the name first: addr_class is NULL when it leads to public
+   addresses, else what they are ("a loopback address"), for the person
+   deciding; allowing it then allows those. */
 struct netproxy_ask {
 	enum netproxy_answer (*fn)(void *arg, const char *host, int port,
-	    char **why);
+	    const char *addr_class, int stop_fd, char **why);
 	void	*arg;
 };
 
