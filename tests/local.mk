@@ -69,6 +69,11 @@ tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=pipe2
 tests_unit_test_spawn_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-spawn
+# domains: host patterns and address classes for the proxy
+check_PROGRAMS += tests/unit/test-domains
+tests_unit_test_domains_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_domains_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-domains
 # file: atomic writes and mkdir -p
 check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)

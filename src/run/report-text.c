@@ -225,6 +225,70 @@ rt_refused(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
+/* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB. */
+static void
+rt_bytes(double n, char *buf, size_t size)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	int	u = -1;
+
+	if (n < 1024) {
+		snprintf(buf, size, "%.0f B", n);
+		return;
+	}
+	while (n >= 1024 && u < 3) {
+		n /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", n, unit[u]);
+}
+
+/* The network story of a run with named hosts: each host reached with
+   its connections and bytes, each refusal with the host and why. */
+static void
+rt_network(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*net = cJSON_GetObjectItem(rep, "network"), *e;
+	int		 nh, nr;
+	char		*h, *w, out[32], in[32];
+
+	if (!cJSON_IsObject(net))
+		return;
+	nh = cJSON_GetArraySize(cJSON_GetObjectItem(net, "hosts"));
+	nr = cJSON_GetArraySize(cJSON_GetObjectItem(net, "refused"));
+	rt_add(t, RL_COUNT, xasprintf("network: %d host%s reached through "
+	    "the proxy, %d refused", nh, nh == 1 ? "" : "s", nr), false);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(net, "hosts")) {
+		double conns = cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "connections"));
+
+		h = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "host")) ?: "?");
+		rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "bytes_out")), out, sizeof out);
+		rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "bytes_in")), in, sizeof in);
+		rt_add(t, RL_NOTE, xasprintf("  %s:%.0f  %.0f connection%s, "
+		    "%s out, %s in", h, cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "port")), conns, conns == 1 ? "" :
+		    "s", out, in), false);
+		free(h);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(net, "refused")) {
+		h = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "host")) ?: "?");
+		w = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "why")) ?: "refused");
+		rt_add(t, RL_REFUSED, xasprintf("refused host '%s:%.0f'", h,
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(e, "port"))),
+		    false);
+		rt_add(t, RL_HINT, xasprintf("why: %s", w), false);
+		free(h);
+		free(w);
+	}
+}
+
 /* Build the lines of a report. */
 void
 report_text_build(const cJSON *rep, const struct report_text_opts *o,
@@ -263,6 +327,7 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 		rt_renamed(cJSON_GetObjectItem(ch, "renamed"), o, t);
 	}
 	rt_refused(rep, o, t);
+	rt_network(rep, o, t);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||
 	    cJSON_IsTrue(cJSON_GetObjectItem(rep, "stderr_truncated")))
 		rt_add(t, RL_NOTE, xstrdup("output was truncated in the report "

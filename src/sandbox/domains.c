@@ -25,7 +25,10 @@ domains_name_valid(const char *s)
 		return false;
 	for (const char *p = s; ; p++) {
 		if (*p == '.' || *p == '\0') {
-			if (label == 0 || label > 63)
+			/* No empty label, none longer than 63, no hyphen at
+			   either end. */
+			if (label == 0 || label > 63 || p[-1] == '-' ||
+			    p[-(long)label] == '-')
 				return false;
 			if (*p == '\0')
 				return true;
