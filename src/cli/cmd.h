@@ -33,6 +33,7 @@ int	cmd_consoles(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
+int	cmd_host(int, char **);
 int	cmd_reload(int, char **);
 int	cmd_show(int, char **);
 int	cmd_log(int, char **);

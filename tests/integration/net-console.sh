@@ -100,7 +100,11 @@ submit b --domain "$ALLOW" -- sh -c "curl -sS http://other.test:$PORT/file.txt"
 wait_for 10 is_state 2 pending
 ctl '{"type":"approve","id":2}' > /dev/null
 ok_if "deny: asked" wait_for 20 wants 2 "other.test:$PORT"
-ctl '{"type":"host","id":2,"answer":"deny","note":"not today"}' > /dev/null
+assert_match "bwgate list shows the question" \
+	"$("$BWGATE" list --socket "$S")" \
+	"wants other.test:$PORT \\(resolves to a loopback address\\)"
+ok_if "bwgate host answers it" \
+	"$BWGATE" host --socket "$S" --note "not today" 2 deny
 wait_for 20 test -s "$T/b.rc"
 assert_match "deny: the client is told the host, who and how to allow it" \
 	"$(jq -r .stdout "$T/b.out")" \
