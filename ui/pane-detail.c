@@ -50,7 +50,7 @@ detail_mounts_summary(const struct proto_mounts *m)
 
 	buf_puts(&b, "");
 	if (m->network == 1)
-		buf_puts(&b, "network on; ");
+		buf_puts(&b, "network any host; ");
 	else if (m->network == 0)
 		buf_puts(&b, "network off; ");
 	for (size_t i = 0; i < m->rw.n; i++)
@@ -59,6 +59,8 @@ detail_mounts_summary(const struct proto_mounts *m)
 		buf_printf(&b, "ro %s; ", m->ro.v[i]);
 	for (size_t i = 0; i < m->hide.n; i++)
 		buf_printf(&b, "hide %s; ", m->hide.v[i]);
+	for (size_t i = 0; i < m->domains.n; i++)
+		buf_printf(&b, "host %s; ", m->domains.v[i]);
 	if (b.len >= 2)
 		b.data[b.len -= 2] = '\0';
 	return buf_detach(&b);

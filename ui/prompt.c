@@ -580,7 +580,7 @@ ui_toggle_network(struct ui *ui, struct request *r)
 		    on ? "on" : "off");
 	else
 		ui_message(ui, false, "#%u: network %s", r->id, on ? "off" :
-		    "on");
+		    "any host");
 }
 
 /* ---- the approve-and-add-rule form ---- */

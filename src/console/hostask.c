@@ -157,7 +157,8 @@ hostask_question(struct job *jb, const char *line)
 		jb->ask_timer = loop_timer(c->loop,
 		    (int64_t)c->approval_timeout_s * 1000, hostask_timeout,
 		    jb);
-	console_message(c, "request %u wants %s%s%s%s", jb->r->id,
+	console_message(c, "request %u wants %s%s%s%s (a: allow once, A: for "
+	    "this project, d: deny)", jb->r->id,
 	    jb->r->wants, jb->ask_class != NULL ? " (it resolves to " : "",
 	    jb->ask_class != NULL ? jb->ask_class : "",
 	    jb->ask_class != NULL ? ")" : "");
