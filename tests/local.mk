@@ -128,6 +128,7 @@ ENGINE_TESTS = \
 	%D%/integration/contain-net.sh \
 	%D%/integration/net-domains.sh \
 	%D%/integration/net-console.sh \
+	%D%/integration/net-clients.sh \
 	%D%/integration/ui-net.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
