@@ -207,6 +207,37 @@ for bad in 'exa mple.com' 'a.com:0' 'a.com:99999' '*' 'private:' 'http://a.com';
 	assert_eq "bad pattern '$bad' refused" "$?" 125
 done
 
+# 8b. As an ordinary user, and as root for a user's project (the sandbox
+#     then runs as that user, whose user namespace the proxy enters).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	use_installed_copy
+	U=4242
+	Q="$T/userproj"
+	mkdir -p "$Q/.git" "$T/urun" "$T/uhome"
+	chown -R "$U:$U" "$Q" "$T/urun" "$T/uhome"
+	chmod 0700 "$T/urun"
+	chmod 0644 "$T/hosts"
+	if uid_reaches "$U" "$Q" && uid_reaches "$U" "$BWGATE"; then
+		out=$(cd "$Q" && setpriv --reuid=$U --regid=$U --clear-groups -- \
+		    env HOME="$T/uhome" XDG_RUNTIME_DIR="$T/urun" "$BWGATE" exec \
+		    --quiet --domain "$ALLOW" -- \
+		    curl -sS "http://reg.test:$PORT/file.txt" 2>&1)
+		assert_eq "an ordinary user's command reaches the host" "$out" \
+			"hello from the registry"
+		"$BWGATE" exec --json --project "$Q" --domain "$ALLOW" -- \
+		    curl -sS "http://reg.test:$PORT/file.txt" > "$T/report.json"
+		assert_eq "root for a user's project: as that user, through the proxy" \
+			"$(jq -r '"\(.sandbox.kernel_uid) \(.stdout)"' "$T/report.json")" \
+			"$U hello from the registry"
+	else
+		skip "an ordinary user's command" "uid $U cannot reach the test's directory"
+		skip "root for a user's project" "uid $U cannot reach the test's directory"
+	fi
+else
+	skip "an ordinary user's command" "needs root (to become another user)"
+	skip "root for a user's project" "needs root"
+fi
+
 # 9. Where the proxy cannot be set up, the command does not run.
 BWGATE_NETLISTEN=/bin/false jexec --domain "$ALLOW" -- touch "$P/ran"
 assert_eq "no proxy: refused (125)" "$?" 125
