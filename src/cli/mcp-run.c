@@ -390,6 +390,29 @@ run_result(struct mcp_call *c, const cJSON *j)
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
 	}
+	/* Named hosts: what the proxy let through and what it refused. */
+	v = cJSON_GetObjectItem(rep, "network");
+	if (cJSON_IsObject(v)) {
+		cJSON_AddItemToObject(st, "network", cJSON_Duplicate(v, true));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(v, "hosts"))
+			buf_printf(&text, "network: %s:%.0f, %.0f connections, "
+			    "%.0f bytes out, %.0f bytes in\n",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "host")), cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "port")),
+			    cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+			    "connections")), cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "bytes_out")),
+			    cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+			    "bytes_in")));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(v, "refused"))
+			buf_printf(&text, "refused host '%s:%.0f': %s\n",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "host")), cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "port")),
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "why")));
+	}
 	mcp_tool_result(c->rpc_id, st, text.data, failed);
 	buf_release(&text);
 }

@@ -73,6 +73,7 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"stderr_truncated\":{\"type\":\"boolean\"},"
 	  CHANGES_SCHEMA ","
 	  "\"violations\":{\"type\":\"array\"},"
+	  "\"network\":{\"type\":\"object\"},"
 	  "\"by\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
 	  "\"error\":{\"type\":\"string\"}}}",
 	  false, mcp_run_tool },

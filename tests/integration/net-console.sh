@@ -140,6 +140,36 @@ assert_eq "project: the next request reaches it without a question" \
 	"$(jq -r .stdout "$T/d.out")" "hello from the registry"
 ok_unless "project: no question was asked" \
 	grep -q '"record":"host","id":4' "$AUDIT"
+
+# The MCP run tool asks for hosts and gets the network story back.
+coproc MCP { cd "$P" && exec "$BWGATE" mcp 2>"$T/mcp.err"; }
+MCPPID=$MCP_PID
+send() { printf '%s\n' "$1" >&"${MCP[1]}"; }
+expect() {
+	local line
+	while IFS= read -r -t 30 line <&"${MCP[0]}"; do
+		if printf '%s' "$line" | jq -e "$1" >/dev/null 2>&1; then
+			printf '%s' "$line"
+			return 0
+		fi
+	done
+	return 1
+}
+send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+expect '.id == 1' >/dev/null
+send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+send "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":\"curl -sS http://reg.test:$PORT/file.txt\",\"domains\":[\"$ALLOW\"]}}}"
+ok_if "mcp: the run with domains waits for the operator" wait_for 10 is_state 5 pending
+ctl '{"type":"approve","id":5}' > /dev/null
+res=$(expect '.id == 2')
+assert_eq "mcp: the output came back" \
+	"$(printf '%s' "$res" | jq -r .result.structuredContent.stdout)" \
+	"hello from the registry"
+assert_eq "mcp: with the network story" \
+	"$(printf '%s' "$res" | jq -c '[.result.structuredContent.network.hosts[] | .host]')" \
+	'["reg.test"]'
+eval "exec ${MCP[1]}>&-"
+wait "$MCPPID"
 stop_console
 
 # 4. The wait is bounded by the approval timeout.
