@@ -36,19 +36,16 @@ struct key_binding {
 };
 
 static const struct key_binding key_table[] = {
-	{ 'a', true, "a", "approve the selected request once (a request that "
-	  "wants a host: allow it once)", action_approve,
+	{ 'a', true, "a", "approve the selected request once", action_approve,
 	  true },
 	{ 'A', true, "A", "approve and add a rule to your allowlist "
-	  "(exact command or prefix, with a profile); a request that wants a "
-	  "host: allow it for this project", action_approve_rule,
+	  "(exact command or prefix, with a profile)", action_approve_rule,
 	  true },
 	{ 'm', true, "m", "mark or unmark the selected pending request; with "
 	  "marks, a approves them all (one y/N)", action_mark, false },
 	{ 'M', true, "M", "mark every pending request the queue shows (the "
 	  "filter, @); danger is left out", action_mark_all, false },
-	{ 'd', true, "d", "deny, with an optional note the agent receives "
-	  "(a request that wants a host: deny the host)",
+	{ 'd', true, "d", "deny, with an optional note the agent receives",
 	  action_deny, true },
 	{ 'e', true, "e", "edit the mounts before approving (rw, ro, hide, "
 	  "remove)", action_edit, false },
