@@ -40,7 +40,7 @@
 #define CONN_HEADER_MAX		(32 * 1024)
 #define CONN_HEADER_MS		30000
 #define CONN_CONNECT_MS		15000
-#define CONN_RELAY_BUF		(128 * 1024)
+#define CONN_RELAY_BUF		(256 * 1024)
 #define CONN_MAX_ADDRS		16
 
 enum conn_kind { CONN_CONNECT, CONN_HTTP, CONN_SOCKS };
@@ -568,6 +568,35 @@ conn_decide(struct conn *c, bool *private_ok)
 	return 0;
 }
 
+/*
+ * Move what one side has to the other through a pipe (splice: the bytes
+ * never come up to this process); the number moved, 0 at end of stream,
+ * -1 on error, -2 when nothing was there, -3 when these descriptors
+ * cannot splice (nothing moved: copy instead).
+ */
+static ssize_t
+conn_splice(int from, int to, const int *pp)
+{
+	ssize_t	n, w;
+	size_t	left;
+
+	n = splice(from, NULL, pp[1], NULL, CONN_RELAY_BUF,
+	    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? -2 :
+		    errno == EINVAL ? -3 : -1;
+	for (left = (size_t)n; left > 0; left -= (size_t)w) {
+		w = splice(pp[0], NULL, to, NULL, left, SPLICE_F_MOVE);
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0)
+			return -1;
+	}
+	return n;
+}
+
 /* Copy bytes both ways until both directions have ended. */
 static void
 conn_relay(struct conn *c)
@@ -575,6 +604,15 @@ conn_relay(struct conn *c)
 	char		*b = xmalloc(CONN_RELAY_BUF);
 	struct pollfd	 pfd[3];
 	bool		 open_out = true, open_in = true;
+	int		 pipes[2][2] = { { -1, -1 }, { -1, -1 } };
+	bool		 zero_copy = true;
+
+	for (int k = 0; k < 2 && zero_copy; k++) {
+		if (pipe2(pipes[k], O_CLOEXEC) != 0)
+			zero_copy = false;
+		else
+			fcntl(pipes[k][1], F_SETPIPE_SZ, CONN_RELAY_BUF);
+	}
 
 	while (open_out || open_in) {
 		pfd[0].fd = open_out ? c->fd : -1;
@@ -599,9 +637,23 @@ conn_relay(struct conn *c)
 
 			if (pfd[k].revents == 0)
 				continue;
-			n = recv(from, b, CONN_RELAY_BUF, MSG_DONTWAIT);
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
+			if (zero_copy) {
+				n = conn_splice(from, to, pipes[k]);
+				if (n == -2)
+					continue;
+				if (n == -3) {
+					/* No splice here: copy instead. */
+					zero_copy = false;
+					continue;
+				}
+			} else {
+				n = recv(from, b, CONN_RELAY_BUF, MSG_DONTWAIT);
+				if (n < 0 && (errno == EINTR ||
+				    errno == EAGAIN))
+					continue;
+				if (n > 0 && conn_write(to, b, (size_t)n) != 0)
+					n = -1;
+			}
 			if (n <= 0) {
 				*open = false;
 				shutdown(to, SHUT_WR);
@@ -609,13 +661,13 @@ conn_relay(struct conn *c)
 					open_out = open_in = false;
 				continue;
 			}
-			if (conn_write(to, b, (size_t)n) != 0) {
-				open_out = open_in = false;
-				break;
-			}
 			*count += (uint64_t)n;
 		}
 	}
+	for (int k = 0; k < 2; k++)
+		for (int e = 0; e < 2; e++)
+			if (pipes[k][e] >= 0)
+				close(pipes[k][e]);
 	free(b);
 }
 

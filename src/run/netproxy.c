@@ -10,7 +10,8 @@
  * microsocks) decide from their own configuration files, resolve
  * without the private-address check, and cannot hold a connection on a
  * question. What is left is small: a request line or a SOCKS5 greeting,
- * then bytes copied both ways.
+ * then bytes moved both ways (splice through a pipe: they never come up
+ * to this process; read/write where splice cannot).
  *
  * Threads: one accepting, one per connection (bounded by
  * NETPROXY_MAX_CONNS), so a connection held on a question or a slow
