@@ -6,3 +6,5 @@ dist_pkgdata_SCRIPTS = %D%/bwgate/demo.sh
 dist_pkgdata_DATA += %D%/bwgate/danger.json
 dist_pkgdata_DATA += %D%/bwgate/needs.json
 dist_pkgdata_DATA += %D%/bwgate/env-ask.json
+# Named groups of hosts for "domains" ("@npm"; policy/netgroups.h).
+dist_pkgdata_DATA += %D%/bwgate/domain-groups.json

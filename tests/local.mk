@@ -75,6 +75,11 @@ tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=pipe2
 tests_unit_test_spawn_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-spawn
+# domains: host patterns and address classes for the proxy
+check_PROGRAMS += tests/unit/test-domains
+tests_unit_test_domains_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_domains_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-domains
 # file: atomic writes and mkdir -p
 check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
@@ -188,6 +193,10 @@ ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/contain-net.sh \
+	%D%/integration/net-domains.sh \
+	%D%/integration/net-console.sh \
+	%D%/integration/net-clients.sh \
+	%D%/integration/ui-net.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
 	%D%/integration/contain-files.sh \

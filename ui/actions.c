@@ -15,6 +15,8 @@
 #include "format.h"
 #include "ui.h"
 #include "xalloc.h"
+static void	action_host(struct ui *, struct request *, const char *);
+
 
 /* Who the operator is, for the audit log. */
 static char *
@@ -111,6 +113,10 @@ action_approve(struct ui *ui)
 		return;
 	if ((r = action_request(ui)) == NULL)
 		return;
+	if (r->wants != NULL) {
+		action_host(ui, r, "once");
+		return;
+	}
 	if (r->state != REQUEST_PENDING) {
 		ui_message(ui, true, "#%u is %s: only a pending request can be "
 		    "approved (p: the next pending one)", r->id,
@@ -151,6 +157,27 @@ action_approve(struct ui *ui)
 	strv_release(&profiles);
 }
 
+/* a, A, d on a running request whose proxy asks about a host: allow
+   once, allow for this project, deny. */
+static void
+action_host(struct ui *ui, struct request *r, const char *answer)
+{
+	char	*cause = NULL, *who = action_who();
+	char	*host = xstrdup(r->wants);
+
+	if (console_host_answer(ui->c, r->id, answer, who, NULL,
+	    &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "#%u: %s %s", r->id,
+		    strcmp(answer, "once") == 0 ? "allowed once" :
+		    strcmp(answer, "project") == 0 ? "allowed for this project" :
+		    "denied", host);
+	free(host);
+	free(who);
+}
+
 /* A: open the approve-and-add-rule form. */
 void
 action_approve_rule(struct ui *ui)
@@ -159,6 +186,10 @@ action_approve_rule(struct ui *ui)
 
 	if (r == NULL)
 		return;
+	if (r->wants != NULL) {
+		action_host(ui, r, "project");
+		return;
+	}
 	if (r->state != REQUEST_PENDING) {
 		ui_message(ui, true, "#%u is %s: only a pending request can be "
 		    "approved", r->id, request_state_name(r->state));
@@ -209,6 +240,10 @@ action_deny(struct ui *ui)
 
 	if (r == NULL)
 		return;
+	if (r->wants != NULL) {
+		action_host(ui, r, "deny");
+		return;
+	}
 	if (r->state != REQUEST_PENDING) {
 		ui_message(ui, true, "#%u is %s: only a pending request can be "
 		    "denied", r->id, request_state_name(r->state));

@@ -99,7 +99,7 @@ fmt_badge(enum verdict v)
 bool
 fmt_needs_operator(const struct request *r)
 {
-	return r->state == REQUEST_PENDING;
+	return r->state == REQUEST_PENDING || r->wants != NULL;
 }
 
 /* The state column text. */
@@ -117,6 +117,9 @@ fmt_state(const struct request *r, int64_t now_ms)
 		/* A note while running: a kill is under way. */
 		if (r->note != NULL)
 			return xstrdup("stopping");
+		/* Its proxy asks about a host (a, A or d answers). */
+		if (r->wants != NULL)
+			return xasprintf("wants %s", r->wants);
 		e = fmt_elapsed(now_ms - r->started);
 		s = xasprintf("running %s", e);
 		free(e);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domains.h"
 #include "format.h"
 #include "path.h"
 #include "shparse.h"
@@ -49,7 +50,7 @@ detail_mounts_summary(const struct proto_mounts *m)
 
 	buf_puts(&b, "");
 	if (m->network == 1)
-		buf_puts(&b, "network on; ");
+		buf_puts(&b, "network any host; ");
 	else if (m->network == 0)
 		buf_puts(&b, "network off; ");
 	for (size_t i = 0; i < m->rw.n; i++)
@@ -58,6 +59,8 @@ detail_mounts_summary(const struct proto_mounts *m)
 		buf_printf(&b, "ro %s; ", m->ro.v[i]);
 	for (size_t i = 0; i < m->hide.n; i++)
 		buf_printf(&b, "hide %s; ", m->hide.v[i]);
+	for (size_t i = 0; i < m->domains.n; i++)
+		buf_printf(&b, "host %s; ", m->domains.v[i]);
 	if (b.len >= 2)
 		b.data[b.len -= 2] = '\0';
 	return buf_detach(&b);
@@ -154,9 +157,10 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		detail_kv(t, UC_DANGER, "at stake", r->at_stake, w);
 	if (r->needs != NULL)
 		detail_kv(t, UC_NORMAL, "needs", r->needs, w);
+	e = domains_describe(r->network, &r->domains);
 	s = xasprintf("%s, network %s, %s", r->profile != NULL ? r->profile :
-	    "?", r->network ? "on" : "off", r->writes ?
-	    "writes the project" : "project read-only");
+	    "?", e, r->writes ? "writes the project" : "project read-only");
+	free(e);
 	detail_kv(t, UC_NORMAL, "sandbox", s, w);
 	free(s);
 	if (r->shell_options.n > 0 || r->args.n > 0) {

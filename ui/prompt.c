@@ -536,8 +536,9 @@ medit_draw(struct ui *ui)
 	cols = w > 4 ? (size_t)w - 2 : 2;
 	n = medit_rows(console_mounts(r), rows, 256);
 	prompt_overlay_window(ui, (int)n + 8);
-	ui_text_addf(&t, UC_PROMPT, "network %s (n toggles)",
-	    r->network ? "on" : "off");
+	ui_text_addf(&t, UC_PROMPT, "network %s (n toggles any host)",
+	    r->network ? "any host" : r->domains.n > 0 ? "named hosts only" :
+	    "off");
 	if (n == 0)
 		ui_text_add(&t, UC_PROMPT, "no extra paths");
 	for (size_t i = 0; i < n; i++) {
@@ -579,7 +580,7 @@ ui_toggle_network(struct ui *ui, struct request *r)
 		    on ? "on" : "off");
 	else
 		ui_message(ui, false, "#%u: network %s", r->id, on ? "off" :
-		    "on");
+		    "any host");
 }
 
 /* ---- the approve-and-add-rule form ---- */

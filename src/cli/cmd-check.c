@@ -17,6 +17,7 @@
 #include "allowlist.h"
 #include "cmd.h"
 #include "config.h"
+#include "domains.h"
 #include "jsonutil.h"
 #include "probe.h"
 #include "sandbox.h"
@@ -69,7 +70,7 @@ check_status(enum verdict v)
 static int
 check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
     struct classification *c, const char *command, struct strv *argv,
-    char **sandbox_error, char **cause)
+    char **sandbox_error, char **network, char **cause)
 {
 	struct sandbox_policy	 pol;
 	struct config		 cfg;
@@ -95,6 +96,11 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 	classification_at(c, pol.project, pol.cwd);
 	if (allowlist_profile_apply(*alp, c->profile, &pol, cause) != 0)
 		goto out;
+	/* Named hosts: with those the operator allowed for the project. */
+	if (sandbox_policy_proxied(&pol) && allowlist_hosts(*alp,
+	    &pol.domains, cause) != 0)
+		goto out;
+	*network = domains_describe(pol.network, &pol.domains);
 	probe_host(&probe, true);
 	if (!probe.userns_ok) {
 		*sandbox_error = xstrdup(probe.error != NULL ? probe.error :
@@ -122,7 +128,7 @@ out:
 /* Print the result for people. */
 static void
 check_print(const struct allowlist *al, const struct classification *c,
-    const struct strv *argv, const char *sandbox_error)
+    const struct strv *argv, const char *sandbox_error, const char *network)
 {
 	struct strv	 files = STRV_INIT;
 	const char	*project;
@@ -140,6 +146,8 @@ check_print(const struct allowlist *al, const struct classification *c,
 	if (c->needs != NULL)
 		printf("needs:    %s (%s)\n", display_str(c->needs),
 		    display_str(c->needs_reason));
+	if (network != NULL)
+		printf("network:  %s\n", display_str(network));
 	if (sandbox_error != NULL)
 		printf("bwrap:    (no sandbox: %s)\n",
 		    display_str(sandbox_error));
@@ -163,9 +171,12 @@ check_print(const struct allowlist *al, const struct classification *c,
 /* Print the result as one JSON object. */
 static void
 check_print_json(const struct allowlist *al, const struct classification *c,
-    const struct strv *argv, const char *sandbox_error)
+    const struct strv *argv, const char *sandbox_error, const char *network)
 {
 	cJSON		*j = classification_json(c);
+
+	if (network != NULL)
+		cJSON_AddStringToObject(j, "network", network);
 	struct strv	 files = STRV_INIT;
 	const char	*project;
 	char		*s;
@@ -208,6 +219,7 @@ cmd_check(int argc, char **argv)
 	struct strv		 words = STRV_INIT, bwrap = STRV_INIT;
 	const char		*project = NULL, *cfgfile = NULL;
 	char			*cause = NULL, *sandbox_error = NULL, *text;
+	char			*network = NULL;
 	bool			 json = false;
 	int			 ch, status = EXIT_BWGATE_FAILED, i;
 
@@ -232,7 +244,7 @@ cmd_check(int argc, char **argv)
 		return EXIT_BWGATE_FAILED;
 	}
 	/* Load the rules first: a broken rule file is an error (125). */
-	if (check_argv(&al, project, cfgfile, NULL, NULL, NULL, NULL,
+	if (check_argv(&al, project, cfgfile, NULL, NULL, NULL, NULL, NULL,
 	    &cause) != 0)
 		goto out;
 	if (argc - optind == 1)
@@ -245,21 +257,22 @@ cmd_check(int argc, char **argv)
 	text = argc - optind == 1 ? xstrdup(argv[optind]) :
 	    strv_join(&words, " ", true);
 	if (check_argv(&al, project, cfgfile, &c, text, &bwrap,
-	    &sandbox_error, &cause) != 0) {
+	    &sandbox_error, &network, &cause) != 0) {
 		free(text);
 		goto out;
 	}
 	free(text);
 	if (json)
-		check_print_json(al, &c, &bwrap, sandbox_error);
+		check_print_json(al, &c, &bwrap, sandbox_error, network);
 	else
-		check_print(al, &c, &bwrap, sandbox_error);
+		check_print(al, &c, &bwrap, sandbox_error, network);
 	status = check_status(c.verdict);
 out:
 	if (cause != NULL)
 		fprintf(stderr, "bwgate: %s\n", display_str(cause));
 	free(cause);
 	free(sandbox_error);
+	free(network);
 	classification_release(&c);
 	allowlist_free(al);
 	strv_release(&words);

@@ -1,7 +1,7 @@
 /*
  * cmd-control: the operator's command-line clients of the control socket:
  * `bwgate list`, `bwgate approve ID`, `bwgate deny ID`, `bwgate kill ID`,
- * `bwgate reload`.
+ * `bwgate host ID once|project|deny`, `bwgate reload`.
  * Exit status: 0 done, 1 the console refused (the reason on stderr), 125
  * the console cannot be reached.
  */
@@ -28,15 +28,17 @@ struct control_cmd {
 	bool		 takes_id;
 	bool		 takes_note;
 	bool		 takes_mounts;
+	bool		 takes_answer;	/* ID then once, project or deny */
 };
 
 static const struct control_cmd control_cmds[] = {
-	{ "list", PROTO_LIST, false, false, false },
-	{ "approve", PROTO_APPROVE, true, true, true },
-	{ "deny", PROTO_DENY, true, true, false },
-	{ "kill", PROTO_KILL, true, false, false },
-	{ "reload", PROTO_RELOAD, false, false, false },
-	{ NULL, PROTO_LIST, false, false, false }
+	{ "list", PROTO_LIST, false, false, false, false },
+	{ "approve", PROTO_APPROVE, true, true, true, false },
+	{ "deny", PROTO_DENY, true, true, false, false },
+	{ "kill", PROTO_KILL, true, false, false, false },
+	{ "host", PROTO_HOST, true, true, false, true },
+	{ "reload", PROTO_RELOAD, false, false, false, false },
+	{ NULL, PROTO_LIST, false, false, false, false }
 };
 
 static const struct option control_options[] = {
@@ -44,6 +46,7 @@ static const struct option control_options[] = {
 	{ "note", required_argument, NULL, 'm' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "network", no_argument, NULL, 'n' },
+	{ "domain", required_argument, NULL, 'd' },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, 'H' },
@@ -60,11 +63,14 @@ control_usage(FILE *f, const struct control_cmd *cc)
 		fprintf(f, "usage: bwgate list [--socket PATH] [--json]\n");
 	else if (!cc->takes_id)
 		fprintf(f, "usage: bwgate %s [--socket PATH]\n", cc->name);
+	else if (cc->takes_answer)
+		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
+		    "ID once|project|deny\n", cc->name);
 	else if (cc->takes_mounts)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
 		    "[--profile NAME] [--network] [--danger]\n"
-		    "                      [--rw PATH]... [--ro PATH]... "
-		    "[--hide PATH]... ID\n", cc->name);
+		    "                      [--domain HOST]... [--rw PATH]... "
+		    "[--ro PATH]... [--hide PATH]... ID\n", cc->name);
 	else if (cc->takes_note)
 		fprintf(f, "usage: bwgate %s [--socket PATH] [--note TEXT] "
 		    "ID\n", cc->name);
@@ -103,6 +109,17 @@ control_print_list(const cJSON *reply)
 		    cJSON_GetObjectItem(r, "verdict"))),
 		    agent != NULL ? display_str(agent) : "-", cmd);
 		free(cmd);
+		/* A host its proxy asks about (bwgate host ID ...). */
+		if (cJSON_IsString(cJSON_GetObjectItem(r, "wants"))) {
+			const char *k = cJSON_GetStringValue(
+			    cJSON_GetObjectItem(r, "wants_resolves_to"));
+
+			printf("%-6s wants %s%s%s%s\n", "", display_str(
+			    cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "wants"))), k != NULL ? " (resolves to " : "",
+			    k != NULL ? display_str(k) : "",
+			    k != NULL ? ")" : "");
+		}
 		/* The agent's variables that differ from the console's. */
 		cJSON_ArrayForEach(e, env) {
 			char *n = control_display(e->string);
@@ -122,6 +139,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	const char	*socket = NULL, *note = NULL, *profile = NULL;
 	enum proto_reply rt = PROTO_R_UNKNOWN;
 	struct strv	 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct strv	 domains = STRV_INIT;
+	const char	*answer = NULL;
 	struct client	*cl = NULL;
 	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
 	bool		 json = false, network = false, danger = false;
@@ -131,13 +150,14 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	struct proto_msg cm = PROTO_MSG_INIT;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:m:jnw:r:p:Dh", control_options,
+	while ((c = getopt_long(argc, argv, "s:m:jnd:w:r:p:Dh", control_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 's': socket = optarg; break;
 		case 'm': note = optarg; break;
 		case 'j': json = true; break;
 		case 'n': network = true; break;
+		case 'd': strv_push(&domains, optarg); break;
 		case 'w': strv_push(&rw, optarg); break;
 		case 'r': strv_push(&ro, optarg); break;
 		case 'H': strv_push(&hide, optarg); break;
@@ -154,12 +174,21 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	}
 	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
 	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0 ||
-	    profile != NULL || danger)) ||
+	    domains.n > 0 || profile != NULL || danger)) ||
 	    (json && strcmp(cc->name, "list") != 0)) {
 		fprintf(stderr, "bwgate: %s: option not accepted here\n",
 		    cc->name);
 		control_usage(stderr, cc);
 		goto out;
+	}
+	if (cc->takes_answer) {
+		if (optind + 2 != argc || (strcmp(argv[optind + 1], "once") !=
+		    0 && strcmp(argv[optind + 1], "project") != 0 &&
+		    strcmp(argv[optind + 1], "deny") != 0)) {
+			control_usage(stderr, cc);
+			goto out;
+		}
+		answer = argv[--argc];
 	}
 	if (cc->takes_id) {
 		if (optind + 1 != argc) {
@@ -200,6 +229,9 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	strv_append_all(&cm.mounts.rw, &rw);
 	strv_append_all(&cm.mounts.ro, &ro);
 	strv_append_all(&cm.mounts.hide, &hide);
+	strv_append_all(&cm.mounts.domains, &domains);
+	if (answer != NULL)
+		cm.answer = xstrdup(answer);
 	msg = proto_msg_json(&cm);
 	proto_msg_release(&cm);
 	if (client_send(cl, msg, &cause) != 0) {
@@ -245,6 +277,7 @@ out:
 	strv_release(&rw);
 	strv_release(&ro);
 	strv_release(&hide);
+	strv_release(&domains);
 	return status;
 }
 
@@ -281,6 +314,12 @@ int
 cmd_kill(int argc, char **argv)
 {
 	return control_dispatch("kill", argc, argv);
+}
+
+int
+cmd_host(int argc, char **argv)
+{
+	return control_dispatch("host", argc, argv);
 }
 
 int

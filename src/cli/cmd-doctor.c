@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "jsonutil.h"
+#include "libexec.h"
 #include "limiter.h"
 #include "mcp.h"
 #include "netbackend.h"
@@ -229,6 +230,18 @@ doctor_contain_b(struct check *checks, size_t *n, long kuid)
 		add_check(checks, n, "network", true, xasprintf("network on: "
 		    "own namespace with %s (%s); host loopback and abstract "
 		    "sockets unreachable", NETBACKEND_NAME, net), NULL);
+	free(net);
+	/* Named hosts: the proxy is bwgate's own; its socket is opened in
+	   the sandbox's namespace by bwgate-netlisten. */
+	if ((net = libexec_find("bwgate-netlisten", "BWGATE_NETLISTEN")) ==
+	    NULL)
+		add_check(checks, n, "named hosts", false, xstrdup("bwgate-"
+		    "netlisten is not installed: commands with --domain are "
+		    "refused"), xstrdup("reinstall bwgate (make install)"));
+	else
+		add_check(checks, n, "named hosts", true, xasprintf("--domain: "
+		    "own namespace whose one way out is bwgate's proxy "
+		    "(HTTP CONNECT, SOCKS5), socket opened by %s", net), NULL);
 	free(net);
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, &cause) != 0)

@@ -26,6 +26,8 @@
 #include "guard.h"
 #include "gitid.h"
 #include "jsonutil.h"
+#include "netask.h"
+#include "netgroups.h"
 #include "path.h"
 #include "xalloc.h"
 
@@ -35,7 +37,7 @@ enum {
 	OPT_NO_NETWORK, OPT_CHANGES, OPT_POLICY_FD, OPT_PRESTART, OPT_MEMORY,
 	OPT_PIDS,
 	OPT_CPU,
-	OPT_ENV, OPT_AGENT_ENV,
+	OPT_ENV, OPT_AGENT_ENV, OPT_DOMAIN, OPT_ASK_FD,
 };
 
 static const struct option exec_options[] = {
@@ -43,6 +45,8 @@ static const struct option exec_options[] = {
 	{ "cwd", required_argument, NULL, 'C' },
 	{ "network", no_argument, NULL, 'n' },
 	{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
+	{ "domain", required_argument, NULL, OPT_DOMAIN },
+	{ "ask-fd", required_argument, NULL, OPT_ASK_FD },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "hide", required_argument, NULL, OPT_HIDE },
@@ -74,7 +78,8 @@ static void
 exec_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate exec [--project DIR] [--cwd DIR] [--[no-]network] "
-	    "[--rw PATH]... [--ro PATH]...\n"
+	    "[--domain [private:]HOST[:PORT]|@GROUP]...\n"
+	    "                   [--rw PATH]... [--ro PATH]...\n"
 	    "                   [--hide PATH]... [--profile NAME] "
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                   [--json-fd FD] [--events-fd FD] "
@@ -84,7 +89,8 @@ exec_usage(FILE *f)
 	    "                   [--agent-env] [--env NAME=VALUE]...\n"
 	    "                   [--changes auto|snapshot] -- COMMAND [ARG...]\n"
 	    "       bwgate exec --policy-fd FD [--prestart] [--json] "
-	    "[--quiet] [--json-fd FD] [--events-fd FD]\n");
+	    "[--quiet] [--json-fd FD] [--events-fd FD]\n"
+	    "                   [--ask-fd FD]\n");
 }
 
 /* How the change report is made: "auto" (recorded calls where the kernel
@@ -243,6 +249,10 @@ cmd_exec(int argc, char **argv)
 	struct result		 r = RESULT_INIT;
 	struct config		 cfg;
 	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
+	struct strv		 domains = STRV_INIT;
+	struct netask		*na = NULL;
+	struct netproxy_ask	 ask = { NULL, NULL };
+	int			 ask_fd = -1;
 	struct strv		 env = STRV_INIT;
 	bool			 agent_env = false;
 	struct stat		 st1, st2;
@@ -273,6 +283,8 @@ cmd_exec(int argc, char **argv)
 		case 'C': cwd = optarg; other = true; break;
 		case 'n': network = 1; other = true; break;
 		case OPT_NO_NETWORK: network = 0; other = true; break;
+		case OPT_DOMAIN: strv_push(&domains, optarg); other = true;
+			break;
 		case 'w': strv_push(&rw, optarg); other = true; break;
 		case 'r': strv_push(&ro, optarg); other = true; break;
 		case OPT_HIDE: strv_push(&hide, optarg); other = true; break;
@@ -293,6 +305,10 @@ cmd_exec(int argc, char **argv)
 			break;
 		case OPT_EVENTS_FD:
 			if ((o.events_fd = parse_fd(optarg, "--events-fd")) < 0)
+				goto out;
+			break;
+		case OPT_ASK_FD:
+			if ((ask_fd = parse_fd(optarg, "--ask-fd")) < 0)
 				goto out;
 			break;
 		case OPT_NO_MONITOR: o.monitor = false; break;
@@ -399,6 +415,27 @@ cmd_exec(int argc, char **argv)
 	}
 	if (network >= 0)
 		o.policy.network = network == 1;
+	/* --no-network: no host at all, the profile's named ones neither. */
+	if (network == 0)
+		strv_release(&o.policy.domains);
+	if (netgroups_expand(&domains, &o.policy.domains, &cause) != 0) {
+		fprintf(stderr, "bwgate: --domain: %s\n", display_str(cause));
+		goto out;
+	}
+	/* With named hosts, those the operator allowed for the project
+	   (their own rule files' "domains"). */
+	if (sandbox_policy_proxied(&o.policy)) {
+		struct allowlist *al = allowlist_load_profiles(
+		    o.policy.project, &cause);
+
+		if (al == NULL || allowlist_hosts(al, &o.policy.domains,
+		    &cause) != 0) {
+			fprintf(stderr, "bwgate: %s\n", display_str(cause));
+			allowlist_free(al);
+			goto out;
+		}
+		allowlist_free(al);
+	}
 	strv_append_all(&o.policy.rw_paths, &rw);
 	strv_append_all(&o.policy.ro_paths, &ro);
 	strv_append_all(&o.policy.hide_paths, &hide);
@@ -442,6 +479,14 @@ run:
 	o.merge_output = o.merge_output || (fstat(1, &st1) == 0 &&
 	    fstat(2, &st2) == 0 && st1.st_dev == st2.st_dev &&
 	    st1.st_ino == st2.st_ino);
+	/* New hosts are questions for the console that started us. */
+	if (ask_fd >= 0) {
+		na = netask_new(ask_fd);
+		ask.fn = netask_ask;
+		ask.arg = na;
+		o.net_ask = &ask;
+		ask_fd = -1;
+	}
 	if (prestart) {
 		if (exec_prestart(policy_fd, &o, &r, &shown) == -1 &&
 		    r.error == NULL)
@@ -462,6 +507,10 @@ out:
 	free(cause);
 	free(shown);
 	strv_release(&rw);
+	strv_release(&domains);
+	netask_free(na);
+	if (ask_fd >= 0)
+		close(ask_fd);
 	strv_release(&ro);
 	strv_release(&hide);
 	strv_release(&env);

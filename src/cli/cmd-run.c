@@ -43,6 +43,7 @@ static const struct option run_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "agent", required_argument, NULL, 'A' },
 	{ "network", no_argument, NULL, 'n' },
+	{ "domain", required_argument, NULL, 'D' },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "ro", required_argument, NULL, 'r' },
 	{ "memory", required_argument, NULL, 'M' },
@@ -59,6 +60,7 @@ run_usage(FILE *f)
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
 	    "                  [--agent NAME] [--network] [--rw PATH]... "
 	    "[--ro PATH]...\n"
+	    "                  [--domain [private:]HOST[:PORT]|@GROUP]...\n"
 	    "                  [--memory BYTES] [--pids N] [--cpu SECONDS] "
 	    "-- COMMAND [ARG...]\n");
 }
@@ -351,6 +353,7 @@ run_message(const struct run_request *rq, const char *cwd)
 	sm.cpu_s = rq->cpu_s > 0 ? rq->cpu_s : 0;
 	strv_append_all(&sm.mounts.rw, &rq->rw);
 	strv_append_all(&sm.mounts.ro, &rq->ro);
+	strv_append_all(&sm.mounts.domains, &rq->domains);
 	if (rq->forward) {
 		sm.has_env = true;
 		run_env(&sm.env);
@@ -540,7 +543,7 @@ cmd_run(int argc, char **argv)
 	int			 c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:C:t:jqA:nw:r:M:P:U:h",
+	while ((c = getopt_long(argc, argv, "+s:C:t:jqA:nD:w:r:M:P:U:h",
 	    run_options, NULL)) != -1) {
 		switch (c) {
 		case 's': rq.socket = optarg; break;
@@ -578,6 +581,7 @@ cmd_run(int argc, char **argv)
 		case 'q': rq.quiet = true; break;
 		case 'A': rq.agent = optarg; break;
 		case 'n': rq.network = true; break;
+		case 'D': strv_push(&rq.domains, optarg); break;
 		case 'w': strv_push(&rq.rw, optarg); break;
 		case 'r': strv_push(&rq.ro, optarg); break;
 		case 'h':
@@ -601,5 +605,6 @@ cmd_run(int argc, char **argv)
 	strv_release(&rq.argv);
 	strv_release(&rq.rw);
 	strv_release(&rq.ro);
+	strv_release(&rq.domains);
 	return status;
 }

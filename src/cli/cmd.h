@@ -33,6 +33,7 @@ int	cmd_consoles(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
+int	cmd_host(int, char **);
 int	cmd_reload(int, char **);
 int	cmd_show(int, char **);
 int	cmd_log(int, char **);
@@ -58,6 +59,7 @@ struct run_request {
 	bool		 network;
 	struct strv	 rw;
 	struct strv	 ro;
+	struct strv	 domains;	/* hosts through the proxy */
 	double		 memory;	/* lower the limits; 0: as is */
 	int		 pids;
 	int		 cpu_s;

@@ -120,18 +120,22 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 	if (mcp_arg_string(args, "command", true, &command, &cause) != 0 ||
 	    mcp_arg_string(args, "cwd", false, &cwd, &cause) != 0 ||
 	    mcp_arg_int(args, "timeout", 1, 604800, &timeout, &cause) != 0 ||
-	    mcp_arg_bool(args, "network", &network, &cause) != 0) {
+	    mcp_arg_bool(args, "network", &network, &cause) != 0 ||
+	    mcp_arg_strv(args, "domains", &rq.domains, &cause) != 0) {
 		mcp_error(id, RPC_INVALID_PARAMS, "run: %s", cause);
 		free(cause);
+		strv_release(&rq.domains);
 		return;
 	}
 	if (*command == '\0') {
 		mcp_error(id, RPC_INVALID_PARAMS, "run: 'command' is empty");
+		strv_release(&rq.domains);
 		return;
 	}
 	if ((abs = run_cwd(m, cwd, &cause)) == NULL) {
 		mcp_tool_error(id, "run: %s", cause);
 		free(cause);
+		strv_release(&rq.domains);
 		return;
 	}
 	rq.socket = m->socket;
@@ -144,10 +148,12 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 		mcp_error(id, RPC_INVALID_PARAMS, "run: %s", cause);
 		free(cause);
 		free(abs);
+		strv_release(&rq.domains);
 		return;
 	}
 	(void)run_call(m, id, token, &rq);
 	strv_release(&rq.env);
+	strv_release(&rq.domains);
 	free(abs);
 }
 
@@ -421,6 +427,29 @@ run_result(struct mcp_call *c, const cJSON *j)
 		cJSON_ArrayForEach(e, v)
 			if (cJSON_IsString(e))
 				buf_printf(&text, "note: %s\n", e->valuestring);
+	}
+	/* Named hosts: what the proxy let through and what it refused. */
+	v = cJSON_GetObjectItem(rep, "network");
+	if (cJSON_IsObject(v)) {
+		cJSON_AddItemToObject(st, "network", cJSON_Duplicate(v, true));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(v, "hosts"))
+			buf_printf(&text, "network: %s:%.0f, %.0f connections, "
+			    "%.0f bytes out, %.0f bytes in\n",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "host")), cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "port")),
+			    cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+			    "connections")), cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "bytes_out")),
+			    cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+			    "bytes_in")));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(v, "refused"))
+			buf_printf(&text, "refused host '%s:%.0f': %s\n",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "host")), cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "port")),
+			    cJSON_GetStringValue(cJSON_GetObjectItem(e,
+			    "why")));
 	}
 	mcp_tool_result(c->rpc_id, st, text.data, failed);
 	buf_release(&text);

@@ -56,7 +56,13 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"maximum\":604800,\"description\":\"seconds before the command "
 	  "is killed\"},"
 	  "\"network\":{\"type\":\"boolean\",\"description\":\"ask for "
-	  "network access (needs the operator's approval)\"},"
+	  "network access to any host (needs the operator's approval)\"},"
+	  "\"domains\":{\"type\":\"array\",\"items\":{\"type\":"
+	  "\"string\"},\"description\":\"ask for these hosts only, reached "
+	  "through bwgate's proxy (HTTP_PROXY and ALL_PROXY are set): "
+	  "HOST, *.DOMAIN, HOST:PORT, private:HOST:PORT for a local server, "
+	  "@GROUP (npm, pypi, crates, go, github, ...); needs the operator's "
+	  "approval\"},"
 	  "\"env\":{\"type\":\"object\",\"additionalProperties\":"
 	  "{\"type\":\"string\"},\"description\":\"variables to set for "
 	  "the command, over this server's environment (secret-looking names "
@@ -71,6 +77,7 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"stderr_truncated\":{\"type\":\"boolean\"},"
 	  CHANGES_SCHEMA ","
 	  "\"violations\":{\"type\":\"array\"},"
+	  "\"network\":{\"type\":\"object\"},"
 	  "\"by\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
 	  "\"error\":{\"type\":\"string\"}}}",
 	  false, mcp_run_tool },
@@ -259,6 +266,31 @@ mcp_arg_int(const cJSON *args, const char *name, long min, long max,
 		return -1;
 	}
 	*out = (long)d;
+	return 0;
+}
+
+/* An array of strings; out unchanged when absent. */
+int
+mcp_arg_strv(const cJSON *args, const char *name, struct strv *out,
+    char **cause)
+{
+	const cJSON	*v = cJSON_GetObjectItem(args, name), *e;
+
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsArray(v)) {
+		*cause = xasprintf("argument '%s' must be an array of strings",
+		    name);
+		return -1;
+	}
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e)) {
+			*cause = xasprintf("argument '%s' must be an array of "
+			    "strings", name);
+			return -1;
+		}
+		strv_push(out, e->valuestring);
+	}
 	return 0;
 }
 

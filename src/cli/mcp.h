@@ -101,6 +101,8 @@ int	 mcp_arg_string(const cJSON *args, const char *name, bool required,
 	    const char **out, char **cause);
 int	 mcp_arg_int(const cJSON *args, const char *name, long min, long max,
 	    long *out, char **cause);
+int	 mcp_arg_strv(const cJSON *args, const char *name, struct strv *out,
+	    char **cause);
 int	 mcp_arg_bool(const cJSON *args, const char *name, bool *out,
 	    char **cause);
 

@@ -85,6 +85,14 @@ struct job {
 	uint64_t		 out_seen;	/* output bytes in all */
 	uint64_t		 ev_lines;	/* event lines in all */
 	uint64_t		 ev_count;	/* events (repeats counted) */
+	/* The proxy's question about a new host (hostask.c). */
+	int			 ask_fd;	/* exec's --ask-fd, or -1 */
+	struct buf		 ask_in;
+	char			*ask_host;	/* the host asked about, or NULL */
+	int			 ask_port;
+	char			*ask_class;	/* "a loopback address": where
+						   it leads when not public */
+	int			 ask_timer;
 };
 
 /* One exec started ahead of need (console-warm.c). */
@@ -240,6 +248,11 @@ void	job_kill_now(struct job *jb);
 void	console_schedule(struct console *c);
 void	console_sigchld(int signo, void *arg);
 void	job_input(struct job *jb, const void *data, size_t len, bool end);
+
+/* hostask.c */
+void	hostask_open(struct job *jb, int fd);
+/* Deny a pending question, close the socket. */
+void	hostask_close(struct job *jb);
 
 /* console-lifecycle.c */
 void	console_check_done(struct console *c);

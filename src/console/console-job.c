@@ -476,8 +476,8 @@ job_spawn(struct job *jb, char **cause)
 	struct console	*c = jb->c;
 	struct strv	 av = STRV_INIT;
 	struct spawn	 sp = SPAWN_INIT;
-	int		 p[JOB_NFDS][2], map[2 + JOB_NFDS], specfd = -1, i;
-	int		 ip[2] = { -1, -1 };
+	int		 p[JOB_NFDS][2], map[3 + JOB_NFDS], specfd = -1, i;
+	int		 ip[2] = { -1, -1 }, ask[2] = { -1, -1 };
 	cJSON		*rec, *changed;
 	const cJSON	*sh;
 	char		*spec;
@@ -492,7 +492,8 @@ job_spawn(struct job *jb, char **cause)
 	job_argv(c, &av);
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
-	warm = warm_take(c, jb, spec, &ip[1]);
+	/* Not with named hosts: a warm exec has no question channel. */
+	warm = jb->r->domains.n == 0 && warm_take(c, jb, spec, &ip[1]);
 	warm_predict(c, jb->r, spec);	/* after the take: see warm_predict */
 	free(spec);
 	if (warm) {
@@ -521,9 +522,19 @@ job_spawn(struct job *jb, char **cause)
 	if ((specfd = job_spec_fd(jb->r)) < 0)
 		goto syserr;
 	map[1 + JOB_NFDS] = specfd;
+	sp.nfds = 2 + JOB_NFDS;
+	/* Named hosts: the proxy asks about new ones on descriptor 6. */
+	if (jb->r->domains.n > 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    ask) != 0)
+			goto syserr;
+		map[2 + JOB_NFDS] = ask[1];
+		sp.nfds = 3 + JOB_NFDS;
+		strv_push(&av, "--ask-fd");
+		strv_pushf(&av, "%d", 2 + JOB_NFDS);
+	}
 	sp.argv = av.v;
 	sp.fds = map;
-	sp.nfds = 2 + JOB_NFDS;
 	sp.flags = SPAWN_SETSID;	/* reap_session finds what it leaves */
 	sp.deathsig = SIGTERM;	/* a console that dies stops its sandboxes */
 	if (spawn_start(&sp, cause) != 0)
@@ -538,6 +549,10 @@ job_spawn(struct job *jb, char **cause)
 		if (p[i][1] >= 0)
 			close(p[i][1]);
 		jb->fds[i] = p[i][0];
+	}
+	if (ask[0] >= 0) {
+		close(ask[1]);
+		hostask_open(jb, ask[0]);
 	}
 started:
 	for (i = 0; i < JOB_NFDS; i++) {
@@ -591,6 +606,9 @@ fail:
 		close(ip[0]);
 	if (ip[1] >= 0)
 		close(ip[1]);
+	for (i = 0; i < 2; i++)
+		if (ask[i] >= 0)
+			close(ask[i]);
 	strv_release(&av);
 	return -1;
 }

@@ -29,6 +29,7 @@
 #include "engine-spec.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "netgroups.h"
 #include "path.h"
 #include "probe.h"
 #include "sha256.h"
@@ -265,6 +266,15 @@ request_classify(struct console *c, struct request *r)
 		strv_push(&pol.ro_paths, m->ro.v[i]);
 	for (size_t i = 0; i < m->hide.n; i++)
 		strv_push(&pol.hide_paths, m->hide.v[i]);
+	/* Named hosts, groups expanded: the policy exec gets is final. */
+	if (m->network == 0)
+		strv_release(&pol.domains);
+	if (netgroups_expand(&m->domains, &pol.domains, &cause) != 0)
+		goto fail;
+	/* With named hosts, those the operator allowed for the project. */
+	if (sandbox_policy_proxied(&pol) && allowlist_hosts(c->al,
+	    &pol.domains, &cause) != 0)
+		goto fail;
 	pol.env_agent = r->has_env;
 	strv_append_all(&pol.env_in, &r->env);
 	/* The host's git identity, as exec adds it (the agent's wins). */
@@ -285,6 +295,9 @@ request_classify(struct console *c, struct request *r)
 	request_env_changed(r, &pol, &sb);
 	r->writes = !pol.project_readonly;
 	r->network = sb.network;
+	strv_release(&r->domains);
+	if (sb.proxied)
+		strv_append_all(&r->domains, &pol.domains);
 	strv_release(&r->bwrap_argv);
 	strv_append_all(&r->bwrap_argv, &sb.argv);
 	for (size_t i = 0; i < r->argv.n; i++)
@@ -469,6 +482,7 @@ job_new(struct console *c, struct request *r, struct conn *cn)
 	jb->conn = cn;
 	jb->pid = -1;
 	jb->in_fd = -1;
+	jb->ask_fd = -1;
 	for (int i = 0; i < JOB_NFDS; i++)
 		jb->fds[i] = -1;
 	jb->evrd = (struct proto_reader)PROTO_READER_INIT;
@@ -483,6 +497,7 @@ job_stop_io(struct job *jb)
 {
 	struct loop	*l = jb->c->loop;
 
+	hostask_close(jb);
 	for (int i = 0; i < JOB_NFDS; i++) {
 		if (jb->fds[i] != -1) {
 			loop_remove(l, jb->fds[i]);

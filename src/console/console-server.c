@@ -372,6 +372,10 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	case PROTO_DENY:
 		rc = console_deny(c, m->id, who, m->note, &cause);
 		break;
+	case PROTO_HOST:
+		rc = console_host_answer(c, m->id, m->answer, who, m->note,
+		    &cause);
+		break;
 	case PROTO_KILL:
 		rc = console_kill(c, m->id, who, &cause);
 		break;

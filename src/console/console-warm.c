@@ -265,6 +265,10 @@ warm_predict(struct console *c, const struct request *r, const char *spec)
 	   leaves nothing in it (no placeholders). */
 	if (!c->cfg.prestart || r->writes || r->stdin_stream || len == 0)
 		return;
+	/* Named hosts ask the console about new ones on a channel only a
+	   cold exec has (job_spawn). */
+	if (r->domains.n > 0)
+		return;
 	free(w->predict);
 	w->predict = spec[len - 1] == '\n' ? xstrdup(spec) :
 	    xasprintf("%s\n", spec);

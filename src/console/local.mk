@@ -7,6 +7,7 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/queue.c %D%/queue.h \
 	%D%/audit.c %D%/audit.h \
 	%D%/client.c %D%/client.h \
+	%D%/hostask.c \
 	%D%/filereq.c %D%/filereq.h \
 	%D%/stake.c %D%/stake.h \
 	%D%/history.c %D%/history.h \

@@ -221,7 +221,8 @@ proto_decode_mounts(const cJSON *o, struct proto_mounts *mo, char **cause)
 	}
 	if (get_strv(o, "rw", true, &mo->rw, cause) != 0 ||
 	    get_strv(o, "ro", true, &mo->ro, cause) != 0 ||
-	    get_strv(o, "hide", true, &mo->hide, cause) != 0)
+	    get_strv(o, "hide", true, &mo->hide, cause) != 0 ||
+	    get_strv(o, "domains", false, &mo->domains, cause) != 0)
 		return -1;
 	return 0;
 }
@@ -412,9 +413,22 @@ proto_decode_id(const cJSON *o, struct proto_msg *m, char **cause)
 	if (get_int(o, "id", true, 1, PROTO_MAX_ID, &id, cause) != 0)
 		return -1;
 	m->id = (uint32_t)id;
-	if (m->type == PROTO_APPROVE || m->type == PROTO_DENY) {
+	if (m->type == PROTO_APPROVE || m->type == PROTO_DENY ||
+	    m->type == PROTO_HOST) {
 		if (get_string(o, "note", false, &m->note, cause) != 0)
 			return -1;
+	}
+	if (m->type == PROTO_HOST) {
+		if (get_string(o, "answer", true, &m->answer, cause) != 0)
+			return -1;
+		if (strcmp(m->answer, "once") != 0 &&
+		    strcmp(m->answer, "project") != 0 &&
+		    strcmp(m->answer, "deny") != 0) {
+			*cause = xstrdup("field 'answer' must be once, project "
+			    "or deny");
+			return -1;
+		}
+		return 0;
 	}
 	if (m->type == PROTO_APPROVE) {
 		if (get_string(o, "profile", false, &m->profile, cause) != 0)

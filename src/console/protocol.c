@@ -31,6 +31,7 @@ static const struct {
 	{ "show",	PROTO_SHOW,	true },
 	{ "input",	PROTO_INPUT,	true },
 	{ "input-end",	PROTO_INPUT_END, true },
+	{ "host",	PROTO_HOST,	true },
 };
 
 /*
@@ -64,7 +65,9 @@ static const struct proto_field {
 	{ "timeout", PF_COUNT, offsetof(struct proto_msg, timeout_s),
 	  PT(PROTO_SUBMIT) },
 	{ "note", PF_STRING, offsetof(struct proto_msg, note),
-	  PT(PROTO_APPROVE) | PT(PROTO_DENY) },
+	  PT(PROTO_APPROVE) | PT(PROTO_DENY) | PT(PROTO_HOST) },
+	{ "answer", PF_STRING, offsetof(struct proto_msg, answer),
+	  PT(PROTO_HOST) },
 	{ "network", PF_TRISTATE, offsetof(struct proto_msg, mounts.network),
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "rw", PF_STRV, offsetof(struct proto_msg, mounts.rw),
@@ -72,6 +75,8 @@ static const struct proto_field {
 	{ "ro", PF_STRV, offsetof(struct proto_msg, mounts.ro),
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "hide", PF_STRV, offsetof(struct proto_msg, mounts.hide),
+	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
+	{ "domains", PF_STRV, offsetof(struct proto_msg, mounts.domains),
 	  PT(PROTO_SUBMIT) | PT(PROTO_APPROVE) },
 	{ "memory", PF_AMOUNT, offsetof(struct proto_msg, memory),
 	  PT(PROTO_SUBMIT) },
@@ -343,6 +348,7 @@ proto_mounts_release(struct proto_mounts *mo)
 	strv_release(&mo->rw);
 	strv_release(&mo->ro);
 	strv_release(&mo->hide);
+	strv_release(&mo->domains);
 	mo->network = -1;
 }
 
@@ -354,6 +360,7 @@ proto_mounts_copy(struct proto_mounts *dst, const struct proto_mounts *src)
 	strv_append_all(&dst->rw, &src->rw);
 	strv_append_all(&dst->ro, &src->ro);
 	strv_append_all(&dst->hide, &src->hide);
+	strv_append_all(&dst->domains, &src->domains);
 }
 
 /* Nothing changed? */
@@ -361,7 +368,7 @@ bool
 proto_mounts_empty(const struct proto_mounts *mo)
 {
 	return mo->network == -1 && mo->rw.n == 0 && mo->ro.n == 0 &&
-	    mo->hide.n == 0;
+	    mo->hide.n == 0 && mo->domains.n == 0;
 }
 
 /* {"network":b,"rw":[],"ro":[],"hide":[]} with only what is set. */
@@ -378,6 +385,8 @@ proto_mounts_json(const struct proto_mounts *mo)
 		cJSON_AddItemToObject(j, "ro", json_strv(&mo->ro));
 	if (mo->hide.n > 0)
 		cJSON_AddItemToObject(j, "hide", json_strv(&mo->hide));
+	if (mo->domains.n > 0)
+		cJSON_AddItemToObject(j, "domains", json_strv(&mo->domains));
 	return j;
 }
 
@@ -391,6 +400,7 @@ proto_msg_release(struct proto_msg *m)
 	free(m->cwd);
 	free(m->agent);
 	free(m->note);
+	free(m->answer);
 	proto_mounts_release(&m->mounts);
 	free(m->write_path);
 	free(m->write_content);

@@ -57,6 +57,7 @@ enum proto_type {
 	PROTO_SHOW,		/* control: one request with its report */
 	PROTO_INPUT,		/* agent: bytes for a request's stdin */
 	PROTO_INPUT_END,	/* agent: end of a request's stdin */
+	PROTO_HOST,		/* control: answer a request's host question */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */
@@ -65,6 +66,8 @@ struct proto_mounts {
 	struct strv	 rw;
 	struct strv	 ro;
 	struct strv	 hide;
+	struct strv	 domains;	/* hosts through the proxy, as asked
+					   ("@group" allowed) */
 };
 
 struct proto_msg {
@@ -78,6 +81,7 @@ struct proto_msg {
 	char		*agent;		/* submit: agent name */
 	int		 timeout_s;	/* submit: 0 = default */
 	char		*note;		/* approve/deny: operator's note */
+	char		*answer;	/* host: once, project or deny */
 	struct proto_mounts mounts;	/* submit (asked), approve (edits) */
 	/* submit with "write": write one file of the project. */
 	char		*write_path;	/* as the agent gave it */
@@ -100,7 +104,7 @@ struct proto_msg {
 					   danger verdict */
 	struct buf	 data;		/* input: the bytes */
 };
-#define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT }
+#define PROTO_MOUNTS_INIT { -1, STRV_INIT, STRV_INIT, STRV_INIT, STRV_INIT }
 #define PROTO_MSG_INIT { .type = PROTO_SUBMIT, .version = PROTO_VERSION, \
 	.argv = STRV_INIT, .mounts = PROTO_MOUNTS_INIT, .env = STRV_INIT, \
 	.shell_options = STRV_INIT, .args = STRV_INIT, .data = BUF_INIT }

@@ -98,6 +98,9 @@ request_free(struct request *r)
 	free(r->cwd);
 	proto_mounts_release(&r->asked);
 	proto_mounts_release(&r->edits);
+	strv_release(&r->domains);
+	free(r->wants);
+	free(r->wants_class);
 	strv_release(&r->env);
 	strv_release(&r->env_changed);
 	strv_release(&r->shell_options);
@@ -335,6 +338,12 @@ request_json(const struct request *r)
 		cJSON_AddNumberToObject(j, "cpu", r->cpu_s);
 	if (!proto_mounts_empty(&r->asked))
 		cJSON_AddItemToObject(j, "asked", proto_mounts_json(&r->asked));
+	if (r->domains.n > 0)
+		cJSON_AddItemToObject(j, "domains", json_strv(&r->domains));
+	if (r->wants != NULL)
+		cJSON_AddStringToObject(j, "wants", r->wants);
+	if (r->wants_class != NULL)
+		cJSON_AddStringToObject(j, "wants_resolves_to", r->wants_class);
 	if (r->edited)
 		cJSON_AddItemToObject(j, "edits", proto_mounts_json(&r->edits));
 	if (r->shell_options.n > 0)

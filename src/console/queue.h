@@ -106,6 +106,11 @@ struct request {
 	bool			 writes;	/* profile can write the project */
 	bool			 network;	/* the sandbox below has it (the
 						   argv never says: slirp4netns) */
+	struct strv		 domains;	/* or these hosts only (proxy) */
+	char			*wants;		/* "host:port" its proxy asks
+						   about now (hostask.c), or NULL */
+	char			*wants_class;	/* what it resolves to when not
+						   public, or NULL */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
 	cJSON			*spec;		/* what exec runs (engine-spec.h) */

@@ -20,6 +20,7 @@
 #include "danger.h"
 #include "jsonutil.h"
 #include "narrow.h"
+#include "netgroups.h"
 #include "path.h"
 #include "rules.h"
 #include "sha256.h"
@@ -87,6 +88,15 @@ allowlist_profile_apply(const struct allowlist *al, const char *name,
 		}
 		ro = ro && p->project_readonly;
 		net = net || p->network;
+		if (netgroups_expand(&p->domains, &pol->domains, cause) != 0) {
+			char *s = xasprintf("profile '%s': %s", n, *cause);
+
+			free(*cause);
+			*cause = s;
+			free(copy);
+			strv_release(&rw);
+			return -1;
+		}
 		git = git || p->git_writable;
 		agents = agents || p->agent_config_writable;
 		for (i = 0; i < p->writable.n; i++) {

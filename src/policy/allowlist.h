@@ -89,6 +89,15 @@ void		 allowlist_classify_write(const struct allowlist *,
 /* Apply a named profile to a policy; -1 with cause if unknown. */
 int		 allowlist_profile_apply(const struct allowlist *,
 		    const char *profile, struct sandbox_policy *, char **cause);
+/* The hosts the operator's own rule files allow for every command with
+   named hosts (top-level "domains"; allowlist-hosts.c), groups expanded,
+   appended to out; -1 with cause. */
+int		 allowlist_hosts(const struct allowlist *, struct strv *out,
+		    char **cause);
+/* Add a host pattern to the operator's rules for this project (never the
+   project's file); the file's path in *path (caller frees). */
+int		 allowlist_add_project_host(const char *project,
+		    const char *pattern, char **path, char **cause);
 /* Why the project's .bwgate.json was refused (it widened the sandbox,
    narrow.h), or NULL; the other layers loaded all the same. */
 const char	*allowlist_project_error(const struct allowlist *);

@@ -9,6 +9,7 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/allowlist.c %D%/allowlist.h %D%/allowlist-int.h \
 	%D%/allowlist-view.c %D%/allowlist-layers.c %D%/allowlist-trust.c \
 	%D%/allowlist-write.c \
+	%D%/allowlist-hosts.c \
 	%D%/rules.c %D%/rules.h %D%/rules-int.h %D%/rules-grammar.c \
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
 	%D%/filewrite.c %D%/filewrite.h \
@@ -16,4 +17,5 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/agentshape.c %D%/agentshape.h \
 	%D%/envask.c %D%/envask.h \
 	%D%/ccperms.c %D%/ccperms.h \
+	%D%/netgroups.c %D%/netgroups.h \
 	%D%/narrow.c %D%/narrow.h

@@ -13,7 +13,7 @@
  * set it?): nested sandboxes, for one, may not. This breaks the build on
  * 64-bit hosts until narrow_widens() and the size below are updated.
  */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 48,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 72,
     "struct profile changed: decide in narrow.c whether it widens");
 
 /* Inside the project once "~/" and symbolic links are resolved. */
@@ -47,6 +47,8 @@ narrow_widens(const struct profile *p, const char *project)
 {
 	if (p->network)
 		return "the network";
+	if (p->domains.n > 0)
+		return "the network (named hosts: domains)";
 	if (p->git_writable)
 		return "a writable .git (git_writable)";
 	if (p->agent_config_writable)
@@ -81,6 +83,13 @@ narrow_check(const struct rulefile *proj, const struct rulefile *const *lower,
 	const char		*why;
 	char			*copy, *n, *last;
 
+	if (proj->domains.n > 0) {
+		*cause = xasprintf("'%s': domains: grants the network (named "
+		    "hosts); a project file may narrow the sandbox, never "
+		    "widen it (the operator's per-project rules may)",
+		    proj->path);
+		return -1;
+	}
 	for (size_t i = 0; i < proj->nprofiles; i++) {
 		const char	*at[2] = { "profiles", proj->profiles[i].name };
 		int		 line = rulefile_line(proj->text, at, 2);

@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "domains.h"
 #include "jsonutil.h"
 #include "rules.h"
 #include "sha256.h"
@@ -126,6 +127,7 @@ static const struct rule_key rule_top_keys[] = {
 	{ "description", T_STRING },
 	{ "profiles", T_OBJECT },
 	{ "rules", T_ARRAY },
+	{ "domains", T_ARRAY },
 	{ NULL, 0 }
 };
 
@@ -136,6 +138,7 @@ static const struct rule_key rule_profile_keys[] = {
 	{ "git_writable", T_BOOL },
 	{ "agent_config_writable", T_BOOL },
 	{ "writable", T_ARRAY },
+	{ "domains", T_ARRAY },
 	{ NULL, 0 }
 };
 
@@ -267,7 +270,9 @@ rulefile_release(struct rulefile *rf)
 		free(rf->profiles[i].name);
 		free(rf->profiles[i].description);
 		strv_release(&rf->profiles[i].writable);
+		strv_release(&rf->profiles[i].domains);
 	}
+	strv_release(&rf->domains);
 	free(rf->profiles);
 	free(rf->path);
 	free(rf->text);
@@ -499,6 +504,24 @@ rule_profile(struct rule_ctx *c, const cJSON *obj, struct profile *p)
 	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "writable")) != NULL &&
 	    rule_strings(c, j, "writable", &p->writable) != 0)
 		return -1;
+	if ((j = cJSON_GetObjectItemCaseSensitive(obj, "domains")) != NULL &&
+	    rule_strings(c, j, "domains", &p->domains) != 0)
+		return -1;
+	for (size_t i = 0; i < p->domains.n; i++) {
+		struct domain_pattern	dp;
+		char			*why = NULL;
+
+		if (p->domains.v[i][0] == '@' &&
+		    rule_plain_name(p->domains.v[i] + 1))
+			continue;	/* a group, looked up when applied */
+		if (domain_pattern_parse(p->domains.v[i], &dp, &why) != 0) {
+			rule_ctx_push(c, "domains");
+			rule_ctx_error(c, "%s", why);
+			free(why);
+			return -1;
+		}
+		domain_pattern_release(&dp);
+	}
 	for (size_t i = 0; i < p->writable.n; i++) {
 		const char *w = p->writable.v[i];
 
@@ -560,6 +583,26 @@ rulefile_parse(const char *path, const char *text, struct rulefile *rf,
 			rule_ctx_pop(&c);
 		}
 		rule_ctx_pop(&c);
+	}
+	if ((j = cJSON_GetObjectItemCaseSensitive(root, "domains")) != NULL) {
+		if (rule_strings(&c, j, "domains", &rf->domains) != 0)
+			goto out;
+		for (size_t k = 0; k < rf->domains.n; k++) {
+			struct domain_pattern	dp;
+			char			*why = NULL;
+
+			if (rf->domains.v[k][0] == '@' &&
+			    rule_plain_name(rf->domains.v[k] + 1))
+				continue;
+			if (domain_pattern_parse(rf->domains.v[k], &dp,
+			    &why) != 0) {
+				rule_ctx_push(&c, "domains");
+				rule_ctx_error(&c, "%s", why);
+				free(why);
+				goto out;
+			}
+			domain_pattern_release(&dp);
+		}
 	}
 	if ((j = cJSON_GetObjectItemCaseSensitive(root, "rules")) != NULL) {
 		rule_ctx_push(&c, "rules");

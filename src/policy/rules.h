@@ -32,6 +32,8 @@ struct profile {
 	bool		 git_writable;
 	bool		 agent_config_writable; /* agentcfg.h paths writable */
 	struct strv	 writable;	/* host paths ("~/" allowed) */
+	struct strv	 domains;	/* hosts through the proxy (domains.h;
+					   "@group" expanded when applied) */
 };
 
 enum rule_type {
@@ -65,6 +67,9 @@ struct rulefile {
 	size_t		 nrules;
 	struct profile	*profiles;
 	size_t		 nprofiles;
+	struct strv	 domains;	/* hosts every command of the project
+					   with named hosts may reach (the
+					   operator's files only) */
 };
 
 void	 rulefile_init(struct rulefile *);

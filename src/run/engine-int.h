@@ -34,6 +34,7 @@ struct engine {
 	uint64_t		 pidns;
 	pid_t			 child_pid;	/* sandbox's first process */
 	struct netstack		*net;		/* user-mode network, or NULL */
+	struct netproxy		*proxy;		/* named hosts only, or NULL */
 	struct limiter		*lim;		/* memory, processes, CPU */
 	int			 lim_timer;
 	bool			 have_exit;

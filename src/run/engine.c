@@ -49,6 +49,7 @@
 #include "loop.h"
 #include "monitor.h"
 #include "netbackend.h"
+#include "netproxy.h"
 #include "netstack.h"
 #include "path.h"
 #include "observe.h"
@@ -129,6 +130,10 @@ engine_sandbox_json(const struct probe *p, const struct sandbox *sb,
 	cJSON_AddBoolToObject(j, "network", pol->network);
 	if (pol->network)
 		cJSON_AddStringToObject(j, "network_backend", NETBACKEND_NAME);
+	else if (sandbox_policy_proxied(pol)) {
+		cJSON_AddStringToObject(j, "network_backend", "proxy");
+		cJSON_AddItemToObject(j, "domains", json_strv(&pol->domains));
+	}
 	cJSON_AddBoolToObject(j, "seccomp", pol->seccomp);
 	cJSON_AddBoolToObject(j, "disable_userns", !pol->allow_userns &&
 	    p->disable_userns);
@@ -169,7 +174,8 @@ engine_limits_json(const struct engine *e)
  * snapshot).
  */
 static int
-engine_prepare(struct engine *e, bool network, char **cause)
+engine_prepare(struct engine *e, const struct sandbox_policy *pol,
+    char **cause)
 {
 	int64_t		deadline = loop_now_ms() + 30000;
 	struct pollfd	pfd = { .fd = e->status_fd, .events = POLLIN };
@@ -193,7 +199,11 @@ engine_prepare(struct engine *e, bool network, char **cause)
 		*cause = xstrdup("bwrap ended before the sandbox was ready");
 		return -1;
 	}
-	if (network && (e->net = netstack_start(e->child_pid, cause)) == NULL)
+	if (pol->network && (e->net = netstack_start(e->child_pid, cause)) ==
+	    NULL)
+		return -1;
+	if (sandbox_policy_proxied(pol) && (e->proxy = netproxy_start(
+	    e->child_pid, &pol->domains, e->opts->net_ask, cause)) == NULL)
 		return -1;
 	return 0;
 }
@@ -403,7 +413,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	   take the snapshot. */
 	e.status_fd = spipe[0];
 	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
-	if (engine_prepare(&e, pol.network, &cause) != 0)
+	if (engine_prepare(&e, &pol, &cause) != 0)
 		goto kill;
 	if (o->snapshot && writes && !record) {
 		before = snapshot_take(pol.project, &snap, &cause);
@@ -602,6 +612,12 @@ out:
 	if (e.cwd_rd >= 0)
 		close(e.cwd_rd);
 	netstack_stop(e.net);
+	if (e.proxy != NULL) {
+		netproxy_stop(e.proxy);
+		cJSON_Delete(r->network);
+		r->network = netproxy_report(e.proxy);
+		netproxy_free(e.proxy);
+	}
 	aside_join(&lim_new);
 	aside_start(&lim_free, engine_limiter_free, e.lim);
 	observe_free(e.obs);

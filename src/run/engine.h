@@ -24,6 +24,8 @@
 #include "sandbox.h"
 #include "strv.h"
 
+struct netproxy_ask;
+
 struct engine_opts {
 	struct sandbox_policy	 policy;
 	struct strv		 argv;		/* the command */
@@ -56,6 +58,8 @@ struct engine_opts {
 	 * when that argv is this sandbox's (engine-prestart.c); else it is
 	 * dropped unused. What is awaited is the caller's.
 	 */
+	/* A host the domains do not allow (netproxy.h), or NULL: refused. */
+	const struct netproxy_ask *net_ask;
 	int			(*await)(void *arg, struct engine_opts **real,
 				    char **shown);
 	void			*await_arg;

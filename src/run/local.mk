@@ -5,6 +5,8 @@ noinst_LIBRARIES += %D%/librun.a
 %C%_librun_a_SOURCES = \
 	%D%/runner.c %D%/runner.h \
 	%D%/netstack.c %D%/netstack.h \
+	%D%/netproxy.c %D%/netproxy-conn.c %D%/netproxy.h %D%/netproxy-int.h \
+	%D%/netask.c %D%/netask.h \
 	%D%/limiter.c %D%/limiter.h \
 	%D%/engine.c %D%/engine-cwd.c %D%/engine-loop.c %D%/engine.h %D%/engine-int.h \
 	%D%/engine-prestart.c \

@@ -61,7 +61,7 @@ netstack_drain(struct netstack *ns)
  * table has 127.0.0.1, which happens at the link-up, bwrap's last network
  * step.
  */
-static int
+int
 netstack_wait_loopback(pid_t pid, int timeout_ms, char **cause)
 {
 	int64_t	deadline = loop_now_ms() + timeout_ms;
@@ -95,7 +95,7 @@ netstack_wait_loopback(pid_t pid, int timeout_ms, char **cause)
 }
 
 /* The sandbox's network namespace and the user namespace owning it. */
-static int
+int
 netstack_namespaces(pid_t pid, int *userns, int *netns, char **cause)
 {
 	char	path[64];

@@ -21,6 +21,12 @@ struct netstack	*netstack_start(pid_t pid, char **cause);
 /* 0 when the network is up; -1 with cause (timeout or backend error). */
 int		 netstack_wait_ready(struct netstack *, int timeout_ms,
 		    char **cause);
+/* Wait until bwrap has brought up the loopback of pid's namespace. */
+int		 netstack_wait_loopback(pid_t pid, int timeout_ms,
+		    char **cause);
+/* Open pid's network namespace and the user namespace owning it. */
+int		 netstack_namespaces(pid_t pid, int *userns, int *netns,
+		    char **cause);
 /* Stop the backend and reap it; NULL is fine. */
 void		 netstack_stop(struct netstack *);
 

@@ -230,20 +230,22 @@ rt_refused(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
-/* A size for people: 512 B, 12.3 KiB, 4.0 MiB. */
-static char *
-rt_size(double n)
+/* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB. */
+static void
+rt_bytes(double n, char *buf, size_t size)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	int	i = -1;
+	int	u = -1;
 
-	if (n < 1024)
-		return xasprintf("%.0f B", n);
-	while (n >= 1024 && i < 3) {
-		n /= 1024;
-		i++;
+	if (n < 1024) {
+		snprintf(buf, size, "%.0f B", n);
+		return;
 	}
-	return xasprintf("%.1f %s", n, unit[i]);
+	while (n >= 1024 && u < 3) {
+		n /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", n, unit[u]);
 }
 
 /* Whether the run can be undone, what the store keeps for it, and what
@@ -254,7 +256,7 @@ rt_undo(const cJSON *rep, const struct report_text_opts *o,
 {
 	const cJSON	*u = cJSON_GetObjectItem(rep, "undo"), *e;
 	const char	*why;
-	char		*size, *p, *w;
+	char		 size[32], *p, *w;
 
 	if (!cJSON_IsObject(u))
 		return;
@@ -266,12 +268,12 @@ rt_undo(const cJSON *rep, const struct report_text_opts *o,
 		free(w);
 		return;
 	}
-	size = rt_size(cJSON_GetNumberValue(cJSON_GetObjectItem(u, "bytes")));
+	rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(u, "bytes")), size,
+	    sizeof size);
 	rt_add(t, RL_NOTE, xasprintf("undo: bwgate undo %.0f (%s kept%s)",
 	    cJSON_GetNumberValue(cJSON_GetObjectItem(u, "id")), size,
 	    cJSON_IsFalse(cJSON_GetObjectItem(u, "complete")) ? ", in part" :
 	    ""), false);
-	free(size);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(u, "unsaved")) {
 		p = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "path")) ?: "?");
@@ -280,6 +282,53 @@ rt_undo(const cJSON *rep, const struct report_text_opts *o,
 		rt_add(t, RL_NOTE, xasprintf("undo will not restore %s (%s)",
 		    p, w), false);
 		free(p);
+		free(w);
+	}
+}
+
+
+/* The network story of a run with named hosts: each host reached with
+   its connections and bytes, each refusal with the host and why. */
+static void
+rt_network(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*net = cJSON_GetObjectItem(rep, "network"), *e;
+	int		 nh, nr;
+	char		*h, *w, out[32], in[32];
+
+	if (!cJSON_IsObject(net))
+		return;
+	nh = cJSON_GetArraySize(cJSON_GetObjectItem(net, "hosts"));
+	nr = cJSON_GetArraySize(cJSON_GetObjectItem(net, "refused"));
+	rt_add(t, RL_COUNT, xasprintf("network: %d host%s reached through "
+	    "the proxy, %d refused", nh, nh == 1 ? "" : "s", nr), false);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(net, "hosts")) {
+		double conns = cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "connections"));
+
+		h = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "host")) ?: "?");
+		rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "bytes_out")), out, sizeof out);
+		rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "bytes_in")), in, sizeof in);
+		rt_add(t, RL_NOTE, xasprintf("  %s:%.0f  %.0f connection%s, "
+		    "%s out, %s in", h, cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(e, "port")), conns, conns == 1 ? "" :
+		    "s", out, in), false);
+		free(h);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(net, "refused")) {
+		h = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "host")) ?: "?");
+		w = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "why")) ?: "refused");
+		rt_add(t, RL_REFUSED, xasprintf("refused host '%s:%.0f'", h,
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(e, "port"))),
+		    false);
+		rt_add(t, RL_HINT, xasprintf("why: %s", w), false);
+		free(h);
 		free(w);
 	}
 }
@@ -340,6 +389,7 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 			rt_undo(rep, o, t);
 	}
 	rt_refused(rep, o, t);
+	rt_network(rep, o, t);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||
 	    cJSON_IsTrue(cJSON_GetObjectItem(rep, "stderr_truncated")))
 		rt_add(t, RL_NOTE, xstrdup("output was truncated in the report "

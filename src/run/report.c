@@ -392,6 +392,7 @@ result_release(struct result *r)
 	cJSON_Delete(r->sandbox);
 	cJSON_Delete(r->undo);
 	r->undo = NULL;
+	cJSON_Delete(r->network);
 	strv_release(&r->warnings);
 	strv_release(&r->changes_widened);
 	free(r->error);
@@ -488,11 +489,16 @@ result_json(const struct result *r)
 	for (size_t i = 0; i < r->violations.n; i++)
 		cJSON_ReplaceItemInObject(cJSON_GetArrayItem(
 		    cJSON_GetObjectItem(j, "violations"), (int)i), "hint",
-		    cJSON_CreateString(violation_hint_in(&r->violations.v[i],
+		    cJSON_CreateString(r->network != NULL &&
+		    r->violations.v[i].reason == VIOLATION_NETWORK ?
+		    REPORT_PROXY_HINT : violation_hint_in(&r->violations.v[i],
 		    r->project)));
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());
+	if (r->network != NULL)
+		cJSON_AddItemToObject(j, "network",
+		    cJSON_Duplicate(r->network, 1));
 	cJSON_AddItemToObject(j, "warnings", json_strv(&r->warnings));
 	if (r->error != NULL)
 		cJSON_AddStringToObject(j, "error", r->error);

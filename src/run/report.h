@@ -121,6 +121,8 @@ struct result {
 	struct executions executed;	/* what actually ran inside */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
+	cJSON		*network;	/* the proxy's story (netproxy.h), or
+					   NULL without named hosts */
 	struct strv	 warnings;
 	char		*error;		/* bwgate's own failure, if any */
 	char		*cwd_after;	/* where the shell ended (track_cwd) */
@@ -132,6 +134,12 @@ void	 changes_release(struct changes *);
 void	 changes_add_rename(struct changes *, const char *, const char *);
 size_t	 changes_count(const struct changes *);
 cJSON	*changes_json(const struct changes *);
+
+/* The hint of a direct connection where only the proxy leads out. */
+#define REPORT_PROXY_HINT "direct connections are refused: the allowed " \
+	"hosts are reached only through the proxy http://127.0.0.1:3128 " \
+	"(HTTP_PROXY, HTTPS_PROXY, ALL_PROXY are set to it); tell the " \
+	"client to use them"
 
 const char *violation_reason_name(enum violation_reason);
 /* The hint an agent can act on, for a reason. */

@@ -11,6 +11,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \
+	%D%/domains.c %D%/domains.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
 	%D%/bpfcache.c %D%/bpfcache.h \
@@ -22,6 +23,10 @@ bwgate_helper_LDFLAGS = $(HELPER_LDFLAGS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h \
 	%D%/helper-write.c %D%/helper-write.h %D%/write-proto.h
 bwgate_helper_LDADD = src/util/libutil.a
+# Opens the proxy's socket inside a sandbox's network namespace.
+pkglibexec_PROGRAMS += bwgate-netlisten
+bwgate_netlisten_CFLAGS = $(AM_CFLAGS)
+bwgate_netlisten_SOURCES = %D%/netlisten.c
 # The project watcher (gitwatch.h), exec'd by the first writable run.
 pkglibexec_PROGRAMS += bwgate-gitwatch
 bwgate_gitwatch_SOURCES = %D%/gitwatch-main.c

@@ -30,6 +30,7 @@ static const struct pj_field {
 	{ "agent_config_writable", PJ_BOOL,
 	    offsetof(struct sandbox_policy, agent_config_writable) },
 	{ "network", PJ_BOOL, offsetof(struct sandbox_policy, network) },
+	{ "domains", PJ_STRV, offsetof(struct sandbox_policy, domains) },
 	{ "allow_userns", PJ_BOOL,
 	    offsetof(struct sandbox_policy, allow_userns) },
 	{ "allow_ptrace", PJ_BOOL,
@@ -53,7 +54,7 @@ static const struct pj_field {
  * exec --policy-fd would silently run without it. This breaks the build
  * on 64-bit hosts until the table and the size below are updated together.
  */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 248,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 280,
     "struct sandbox_policy changed: update pj_fields in policy-json.c");
 
 /* The policy as one JSON object. */

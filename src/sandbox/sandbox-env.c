@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "domains.h"
 #include "path.h"
 #include "sandbox.h"
 #include "sandbox-int.h"
@@ -220,6 +221,20 @@ sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
 			continue;
 		name = xstrndup(kv, (size_t)(eq - kv));
 		env_put(out, name, eq + 1);
+	}
+	/* Named hosts only: every client goes to the proxy (after the
+	   agent's and the configuration's own values, which it replaces). */
+	if (sandbox_policy_proxied(pol)) {
+		struct strv	px = STRV_INIT;
+
+		domains_proxy_env(&px);
+		for (size_t i = 0; i < px.n; i++) {
+			char *eq = strchr(px.v[i], '=');
+
+			*eq = '\0';
+			env_put(out, px.v[i], eq + 1);
+		}
+		strv_release(&px);
 	}
 	/* The user's names when the sandbox runs as the project's owner. */
 	if (sb != NULL && sb->run_as != NULL) {

@@ -41,6 +41,7 @@
 #include "beneath.h"
 #include "buf.h"
 #include "cleanup.h"
+#include "domains.h"
 #include "jsonutil.h"
 #include "netbackend.h"
 #include "path.h"
@@ -101,6 +102,7 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	dst->git_writable = src->git_writable;
 	dst->agent_config_writable = src->agent_config_writable;
 	dst->network = src->network;
+	strv_append_all(&dst->domains, &src->domains);
 	dst->allow_userns = src->allow_userns;
 	dst->allow_ptrace = src->allow_ptrace;
 	dst->seccomp = src->seccomp;
@@ -126,6 +128,7 @@ sandbox_policy_release(struct sandbox_policy *pol)
 	free(pol->profile);
 	free(pol->helper);
 	strv_release(&pol->rw_paths);
+	strv_release(&pol->domains);
 	strv_release(&pol->ro_paths);
 	strv_release(&pol->hide_paths);
 	strv_release(&pol->protected);
@@ -561,6 +564,11 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 	}
 	sb->nested = probe->nested;
 	sb->network = pol->network;
+	sb->proxied = sandbox_policy_proxied(pol);
+	if (sb->proxied && domains_check(&pol->domains, cause) != 0) {
+		sandbox_finish(sb);
+		return -1;
+	}
 	/* First: it may start the argv with setpriv, or refuse. */
 	if (build_identity(&b, cause) != 0) {
 		sandbox_finish(sb);

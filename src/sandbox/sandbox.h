@@ -47,7 +47,9 @@ struct sandbox_policy {
 	bool		 git_writable;	/* profile "git-write": .git rw */
 	bool		 agent_config_writable; /* profile agent_config_writable:
 					   agent_config below writable */
-	bool		 network;
+	bool		 network;	/* any host (slirp4netns) */
+	struct strv	 domains;	/* else these hosts only, through the
+					   proxy (domains.h); groups expanded */
 	bool		 allow_userns;	/* nested sandboxes inside */
 	bool		 allow_ptrace;	/* debuggers inside */
 	bool		 seccomp;	/* install the deny filter (default on) */
@@ -105,6 +107,7 @@ struct sandbox {
 	char			*proc_mode;	/* "fresh" or "bind" */
 	bool			 nested;
 	bool			 network;
+	bool			 proxied;	/* domains through the proxy */
 	/* Who the sandbox is to the host kernel (sandbox-user.c). */
 	long			 kernel_uid;
 	long			 kernel_gid;
@@ -141,6 +144,13 @@ enum sandbox_flags {
 };
 
 void	 sandbox_policy_init(struct sandbox_policy *);
+/* Does the command reach named hosts through the proxy (domains, and
+   not any host)? */
+static inline bool
+sandbox_policy_proxied(const struct sandbox_policy *pol)
+{
+	return !pol->network && pol->domains.n > 0;
+}
 void	 sandbox_policy_copy(struct sandbox_policy *dst,
 	    const struct sandbox_policy *src);
 void	 sandbox_policy_release(struct sandbox_policy *);

@@ -39,7 +39,7 @@ keys Enter Escape
 # Network: n toggles it; the argv never shares the host's network (the
 # sandbox gets its own namespace with slirp4netns).
 keys n
-check_screen "network on in the detail" 5 'network on'
+check_screen "network on (any host) in the detail" 5 'network any host'
 keys n
 check_screen "network off again" 5 'network off'
 

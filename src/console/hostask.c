@@ -1,0 +1,270 @@
+/*
+ * hostask: a running command's proxy asks about a host no rule allows
+ * (run/netask.h is the other end, on `bwgate exec --ask-fd 6`).
+ *
+ * The question holds that one connection while the request's row says
+ * "wants HOST:PORT". The operator answers allow once (this connection),
+ * allow for this project (the operator's own rules for the project,
+ * allowlist-hosts.c, never the project's file; this run and every later
+ * one), or deny: from the console's keys or the control socket
+ * ({"type":"host","id":N,"answer":"once"|"project"|"deny"}). The wait is
+ * bounded by the approval timeout; a headless console with
+ * --auto-allowlisted never allows a new host and denies at once, naming
+ * the host and how to allow it. Every decision is an audit record
+ * ("host").
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "console-int.h"
+#include "console.h"
+#include "domains.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "xalloc.h"
+
+#define HOSTASK_LINE_MAX	1024
+
+/* The answer to exec, the audit record, the row back to normal. */
+static void
+hostask_reply(struct job *jb, const char *answer, const char *decision,
+    const char *by, const char *why)
+{
+	struct console	*c = jb->c;
+	struct request	*r = jb->r;
+	cJSON		*j = cJSON_CreateObject(), *rec;
+	char		*s, *line;
+
+	cJSON_AddStringToObject(j, "answer", answer);
+	if (why != NULL)
+		cJSON_AddStringToObject(j, "why", why);
+	s = json_line(j);
+	cJSON_Delete(j);
+	line = xasprintf("%s\n", s);
+	free(s);
+	if (jb->ask_fd >= 0 && write_full(jb->ask_fd, line, strlen(line)) != 0)
+		LOG("request %u: cannot answer the host question: %s", r->id,
+		    strerror(errno));
+	free(line);
+	rec = audit_record("host", r);
+	cJSON_AddStringToObject(rec, "host", jb->ask_host);
+	cJSON_AddNumberToObject(rec, "port", jb->ask_port);
+	if (jb->ask_class != NULL)
+		cJSON_AddStringToObject(rec, "resolves_to", jb->ask_class);
+	cJSON_AddStringToObject(rec, "decision", decision);
+	cJSON_AddStringToObject(rec, "by", by);
+	if (why != NULL)
+		cJSON_AddStringToObject(rec, "why", why);
+	console_audit(c, rec);
+	if (jb->ask_timer != 0)
+		loop_cancel(c->loop, jb->ask_timer);
+	jb->ask_timer = 0;
+	free(jb->ask_host);
+	jb->ask_host = NULL;
+	free(jb->ask_class);
+	jb->ask_class = NULL;
+	free(r->wants);
+	r->wants = NULL;
+	free(r->wants_class);
+	r->wants_class = NULL;
+	console_emit_request(c, CONSOLE_EV_CHANGED, r);
+}
+
+/* Deny with the hint that names the host and how to allow it. */
+static void
+hostask_deny(struct job *jb, const char *by, const char *why)
+{
+	char	*s = xasprintf("%s; to allow it: --domain %s:%d, or "
+		    "\"domains\" in a profile or in your rules",
+		    why, jb->ask_host, jb->ask_port);
+
+	hostask_reply(jb, "deny", "deny", by, s);
+	free(s);
+}
+
+/* No decision within the approval timeout. */
+static void
+hostask_timeout(void *arg)
+{
+	struct job	*jb = arg;
+	char		*why;
+
+	jb->ask_timer = 0;
+	if (jb->ask_host == NULL)
+		return;
+	why = xasprintf("no decision within %d seconds",
+	    jb->c->approval_timeout_s);
+	hostask_deny(jb, "timeout", why);
+	free(why);
+}
+
+/* One question from exec. */
+static void
+hostask_question(struct job *jb, const char *line)
+{
+	struct console	*c = jb->c;
+	cJSON		*j = cJSON_Parse(line);
+	const cJSON	*h = cJSON_GetObjectItemCaseSensitive(j, "host");
+	const cJSON	*p = cJSON_GetObjectItemCaseSensitive(j, "port");
+	const cJSON	*k = cJSON_GetObjectItemCaseSensitive(j, "resolves_to");
+	char		 norm[DOMAINS_HOST_BUF];
+
+	if (jb->ask_host != NULL || !cJSON_IsString(h) ||
+	    !cJSON_IsNumber(p) || p->valuedouble < 1 ||
+	    p->valuedouble > 65535 || !domains_host_valid(h->valuestring,
+	    norm, sizeof norm)) {
+		/* Not a question we can show: no. */
+		static const char no[] = "{\"answer\":\"deny\",\"why\":"
+		    "\"a question the console cannot read\"}\n";
+
+		(void)write_full(jb->ask_fd, no, sizeof no - 1);
+		cJSON_Delete(j);
+		return;
+	}
+	jb->ask_host = xstrdup(norm);
+	jb->ask_port = (int)p->valuedouble;
+	/* Only the proxy's own words ("a loopback address"), bounded. */
+	if (cJSON_IsString(k) && strncmp(k->valuestring, "a", 1) == 0 &&
+	    strlen(k->valuestring) < 64 &&
+	    strspn(k->valuestring, "abcdefghijklmnopqrstuvwxyz ()-") ==
+	    strlen(k->valuestring))
+		jb->ask_class = xstrdup(k->valuestring);
+	cJSON_Delete(j);
+	LOG("request %u wants %s:%d", jb->r->id, jb->ask_host, jb->ask_port);
+	if (c->shutting_down) {
+		hostask_deny(jb, "console", "the console is shutting down");
+		return;
+	}
+	if (c->headless && c->auto_allowlisted) {
+		hostask_deny(jb, "headless", "no rule allows this host and "
+		    "this console runs headless with --auto-allowlisted, "
+		    "which never allows a new host");
+		return;
+	}
+	free(jb->r->wants);
+	jb->r->wants = xasprintf("%s:%d", jb->ask_host, jb->ask_port);
+	free(jb->r->wants_class);
+	jb->r->wants_class = jb->ask_class != NULL ?
+	    xstrdup(jb->ask_class) : NULL;
+	if (c->approval_timeout_s > 0)
+		jb->ask_timer = loop_timer(c->loop,
+		    (int64_t)c->approval_timeout_s * 1000, hostask_timeout,
+		    jb);
+	console_message(c, "request %u wants %s%s%s%s (a: allow once, A: for "
+	    "this project, d: deny)", jb->r->id,
+	    jb->r->wants, jb->ask_class != NULL ? " (it resolves to " : "",
+	    jb->ask_class != NULL ? jb->ask_class : "",
+	    jb->ask_class != NULL ? ")" : "");
+	console_emit_request(c, CONSOLE_EV_CHANGED, jb->r);
+}
+
+/* Lines from exec's end of the socket. */
+static void
+hostask_read(int fd, short revents, void *arg)
+{
+	struct job	*jb = arg;
+	char		 chunk[512], *nl;
+	ssize_t		 n;
+
+	(void)revents;
+	n = read(fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		hostask_close(jb);
+		return;
+	}
+	buf_add(&jb->ask_in, chunk, (size_t)n);
+	while (jb->ask_in.len > 0 && (nl = memchr(jb->ask_in.data, '\n',
+	    jb->ask_in.len)) != NULL) {
+		*nl = '\0';
+		hostask_question(jb, jb->ask_in.data);
+		buf_consume(&jb->ask_in, (size_t)(nl - jb->ask_in.data) + 1);
+	}
+	if (jb->ask_in.len > HOSTASK_LINE_MAX)
+		hostask_close(jb);
+}
+
+void
+hostask_open(struct job *jb, int fd)
+{
+	jb->ask_fd = fd;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	loop_add(jb->c->loop, fd, POLLIN, hostask_read, jb);
+}
+
+void
+hostask_close(struct job *jb)
+{
+	if (jb->ask_host != NULL)
+		hostask_deny(jb, "console", "the request ended");
+	free(jb->ask_class);
+	jb->ask_class = NULL;
+	if (jb->ask_fd >= 0) {
+		loop_remove(jb->c->loop, jb->ask_fd);
+		close(jb->ask_fd);
+		jb->ask_fd = -1;
+	}
+	if (jb->ask_timer != 0)
+		loop_cancel(jb->c->loop, jb->ask_timer);
+	jb->ask_timer = 0;
+	buf_release(&jb->ask_in);
+}
+
+int
+console_host_answer(struct console *c, uint32_t id, const char *answer,
+    const char *who, const char *note, char **cause)
+{
+	struct request	*r = console_find(c, id, cause);
+	struct job	*jb;
+	char		*pattern, *path = NULL, *why;
+
+	if (r == NULL)
+		return -1;
+	jb = r->owner;
+	if (jb == NULL || jb->ask_host == NULL) {
+		*cause = xasprintf("request %u asks about no host", id);
+		return -1;
+	}
+	if (strcmp(answer, "once") == 0) {
+		hostask_reply(jb, "once", "allow-once", who, note);
+		return 0;
+	}
+	if (strcmp(answer, "deny") == 0) {
+		why = xasprintf("denied by %s%s%s", who, note != NULL ?
+		    ": " : "", note != NULL ? note : "");
+		hostask_deny(jb, who, why);
+		free(why);
+		return 0;
+	}
+	if (strcmp(answer, "project") != 0) {
+		*cause = xasprintf("answer '%s': want once, project or deny",
+		    answer);
+		return -1;
+	}
+	pattern = xasprintf("%s%s:%d", jb->ask_class != NULL ? "private:" : "",
+	    jb->ask_host, jb->ask_port);
+	if (allowlist_add_project_host(c->project, pattern, &path,
+	    cause) != 0) {
+		free(pattern);
+		return -1;
+	}
+	console_message(c, "%s allowed for this project (in '%s')", pattern,
+	    path);
+	hostask_reply(jb, "run", "allow-project", who, note);
+	free(pattern);
+	free(path);
+	/* Later requests see it. */
+	if (console_reload(c, who, &why) != 0) {
+		console_message(c, "%s", why);
+		free(why);
+	}
+	return 0;
+}

@@ -1,0 +1,248 @@
+#!/bin/bash
+# Network by domain (issue 28): a command with --domain reaches the named
+# hosts only, through bwgate's proxy, with real clients (curl over plain
+# HTTP, CONNECT and SOCKS5, HTTPS through CONNECT with a test CA, python
+# urllib, node fetch) against servers on the host's loopback. No test
+# reaches the internet: the proxy resolves names with a hosts file the
+# test writes (BWGATE_NET_HOSTS), so "reg.test" is 127.0.0.1 and needs a
+# private: pattern; without one it is refused (rebinding). A host no
+# pattern allows is refused with the hint, a client that ignores the proxy
+# variables is refused and told about the proxy, and a second sandbox
+# cannot use the first one's proxy.
+. "$(dirname "$0")/libtest.sh"
+
+P=$(new_project)
+cd "$P" || exit 1
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+for tool in "$PY" curl jq; do
+	if [ -z "$tool" ] || ! command -v "$tool" >/dev/null; then
+		skip "network by domain" "python3, curl or jq not installed"
+		done_testing; exit
+	fi
+done
+
+mkdir -p "$T/www"
+echo "hello from the registry" > "$T/www/file.txt"
+head -c 300000 /dev/urandom > "$T/www/big.bin"
+BIGSUM=$(sha256sum < "$T/www/big.bin" | cut -d' ' -f1)
+
+# A test CA and a certificate for reg.test, when openssl is here.
+TLS=false
+if command -v openssl >/dev/null && openssl req -x509 -newkey rsa:2048 \
+    -nodes -days 2 -subj /CN=bwgate-test-ca -keyout "$T/ca.key" \
+    -out "$T/ca.pem" >/dev/null 2>&1 && openssl req -newkey rsa:2048 \
+    -nodes -subj /CN=reg.test -keyout "$T/srv.key" -out "$T/srv.csr" \
+    >/dev/null 2>&1 && printf 'subjectAltName=DNS:reg.test\n' > "$T/ext" &&
+    openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+    -CAcreateserial -days 2 -extfile "$T/ext" -out "$T/srv.pem" \
+    >/dev/null 2>&1; then
+	TLS=true
+fi
+
+# Plain HTTP and (with the CA) HTTPS on the host's loopback; every
+# request is logged, so a refused one can be shown never to arrive.
+"$PY" - "$T" "$TLS" <<'PYEOF' &
+import http.server, os, ssl, sys, threading
+t, tls = sys.argv[1], sys.argv[2] == "true"
+class H(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *a, **k):
+        super().__init__(*a, directory=t + "/www", **k)
+    def log_message(self, fmt, *args):
+        with open(t + "/requests", "a") as f:
+            f.write("%s %s\n" % (self.headers.get("Host"), self.path))
+plain = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+ports = [plain.server_address[1], 0]
+if tls:
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(t + "/srv.pem", t + "/srv.key")
+    s.socket = ctx.wrap_socket(s.socket, server_side=True)
+    ports[1] = s.server_address[1]
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+open(t + "/ports.tmp", "w").write("%d %d" % tuple(ports))
+os.rename(t + "/ports.tmp", t + "/ports")
+plain.serve_forever()
+PYEOF
+SRV=$!
+TEARDOWN="kill $SRV 2>/dev/null"
+wait_for 20 test -e "$T/ports"
+read -r PORT TPORT < "$T/ports"
+
+printf '127.0.0.1 reg.test other.test\n' > "$T/hosts"
+export BWGATE_NET_HOSTS="$T/hosts"
+ALLOW="private:reg.test:$PORT"
+
+# 1. Plain HTTP through the proxy (curl reads http_proxy), SOCKS5 and a
+#    CONNECT tunnel; the report names the host and counts the bytes.
+jexec --domain "$ALLOW" -- sh -c "
+	curl -sS http://reg.test:$PORT/file.txt &&
+	curl -sS -x socks5h://127.0.0.1:3128 http://reg.test:$PORT/file.txt &&
+	curl -sS -p http://reg.test:$PORT/file.txt &&
+	curl -sS http://reg.test:$PORT/big.bin | sha256sum"
+assert_eq "http, socks5, CONNECT: exit 0" "$?" 0
+assert_eq "http, socks5, CONNECT: three answers and the big file" \
+	"$(jq -r .stdout < "$T/report.json")" \
+	"$(printf 'hello from the registry\n%.0s' 1 2 3; echo "$BIGSUM  -")"
+assert_eq "the report names the host" \
+	"$(jfield '[.network.hosts[] | "\(.host):\(.port) \(.connections)"]')" \
+	"[\"reg.test:$PORT 4\"]"
+assert_match "the report counts the bytes in" \
+	"$(jfield '.network.hosts[0].bytes_in')" '^3[0-9]{5}$'
+assert_match "and out" "$(jfield '.network.hosts[0].bytes_out')" '^[1-9]'
+assert_eq "the sandbox says proxy" "$(jfield .sandbox.network_backend)" \
+	'"proxy"'
+assert_eq "nothing refused" "$(jfield '.network.refused')" '[]'
+assert_eq "the variables point at the proxy" \
+	"$("$BWGATE" exec --quiet --project "$P" --domain "$ALLOW" -- \
+	    sh -c 'echo $HTTP_PROXY $https_proxy $ALL_PROXY $NO_PROXY \
+	    $NODE_USE_ENV_PROXY' 2>/dev/null)" \
+	"http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:3128 localhost,127.0.0.1,::1 1"
+
+# 2. python urllib honours the variables.
+jexec --domain "$ALLOW" -- "$PY" -c "
+import urllib.request
+print(urllib.request.urlopen('http://reg.test:$PORT/file.txt').read().decode(), end='')"
+assert_eq "python urllib through the proxy" "$(jq -r .stdout < "$T/report.json")" \
+	"hello from the registry"
+
+# 3. HTTPS through CONNECT, end to end (the client checks the server's
+#    certificate against the test CA: no interception).
+if $TLS; then
+	# The sandbox sees the project, not $T.
+	cp "$T/ca.pem" "$P/test-ca.pem"
+	jexec --domain "private:reg.test:$TPORT" -- \
+	    curl -sS --cacert "$P/test-ca.pem" "https://reg.test:$TPORT/file.txt"
+	assert_eq "curl https through CONNECT" "$(jq -r .stdout+.stderr < "$T/report.json")" \
+		"hello from the registry"
+	NODE=$(PATH=/usr/local/bin:/usr/bin:/bin command -v node)
+	if [ -n "$NODE" ] && "$NODE" -e 'process.exit(typeof fetch == "function" && +process.versions.node.split(".")[0] >= 24 ? 0 : 1)'; then
+		jexec --domain "private:reg.test:$TPORT" \
+		    --env NODE_EXTRA_CA_CERTS="$P/test-ca.pem" -- "$NODE" -e "
+fetch('https://reg.test:$TPORT/file.txt').then(r => r.text()).then(t => process.stdout.write(t))"
+		assert_eq "node fetch https through the proxy" \
+		    "$(jq -r .stdout < "$T/report.json")" "hello from the registry"
+	else
+		skip "node fetch through the proxy" "node 24 or later not installed"
+	fi
+else
+	skip "https through CONNECT" "openssl cannot make a test CA here"
+	skip "node fetch through the proxy" "no test CA"
+fi
+
+# 4. A host no pattern allows: refused with the hint, never reached.
+: > "$T/requests"
+jexec --domain "$ALLOW" -- sh -c "curl -sS -p http://other.test:$PORT/file.txt; \
+	curl -sS http://other.test:$PORT/file.txt"
+assert_eq "unknown host: the refusal names it" \
+	"$(jfield '[.network.refused[] | .host] | unique')" '["other.test"]'
+assert_match "unknown host: the hint says how to allow it" \
+	"$(jfield '.network.refused[0].why')" \
+	"other.test:$PORT is not among the hosts.*--domain other.test:$PORT"
+assert_match "unknown host: the plain request gets the hint too" \
+	"$(jq -r .stdout < "$T/report.json")" "bwgate: other.test:$PORT is not among"
+ok_unless "unknown host: the server saw nothing" grep -q other.test "$T/requests"
+
+# 5. A name resolving to loopback without private: is refused.
+jexec --domain "reg.test:$PORT" -- curl -sS "http://reg.test:$PORT/file.txt"
+assert_match "loopback without private: refused, and why" \
+	"$(jfield '.network.refused[0].why')" \
+	"reg.test resolves to a loopback address; only a pattern written private:reg.test"
+assert_eq "loopback without private: no body" "$(jq -r .stdout < "$T/report.json")" \
+	"bwgate: $(jq -r '.network.refused[0].why' < "$T/report.json")"
+ok_unless "loopback without private: the server saw nothing" \
+	grep -q "reg.test:$PORT /file.txt" "$T/requests"
+jexec --domain "127.0.0.1:$PORT" -- env -u NO_PROXY -u no_proxy \
+    curl -sS "http://127.0.0.1:$PORT/file.txt"
+assert_match "a loopback address written out needs private: too" \
+	"$(jfield '.network.refused[0].why')" "resolves to a loopback address"
+
+# 6. A client that ignores the proxy goes nowhere, and is told why.
+jexec --domain "$ALLOW" -- "$PY" -c "
+import socket
+try:
+    socket.create_connection(('192.0.2.1', 80), 3)
+except OSError as e:
+    print('refused', e.errno)"
+assert_match "a direct connection fails" "$(jq -r .stdout < "$T/report.json")" \
+	'^refused'
+assert_match "and the hint names the proxy" \
+	"$(jfield '[.violations[] | select(.reason == "network") | .hint][0]')" \
+	'through the proxy http://127.0.0.1:3128'
+
+# 7. Only that sandbox reaches its proxy: while one runs, neither the host
+#    nor a sandbox without domains can connect to it, and a second sandbox
+#    with domains has its own proxy deciding by its own patterns.
+"$BWGATE" exec --quiet --project "$P" --domain "$ALLOW" \
+    --domain "private:other.test:$PORT" -- \
+    sh -c "touch $P/a-running; while [ ! -e $P/a-stop ]; do sleep 0.05; done" \
+    > /dev/null 2>&1 &
+A=$!
+wait_for 30 test -e "$P/a-running"
+ok_unless "the host cannot reach the proxy" \
+	"$PY" -c "import socket; socket.create_connection(('127.0.0.1', 3128), 2)"
+jexec -- "$PY" -c "
+import socket
+try:
+    socket.create_connection(('127.0.0.1', 3128), 2); print('reached')
+except OSError:
+    print('unreachable')"
+assert_eq "a sandbox without domains cannot reach it" \
+	"$(jq -r .stdout < "$T/report.json")" unreachable
+jexec --domain "$ALLOW" -- curl -sS "http://other.test:$PORT/file.txt"
+assert_eq "a second sandbox decides by its own patterns" \
+	"$(jfield '[.network.refused[] | .host]')" '["other.test"]'
+touch "$P/a-stop"
+wait "$A"
+rm -f "$P/a-running" "$P/a-stop"
+
+# 8. Groups and bad patterns.
+jexec --domain @npm --domain "$ALLOW" -- true
+assert_eq "@npm expands to the registry" \
+	"$(jfield '.sandbox.domains | index("registry.npmjs.org:443") != null')" true
+jexec --domain @nosuchgroup -- true
+assert_eq "an unknown group is refused" "$?" 125
+assert_match "naming it" "$(cat "$T/stderr")" "unknown group of hosts '@nosuchgroup'"
+for bad in 'exa mple.com' 'a.com:0' 'a.com:99999' '*' 'private:' 'http://a.com'; do
+	jexec --domain "$bad" -- true
+	assert_eq "bad pattern '$bad' refused" "$?" 125
+done
+
+# 8b. As an ordinary user, and as root for a user's project (the sandbox
+#     then runs as that user, whose user namespace the proxy enters).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	use_installed_copy
+	U=4242
+	Q="$T/userproj"
+	mkdir -p "$Q/.git" "$T/urun" "$T/uhome"
+	chown -R "$U:$U" "$Q" "$T/urun" "$T/uhome"
+	chmod 0700 "$T/urun"
+	chmod 0644 "$T/hosts"
+	if uid_reaches "$U" "$Q" && uid_reaches "$U" "$BWGATE"; then
+		out=$(cd "$Q" && setpriv --reuid=$U --regid=$U --clear-groups -- \
+		    env HOME="$T/uhome" XDG_RUNTIME_DIR="$T/urun" "$BWGATE" exec \
+		    --quiet --domain "$ALLOW" -- \
+		    curl -sS "http://reg.test:$PORT/file.txt" 2>&1)
+		assert_eq "an ordinary user's command reaches the host" "$out" \
+			"hello from the registry"
+		"$BWGATE" exec --json --project "$Q" --domain "$ALLOW" -- \
+		    curl -sS "http://reg.test:$PORT/file.txt" > "$T/report.json"
+		assert_eq "root for a user's project: as that user, through the proxy" \
+			"$(jq -r '"\(.sandbox.kernel_uid) \(.stdout)"' "$T/report.json")" \
+			"$U hello from the registry"
+	else
+		skip "an ordinary user's command" "uid $U cannot reach the test's directory"
+		skip "root for a user's project" "uid $U cannot reach the test's directory"
+	fi
+else
+	skip "an ordinary user's command" "needs root (to become another user)"
+	skip "root for a user's project" "needs root"
+fi
+
+# 9. Where the proxy cannot be set up, the command does not run.
+BWGATE_NETLISTEN=/bin/false jexec --domain "$ALLOW" -- touch "$P/ran"
+assert_eq "no proxy: refused (125)" "$?" 125
+assert_match "no proxy: the error says why" "$(jfield .error)" \
+	'no network for the named hosts'
+ok_unless "no proxy: the command never ran" test -e "$P/ran"
+
+done_testing

@@ -1,0 +1,60 @@
+#!/bin/bash
+# ui-net: a request with named hosts whose command reaches for another
+# host is held while the terminal console asks (issue 28): the queue row
+# says "wants HOST:PORT", a allows it once, d denies it, and the client
+# gets what was decided.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/ui-lib.sh"
+
+P=$(new_project)
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+if [ -z "$PY" ] || ! command -v curl >/dev/null || ! command -v jq >/dev/null; then
+	skip "host questions in the terminal" "python3, curl or jq not installed"
+	done_testing; exit
+fi
+mkdir -p "$T/www"
+echo "hello from the registry" > "$T/www/file.txt"
+(cd "$T/www" && exec "$PY" -c '
+import http.server, os
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open("../port.tmp", "w").write(str(s.server_address[1]))
+os.rename("../port.tmp", "../port")
+s.serve_forever()') &
+SRV=$!
+wait_for 20 test -e "$T/port"
+PORT=$(cat "$T/port")
+printf '127.0.0.1 reg.test other.test\n' > "$T/hosts"
+ALLOW="private:reg.test:$PORT"
+
+UI_ENV="BWGATE_NET_HOSTS=$T/hosts" ui_start 160 45 ||
+    { kill "$SRV"; done_testing; exit 1; }
+TEARDOWN="$TEARDOWN; kill $SRV 2>/dev/null"
+
+agent one --json --domain "$ALLOW" -- curl -sS "http://other.test:$PORT/file.txt"
+check_screen "the request asks for its hosts" 10 '^! +1 .*curl.* pending'
+keys a a
+check_screen "the new host is a question on the row" 20 \
+	"^! +1 .*curl.* wants other"
+check_screen "the detail names it" 10 "^state wants other\.test:$PORT"
+ok_unless "the client waits" test -s "$T/one.rc"
+keys a
+check_screen "a: allowed once" 10 "#1: allowed once other\.test:$PORT"
+wait_agent 20 one
+assert_eq "the held connection went through" "$(jq -r .stdout "$T/one.out")" \
+	"hello from the registry"
+
+agent two --json --domain "$ALLOW" -- curl -sS "http://other.test:$PORT/file.txt"
+check_screen "second request pending" 10 '^! +2 .*curl.* pending'
+keys a a
+check_screen "asked again (a new run)" 20 "^state wants other\.test:$PORT"
+keys d
+check_screen "d: denied" 10 "#2: denied other\.test:$PORT"
+wait_agent 20 two
+assert_match "the client is told who denied and how to allow it" \
+	"$(jq -r .stdout "$T/two.out")" \
+	"other.test:$PORT is not among.*denied by terminal.*--domain other.test:$PORT"
+check_screen "the report pane tells the network story" 10 \
+	"refused host 'other\.test:$PORT'"
+done_testing
