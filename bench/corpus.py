@@ -13,8 +13,11 @@ figures are printed:
     profile other than project/readonly (target <= 2 %);
   - the largest classes of what still asks, by reason prefix.
 
+The authors' project paths (tests/corpus/roots.json) are replaced by the
+scratch project's, unless --verbatim.
+
 Usage: corpus.py [--bwgate PATH] [--corpus FILE] [--jobs N] [--list CLASS]
-                 [--enforce]
+                 [--enforce] [--dump FILE] [--verbatim]
 --enforce exits 1 when a target is missed (an allowed command outside
 readonly always fails the run).
 """
@@ -92,17 +95,39 @@ def main():
     ap.add_argument('--list', default=None, help='print the commands of a class')
     ap.add_argument('--top', type=int, default=15)
     ap.add_argument('--enforce', action='store_true')
+    ap.add_argument('--verbatim', action='store_true',
+                    help='keep the authors\' project paths (see tests/corpus/roots.json)')
+    ap.add_argument('--dump', default=None, help='write every verdict as JSON lines')
     a = ap.parse_args()
 
     rows = [json.loads(l) for l in open(a.corpus, encoding='utf-8') if l.strip()]
+    roots = {}
+    rootfile = os.path.join(os.path.dirname(a.corpus), 'roots.json')
+    if not a.verbatim and os.path.exists(rootfile):
+        roots = json.load(open(rootfile, encoding='utf-8'))['roots']
     tmp, project = scratch_project()
+
+    def run(r):
+        cmd, root = r['command'], roots.get(r['source'].split(':')[0])
+        if root:
+            # The author's project was the agent's working directory.
+            cmd = re.sub(re.escape(root) + r'(?=$|[/\s"\'&;|)])',
+                         lambda m: project, cmd)
+        return classify(a.bwgate, project, cmd)
     try:
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-            verdicts = list(ex.map(lambda r: classify(a.bwgate, project, r['command']), rows))
+            verdicts = list(ex.map(run, rows))
     finally:
         shutil.rmtree(tmp)
 
     n = len(rows)
+    if a.dump:
+        with open(a.dump, 'w', encoding='utf-8') as fh:
+            for r, v in zip(rows, verdicts):
+                v.pop('bwrap_argv', None)
+                fh.write(json.dumps({'command': r['command'], 'class': reason_class(v),
+                                     'operator': reaches_operator(v), 'v': v},
+                                    ensure_ascii=False) + '\n')
     allowed = [v for v in verdicts if v.get('verdict') == 'allow']
     wrong = [(r, v) for r, v in zip(rows, verdicts)
              if v.get('verdict') == 'allow' and v.get('profile') != 'readonly']
