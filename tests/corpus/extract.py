@@ -126,7 +126,9 @@ def main():
                                  capture_output=True)
             if got.returncode != 0:  # absent from the snapshot
                 continue
-            text = got.stdout.decode('utf-8', 'replace')
+            # Transcripts saved on Windows end lines with CR LF: the
+            # commands in them did not.
+            text = got.stdout.decode('utf-8', 'replace').replace('\r\n', '\n')
             found = automaker_commands(text) if path.startswith('.automaker/') \
                 else commands_in(text)
             for harness, cmd in found:
