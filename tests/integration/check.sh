@@ -194,4 +194,24 @@ assert_eq "no command is a usage error" "$?" 125
 check -- ''
 assert_eq "empty command asks" "$RC" 1
 
+# cd into the project's own directory, then git (issue 30: agents send
+# 'cd /home/me/proj && git status'): git reaches the project's repository.
+# Any other directory, or a second cd, may hold another repository.
+PR=$(cd "$P" && pwd -P)
+mkdir -p "$P/sub"
+check --json -- "cd $PR && git status"
+assert_eq "cd PROJECT && git status allowed" "$(jq -r .verdict <<<"$OUT")" allow
+assert_eq "cd PROJECT && git status readonly" "$(jq -r .profile <<<"$OUT")" readonly
+check --json -- "cd '$PR' && git log --oneline -5"
+assert_eq "quoted project directory allowed" "$(jq -r .verdict <<<"$OUT")" allow
+for c in "cd $PR/sub && git status" "cd $PR && cd sub && git status" \
+	"cd $PR/.. && git status" "cd ${PR}x && git status" \
+	"cd $PR/ && git status" "cd $PR* && git status" \
+	"cd \"\$HOME\" && git status" "cd $PR && git -C /tmp status" \
+	"pushd $PR && git status" "cd $PR && git commit -m x"; do
+	check --json -- "$c"
+	assert_eq "asks: $c" "$(jq -r .verdict <<<"$OUT")" ask
+done
+rmdir "$P/sub"
+
 done_testing
