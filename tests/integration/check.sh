@@ -214,4 +214,24 @@ for c in "cd $PR/sub && git status" "cd $PR && cd sub && git status" \
 done
 rmdir "$P/sub"
 
+# Commands the project sandbox cannot serve, found in real agent sessions
+# (issue 30, tests/corpus): a container daemon, a database server, a hosted
+# service. They need more than the project profile; reading their files
+# does not.
+for c in "docker ps" "docker-compose up -d" "bash -lc 'docker exec db ls'" \
+	"kubectl get pods" ; do
+	check --json -- "$c"
+	assert_eq "needs container-daemon: $c" "$(jq -r .needs.id <<<"$OUT")" container-daemon
+done
+for c in "psql -h localhost -c 'select 1'" "redis-cli KEYS '*' | head"; do
+	check --json -- "$c"
+	assert_eq "needs database-client: $c" "$(jq -r .needs.id <<<"$OUT")" database-client
+done
+check --json -- "gh pr view 12"
+assert_eq "gh needs the network" "$(jq -r .needs.id <<<"$OUT")" cloud-cli
+for c in "cat docker-compose.yml" "grep -r psql src" "ls .github"; do
+	check --json -- "$c"
+	assert_eq "needs nothing more: $c" "$(jq -r '.needs.id // "none"' <<<"$OUT")" none
+done
+
 done_testing
