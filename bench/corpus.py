@@ -149,6 +149,13 @@ def main():
               share_op, len(operator),
               sum(1 for _, v in operator if v.get('verdict') == 'deny'),
               sum(1 for _, v in operator if v.get('verdict') == 'danger')))
+    for h, _ in harness.most_common():
+        idx = [i for i, r in enumerate(rows) if r.get('harness', '?') == h]
+        print('  %-12s %5d commands: allowed at once %5.1f %%, reaching the '
+              'operator in sandboxed mode %5.1f %%' % (
+                  h, len(idx),
+                  100.0 * sum(verdicts[i].get('verdict') == 'allow' for i in idx) / len(idx),
+                  100.0 * sum(reaches_operator(verdicts[i]) for i in idx) / len(idx)))
     for name, group in (('asks in the default mode', asks),
                         ('reaching the operator in sandboxed mode', operator)):
         classes = collections.Counter(reason_class(v) for _, v in group)
