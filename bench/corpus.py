@@ -22,14 +22,14 @@ Usage: corpus.py [--bwgate PATH] [--corpus FILE] [--jobs N] [--list CLASS]
 readonly always fails the run).
 """
 import argparse, collections, concurrent.futures, json, os, re, shutil
-import subprocess, sys, tempfile
+import signal, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 
 
 def scratch_project():
-    d = tempfile.mkdtemp(prefix='bwgate-corpus-')
+    d = tempfile.mkdtemp(prefix='corpus-bench-')
     p = os.path.join(d, 'project')
     for sub in ('src', 'tests', 'docs', 'scripts', 'lib', 'app'):
         os.makedirs(os.path.join(p, sub))
@@ -179,4 +179,6 @@ def main():
 
 
 if __name__ == '__main__':
+    # Killed, it still removes its scratch project.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
