@@ -50,3 +50,8 @@ noinst_PROGRAMS += bench/bench-parse
 bench_bench_parse_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 bench_bench_parse_LDADD = $(CORE_LIBS)
 EXTRA_DIST += %D%/bench-parse.sh
+
+# Real agent commands (tests/corpus) through the allowlist: the share allowed
+# at once and the share that reaches the operator in sandboxed mode (run by
+# bench/run; 'python3 bench/corpus.py --list CLASS' prints a class).
+EXTRA_DIST += %D%/bench-corpus.sh %D%/corpus.py

@@ -13,9 +13,54 @@ static const char *const agentshape_shells[] = {
 	"bash", "sh", "dash", "zsh", NULL
 };
 
-/* Characters zsh expands unlike bash (globs with qualifiers, =cmd,
-   parameter flags, history): a zsh string with any is not read through. */
-#define ZSH_SPECIAL	"$`*?[]()~=^#{}!<>"
+/* Characters zsh expands unlike bash where they stand unquoted (glob
+   qualifiers and numeric ranges, =cmd, ~ forms, parameter flags and
+   subscripts, history, brace forms); in double quotes only $ and ` differ
+   (the parameter flags, the subscripts), and nothing in single quotes. A
+   zsh string with any of them is not read through. Unquoted glob
+   characters (* ? [ ]) stay: zsh matches the same names or fails the
+   command (NOMATCH) where bash would pass the word on. */
+#define ZSH_UNQUOTED	"$`()~^#{}!<"
+#define ZSH_DQUOTED	"$`"
+
+/* Does text mean to zsh what it means to bash? */
+static bool
+agentshape_zsh_plain(const char *text)
+{
+	bool	 word_start = true;
+
+	for (const char *p = text; *p != '\0'; p++) {
+		if (*p == '\'') {
+			if ((p = strchr(p + 1, '\'')) == NULL)
+				return false;
+			word_start = false;
+			continue;
+		}
+		if (*p == '"') {
+			for (p++; *p != '"'; p++) {
+				if (*p == '\0' || strchr(ZSH_DQUOTED, *p))
+					return false;
+				if (*p == '\\' && *++p == '\0')
+					return false;
+			}
+			word_start = false;
+			continue;
+		}
+		if (*p == '\\') {
+			if (*++p == '\0' || *p == '\n')
+				return false;
+			word_start = false;
+			continue;
+		}
+		if (strchr(ZSH_UNQUOTED, *p) != NULL)
+			return false;
+		/* =cmd at the start of a word is the path of cmd. */
+		if (*p == '=' && word_start)
+			return false;
+		word_start = strchr(" \t\n;&|>", *p) != NULL;
+	}
+	return true;
+}
 
 /* The shell's name if w is one: a plain name or one in a system
    directory. */
@@ -106,7 +151,7 @@ agentshape_shell_string(const struct sh_script *s, const char **shell)
 	if (!c || i != cmd->nwords - 1)
 		return NULL;
 	text = cmd->words[i].text;
-	if (strcmp(sh, "zsh") == 0 && strpbrk(text, ZSH_SPECIAL) != NULL)
+	if (strcmp(sh, "zsh") == 0 && !agentshape_zsh_plain(text))
 		return NULL;
 	*shell = sh;
 	return text;

@@ -29,6 +29,8 @@ struct allowlist {
 	struct layer	 layers[5];
 	size_t		 nlayers;
 	char		*project_error;	/* why the project file was refused */
+	char		*project;	/* the project's directory as loaded
+					   (canonical), or NULL */
 	struct danger	*danger;	/* the danger table (danger.h) */
 	struct danger	*needs;		/* the needs table: the same form,
 					   share/bwgate/needs.json */

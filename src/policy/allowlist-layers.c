@@ -345,6 +345,7 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 			goto fail;
 	}
 	if (project != NULL) {
+		al->project = xstrdup(project);
 		if ((file = allowlist_user_project_file(project, cause)) ==
 		    NULL)
 			goto fail;
@@ -456,6 +457,7 @@ allowlist_free(struct allowlist *al)
 	danger_free(al->danger);
 	danger_free(al->needs);
 	free(al->project_error);
+	free(al->project);
 	free(al);
 }
 

@@ -639,6 +639,22 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	allowlist_classify_depth(al, only, text, c, 0);
 }
 
+/* Is the command 'cd PROJECT', the project's own directory as a literal
+   word, no more? After it git reaches the project's repository, as it
+   would where the agent runs (cd /home/me/proj && git status). */
+static bool
+allowlist_cd_project(const struct allowlist *al, const struct cmdview *cv)
+{
+	const struct sh_cmd *cmd = cv->cmd;
+
+	return al->project != NULL && strcmp(cv->name, "cd") == 0 &&
+	    cmd->nwords == 2 && cmd->nredirs == 0 && cmd->nassigns == 0 &&
+	    SH_WORD_LITERAL(&cmd->words[1]) &&
+	    (cmd->words[1].flags & SH_W_GLOB) == 0 &&
+	    strcmp(cmd->words[1].text, al->project) == 0 &&
+	    strcmp(cmd->words[0].text, "cd") == 0;
+}
+
 static void
 allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
     const char *text, struct classification *c, int depth)
@@ -680,7 +696,8 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_init(&cvs[i], &s.cmds[i]);
-		if (cmdview_changes_dir(&cvs[i]))
+		if (cmdview_changes_dir(&cvs[i]) &&
+		    !allowlist_cd_project(al, &cvs[i]))
 			dirchange = true;
 	}
 	for (i = 0; i < s.ncmds; i++) {

@@ -194,4 +194,44 @@ assert_eq "no command is a usage error" "$?" 125
 check -- ''
 assert_eq "empty command asks" "$RC" 1
 
+# cd into the project's own directory, then git (issue 30: agents send
+# 'cd /home/me/proj && git status'): git reaches the project's repository.
+# Any other directory, or a second cd, may hold another repository.
+PR=$(cd "$P" && pwd -P)
+mkdir -p "$P/sub"
+check --json -- "cd $PR && git status"
+assert_eq "cd PROJECT && git status allowed" "$(jq -r .verdict <<<"$OUT")" allow
+assert_eq "cd PROJECT && git status readonly" "$(jq -r .profile <<<"$OUT")" readonly
+check --json -- "cd '$PR' && git log --oneline -5"
+assert_eq "quoted project directory allowed" "$(jq -r .verdict <<<"$OUT")" allow
+for c in "cd $PR/sub && git status" "cd $PR && cd sub && git status" \
+	"cd $PR/.. && git status" "cd ${PR}x && git status" \
+	"cd $PR/ && git status" "cd $PR* && git status" \
+	"cd \"\$HOME\" && git status" "cd $PR && git -C /tmp status" \
+	"pushd $PR && git status" "cd $PR && git commit -m x"; do
+	check --json -- "$c"
+	assert_eq "asks: $c" "$(jq -r .verdict <<<"$OUT")" ask
+done
+rmdir "$P/sub"
+
+# Commands the project sandbox cannot serve, found in real agent sessions
+# (issue 30, tests/corpus): a container daemon, a database server, a hosted
+# service. They need more than the project profile; reading their files
+# does not.
+for c in "docker ps" "docker-compose up -d" "bash -lc 'docker exec db ls'" \
+	"kubectl get pods" ; do
+	check --json -- "$c"
+	assert_eq "needs container-daemon: $c" "$(jq -r .needs.id <<<"$OUT")" container-daemon
+done
+for c in "psql -h localhost -c 'select 1'" "redis-cli KEYS '*' | head"; do
+	check --json -- "$c"
+	assert_eq "needs database-client: $c" "$(jq -r .needs.id <<<"$OUT")" database-client
+done
+check --json -- "gh pr view 12"
+assert_eq "gh needs the network" "$(jq -r .needs.id <<<"$OUT")" cloud-cli
+for c in "cat docker-compose.yml" "grep -r psql src" "ls .github"; do
+	check --json -- "$c"
+	assert_eq "needs nothing more: $c" "$(jq -r '.needs.id // "none"' <<<"$OUT")" none
+done
+
 done_testing

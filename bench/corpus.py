@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""corpus.py: how real agent commands fare (issue 30, "measure on real
+commands").  Every command of tests/corpus/commands.jsonl is classified by
+'bwgate check --json' in a scratch project this script makes, and the
+figures are printed:
+
+  - allowed at once in the default mode: verdict allow (target >= 93 %);
+    every allowed command must run in the readonly profile (no write, no
+    network), or the run fails;
+  - reaching the operator in sandboxed mode (--auto-sandboxed), as
+    request_fits_project in src/console/console-request.c decides: deny,
+    danger, an ask with a "needs" object, with network, with a rule, or a
+    profile other than project/readonly (target <= 2 %);
+  - the largest classes of what still asks, by reason prefix.
+
+The authors' project paths (tests/corpus/roots.json) are replaced by the
+scratch project's, unless --verbatim.
+
+Usage: corpus.py [--bwgate PATH] [--corpus FILE] [--jobs N] [--list CLASS]
+                 [--enforce] [--dump FILE] [--verbatim]
+--enforce exits 1 when a target is missed (an allowed command outside
+readonly always fails the run).
+"""
+import argparse, collections, concurrent.futures, json, os, re, shutil
+import signal, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+
+
+def scratch_project():
+    d = tempfile.mkdtemp(prefix='corpus-bench-')
+    p = os.path.join(d, 'project')
+    for sub in ('src', 'tests', 'docs', 'scripts', 'lib', 'app'):
+        os.makedirs(os.path.join(p, sub))
+    for f in ('README.md', 'package.json', 'src/main.py', 'tests/test_main.py'):
+        with open(os.path.join(p, f), 'w') as fh:
+            fh.write('\n')
+    subprocess.run(['git', 'init', '-q', p], check=True)
+    return d, p
+
+
+def classify(bwgate, project, cmd):
+    r = subprocess.run([bwgate, 'check', '--json', '--project', project,
+                        '--', cmd], cwd=project, capture_output=True)
+    try:
+        out = r.stdout.decode('utf-8')
+    except UnicodeDecodeError:
+        out = None
+    try:
+        v = json.loads(out if out is not None else r.stdout.decode('utf-8', 'replace'))
+    except ValueError:
+        return {'verdict': 'error', 'reason': 'bwgate check failed: ' +
+                (r.stderr.decode('utf-8', 'replace').strip().splitlines() or ['?'])[-1]}
+    if out is None:
+        v['invalid_utf8'] = True
+    return v
+
+
+def reaches_operator(v):
+    """Mirror of request_fits_project: True when sandboxed mode asks."""
+    verdict = v.get('verdict')
+    if verdict not in ('ask', 'allow'):
+        return True
+    if v.get('needs') or v.get('network') or v.get('mounts'):
+        return True
+    if verdict == 'ask' and v.get('rule'):
+        return True
+    return (v.get('profile') or 'project') not in ('project', 'readonly')
+
+
+def reason_class(v):
+    """A short class for a verdict's reason, to group what still asks."""
+    reason = v.get('reason') or ''
+    if v.get('needs'):
+        return 'needs ' + v['needs'].get('id', '?')
+    if v.get('verdict') == 'danger' and v.get('danger'):
+        return 'danger ' + v['danger'].get('id', '?')
+    reason = re.sub(r"^(bash|sh|zsh) -c: ", '', reason)
+    m = re.match(r"no rule allows '([^']*)'", reason)
+    if m:
+        return "no rule allows '%s'" % m.group(1)
+    m = re.match(r"([\w.+-]+): ", reason)
+    if m:
+        rest = reason[m.end():]
+        return m.group(1) + ': ' + re.split(r"[('\"]", rest, 1)[0][:48].strip()
+    return re.split(r"[('\"]", reason, 1)[0][:60].strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--bwgate', default=os.environ.get('BWGATE', os.path.join(SRC, '_build', 'bwgate')))
+    ap.add_argument('--corpus', default=os.path.join(SRC, 'tests', 'corpus', 'commands.jsonl'))
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--list', default=None, help='print the commands of a class')
+    ap.add_argument('--top', type=int, default=15)
+    ap.add_argument('--enforce', action='store_true')
+    ap.add_argument('--verbatim', action='store_true',
+                    help='keep the authors\' project paths (see tests/corpus/roots.json)')
+    ap.add_argument('--dump', default=None, help='write every verdict as JSON lines')
+    a = ap.parse_args()
+
+    rows = [json.loads(l) for l in open(a.corpus, encoding='utf-8') if l.strip()]
+    roots = {}
+    rootfile = os.path.join(os.path.dirname(a.corpus), 'roots.json')
+    if not a.verbatim and os.path.exists(rootfile):
+        roots = json.load(open(rootfile, encoding='utf-8'))['roots']
+    tmp, project = scratch_project()
+
+    def run(r):
+        cmd, root = r['command'], roots.get(r['source'].split(':')[0])
+        if root:
+            # The author's project was the agent's working directory.
+            cmd = re.sub(re.escape(root) + r'(?=$|[/\s"\'&;|)])',
+                         lambda m: project, cmd)
+        return classify(a.bwgate, project, cmd)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+            verdicts = list(ex.map(run, rows))
+    finally:
+        shutil.rmtree(tmp)
+
+    n = len(rows)
+    if a.dump:
+        with open(a.dump, 'w', encoding='utf-8') as fh:
+            for r, v in zip(rows, verdicts):
+                v.pop('bwrap_argv', None)
+                fh.write(json.dumps({'command': r['command'], 'class': reason_class(v),
+                                     'operator': reaches_operator(v), 'v': v},
+                                    ensure_ascii=False) + '\n')
+    allowed = [v for v in verdicts if v.get('verdict') == 'allow']
+    wrong = [(r, v) for r, v in zip(rows, verdicts)
+             if v.get('verdict') == 'allow' and v.get('profile') != 'readonly']
+    operator = [(r, v) for r, v in zip(rows, verdicts) if reaches_operator(v)]
+    asks = [(r, v) for r, v in zip(rows, verdicts) if v.get('verdict') != 'allow']
+    counts = collections.Counter(v.get('verdict') for v in verdicts)
+
+    sources = collections.Counter(r['source'].split(':')[0] for r in rows)
+    harness = collections.Counter(r.get('harness', '?') for r in rows)
+    print('corpus: %d distinct commands from %d repositories (%s)' % (
+        n, len(sources), ', '.join('%s %d' % kv for kv in harness.most_common())))
+    print('verdicts: ' + ', '.join('%s %d' % kv for kv in counts.most_common()))
+    share_allow = 100.0 * len(allowed) / n
+    share_op = 100.0 * len(operator) / n
+    print('default mode: allowed at once %.1f %% (target >= 93 %%); '
+          'allowed outside readonly: %d' % (share_allow, len(wrong)))
+    print('sandboxed mode: reaching the operator %.1f %% (target <= 2 %%): '
+          '%d commands, of which deny %d, danger %d' % (
+              share_op, len(operator),
+              sum(1 for _, v in operator if v.get('verdict') == 'deny'),
+              sum(1 for _, v in operator if v.get('verdict') == 'danger')))
+    for h, _ in harness.most_common():
+        idx = [i for i, r in enumerate(rows) if r.get('harness', '?') == h]
+        print('  %-12s %5d commands: allowed at once %5.1f %%, reaching the '
+              'operator in sandboxed mode %5.1f %%' % (
+                  h, len(idx),
+                  100.0 * sum(verdicts[i].get('verdict') == 'allow' for i in idx) / len(idx),
+                  100.0 * sum(reaches_operator(verdicts[i]) for i in idx) / len(idx)))
+    for name, group in (('asks in the default mode', asks),
+                        ('reaching the operator in sandboxed mode', operator)):
+        classes = collections.Counter(reason_class(v) for _, v in group)
+        print('top classes of %s:' % name)
+        for cls, k in classes.most_common(a.top):
+            print('  %5d  %4.1f %%  %s' % (k, 100.0 * k / n, cls))
+    bad = [r for r, v in zip(rows, verdicts) if v.get('invalid_utf8')]
+    if bad:
+        print('bwgate check printed invalid UTF-8 for %d commands, e.g. %s' % (
+            len(bad), json.dumps(bad[0]['command'][:80], ensure_ascii=False)))
+    for r, v in wrong:
+        print('WRONG: allowed outside readonly (%s): %s' % (v.get('profile'), r['command']))
+    if a.list:
+        for r, v in zip(rows, verdicts):
+            if v.get('verdict') != 'allow' and reason_class(v) == a.list:
+                print(json.dumps(r['command']))
+    failed = bool(wrong)
+    if a.enforce and (share_allow < 93.0 or share_op > 2.0):
+        failed = True
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    # Killed, it still removes its scratch project.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sys.exit(main())
