@@ -221,6 +221,7 @@ CONTAIN_TESTS = \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \
 	%D%/integration/contain-door.sh \
+	%D%/integration/contain-bindrace.sh \
 	%D%/integration/contain-gitwatch.sh
 TESTS += $(CONTAIN_TESTS)
 EXTRA_DIST += $(CONTAIN_TESTS)

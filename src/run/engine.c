@@ -531,6 +531,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	/* What the mounts cannot stop (a new .git): removed, reported. */
 	sandbox_sweep(&sb, pol.project, &r->warnings, &swept);
 	engine_exit_status(&e);
+	/* Its mounts were not what bwgate opened: it never ran. */
+	if (observe_raced(e.obs) != NULL) {
+		engine_fail(r, xstrdup(observe_raced(e.obs)));
+		r->started = false;
+	}
 	if (r->killed_by == NULL)
 		r->killed_by = limiter_verdict(e.lim, r->signal);
 	if (r->killed_by != NULL)

@@ -375,6 +375,18 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
+	/* The first notification comes before the command runs (its execve
+	   is one): are the mounts what bwgate opened? */
+	if (!obs->mounts_checked && sb != NULL) {
+		obs->mounts_checked = true;
+		if (!observe_root(obs, n))
+			obs->raced = xstrdup("cannot look at the sandbox's "
+			    "mounts before the command runs; refusing to run");
+		else if (sandbox_verify(sb, obs->rootfd, &obs->raced) != 0)
+			LOG("%s", obs->raced);
+	}
+	if (obs->raced != NULL)
+		return;
 	if (c->how == HOW_EXEC) {
 		/* The sandbox's root, once known, is every caller's (no
 		   namespace of their own without user namespaces; chroot

@@ -38,6 +38,9 @@ struct observer {
 	char			*status;
 	ino_t			 mntns;		/* the sandbox's mount ns */
 	int			 rootfd;	/* its root, O_PATH */
+	bool			 mounts_checked; /* sandbox_verify done */
+	char			*raced;		/* why the mounts are not what
+						   was opened: nothing runs */
 	unsigned long		 count;
 	struct seccomp_notif	*req;
 	struct seccomp_notif_resp *resp;

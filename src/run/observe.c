@@ -181,6 +181,12 @@ observe_exact(const struct observer *obs)
 }
 
 const char *
+observe_raced(const struct observer *obs)
+{
+	return obs != NULL ? obs->raced : NULL;
+}
+
+const char *
 observe_status(const struct observer *obs)
 {
 	return obs != NULL ? obs->status : "no observer";
@@ -447,6 +453,12 @@ observe_serve(struct observer *obs, const struct sandbox *sb,
 			memset(obs->resp, 0, obs->resp_size);
 			obs->resp->id = obs->req->id;
 			obs->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			/* Mounts not what was opened: nothing it tries,
+			   its execve first, may happen. */
+			if (obs->raced != NULL) {
+				obs->resp->flags = 0;
+				obs->resp->error = -EACCES;
+			}
 			/* ENOENT: the task died meanwhile; nothing to do. */
 			ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_SEND,
 			    obs->resp);
@@ -542,6 +554,7 @@ observe_free(struct observer *obs)
 	if (obs == NULL)
 		return;
 	observe_finish(obs);
+	free(obs->raced);
 	free(obs->req);
 	free(obs->resp);
 	free(obs->status);

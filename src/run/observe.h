@@ -100,6 +100,9 @@ void		 observe_free(struct observer *);
 bool		 observe_exact(const struct observer *);
 /* "exact", or why not ("disabled", "seccomp_load: Invalid argument"). */
 const char	*observe_status(const struct observer *);
+/* Why the sandbox's mounts were not what bwgate opened (the command was
+   kept from running), or NULL. */
+const char	*observe_raced(const struct observer *);
 /* Notifications handled so far. */
 unsigned long	 observe_count(const struct observer *);
 

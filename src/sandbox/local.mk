@@ -5,7 +5,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_SOURCES = \
 	%D%/sandbox.c %D%/sandbox.h %D%/sandbox-int.h \
 	%D%/sandbox-project.c %D%/sandbox-env.c %D%/sandbox-proc.c \
-	%D%/sandbox-user.c %D%/sandbox-reach.c \
+	%D%/sandbox-user.c %D%/sandbox-reach.c %D%/sandbox-verify.c \
 	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
 	%D%/placeholder.c %D%/placeholder.h \

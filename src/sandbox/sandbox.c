@@ -259,8 +259,30 @@ build_mount(struct build *b, enum mount_kind kind, const char *path,
 
 	sb->mounts = xreallocarray(sb->mounts, sb->nmounts + 1,
 	    sizeof *sb->mounts);
-	sb->mounts[sb->nmounts++] = (struct sandbox_mount){ kind,
-	    xstrdup(path), xstrdup(why) };
+	sb->mounts[sb->nmounts++] = (struct sandbox_mount){ .kind = kind,
+	    .path = xstrdup(path), .why = xstrdup(why) };
+}
+
+/*
+ * The identity of the last mount's source, by its descriptor. bwrap 0.8
+ * turns a --bind-fd source back into a path (realpath of /proc/self/fd/N)
+ * and mounts by that path later, and resolves the destination through
+ * whatever is there then: a second sandbox that swaps a directory of the
+ * project for a link in between redirects the mount. The identity lets
+ * the observer check, before the command runs, that what is mounted at
+ * each place is what was opened (sandbox_verify).
+ */
+static void
+build_mount_id(struct build *b, int fd)
+{
+	struct sandbox_mount	*m = &b->sb->mounts[b->sb->nmounts - 1];
+	struct stat		 st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		m->has_id = true;
+		m->dev = st.st_dev;
+		m->ino = st.st_ino;
+	}
 }
 
 /* Reserve the next descriptor number for fd (-1 in dry runs). */
@@ -306,6 +328,7 @@ build_bind_fd(struct build *b, const char *path, bool writable,
 	snprintf(num, sizeof num, "%d", n);
 	add3(b, writable ? "--bind-fd" : "--ro-bind-fd", num, path);
 	build_mount(b, kind, path, why);
+	build_mount_id(b, fd);
 	return 0;
 }
 
@@ -343,6 +366,7 @@ build_bind_rel(struct build *b, const char *rel, bool writable,
 	snprintf(num, sizeof num, "%d", n);
 	add3(b, writable ? "--bind-fd" : "--ro-bind-fd", num, abs);
 	build_mount(b, kind, abs, why);
+	build_mount_id(b, fd);
 	return 0;
 }
 

@@ -87,6 +87,9 @@ struct sandbox_mount {
 	enum mount_kind	 kind;
 	char		*path;		/* path inside the sandbox */
 	char		*why;		/* short reason for people */
+	bool		 has_id;	/* mounted from a descriptor: */
+	dev_t		 dev;		/* what it was opened as, to check */
+	ino_t		 ino;		/* it landed there (sandbox_verify) */
 };
 
 /* The why of the private, empty home: a write there works inside and is
@@ -158,6 +161,10 @@ void	 sandbox_policy_release(struct sandbox_policy *);
 int	 sandbox_policy_set_dirs(struct sandbox_policy *, const char *project,
 	    const char *cwd, char **cause);
 
+/* Is every mount made from a descriptor where it was put, and what was
+   opened? rootfd: the sandbox's root (/proc/PID/root). -1 with cause.
+   (sandbox-verify.c) */
+int	 sandbox_verify(const struct sandbox *, int rootfd, char **cause);
 int	 sandbox_build(const struct sandbox_policy *, const struct probe *,
 	    int flags, struct sandbox *, char **cause);
 /*
