@@ -123,7 +123,7 @@ ok_unless "tmux did not run the #() command on the host" \
 cat > "$T/agent.sh" <<SH
 #!/bin/sh
 unset XDG_RUNTIME_DIR
-cd '$H' && '$BWGATE' run -- sh -c 'echo via-tmux' > '$T/tagent.out' 2>&1
+cd '$H' && '$BWGATE' run -- sh -c 'echo via-tmux | tee via-tmux.txt' > '$T/tagent.out' 2>&1
 echo \$? > '$T/tagent.rc'
 exec sleep 3600
 SH
