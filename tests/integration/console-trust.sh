@@ -131,12 +131,17 @@ chmod 1777 "$XR"
 "${AS_OTHER[@]}" mkdir -m 0755 "$XR/d"
 fake "$XR/d" "$L/race.log" "${AS_OTHER[@]}"
 ok_if "(the other user's listener is in place)" test -S "$XR/d/$SOCKNAME"
-"${AS_OTHER[@]}" sh -c "cd '$XR' && while :; do mv d bwgate 2>/dev/null; mv bwgate d 2>/dev/null; done" &
-FPIDS="$FPIDS $!"
+# (The loop stops at a file of ours, and is waited for: a signal to the
+# wrapper that runs it as the other user may not reach the loop itself,
+# which then keeps moving the directory under the probe below.)
+"${AS_OTHER[@]}" sh -c "cd '$XR' && while [ ! -e '$T/stop-swap' ]; do mv d bwgate 2>/dev/null; mv bwgate d 2>/dev/null; done; echo stopped > '$L/swap.done'" &
+SWAPPER=$!
 for i in $(seq 1 100); do
 	XDG_RUNTIME_DIR="$XR" "$BWGATE" run -- echo "secret-$i" > /dev/null 2>&1
 done
-kill -TERM $! 2>/dev/null; wait $! 2>/dev/null
+: > "$T/stop-swap"
+wait_for 20 test -e "$L/swap.done"
+wait "$SWAPPER" 2>/dev/null
 [ -d "$XR/d" ] || mv "$XR/bwgate" "$XR/d"
 ok_if "race: 100 requests while the directory is swapped, none reached it" \
     probe_first "$XR/d" "$L/race.log"
