@@ -236,6 +236,7 @@ EXTRA_DIST += %D%/integration/console-trust.sh
 CONSOLE_TESTS = \
 	%D%/integration/console-basic.sh \
 	%D%/integration/console-sandboxed.sh \
+	%D%/integration/console-who.sh \
 	%D%/integration/rules-suggest.sh \
 	%D%/integration/console-audit.sh \
 	%D%/integration/console-badinput.sh \

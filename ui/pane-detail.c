@@ -153,6 +153,8 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	detail_kv(t, detail_verdict_color(r->verdict), "verdict", s, w);
 	free(s);
 	detail_kv(t, UC_NORMAL, "reason", r->reason, w);
+	if (r->description != NULL)
+		detail_kv(t, UC_NORMAL, "why", r->description, w);
 	if (r->at_stake != NULL)
 		detail_kv(t, UC_DANGER, "at stake", r->at_stake, w);
 	if (r->needs != NULL)

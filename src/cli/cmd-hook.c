@@ -147,11 +147,37 @@ hook_wait_ms(const cJSON *input)
 	return ms < 1000 ? 1000 : (int)ms;
 }
 
+/*
+ * Who asks and why, for the console: the agent is Claude Code's session
+ * (its first 8 characters: several sessions tell apart), the reason its
+ * Bash call's description. Both become variables of the rewritten command,
+ * through the one quoting function.
+ */
+static void
+hook_who(struct buf *b, const char *session, const char *description)
+{
+	char	*name, *q;
+
+	name = xasprintf("claude-code%s%.8s", session != NULL &&
+	    *session != '\0' ? " " : "", session != NULL ? session : "");
+	q = shell_squote(name);
+	buf_printf(b, "BWGATE_AGENT=%s ", q);
+	free(q);
+	free(name);
+	if (description != NULL && *description != '\0' &&
+	    strlen(description) <= 2000) {
+		q = shell_squote(description);
+		buf_printf(b, "BWGATE_DESCRIPTION=%s ", q);
+		free(q);
+	}
+}
+
 /* Bash: route the command through the console, keeping the user's own
    Claude Code rules (hook-perms.h): a deny rule refuses it here, an ask
    rule answers "ask" with the rewritten command so Claude Code asks. */
 static void
-hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
+hook_bash(const cJSON *input, const char *cwd, const char *session,
+    const char *socket, bool pass)
 {
 	const char	*command = cJSON_GetStringValue(cJSON_GetObjectItem(
 			    input, "command"));
@@ -191,6 +217,8 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 	   tool's, in ms: default 2 min, at most 10), with time left to say
 	   why it was withdrawn. */
 	buf_printf(&b, "BWGATE_APPROVAL_MS=%d ", hook_wait_ms(input));
+	hook_who(&b, session, cJSON_GetStringValue(cJSON_GetObjectItem(input,
+	    "description")));
 	if (socket != NULL) {
 		q = shell_squote(socket);
 		buf_printf(&b, "BWGATE_SOCKET=%s ", q);
@@ -221,6 +249,7 @@ hook_bash(const cJSON *input, const char *cwd, const char *socket, bool pass)
 	hook_answer(hso);
 	buf_release(&b);
 }
+
 
 /* The content a Write, Edit or MultiEdit would leave in rel; NULL with
    cause. */
@@ -504,7 +533,9 @@ hook_claude_code(const char *socket, bool pass, bool route)
 
 		if (strcmp(tool, "Bash") == 0)
 			hook_bash(in, cJSON_GetStringValue(
-			    cJSON_GetObjectItem(j, "cwd")), socket, pass);
+			    cJSON_GetObjectItem(j, "cwd")),
+			    cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "session_id")), socket, pass);
 		else if (strcmp(tool, "Write") == 0 ||
 		    strcmp(tool, "Edit") == 0 ||
 		    strcmp(tool, "MultiEdit") == 0)

@@ -89,7 +89,17 @@ mcp_request(struct mcp *m, const char *method, const cJSON *id,
 		return;
 	}
 	if (strcmp(method, "initialize") == 0) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(
+		    cJSON_GetObjectItem(params, "clientInfo"), "name"));
+
 		m->initialized = true;
+		/* The client names the agent (claude-code, codex ...),
+		   unless --agent did. */
+		if (!m->agent_named && name != NULL && *name != '\0') {
+			free(m->client);
+			m->client = xasprintf("mcp %.64s", name);
+			m->agent = m->client;
+		}
 		mcp_reply(id, mcp_initialize(params));
 	} else if (strcmp(method, "ping") == 0)
 		mcp_reply(id, cJSON_CreateObject());
@@ -358,7 +368,7 @@ cmd_mcp(int argc, char **argv)
 		switch (c) {
 		case 's': m.socket = optarg; break;
 		case 'p': project = optarg; break;
-		case 'A': m.agent = optarg; break;
+		case 'A': m.agent = optarg; m.agent_named = true; break;
 		case 'h':
 			mcp_usage(stdout);
 			return 0;
@@ -379,6 +389,7 @@ cmd_mcp(int argc, char **argv)
 	mcp_serve(&m);
 	close(m.project_fd);
 	free(m.project);
+	free(m.client);
 	strv_release(&m.protected);
 	strv_release(&m.hidden);
 	return 0;

@@ -42,6 +42,7 @@ static const struct option run_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "agent", required_argument, NULL, 'A' },
+	{ "description", required_argument, NULL, 'W' },
 	{ "network", no_argument, NULL, 'n' },
 	{ "domain", required_argument, NULL, 'D' },
 	{ "rw", required_argument, NULL, 'w' },
@@ -58,7 +59,8 @@ run_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate run [--socket PATH] [--cwd DIR] "
 	    "[--timeout SECONDS] [--json] [--quiet]\n"
-	    "                  [--agent NAME] [--network] [--rw PATH]... "
+	    "                  [--agent NAME] [--description WHY] [--network] "
+	    "[--rw PATH]... "
 	    "[--ro PATH]...\n"
 	    "                  [--domain [private:]HOST[:PORT]|@GROUP]...\n"
 	    "                  [--memory BYTES] [--pids N] [--cpu SECONDS] "
@@ -118,6 +120,13 @@ run_env(struct strv *env)
 		if (eq == NULL || eq == *e)
 			continue;
 		name = xstrndup(*e, (size_t)(eq - *e));
+		/* This call's own settings, for bwgate, not the command. */
+		if (strcmp(name, "BWGATE_AGENT") == 0 ||
+		    strcmp(name, "BWGATE_DESCRIPTION") == 0 ||
+		    strcmp(name, "BWGATE_APPROVAL_MS") == 0) {
+			free(name);
+			continue;
+		}
 		for (size_t i = 0; i < env->n && !seen; i++)
 			seen = strncmp(env->v[i], *e, (size_t)(eq - *e) + 1)
 			    == 0;
@@ -345,6 +354,13 @@ run_message(const struct run_request *rq, const char *cwd)
 	else if (getenv("BWGATE_AGENT") != NULL &&
 	    *getenv("BWGATE_AGENT") != '\0')
 		sm.agent = xstrdup(getenv("BWGATE_AGENT"));
+	/* Why: --description (the MCP run tool's), else
+	   $BWGATE_DESCRIPTION (the hook puts the Bash call's there). */
+	if (rq->description != NULL && *rq->description != '\0')
+		sm.description = xstrdup(rq->description);
+	else if (getenv("BWGATE_DESCRIPTION") != NULL &&
+	    *getenv("BWGATE_DESCRIPTION") != '\0')
+		sm.description = xstrdup(getenv("BWGATE_DESCRIPTION"));
 	sm.timeout_s = rq->timeout_s > 0 ? rq->timeout_s : 0;
 	if (rq->network)
 		sm.mounts.network = 1;
@@ -543,7 +559,7 @@ cmd_run(int argc, char **argv)
 	int			 c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:C:t:jqA:nD:w:r:M:P:U:h",
+	while ((c = getopt_long(argc, argv, "+s:C:t:jqA:W:nD:w:r:M:P:U:h",
 	    run_options, NULL)) != -1) {
 		switch (c) {
 		case 's': rq.socket = optarg; break;
@@ -580,6 +596,7 @@ cmd_run(int argc, char **argv)
 		case 'j': rq.json = true; break;
 		case 'q': rq.quiet = true; break;
 		case 'A': rq.agent = optarg; break;
+		case 'W': rq.description = optarg; break;
 		case 'n': rq.network = true; break;
 		case 'D': strv_push(&rq.domains, optarg); break;
 		case 'w': strv_push(&rq.rw, optarg); break;

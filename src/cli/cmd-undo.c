@@ -265,7 +265,8 @@ cmd_undo(int argc, char **argv)
 			return EXIT_BWGATE_FAILED;
 		}
 	}
-	qsort(ids, n, sizeof *ids, undo_id_cmp);
+	if (n > 1)
+		qsort(ids, n, sizeof *ids, undo_id_cmp);
 	out = cJSON_CreateArray();
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (i > 0 && ids[i] == ids[i - 1])

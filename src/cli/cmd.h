@@ -52,6 +52,7 @@ struct run_request {
 	const char	*write_content;
 	size_t		 write_len;	/* of write_content */
 	const char	*agent;
+	const char	*description;	/* why, in the agent's words */
 	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */

@@ -112,13 +112,15 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
     const cJSON *token)
 {
 	struct run_request	 rq = RUN_REQUEST_INIT;
-	const char		*command, *cwd;
+	const char		*command, *cwd, *description;
 	char			*cause = NULL, *abs;
 	long			 timeout = 0;
 	bool			 network = false;
 
 	if (mcp_arg_string(args, "command", true, &command, &cause) != 0 ||
 	    mcp_arg_string(args, "cwd", false, &cwd, &cause) != 0 ||
+	    mcp_arg_string(args, "description", false, &description,
+	    &cause) != 0 ||
 	    mcp_arg_int(args, "timeout", 1, 604800, &timeout, &cause) != 0 ||
 	    mcp_arg_bool(args, "network", &network, &cause) != 0 ||
 	    mcp_arg_strv(args, "domains", &rq.domains, &cause) != 0) {
@@ -141,6 +143,7 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 	rq.socket = m->socket;
 	rq.cwd = abs;
 	rq.command = command;
+	rq.description = description;
 	rq.timeout_s = (int)timeout;
 	rq.network = network;
 	if (run_env_arg(cJSON_GetObjectItem(args, "env"), &rq.env,

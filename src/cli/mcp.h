@@ -64,6 +64,9 @@ struct mcp_call {
 struct mcp {
 	const char	*socket;	/* --socket, else the default */
 	const char	*agent;		/* the name the console shows */
+	bool		 agent_named;	/* by --agent: the client's own name
+					   does not replace it */
+	char		*client;	/* "mcp NAME" from initialize */
 	char		*project;	/* canonical project root */
 	int		 project_fd;	/* O_PATH descriptor of it */
 	struct strv	 protected;	/* configured protected paths */

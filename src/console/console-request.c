@@ -669,6 +669,8 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r = queue_add(&c->q);
 	job_new(c, r, cn);
 	r->agent = xstrdup(m->agent != NULL ? m->agent : agent);
+	r->description = m->description != NULL ?
+	    xstrdup(m->description) : NULL;
 	r->tag = m->tag != NULL ? xstrdup(m->tag) : NULL;
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;

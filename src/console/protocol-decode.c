@@ -18,6 +18,7 @@
 
 #define PROTO_MAX_TIMEOUT	(7 * 24 * 3600)
 #define PROTO_MAX_NAME		256
+#define PROTO_MAX_DESCRIPTION	2000	/* a submit's description, bytes */
 
 static int	proto_decode_submit(const cJSON *, struct proto_msg *,
 		    char **);
@@ -330,6 +331,14 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 	if (m->agent != NULL && strlen(m->agent) > PROTO_MAX_NAME) {
 		*cause = xasprintf("field 'agent' is longer than %d bytes",
 		    PROTO_MAX_NAME);
+		return -1;
+	}
+	if (get_string(o, "description", false, &m->description, cause) != 0)
+		return -1;
+	if (m->description != NULL &&
+	    strlen(m->description) > PROTO_MAX_DESCRIPTION) {
+		*cause = xasprintf("field 'description' is longer than %d "
+		    "bytes", PROTO_MAX_DESCRIPTION);
 		return -1;
 	}
 	if (get_int(o, "timeout", false, 1, PROTO_MAX_TIMEOUT, &t,

@@ -79,6 +79,8 @@ struct proto_msg {
 	struct strv	 argv;		/* submit: an argv */
 	char		*cwd;		/* submit: NULL = project root */
 	char		*agent;		/* submit: agent name */
+	char		*description;	/* submit: why, in the agent's own
+					   words (shown, never judged) */
 	int		 timeout_s;	/* submit: 0 = default */
 	char		*note;		/* approve/deny: operator's note */
 	char		*answer;	/* host: once, project or deny */

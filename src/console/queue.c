@@ -90,6 +90,7 @@ static void
 request_free(struct request *r)
 {
 	free(r->agent);
+	free(r->description);
 	free(r->tag);
 	free(r->command);
 	free(r->write_path);
@@ -318,6 +319,7 @@ request_json(const struct request *r)
 	if (r->rerun_of != 0)
 		cJSON_AddNumberToObject(j, "rerun_of", r->rerun_of);
 	add_string(j, "agent", r->agent);
+	add_string(j, "description", r->description);
 	add_string(j, "tag", r->tag);
 	cJSON_AddNumberToObject(j, "submitted_ms", (double)r->submitted);
 	if (r->started != 0)

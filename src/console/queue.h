@@ -69,6 +69,7 @@ struct request {
 	uint32_t		 id;
 	uint32_t		 rerun_of;	/* 0, or the request repeated */
 	char			*agent;
+	char			*description;	/* the agent's why, or NULL */
 	char			*tag;		/* agent's label */
 	int64_t			 submitted;	/* wall clock, ms since epoch */
 	int64_t			 started;

@@ -919,7 +919,8 @@ apply_sweep_renamed(struct undo_plan *p)
 	sorted = xcalloc(p->nb + 1, sizeof *sorted);
 	for (size_t i = 0; i < p->nb; i++)
 		sorted[i] = p->b[i].path;
-	qsort(sorted, p->nb, sizeof *sorted, ue_path_cmp);
+	if (p->nb > 1)
+		qsort(sorted, p->nb, sizeof *sorted, ue_path_cmp);
 	for (size_t i = 0; i < p->nacts; i++) {
 		struct act *a = &p->acts[i];
 
@@ -962,7 +963,8 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 		    p->conflicts == 1 ? "" : "s");
 		return -1;
 	}
-	qsort(p->acts, p->nacts, sizeof *p->acts, act_cmp);
+	if (p->nacts > 1)
+		qsort(p->acts, p->nacts, sizeof *p->acts, act_cmp);
 	for (size_t i = 0; i < p->nacts; i++)
 		if (p->acts[i].kind == ACT_STAGE)
 			staged = true;

@@ -178,7 +178,8 @@ undo_run_dirs(const char *store, struct strv *ids)
 			strv_push(ids, de->d_name);
 	}
 	closedir(d);
-	qsort(ids->v, ids->n, sizeof *ids->v, undo_cmp_desc);
+	if (ids->n > 1)		/* qsort takes no NULL, even of 0 */
+		qsort(ids->v, ids->n, sizeof *ids->v, undo_cmp_desc);
 }
 
 void

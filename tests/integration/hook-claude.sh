@@ -107,7 +107,7 @@ assert_eq "updatedInput keeps the other fields" \
     '["test",120000]'
 assert_match "updatedInput runs bwgate sh -c" \
     "$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")" \
-    "^\\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS=115000 '[^']*/bwgate' sh --cwd-fd=3 -c '"
+    "^\\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS=115000 (BWGATE_[A-Z]+='[^']*' )*'[^']*/bwgate' sh --cwd-fd=3 -c '"
 
 # The user's own Claude Code rules still hold: a deny rule refuses the
 # command (Claude Code would check the rewritten one, which no rule
@@ -131,7 +131,7 @@ assert_match "  inside a substitution" "$(decision 'echo $(touch z)')" "^deny -$
 assert_match "other commands still allowed and rewritten" \
     "$(decision 'echo touch')" "^allow \\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS="
 assert_match "ask rule: ask, with the rewritten command" \
-    "$(decision 'git push origin main')" "^ask \\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS=[0-9]+ '.*/bwgate' sh --cwd-fd=3 -c 'git push"
+    "$(decision 'git push origin main')" "^ask \\{ __bwgate_cwd=\\\$\\(BWGATE_APPROVAL_MS=[0-9]+ (BWGATE_[A-Z]+='[^']*' )*'.*/bwgate' sh --cwd-fd=3 -c 'git push"
 echo '{"permissions":{"deny":["Bash(rm *)"]}}' > "$P/.claude/settings.local.json"
 assert_match "project local deny rule Bash(rm *): rm denied" \
     "$(decision 'rm -rf build')" "^deny -$"

@@ -45,8 +45,14 @@ run_layout() {
 	rm -rf "$P/build" "$P/a.txt"
 
 	# A running request's elapsed time goes on in the report pane's title.
-	agent sl -- sleep 60
-	keys Tab G BTab
+	agent sl --agent reporter --description "wait a minute" -- sleep 60
+	keys Tab G
+	if [ "$cols" -ge 100 ]; then
+		check_screen "$L: the queue names the agent" 10 \
+		    ' 2 .*reporter.*sleep 60'
+		check_screen "$L: the detail says why" 10 'why +wait a minute'
+	fi
+	keys BTab
 	check_screen "$L: the report pane names the run" 20 '#2 +running 0:[0-9]{2}'
 	check_screen "$L: its elapsed time goes on" 20 '#2 +running 0:(0[3-9]|[1-5][0-9])'
 	BWGATE_SOCKET="$S" "$BWGATE" kill 2 > /dev/null
