@@ -190,8 +190,8 @@ fail(const char *line, const char *what, const char *cause)
 static bool
 same(const char *s, const struct buf *want)
 {
-	return s != NULL && strlen(s) == want->len &&
-	    memcmp(s, want->data, want->len) == 0;
+	return s != NULL && strlen(s) == want->len && (want->len == 0 ||
+	    memcmp(s, want->data, want->len) == 0);
 }
 
 static void

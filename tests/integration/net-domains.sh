@@ -220,7 +220,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	if uid_reaches "$U" "$Q" && uid_reaches "$U" "$BWGATE"; then
 		out=$(cd "$Q" && setpriv --reuid=$U --regid=$U --clear-groups -- \
 		    env HOME="$T/uhome" XDG_RUNTIME_DIR="$T/urun" "$BWGATE" exec \
-		    --quiet --domain "$ALLOW" -- \
+		    --memory 0 --quiet --domain "$ALLOW" -- \
 		    curl -sS "http://reg.test:$PORT/file.txt" 2>&1)
 		assert_eq "an ordinary user's command reaches the host" "$out" \
 			"hello from the registry"
