@@ -137,14 +137,20 @@ pid = os.fork()
 if pid == 0:
     os.close(os.open("fifo", os.O_WRONLY)); os._exit(0)
 while True:    # until the writer is blocked in its open
-    with open("/proc/%d/syscall" % pid) as f:
-        if f.read().split()[0] == "257":
-            break
+    try:
+        with open("/proc/%d/syscall" % pid) as f:
+            if f.read().split()[0] == "257":
+                break
+    except OSError:    # /proc is not of this pid namespace (nested)
+        os.close(os.open("fifo", os.O_RDONLY)); os.waitpid(pid, 0)
+        os._exit(77)
     time.sleep(0.01)
 os.symlink("d", "lnk2")
 os.close(os.open("fifo", os.O_RDONLY))
 os.waitpid(pid, 0)'
-if [ "$(uname -m)" = x86_64 ]; then
+if [ "$(jfield .exit_code)" = 77 ]; then
+	skip "a link made while a call is in flight" "the sandbox's /proc is not its own pid namespace's here (nested): the test cannot see its child's call"
+elif [ "$(uname -m)" = x86_64 ]; then
 	assert_eq "a link made while a call is in flight: reported" "$(jfield .changes.created)" '["lnk2"]'
 	assert_match "... and widened, with why" "$(jfield '.changes_widened[0]')" "symbolic link made \\(lnk2\\) while another task's call may be in flight"
 else

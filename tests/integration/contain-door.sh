@@ -130,11 +130,15 @@ assert_eq "the canary outside the project is unchanged" "$(sum)" "$before"
 ok_if "  its nested .git is still there" test -f "$C/sub/new/.git/keep"
 ok_unless "  and nothing of it reached a sandbox or the file tools" \
 	grep -q CANARY-SECRET "$T/runs"
-# (A report may name the link y itself, "pointing outside the project,
-# to $C", when the other sandbox's exchange happened during the run: that
-# is the link's target, read from the link, not a path opened in it.)
+# (bwrap 0.8 turns a descriptor back into a path and mounts by name: when
+# the exchange falls in between, bwrap itself may fail naming where it got
+# to ("Can't bind mount .../canary/..."), and where it succeeded bwgate
+# refuses the run before the command starts (contain-bindrace.sh). Those
+# lines are bwrap's own; no other message may name a path in the canary.)
 ok_unless "  bwgate opened nothing in it (no message names a path in it)" \
-	grep -q "$C/" "$T/runs"
+	sh -c "grep -v -e \"^bwrap: Can't\" -e \"sandbox setup failed: Can't\" \
+	    -e 'is not what bwgate opened' -e 'is not where it was put' \
+	    '$T/runs' | grep -q '$C/'"
 ok_unless "  no placeholder was made in it" \
 	sh -c "ls -A '$C/sub/absent' | grep -q ."
 ok_if "the project's own nested .git is kept (in place or aside)" \

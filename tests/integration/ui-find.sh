@@ -8,8 +8,8 @@
 . "$(dirname "$0")/ui-lib.sh"
 
 P=$(new_project)
-# Ages in the queue change while a test looks.
-AGES='s/[0-9]+[smh]\b|\bnow\b/AGE/g'
+# Ages in the queue and elapsed times in titles change while a test looks.
+AGES='s/[0-9]+[smh]\b|\bnow\b|\b[0-9]+:[0-9]{2}(:[0-9]{2})?\b/AGE/g'
 
 run_layout() {
 	local cols="$1" lines="$2" L="$1x$2"

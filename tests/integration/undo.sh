@@ -20,11 +20,16 @@ tree() {
 P=$(new_project)
 cd "$P" || exit 1
 seeds="${UNDO_SEEDS:-$RANDOM $RANDOM $RANDOM}"
+# An ordinary user's command that takes its own rwx off a directory closes
+# it to bwgate too (bwgate(1), UNDO: a documented limit); root is not held
+# back by modes. Such a user's runs keep the owner's way in.
+RUN=run
+[ "$(id -u)" -eq 0 ] || RUN=run-owner
 for seed in $seeds; do
 	echo "# seed $seed (UNDO_SEEDS=$seed to repeat)"
 	rm -rf "$P"/* && (cd "$P" && python3 "$GEN" "$seed" setup)
 	tree "$P" > "$T/before"
-	python3 "$GEN" "$seed" run > "$T/prog.py"
+	python3 "$GEN" "$seed" "$RUN" > "$T/prog.py"
 	jexec -- python3 -c "$(cat "$T/prog.py")"
 	id=$(jfield .undo.id)
 	ok_if "seed $seed: the run can be undone ($(jfield .undo))" \
@@ -53,7 +58,7 @@ else
 	chown -R 4242:4242 "$P"
 	owned_tree "$P" > "$T/before"
 	tree "$P" >> "$T/before"
-	python3 "$GEN" "$seed" run > "$T/prog.py"
+	python3 "$GEN" "$seed" "$RUN" > "$T/prog.py"
 	jexec -- python3 -c "$(cat "$T/prog.py")"
 	"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
 	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test $? = 0
