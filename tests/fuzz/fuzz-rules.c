@@ -138,31 +138,11 @@ static const struct fuzz_corpus corpus = {
 int
 main(int argc, char **argv)
 {
-	uint8_t	 buf[4096];
-	long	 iterations = 20000;
-	char	*env = getenv("FUZZ_ITERATIONS");
+	long	 iterations = fuzz_run(argc, argv, &corpus, 20000,
+		    LLVMFuzzerTestOneInput);
 
-	if (argc > 1) {
-		for (int i = 1; i < argc; i++) {
-			FILE	*f = fopen(argv[i], "rb");
-			size_t	 n;
-
-			if (f == NULL)
-				continue;
-			n = fread(buf, 1, sizeof buf, f);
-			fclose(f);
-			LLVMFuzzerTestOneInput(buf, n);
-		}
+	if (iterations < 0)
 		return failures > 0;
-	}
-	if (env != NULL)
-		iterations = atol(env);
-	printf("1..1\n");
-	for (long i = 0; i < iterations; i++) {
-		size_t n = fuzz_mutate(&corpus, (size_t)i, buf, sizeof buf);
-
-		LLVMFuzzerTestOneInput(buf, n);
-	}
 	if (failures > 0)
 		printf("not ok 1 - %ld of %ld mutated rules files broke a "
 		    "property\n", failures, iterations);

@@ -110,31 +110,11 @@ static const struct fuzz_corpus corpus = {
 int
 main(int argc, char **argv)
 {
-	uint8_t	 buf[4096];
-	long	 iterations = 100000;
-	char	*env = getenv("FUZZ_ITERATIONS");
+	long	 iterations = fuzz_run(argc, argv, &corpus, 100000,
+		    LLVMFuzzerTestOneInput);
 
-	if (argc > 1) {
-		for (int i = 1; i < argc; i++) {
-			FILE	*f = fopen(argv[i], "rb");
-			size_t	 n;
-
-			if (f == NULL)
-				continue;
-			n = fread(buf, 1, sizeof buf, f);
-			fclose(f);
-			LLVMFuzzerTestOneInput(buf, n);
-		}
+	if (iterations < 0)
 		return 0;
-	}
-	if (env != NULL)
-		iterations = atol(env);
-	printf("1..1\n");
-	for (long i = 0; i < iterations; i++) {
-		size_t n = fuzz_mutate(&corpus, (size_t)i, buf, sizeof buf);
-
-		LLVMFuzzerTestOneInput(buf, n);
-	}
 	printf("ok 1 - %ld mutated inputs: what the helper accepts is the "
 	    "console's one encoding; every encoded write reads back equal, "
 	    "cut or extended ones are refused\n", iterations);

@@ -1,4 +1,6 @@
 /* mutate: deterministic input mutation for the plain fuzz drivers. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mutate.h"
@@ -77,4 +79,32 @@ fuzz_mutate(const struct fuzz_corpus *c, size_t i, uint8_t *out, size_t cap)
 		}
 	}
 	return len;
+}
+
+long
+fuzz_run(int argc, char **argv, const struct fuzz_corpus *c, long iterations,
+    int (*one)(const uint8_t *, size_t))
+{
+	uint8_t		 buf[4096];
+	const char	*env = getenv("FUZZ_ITERATIONS");
+
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++) {
+			FILE	*f = fopen(argv[i], "rb");
+			size_t	 n;
+
+			if (f == NULL)
+				continue;
+			n = fread(buf, 1, sizeof buf, f);
+			fclose(f);
+			one(buf, n);
+		}
+		return -1;
+	}
+	if (env != NULL)
+		iterations = atol(env);
+	printf("1..1\n");
+	for (long i = 0; i < iterations; i++)
+		one(buf, fuzz_mutate(c, (size_t)i, buf, sizeof buf));
+	return iterations;
 }

@@ -26,5 +26,10 @@ void	fuzz_seed(uint64_t);
    seed, overwrite a byte) in out; returns its length. */
 size_t	fuzz_mutate(const struct fuzz_corpus *, size_t i, uint8_t *out,
 	    size_t cap);
+/* A target's driver: each file named in argv once, else "1..1" and
+   $FUZZ_ITERATIONS (default iterations) mutated inputs through one.
+   The number of mutated inputs run; -1 when it ran files. */
+long	fuzz_run(int argc, char **argv, const struct fuzz_corpus *,
+	    long iterations, int (*one)(const uint8_t *, size_t));
 
 #endif
