@@ -42,6 +42,7 @@
 
 #include "aside.h"
 #include "attention.h"
+#include "gitops.h"
 #include "engine.h"
 #include "engine-int.h"
 #include "jsonutil.h"
@@ -264,6 +265,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct strv		 swept = STRV_INIT;	/* removed .git */
 	struct snapshot_paths	*rec = NULL;
 	struct undo_rec		*undo = NULL;
+	struct gitops		*git = NULL;	/* refs before: git-write */
 	bool			 record, writes, prestart = o->await != NULL;
 	bool			 unused = false;
 	struct strv		 skip = STRV_INIT;
@@ -495,6 +497,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 			cause = xstrdup("killed before the command started");
 			goto kill;
 		}
+		if (pol.git_writable)
+			git = gitops_take(pol.project);
 		e.start_ms = loop_now_ms();
 		{
 			struct strv	cmd = STRV_INIT;
@@ -504,8 +508,13 @@ engine_run(const struct engine_opts *o, struct result *r)
 			(void)observe_go_argv(e.obs, &cmd);
 			strv_release(&cmd);
 		}
-	} else
+	} else {
+		/* The repository's refs and index, to tell what the
+		   command did to them (only git-write can). */
+		if (pol.git_writable)
+			git = gitops_take(pol.project);
 		observe_go(e.obs);
+	}
 	e.out_open = true;
 	e.err_open = e.run.err_fd >= 0;	/* merged: one pipe */
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
@@ -597,6 +606,16 @@ engine_run(const struct engine_opts *o, struct result *r)
 		r->changes_possible = false;
 		r->changes_method = "none";
 	}
+	/* Commits made, refs moved, the index changed: .git is not in the
+	   change report. */
+	if (git != NULL && r->started &&
+	    (r->git = gitops_report(git, pol.project, &r->warnings)) != NULL) {
+		char	*why = gitops_summary(r->git);
+
+		attentions_add(&r->attention, ".git", "git", why != NULL ?
+		    why : "the repository changed");
+		free(why);
+	}
 	if (r->started && r->exit_code == 0)
 		engine_cwd_read(&e, pol.project);
 	rc = r->error != NULL ? -1 : 0;
@@ -628,6 +647,7 @@ out:
 	observe_free(e.obs);
 	snapshot_paths_free(rec);
 	undo_rec_free(undo);
+	gitops_free(git);
 	if (e.mon != NULL)
 		monitor_free(e.mon);
 	snapshot_free(before);

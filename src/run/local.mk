@@ -20,5 +20,6 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/observe.c %D%/observe.h %D%/observe-int.h \
 	%D%/observe-call.c %D%/observe-flight.c %D%/observe-judge.c %D%/observe-infer.c \
 	%D%/gitid.c %D%/gitid.h \
+	%D%/gitops.c %D%/gitops-git.c %D%/gitops.h %D%/gitops-int.h \
 	%D%/undo.h %D%/undo-int.h %D%/undo-store.c %D%/undo-save.c \
 	%D%/undo-apply.c

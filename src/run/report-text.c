@@ -333,6 +333,78 @@ rt_network(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
+/* An object id as shown: its first 12 digits ("ref: X" stays X). */
+static char *
+rt_id(const char *v, const struct report_text_opts *o)
+{
+	size_t	n = strspn(v, "0123456789abcdef");
+
+	if (v[n] == '\0' && (n == 40 || n == 64))
+		return xasprintf("%.12s", v);
+	return o->escape(v);
+}
+
+/* What a git-write run did to the repository (gitops.h). */
+static void
+rt_git(const cJSON *rep, const struct report_text_opts *o,
+    struct report_text *t)
+{
+	const cJSON	*git = cJSON_GetObjectItem(rep, "git"), *e, *total;
+	const char	*id, *subject, *name, *change, *old, *new;
+	int		 n = 0, all;
+	char		*a, *b, *c;
+
+	if (!cJSON_IsObject(git))
+		return;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(git, "commits")) {
+		id = cJSON_GetStringValue(cJSON_GetObjectItem(e, "id"));
+		subject = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "subject"));
+		if (id == NULL)
+			continue;
+		if (!o->expand && n >= REPORT_TEXT_MAX)
+			break;
+		n++;
+		a = rt_id(id, o);
+		b = o->escape(subject != NULL ? subject : "");
+		rt_add(t, RL_GIT, xasprintf("git: commit %s %s", a, b), false);
+		free(a);
+		free(b);
+	}
+	total = cJSON_GetObjectItem(git, "commits_total");
+	all = cJSON_IsNumber(total) ? total->valueint : n;
+	if (all > n)
+		rt_add(t, RL_GIT, xasprintf("git: ... and %d more commit%s",
+		    all - n, all - n == 1 ? "" : "s"), false);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(git, "refs")) {
+		name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "name"));
+		change = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "change"));
+		old = cJSON_GetStringValue(cJSON_GetObjectItem(e, "old"));
+		new = cJSON_GetStringValue(cJSON_GetObjectItem(e, "new"));
+		if (name == NULL || change == NULL)
+			continue;
+		a = o->escape(name);
+		b = old != NULL ? rt_id(old, o) : NULL;
+		c = new != NULL ? rt_id(new, o) : NULL;
+		if (b != NULL && c != NULL)
+			rt_add(t, RL_GIT, xasprintf("git: %s %s %s..%s%s", a,
+			    change, b, c, strcmp(change, "forced") == 0 ?
+			    " (not a fast-forward)" : ""), false);
+		else if (c != NULL)
+			rt_add(t, RL_GIT, xasprintf("git: %s created at %s", a,
+			    c), false);
+		else
+			rt_add(t, RL_GIT, xasprintf("git: %s deleted (was %s)",
+			    a, b != NULL ? b : "?"), false);
+		free(a);
+		free(b);
+		free(c);
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItem(git, "index_changed")))
+		rt_add(t, RL_GIT, xstrdup("git: index changed"), false);
+}
+
 /* Build the lines of a report. */
 void
 report_text_build(const cJSON *rep, const struct report_text_opts *o,
@@ -388,6 +460,7 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 		if (c + m + d + r > 0)
 			rt_undo(rep, o, t);
 	}
+	rt_git(rep, o, t);
 	rt_refused(rep, o, t);
 	rt_network(rep, o, t);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "stdout_truncated")) ||

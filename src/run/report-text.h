@@ -8,7 +8,10 @@
  * present); a count line; a directory created (or deleted) with
  * everything in it is one line ("+ build/ (4,213 files)"); at most
  * REPORT_TEXT_MAX lines per kind, then "... and N more"; refused
- * operations with their hints; truncation and lossy-stream notes;
+ * operations with their hints; what a git-write run did to the
+ * repository (the report's "git": commits with their subjects, at most
+ * REPORT_TEXT_MAX, refs created, deleted, moved or forced, the index);
+ * truncation and lossy-stream notes;
  * warnings. With expand, every path is listed. The full list is always in
  * the JSON.
  *
@@ -42,6 +45,7 @@ enum report_line_kind {
 	RL_REFUSED,	/* "refused OP 'path' (reason) xN" */
 	RL_HINT,	/* "hint: ..." under a refused line */
 	RL_NOTE,	/* truncation, lossy stream, warnings */
+	RL_GIT,		/* "git: commit ID SUBJECT", "git: REF moved ..." */
 };
 
 struct report_line {

@@ -392,6 +392,8 @@ result_release(struct result *r)
 	cJSON_Delete(r->sandbox);
 	cJSON_Delete(r->undo);
 	r->undo = NULL;
+	cJSON_Delete(r->git);
+	r->git = NULL;
 	cJSON_Delete(r->network);
 	strv_release(&r->warnings);
 	strv_release(&r->changes_widened);
@@ -478,6 +480,10 @@ result_json(const struct result *r)
 		    "changes_widened"), json_bytes(r->changes_widened.v[i],
 		    strlen(r->changes_widened.v[i])));
 	cJSON_AddItemToObject(j, "undo", result_undo_json(r));
+	if (r->git != NULL)
+		cJSON_AddItemToObject(j, "git", cJSON_Duplicate(r->git, 1));
+	else
+		cJSON_AddNullToObject(j, "git");
 	cJSON_AddItemToObject(j, "violations",
 	    violations_json(&r->violations));
 	cJSON_AddItemToObject(j, "attention",

@@ -127,6 +127,8 @@ struct result {
 	char		*error;		/* bwgate's own failure, if any */
 	char		*cwd_after;	/* where the shell ended (track_cwd) */
 	cJSON		*undo;		/* can it be undone (undo.h), or NULL */
+	cJSON		*git;		/* commits, refs, index a git-write
+					   run changed (gitops.h), or NULL */
 };
 #define RESULT_INIT { .exit_code = -1, .changes_possible = true }
 

@@ -149,7 +149,10 @@ spawn_child(const struct spawn *sp, const char *path, int devnull,
 				close(fd);
 		_exit(sp->fn(sp->fn_arg));
 	}
-	execv(path, sp->argv);
+	if (sp->envp != NULL)
+		execve(path, sp->argv, sp->envp);
+	else
+		execv(path, sp->argv);
 	spawn_fail(errpipe, errno);
 }
 

@@ -77,9 +77,12 @@ struct spawn {
 	int		 pidfd;		/* readable once it exited, or -1 */
 	int		 status;	/* wait status once reaped */
 	bool		 reaped;
+	/* in: the environment (NAME=VALUE, NULL-terminated), or NULL for
+	   this process's own */
+	char *const	*envp;
 };
 #define SPAWN_INIT { NULL, NULL, 0, 0, 0, NULL, 0, NULL, NULL, -1, -1, 0, \
-	false }
+	false, NULL }
 
 /* Start the program; 0, or -1 with *cause (nothing is left behind). */
 int	spawn_start(struct spawn *, char **cause);
