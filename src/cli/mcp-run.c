@@ -15,10 +15,12 @@
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
+#include "display.h"
 #include "loop.h"
 #include "mcp.h"
 #include "path.h"
 #include "protocol.h"
+#include "report-text.h"
 #include "xalloc.h"
 
 #define RUN_OUTPUT_MAX		(64 * 1024)	/* per stream, in the result */
@@ -422,6 +424,20 @@ run_result(struct mcp_call *c, const cJSON *j)
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "path")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint")));
+	}
+	/* What a git-write run did to the repository: the report's "git",
+	   and its lines as the console shows them (subjects escaped). */
+	v = cJSON_GetObjectItem(rep, "git");
+	if (cJSON_IsObject(v)) {
+		struct report_text	 t = REPORT_TEXT_INIT;
+		struct report_text_opts	 o = { display_escape, false };
+
+		cJSON_AddItemToObject(st, "git", cJSON_Duplicate(v, true));
+		report_text_build(rep, &o, &t);
+		for (size_t i = 0; i < t.n; i++)
+			if (t.v[i].kind == RL_GIT)
+				buf_printf(&text, "%s\n", t.v[i].text);
+		report_text_release(&t);
 	}
 	/* The operator undid an earlier request of this agent. */
 	v = cJSON_GetObjectItem(rep, "undone");
