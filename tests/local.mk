@@ -253,6 +253,7 @@ CONSOLE_TESTS = \
 	%D%/integration/agent-env.sh \
 	%D%/integration/sh-compat.sh \
 	%D%/integration/git-workflow.sh \
+	%D%/integration/git-ops.sh \
 	%D%/integration/newcomer.sh \
 	%D%/integration/project-socket.sh
 TESTS += $(CONSOLE_TESTS)
