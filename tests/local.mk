@@ -301,6 +301,7 @@ UI_TESTS = \
 	%D%/integration/ui-attention.sh \
 	%D%/integration/ui-honest.sh \
 	%D%/integration/ui-report.sh \
+	%D%/integration/ui-git.sh \
 	%D%/integration/ui-undo.sh \
 	%D%/integration/ui-find.sh \
 	%D%/integration/ui-small.sh
