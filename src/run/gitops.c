@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -361,9 +362,17 @@ gitops_refs(const struct gitops *a, const struct gitops *b,
 		} else {
 			change = "moved";
 			if (gitops_is_id(x->value) && gitops_is_id(y->value) &&
-			    checks++ < GITOPS_FORCED_CHECKS &&
-			    gitops_ancestor(project, x->value, y->value) == 0)
-				change = "forced";
+			    checks < GITOPS_FORCED_CHECKS) {
+				int	anc = gitops_ancestor(project, x->value,
+					    y->value);
+
+				/* git failed or ran out of time: no more
+				   waiting on it for this report. */
+				checks = anc < 0 ? GITOPS_FORCED_CHECKS :
+				    checks + 1;
+				if (anc == 0)
+					change = "forced";
+			}
 			i++, k++;
 		}
 		e = cJSON_CreateObject();

@@ -176,6 +176,98 @@ test_attention_escape(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+/* What a git-write run did: commit lines (escaped, at most 20, then a
+   count), refs as old..new, created, deleted, forced, the index. */
+static void
+test_git(void **state)
+{
+	struct report_text	 t = REPORT_TEXT_INIT;
+	struct report_text_opts	 o = { test_escape, false };
+	cJSON			*rep = report_with(NULL, NULL, NULL);
+	cJSON			*git = cJSON_CreateObject();
+	cJSON			*commits = cJSON_CreateArray();
+	cJSON			*refs = cJSON_CreateArray(), *e;
+	const char		*a = "1111111111111111111111111111111111111111";
+	const char		*b = "2222222222222222222222222222222222222222";
+	size_t			 ncommit = 0, i;
+	char			 id[41];
+
+	(void)state;
+	for (int k = 0; k < 25; k++) {
+		snprintf(id, sizeof id, "%040d", k);
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "id", id);
+		cJSON_AddStringToObject(e, "subject", k == 0 ?
+		    "evil\033[2J\rbwgate: no changes" : "plain");
+		cJSON_AddItemToArray(commits, e);
+	}
+	cJSON_AddItemToObject(git, "commits", commits);
+	cJSON_AddNumberToObject(git, "commits_total", 31);
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "name", "refs/heads/main");
+	cJSON_AddStringToObject(e, "change", "forced");
+	cJSON_AddStringToObject(e, "old", a);
+	cJSON_AddStringToObject(e, "new", b);
+	cJSON_AddItemToArray(refs, e);
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "name", "refs/tags/v\033x");
+	cJSON_AddStringToObject(e, "change", "created");
+	cJSON_AddNullToObject(e, "old");
+	cJSON_AddStringToObject(e, "new", b);
+	cJSON_AddItemToArray(refs, e);
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "name", "refs/heads/gone");
+	cJSON_AddStringToObject(e, "change", "deleted");
+	cJSON_AddStringToObject(e, "old", a);
+	cJSON_AddNullToObject(e, "new");
+	cJSON_AddItemToArray(refs, e);
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "name", "HEAD");
+	cJSON_AddStringToObject(e, "change", "moved");
+	cJSON_AddStringToObject(e, "old", "refs/heads/main");
+	cJSON_AddStringToObject(e, "new", "refs/heads/x\ny");
+	cJSON_AddItemToArray(refs, e);
+	cJSON_AddItemToObject(git, "refs", refs);
+	cJSON_AddBoolToObject(git, "index_changed", true);
+	cJSON_AddItemToObject(rep, "git", git);
+	report_text_build(rep, &o, &t);
+	for (i = 0; i < t.n; i++) {
+		assert_null(strchr(t.v[i].text, '\033'));
+		assert_null(strchr(t.v[i].text, '\r'));
+		assert_null(strchr(t.v[i].text, '\n'));
+		if (t.v[i].kind == RL_GIT &&
+		    strncmp(t.v[i].text, "git: commit ", 12) == 0)
+			ncommit++;
+	}
+	assert_int_equal(ncommit, 20);
+	for (i = 0; i < t.n && t.v[i].kind != RL_GIT; i++)
+		;
+	assert_true(i + 25 < t.n + 1);
+	assert_string_equal(t.v[i].text, "git: commit 000000000000 "
+	    "evil^[[2J^Mbwgate: no changes");
+	assert_string_equal(t.v[i + 20].text, "git: ... and 11 more commits");
+	assert_string_equal(t.v[i + 21].text, "git: refs/heads/main forced "
+	    "111111111111..222222222222 (not a fast-forward)");
+	assert_string_equal(t.v[i + 22].text, "git: refs/tags/v^[x created "
+	    "at 222222222222");
+	assert_string_equal(t.v[i + 23].text, "git: refs/heads/gone deleted "
+	    "(was 111111111111)");
+	assert_string_equal(t.v[i + 24].text, "git: HEAD moved "
+	    "refs/heads/main..refs/heads/x^Jy");
+	assert_string_equal(t.v[i + 25].text, "git: index changed");
+	report_text_release(&t);
+	/* Expanded: every commit listed, still the count of the rest. */
+	o.expand = true;
+	report_text_build(rep, &o, &t);
+	ncommit = 0;
+	for (i = 0; i < t.n; i++)
+		if (strncmp(t.v[i].text, "git: commit ", 12) == 0)
+			ncommit++;
+	assert_int_equal(ncommit, 25);
+	report_text_release(&t);
+	cJSON_Delete(rep);
+}
+
 int
 main(void)
 {
@@ -184,6 +276,7 @@ main(void)
 		cmocka_unit_test(test_deleted_modified),
 		cmocka_unit_test(test_limit_and_more),
 		cmocka_unit_test(test_attention_escape),
+		cmocka_unit_test(test_git),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
