@@ -7,8 +7,10 @@
 # repository without running anything of it: a planted log.showSignature
 # + gpg.program and core.fsmonitor that real git on the host does run
 # (checked) stay unrun by bwgate; a hostile subject is shown escaped and
-# forges no report line, and its JSON is exact.
+# forges no report line, and its JSON is exact. The MCP run tool's result
+# carries the same object and lines.
 . "$(dirname "$0")/libtest.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 command -v git > /dev/null || { skip "git ops" "no git"; done_testing; exit; }
 command -v jq > /dev/null || { skip "git ops" "no jq"; done_testing; exit; }
@@ -194,4 +196,46 @@ ok_if "planted config: a plain host git status runs core.fsmonitor" \
     test -s "$MARK"
 cp "$T/config.saved" .git/config
 
+# The agent through MCP: the run tool's result has the git object and the
+# lines (a commit approved with git-write in a headless console).
+. "$HERE/console-lib.sh"
+start_console --headless || { ok_if "the console starts" false; done_testing; exit; }
+coproc MCP { cd "$P" && exec "$BWGATE" mcp 2>"$T/mcp.err"; }
+MCPPID=$MCP_PID
+CLEANUP_EXTRA="kill -KILL $CPID $MCPPID 2>/dev/null"
+send() { printf '%s\n' "$1" >&"${MCP[1]}"; }
+expect() {
+	local line
+	while IFS= read -r -t 30 line <&"${MCP[0]}"; do
+		if printf '%s' "$line" | jq -e "$1" >/dev/null 2>&1; then
+			printf '%s' "$line"
+			return 0
+		fi
+	done
+	return 1
+}
+pending() {
+	"$BWGATE" list --json | jq -e 'map(select(.state == "pending")) |
+	    last | .id'
+}
+send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+expect '.id == 1' > /dev/null
+send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+send '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"command":"git commit -q --allow-empty -m \"through mcp\""}}}'
+wait_for 20 pending
+"$BWGATE" approve --profile git-write "$(pending)" > "$T/approve" 2>&1
+expect '.id == 2' > "$T/mcp.json"
+head=$(git rev-parse HEAD)
+assert_eq "mcp: the result's git object names the commit" \
+    "$(jq -r '.result.structuredContent.git.commits[0] | .id + " " + .subject' \
+    "$T/mcp.json")" "$head through mcp"
+assert_match "mcp: the text says it" \
+    "$(jq -r '.result.content[0].text' "$T/mcp.json")" \
+    "git: commit ${head:0:12} through mcp"
+assert_match "mcp: and the branch" \
+    "$(jq -r '.result.content[0].text' "$T/mcp.json")" \
+    'git: refs/heads/main moved [0-9a-f]{12}\.\.[0-9a-f]{12}'
+eval "exec ${MCP[1]}>&-"
+wait "$MCPPID"
+stop_console
 done_testing
