@@ -333,15 +333,20 @@ rt_network(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
-/* An object id as shown: its first 12 digits ("ref: X" stays X). */
-static char *
-rt_id(const char *v, const struct report_text_opts *o)
+/* Is v an object id (40 or 64 hex digits)? */
+static bool
+rt_is_id(const char *v)
 {
 	size_t	n = strspn(v, "0123456789abcdef");
 
-	if (v[n] == '\0' && (n == 40 || n == 64))
-		return xasprintf("%.12s", v);
-	return o->escape(v);
+	return v[n] == '\0' && (n == 40 || n == 64);
+}
+
+/* An object id as shown: its first 12 digits (a ref name escaped). */
+static char *
+rt_id(const char *v, const struct report_text_opts *o)
+{
+	return rt_is_id(v) ? xasprintf("%.12s", v) : o->escape(v);
 }
 
 /* What a git-write run did to the repository (gitops.h). */
@@ -387,9 +392,12 @@ rt_git(const cJSON *rep, const struct report_text_opts *o,
 		a = o->escape(name);
 		b = old != NULL ? rt_id(old, o) : NULL;
 		c = new != NULL ? rt_id(new, o) : NULL;
+		/* old..new between commits; a symbolic ref (HEAD on a
+		   branch) is not a range: old -> new. */
 		if (b != NULL && c != NULL)
-			rt_add(t, RL_GIT, xasprintf("git: %s %s %s..%s%s", a,
-			    change, b, c, strcmp(change, "forced") == 0 ?
+			rt_add(t, RL_GIT, xasprintf("git: %s %s %s%s%s%s", a,
+			    change, b, rt_is_id(old) && rt_is_id(new) ?
+			    ".." : " -> ", c, strcmp(change, "forced") == 0 ?
 			    " (not a fast-forward)" : ""), false);
 		else if (c != NULL)
 			rt_add(t, RL_GIT, xasprintf("git: %s created at %s", a,

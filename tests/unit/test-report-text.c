@@ -253,7 +253,7 @@ test_git(void **state)
 	assert_string_equal(t.v[i + 23].text, "git: refs/heads/gone deleted "
 	    "(was 111111111111)");
 	assert_string_equal(t.v[i + 24].text, "git: HEAD moved "
-	    "refs/heads/main..refs/heads/x^Jy");
+	    "refs/heads/main -> refs/heads/x^Jy");
 	assert_string_equal(t.v[i + 25].text, "git: index changed");
 	report_text_release(&t);
 	/* Expanded: every commit listed, still the count of the rest. */
