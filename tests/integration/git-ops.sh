@@ -196,6 +196,22 @@ ok_if "planted config: a plain host git status runs core.fsmonitor" \
     test -s "$MARK"
 cp "$T/config.saved" .git/config
 
+# An object directory that leads out of the project: git is not run (it
+# would read there), the refs are still reported, a warning says why.
+mkdir -p "$T/elsewhere"
+gexec 'git commit -q --allow-empty -m "linked out" &&
+rm -rf .git/objects/ff && ln -s "$PWD/../elsewhere" .git/objects/ff'
+assert_eq "linked object store: the ref still reported" \
+    "$(jq -r '.git.refs[0] | .name + " " + .change' "$T/report.json")" \
+    "refs/heads/main moved"
+assert_eq "linked object store: no commit listed, not counted" \
+    "$(jq -c '[.git.commits, .git.commits_total]' "$T/report.json")" \
+    '[[],null]'
+assert_match "linked object store: a warning says why" \
+    "$(jq -r '.warnings[]' "$T/report.json")" \
+    'commits made are not listed: the object store leads out'
+rm -f .git/objects/ff
+
 # The agent through MCP: the run tool's result has the git object and the
 # lines (a commit approved with git-write in a headless console).
 . "$HERE/console-lib.sh"
