@@ -244,10 +244,10 @@ gitops_take(const char *project)
 	git = beneath_open(root, ".git", O_RDONLY | O_DIRECTORY, 0, &cause);
 	close(root);
 	free(cause);
-	if (git < 0)
-		return NULL;
 	g = xcalloc(1, sizeof *g);
 	g->complete = true;
+	if (git < 0)
+		return g;	/* none (yet): a `git init` is reported */
 	if (beneath_child_stat(git, "reftable", &st) == 0)
 		gitops_incomplete(g, "its refs are a reftable");
 	if (gitops_read(git, "HEAD", GITOPS_REF_BYTES, &b, &st) == 0)

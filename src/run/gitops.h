@@ -48,8 +48,8 @@
 
 struct gitops;
 
-/* The state of project/.git, or NULL when there is no .git directory
-   (a .git file, a link, none). */
+/* The state of project/.git (empty when it is no directory: none, a
+   .git file, a link), or NULL when the project cannot be opened. */
 struct gitops	*gitops_take(const char *project);
 /* Compare with now: the report object, or NULL when nothing changed.
    Notes (git could not be asked, ...) go to warnings. */

@@ -196,6 +196,18 @@ ok_if "planted config: a plain host git status runs core.fsmonitor" \
     test -s "$MARK"
 cp "$T/config.saved" .git/config
 
+# A repository made by the run: reported as created.
+mkdir -p "$T/fresh"
+echo x > "$T/fresh/f"
+"$BWGATE" exec --json --project "$T/fresh" --profile git-write -- sh -c \
+    'git init -q -b main && git add f && git commit -qm "first ever"' \
+    > "$T/report.json" 2> "$T/stderr"
+assert_eq "git init: the commit" \
+    "$(jq -r '.git.commits[0].subject' "$T/report.json")" "first ever"
+assert_eq "git init: HEAD and the branch created" \
+    "$(jq -c '[.git.refs[] | [.name, .change, .new]]' "$T/report.json")" \
+    "[[\"HEAD\",\"created\",\"refs/heads/main\"],[\"refs/heads/main\",\"created\",\"$(git -C "$T/fresh" rev-parse HEAD)\"]]"
+
 # An object directory that leads out of the project: git is not run (it
 # would read there), the refs are still reported, a warning says why.
 mkdir -p "$T/elsewhere"
