@@ -462,3 +462,6 @@ EXTRA_DIST += %D%/integration/violations-hostinfo.sh
 # one way to start a program: only spawn.c forks or execs (nm)
 TESTS += %D%/build/spawn.sh
 EXTRA_DIST += %D%/build/spawn.sh
+# runs from two pid namespaces (both PID 1) keep their cgroups apart
+TESTS += %D%/integration/contain-cgroup-ns.sh
+EXTRA_DIST += %D%/integration/contain-cgroup-ns.sh
