@@ -32,8 +32,8 @@ ns_run() {
 	    2> "$T/$1.err"
 	echo $? > "$P/$1.rc"
 }
-# wait_file NAME: in the sandbox, until the project has NAME (60 s at
-# most, for a loaded machine; the check is on the outcome, not the time).
+# The body of `w NAME` in the commands: wait until the project has NAME
+# (60 s at most, for a loaded machine; what is checked is the outcome).
 WAIT='n=0; until [ -e "$1" ] || [ $n -ge 600 ]; do sleep 0.1; n=$((n+1)); done'
 
 cg_of_one() {	# the cgroups of PID 1 runs: bwgate-1-NONCE (bwgate-1 once)
