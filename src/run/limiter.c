@@ -320,16 +320,13 @@ limiter_cgroups(struct limiter *l)
 	}
 }
 
-struct limiter *
-limiter_new(const struct limits *lim)
+/* Make the cgroups (when there are limits to enforce) and open their
+   membership files. */
+static void
+limiter_make(struct limiter *l)
 {
-	struct limiter	*l = xcalloc(1, sizeof *l);
-
-	l->lim = *lim;
 	l->backend = LIMITS_RLIMIT;
-	l->join[0] = l->join[1] = -1;
-	l->lock[0] = l->lock[1] = -1;
-	if (lim->memory > 0 || lim->pids > 0)
+	if (l->lim.memory > 0 || l->lim.pids > 0)
 		limiter_cgroups(l);
 	for (int i = 0; i < 2; i++) {
 		char *p;
@@ -346,7 +343,43 @@ limiter_new(const struct limits *lim)
 			l->backend = LIMITS_RLIMIT;
 	}
 	LOG("limits by %s", limits_backend_name(l->backend));
+}
+
+struct limiter *
+limiter_new(const struct limits *lim)
+{
+	struct limiter	*l = xcalloc(1, sizeof *l);
+
+	l->lim = *lim;
+	l->join[0] = l->join[1] = -1;
+	l->lock[0] = l->lock[1] = -1;
+	limiter_make(l);
 	return l;
+}
+
+int
+limiter_renew(struct limiter *l)
+{
+	enum limits_backend	 was = l->backend;
+	struct stat		 a, b;
+	bool			 lost = false;
+
+	for (int i = 0; i < 2; i++)
+		if (l->dir[i] != NULL && (fstat(l->lock[i], &a) != 0 ||
+		    stat(l->dir[i], &b) != 0 || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino))
+			lost = true;
+	if (!lost)
+		return -1;
+	LOG("a cgroup of ours was removed before bwrap joined it");
+	for (int i = 0; i < 2; i++) {
+		if (l->join[i] >= 0)
+			close(l->join[i]);
+		l->join[i] = -1;
+		cg_drop(l, i);
+	}
+	limiter_make(l);
+	return l->backend == was ? 0 : -1;
 }
 
 enum limits_backend
