@@ -18,6 +18,10 @@ check_PROGRAMS += tests/unit/test-gitscan
 tests_unit_test_gitscan_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_gitscan_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-gitscan
+check_PROGRAMS += tests/unit/test-limiter
+tests_unit_test_limiter_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_limiter_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-limiter
 check_PROGRAMS += tests/unit/test-report
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
@@ -188,7 +192,8 @@ tests_fuzz_shquote_vs_shell_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_shquote_vs_shell_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/shquote-vs-shell
 
-EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh %D%/integration/undo-gen.py
+EXTRA_DIST += %D%/integration/libtest.sh %D%/integration/libgitattack.sh \
+	%D%/integration/lib-net.sh %D%/integration/undo-gen.py
 ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
@@ -463,4 +468,7 @@ TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh
 # one way to start a program: only spawn.c forks or execs (nm)
 TESTS += %D%/build/spawn.sh
-EXTRA_DIST += %D%/build/spawn.sh
+EXTRA_DIST += %D%/build/spawn.sh %D%/build/lib-imports.sh
+# runs from two pid namespaces (both PID 1) keep their cgroups apart
+TESTS += %D%/integration/contain-cgroup-ns.sh
+EXTRA_DIST += %D%/integration/contain-cgroup-ns.sh

@@ -233,8 +233,15 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 	buf_puts(&b, q);
 	free(q);
 	free(self);
+	/* bwgate checked the directory (no symbolic link from the
+	   project's root); another sandbox of the project may swap one in
+	   before this cd: the host's shell checks where it landed and goes
+	   back when it is not there. */
 	buf_puts(&b, " 3>&1 >&4 4>&-); } 4>&1; __bwgate_st=$?; "
-	    "[ -z \"$__bwgate_cwd\" ] || cd -- \"$__bwgate_cwd\"; "
+	    "[ -z \"$__bwgate_cwd\" ] || if cd -P -- \"$__bwgate_cwd\"; "
+	    "then [ \"$(pwd -P)\" = \"$__bwgate_cwd\" ] || { cd -- "
+	    "\"$OLDPWD\"; echo 'bwgate: the final directory changed on the "
+	    "way: not carried over' >&2; }; fi; "
 	    "(exit \"$__bwgate_st\")");
 	hso = cJSON_CreateObject();
 	cJSON_AddStringToObject(hso, "permissionDecision",

@@ -288,15 +288,24 @@ run_print_denied(const cJSON *j)
 }
 
 /* Where the command ended (inside the project, checked by the engine),
-   on the descriptor asked for; nothing when it failed or left no word. */
+   on the descriptor asked for; nothing when it failed or left no word,
+   and why on stderr when the engine refused the directory. */
 static void
 run_cwd_after(const struct run_request *rq, const cJSON *res)
 {
-	const char	*d = cJSON_GetStringValue(cJSON_GetObjectItem(
-			    cJSON_GetObjectItem(res, "report"), "cwd_after"));
+	const cJSON	*rep = cJSON_GetObjectItem(res, "report");
+	const char	*d = cJSON_GetStringValue(cJSON_GetObjectItem(rep,
+			    "cwd_after"));
+	const char	*why = cJSON_GetStringValue(cJSON_GetObjectItem(rep,
+			    "cwd_refused"));
 
-	if (rq->cwd_fd > 0 && d != NULL && d[0] == '/')
+	if (rq->cwd_fd <= 0)
+		return;
+	if (d != NULL && d[0] == '/')
 		(void)write_full(rq->cwd_fd, d, strlen(d));
+	else if (why != NULL)
+		fprintf(stderr, "bwgate: the final directory is not carried "
+		    "over: %s\n", display_str(why));
 }
 
 /* The change report summary on stderr (quiet: only why it failed). */

@@ -5,8 +5,10 @@
  * of its own and, after the command string, prints its directory there
  * when the string succeeded, as Claude Code's own wrapper does (`eval CMD
  * && pwd -P >| FILE`); the exit status is the string's. The result says
- * cwd_after only for a directory inside the project: the host's next call
- * starts there, so nothing outside is offered.
+ * cwd_after only for a directory inside the project, reached from the
+ * project's root through the door (beneath.h) without a symbolic link on
+ * the way: the host's next call starts there, so nothing outside is
+ * offered; cwd_refused says why a directory was not.
  */
 #include "autoconf.h"
 
@@ -19,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "engine-int.h"
 #include "log.h"
-#include "path.h"
 #include "sandbox.h"
 #include "xalloc.h"
 
@@ -81,8 +83,9 @@ engine_cwd_read(struct engine *e, const char *project)
 {
 	char		 buf[PATH_MAX + 2];
 	struct stat	 st;
-	char		*real;
+	char		*rel = NULL, *cause = NULL;
 	ssize_t		 n;
+	int		 root = -1, fd = -1;
 
 	if (e->cwd_rd < 0)
 		return;
@@ -94,14 +97,33 @@ engine_cwd_read(struct engine *e, const char *project)
 	if (n <= 1 || buf[n - 1] != '\n')
 		return;
 	buf[n - 1] = '\0';
-	/* Resolved here: a link the command left must not lead out. */
-	real = buf[0] == '/' && memchr(buf, '\n', (size_t)n - 1) == NULL ?
-	    realpath(buf, NULL) : NULL;
-	if (real == NULL || !path_is_under(real, project) ||
-	    stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		LOG("final directory not offered: '%s'", buf);
-		free(real);
-		return;
-	}
-	e->r->cwd_after = real;
+	/* Through the door, from the project's root: a symbolic link
+	   anywhere on the way (planted by the command, or swapped in by a
+	   racing sandbox of the same project) is refused, never followed;
+	   `pwd -P` names none. */
+	if (buf[0] != '/' || memchr(buf, '\n', (size_t)n - 1) != NULL)
+		cause = xasprintf("'%s' is not an absolute path", buf);
+	else if ((rel = beneath_relative(project, buf, &cause)) == NULL)
+		;
+	else if ((root = beneath_root(project, &st, &cause)) < 0)
+		;
+	else if ((fd = beneath_open(root, rel, O_PATH | O_DIRECTORY, 0,
+	    &cause)) < 0)
+		;
+	else if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+		cause = xasprintf("'%s' is not a directory", buf);
+	if (cause != NULL) {
+		LOG("final directory not offered: %s", cause);
+		e->r->cwd_refused = cause;
+		cause = NULL;
+	} else
+		e->r->cwd_after = strcmp(rel, ".") == 0 ? xstrdup(project) :
+		    xasprintf("%s%s%s", project,
+		    strcmp(project, "/") == 0 ? "" : "/", rel);
+	if (fd >= 0)
+		close(fd);
+	if (root >= 0)
+		close(root);
+	free(rel);
+	free(cause);
 }

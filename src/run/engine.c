@@ -252,6 +252,28 @@ engine_limiter_free(void *arg)
 	return NULL;
 }
 
+/* Start bwrap in the limiter's cgroups; once more in new ones when ours
+   were removed before it joined (limiter_renew). -1 with cause. */
+static int
+engine_spawn(struct engine *e, const struct strv *argv,
+    const struct sandbox *sb, char **cause)
+{
+	const struct engine_opts *o = e->opts;
+	int			 join[2];
+	size_t			 njoin = limiter_join_fds(e->lim, join);
+
+	if (runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
+	    o->merge_output, join, njoin, &e->run, cause) == 0)
+		return 0;
+	if (limiter_renew(e->lim) != 0)
+		return -1;
+	free(*cause);
+	*cause = NULL;
+	njoin = limiter_join_fds(e->lim, join);
+	return runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
+	    o->merge_output, join, njoin, &e->run, cause);
+}
+
 int
 engine_run(const struct engine_opts *o, struct result *r)
 {
@@ -273,8 +295,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct aside		 lim_new = ASIDE_INIT, lim_free = ASIDE_INIT;
 	char			*cause = NULL;
 	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
-	int			 join[2];
-	size_t			 njoin;
 	int			 slot, rc = -1;
 
 	strv_append_all(&r->argv, &o->argv);
@@ -374,7 +394,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	loop_signal(e.loop, SIGHUP, engine_signal, &e);
 	aside_join(&lim_new);
 	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
-	njoin = limiter_join_fds(e.lim, join);
 	/* A prestart's command goes to its helper later. */
 	strv_append_all(&full, &sb.argv);
 	if (!prestart) {
@@ -399,8 +418,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	}
 	runner_args_use(&full, sb.bwrap_at, sb.opts_end,
 	    sandbox_add_fd(&sb, slot));
-	if (runner_spawn(&full, sb.fds, sb.nfds, o->stdin_fd, o->merge_output,
-	    join, njoin, &e.run, &cause) != 0) {
+	if (engine_spawn(&e, &full, &sb, &cause) != 0) {
 		engine_fail(r, cause);
 		goto out;
 	}

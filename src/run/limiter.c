@@ -2,13 +2,23 @@
  * limiter: enforce a command's memory, process and CPU-time limits.
  *
  * A limiter owns up to two cgroup directories (one for cgroup v2; the
- * memory and pids hierarchies for v1) named bwgate-PID under the cgroup
- * bwgate itself runs in (or the hierarchy's root), and a descriptor on
- * each one's membership file. bwrap joins them itself between fork and
+ * memory and pids hierarchies for v1) named bwgate-PID-NONCE under the
+ * cgroup bwgate itself runs in (or the hierarchy's root), and a descriptor
+ * on each one's membership file. bwrap joins them itself between fork and
  * exec (spawn.h says why that is the cheap way in cgroup v1), so the
  * sandbox and all it starts are born inside. Resource limits without a
  * cgroup, and CPU time always, are set with prlimit(2) on the sandbox's
  * first process while bwrap still holds it on --block-fd.
+ *
+ * The name's PID is ours as our pid namespace sees it, and one PID can be
+ * two runs in two namespaces (each the first process of its own): NONCE,
+ * 64 random bits, keeps their cgroups apart. The owner holds an exclusive
+ * flock(2) on its directory while it uses it; a lock is the kernel's, the
+ * same in every namespace, and goes with its owner however it ends. So a
+ * run removes another's left-behind cgroup (cg_reap) only when it can take
+ * that lock (no owner left, in any namespace) and the cgroup is empty
+ * (rmdir fails with EBUSY while a process is in it); it never kills what
+ * is in another run's cgroup.
  */
 #include "autoconf.h"
 
@@ -20,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -36,6 +48,7 @@ struct limiter {
 	struct limits		 lim;
 	enum limits_backend	 backend;
 	char			*dir[2];	/* v2: dir[0]; v1: memory, pids */
+	int			 lock[2];	/* each dir, flock'd, or -1 */
 	int			 join[2];	/* membership files, or -1 */
 	char			*hit;
 	bool			 nproc_exempt;	/* RLIMIT_NPROC does not apply */
@@ -140,41 +153,76 @@ read_key(const char *dir, const char *name, const char *key)
 
 /*
  * Remove the cgroups of bwgate runs that were killed outright (SIGKILL
- * leaves no chance to clean up): bwgate-PID with PID gone, untouched for a
- * while (a run in another pid namespace may see its PID as gone; its
- * cgroup is young or holds processes, and rmdir refuses a busy one).
+ * leaves no chance to clean up): a bwgate-* directory whose lock we can
+ * take has no owner left, whatever its pid namespace, and rmdir removes
+ * it only when it is empty. The lock is let go after: an owner that meets
+ * a directory gone under its lock (cg_claim) takes another name.
  */
 static void
 cg_reap(const char *base)
 {
 	DIR		*d = opendir(base);
 	struct dirent	*de;
-	struct stat	 st;
-	time_t		 now = time(NULL);
-	int		 pid;
 	char		 path[4096];
+	int		 fd;
 
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (sscanf(de->d_name, "bwgate-%d", &pid) != 1 || pid <= 0 ||
-		    pid == (int)getpid())
-			continue;
-		if (kill(pid, 0) == 0 || errno != ESRCH)
+		if (strncmp(de->d_name, "bwgate-", 7) != 0 ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
-		if (stat(path, &st) == 0 && now - st.st_mtime > 10 &&
-		    rmdir(path) == 0)
+		if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && rmdir(path) == 0)
 			LOG("removed the stale cgroup '%s'", path);
+		close(fd);
 	}
 	closedir(d);
 }
 
-/* mkdir a fresh bwgate-PID cgroup under the hierarchy at root. */
+/* Make a new cgroup base/bwgate-PID-NONCE and lock it (*lock); NULL
+   when it cannot be made, or was removed before it was locked (by
+   another run's cg_reap: try another name). */
 static char *
-cg_make(const char *root, const char *controller, const char *probe_file)
+cg_claim(const char *base, int *lock)
 {
-	char		*own = own_cgroup(controller), *base, *dir;
+	unsigned long long	 nonce;
+	struct stat		 a, b;
+	char			*dir;
+	int			 fd = -1;
+
+	if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce)
+		return NULL;
+	dir = xasprintf("%s/bwgate-%d-%016llx", base, (int)getpid(), nonce);
+	if (mkdir(dir, 0700) != 0) {
+		free(dir);
+		return NULL;
+	}
+	/* Still the directory made above once it is locked: a reaper
+	   that locked it first has removed it, and ours is then a lock
+	   on a directory without a name. */
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &a) != 0 ||
+	    stat(dir, &b) != 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		if (fd >= 0)
+			close(fd);
+		rmdir(dir);
+		free(dir);
+		return NULL;
+	}
+	*lock = fd;
+	return dir;
+}
+
+/* A fresh cgroup under the hierarchy at root, locked (*lock). */
+static char *
+cg_make(const char *root, const char *controller, const char *probe_file,
+    int *lock)
+{
+	char		*own = own_cgroup(controller), *base, *dir = NULL;
 	struct stat	 st;
 
 	/* Under our own cgroup when we can see it, so the limits of an
@@ -187,20 +235,34 @@ cg_make(const char *root, const char *controller, const char *probe_file)
 		base = xstrdup(root);
 	}
 	cg_reap(base);
-	dir = xasprintf("%s/bwgate-%d", base, (int)getpid());
+	for (int i = 0; i < 4 && dir == NULL; i++)
+		dir = cg_claim(base, lock);
 	free(base);
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		free(dir);
+	if (dir == NULL)
 		return NULL;
-	}
 	base = xasprintf("%s/%s", dir, probe_file);
 	if (stat(base, &st) != 0) {
 		rmdir(dir);
 		free(dir);
 		dir = NULL;
+		close(*lock);
+		*lock = -1;
 	}
 	free(base);
 	return dir;
+}
+
+/* Give up cgroup i (it holds nothing yet). */
+static void
+cg_drop(struct limiter *l, int i)
+{
+	if (l->dir[i] != NULL)
+		rmdir(l->dir[i]);
+	free(l->dir[i]);
+	l->dir[i] = NULL;
+	if (l->lock[i] >= 0)
+		close(l->lock[i]);
+	l->lock[i] = -1;
 }
 
 /* Try cgroup v2, then v1; fill l->dir. */
@@ -212,7 +274,7 @@ limiter_cgroups(struct limiter *l)
 
 	if (stat(CG_ROOT "/cgroup.controllers", &st) == 0) {
 		/* Pure v2: one directory, memory and pids enabled in it. */
-		l->dir[0] = cg_make(CG_ROOT, "", "memory.max");
+		l->dir[0] = cg_make(CG_ROOT, "", "memory.max", &l->lock[0]);
 		if (l->dir[0] != NULL) {
 			char *p = xasprintf("%s/pids.max", l->dir[0]);
 
@@ -233,22 +295,15 @@ limiter_cgroups(struct limiter *l)
 			}
 			return;
 		}
-		if (l->dir[0] != NULL)
-			rmdir(l->dir[0]);
-		free(l->dir[0]);
-		l->dir[0] = NULL;
+		cg_drop(l, 0);
 		return;
 	}
 	l->dir[0] = cg_make(CG_ROOT "/memory", "memory",
-	    "memory.limit_in_bytes");
-	l->dir[1] = cg_make(CG_ROOT "/pids", "pids", "pids.max");
+	    "memory.limit_in_bytes", &l->lock[0]);
+	l->dir[1] = cg_make(CG_ROOT "/pids", "pids", "pids.max", &l->lock[1]);
 	if (l->dir[0] == NULL || l->dir[1] == NULL) {
-		for (int i = 0; i < 2; i++) {
-			if (l->dir[i] != NULL)
-				rmdir(l->dir[i]);
-			free(l->dir[i]);
-			l->dir[i] = NULL;
-		}
+		for (int i = 0; i < 2; i++)
+			cg_drop(l, i);
 		return;
 	}
 	l->backend = LIMITS_CGROUP1;
@@ -265,15 +320,13 @@ limiter_cgroups(struct limiter *l)
 	}
 }
 
-struct limiter *
-limiter_new(const struct limits *lim)
+/* Make the cgroups (when there are limits to enforce) and open their
+   membership files. */
+static void
+limiter_make(struct limiter *l)
 {
-	struct limiter	*l = xcalloc(1, sizeof *l);
-
-	l->lim = *lim;
 	l->backend = LIMITS_RLIMIT;
-	l->join[0] = l->join[1] = -1;
-	if (lim->memory > 0 || lim->pids > 0)
+	if (l->lim.memory > 0 || l->lim.pids > 0)
 		limiter_cgroups(l);
 	for (int i = 0; i < 2; i++) {
 		char *p;
@@ -290,7 +343,43 @@ limiter_new(const struct limits *lim)
 			l->backend = LIMITS_RLIMIT;
 	}
 	LOG("limits by %s", limits_backend_name(l->backend));
+}
+
+struct limiter *
+limiter_new(const struct limits *lim)
+{
+	struct limiter	*l = xcalloc(1, sizeof *l);
+
+	l->lim = *lim;
+	l->join[0] = l->join[1] = -1;
+	l->lock[0] = l->lock[1] = -1;
+	limiter_make(l);
 	return l;
+}
+
+int
+limiter_renew(struct limiter *l)
+{
+	enum limits_backend	 was = l->backend;
+	struct stat		 a, b;
+	bool			 lost = false;
+
+	for (int i = 0; i < 2; i++)
+		if (l->dir[i] != NULL && (fstat(l->lock[i], &a) != 0 ||
+		    stat(l->dir[i], &b) != 0 || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino))
+			lost = true;
+	if (!lost)
+		return -1;
+	LOG("a cgroup of ours was removed before bwrap joined it");
+	for (int i = 0; i < 2; i++) {
+		if (l->join[i] >= 0)
+			close(l->join[i]);
+		l->join[i] = -1;
+		cg_drop(l, i);
+	}
+	limiter_make(l);
+	return l->backend == was ? 0 : -1;
 }
 
 enum limits_backend
@@ -506,6 +595,10 @@ limiter_free(struct limiter *l)
 				wait_us *= 2;
 		}
 		free(l->dir[i]);
+		/* Only now: a cgroup still busy is left to a later run's
+		   cg_reap, which may take it once nobody holds the lock. */
+		if (l->lock[i] >= 0)
+			close(l->lock[i]);
 	}
 	LOG("limits released");
 	free(l);

@@ -58,6 +58,12 @@ char		*limits_caveat(enum limits_backend, const struct limits *,
 /* Prepare the enforcement; never NULL (falls back to rlimits). */
 struct limiter	*limiter_new(const struct limits *);
 enum limits_backend limiter_backend(const struct limiter *);
+/* When bwrap could not join: was a cgroup of ours removed before it
+   did (an empty cgroup is anyone's to remove who may write its parent: a
+   cleaner, an older bwgate)? Then new ones are made the same way, and
+   the membership files are theirs: 0, or -1 when none was lost or the
+   new ones are not of the same kind. */
+int		 limiter_renew(struct limiter *);
 /* The membership files bwrap writes "0" into before exec (spawn.h);
    how many (0 without a cgroup). Owned by the limiter. */
 size_t		 limiter_join_fds(const struct limiter *, int fds[2]);

@@ -399,6 +399,7 @@ result_release(struct result *r)
 	strv_release(&r->changes_widened);
 	free(r->error);
 	free(r->cwd_after);
+	free(r->cwd_refused);
 	memset(r, 0, sizeof *r);
 	r->exit_code = -1;
 }
@@ -512,6 +513,8 @@ result_json(const struct result *r)
 		cJSON_AddNullToObject(j, "error");
 	if (r->cwd_after != NULL)
 		cJSON_AddStringToObject(j, "cwd_after", r->cwd_after);
+	if (r->cwd_refused != NULL)
+		cJSON_AddStringToObject(j, "cwd_refused", r->cwd_refused);
 	return j;
 }
 

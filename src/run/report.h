@@ -126,6 +126,7 @@ struct result {
 	struct strv	 warnings;
 	char		*error;		/* bwgate's own failure, if any */
 	char		*cwd_after;	/* where the shell ended (track_cwd) */
+	char		*cwd_refused;	/* why it is not cwd_after */
 	cJSON		*undo;		/* can it be undone (undo.h), or NULL */
 	cJSON		*git;		/* commits, refs, index a git-write
 					   run changed (gitops.h), or NULL */

@@ -10,10 +10,11 @@
 set -u
 b=${BWGATE_BUILDDIR:-.}
 s=${srcdir:-.}
+. "$(dirname "$0")/lib-imports.sh"
 echo "1..3"
 
 door="libutil_a-beneath.o"
-calls="openat openat64 fstatat fstatat64 newfstatat statx unlinkat renameat
+CALLS="openat openat64 fstatat fstatat64 newfstatat statx unlinkat renameat
 renameat2 mkdirat linkat symlinkat mknodat fchmodat fchownat readlinkat
 utimensat opendir unlink rmdir rename mkdir lstat lstat64 link symlink
 truncate chmod"
@@ -60,31 +61,12 @@ allowed() {
 }
 
 bad=0
-n=0
-for o in $(find "$b/src" -name '*.o' | sort); do
-	base=$(basename "$o")
-	short=${base#*_a-}
-	short=${short#bwgate-}
-	short=${short#tests_fuzz_fuzz_*-}
-	[ "$base" = "$door" ] && continue
-	n=$((n + 1))
-	ok=$(allowed "$short")
-	for c in $(nm -u "$o" | awk '{ print $2 }' | sed 's/@.*//' | sort -u); do
-		for f in $calls; do
-			[ "$c" = "$f" ] || continue
-			case " $ok " in
-			*" $c "*) ;;
-			*) echo "# $short imports $c: go through the door (beneath.h)"
-			   bad=1 ;;
-			esac
-		done
-	done
-done
-if [ "$n" -lt 50 ]; then
-	echo "not ok 1 - only $n objects found under $b/src"
+imports_scan "$door" "go through the door (beneath.h)" "$b/src" || bad=1
+if [ "$N" -lt 50 ]; then
+	echo "not ok 1 - only $N objects found under $b/src"
 	exit 1
 fi
-[ "$bad" = 0 ] && echo "ok 1 - no object but the door walks or removes by name ($n objects)" ||
+[ "$bad" = 0 ] && echo "ok 1 - no object but the door walks or removes by name ($N objects)" ||
     echo "not ok 1 - an object walks or removes by name outside the door"
 
 # openat2 is reached through syscall(): look at the sources. Besides the

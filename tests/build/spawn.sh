@@ -6,10 +6,11 @@
 # filter is in place.
 set -u
 b=${BWGATE_BUILDDIR:-.}
+. "$(dirname "$0")/lib-imports.sh"
 echo "1..2"
 
 spawner="libutil_a-spawn.o"
-calls="fork vfork _Fork clone clone3 execv execve execvp execvpe execl
+CALLS="fork vfork _Fork clone clone3 execv execve execvp execvpe execl
 execlp execle fexecve execveat posix_spawn posix_spawnp system popen"
 
 allowed() {
@@ -20,32 +21,13 @@ allowed() {
 }
 
 bad=0
-n=0
-for o in $(find "$b/src" "$b/ui" -name '*.o' | sort); do
-	base=$(basename "$o")
-	short=${base#*_a-}
-	short=${short#bwgate-}
-	short=${short#bwgate_helper-}
-	short=${short#tests_fuzz_fuzz_*-}
-	[ "$base" = "$spawner" ] && continue
-	n=$((n + 1))
-	ok=$(allowed "$short")
-	for c in $(nm -u "$o" | awk '{ print $2 }' | sed 's/@.*//' | sort -u); do
-		for f in $calls; do
-			[ "$c" = "$f" ] || continue
-			case " $ok " in
-			*" $c "*) ;;
-			*) echo "# $short imports $c: start programs through spawn.h"
-			   bad=1 ;;
-			esac
-		done
-	done
-done
-if [ "$n" -lt 50 ]; then
-	echo "not ok 1 - only $n objects found under $b/src"
+imports_scan "$spawner" "start programs through spawn.h" "$b/src" "$b/ui" ||
+    bad=1
+if [ "$N" -lt 50 ]; then
+	echo "not ok 1 - only $N objects found under $b/src"
 	exit 1
 fi
-[ "$bad" = 0 ] && echo "ok 1 - no object but spawn.c forks or execs ($n objects)" ||
+[ "$bad" = 0 ] && echo "ok 1 - no object but spawn.c forks or execs ($N objects)" ||
     echo "not ok 1 - an object forks or execs outside spawn.c"
 
 # The spawner itself does import them (the check sees what it should).

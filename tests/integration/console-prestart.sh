@@ -126,7 +126,7 @@ ok_if "no exec is left" test -z "$(project_execs)"
 cgroup_left() {
 	local p
 	for p in $(sort -u "$T/warm.pids"); do
-		find /sys/fs/cgroup -maxdepth 5 -name "bwgate-$p" | grep -q . &&
+		find /sys/fs/cgroup -maxdepth 5 -name "bwgate-$p-*" | grep -q . &&
 		    return 0
 	done
 	return 1

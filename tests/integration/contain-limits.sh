@@ -9,8 +9,9 @@
 
 P=$(new_project)
 cd "$P" || exit 1
-# A run's cgroup is named after its bwgate process: note ours (other tests
-# beside this one kill runs outright, whose cgroups wait for a later run).
+# A run's cgroup is named after its bwgate process (bwgate-PID-NONCE): note
+# ours (other tests beside this one kill runs outright, whose cgroups wait
+# for a later run).
 REAL_BWGATE=$BWGATE
 BWGATE="$T/bwgate"
 printf '#!/bin/sh\necho $$ >> "%s"\nexec "%s" "$@"\n' "$T/our.pids" \
@@ -92,7 +93,7 @@ cgroup*)
 		procs=$(pgrep -P "$EP"; pgrep -f '^sleep 31.5$')
 		[ "$(echo "$procs" | wc -w)" -ge 2 ] || return 1
 		for c in $procs; do
-			grep -Eq "^[0-9]+:(memory|pids|):.*/bwgate-$EP\$" \
+			grep -Eq "^[0-9]+:(memory|pids|):.*/bwgate-$EP-[0-9a-f]{16}\$" \
 			    "/proc/$c/cgroup" || return 1
 		done
 	}
@@ -105,12 +106,12 @@ cgroup*)
 esac
 
 # A run killed outright (SIGKILL: no clean-up) leaves its cgroup; a later
-# run removes it once it is stale.
+# run removes it once nobody holds its lock and it is empty.
 case "$BACKEND" in
 cgroup*)
 	(exec "$BWGATE" exec --project "$P" -- sleep 60) >/dev/null 2>&1 &
 	KP=$!
-	wait_for 10 sh -c "find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP' | grep -q ."
+	wait_for 10 sh -c "find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP-*' | grep -q ."
 	wait_for 10 pgrep -f '^sleep 60$'
 	kill -KILL "$KP"; wait "$KP" 2>/dev/null
 	wait_for 10 sh -c "! pgrep -f 'sleep 60\$' >/dev/null"
@@ -118,7 +119,7 @@ cgroup*)
 	# this uid, another test's included, may have removed it already.)
 	ok_if "a later run removes a killed run's stale cgroup" wait_for 40 sh -c \
 		"'$BWGATE' exec --project '$P' -- true >/dev/null 2>&1;
-		 ! find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP' | grep -q ."
+		 ! find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-$KP-*' | grep -q ."
 	;;
 *)
 	skip "stale cgroups" "no cgroup here ($BACKEND)"
@@ -132,7 +133,7 @@ assert_eq "normal command runs" "$(jfield .stdout)" '"fine\n"'
 # beside us, and another user's killed run leaves one we cannot remove.)
 ok_unless "no bwgate cgroup left behind by our runs" sh -c '
 	for p in $(cat "$0"); do
-		find /sys/fs/cgroup -maxdepth 5 -name "bwgate-$p" |
+		find /sys/fs/cgroup -maxdepth 5 -name "bwgate-$p-*" |
 		    grep -vxFf "$1" | grep -q . && exit 0
 	done
 	exit 1' "$T/our.pids" "$T/cg.before"

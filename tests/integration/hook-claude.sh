@@ -12,7 +12,9 @@ cd "$P"
 # cat reads here-documents in the table below; let it run headless.
 cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
 {"version":1,"rules":[
- {"id":"cat","command":["cat"],"verdict":"allow","profile":"readonly","reason":"test reader"}
+ {"id":"cat","command":["cat"],"verdict":"allow","profile":"readonly","reason":"test reader"},
+ {"id":"mkdir","command":["mkdir"],"verdict":"allow","profile":"project","reason":"test maker"},
+ {"id":"ln","command":["ln"],"verdict":"allow","profile":"project","reason":"test linker"}
 ]}
 JSON
 
@@ -184,6 +186,49 @@ assert_eq "cd out of the project: not carried" \
     "$(carried 'cd /tmp')" "$P"$'\n'"rc=0"
 assert_eq "a trailing comment: still carried" \
     "$(carried 'cd src # go')" "$P/src"$'\n'"rc=0"
+
+# The final directory is looked up through the door (beneath.h), from the
+# project's root: a symbolic link on the way is refused, never followed,
+# even one to a directory inside, and bwgate says why; the host's shell
+# stays where it was. The command's shell names a link of its own making
+# as its directory (its pwd is a function of the command's).
+# (A function definition needs an operator, or the sandboxed mode.)
+mkdir -p "$T/outside/sub" "$P/real"
+stop_console
+start_console --headless --auto-sandboxed || { ok_if "the console starts" false; done_testing; exit; }
+landed() {	# COMMAND: the host's directory after it, stderr in carried.err
+	bash_payload "$1" | hook
+	cmd=$(jq -r .hookSpecificOutput.updatedInput.command "$T/hook.out")
+	if [ -n "${RACER:-}" ]; then	# run through the racer instead
+		cmd=$(printf '%s' "$cmd" |
+		    sed "s|'[^']*/bwgate' sh --cwd-fd=3|'$RACER' sh --cwd-fd=3|")
+	fi
+	(cd "$P" && bash -c 'eval "$1" > /dev/null 2> "$2"; pwd -P' \
+	    sh "$cmd" "$T/carried.err")
+}
+for how in "out:$T/outside:out" "via:$T/outside:via/sub" "in:real:in"; do
+	name=${how%%:*} to=${how#*:}; to=${to%:*} final=${how##*:}
+	assert_eq "final directory $final, a link to $to: the host stays" \
+	    "$(landed "ln -s '$to' $name && pwd() { echo '$P/$final'; }")" "$P"
+	assert_match "  bwgate says why" "$(cat "$T/carried.err")" \
+	    "^bwgate: the final directory is not carried over: '$final' is or goes through a symbolic link"
+	rm -f "$P/$name"
+done
+assert_eq "the same, no link: carried" \
+    "$(landed "pwd() { echo '$P/real'; }")" "$P/real"
+# Checked, then swapped for a link to the outside before the host's cd (as
+# another sandbox of the project can): the host's shell sees where it
+# landed and goes back.
+printf '#!/bin/sh\n"$BWGATE" "$@"; st=$?\nrm -rf "%s/d" && ln -s "%s/outside" "%s/d"\nexit $st\n' \
+    "$P" "$T" "$P" > "$T/racer"
+chmod +x "$T/racer"
+assert_eq "final directory swapped for a link after the check: the host stays" \
+    "$(RACER=$T/racer landed 'mkdir d && cd d')" "$P"
+assert_match "  and says so" "$(cat "$T/carried.err")" \
+    "^bwgate: the final directory changed on the way: not carried over"
+rm -f "$P/d"
+stop_console
+start_console --headless --auto-allowlisted || { ok_if "the console starts" false; done_testing; exit; }
 
 # --writes console: Claude Code's own file tools become console requests;
 # a Write the console made is allowed (Claude Code writes the same bytes

@@ -59,16 +59,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A run killed outright leaves its cgroup (bwgate-PID) for a later run to
-# remove (limiter.c, cg_reap): the ones made since this test started, whose
-# bwgate is gone, go now (rmdir refuses one that still holds processes).
+# A run killed outright leaves its cgroup (bwgate-PID-NONCE) for a later
+# run to remove (limiter.c, cg_reap): the ones made since this test started
+# go now, as cg_reap does it: only when their lock can be taken (their
+# bwgate is gone, whatever its pid namespace; never by the PID, which may
+# be another namespace's) and they are empty (rmdir refuses a busy one).
 reap_cgroups() {
 	local d
 	for d in $(find /sys/fs/cgroup -maxdepth 5 -name 'bwgate-*' \
 	    2>/dev/null); do
-		kill -0 "${d##*/bwgate-}" 2>/dev/null && continue
 		[ "$(stat -c %Y "$d" 2>/dev/null || echo 0)" -ge "$TEST_STARTED" ] &&
-			rmdir "$d" 2>/dev/null
+			flock -n "$d" rmdir "$d" 2>/dev/null
 	done
 }
 

@@ -9,30 +9,11 @@
 # every host decision.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/console-lib.sh"
+. "$(dirname "$0")/lib-net.sh"
 
 P=$(new_project)
-PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
-if [ -z "$PY" ] || ! command -v curl >/dev/null || ! command -v jq >/dev/null; then
-	skip "host questions" "python3, curl or jq not installed"
-	done_testing; exit
-fi
-
-mkdir -p "$T/www"
-echo "hello from the registry" > "$T/www/file.txt"
-(cd "$T/www" && exec "$PY" -c '
-import http.server, os, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-open("../port.tmp", "w").write(str(s.server_address[1]))
-os.rename("../port.tmp", "../port")
-s.serve_forever()') &
-SRV=$!
-wait_for 20 test -e "$T/port"
-PORT=$(cat "$T/port")
-printf '127.0.0.1 reg.test other.test third.test\n' > "$T/hosts"
+net_registry "host questions" reg.test other.test third.test
 export BWGATE_NET_HOSTS="$T/hosts"
-ALLOW="private:reg.test:$PORT"
 
 ctl() {
 	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 "$CTL"

@@ -5,28 +5,10 @@
 # gets what was decided.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
+. "$(dirname "$0")/lib-net.sh"
 
 P=$(new_project)
-PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
-if [ -z "$PY" ] || ! command -v curl >/dev/null || ! command -v jq >/dev/null; then
-	skip "host questions in the terminal" "python3, curl or jq not installed"
-	done_testing; exit
-fi
-mkdir -p "$T/www"
-echo "hello from the registry" > "$T/www/file.txt"
-(cd "$T/www" && exec "$PY" -c '
-import http.server, os
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-open("../port.tmp", "w").write(str(s.server_address[1]))
-os.rename("../port.tmp", "../port")
-s.serve_forever()') &
-SRV=$!
-wait_for 20 test -e "$T/port"
-PORT=$(cat "$T/port")
-printf '127.0.0.1 reg.test other.test\n' > "$T/hosts"
-ALLOW="private:reg.test:$PORT"
+net_registry "host questions in the terminal" reg.test other.test
 
 UI_ENV="BWGATE_NET_HOSTS=$T/hosts" ui_start 160 45 ||
     { kill "$SRV"; done_testing; exit 1; }
