@@ -2,7 +2,7 @@
 # Network by domain (issue 28): a command with --domain reaches the named
 # hosts only, through bwgate's proxy, with real clients (curl over plain
 # HTTP, CONNECT and SOCKS5, HTTPS through CONNECT with a test CA, python
-# urllib, node fetch) against servers on the host's loopback. No test
+# urllib; node in net-node.sh) against servers on the host's loopback. No test
 # reaches the internet: the proxy resolves names with a hosts file the
 # test writes (BWGATE_NET_HOSTS), so "reg.test" is 127.0.0.1 and needs a
 # private: pattern; without one it is refused (rebinding). A host no
@@ -114,19 +114,8 @@ if $TLS; then
 	    curl -sS --cacert "$P/test-ca.pem" "https://reg.test:$TPORT/file.txt"
 	assert_eq "curl https through CONNECT" "$(jq -r .stdout+.stderr < "$T/report.json")" \
 		"hello from the registry"
-	NODE=$(PATH=/usr/local/bin:/usr/bin:/bin command -v node)
-	if [ -n "$NODE" ] && "$NODE" -e 'process.exit(typeof fetch == "function" && +process.versions.node.split(".")[0] >= 24 ? 0 : 1)'; then
-		jexec --domain "private:reg.test:$TPORT" \
-		    --env NODE_EXTRA_CA_CERTS="$P/test-ca.pem" -- "$NODE" -e "
-fetch('https://reg.test:$TPORT/file.txt').then(r => r.text()).then(t => process.stdout.write(t))"
-		assert_eq "node fetch https through the proxy" \
-		    "$(jq -r .stdout < "$T/report.json")" "hello from the registry"
-	else
-		skip "node fetch through the proxy" "node 24 or later not installed"
-	fi
 else
 	skip "https through CONNECT" "openssl cannot make a test CA here"
-	skip "node fetch through the proxy" "no test CA"
 fi
 
 # 4. A host no pattern allows: refused with the hint, never reached.
