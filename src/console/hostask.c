@@ -228,9 +228,13 @@ hostask_read(int fd, short revents, void *arg)
 	buf_add(&jb->ask_in, chunk, (size_t)n);
 	while (jb->ask_in.len > 0 && (nl = memchr(jb->ask_in.data, '\n',
 	    jb->ask_in.len)) != NULL) {
+		size_t used = (size_t)(nl - jb->ask_in.data) + 1;
+
 		*nl = '\0';
 		hostask_question(jb, jb->ask_in.data);
-		buf_consume(&jb->ask_in, (size_t)(nl - jb->ask_in.data) + 1);
+		if (jb->ask_fd < 0)	/* closed: a broken question */
+			return;
+		buf_consume(&jb->ask_in, used);
 	}
 	if (jb->ask_in.len > HOSTASK_LINE_MAX)
 		hostask_close(jb);
