@@ -4,10 +4,11 @@
 # proxy variables. The system's node may be older than that (20 has no
 # NODE_USE_ENV_PROXY), so this test runs the node pinned in
 # tests/node/package-lock.json, which ./quickstart check installs into the
-# build tree (tests/node/install.sh; make node-client). Against a local
-# server only: an allowed host is reached, another is refused with the
-# hint naming it, and a client that ignores the proxy (an http.Agent of its
-# own) goes nowhere and is told about the proxy.
+# build tree (tests/node/install.sh; make node-client). Against local
+# servers only: an allowed host is reached (http, and https through CONNECT
+# with a test CA), another is refused with the hint naming it, and a
+# client that ignores the proxy (an http.Agent of its own) goes nowhere
+# and is told about the proxy.
 . "$(dirname "$0")/libtest.sh"
 
 P=$(new_project)
@@ -30,9 +31,23 @@ NROOT=${NODE%/bin/node}
 
 mkdir -p "$T/www"
 echo "hello from the registry" > "$T/www/file.txt"
-"$PY" - "$T" <<'PYEOF' &
-import http.server, os, sys
-t = sys.argv[1]
+
+# A test CA and a certificate for reg.test, when openssl is here.
+TLS=false
+if command -v openssl >/dev/null && openssl req -x509 -newkey rsa:2048 \
+    -nodes -days 2 -subj /CN=bwgate-test-ca -keyout "$T/ca.key" \
+    -out "$T/ca.pem" >/dev/null 2>&1 && openssl req -newkey rsa:2048 \
+    -nodes -subj /CN=reg.test -keyout "$T/srv.key" -out "$T/srv.csr" \
+    >/dev/null 2>&1 && printf 'subjectAltName=DNS:reg.test\n' > "$T/ext" &&
+    openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+    -CAcreateserial -days 2 -extfile "$T/ext" -out "$T/srv.pem" \
+    >/dev/null 2>&1; then
+	TLS=true
+fi
+
+"$PY" - "$T" "$TLS" <<'PYEOF' &
+import http.server, os, ssl, sys, threading
+t, tls = sys.argv[1], sys.argv[2] == "true"
 class H(http.server.SimpleHTTPRequestHandler):
     def __init__(self, *a, **k):
         super().__init__(*a, directory=t + "/www", **k)
@@ -40,14 +55,22 @@ class H(http.server.SimpleHTTPRequestHandler):
         with open(t + "/requests", "a") as f:
             f.write("%s %s\n" % (self.headers.get("Host"), self.path))
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-open(t + "/port.tmp", "w").write(str(s.server_address[1]))
+ports = [s.server_address[1], 0]
+if tls:
+    st = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(t + "/srv.pem", t + "/srv.key")
+    st.socket = ctx.wrap_socket(st.socket, server_side=True)
+    ports[1] = st.server_address[1]
+    threading.Thread(target=st.serve_forever, daemon=True).start()
+open(t + "/port.tmp", "w").write("%d %d" % tuple(ports))
 os.rename(t + "/port.tmp", t + "/port")
 s.serve_forever()
 PYEOF
 SRV=$!
 TEARDOWN="kill $SRV 2>/dev/null"
 wait_for 20 test -e "$T/port"
-PORT=$(cat "$T/port")
+read -r PORT TPORT < "$T/port"
 printf '127.0.0.1 reg.test other.test\n' > "$T/hosts"
 export BWGATE_NET_HOSTS="$T/hosts"
 ALLOW="private:reg.test:$PORT"
@@ -69,6 +92,21 @@ assert_eq "node fetch reaches the allowed host" \
 assert_eq "the report counts it" \
 	"$(jfield '[.network.hosts[] | "\(.host):\(.port)"]')" "[\"reg.test:$PORT\"]"
 ok_if "the server saw the request" grep -q "reg.test:$PORT /file.txt" "$T/requests"
+
+# 1b. https through CONNECT, end to end: node checks the server's
+#     certificate against the test CA (no interception).
+if $TLS; then
+	# The sandbox sees the project, not $T.
+	cp "$T/ca.pem" "$P/test-ca.pem"
+	jexec --ro "$NROOT" --domain "private:reg.test:$TPORT" \
+	    --env NODE_EXTRA_CA_CERTS="$P/test-ca.pem" -- "$NODE" -e "
+fetch('https://reg.test:$TPORT/file.txt').then(r => r.text())
+    .then(t => process.stdout.write(t), e => console.log('failed', e.cause || e))"
+	assert_eq "node fetch https through CONNECT" \
+		"$(jq -r .stdout < "$T/report.json")" "hello from the registry"
+else
+	skip "node fetch https through CONNECT" "openssl cannot make a test CA here"
+fi
 
 # 2. fetch of a host no pattern allows: refused, never reached. fetch
 #    (undici) tunnels plain http through CONNECT too, so it sees the
