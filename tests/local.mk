@@ -201,6 +201,7 @@ ENGINE_TESTS = \
 	%D%/integration/net-domains.sh \
 	%D%/integration/net-console.sh \
 	%D%/integration/net-clients.sh \
+	%D%/integration/net-node.sh \
 	%D%/integration/ui-net.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
@@ -425,6 +426,18 @@ clean-local: clean-agent-clients
 clean-agent-clients:
 	rm -rf tests/agents-clients
 .PHONY: check-agents clean-agent-clients
+
+# The node net-node.sh runs (one with NODE_USE_ENV_PROXY), pinned in
+# tests/node/package-lock.json, from npm into the build tree: ./quickstart
+# check makes it before the suite; without it net-node.sh skips and says so.
+EXTRA_DIST += %D%/node/install.sh %D%/node/package.json \
+	%D%/node/package-lock.json
+node-client:
+	$(SHELL) $(srcdir)/tests/node/install.sh tests/node-client
+clean-local: clean-node-client
+clean-node-client:
+	rm -rf tests/node-client
+.PHONY: node-client clean-node-client
 
 # Mutation testing: break each listed security check in a scratch copy of
 # the tree and make sure its tests fail (tests/mutation.sh; not in `make

@@ -118,6 +118,9 @@ fmt_state(const struct request *r, int64_t now_ms)
 		if (r->note != NULL)
 			return xstrdup("stopping");
 		/* Its proxy asks about a host (a, A or d answers). */
+		if (r->wants != NULL && r->wants_also.n > 0)
+			return xasprintf("wants %s +%zu", r->wants,
+			    r->wants_also.n);
 		if (r->wants != NULL)
 			return xasprintf("wants %s", r->wants);
 		e = fmt_elapsed(now_ms - r->started);

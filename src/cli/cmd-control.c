@@ -120,6 +120,10 @@ control_print_list(const cJSON *reply)
 			    k != NULL ? display_str(k) : "",
 			    k != NULL ? ")" : "");
 		}
+		/* More hosts asked about at once: answered after it. */
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(r, "wants_also"))
+			printf("%-6s also wants %s\n", "", display_str(
+			    cJSON_GetStringValue(e)));
 		/* The agent's variables that differ from the console's. */
 		cJSON_ArrayForEach(e, env) {
 			char *n = control_display(e->string);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "mcp.h"
 #include "netbackend.h"
 #include "probe.h"
+#include "rundir.h"
 #include "sandbox.h"
 #include "spawn.h"
 #include "seccomp-deny.h"
@@ -205,6 +207,93 @@ doctor_identity(const struct probe *p, struct check *checks, size_t *n)
 	return kuid;
 }
 
+/* Can a command with named hosts run here? The real thing: `bwgate exec
+   --domain` of `true` (its own network namespace, bwgate-netlisten
+   entering it to open the proxy's socket), in an empty project in the
+   private runtime directory (nothing is written there). The reason is exec's own error,
+   the one every command with --domain is refused with here. */
+static bool
+doctor_named_hosts(char **detail)
+{
+	char		 self[4096], *cause = NULL, *dir;
+	char		*argv[] = { self, (char *)"exec", (char *)"--json",
+			    (char *)"--quiet", (char *)"--no-monitor",
+			    (char *)"--memory", (char *)"0", (char *)"--project",
+			    NULL, (char *)"--domain",
+			    (char *)"private:doctor.invalid:1", (char *)"--",
+			    (char *)"true", NULL };
+	struct buf	 b = BUF_INIT;
+	struct spawn	 sp = SPAWN_INIT;
+	int		 out[2], fds[3];
+	ssize_t		 n;
+	cJSON		*j;
+	const char	*err;
+	bool		 ok;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
+		*detail = xstrdup("cannot find the bwgate binary");
+		return false;
+	}
+	self[n] = '\0';
+	if ((dir = rundir_get(true, &cause)) == NULL) {
+		*detail = cause;
+		return false;
+	}
+	/* An empty project of its own, in the private runtime directory
+	   (not that directory itself: it holds the sockets). */
+	{
+		char *proj = xasprintf("%s/doctor-project", dir);
+
+		free(dir);
+		dir = proj;
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			*detail = xasprintf("cannot make '%s': %s", dir,
+			    strerror(errno));
+			free(dir);
+			return false;
+		}
+	}
+	argv[8] = dir;
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		*detail = xasprintf("cannot make a pipe: %s", strerror(errno));
+		free(dir);
+		return false;
+	}
+	fds[0] = SPAWN_DEVNULL;
+	fds[1] = out[1];
+	fds[2] = SPAWN_DEVNULL;
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 3;
+	if (spawn_start(&sp, &cause) != 0) {
+		close(out[0]);
+		close(out[1]);
+		free(dir);
+		*detail = cause;
+		return false;
+	}
+	close(out[1]);
+	(void)buf_read_fd(&b, out[0], 1 << 20);
+	close(out[0]);
+	spawn_wait(&sp);
+	spawn_release(&sp);
+	free(dir);
+	j = b.data != NULL ? cJSON_Parse(b.data) : NULL;
+	err = cJSON_GetStringValue(cJSON_GetObjectItem(j, "error"));
+	ok = err == NULL && cJSON_GetNumberValue(cJSON_GetObjectItem(j,
+	    "exit_code")) == 0;
+	if (ok)
+		*detail = NULL;
+	else if (err != NULL)
+		*detail = xstrdup(err);
+	else
+		*detail = xasprintf("a command with --domain did not run: %s",
+		    b.data != NULL ? b.data : "no report");
+	cJSON_Delete(j);
+	buf_release(&b);
+	return ok;
+}
+
 /* Issue 9, sections 3 and 5: network backend, resource-limit backend. */
 static void
 doctor_contain_b(struct check *checks, size_t *n, long kuid)
@@ -238,10 +327,21 @@ doctor_contain_b(struct check *checks, size_t *n, long kuid)
 		add_check(checks, n, "named hosts", false, xstrdup("bwgate-"
 		    "netlisten is not installed: commands with --domain are "
 		    "refused"), xstrdup("reinstall bwgate (make install)"));
+	else if (!doctor_named_hosts(&cause))
+		add_check(checks, n, "named hosts", false, xasprintf("%s: "
+		    "commands with --domain are refused here (never run with "
+		    "an open network)", cause), xstrdup("let bwgate make "
+		    "network namespaces and enter them (a container: allow "
+		    "setns and unshare, e.g. Docker's --security-opt "
+		    "seccomp=unconfined, or CAP_SYS_ADMIN); --network (any "
+		    "host) or no network still work"));
 	else
 		add_check(checks, n, "named hosts", true, xasprintf("--domain: "
 		    "own namespace whose one way out is bwgate's proxy "
-		    "(HTTP CONNECT, SOCKS5), socket opened by %s", net), NULL);
+		    "(HTTP CONNECT, SOCKS5), socket opened by %s (a command "
+		    "with a named host ran)", net), NULL);
+	free(cause);
+	cause = NULL;
 	free(net);
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, &cause) != 0)
@@ -327,7 +427,8 @@ cmd_doctor(int argc, char **argv)
 
 	for (size_t i = 0; i < n; i++)
 		if (!checks[i].ok && strcmp(checks[i].name, "inotify") != 0 &&
-		    strcmp(checks[i].name, "network") != 0)
+		    strcmp(checks[i].name, "network") != 0 &&
+		    strcmp(checks[i].name, "named hosts") != 0)
 			all_ok = false;
 	if (json) {
 		cJSON	*j = cJSON_CreateObject(), *a = cJSON_CreateArray();

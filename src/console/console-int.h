@@ -85,14 +85,23 @@ struct job {
 	uint64_t		 out_seen;	/* output bytes in all */
 	uint64_t		 ev_lines;	/* event lines in all */
 	uint64_t		 ev_count;	/* events (repeats counted) */
-	/* The proxy's question about a new host (hostask.c). */
+	/* The proxy's questions about new hosts (hostask.c). */
 	int			 ask_fd;	/* exec's --ask-fd, or -1 */
 	struct buf		 ask_in;
-	char			*ask_host;	/* the host asked about, or NULL */
-	int			 ask_port;
-	char			*ask_class;	/* "a loopback address": where
+	struct hostq		*askq;		/* oldest first; its head is
+						   the request's "wants" */
+};
+
+/* One question about a new host (hostask.c). */
+struct hostq {
+	struct hostq		*next;
+	struct job		*jb;
+	double			 q;		/* exec's number for it */
+	char			*host;
+	int			 port;
+	char			*class;		/* "a loopback address": where
 						   it leads when not public */
-	int			 ask_timer;
+	int			 timer;
 };
 
 /* One exec started ahead of need (console-warm.c). */

@@ -207,7 +207,9 @@ uint32_t	 console_submit(struct console *, const char *command,
    keep their verdicts and sandboxes. -1 with cause (old ones kept). */
 int		 console_reload(struct console *, const char *who, char **cause);
 /* Answer a request's question about a new host (hostask.c): "once",
-   "project" (the operator's rules for this project) or "deny". */
+   "project" (the operator's rules for this project) or "deny". When its
+   proxy asks about several at once, the oldest ("wants"; the others are
+   "wants_also", answered one after another). */
 int		 console_host_answer(struct console *, uint32_t id,
 		    const char *answer, const char *who, const char *note,
 		    char **cause);

@@ -3,7 +3,10 @@
  * (run/netask.h is the other end, on `bwgate exec --ask-fd 6`).
  *
  * The question holds that one connection while the request's row says
- * "wants HOST:PORT". The operator answers allow once (this connection),
+ * "wants HOST:PORT". Connections of one command to several new hosts at
+ * once are as many questions, each held and timed on its own: the row
+ * shows the oldest, the list the others after it ("wants_also"), and
+ * answers go to the oldest first. The operator answers allow once (this connection),
  * allow for this project (the operator's own rules for the project,
  * allowlist-hosts.c, never the project's file; this run and every later
  * one), or deny: from the console's keys or the control socket
@@ -31,17 +34,42 @@
 #include "xalloc.h"
 
 #define HOSTASK_LINE_MAX	1024
+#define HOSTASK_MAX		32	/* questions out at once a request */
 
-/* The answer to exec, the audit record, the row back to normal. */
+/* The request's row: its oldest question, and the others after it. */
 static void
-hostask_reply(struct job *jb, const char *answer, const char *decision,
+hostask_show(struct job *jb)
+{
+	struct request	*r = jb->r;
+	struct hostq	*h = jb->askq;
+
+	free(r->wants);
+	r->wants = NULL;
+	free(r->wants_class);
+	r->wants_class = NULL;
+	strv_release(&r->wants_also);
+	if (h != NULL) {
+		r->wants = xasprintf("%s:%d", h->host, h->port);
+		r->wants_class = h->class != NULL ? xstrdup(h->class) : NULL;
+		for (h = h->next; h != NULL; h = h->next)
+			strv_pushf(&r->wants_also, "%s:%d", h->host, h->port);
+	}
+	console_emit_request(jb->c, CONSOLE_EV_CHANGED, r);
+}
+
+/* The answer to exec, the audit record; the question goes. */
+static void
+hostask_reply(struct hostq *hq, const char *answer, const char *decision,
     const char *by, const char *why)
 {
+	struct job	*jb = hq->jb;
 	struct console	*c = jb->c;
 	struct request	*r = jb->r;
+	struct hostq	**pp;
 	cJSON		*j = cJSON_CreateObject(), *rec;
 	char		*s, *line;
 
+	cJSON_AddNumberToObject(j, "q", hq->q);
 	cJSON_AddStringToObject(j, "answer", answer);
 	if (why != NULL)
 		cJSON_AddStringToObject(j, "why", why);
@@ -54,38 +82,37 @@ hostask_reply(struct job *jb, const char *answer, const char *decision,
 		    strerror(errno));
 	free(line);
 	rec = audit_record("host", r);
-	cJSON_AddStringToObject(rec, "host", jb->ask_host);
-	cJSON_AddNumberToObject(rec, "port", jb->ask_port);
-	if (jb->ask_class != NULL)
-		cJSON_AddStringToObject(rec, "resolves_to", jb->ask_class);
+	cJSON_AddStringToObject(rec, "host", hq->host);
+	cJSON_AddNumberToObject(rec, "port", hq->port);
+	if (hq->class != NULL)
+		cJSON_AddStringToObject(rec, "resolves_to", hq->class);
 	cJSON_AddStringToObject(rec, "decision", decision);
 	cJSON_AddStringToObject(rec, "by", by);
 	if (why != NULL)
 		cJSON_AddStringToObject(rec, "why", why);
 	console_audit(c, rec);
-	if (jb->ask_timer != 0)
-		loop_cancel(c->loop, jb->ask_timer);
-	jb->ask_timer = 0;
-	free(jb->ask_host);
-	jb->ask_host = NULL;
-	free(jb->ask_class);
-	jb->ask_class = NULL;
-	free(r->wants);
-	r->wants = NULL;
-	free(r->wants_class);
-	r->wants_class = NULL;
-	console_emit_request(c, CONSOLE_EV_CHANGED, r);
+	if (hq->timer != 0)
+		loop_cancel(c->loop, hq->timer);
+	for (pp = &jb->askq; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == hq) {
+			*pp = hq->next;
+			break;
+		}
+	free(hq->host);
+	free(hq->class);
+	free(hq);
+	hostask_show(jb);
 }
 
 /* Deny with the hint that names the host and how to allow it. */
 static void
-hostask_deny(struct job *jb, const char *by, const char *why)
+hostask_deny(struct hostq *hq, const char *by, const char *why)
 {
 	char	*s = xasprintf("%s; to allow it: --domain %s:%d, or "
 		    "\"domains\" in a profile or in your rules",
-		    why, jb->ask_host, jb->ask_port);
+		    why, hq->host, hq->port);
 
-	hostask_reply(jb, "deny", "deny", by, s);
+	hostask_reply(hq, "deny", "deny", by, s);
 	free(s);
 }
 
@@ -93,15 +120,13 @@ hostask_deny(struct job *jb, const char *by, const char *why)
 static void
 hostask_timeout(void *arg)
 {
-	struct job	*jb = arg;
+	struct hostq	*hq = arg;
 	char		*why;
 
-	jb->ask_timer = 0;
-	if (jb->ask_host == NULL)
-		return;
+	hq->timer = 0;
 	why = xasprintf("no decision within %d seconds",
-	    jb->c->approval_timeout_s);
-	hostask_deny(jb, "timeout", why);
+	    hq->jb->c->approval_timeout_s);
+	hostask_deny(hq, "timeout", why);
 	free(why);
 }
 
@@ -111,58 +136,77 @@ hostask_question(struct job *jb, const char *line)
 {
 	struct console	*c = jb->c;
 	cJSON		*j = cJSON_Parse(line);
+	const cJSON	*q = cJSON_GetObjectItemCaseSensitive(j, "q");
 	const cJSON	*h = cJSON_GetObjectItemCaseSensitive(j, "host");
 	const cJSON	*p = cJSON_GetObjectItemCaseSensitive(j, "port");
 	const cJSON	*k = cJSON_GetObjectItemCaseSensitive(j, "resolves_to");
+	struct hostq	*hq, **tail;
+	size_t		 n = 0;
 	char		 norm[DOMAINS_HOST_BUF];
 
-	if (jb->ask_host != NULL || !cJSON_IsString(h) ||
+	for (tail = &jb->askq; *tail != NULL; tail = &(*tail)->next)
+		n++;
+	if (!cJSON_IsNumber(q) || q->valuedouble < 1 ||
+	    q->valuedouble > 4294967295.0) {
+		/* Nothing to answer it by: exec's end is broken. */
+		cJSON_Delete(j);
+		hostask_close(jb);
+		return;
+	}
+	if (n >= HOSTASK_MAX || !cJSON_IsString(h) ||
 	    !cJSON_IsNumber(p) || p->valuedouble < 1 ||
 	    p->valuedouble > 65535 || !domains_host_valid(h->valuestring,
 	    norm, sizeof norm)) {
 		/* Not a question we can show: no. */
-		static const char no[] = "{\"answer\":\"deny\",\"why\":"
-		    "\"a question the console cannot read\"}\n";
+		char *no = xasprintf("{\"q\":%.0f,\"answer\":\"deny\",\"why\":"
+		    "\"%s\"}\n", q->valuedouble, n >= HOSTASK_MAX ?
+		    "too many questions at once" :
+		    "a question the console cannot read");
 
-		(void)write_full(jb->ask_fd, no, sizeof no - 1);
+		(void)write_full(jb->ask_fd, no, strlen(no));
+		free(no);
 		cJSON_Delete(j);
 		return;
 	}
-	jb->ask_host = xstrdup(norm);
-	jb->ask_port = (int)p->valuedouble;
+	hq = xcalloc(1, sizeof *hq);
+	hq->jb = jb;
+	hq->q = q->valuedouble;
+	hq->host = xstrdup(norm);
+	hq->port = (int)p->valuedouble;
 	/* Only the proxy's own words ("a loopback address"), bounded. */
 	if (cJSON_IsString(k) && strncmp(k->valuestring, "a", 1) == 0 &&
 	    strlen(k->valuestring) < 64 &&
 	    strspn(k->valuestring, "abcdefghijklmnopqrstuvwxyz ()-") ==
 	    strlen(k->valuestring))
-		jb->ask_class = xstrdup(k->valuestring);
+		hq->class = xstrdup(k->valuestring);
 	cJSON_Delete(j);
-	LOG("request %u wants %s:%d", jb->r->id, jb->ask_host, jb->ask_port);
+	*tail = hq;
+	LOG("request %u wants %s:%d", jb->r->id, hq->host, hq->port);
 	if (c->shutting_down) {
-		hostask_deny(jb, "console", "the console is shutting down");
+		hostask_deny(hq, "console", "the console is shutting down");
 		return;
 	}
 	if (c->headless && c->auto_allowlisted) {
-		hostask_deny(jb, "headless", "no rule allows this host and "
+		hostask_deny(hq, "headless", "no rule allows this host and "
 		    "this console runs headless with --auto-allowlisted, "
 		    "which never allows a new host");
 		return;
 	}
-	free(jb->r->wants);
-	jb->r->wants = xasprintf("%s:%d", jb->ask_host, jb->ask_port);
-	free(jb->r->wants_class);
-	jb->r->wants_class = jb->ask_class != NULL ?
-	    xstrdup(jb->ask_class) : NULL;
 	if (c->approval_timeout_s > 0)
-		jb->ask_timer = loop_timer(c->loop,
+		hq->timer = loop_timer(c->loop,
 		    (int64_t)c->approval_timeout_s * 1000, hostask_timeout,
-		    jb);
-	console_message(c, "request %u wants %s%s%s%s (a: allow once, A: for "
-	    "this project, d: deny)", jb->r->id,
-	    jb->r->wants, jb->ask_class != NULL ? " (it resolves to " : "",
-	    jb->ask_class != NULL ? jb->ask_class : "",
-	    jb->ask_class != NULL ? ")" : "");
-	console_emit_request(c, CONSOLE_EV_CHANGED, jb->r);
+		    hq);
+	if (hq == jb->askq)
+		console_message(c, "request %u wants %s:%d%s%s%s (a: allow "
+		    "once, A: for this project, d: deny)", jb->r->id,
+		    hq->host, hq->port, hq->class != NULL ?
+		    " (it resolves to " : "", hq->class != NULL ?
+		    hq->class : "", hq->class != NULL ? ")" : "");
+	else
+		console_message(c, "request %u also wants %s:%d (asked after "
+		    "%s:%d is answered)", jb->r->id, hq->host, hq->port,
+		    jb->askq->host, jb->askq->port);
+	hostask_show(jb);
 }
 
 /* Lines from exec's end of the socket. */
@@ -184,9 +228,13 @@ hostask_read(int fd, short revents, void *arg)
 	buf_add(&jb->ask_in, chunk, (size_t)n);
 	while (jb->ask_in.len > 0 && (nl = memchr(jb->ask_in.data, '\n',
 	    jb->ask_in.len)) != NULL) {
+		size_t used = (size_t)(nl - jb->ask_in.data) + 1;
+
 		*nl = '\0';
 		hostask_question(jb, jb->ask_in.data);
-		buf_consume(&jb->ask_in, (size_t)(nl - jb->ask_in.data) + 1);
+		if (jb->ask_fd < 0)	/* closed: a broken question */
+			return;
+		buf_consume(&jb->ask_in, used);
 	}
 	if (jb->ask_in.len > HOSTASK_LINE_MAX)
 		hostask_close(jb);
@@ -203,18 +251,13 @@ hostask_open(struct job *jb, int fd)
 void
 hostask_close(struct job *jb)
 {
-	if (jb->ask_host != NULL)
-		hostask_deny(jb, "console", "the request ended");
-	free(jb->ask_class);
-	jb->ask_class = NULL;
+	while (jb->askq != NULL)
+		hostask_deny(jb->askq, "console", "the request ended");
 	if (jb->ask_fd >= 0) {
 		loop_remove(jb->c->loop, jb->ask_fd);
 		close(jb->ask_fd);
 		jb->ask_fd = -1;
 	}
-	if (jb->ask_timer != 0)
-		loop_cancel(jb->c->loop, jb->ask_timer);
-	jb->ask_timer = 0;
 	buf_release(&jb->ask_in);
 }
 
@@ -224,23 +267,24 @@ console_host_answer(struct console *c, uint32_t id, const char *answer,
 {
 	struct request	*r = console_find(c, id, cause);
 	struct job	*jb;
+	struct hostq	*hq;
 	char		*pattern, *path = NULL, *why;
 
 	if (r == NULL)
 		return -1;
 	jb = r->owner;
-	if (jb == NULL || jb->ask_host == NULL) {
+	if (jb == NULL || (hq = jb->askq) == NULL) {
 		*cause = xasprintf("request %u asks about no host", id);
 		return -1;
 	}
 	if (strcmp(answer, "once") == 0) {
-		hostask_reply(jb, "once", "allow-once", who, note);
+		hostask_reply(hq, "once", "allow-once", who, note);
 		return 0;
 	}
 	if (strcmp(answer, "deny") == 0) {
 		why = xasprintf("denied by %s%s%s", who, note != NULL ?
 		    ": " : "", note != NULL ? note : "");
-		hostask_deny(jb, who, why);
+		hostask_deny(hq, who, why);
 		free(why);
 		return 0;
 	}
@@ -249,8 +293,8 @@ console_host_answer(struct console *c, uint32_t id, const char *answer,
 		    answer);
 		return -1;
 	}
-	pattern = xasprintf("%s%s:%d", jb->ask_class != NULL ? "private:" : "",
-	    jb->ask_host, jb->ask_port);
+	pattern = xasprintf("%s%s:%d", hq->class != NULL ? "private:" : "",
+	    hq->host, hq->port);
 	if (allowlist_add_project_host(c->project, pattern, &path,
 	    cause) != 0) {
 		free(pattern);
@@ -258,7 +302,7 @@ console_host_answer(struct console *c, uint32_t id, const char *answer,
 	}
 	console_message(c, "%s allowed for this project (in '%s')", pattern,
 	    path);
-	hostask_reply(jb, "run", "allow-project", who, note);
+	hostask_reply(hq, "run", "allow-project", who, note);
 	free(pattern);
 	free(path);
 	/* Later requests see it. */

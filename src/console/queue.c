@@ -102,6 +102,7 @@ request_free(struct request *r)
 	strv_release(&r->domains);
 	free(r->wants);
 	free(r->wants_class);
+	strv_release(&r->wants_also);
 	strv_release(&r->env);
 	strv_release(&r->env_changed);
 	strv_release(&r->shell_options);
@@ -346,6 +347,8 @@ request_json(const struct request *r)
 		cJSON_AddStringToObject(j, "wants", r->wants);
 	if (r->wants_class != NULL)
 		cJSON_AddStringToObject(j, "wants_resolves_to", r->wants_class);
+	if (r->wants_also.n > 0)
+		cJSON_AddItemToObject(j, "wants_also", json_strv(&r->wants_also));
 	if (r->edited)
 		cJSON_AddItemToObject(j, "edits", proto_mounts_json(&r->edits));
 	if (r->shell_options.n > 0)

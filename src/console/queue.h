@@ -112,6 +112,8 @@ struct request {
 						   about now (hostask.c), or NULL */
 	char			*wants_class;	/* what it resolves to when not
 						   public, or NULL */
+	struct strv		 wants_also;	/* "host:port" asked about
+						   after it, oldest first */
 	struct strv		 bwrap_argv;	/* dry-run argv, for people */
 	cJSON			*mounts;	/* mount table of that argv */
 	cJSON			*spec;		/* what exec runs (engine-spec.h) */

@@ -3,12 +3,15 @@
  * started this exec (bwgate exec --ask-fd) and answered there.
  *
  * One JSON line each way on a stream socket:
- *	exec -> console	{"type":"host","host":"pypi.org","port":443,
+ *	exec -> console	{"type":"host","q":N,"host":"pypi.org","port":443,
  *			 "resolves_to":"a private address"}  (when not public)
- *	console -> exec	{"answer":"once"|"run"|"deny","why":"..."}
- * One question at a time (connections that need one wait their turn);
- * a host denied once in a run is not asked about again in it. When the
- * console goes away, or the run ends, the answer is "deny".
+ *	console -> exec	{"q":N,"answer":"once"|"run"|"deny","why":"..."}
+ * Several questions may be out at once (one per connection that needs
+ * one, numbered; answers come in any order); connections to a host:port
+ * already asked about wait for that answer. A host denied once in a run
+ * is not asked about again in it, one allowed for the run not again
+ * either. When the console goes away, or the run ends, the answer is
+ * "deny".
  *
  *	struct netask *na = netask_new(fd);
  *	struct netproxy_ask ask = { netask_ask, na };

@@ -23,6 +23,8 @@ truncate chmod"
 allowed() {
 	case "$1" in
 	cmd-consoles.o) echo "opendir" ;;		# the runtime directory
+	cmd-doctor.o) echo "mkdir" ;;			# its empty probe project
+							# in the runtime directory
 	audit.o) echo "unlink rename link" ;;		# the state directory
 	client.o) echo "lstat" ;;			# the runtime directory
 	console-listen.o) echo "unlink lstat chmod" ;;	# its sockets

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib-net.sh"
 
 P=$(new_project)
-net_registry "host questions" reg.test other.test third.test
+net_registry "host questions" reg.test other.test third.test fourth.test
 export BWGATE_NET_HOSTS="$T/hosts"
 
 ctl() {
@@ -151,6 +151,36 @@ assert_eq "mcp: with the network story" \
 	'["reg.test"]'
 eval "exec ${MCP[1]}>&-"
 wait "$MCPPID"
+
+# 3b. One command connecting to two new hosts at once: two questions,
+#     both shown (the oldest is "wants", the other "wants_also"), each
+#     answered on its own, the oldest first.
+submit h --domain "$ALLOW" -- sh -c "
+	curl -sS http://other.test:$PORT/file.txt > other.out 2>&1 &
+	curl -sS http://fourth.test:$PORT/file.txt > fourth.out 2>&1; wait"
+wait_for 10 is_state 6 pending
+ctl '{"type":"approve","id":6}' > /dev/null
+both() {
+	[ "$(list | jq -c '.[] | select(.id == 6) | [.wants] + .wants_also | sort')" = \
+	    "[\"fourth.test:$PORT\",\"other.test:$PORT\"]" ]
+}
+ok_if "two hosts at once: both questions are out" wait_for 20 both
+first=$(wants_of 6); second=$(list | jq -r '.[] | select(.id == 6) | .wants_also[0]')
+listed=$("$BWGATE" list --socket "$S")
+assert_match "bwgate list shows the oldest" "$listed" " wants $first "
+assert_match "and the other after it" "$listed" "also wants $second"
+assert_match "the first answer goes to the oldest" \
+	"$(ctl '{"type":"host","id":6,"answer":"once"}')" '"ok"'
+ok_if "then the other is the one asked" wait_for 20 wants 6 "$second"
+ok_if "bwgate host denies it" "$BWGATE" host --socket "$S" 6 deny
+ok_if "two hosts at once: the request ends" wait_for 20 test -s "$T/h.rc"
+assert_eq "the one allowed was reached" "$(cat "$P/${first%%.*}.out")" \
+	"hello from the registry"
+assert_match "the one denied was refused with the hint" \
+	"$(cat "$P/${second%%.*}.out")" "${second} is not among.*--domain ${second}"
+assert_eq "both decisions audited" \
+	"$(jq -r 'select(.record == "host" and .id == 6) | "\(.host):\(.port) \(.decision)"' "$AUDIT" | sort)" \
+	"$(printf '%s\n' "$first allow-once" "$second deny" | sort)"
 stop_console
 
 # 4. The wait is bounded by the approval timeout.
