@@ -400,6 +400,7 @@ AGENT_TESTS = \
 	%D%/agents/claude-hook.sh \
 	%D%/agents/claude-mcp.sh \
 	%D%/agents/claude-rules.sh \
+	%D%/agents/claude-tui.sh \
 	%D%/agents/codex-mcp.sh \
 	%D%/agents/codex-wait.sh \
 	%D%/agents/gemini-mcp.sh \
