@@ -63,6 +63,8 @@ assert_eq "gemini -p ran the script to the end" "$RC/$(gemini_out .response)" "0
 tools=$(offered_tools)
 assert_match "the model is offered bwgate's run tool" "$tools" "^mcp_bwgate_run$"
 ok_unless "  and not Gemini CLI's own shell tool" grep -qx run_shell_command <<< "$tools"
+ok_unless "  nor bwgate's write_file (named like Gemini CLI's own, refused here)" \
+    grep -qx mcp_bwgate_write_file <<< "$tools"
 
 assert_eq "the first call became a console request, exactly the model's command" \
     "$(request_of "echo in > made-inside.txt" | jq -r '.[0] | "\(.command)|\(.state)"')" \
@@ -125,6 +127,17 @@ script '[{"text": "all done"}]'
 gemini_p "go" --approval-mode yolo
 assert_match "control: without tools.exclude, yolo offers Gemini CLI's own shell" \
     "$(offered_tools)" "^run_shell_command$"
+
+# Without "trust", gemini -p offers none of bwgate's tools (it would have
+# to ask, and asks nobody).
+jq 'del(.mcpServers.bwgate.trust)' "$SETUP/gemini.json" > "$T/no-trust.json"
+gemini_config "$T/no-trust.json"
+script '[{"text": "all done"}]'
+gemini_p "go"
+tools=$(offered_tools)
+assert_match "control: without trust, the session ran and offered tools" \
+    "$RC/$(gemini_out .response)/$(tr "\n" " " <<< "$tools")" "^0/all done/.* read_file "
+ok_unless "  but no bwgate tool" grep -q '^mcp_bwgate_' <<< "$tools"
 
 # 3. The next session in the project starts no planted server.
 gemini_config "$SETUP/gemini.json"
