@@ -398,17 +398,20 @@ check-loaded: all
 	$(SHELL) $(srcdir)/tests/run-loaded.sh $(MAKE) $(AM_MAKEFLAGS) check
 .PHONY: check-loaded
 
-# The real Claude Code and Codex CLI driven through bwgate against scripted
-# model APIs (issue 31). Not in `make check`: install.sh fetches the pinned
-# clients from npm (about 750 MB) into the build tree first. `make
+# The real Claude Code, Codex CLI and Gemini CLI driven through bwgate
+# against scripted model APIs (issue 31). Not in `make check`: install.sh
+# fetches the pinned clients from npm (about 850 MB) into the build tree
+# first. `make
 # check-agents` (./quickstart check-agents, a pass of its own in .ci/run)
 # installs them and runs only these.
 AGENT_TESTS = \
 	%D%/agents/claude-hook.sh \
 	%D%/agents/claude-mcp.sh \
 	%D%/agents/claude-rules.sh \
+	%D%/agents/claude-tui.sh \
 	%D%/agents/codex-mcp.sh \
 	%D%/agents/codex-wait.sh \
+	%D%/agents/gemini-mcp.sh \
 	%D%/agents/planted.sh \
 	%D%/agents/waits.sh
 if AGENT_TESTS_IN_CHECK
@@ -416,9 +419,11 @@ TESTS += $(AGENT_TESTS)
 endif
 EXTRA_DIST += $(AGENT_TESTS) %D%/agents/lib.sh %D%/agents/install.sh \
 	%D%/agents/mock-anthropic.mjs %D%/agents/mock-openai.mjs \
+	%D%/agents/mock-gemini.mjs \
 	%D%/agents/package.json %D%/agents/package-lock.json \
 	%D%/agents/setup/claude-hook.json %D%/agents/setup/claude-mcp.json \
-	%D%/agents/setup/claude-mcp.sh %D%/agents/setup/codex.toml
+	%D%/agents/setup/claude-mcp.sh %D%/agents/setup/codex.toml \
+	%D%/agents/setup/gemini.json
 check-agents: all
 	$(SHELL) $(srcdir)/tests/agents/install.sh tests/agents-clients
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$(AGENT_TESTS)"

@@ -84,5 +84,24 @@ ok_unless "  the model is not told it failed" grep -q '^\[error\]' <<< "$res"
 assert_match "  it is told the file was written" "$res" "src/by-console\.txt"
 assert_eq "  Claude Code counts no permission denial" \
     "$(claude_out '.permission_denials | length')" 0
+
+# An Edit through --writes console: the console makes the edit, and the
+# model reads "done" in a denial (the documented limit: Claude Code's hook
+# output has nothing that reports a tool's result as done without running
+# it, and its own edit would no longer find the text).
+script '[
+ {"tool": "Read", "input": {"file_path": "'"$P"'/src/a.txt"}},
+ {"tool": "Edit", "input": {"file_path": "'"$P"'/src/a.txt", "old_string": "hello", "new_string": "edited by the console"}},
+ {"text": "all done"}]'
+claude_p "go"
+assert_eq "--writes console, Edit: the session ran" "$RC/$(claude_out .result)" "0/all done"
+assert_eq "  the console made the edit" "$(cat "$P/src/a.txt" 2>/dev/null)" \
+    "edited by the console"
+assert_eq "  as a console request" \
+    "$(request_of "bytes to src/a.txt" | jq -r '.[0].state')" finished
+assert_match "  the model reads that it is done, in a denial" \
+    "$(tool_result 1)" "^\\[error\\].*bwgate: done: the console wrote 'src/a\\.txt'"
+assert_eq "  which Claude Code counts as a permission denial" \
+    "$(claude_out '[.permission_denials[].tool_name] | join(",")')" Edit
 agents_teardown
 done_testing

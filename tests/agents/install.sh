@@ -1,7 +1,8 @@
 #!/bin/sh
-# install.sh: install the real Claude Code and Codex CLI that tests/agents/
-# drives, at the versions pinned in tests/agents/package-lock.json, into DIR
-# (the build tree's tests/agents-clients). Only the npm registry is used:
+# install.sh: install the real Claude Code, Codex CLI and Gemini CLI that
+# tests/agents/ drives, at the versions pinned in
+# tests/agents/package-lock.json, into DIR (the build tree's
+# tests/agents-clients). Only the npm registry is used:
 # each package's native binary is one of its optional dependencies there.
 #
 #	tests/agents/install.sh DIR
@@ -9,7 +10,7 @@
 # Nothing from the registry runs at install time (--ignore-scripts): the
 # binaries are linked into DIR/bin by name instead of by Claude Code's
 # postinstall. Nothing is done when DIR already holds this lock file's
-# install. Ends with the two versions, or an error naming what is missing.
+# install. Ends with the three versions, or an error naming what is missing.
 set -eu
 src=$(cd "$(dirname "$0")" && pwd)
 dir=${1:?usage: install.sh DIR}
@@ -21,7 +22,8 @@ fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 if ! cmp -s "$src/package-lock.json" "$dir/package-lock.json" ||
-    [ ! -x "$dir/bin/claude" ] || [ ! -x "$dir/bin/codex" ]; then
+    [ ! -x "$dir/bin/claude" ] || [ ! -x "$dir/bin/codex" ] ||
+    [ ! -x "$dir/bin/gemini" ]; then
 	rm -rf "$dir/node_modules" "$dir/bin" "$dir/package-lock.json"
 	cp "$src/package.json" "$dir/package.json"
 	cp "$src/package-lock.json" "$dir/package-lock.json.new"
@@ -46,7 +48,8 @@ if ! cmp -s "$src/package-lock.json" "$dir/package-lock.json" ||
 	fi
 	claude="$dir/node_modules/@anthropic-ai/claude-code-linux-$arch$libc/claude"
 	codex="$dir/node_modules/@openai/codex/bin/codex.js"
-	for f in "$claude" "$codex"; do
+	gemini="$dir/node_modules/@google/gemini-cli/bundle/gemini.js"
+	for f in "$claude" "$codex" "$gemini"; do
 		if [ ! -f "$f" ]; then
 			rm -f "$dir/package-lock.json"
 			echo "install.sh: '$f' is missing after npm ci" >&2
@@ -56,6 +59,8 @@ if ! cmp -s "$src/package-lock.json" "$dir/package-lock.json" ||
 	mkdir -p "$dir/bin"
 	ln -sf "$claude" "$dir/bin/claude"
 	ln -sf "$codex" "$dir/bin/codex"
+	ln -sf "$gemini" "$dir/bin/gemini"
 fi
 "$dir/bin/claude" --version
 "$dir/bin/codex" --version
+"$dir/bin/gemini" --version

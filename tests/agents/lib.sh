@@ -10,6 +10,8 @@
 #	claude_p PROMPT [ARGS...]	`claude -p` in $P; sets RC, $T/claude.json
 #	claude_bg, codex_bg		the same in the background; CLPID, CXPID
 #	codex_exec PROMPT [ARGS...]	`codex exec` in $P; sets RC
+#	gemini_config [SETUP...]	Gemini CLI's settings, $P trusted
+#	gemini_p PROMPT [ARGS...]	`gemini -p` in $P; sets RC, $T/gemini.json
 #	tool_result N			what the client sent back for turn N
 #	offered_tools			the tools the model was offered
 #	request_of TEXT			the console's requests whose command has TEXT
@@ -17,10 +19,10 @@
 #
 # The clients run with the test's HOME (libtest.sh), their own temporary
 # directory inside $T, no telemetry, no updates, and the mock as their only
-# model API. `bwgate`, `claude` and `codex` are on PATH by those names, as the
-# setups in doc/agents.md (tests/agents/setup/) call them. The console is
-# found the way the documented setups find it: by the project, without
-# BWGATE_SOCKET.
+# model API. `bwgate`, `claude`, `codex` and `gemini` are on PATH by those
+# names, as the setups in doc/agents.md (tests/agents/setup/) call them.
+# The console is found the way the documented setups find it: by the
+# project, without BWGATE_SOCKET.
 #
 # The operator answers over the control socket (bwgate approve/deny), by a
 # tag in the command text: `#deny` denies with the note "not this one",
@@ -41,6 +43,7 @@ mkdir -p "$T/bin" "$T/tmp"
 ln -s "$BWGATE" "$T/bin/bwgate"
 ln -s "$CLIENTS/bin/claude" "$T/bin/claude"
 ln -s "$CLIENTS/bin/codex" "$T/bin/codex"
+ln -s "$CLIENTS/bin/gemini" "$T/bin/gemini"
 export PATH="$T/bin:$PATH"
 
 # Stop what the test started: operator, console, mock.
@@ -56,8 +59,9 @@ TEARDOWN=agents_teardown
 # check-agents does it): a test without them fails, it does not skip.
 need_clients() {
 	if ! "$CLIENTS/bin/claude" --version > /dev/null 2>&1 ||
-	    ! "$CLIENTS/bin/codex" --version > /dev/null 2>&1; then
-		ok_if "Claude Code and Codex are installed (tests/agents/install.sh '$CLIENTS')" false
+	    ! "$CLIENTS/bin/codex" --version > /dev/null 2>&1 ||
+	    ! "$CLIENTS/bin/gemini" --version > /dev/null 2>&1; then
+		ok_if "Claude Code, Codex and Gemini CLI are installed (tests/agents/install.sh '$CLIENTS')" false
 		done_testing
 		exit 1
 	fi
@@ -161,6 +165,7 @@ client_exec() {
 	    DISABLE_BUG_COMMAND=1 CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1 \
 	    ENABLE_TOOL_SEARCH=false \
 	    CODEX_HOME="$HOME/.codex" MOCK_API_KEY=test \
+	    GOOGLE_GEMINI_BASE_URL="$MOCK_URL" GEMINI_API_KEY=test \
 	    "$@"
 }
 
@@ -231,6 +236,40 @@ codex_bg() {
 	CXPID=$!
 }
 
+# Gemini CLI's user settings: the mock's API key as the way to sign in
+# (GOOGLE_GEMINI_BASE_URL in client_exec points it at the mock), no usage
+# statistics, telemetry or updates, then the setups given (files of
+# tests/agents/setup/, merged in order); $P is a trusted folder (Gemini CLI
+# refuses to run headless in one that is not).
+gemini_config() {
+	mkdir -p "$HOME/.gemini"
+	jq -n '[inputs] | reduce .[] as $s ({
+	    security: {auth: {selectedType: "gemini-api-key"}},
+	    privacy: {usageStatisticsEnabled: false},
+	    telemetry: {enabled: false},
+	    general: {enableAutoUpdate: false,
+	        enableAutoUpdateNotification: false}}; . * $s)' \
+	    "$@" < /dev/null > "$HOME/.gemini/settings.json"
+	jq -n --arg p "$P" '{($p): "TRUST_FOLDER"}' \
+	    > "$HOME/.gemini/trustedFolders.json"
+}
+
+# gemini -p PROMPT ARGS... in $P, at most LIMIT seconds (default 120);
+# sets RC, output (--output-format json) in $T/gemini.json.
+gemini_p() {
+	local prompt="$1"; shift
+	(cd "$P" && client_env timeout -k 5 "${LIMIT:-120}" \
+	    gemini -p "$prompt" --output-format json "$@" \
+	    < /dev/null > "$T/gemini.json" 2> "$T/gemini.err")
+	RC=$?
+	[ "$RC" -eq 0 ] || sed 's/^/# gemini: /' "$T/gemini.err" | tail -20
+}
+
+# Gemini CLI's answer: a field of $T/gemini.json.
+gemini_out() {
+	jq -r "$1" "$T/gemini.json" 2>/dev/null
+}
+
 # The state of the console's request whose command contains TEXT (the
 # first such), or nothing.
 state_of() {
@@ -243,8 +282,8 @@ state_is() {
 }
 
 # What the client sent back to the model for turn N: the text of the
-# tool result (Anthropic) or function call output (OpenAI) in the last
-# request that carries it.
+# tool result (Anthropic), function call output (OpenAI) or function
+# response (Gemini) in the last request that carries it.
 tool_result() {
 	jq -rs --arg id "toolu_$1" --arg call "call_$1" '
 	    [.[] | .body // {} |
@@ -257,15 +296,21 @@ tool_result() {
 	     ((.input // [])[] |
 	      select(.type == "function_call_output" and .call_id == $call) |
 	      (.output | if type == "string" then .
-	       else map(.text // "") | join("\n") end))
+	       else map(.text // "") | join("\n") end)),
+	     ((.contents // [])[] | (.parts // [])[] | .functionResponse // empty |
+	      select(.id == $call) | .response |
+	      if .error then "[error] " + (.error | tostring)
+	      else .output // tostring end)
 	    ] | last // ""' "$MOCK_LOG"
 }
 
 # The names of the tools the model was offered in the session's first
-# request with tools, one a line (a namespace's as NAMESPACE__NAME).
+# request with tools, one a line (a namespace's as NAMESPACE__NAME; a
+# Gemini request's function declarations by their names).
 offered_tools() {
 	jq -rs '[.[] | .body.tools // empty | select(length > 0)][0] // [] |
 	    .[] | if .type == "namespace" then .name + "__" + .tools[].name
+	    elif .functionDeclarations then .functionDeclarations[].name
 	    else .name // empty end' "$MOCK_LOG"
 }
 
