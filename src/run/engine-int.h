@@ -29,6 +29,7 @@ struct engine {
 	struct monitor		*mon;
 	bool			 lossy_told;	/* "lossy" event written */
 	struct observer		*obs;		/* violation observer */
+	struct snapshot_paths	*rec;		/* recorded calls, or NULL */
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;

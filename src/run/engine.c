@@ -459,6 +459,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 				snapshot_paths_hook(rec, undo_rec_save_hook,
 				    undo);
 			observe_record(e.obs, rec, pol.project);
+			e.rec = rec;
 		} else {
 			if (rec == NULL && cause != NULL) {
 				LOG("%s", cause);
@@ -626,6 +627,7 @@ out:
 	aside_join(&lim_new);
 	aside_start(&lim_free, engine_limiter_free, e.lim);
 	observe_free(e.obs);
+	e.rec = NULL;
 	snapshot_paths_free(rec);
 	undo_rec_free(undo);
 	if (e.mon != NULL)

@@ -1,0 +1,158 @@
+/*
+ * console-outside: live events no running request made.
+ *
+ * Every running exec watches the whole project, and says of each event
+ * whether its own sandbox's recorded calls named the path ("by":
+ * "request"), none did ("outside": another request, or something on the
+ * host), or it cannot tell ("uncertain": no recorded calls, or some were
+ * not resolved). An "outside" event stays off its request's pane; it goes
+ * to the console's own list unless another running request claimed the
+ * same path, and it leaves that list when one claims it later (the execs'
+ * streams are read in no particular order). Each change is kept once, not
+ * once per exec that saw it. While a running request cannot tell what it
+ * did, the entry names it as a possible author ("maybe").
+ */
+#include "autoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "console-int.h"
+#include "queue.h"
+
+/* Two reports of one change by two watchers are this close in time. */
+#define OUTSIDE_SAME_MS	2000
+
+static const char *
+ev_str(const cJSON *e, const char *name)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, name);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double
+ev_time(const cJSON *e)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, "time_ms");
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Does event a name path (either end of a move)? */
+static bool
+ev_names(const cJSON *a, const char *path)
+{
+	return str_eq(ev_str(a, "path"), path) || str_eq(ev_str(a, "to"), path);
+}
+
+/* Do two events share a path, close in time? */
+static bool
+ev_near(const cJSON *a, const cJSON *b)
+{
+	double	d = ev_time(a) - ev_time(b);
+
+	if (d < -OUTSIDE_SAME_MS || d > OUTSIDE_SAME_MS)
+		return false;
+	return ev_names(a, ev_str(b, "path")) ||
+	    (ev_str(b, "to") != NULL && ev_names(a, ev_str(b, "to")));
+}
+
+/* Did a running request other than jb claim the change e? */
+static bool
+outside_claimed(struct console *c, const struct job *jb, const cJSON *e)
+{
+	struct request	*r;
+	const cJSON	*o;
+
+	TAILQ_FOREACH(r, &c->q.requests, entry) {
+		const struct job *oj = r->owner;
+
+		if (oj == NULL || oj == jb || oj->events == NULL)
+			continue;
+		/* Newest first: a claim is recent when it matters. */
+		for (o = oj->events->child != NULL ? oj->events->child->prev :
+		    NULL; o != NULL; o = o == oj->events->child ? NULL :
+		    o->prev) {
+			if (ev_near(o, e) &&
+			    str_eq(ev_str(o, "by"), "request"))
+				return true;
+			if (ev_time(e) - ev_time(o) > OUTSIDE_SAME_MS)
+				break;
+		}
+	}
+	return false;
+}
+
+/* An exec's "outside" event (takes e). */
+void
+outside_event(struct console *c, struct job *jb, cJSON *e)
+{
+	struct console_event	 ev = { .type = CONSOLE_EV_OUTSIDE };
+	struct request		*r;
+	const cJSON		*o;
+	cJSON			*maybe = NULL;
+
+	if (outside_claimed(c, jb, e)) {
+		cJSON_Delete(e);
+		return;
+	}
+	cJSON_ArrayForEach(o, c->outside) {
+		if (ev_near(o, e) && str_eq(ev_str(o, "event"),
+		    ev_str(e, "event"))) {
+			cJSON_Delete(e);
+			return;
+		}
+	}
+	TAILQ_FOREACH(r, &c->q.requests, entry) {
+		const struct job *oj = r->owner;
+
+		if (oj == NULL || oj == jb || !oj->ev_uncertain ||
+		    r->state != REQUEST_RUNNING)
+			continue;
+		if (maybe == NULL)
+			maybe = cJSON_AddArrayToObject(e, "maybe");
+		cJSON_AddItemToArray(maybe, cJSON_CreateNumber(r->id));
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "by");
+	cJSON_AddItemToArray(c->outside, e);
+	c->outside_count++;
+	if (cJSON_GetArraySize(c->outside) > CONSOLE_OUTSIDE_KEEP)
+		cJSON_DeleteItemFromArray(c->outside, 0);
+	ev.json = e;
+	console_emit(c, &ev);
+}
+
+/* A request's own event: it is not outside any request after all. */
+void
+outside_claim(struct console *c, const cJSON *e)
+{
+	struct console_event	 ev = { .type = CONSOLE_EV_OUTSIDE };
+	cJSON			*o, *next;
+	bool			 gone = false;
+
+	for (o = c->outside->child; o != NULL; o = next) {
+		next = o->next;
+		if (!ev_near(o, e))
+			continue;
+		cJSON_Delete(cJSON_DetachItemViaPointer(c->outside, o));
+		c->outside_count--;
+		gone = true;
+	}
+	if (gone)
+		console_emit(c, &ev);
+}
+
+const cJSON *
+console_outside(const struct console *c, uint64_t *count)
+{
+	if (count != NULL)
+		*count = c->outside_count;
+	return c->outside;
+}

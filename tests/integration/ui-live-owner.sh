@@ -1,0 +1,93 @@
+#!/bin/bash
+# ui-live-owner: each request's live files pane shows what its own
+# processes did, and nothing another request or the host did; a change on
+# the host while requests run shows under "changed outside any request",
+# under no request. Two writers run at once, kept in step by files (each
+# waits for a file the test creates), in the wide and the 50-column
+# layouts; each agent's change report lists its own files only.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/ui-lib.sh"
+
+# Writers run at once without approval.
+cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
+{"version":1,"rules":[
+ {"id":"sh","command":["sh"],"verdict":"allow","profile":"project","reason":"test writers"}
+]}
+JSON
+
+# Line number of the first screen line matching an extended regex.
+line_of() {
+	screen | grep -nE -- "$1" | head -n 1 | cut -d: -f1
+}
+
+# One layout: COLS LINES TAG. TAG names the files (a1, b1, host file).
+run_layout() {
+	local cols="$1" lines="$2" tag="$3" hl al bl
+	local A="a$tag" B="b$tag" H="host$tag"
+
+	ui_start "$cols" "$lines" || return 1
+	if grep -q 'writers alone' "$T/console.log" 2>/dev/null; then
+		skip "$tag: two writers at once" "writers run alone here (no recorded calls)"
+		ui_stop
+		return 0
+	fi
+	# A writes its two files, then waits for go-A; B likewise.
+	agent "$A" --json -- sh -c "touch ${A}1 ${A}2; while [ ! -e go$tag ]; do sleep 0.1; done"
+	ok_if "$tag: the first writer wrote" wait_for 20 test -e "$P/${A}2"
+	agent "$B" --json -- sh -c "touch ${B}1 ${B}2; while [ ! -e go$tag ]; do sleep 0.1; done"
+	ok_if "$tag: the second writer wrote" wait_for 20 test -e "$P/${B}2"
+	# The second request is selected: its own files are there.
+	keys G
+	check_screen "$tag: the second pane lists its own files" 10 \
+	    "\\+ ${B}2"
+	# Now a change on the host while both run.
+	touch "$P/$H"
+	check_screen "$tag: the host's change is outside any request" 10 \
+	    'changed outside any request'
+	check_screen "$tag: ... naming the file" 10 "\\+ $H"
+	ok_unless "$tag: the second pane does not list the first's files" \
+	    bash -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '+ ${A}1'"
+	hl=$(line_of "\\+ $H")
+	ol=$(line_of 'changed outside any request')
+	bl=$(line_of "\\+ ${B}1")
+	ok_if "$tag: the second's files come before the outside section" \
+	    test "${bl:-999}" -lt "${ol:-0}"
+	ok_if "$tag: the host's file comes after its heading" \
+	    test "${hl:-0}" -gt "${ol:-999}"
+	assert_eq "$tag: the host's file shows once" \
+	    "$(screen | grep -c "+ $H")" 1
+
+	keys g
+	check_screen "$tag: the first pane lists its own files" 10 \
+	    "\\+ ${A}2"
+	check_screen "$tag: and still the outside section" 10 "\\+ $H"
+	ok_unless "$tag: the first pane does not list the second's files" \
+	    bash -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '+ ${B}1'"
+	al=$(line_of "\\+ ${A}1")
+	ol=$(line_of 'changed outside any request')
+	ok_if "$tag: the first's files come before the outside section" \
+	    test "${al:-999}" -lt "${ol:-0}"
+	assert_eq "$tag: the host's file shows once" \
+	    "$(screen | grep -c "+ $H")" 1
+
+	touch "$P/go$tag"
+	wait_agent 30 "$A"
+	wait_agent 30 "$B"
+	assert_eq "$tag: the first writer's status" "$(agent_rc "$A")" 0
+	assert_eq "$tag: the second writer's status" "$(agent_rc "$B")" 0
+	# Each change report: its own files, no one else's.
+	assert_match "$tag: the first report has its files" \
+	    "$(cat "$T/$A.out")" "\"${A}1\".*\"${A}2\""
+	ok_unless "$tag: the first report has none of the others'" \
+	    grep -Eq "\"(${B}1|${B}2|$H|go$tag)\"" "$T/$A.out"
+	assert_match "$tag: the second report has its files" \
+	    "$(cat "$T/$B.out")" "\"${B}1\".*\"${B}2\""
+	ok_unless "$tag: the second report has none of the others'" \
+	    grep -Eq "\"(${A}1|${A}2|$H|go$tag)\"" "$T/$B.out"
+	ui_stop
+}
+
+P=$(new_project)
+run_layout 200 50 w
+run_layout 50 40 n
+done_testing
