@@ -8,13 +8,6 @@
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
 
-# Writers run at once without approval.
-cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
-{"version":1,"rules":[
- {"id":"sh","command":["sh"],"verdict":"allow","profile":"project","reason":"test writers"}
-]}
-JSON
-
 # Line number of the first screen line matching an extended regex.
 line_of() {
 	screen | grep -nE -- "$1" | head -n 1 | cut -d: -f1
@@ -25,7 +18,11 @@ run_layout() {
 	local cols="$1" lines="$2" tag="$3" hl al bl
 	local A="a$tag" B="b$tag" H="host$tag"
 
-	ui_start "$cols" "$lines" || return 1
+	if ! ui_start "$cols" "$lines"; then
+		ok_if "$tag: the console started" false
+		ui_stop
+		return 1
+	fi
 	if grep -q 'writers alone' "$T/console.log" 2>/dev/null; then
 		skip "$tag: two writers at once" "writers run alone here (no recorded calls)"
 		ui_stop
@@ -33,8 +30,12 @@ run_layout() {
 	fi
 	# A writes its two files, then waits for go-A; B likewise.
 	agent "$A" --json -- sh -c "touch ${A}1 ${A}2; while [ ! -e go$tag ]; do sleep 0.1; done"
+	check_screen "$tag: the first writer asks" 10 "^! +[0-9]+ .*touch ${A}1"
+	keys a a
 	ok_if "$tag: the first writer wrote" wait_for 20 test -e "$P/${A}2"
 	agent "$B" --json -- sh -c "touch ${B}1 ${B}2; while [ ! -e go$tag ]; do sleep 0.1; done"
+	check_screen "$tag: the second writer asks" 10 "^! +[0-9]+ .*touch ${B}1"
+	keys a a
 	ok_if "$tag: the second writer wrote" wait_for 20 test -e "$P/${B}2"
 	# The second request is selected: its own files are there.
 	keys G
