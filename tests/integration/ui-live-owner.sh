@@ -88,7 +88,38 @@ run_layout() {
 	ui_stop
 }
 
+# A request whose calls were not all resolved (a write through a second
+# hard link widens its change report): what it did not name may be its
+# own or not, and its pane says so instead of claiming it.
+run_widened() {
+	if ! ui_start 200 50; then
+		ok_if "widened: the console started" false
+		ui_stop
+		return 1
+	fi
+	echo a > "$P/ln1"
+	ln "$P/ln1" "$P/ln2"
+	agent u --json -- sh -c 'echo more >> ln2; while [ ! -e gou ]; do sleep 0.1; done'
+	check_screen "widened: the writer asks" 10 '^! +[0-9]+ .*echo more'
+	keys a a
+	check_screen "widened: its own write is its own" 20 '~ ln2'
+	ok_unless "widened: ... not marked uncertain" bash -c \
+	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '~ ln2.*(uncertain)'"
+	touch "$P/hostu"
+	check_screen "widened: the host's change is not claimed for it" 10 \
+	    '\+ hostu \(uncertain\)'
+	check_screen "widened: the pane says why" 10 \
+	    'not every call of this request'
+	assert_eq "widened: the host's change shows once" \
+	    "$(screen | grep -c '+ hostu')" 1
+	touch "$P/gou"
+	wait_agent 30 u
+	assert_eq "widened: the writer's status" "$(agent_rc u)" 0
+	ui_stop
+}
+
 P=$(new_project)
 run_layout 200 50 w
 run_layout 50 40 n
+run_widened
 done_testing
