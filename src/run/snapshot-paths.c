@@ -213,7 +213,7 @@ paths_check_links(struct snapshot_paths *sp, const char *rel,
 
 /*
  * Did a recorded call name rel (the live events' attribution)? The name
- * itself, an opaque or skipped ancestor the scan's view stopped at, or a
+ * itself, an opaque ancestor the scan's view stopped at, or a
  * place below a directory one of the recorded renames moved.
  */
 bool
@@ -233,9 +233,8 @@ snapshot_paths_claims(const struct snapshot_paths *sp, const char *rel)
 	    paths_under_moved(sp, rel))
 		return true;
 	for (name = rel; (end = strchr(name, '/')) != NULL; name = end + 1) {
-		if ((scan_is_skipped(&sp->sh, rel, (size_t)(end - rel)) ||
-		    scan_is_opaque(&sp->sh, rel, (size_t)(end - rel), name,
-		    (size_t)(end - name))) &&
+		if (scan_is_opaque(&sp->sh, rel, (size_t)(end - rel), name,
+		    (size_t)(end - name)) &&
 		    paths_seen_index(sp, rel, (size_t)(end - rel)) != SIZE_MAX)
 			return true;
 	}
