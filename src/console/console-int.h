@@ -185,9 +185,12 @@ void	console_undo_notices(struct console *c, const struct request *r,
 	    cJSON *report);
 
 /* console-outside.c: an exec's event no recorded call of its own
-   named (takes e); a request's own event, which no longer is outside. */
+   named (takes e); a request's own event, which no longer is outside; a
+   request's uncertain event, which it may have made. */
 void	outside_event(struct console *c, struct job *jb, cJSON *e);
 void	outside_claim(struct console *c, const cJSON *e);
+void	outside_maybe(struct console *c, const struct request *r,
+	    const cJSON *e);
 
 /* console.c */
 void	console_emit(struct console *c, const struct console_event *ev);

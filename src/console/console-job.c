@@ -229,8 +229,10 @@ job_events(struct job *jb)
 		    strcmp(by->valuestring, "request") == 0)
 			outside_claim(jb->c, e);
 		else if (cJSON_IsString(by) &&
-		    strcmp(by->valuestring, "uncertain") == 0)
+		    strcmp(by->valuestring, "uncertain") == 0) {
 			jb->ev_uncertain = true;
+			outside_maybe(jb->c, jb->r, e);
+		}
 		request_send(jb->r, proto_out_json(&(struct proto_out){
 		    .type = PROTO_R_EVENT, .id = jb->r->id, .tag = jb->r->tag,
 		    .event = e }));

@@ -10,7 +10,8 @@
  * same path, and it leaves that list when one claims it later (the execs'
  * streams are read in no particular order). Each change is kept once, not
  * once per exec that saw it. While a running request cannot tell what it
- * did, the entry names it as a possible author ("maybe").
+ * did, the entry names it as a possible author ("maybe"), whichever of
+ * the two streams comes first.
  */
 #include "autoconf.h"
 
@@ -147,6 +148,32 @@ outside_claim(struct console *c, const cJSON *e)
 	}
 	if (gone)
 		console_emit(c, &ev);
+}
+
+/* A request's uncertain event (it may have made it): an outside entry
+   for the same change names it as a possible author. */
+void
+outside_maybe(struct console *c, const struct request *r, const cJSON *e)
+{
+	struct console_event	 ev = { .type = CONSOLE_EV_OUTSIDE };
+	cJSON			*o, *maybe, *id;
+	bool			 named;
+
+	cJSON_ArrayForEach(o, c->outside) {
+		if (!ev_near(o, e))
+			continue;
+		if ((maybe = cJSON_GetObjectItemCaseSensitive(o,
+		    "maybe")) == NULL)
+			maybe = cJSON_AddArrayToObject(o, "maybe");
+		named = false;
+		cJSON_ArrayForEach(id, maybe)
+			named |= cJSON_IsNumber(id) && id->valuedouble == r->id;
+		if (!named) {
+			cJSON_AddItemToArray(maybe, cJSON_CreateNumber(r->id));
+			ev.json = o;
+			console_emit(c, &ev);
+		}
+	}
 }
 
 const cJSON *

@@ -105,16 +105,27 @@ run_widened() {
 	check_screen "widened: its own write is its own" 20 '~ ln2'
 	ok_unless "widened: ... not marked uncertain" bash -c \
 	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '~ ln2.*(uncertain)'"
+	# Beside it, a request whose calls are all known.
+	agent x --json -- sh -c 'touch x1; while [ ! -e gou ]; do sleep 0.1; done'
+	check_screen "widened: an exact writer asks" 10 '^! +[0-9]+ .*touch x1'
+	keys a a
+	ok_if "widened: the exact writer wrote" wait_for 20 test -e "$P/x1"
+	keys g
+	check_screen "widened: its pane again" 10 '~ ln2'
 	touch "$P/hostu"
 	check_screen "widened: the host's change is not claimed for it" 10 \
 	    '\+ hostu \(uncertain\)'
 	check_screen "widened: the pane says why" 10 \
 	    'not every call of this request'
-	assert_eq "widened: the host's change shows once" \
-	    "$(screen | grep -c '+ hostu')" 1
+	check_screen "widened: outside any request, maybe the widened one's" \
+	    10 '\+ hostu \(maybe #1\)'
+	assert_eq "widened: the host's change shows twice (uncertain, maybe)" \
+	    "$(screen | grep -c '+ hostu')" 2
 	touch "$P/gou"
 	wait_agent 30 u
+	wait_agent 30 x
 	assert_eq "widened: the writer's status" "$(agent_rc u)" 0
+	assert_eq "widened: the exact writer's status" "$(agent_rc x)" 0
 	ui_stop
 }
 
