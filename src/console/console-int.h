@@ -168,6 +168,8 @@ struct console {
 	bool			 commit_armed;
 
 	cJSON			*outside;	/* events no request made */
+	cJSON			*outside_held;	/* waiting for a claim */
+	int			 outside_timer;
 	uint64_t		 outside_count;	/* seen, less those claimed */
 
 	struct console_sub	*subs;

@@ -7,9 +7,10 @@
  * host), or it cannot tell ("uncertain": no recorded calls, or some were
  * not resolved). An "outside" event stays off its request's pane; it goes
  * to the console's own list unless another running request claimed the
- * same path, and it leaves that list when one claims it later (the execs'
- * streams are read in no particular order). Each change is kept once, not
- * once per exec that saw it. While a running request cannot tell what it
+ * same path. The execs' streams are read in no particular order, so it is
+ * held for OUTSIDE_HOLD_MS first (the author's own line usually comes
+ * within it), and a claim that comes later still takes it out of the list.
+ * Each change is kept once, not once per exec that saw it. While a running request cannot tell what it
  * did, the entry names it as a possible author ("maybe"), whichever of
  * the two streams comes first.
  */
@@ -19,10 +20,15 @@
 #include <string.h>
 
 #include "console-int.h"
+#include "loop.h"
 #include "queue.h"
 
 /* Two reports of one change by two watchers are this close in time. */
 #define OUTSIDE_SAME_MS	2000
+/* How long an outside line waits for its author's claim. */
+#define OUTSIDE_HOLD_MS	500
+/* Lines held at most (a flood publishes the oldest at once). */
+#define OUTSIDE_HELD_MAX	1024
 
 static const char *
 ev_str(const cJSON *e, const char *name)
@@ -91,43 +97,96 @@ outside_claimed(struct console *c, const struct job *jb, const cJSON *e)
 	return false;
 }
 
-/* An exec's "outside" event (takes e). */
-void
-outside_event(struct console *c, struct job *jb, cJSON *e)
+/* Publish a held line: running requests that cannot tell what they did
+   may have made it. */
+static void
+outside_publish(struct console *c, cJSON *e)
 {
 	struct console_event	 ev = { .type = CONSOLE_EV_OUTSIDE };
 	struct request		*r;
-	const cJSON		*o;
-	cJSON			*maybe = NULL;
+	const cJSON		*id;
+	cJSON			*maybe;
+	bool			 named;
 
-	if (outside_claimed(c, jb, e)) {
-		cJSON_Delete(e);
-		return;
-	}
-	cJSON_ArrayForEach(o, c->outside) {
-		if (ev_near(o, e) && str_eq(ev_str(o, "event"),
-		    ev_str(e, "event"))) {
-			cJSON_Delete(e);
-			return;
-		}
-	}
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "held_ms");
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		const struct job *oj = r->owner;
 
-		if (oj == NULL || oj == jb || !oj->ev_uncertain ||
+		if (oj == NULL || !oj->ev_uncertain ||
 		    r->state != REQUEST_RUNNING)
 			continue;
-		if (maybe == NULL)
+		if ((maybe = cJSON_GetObjectItemCaseSensitive(e,
+		    "maybe")) == NULL)
 			maybe = cJSON_AddArrayToObject(e, "maybe");
-		cJSON_AddItemToArray(maybe, cJSON_CreateNumber(r->id));
+		named = false;
+		cJSON_ArrayForEach(id, maybe)
+			named |= cJSON_IsNumber(id) && id->valuedouble == r->id;
+		if (!named)
+			cJSON_AddItemToArray(maybe, cJSON_CreateNumber(r->id));
 	}
-	cJSON_DeleteItemFromObjectCaseSensitive(e, "by");
 	cJSON_AddItemToArray(c->outside, e);
 	c->outside_count++;
 	if (cJSON_GetArraySize(c->outside) > CONSOLE_OUTSIDE_KEEP)
 		cJSON_DeleteItemFromArray(c->outside, 0);
 	ev.json = e;
 	console_emit(c, &ev);
+}
+
+/* The hold is over for the oldest lines. */
+static void
+outside_flush(void *arg)
+{
+	struct console	*c = arg;
+	cJSON		*o;
+	const cJSON	*at;
+	int64_t		 now = loop_now_ms();
+
+	c->outside_timer = 0;
+	while ((o = c->outside_held->child) != NULL) {
+		at = cJSON_GetObjectItemCaseSensitive(o, "held_ms");
+		if (cJSON_IsNumber(at) && (int64_t)at->valuedouble +
+		    OUTSIDE_HOLD_MS > now)
+			break;
+		outside_publish(c, cJSON_DetachItemViaPointer(c->outside_held,
+		    o));
+	}
+	if (c->outside_held->child != NULL)
+		c->outside_timer = loop_timer(c->loop, OUTSIDE_HOLD_MS / 5,
+		    outside_flush, c);
+}
+
+/* Is the change already kept (another watcher's line for it)? */
+static bool
+outside_known(const cJSON *list, const cJSON *e)
+{
+	const cJSON	*o;
+
+	cJSON_ArrayForEach(o, list) {
+		if (ev_near(o, e) && str_eq(ev_str(o, "event"),
+		    ev_str(e, "event")))
+			return true;
+	}
+	return false;
+}
+
+/* An exec's "outside" event (takes e). */
+void
+outside_event(struct console *c, struct job *jb, cJSON *e)
+{
+	if (outside_claimed(c, jb, e) || outside_known(c->outside, e) ||
+	    outside_known(c->outside_held, e)) {
+		cJSON_Delete(e);
+		return;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "by");
+	cJSON_AddNumberToObject(e, "held_ms", (double)loop_now_ms());
+	cJSON_AddItemToArray(c->outside_held, e);
+	if (cJSON_GetArraySize(c->outside_held) > OUTSIDE_HELD_MAX)
+		outside_publish(c, cJSON_DetachItemViaPointer(c->outside_held,
+		    c->outside_held->child));
+	if (c->outside_timer == 0 && c->outside_held->child != NULL)
+		c->outside_timer = loop_timer(c->loop, OUTSIDE_HOLD_MS,
+		    outside_flush, c);
 }
 
 /* A request's own event: it is not outside any request after all. */
@@ -138,6 +197,12 @@ outside_claim(struct console *c, const cJSON *e)
 	cJSON			*o, *next;
 	bool			 gone = false;
 
+	for (o = c->outside_held->child; o != NULL; o = next) {
+		next = o->next;
+		if (ev_near(o, e))
+			cJSON_Delete(cJSON_DetachItemViaPointer(c->outside_held,
+			    o));
+	}
 	for (o = c->outside->child; o != NULL; o = next) {
 		next = o->next;
 		if (!ev_near(o, e))
