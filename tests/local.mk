@@ -350,6 +350,7 @@ MCP_TESTS = \
 	%D%/integration/agent-config.sh \
 	%D%/integration/args-fd.sh \
 	%D%/integration/headless-unlisted.sh \
+	%D%/integration/headless-outside.sh \
 	%D%/integration/discovery.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/write-data.sh \

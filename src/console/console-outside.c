@@ -235,7 +235,6 @@ outside_maybe(struct console *c, const struct request *r, const cJSON *e)
 			named |= cJSON_IsNumber(id) && id->valuedouble == r->id;
 		if (!named) {
 			cJSON_AddItemToArray(maybe, cJSON_CreateNumber(r->id));
-			ev.json = o;
 			console_emit(c, &ev);
 		}
 	}

@@ -91,8 +91,8 @@ enum console_event_type {
 	CONSOLE_EV_CHANGED,	/* state, decision or mounts changed */
 	CONSOLE_EV_OUTPUT,	/* stream + data/len: a chunk of output */
 	CONSOLE_EV_FSEVENT,	/* json: one live filesystem event */
-	CONSOLE_EV_OUTSIDE,	/* json (or NULL: one went): the events
-				   outside any request changed */
+	CONSOLE_EV_OUTSIDE,	/* json: a new event outside any request;
+				   NULL: the list changed otherwise */
 	CONSOLE_EV_REMOVED,	/* the request is about to be freed */
 	CONSOLE_EV_MESSAGE,	/* message: a line for the status area */
 	CONSOLE_EV_CLIENTS,	/* clients connected or went away */
