@@ -205,7 +205,8 @@ engine_emit(struct engine *e, cJSON *j)
 /*
  * Whose event it is, decided from the recorded calls (the observer saw
  * the call before it ran, so its path is recorded before inotify can see
- * the change): "request" when a call of this sandbox named the path,
+ * the change): "outside" before the command was let start (the helper
+ * holds it until then), "request" when a call of this sandbox named the path,
  * "outside" when none did and every call was resolved, "uncertain" when
  * the calls are not recorded (no observer) or some could not be resolved
  * (widened): then it may be this request's or not.
@@ -213,6 +214,8 @@ engine_emit(struct engine *e, cJSON *j)
 static const char *
 engine_event_by(const struct engine *e, const struct fs_event *ev)
 {
+	if (!e->cmd_may_run)
+		return "outside";
 	if (e->rec == NULL)
 		return "uncertain";
 	if (snapshot_paths_claims(e->rec, ev->path) ||

@@ -446,6 +446,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	/* What is born in the project from now on may be the command's
 	   (the sweep's proof: sandbox.h). */
 	sandbox_started(&sb);
+	/* Without a helper nothing holds the command back any more. */
+	e.cmd_may_run = e.obs == NULL;
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
@@ -502,11 +504,14 @@ engine_run(const struct engine_opts *o, struct result *r)
 
 			strv_append_all(&cmd, &o->argv);
 			engine_cwd_wrap(&e, &cmd);
+			e.cmd_may_run = true;
 			(void)observe_go_argv(e.obs, &cmd);
 			strv_release(&cmd);
 		}
-	} else
+	} else {
+		e.cmd_may_run = true;
 		observe_go(e.obs);
+	}
 	e.out_open = true;
 	e.err_open = e.run.err_fd >= 0;	/* merged: one pipe */
 	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
