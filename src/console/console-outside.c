@@ -10,9 +10,11 @@
  * same path. The execs' streams are read in no particular order, so it is
  * held for OUTSIDE_HOLD_MS first (the author's own line usually comes
  * within it), and a claim that comes later still takes it out of the list.
- * Each change is kept once, not once per exec that saw it. While a running request cannot tell what it
- * did, the entry names it as a possible author ("maybe"), whichever of
- * the two streams comes first.
+ * Each change is kept once, not once per exec that saw it. While a running
+ * request cannot tell what it did, the entry names it as a possible author
+ * ("maybe"), whichever of the two streams comes first. A claim matches by
+ * path within OUTSIDE_SAME_MS: a host change to a path a request changed
+ * at the same moment shows under that request, never nowhere.
  */
 #include "autoconf.h"
 
