@@ -208,6 +208,7 @@ ENGINE_TESTS = \
 	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh \
+	%D%/integration/exec-events-by.sh \
 	%D%/integration/exec-attention.sh \
 	%D%/integration/exec-executed.sh \
 	%D%/integration/helper-gate.sh \
