@@ -214,6 +214,7 @@ ENGINE_TESTS = \
 	%D%/integration/console-writers.sh \
 	%D%/integration/exec-concurrent.sh \
 	%D%/integration/exec-events.sh \
+	%D%/integration/exec-events-by.sh \
 	%D%/integration/exec-attention.sh \
 	%D%/integration/exec-executed.sh \
 	%D%/integration/helper-gate.sh \
@@ -298,6 +299,7 @@ UI_TESTS = \
 	%D%/integration/ui-marks.sh \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \
+	%D%/integration/ui-live-owner.sh \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
 	%D%/integration/ui-demo.sh \
@@ -357,6 +359,7 @@ MCP_TESTS = \
 	%D%/integration/agent-config.sh \
 	%D%/integration/args-fd.sh \
 	%D%/integration/headless-unlisted.sh \
+	%D%/integration/headless-outside.sh \
 	%D%/integration/discovery.sh \
 	%D%/integration/console-write.sh \
 	%D%/integration/write-data.sh \

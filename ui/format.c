@@ -278,6 +278,31 @@ json_str(const cJSON *j, const char *name)
 	return cJSON_IsString(m) ? m->valuestring : NULL;
 }
 
+/* Whose an event is, when it is not plainly the request's (takes s). */
+static char *
+fmt_fsevent_whose(const cJSON *ev, char *s)
+{
+	const cJSON	*maybe = cJSON_GetObjectItemCaseSensitive(ev, "maybe");
+	const cJSON	*id;
+	const char	*by = json_str(ev, "by");
+	struct buf	 b = BUF_INIT;
+
+	buf_puts(&b, s);
+	free(s);
+	/* Not known to be this request's: its calls were not all seen. */
+	if (by != NULL && strcmp(by, "uncertain") == 0)
+		buf_puts(&b, " (uncertain)");
+	/* Outside: a running request that cannot tell may have made it. */
+	if (cJSON_IsArray(maybe) && cJSON_GetArraySize(maybe) > 0) {
+		buf_puts(&b, " (maybe");
+		cJSON_ArrayForEach(id, maybe)
+			if (cJSON_IsNumber(id))
+				buf_printf(&b, " #%.0f", id->valuedouble);
+		buf_puts(&b, ")");
+	}
+	return buf_detach(&b);
+}
+
 /* One live filesystem event as a line, and its kind. */
 char *
 fmt_fsevent(const cJSON *ev, char *kind)
@@ -333,7 +358,7 @@ fmt_fsevent(const cJSON *ev, char *kind)
 		free(t);
 	}
 	free(p);
-	return s;
+	return fmt_fsevent_whose(ev, s);
 }
 
 /* Append one argv word, shell-quoted and escaped. */

@@ -1,7 +1,9 @@
 /*
  * pane-files: the live filesystem events of the selected request as they
  * happen (created green, modified yellow, deleted red, moved blue), newest
- * at the bottom, with a warning when the monitor lost events.
+ * at the bottom, with a warning when the monitor lost events. Only what the
+ * request's own processes did (the recorded calls say so); what no running
+ * request did follows in a section of its own.
  */
 #include "autoconf.h"
 
@@ -55,6 +57,42 @@ files_lossy(const struct request *r, size_t w, struct ui_text *t)
 	    "is still exact");
 }
 
+/* Newest outside-any-request events the pane shows. */
+#define FILES_OUTSIDE_SHOWN	5
+
+/* The events no running request made: a section of their own, under no
+   request (console-outside.c). */
+static void
+files_outside(struct ui *ui, size_t w, struct ui_text *t)
+{
+	uint64_t	 count;
+	const cJSON	*evs = console_outside(ui->c, &count), *e;
+	int		 n = cJSON_GetArraySize(evs), skip, i = 0;
+	char		*s, kind;
+
+	if (n == 0)
+		return;
+	ui_text_add(t, UC_DIM, "");
+	s = xasprintf("changed outside any request (%llu)",
+	    (unsigned long long)count);
+	ui_text_wrap(t, UC_WARN, s, w, 2);
+	free(s);
+	skip = n > FILES_OUTSIDE_SHOWN ? n - FILES_OUTSIDE_SHOWN : 0;
+	if (count > (uint64_t)(n - skip)) {
+		s = xasprintf("... %llu earlier",
+		    (unsigned long long)(count - (uint64_t)(n - skip)));
+		ui_text_add(t, UC_DIM, s);
+		free(s);
+	}
+	cJSON_ArrayForEach(e, evs) {
+		if (i++ < skip)
+			continue;
+		s = fmt_fsevent(e, &kind);
+		ui_text_wrap(t, files_color(kind), s, w, 4);
+		free(s);
+	}
+}
+
 /* Draw the live files pane. */
 void
 pane_files_draw(struct ui *ui, struct pane *p)
@@ -65,6 +103,7 @@ pane_files_draw(struct ui *ui, struct pane *p)
 	struct console_kept k;
 	char		*s, kind, *extra = NULL;
 	int		 n = 0;
+	bool		 uncertain = false;
 
 	p->pos[0] = '\0';
 	memset(&k, 0, sizeof k);
@@ -81,11 +120,20 @@ pane_files_draw(struct ui *ui, struct pane *p)
 		free(s);
 	}
 	cJSON_ArrayForEach(e, evs) {
+		const cJSON *by = cJSON_GetObjectItemCaseSensitive(e, "by");
+
+		if (cJSON_IsString(by) &&
+		    strcmp(by->valuestring, "uncertain") == 0)
+			uncertain = true;
 		s = fmt_fsevent(e, &kind);
 		ui_text_wrap(&t, files_color(kind), s, (size_t)p->w, 4);
 		free(s);
 		n++;
 	}
+	if (uncertain)
+		ui_text_wrap(&t, UC_WARN, "? not every call of this request "
+		    "was recorded: an (uncertain) event may be another's",
+		    (size_t)p->w, 2);
 	if (r != NULL)
 		files_lossy(r, (size_t)p->w, &t);
 	if (n == 0 && t.lines.n == 0)
@@ -93,6 +141,7 @@ pane_files_draw(struct ui *ui, struct pane *p)
 		    r->state == REQUEST_RUNNING ? " no file changes yet" :
 		    request_ended(r) ? " no file events" :
 		    " file changes show here while it runs");
+	files_outside(ui, (size_t)p->w, &t);
 	/* Events seen, repeats counted, not the lines kept. */
 	if (n > 0)
 		extra = xasprintf("#%u  %llu event%s", r->id,

@@ -344,6 +344,9 @@ ui_on_event(struct console *c, const struct console_event *ev, void *arg)
 		if (r->id == ui->sel)
 			ui->panes[PANE_FILES].dirty = true;
 		break;
+	case CONSOLE_EV_OUTSIDE:
+		ui->panes[PANE_FILES].dirty = true;
+		break;
 	case CONSOLE_EV_REMOVED:
 		ui->panes[PANE_QUEUE].dirty = true;
 		if (r->id != ui->sel)

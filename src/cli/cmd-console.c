@@ -144,6 +144,21 @@ headless_event(struct console *c, const struct console_event *ev, void *arg)
 			break;
 		}
 		break;
+	case CONSOLE_EV_OUTSIDE:
+		/* A change no running request made (console-outside.c). */
+		if (ev->json == NULL)
+			break;
+		fprintf(stderr, "bwgate: changed outside any request: %s %s",
+		    display_str(cJSON_GetStringValue(cJSON_GetObjectItem(
+		    ev->json, "event"))), display_str(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(ev->json, "path"))));
+		if (cJSON_GetStringValue(cJSON_GetObjectItem(ev->json,
+		    "to")) != NULL)
+			fprintf(stderr, " -> %s", display_str(
+			    cJSON_GetStringValue(cJSON_GetObjectItem(ev->json,
+			    "to"))));
+		fputc('\n', stderr);
+		break;
 	case CONSOLE_EV_MESSAGE:
 	case CONSOLE_EV_QUIT:
 		fprintf(stderr, "bwgate: %s\n", display_str(ev->message));

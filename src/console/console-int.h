@@ -85,6 +85,7 @@ struct job {
 	uint64_t		 out_seen;	/* output bytes in all */
 	uint64_t		 ev_lines;	/* event lines in all */
 	uint64_t		 ev_count;	/* events (repeats counted) */
+	bool			 ev_uncertain;	/* an event it could not attribute */
 	/* The proxy's questions about new hosts (hostask.c). */
 	int			 ask_fd;	/* exec's --ask-fd, or -1 */
 	struct buf		 ask_in;
@@ -175,6 +176,11 @@ struct console {
 	char			*audit_failing;	/* why the last sync failed */
 	bool			 commit_armed;
 
+	cJSON			*outside;	/* events no request made */
+	cJSON			*outside_held;	/* waiting for a claim */
+	int			 outside_timer;
+	uint64_t		 outside_count;	/* seen, less those claimed */
+
 	struct console_sub	*subs;
 	size_t			 nsubs;
 	unsigned		 dirty;
@@ -188,6 +194,14 @@ struct console {
 /* console-undo.c: add the undo notices for r's agent to its report. */
 void	console_undo_notices(struct console *c, const struct request *r,
 	    cJSON *report);
+
+/* console-outside.c: an exec's event no recorded call of its own
+   named (takes e); a request's own event, which no longer is outside; a
+   request's uncertain event, which it may have made. */
+void	outside_event(struct console *c, struct job *jb, cJSON *e);
+void	outside_claim(struct console *c, const cJSON *e);
+void	outside_maybe(struct console *c, const struct request *r,
+	    const cJSON *e);
 
 /* console.c */
 void	console_emit(struct console *c, const struct console_event *ev);

@@ -207,7 +207,7 @@ job_events(struct job *jb)
 	size_t			 len;
 	enum proto_line		 rc;
 	cJSON			*e;
-	const cJSON		*cnt;
+	const cJSON		*cnt, *by;
 
 	while ((rc = proto_reader_next(&jb->evrd, &line, &len)) !=
 	    PROTO_LINE_NONE) {
@@ -217,6 +217,21 @@ job_events(struct job *jb)
 		if (e == NULL || !cJSON_IsObject(e)) {
 			cJSON_Delete(e);
 			continue;
+		}
+		by = cJSON_GetObjectItemCaseSensitive(e, "by");
+		if (cJSON_IsString(by) &&
+		    strcmp(by->valuestring, "outside") == 0) {
+			/* Not this request's: another's, or the host's. */
+			outside_event(jb->c, jb, e);
+			continue;
+		}
+		if (cJSON_IsString(by) &&
+		    strcmp(by->valuestring, "request") == 0)
+			outside_claim(jb->c, e);
+		else if (cJSON_IsString(by) &&
+		    strcmp(by->valuestring, "uncertain") == 0) {
+			jb->ev_uncertain = true;
+			outside_maybe(jb->c, jb->r, e);
 		}
 		request_send(jb->r, proto_out_json(&(struct proto_out){
 		    .type = PROTO_R_EVENT, .id = jb->r->id, .tag = jb->r->tag,

@@ -187,6 +187,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	unsigned long	 last_id = 0;
 	cJSON		*rec;
 
+	c->outside = cJSON_CreateArray();
+	c->outside_held = cJSON_CreateArray();
 	c->digests = digestcache_new();
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
@@ -440,6 +442,10 @@ console_free(struct console *c)
 	digestcache_free(c->digests);
 	config_release(&c->cfg);
 	probe_release(&c->probe);
+	if (c->outside_timer != 0)
+		loop_cancel(c->loop, c->outside_timer);
+	cJSON_Delete(c->outside);
+	cJSON_Delete(c->outside_held);
 	free(c->project);
 	free(c->socket_path);
 	free(c->console_id);

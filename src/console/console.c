@@ -68,6 +68,7 @@ console_emit(struct console *c, const struct console_event *ev)
 		c->dirty |= CONSOLE_DIRTY_OUTPUT;
 		break;
 	case CONSOLE_EV_FSEVENT:
+	case CONSOLE_EV_OUTSIDE:
 		c->dirty |= CONSOLE_DIRTY_EVENTS;
 		break;
 	case CONSOLE_EV_MESSAGE:

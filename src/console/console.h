@@ -52,6 +52,7 @@
 
 #define CONSOLE_OUTPUT_KEEP	(256 * 1024)	/* bytes per request */
 #define CONSOLE_EVENTS_KEEP	1000		/* events per request */
+#define CONSOLE_OUTSIDE_KEEP	200		/* outside any request */
 #define CONSOLE_HISTORY_KEEP	1000		/* ended requests kept */
 
 struct console;
@@ -90,6 +91,8 @@ enum console_event_type {
 	CONSOLE_EV_CHANGED,	/* state, decision or mounts changed */
 	CONSOLE_EV_OUTPUT,	/* stream + data/len: a chunk of output */
 	CONSOLE_EV_FSEVENT,	/* json: one live filesystem event */
+	CONSOLE_EV_OUTSIDE,	/* json: a new event outside any request;
+				   NULL: the list changed otherwise */
 	CONSOLE_EV_REMOVED,	/* the request is about to be freed */
 	CONSOLE_EV_MESSAGE,	/* message: a line for the status area */
 	CONSOLE_EV_CLIENTS,	/* clients connected or went away */
@@ -148,6 +151,10 @@ const struct config *console_config(const struct console *);
 const struct buf *console_output(const struct console *,
 		    const struct request *);
 const cJSON	*console_events(const struct console *, const struct request *);
+/* Live events that no running request's recorded calls made (a change on
+   the host, or by something else), oldest first; *count: how many were
+   seen, those dropped from the front included (console-outside.c). */
+const cJSON	*console_outside(const struct console *, uint64_t *count);
 /* How much of it was kept: output bytes seen and dropped from the front,
    event lines seen and dropped, events seen (a line's count of repeats
    counted). All 0 for a request that did not run here. */

@@ -29,6 +29,8 @@ struct engine {
 	struct monitor		*mon;
 	bool			 lossy_told;	/* "lossy" event written */
 	struct observer		*obs;		/* violation observer */
+	struct snapshot_paths	*rec;		/* recorded calls, or NULL */
+	bool			 cmd_may_run;	/* the command was let start */
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;

@@ -24,6 +24,7 @@
 #include "netbackend.h"
 #include "observe.h"
 #include "probe.h"
+#include "snapshot.h"
 #include "runner.h"
 #include "xalloc.h"
 
@@ -201,13 +202,39 @@ engine_emit(struct engine *e, cJSON *j)
 	free(line);
 }
 
+/*
+ * Whose event it is, decided from the recorded calls (the observer saw
+ * the call before it ran, so its path is recorded before inotify can see
+ * the change): "outside" before the command was let start (the helper
+ * holds it until then), "request" when a call of this sandbox named the path,
+ * "outside" when none did and every call was resolved, "uncertain" when
+ * the calls are not recorded (no observer) or some could not be resolved
+ * (widened): then it may be this request's or not.
+ */
+static const char *
+engine_event_by(const struct engine *e, const struct fs_event *ev)
+{
+	if (!e->cmd_may_run)
+		return "outside";
+	if (e->rec == NULL)
+		return "uncertain";
+	if (snapshot_paths_claims(e->rec, ev->path) ||
+	    (ev->to != NULL && snapshot_paths_claims(e->rec, ev->to)))
+		return "request";
+	return snapshot_paths_widened(e->rec) ? "uncertain" : "outside";
+}
+
 void
 engine_event(const struct fs_event *ev, void *arg)
 {
 	struct engine	*e = arg;
+	cJSON		*j;
 
-	if (e->opts->events_fd >= 0)
-		engine_emit(e, fs_event_json(ev));
+	if (e->opts->events_fd < 0)
+		return;
+	j = fs_event_json(ev);
+	cJSON_AddStringToObject(j, "by", engine_event_by(e, ev));
+	engine_emit(e, j);
 }
 
 /* Tell the stream's readers at once that it lost events. */

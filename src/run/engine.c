@@ -466,6 +466,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 	/* What is born in the project from now on may be the command's
 	   (the sweep's proof: sandbox.h). */
 	sandbox_started(&sb);
+	/* Without a helper nothing holds the command back any more. */
+	e.cmd_may_run = e.obs == NULL;
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
@@ -479,6 +481,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 				snapshot_paths_hook(rec, undo_rec_save_hook,
 				    undo);
 			observe_record(e.obs, rec, pol.project);
+			e.rec = rec;
 		} else {
 			if (rec == NULL && cause != NULL) {
 				LOG("%s", cause);
@@ -523,6 +526,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 
 			strv_append_all(&cmd, &o->argv);
 			engine_cwd_wrap(&e, &cmd);
+			e.cmd_may_run = true;
 			(void)observe_go_argv(e.obs, &cmd);
 			strv_release(&cmd);
 		}
@@ -531,6 +535,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		   command did to them (only git-write can). */
 		if (pol.git_writable)
 			git = gitops_take(pol.project);
+		e.cmd_may_run = true;
 		observe_go(e.obs);
 	}
 	e.out_open = true;
@@ -663,6 +668,7 @@ out:
 	aside_join(&lim_new);
 	aside_start(&lim_free, engine_limiter_free, e.lim);
 	observe_free(e.obs);
+	e.rec = NULL;
 	snapshot_paths_free(rec);
 	undo_rec_free(undo);
 	gitops_free(git);

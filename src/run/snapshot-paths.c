@@ -61,6 +61,8 @@ struct snapshot_paths {
 	bool			 in_tree;	/* adding a renamed tree's names */
 };
 
+static bool	paths_under_moved(const struct snapshot_paths *, const char *);
+
 /* Is rel under a skipped or opaque tree (not the hook's)? */
 static bool
 paths_hidden(const struct snapshot_paths *sp, const char *p)
@@ -207,6 +209,36 @@ paths_check_links(struct snapshot_paths *sp, const char *rel,
 	    (unsigned)e->nlink, rel);
 	snapshot_paths_widen(sp, why);
 	free(why);
+}
+
+/*
+ * Did a recorded call name rel (the live events' attribution)? The name
+ * itself, an opaque ancestor the scan's view stopped at, or a
+ * place below a directory one of the recorded renames moved.
+ */
+bool
+snapshot_paths_claims(const struct snapshot_paths *sp, const char *rel)
+{
+	const char	*name, *end;
+
+	if (sp == NULL)
+		return false;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	while (*rel == '/')
+		rel++;
+	if (*rel == '\0')
+		return false;
+	if (paths_seen_index(sp, rel, strlen(rel)) != SIZE_MAX ||
+	    paths_under_moved(sp, rel))
+		return true;
+	for (name = rel; (end = strchr(name, '/')) != NULL; name = end + 1) {
+		if (scan_is_opaque(&sp->sh, rel, (size_t)(end - rel), name,
+		    (size_t)(end - name)) &&
+		    paths_seen_index(sp, rel, (size_t)(end - rel)) != SIZE_MAX)
+			return true;
+	}
+	return false;
 }
 
 struct snapshot_paths *

@@ -151,6 +151,10 @@ bool		 snapshot_paths_widened(const struct snapshot_paths *);
 const struct strv *snapshot_paths_why(const struct snapshot_paths *);
 /* Problems met by a widening's scans. */
 const struct strv *snapshot_paths_warnings(const struct snapshot_paths *);
+/* Did a recorded call name rel, or an opaque tree or renamed directory
+   holding it? (Which request a live event belongs to: engine-loop.c.) */
+bool		 snapshot_paths_claims(const struct snapshot_paths *,
+		    const char *rel);
 /* Paths recorded so far. */
 size_t		 snapshot_paths_count(const struct snapshot_paths *);
 void		 snapshot_paths_diff(struct snapshot_paths *,

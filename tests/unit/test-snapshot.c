@@ -968,6 +968,18 @@ test_paths(void **state)
 	/* new, mod, gone, tree, moved, tree/sub, moved/sub, tree/sub/f,
 	   moved/sub/f, .git, tmp */
 	assert_int_equal(snapshot_paths_count(sp), 11);
+	/* Which live events the calls account for (the live pane). */
+	assert_true(snapshot_paths_claims(sp, "new"));
+	assert_true(snapshot_paths_claims(sp, "./mod"));
+	assert_true(snapshot_paths_claims(sp, "moved/sub/f"));
+	assert_true(snapshot_paths_claims(sp, ".git"));
+	assert_true(snapshot_paths_claims(sp, ".git/HEAD"));	/* opaque */
+	assert_false(snapshot_paths_claims(sp, "ph"));		/* skipped */
+	assert_false(snapshot_paths_claims(sp, "keep"));
+	assert_false(snapshot_paths_claims(sp, "new/x"));	/* not a tree */
+	assert_false(snapshot_paths_claims(sp, "mo"));
+	assert_false(snapshot_paths_claims(sp, ""));
+	assert_false(snapshot_paths_claims(NULL, "new"));
 
 	memset(&ch, 0, sizeof ch);
 	snapshot_paths_diff(sp, &ch);
