@@ -62,7 +62,9 @@ def reaches_operator(v):
     verdict = v.get('verdict')
     if verdict not in ('ask', 'allow'):
         return True
-    if v.get('needs') or v.get('network') or v.get('mounts'):
+    # 'bwgate check' says the network as "off", "any host" or "only ...".
+    if v.get('needs') or v.get('network') not in (None, False, 'off') \
+            or v.get('mounts'):
         return True
     if verdict == 'ask' and v.get('rule'):
         return True
