@@ -227,6 +227,13 @@ for c in "psql -h localhost -c 'select 1'" "redis-cli KEYS '*' | head"; do
 	check --json -- "$c"
 	assert_eq "needs database-client: $c" "$(jq -r .needs.id <<<"$OUT")" database-client
 done
+# The host's processes and ports: the sandbox has its own, so ps or lsof
+# there would say a server that runs outside is not running.
+for c in "ps aux | grep node" "lsof -i :3001 | grep LISTEN" "pkill -f 'node x'" \
+	"bash -lc 'ss -ltn'"; do
+	check --json -- "$c"
+	assert_eq "needs host-processes: $c" "$(jq -r .needs.id <<<"$OUT")" host-processes
+done
 check --json -- "gh pr view 12"
 assert_eq "gh needs the network" "$(jq -r .needs.id <<<"$OUT")" cloud-cli
 for c in "cat docker-compose.yml" "grep -r psql src" "ls .github"; do
