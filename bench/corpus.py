@@ -185,6 +185,20 @@ def main():
                   h, len(idx),
                   100.0 * sum(verdicts[i].get('verdict') == 'allow' for i in idx) / len(idx),
                   100.0 * sum(reaches_operator(verdicts[i]) for i in idx) / len(idx)))
+    # What the operator is asked about in sandboxed mode, by what is at
+    # stake (needs.json's "stake"; danger is its own).
+    stakes = {}
+    needs_file = os.path.join(os.path.dirname(os.path.abspath(a.corpus)),
+                              '..', '..', 'share', 'bwgate', 'needs.json')
+    if os.path.exists(needs_file):
+        stakes = {e['id']: e.get('stake', 'other') for e in
+                  json.load(open(needs_file, encoding='utf-8'))['needs']}
+    kinds = collections.Counter(
+        'danger' if v.get('verdict') == 'danger' else
+        stakes.get(v['needs'].get('id'), 'other') if v.get('needs') else
+        'other' for _, v in operator)
+    print('sandboxed mode asks by what is at stake: ' + ', '.join(
+        '%s %d' % kv for kv in kinds.most_common()))
     for name, group in (('asks in the default mode', asks),
                         ('reaching the operator in sandboxed mode', operator)):
         classes = collections.Counter(reason_class(v) for _, v in group)
