@@ -16,8 +16,12 @@ figures are printed:
 The authors' project paths (tests/corpus/roots.json) are replaced by the
 scratch project's, unless --verbatim.
 
+Each source gets a scratch project of its own, with the programs its
+package.json files install in node_modules/.bin (tests/corpus/node-bins.json),
+unless --no-node-modules.
+
 Usage: corpus.py [--bwgate PATH] [--corpus FILE] [--jobs N] [--list CLASS]
-                 [--enforce] [--dump FILE] [--verbatim]
+                 [--enforce] [--dump FILE] [--verbatim] [--no-node-modules]
 --enforce exits 1 when a target is missed (an allowed command outside
 readonly always fails the run).
 """
@@ -28,16 +32,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 
 
-def scratch_project():
-    d = tempfile.mkdtemp(prefix='corpus-bench-')
-    p = os.path.join(d, 'project')
+def scratch_project(d, name='project', bins=()):
+    """A project with a few files, a git repository, and bins (the
+    programs its installed dependencies put in node_modules/.bin, as
+    links into node_modules the way npm makes them)."""
+    p = os.path.join(d, name)
     for sub in ('src', 'tests', 'docs', 'scripts', 'lib', 'app'):
         os.makedirs(os.path.join(p, sub))
     for f in ('README.md', 'package.json', 'src/main.py', 'tests/test_main.py'):
         with open(os.path.join(p, f), 'w') as fh:
             fh.write('\n')
+    for b in bins:
+        pkg = os.path.join(p, 'node_modules', '.pkg-' + b, 'bin')
+        os.makedirs(pkg, exist_ok=True)
+        with open(os.path.join(pkg, b), 'w') as fh:
+            fh.write('#!/usr/bin/env node\n')
+        os.makedirs(os.path.join(p, 'node_modules', '.bin'), exist_ok=True)
+        os.symlink(os.path.join('..', '.pkg-' + b, 'bin', b),
+                   os.path.join(p, 'node_modules', '.bin', b))
     subprocess.run(['git', 'init', '-q', p], check=True)
-    return d, p
+    return p
 
 
 def classify(bwgate, project, cmd):
@@ -62,7 +76,9 @@ def reaches_operator(v):
     verdict = v.get('verdict')
     if verdict not in ('ask', 'allow'):
         return True
-    if v.get('needs') or v.get('network') or v.get('mounts'):
+    # 'bwgate check' says the network as "off", "any host" or "only ...".
+    if v.get('needs') or v.get('network') not in (None, False, 'off') \
+            or v.get('mounts'):
         return True
     if verdict == 'ask' and v.get('rule'):
         return True
@@ -97,6 +113,9 @@ def main():
     ap.add_argument('--enforce', action='store_true')
     ap.add_argument('--verbatim', action='store_true',
                     help='keep the authors\' project paths (see tests/corpus/roots.json)')
+    ap.add_argument('--no-node-modules', action='store_true',
+                    help='no node_modules/.bin in the scratch projects '
+                    '(see tests/corpus/node-bins.json)')
     ap.add_argument('--dump', default=None, help='write every verdict as JSON lines')
     a = ap.parse_args()
 
@@ -105,10 +124,20 @@ def main():
     rootfile = os.path.join(os.path.dirname(a.corpus), 'roots.json')
     if not a.verbatim and os.path.exists(rootfile):
         roots = json.load(open(rootfile, encoding='utf-8'))['roots']
-    tmp, project = scratch_project()
+    # Each source's project has the programs its package.json files
+    # install (tests/corpus/node-bins.json): npx TOOL runs them offline.
+    bins = {}
+    binfile = os.path.join(os.path.dirname(a.corpus), 'node-bins.json')
+    if not a.no_node_modules and os.path.exists(binfile):
+        bins = json.load(open(binfile, encoding='utf-8'))['bins']
+    tmp = tempfile.mkdtemp(prefix='corpus-bench-')
+    projects = {}
+    for i, src in enumerate(sorted({r['source'].split(':')[0] for r in rows})):
+        projects[src] = scratch_project(tmp, 'project%d' % i, bins.get(src, ()))
 
     def run(r):
-        cmd, root = r['command'], roots.get(r['source'].split(':')[0])
+        src = r['source'].split(':')[0]
+        cmd, root, project = r['command'], roots.get(src), projects[src]
         if root:
             # The author's project was the agent's working directory.
             cmd = re.sub(re.escape(root) + r'(?=$|[/\s"\'&;|)])',
@@ -156,6 +185,20 @@ def main():
                   h, len(idx),
                   100.0 * sum(verdicts[i].get('verdict') == 'allow' for i in idx) / len(idx),
                   100.0 * sum(reaches_operator(verdicts[i]) for i in idx) / len(idx)))
+    # What the operator is asked about in sandboxed mode, by what is at
+    # stake (needs.json's "stake"; danger is its own).
+    stakes = {}
+    needs_file = os.path.join(os.path.dirname(os.path.abspath(a.corpus)),
+                              '..', '..', 'share', 'bwgate', 'needs.json')
+    if os.path.exists(needs_file):
+        stakes = {e['id']: e.get('stake', 'other') for e in
+                  json.load(open(needs_file, encoding='utf-8'))['needs']}
+    kinds = collections.Counter(
+        'danger' if v.get('verdict') == 'danger' else
+        stakes.get(v['needs'].get('id'), 'other') if v.get('needs') else
+        'other' for _, v in operator)
+    print('sandboxed mode asks by what is at stake: ' + ', '.join(
+        '%s %d' % kv for kv in kinds.most_common()))
     for name, group in (('asks in the default mode', asks),
                         ('reaching the operator in sandboxed mode', operator)):
         classes = collections.Counter(reason_class(v) for _, v in group)

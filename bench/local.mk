@@ -54,4 +54,7 @@ EXTRA_DIST += %D%/bench-parse.sh
 # Real agent commands (tests/corpus) through the allowlist: the share allowed
 # at once and the share that reaches the operator in sandboxed mode (run by
 # bench/run; 'python3 bench/corpus.py --list CLASS' prints a class).
-EXTRA_DIST += %D%/bench-corpus.sh %D%/corpus.py
+EXTRA_DIST += %D%/bench-corpus.sh %D%/corpus.py \
+	tests/corpus/README.md tests/corpus/commands.jsonl \
+	tests/corpus/roots.json tests/corpus/node-bins.json \
+	tests/corpus/extract.py tests/corpus/node_bins.py

@@ -406,6 +406,9 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 		struct allowlist alone = *al;
 
 		alone.nlayers = 1;
+		/* Examples mean the same in any project (no node_modules/.bin
+		   of its own: needs.json's "unless_local"). */
+		alone.project = NULL;
 		if (danger_examples(al->danger, allowlist_danger_example,
 		    &(struct danger_check){ &alone, cause }) != 0 ||
 		    danger_examples(al->needs, allowlist_needs_example,

@@ -534,10 +534,20 @@ allowlist_needs(const struct allowlist *al, const struct sh_script *s,
     struct classification *c)
 {
 	struct danger_hit	hit = DANGER_HIT_INIT;
+	char			*local = NULL, *r;
 
-	if (al->needs != NULL && danger_check(al->needs, s, NULL, &hit)) {
+	if (al->needs != NULL && danger_check_project(al->needs, s, NULL,
+	    al->project, &hit, &local)) {
 		c->needs = steal_pointer(&hit.id);
 		c->needs_reason = steal_pointer(&hit.reason);
+	}
+	/* Said in the verdict: why npx TOOL needs nothing more. */
+	if (local != NULL) {
+		r = xasprintf("%s (%s)", c->reason != NULL ? c->reason : "",
+		    local);
+		free(c->reason);
+		c->reason = r;
+		free(local);
 	}
 	danger_hit_release(&hit);
 }

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "config.h"
 #include "danger.h"
 #include "jsonutil.h"
@@ -28,6 +30,8 @@ struct danger_entry {
 	struct strv	 fetch, run;	/* download-and-run */
 	struct strv	 writes;	/* path prefixes */
 	struct strv	 match, no_match;
+	char		*unless_local;	/* project-relative directory: no hit
+					   when the program run is there */
 };
 
 struct danger {
@@ -96,6 +100,28 @@ danger_entry_release(struct danger_entry *e)
 	strv_release(&e->writes);
 	strv_release(&e->match);
 	strv_release(&e->no_match);
+	free(e->unless_local);
+}
+
+/* "unless_local": a relative directory, no '..', no empty component. */
+static bool
+danger_local_dir_ok(const char *d)
+{
+	const char	*p = d;
+
+	if (*d == '\0' || *d == '/')
+		return false;
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return true;
 }
 
 void
@@ -183,6 +209,15 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 			goto out;
 		}
 		e->reason = xstrdup(s->valuestring);
+		s = cJSON_GetObjectItem(o, "unless_local");
+		if (s != NULL && (!cJSON_IsString(s) ||
+		    !danger_local_dir_ok(s->valuestring))) {
+			*cause = xasprintf("'%s': %s: \"unless_local\" must be "
+			    "a relative directory without '..'", path, e->id);
+			goto out;
+		}
+		if (s != NULL)
+			e->unless_local = xstrdup(s->valuestring);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
@@ -402,16 +437,86 @@ danger_fill(const struct danger_entry *e, const struct sh_cmd *c,
 	}
 }
 
+/* What a check needs to know about where it runs: the project's
+   directory (or NULL) for "unless_local", and the note when an entry did
+   not hold because of it. */
+struct danger_ctx {
+	const char	*project;
+	char		*local;
+};
+
+/* Options of npx, pnpx and bunx that neither name a package nor take a
+   value: the program they run is the next word. */
+static const char *const danger_local_opts[] = { "-y", "--yes", "--no",
+    "-q", "--quiet", "--offline", "--prefer-offline", "--no-install",
+    "--silent", NULL };
+
+/*
+ * An entry with "unless_local" (npx, say) does not hold when the program
+ * the command runs is a file in that directory of the project
+ * (node_modules/.bin): it runs from there, without a download. Only a
+ * plain name (no version, no path, no package option) counts; decided on
+ * the file system now, through the project door. Sets ctx->local.
+ */
+static bool
+danger_local(const struct danger_entry *e, const struct sh_cmd *c,
+    size_t first, struct danger_ctx *ctx)
+{
+	const char	*t = NULL;
+	char		*rel, *cause = NULL;
+	struct stat	 st;
+	bool		 ok = false;
+	int		 root;
+	size_t		 i, k;
+
+	if (e->unless_local == NULL || ctx == NULL || ctx->project == NULL)
+		return false;
+	for (i = first + 1; i < c->nwords; i++) {
+		if (!SH_WORD_LITERAL(&c->words[i]))
+			return false;
+		t = c->words[i].text;
+		if (t[0] != '-')
+			break;
+		for (k = 0; danger_local_opts[k] != NULL; k++)
+			if (strcmp(t, danger_local_opts[k]) == 0)
+				break;
+		if (danger_local_opts[k] == NULL)
+			return false;
+		t = NULL;
+	}
+	if (t == NULL || t[0] == '.' || strlen(t) > 128 ||
+	    t[strspn(t, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")] != '\0')
+		return false;
+	if ((root = beneath_root(ctx->project, &st, &cause)) < 0) {
+		free(cause);
+		return false;
+	}
+	rel = xasprintf("%s/%s", e->unless_local, t);
+	if (beneath_lstat(root, rel, &st) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		ok = true;
+	close(root);
+	if (ok && ctx->local == NULL)
+		ctx->local = xasprintf("%s runs %s from the project's %s, "
+		    "without a download", danger_base(c->words[first].text),
+		    t, e->unless_local);
+	free(rel);
+	return ok;
+}
+
 /* Does one simple command match a command entry? */
 static bool
 danger_command(const struct danger_entry *e, const struct sh_cmd *c,
-    struct danger_hit *hit)
+    struct danger_ctx *ctx, struct danger_hit *hit)
 {
 	size_t	 first = danger_skip_wrappers(c), from;
 	bool	 ended = false;
 
 	if (first >= c->nwords || e->command.n == 0 ||
 	    !strv_contains(&e->command, danger_base(c->words[first].text)))
+		return false;
+	if (danger_local(e, c, first, ctx))
 		return false;
 	from = first + 1;
 	if (e->subcommand.n > 0) {
@@ -531,7 +636,8 @@ danger_shell_string(const struct sh_cmd *c)
 
 static bool
 danger_check_depth(const struct danger *d, const struct sh_script *s,
-    const bool *allowed, struct danger_hit *hit, int depth)
+    const bool *allowed, struct danger_ctx *ctx, struct danger_hit *hit,
+    int depth)
 {
 	for (size_t k = 0; k < d->n; k++) {
 		const struct danger_entry *e = &d->e[k];
@@ -541,7 +647,7 @@ danger_check_depth(const struct danger *d, const struct sh_script *s,
 			return true;
 		}
 		for (size_t i = 0; i < s->ncmds; i++) {
-			if (danger_command(e, &s->cmds[i], hit))
+			if (danger_command(e, &s->cmds[i], ctx, hit))
 				return true;
 			if (e->writes.n > 0 && danger_writes(e, &s->cmds[i],
 			    allowed != NULL && allowed[i])) {
@@ -562,7 +668,8 @@ danger_check_depth(const struct danger *d, const struct sh_script *s,
 			free(cause);
 			continue;
 		}
-		found = danger_check_depth(d, &inner, NULL, hit, depth + 1);
+		found = danger_check_depth(d, &inner, NULL, ctx, hit,
+		    depth + 1);
 		sh_script_release(&inner);
 		if (found)
 			return true;
@@ -575,7 +682,25 @@ danger_check(const struct danger *d, const struct sh_script *s,
     const bool *allowed, struct danger_hit *hit)
 {
 	danger_hit_release(hit);
-	return d != NULL && danger_check_depth(d, s, allowed, hit, 0);
+	return d != NULL && danger_check_depth(d, s, allowed, NULL, hit, 0);
+}
+
+bool
+danger_check_project(const struct danger *d, const struct sh_script *s,
+    const bool *allowed, const char *project, struct danger_hit *hit,
+    char **local)
+{
+	struct danger_ctx	ctx = { project, NULL };
+	bool			found;
+
+	danger_hit_release(hit);
+	*local = NULL;
+	found = d != NULL && danger_check_depth(d, s, allowed, &ctx, hit, 0);
+	if (found)
+		free(ctx.local);
+	else
+		*local = ctx.local;
+	return found;
 }
 
 int

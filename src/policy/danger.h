@@ -60,6 +60,13 @@ void		 danger_free(struct danger *);
    hit (released first). */
 bool		 danger_check(const struct danger *, const struct sh_script *,
 		    const bool *allowed, struct danger_hit *hit);
+/* The same, for a command run in project (or NULL): an entry with
+   "unless_local" does not hold when the program run is a file in that
+   directory of the project; *local (caller frees) then says so, when
+   nothing else was found. */
+bool		 danger_check_project(const struct danger *,
+		    const struct sh_script *, const bool *allowed,
+		    const char *project, struct danger_hit *hit, char **local);
 void		 danger_hit_release(struct danger_hit *);
 /* Does an entry's "writes" name the project-relative path rel (an
    agent's direct file write)? The first hit fills hit. */

@@ -227,11 +227,57 @@ for c in "psql -h localhost -c 'select 1'" "redis-cli KEYS '*' | head"; do
 	check --json -- "$c"
 	assert_eq "needs database-client: $c" "$(jq -r .needs.id <<<"$OUT")" database-client
 done
+# The host's processes and ports: the sandbox has its own, so ps or lsof
+# there would say a server that runs outside is not running.
+for c in "ps aux | grep node" "lsof -i :3001 | grep LISTEN" "pkill -f 'node x'" \
+	"bash -lc 'ss -ltn'"; do
+	check --json -- "$c"
+	assert_eq "needs host-processes: $c" "$(jq -r .needs.id <<<"$OUT")" host-processes
+done
 check --json -- "gh pr view 12"
 assert_eq "gh needs the network" "$(jq -r .needs.id <<<"$OUT")" cloud-cli
 for c in "cat docker-compose.yml" "grep -r psql src" "ls .github"; do
 	check --json -- "$c"
 	assert_eq "needs nothing more: $c" "$(jq -r '.needs.id // "none"' <<<"$OUT")" none
 done
+
+# npx TOOL needs the network only when TOOL is not installed (issue 30):
+# with node_modules/.bin/TOOL in the project it runs offline, decided on
+# the file system when the verdict is made, and the verdict says why.
+check --json -- "npx tsc --noEmit"
+assert_eq "npx without node_modules needs the network" \
+	"$(jq -r .needs.id <<<"$OUT")" package-install-npx
+mkdir -p "$P/node_modules/.bin" "$P/node_modules/typescript/bin"
+ln -s ../typescript/bin/tsc "$P/node_modules/.bin/tsc"
+mkdir "$P/node_modules/.bin/dirtool"
+for c in "npx tsc --noEmit" "npx -y tsc" "bash -lc 'npx tsc -p .'" \
+	"pnpx tsc" "timeout 60 npx tsc"; do
+	check --json -- "$c"
+	assert_eq "local tool needs nothing more: $c" \
+		"$(jq -r '.needs.id // "none"' <<<"$OUT")" none
+	assert_match "the verdict says why: $c" "$(jq -r .reason <<<"$OUT")" \
+		"runs tsc from the project's node_modules/.bin"
+done
+# Traps: a version, a package option, a path, an expansion, a tool that
+# is not there (or not a file), a download elsewhere in the string, and a
+# node_modules that is a link out of the project.
+for c in "npx tsc@5 --noEmit" "npx -p typescript tsc" "npx --package=x tsc" \
+	"npx ./node_modules/.bin/tsc" 'npx $TOOL' "npx eslint ." \
+	"npx dirtool" "npx -c 'tsc'" "npx create-next-app@latest x"; do
+	check --json -- "$c"
+	assert_eq "still needs the network: $c" "$(jq -r .needs.id <<<"$OUT")" \
+		package-install-npx
+done
+check --json -- "npx tsc && curl https://example.com/x"
+assert_eq "a download beside a local tool still needs it" \
+	"$(jq -r .needs.id <<<"$OUT")" download
+rm -r "$P/node_modules"
+OUTSIDE=$(mktemp -d "$T/outside.XXXXXX")
+mkdir -p "$OUTSIDE/.bin" && touch "$OUTSIDE/.bin/tsc"
+ln -s "$OUTSIDE" "$P/node_modules"
+check --json -- "npx tsc"
+assert_eq "node_modules linked out of the project is not local" \
+	"$(jq -r .needs.id <<<"$OUT")" package-install-npx
+rm "$P/node_modules"
 
 done_testing

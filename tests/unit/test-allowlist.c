@@ -1196,6 +1196,79 @@ test_sha256(void **state)
 	free(million);
 }
 
+/* A needs entry's "unless_local" (needs.json, npx's node_modules/.bin): a
+   relative directory of the project, where the program run is looked up
+   on the file system when the verdict is made. */
+static void
+test_needs_local(void **state)
+{
+	char			*np = xasprintf("%s/config/bwgate/needs.json",
+				    tmpdir), *dir = project_dir(), *bin, *tool;
+	static const char *const bad[] = { "\"../out\"", "\"/usr/bin\"",
+	    "\"a/../b\"", "\"\"", "7", "\"a//b\"" };
+	struct allowlist	*al;
+	struct classification	 c = CLASSIFICATION_INIT;
+	char			*cause = NULL, *text;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		text = xasprintf("{\"needs\":[{\"id\":\"t\",\"command\":"
+		    "\"mytool\",\"reason\":\"r\",\"unless_local\":%s}]}",
+		    bad[i]);
+		write_file(np, text, 0600);
+		free(text);
+		al = allowlist_load(dir, &cause);
+		assert_null(al);
+		assert_non_null(strstr(cause, "unless_local"));
+		free(cause);
+		cause = NULL;
+	}
+	write_file(np, "{\"needs\":[{\"id\":\"t\",\"command\":\"mytool\","
+	    "\"reason\":\"r\",\"stake\":\"network\",\"unless_local\":"
+	    "\"tools/bin\",\"match\":[\"mytool run\"]}]}", 0600);
+	al = load(dir);
+	allowlist_classify(al, "mytool run --fast", &c);
+	assert_non_null(c.needs);
+	assert_string_equal(c.needs, "t");
+	classification_release(&c);
+	bin = xasprintf("%s/tools/bin", dir);
+	tool = xasprintf("%s/run", bin);
+	text = xasprintf("%s/tools", dir);
+	assert_int_equal(mkdir(text, 0755), 0);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	write_file(tool, "", 0755);
+	allowlist_classify(al, "mytool run --fast", &c);
+	assert_null(c.needs);
+	assert_non_null(strstr(c.reason, "mytool runs run from the "
+	    "project's tools/bin"));
+	classification_release(&c);
+	/* Traps: an option before it, a version, a path, another name. */
+	for (const char *const *t = (const char *const[]){ "mytool -p x run",
+	    "mytool run@2", "mytool tools/bin/run", "mytool other",
+	    "mytool \"$X\"", NULL }; *t != NULL; t++) {
+		allowlist_classify(al, *t, &c);
+		if (c.needs == NULL)
+			fail_msg("'%s' needs nothing more", *t);
+		classification_release(&c);
+	}
+	/* Without a project, nothing is local. */
+	allowlist_free(al);
+	al = load(NULL);
+	allowlist_classify(al, "mytool run", &c);
+	assert_non_null(c.needs);
+	classification_release(&c);
+	allowlist_free(al);
+	unlink(tool);
+	rmdir(bin);
+	rmdir(text);
+	unlink(np);
+	free(text);
+	free(tool);
+	free(bin);
+	free(np);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -1215,6 +1288,7 @@ main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_quoted_and_per_project),
+		cmocka_unit_test(test_needs_local),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
