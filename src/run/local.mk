@@ -21,4 +21,4 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/observe-call.c %D%/observe-flight.c %D%/observe-judge.c %D%/observe-infer.c \
 	%D%/gitid.c %D%/gitid.h \
 	%D%/undo.h %D%/undo-int.h %D%/undo-store.c %D%/undo-save.c \
-	%D%/undo-apply.c
+	%D%/undo-apply.c %D%/undo-rollback.c
