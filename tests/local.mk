@@ -203,6 +203,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \
+	%D%/integration/undo-console.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

@@ -86,8 +86,9 @@ try() {
 	ok_unless "$what: no staging directory is left" \
 	    compgen -G "$P/.bwgate-undo*"
 	"$BWGATE" undo --project "$P" "$id" > "$T/out" 2>&1
+	rc=$?
 	ok_if "$what: once it can, the same undo works ($(tail -1 "$T/out"))" \
-	    test $? = 0
+	    test "$rc" = 0
 	tree "$P" > "$T/after"
 	ok_if "$what: the tree is as before the run" diff -u "$T/before" "$T/after"
 }

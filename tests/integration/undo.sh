@@ -35,7 +35,8 @@ for seed in $seeds; do
 	ok_if "seed $seed: the run can be undone ($(jfield .undo))" \
 	    test "$(jfield .undo.possible)" = true
 	"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
-	ok_if "seed $seed: undo succeeds ($(tail -3 "$T/undo.out"))" test $? = 0
+	rc=$?
+	ok_if "seed $seed: undo succeeds ($(tail -3 "$T/undo.out"))" test "$rc" = 0
 	tree "$P" > "$T/after"
 	ok_if "seed $seed: the tree is as before" diff -u "$T/before" "$T/after"
 done
@@ -61,7 +62,8 @@ else
 	python3 "$GEN" "$seed" "$RUN" > "$T/prog.py"
 	jexec -- python3 -c "$(cat "$T/prog.py")"
 	"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
-	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test $? = 0
+	rc=$?
+	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test "$rc" = 0
 	owned_tree "$P" > "$T/after"
 	tree "$P" >> "$T/after"
 	ok_if "as the owner: the tree and its owners are as before" \
@@ -89,8 +91,9 @@ else
 	    -- python3 -c "$(cat "$T/prog.py")") > "$T/report.json" 2>/dev/null
 	as_user "$BWGATE" undo --project "$P" "$(jfield .undo.id)" \
 	    > "$T/undo.out" 2>&1
+	rc=$?
 	ok_if "an ordinary user: undo succeeds ($(tail -1 "$T/undo.out"))" \
-	    test $? = 0
+	    test "$rc" = 0
 	tree "$P" > "$T/after"
 	ok_if "an ordinary user: the tree is as before" \
 	    diff -u "$T/before" "$T/after"
