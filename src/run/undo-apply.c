@@ -65,6 +65,8 @@ struct ue {
 	uint64_t	 dev;
 	uint64_t	 ino;
 	const char	*blob;
+	int64_t		 pack_off;	/* in the run's pack; -1: an object */
+	uint64_t	 pack_len;
 	const char	*target;
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
@@ -151,6 +153,15 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		u->ino = (uint64_t)cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(e, "ino"));
 		u->blob = cJSON_GetStringValue(cJSON_GetObjectItem(e, "blob"));
+		u->pack_off = -1;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "pack_off")) &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "pack_off")) >= 0) {
+			u->pack_off = (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "pack_off"));
+			u->pack_len = (uint64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "pack_len"));
+		}
 		u->target = cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "target"));
 		u->opaque = cJSON_IsTrue(cJSON_GetObjectItem(e, "opaque"));
@@ -285,15 +296,59 @@ plan_implied(struct undo_plan *p, const struct ue *a, const struct ue *b)
 	    st.st_ino == eb->ino && st.st_dev == eb->dev;
 }
 
-/* Is the object for sha there and whole? */
-static bool
-plan_blob_ok(struct undo_plan *p, const char *sha)
+/* Open b's kept content: the run's pack (positioned at it) or its
+   object; *len: its length (-1 with errno). */
+static int
+blob_open(struct undo_plan *p, const struct ue *b, uint64_t *len)
 {
-	_cleanup_free_ char	*path = xasprintf("%s/objects/%s", p->store,
-				    sha);
-	char			 hex[SHA256_HEX_LEN + 1];
+	_cleanup_free_ char	*path = NULL;
+	struct stat		 st;
+	int			 fd;
 
-	return sha256_file(path, hex) == 0 && strcmp(hex, sha) == 0;
+	if (b->pack_off >= 0)
+		path = xasprintf("%s/runs/%.0f/pack", p->store,
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(p->m, "id")));
+	else
+		path = xasprintf("%s/objects/%s", p->store, b->blob);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (b->pack_off >= 0 &&
+	    ((uint64_t)st.st_size < b->pack_len ||
+	    (uint64_t)b->pack_off > (uint64_t)st.st_size - b->pack_len ||
+	    lseek(fd, (off_t)b->pack_off, SEEK_SET) < 0))) {
+		close(fd);
+		errno = EIO;
+		return -1;
+	}
+	*len = b->pack_off >= 0 ? b->pack_len : (uint64_t)st.st_size;
+	return fd;
+}
+
+/* Is b's kept content there and whole (its sha256)? */
+static bool
+plan_blob_ok(struct undo_plan *p, const struct ue *b)
+{
+	_cleanup_close_ int	 fd = -1;
+	char			 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
+	uint8_t			 d[SHA256_LEN];
+	struct sha256		 h;
+	uint64_t		 len;
+	ssize_t			 r;
+
+	if ((fd = blob_open(p, b, &len)) < 0)
+		return false;
+	sha256_init(&h);
+	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
+	    sizeof buf)) > 0) {
+		sha256_update(&h, buf, (size_t)r);
+		len -= (uint64_t)r;
+	}
+	if (len > 0)
+		return false;
+	sha256_final(&h, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return strcmp(hex, b->blob) == 0;
 }
 
 /* The after entry (present now, not claimed) holding b's inode,
@@ -411,7 +466,7 @@ plan_build(struct undo_plan *p)
 				p->cannot++;
 				break;
 			}
-			if (!plan_blob_ok(p, b->blob)) {
+			if (!plan_blob_ok(p, b)) {
 				strv_pushf(&p->lines, "cannot: %s (its kept "
 				    "content is missing or damaged)", b->path);
 				p->cannot++;
@@ -441,7 +496,7 @@ plan_build(struct undo_plan *p)
 		if (b->type == UE_FILE && b->blob != NULL &&
 		    ((uint64_t)q->st.st_size != b->size ||
 		    st_mtime_ns(&q->st) != b->mtime)) {
-			if (!plan_blob_ok(p, b->blob)) {
+			if (!plan_blob_ok(p, b)) {
 				strv_pushf(&p->lines, "cannot: %s (its kept "
 				    "content is missing or damaged)", b->path);
 				p->cannot++;
@@ -642,23 +697,28 @@ apply_where(struct undo_plan *p, size_t done, const char *path)
 	    xstrdup(path);
 }
 
-/* Write the kept object sha into fd (from its start, truncating). */
+/* Write b's kept content into fd (from its start, truncating). */
 static int
-apply_content(struct undo_plan *p, int fd, const char *sha)
+apply_content(struct undo_plan *p, int fd, const struct ue *b)
 {
-	_cleanup_free_ char	*path = xasprintf("%s/objects/%s", p->store,
-				    sha);
-	_cleanup_close_ int	 src = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int	 src = -1;
 	char			 buf[1 << 16];
-	ssize_t			 r;
+	uint64_t		 len;
+	ssize_t			 r = 0;
 
-	if (src < 0 || ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) < 0)
+	if ((src = blob_open(p, b, &len)) < 0 || ftruncate(fd, 0) != 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0)
 		return -1;
-	while ((r = read(src, buf, sizeof buf)) > 0)
+	while (len > 0 && (r = read(src, buf, len < sizeof buf ? len :
+	    sizeof buf)) > 0) {
+		len -= (uint64_t)r;
 		for (ssize_t off = 0, w; off < r; off += w)
 			if ((w = write(fd, buf + off, (size_t)(r - off))) < 0)
 				return -1;
-	return r < 0 ? -1 : 0;
+	}
+	if (r == 0 && len > 0)
+		errno = EIO;
+	return r < 0 || len > 0 ? -1 : 0;
 }
 
 /* The file a made name should share (an earlier name of the same before
@@ -776,7 +836,7 @@ apply_make(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 	if ((fd = beneath_open(p->root, tmp, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0600, cause)) < 0)
 		return -1;
-	if (apply_content(p, fd, b->blob) != 0) {
+	if (apply_content(p, fd, b) != 0) {
 		*cause = xasprintf("cannot write '%s': %s", a->path,
 		    strerror(errno));
 		close(fd);
@@ -830,7 +890,7 @@ apply_rewrite(struct undo_plan *p, struct act *a, unsigned *seq,
 		close(fd);
 		return -1;
 	}
-	if (apply_content(p, fd, a->b->blob) != 0) {
+	if (apply_content(p, fd, a->b) != 0) {
 		*cause = xasprintf("cannot write '%s': %s", a->path,
 		    strerror(errno));
 		close(fd);

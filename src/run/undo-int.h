@@ -12,6 +12,10 @@
 #include "undo.h"
 
 #define UNDO_MANIFEST_VERSION	1
+/* Files of this size or less are kept in the run's pack (runs/<id>/pack:
+   the manifest's "pack_off" and "pack_len" say where), larger ones as
+   objects. */
+#define UNDO_PACK_FILE		(256U << 10)
 
 char		*undo_run_dir(const char *store, unsigned long id);
 char		*undo_read_small(const char *path, size_t max, size_t *len);

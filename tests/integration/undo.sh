@@ -174,7 +174,9 @@ rm -rf "$P"/* && head -c 100000 /dev/urandom > "$P/k"
 kpid=$!
 partial() {
 	for d in "$store"/runs/*; do
-		[ -s "$d/blobs" ] && [ ! -e "$d/manifest.json" ] &&
+		# (small files go to the run's pack, made with the first)
+		{ [ -s "$d/blobs" ] || [ -e "$d/pack" ]; } &&
+		    [ ! -e "$d/manifest.json" ] &&
 		    { basename "$d"; return 0; }
 	done
 	return 1
