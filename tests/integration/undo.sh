@@ -39,6 +39,8 @@ for seed in $seeds; do
 	ok_if "seed $seed: undo succeeds ($(tail -3 "$T/undo.out"))" test "$rc" = 0
 	tree "$P" > "$T/after"
 	ok_if "seed $seed: the tree is as before" diff -u "$T/before" "$T/after"
+	ok_unless "seed $seed: undo left no staging directory" \
+	    compgen -G "$P/.bwgate-undo*"
 done
 
 # Root undoing a user's project: the sandbox ran as the owner, and what
