@@ -1155,6 +1155,13 @@ apply_rollback(struct undo_plan *p, char **cause)
 {
 	char	*failed = NULL, *c = *cause;
 
+	if (p->j.n == 0) {		/* it had not begun */
+		if (p->stage != NULL)
+			(void)apply_unstage_all(p);
+		*cause = xasprintf("%s: nothing was changed", c);
+		free(c);
+		return;
+	}
 	if (undo_journal_rollback(&p->j, &failed) == 0) {
 		if (p->stage != NULL)
 			(void)apply_unstage_all(p);
