@@ -208,6 +208,8 @@ ENGINE_TESTS = \
 	%D%/integration/contain-files.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
+	%D%/integration/undo-rollback.sh \
+	%D%/integration/undo-console.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

@@ -1,7 +1,9 @@
 /*
  * cmd-undo: `bwgate undo [--project DIR] [--dry-run] [--force] [--json]
  * ID...` puts runs back (undo.h), newest first; `bwgate undo --list` shows
- * what the store holds. Each undo is audited ("undo" record).
+ * what the store holds. Each undo is audited ("undo" record). With
+ * --request, the ids are the console's request ids, found in the audit
+ * log (history.h): a run stays undoable after its console is gone.
  */
 #include "autoconf.h"
 
@@ -17,6 +19,7 @@
 #include "cmd.h"
 #include "console.h"
 #include "display.h"
+#include "history.h"
 #include "undo.h"
 #include "xalloc.h"
 
@@ -25,6 +28,7 @@ static const struct option undo_options[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
+	{ "request", no_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -34,7 +38,7 @@ static void
 undo_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate undo [--project DIR] [--dry-run] [--force] "
-	    "[--json] ID...\n"
+	    "[--json] [--request] ID...\n"
 	    "       bwgate undo [--project DIR] --list [--json]\n");
 }
 
@@ -46,6 +50,62 @@ undo_id_cmp(const void *a, const void *b)
 	unsigned long	y = *(const unsigned long *)b;
 
 	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* A request's undo id, from the newest "result" record of the project's
+   audit log for that request id (ids are unique per project; in older
+   logs they restarted with each console: the newest wins). */
+struct undo_req {
+	unsigned long	 id;
+	unsigned long	 undo;
+	char		*why;
+	bool		 seen;
+};
+
+static int
+undo_req_record(const cJSON *r, const char *project, void *arg)
+{
+	struct undo_req	*q = arg;
+	const cJSON	*f = cJSON_GetObjectItem(r, "id"), *u;
+	const char	*what = cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "record")), *why;
+
+	(void)project;
+	if (!cJSON_IsNumber(f) || f->valuedouble != (double)q->id ||
+	    what == NULL || strcmp(what, "result") != 0)
+		return 0;
+	q->seen = true;
+	q->undo = 0;
+	free(q->why);
+	q->why = NULL;
+	u = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "report"), "undo");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(u, "possible")) &&
+	    cJSON_IsNumber(cJSON_GetObjectItem(u, "id")))
+		q->undo = (unsigned long)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(u, "id"));
+	else {
+		why = cJSON_GetStringValue(cJSON_GetObjectItem(u, "why"));
+		q->why = xstrdup(why != NULL ? why :
+		    "its report does not say");
+	}
+	return 0;
+}
+
+/* The undo id of request id of project; 0 with cause. */
+static unsigned long
+undo_of_request(const char *project, unsigned long id, char **cause)
+{
+	struct undo_req	 q = { .id = id };
+
+	history_scan(NULL, project, undo_req_record, &q);
+	if (!q.seen)
+		*cause = xasprintf("no finished request #%lu of '%s' in the "
+		    "audit log", id, project);
+	else if (q.undo == 0)
+		*cause = xasprintf("request #%lu cannot be undone: %s", id,
+		    q.why);
+	free(q.why);
+	return q.undo;
 }
 
 /* `--list`: the store's runs. */
@@ -220,6 +280,7 @@ cmd_undo(int argc, char **argv)
 {
 	const char	*popt = NULL;
 	bool		 dry = false, force = false, list = false, json = false;
+	bool		 req = false;
 	char		*project, *cause = NULL, *end;
 	unsigned long	*ids;
 	size_t		 n = 0;
@@ -227,13 +288,14 @@ cmd_undo(int argc, char **argv)
 	int		 c, rc = 0, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:nfljh", undo_options,
+	while ((c = getopt_long(argc, argv, "p:nflrjh", undo_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'p': popt = optarg; break;
 		case 'n': dry = true; break;
 		case 'f': force = true; break;
 		case 'l': list = true; break;
+		case 'r': req = true; break;
 		case 'j': json = true; break;
 		case 'h': undo_usage(stdout); return 0;
 		default: undo_usage(stderr); return EXIT_BWGATE_FAILED;
@@ -260,6 +322,15 @@ cmd_undo(int argc, char **argv)
 			fprintf(stderr, "bwgate: undo: '%s' is not a run's "
 			    "undo id (see bwgate undo --list)\n",
 			    display_str(argv[i]));
+			free(ids);
+			free(project);
+			return EXIT_BWGATE_FAILED;
+		}
+		if (req && (ids[n - 1] = undo_of_request(project, ids[n - 1],
+		    &cause)) == 0) {
+			fprintf(stderr, "bwgate: undo: %s\n",
+			    display_str(cause));
+			free(cause);
 			free(ids);
 			free(project);
 			return EXIT_BWGATE_FAILED;

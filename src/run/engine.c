@@ -597,8 +597,10 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (rec != NULL) {
 		snapshot_paths_diff(rec, &r->changes);
 		r->changes_known = true;
+		LOG("changes found");
 		undo_rec_commit(undo, snapshot_paths_before(rec),
 		    snapshot_paths_after(rec), &snap, r);
+		LOG("undo kept");
 		r->changes_method = "syscalls";
 		/* Exact, or widened to the whole project (and why). */
 		r->changes_scope = snapshot_paths_widened(rec) ? "project" :

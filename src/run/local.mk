@@ -22,4 +22,4 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/gitid.c %D%/gitid.h \
 	%D%/gitops.c %D%/gitops-git.c %D%/gitops.h %D%/gitops-int.h \
 	%D%/undo.h %D%/undo-int.h %D%/undo-store.c %D%/undo-save.c \
-	%D%/undo-apply.c
+	%D%/undo-apply.c %D%/undo-rollback.c

@@ -19,6 +19,12 @@
  * through the door (beneath.h), relative to the project's descriptor, and
  * removes only what is still the inode the run made. Kept content is
  * checked against its sha256 before anything is touched.
+ *
+ * All or nothing: nothing is destroyed before every step succeeded. What
+ * undo removes goes to the staging directory, what it makes is written
+ * there and renamed into place, what it rewrites in place is copied there
+ * first; each step is journaled (undo-rollback.c). When one fails, the
+ * journal is played back and the project is as it was before the undo.
  */
 #include "autoconf.h"
 
@@ -59,6 +65,8 @@ struct ue {
 	uint64_t	 dev;
 	uint64_t	 ino;
 	const char	*blob;
+	int64_t		 pack_off;	/* in the run's pack; -1: an object */
+	uint64_t	 pack_len;
 	const char	*target;
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
@@ -101,6 +109,7 @@ struct undo_plan {
 	char		*stage;
 	struct timespec	 since;		/* the run's start */
 	size_t		 blocked;	/* paths that cannot be looked at */
+	struct undo_journal j;		/* what apply did, to take it back */
 };
 
 static int
@@ -144,6 +153,15 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		u->ino = (uint64_t)cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(e, "ino"));
 		u->blob = cJSON_GetStringValue(cJSON_GetObjectItem(e, "blob"));
+		u->pack_off = -1;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "pack_off")) &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(e,
+		    "pack_off")) >= 0) {
+			u->pack_off = (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "pack_off"));
+			u->pack_len = (uint64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "pack_len"));
+		}
 		u->target = cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "target"));
 		u->opaque = cJSON_IsTrue(cJSON_GetObjectItem(e, "opaque"));
@@ -278,15 +296,59 @@ plan_implied(struct undo_plan *p, const struct ue *a, const struct ue *b)
 	    st.st_ino == eb->ino && st.st_dev == eb->dev;
 }
 
-/* Is the object for sha there and whole? */
-static bool
-plan_blob_ok(struct undo_plan *p, const char *sha)
+/* Open b's kept content: the run's pack (positioned at it) or its
+   object; *len: its length (-1 with errno). */
+static int
+blob_open(struct undo_plan *p, const struct ue *b, uint64_t *len)
 {
-	_cleanup_free_ char	*path = xasprintf("%s/objects/%s", p->store,
-				    sha);
-	char			 hex[SHA256_HEX_LEN + 1];
+	_cleanup_free_ char	*path = NULL;
+	struct stat		 st;
+	int			 fd;
 
-	return sha256_file(path, hex) == 0 && strcmp(hex, sha) == 0;
+	if (b->pack_off >= 0)
+		path = xasprintf("%s/runs/%.0f/pack", p->store,
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(p->m, "id")));
+	else
+		path = xasprintf("%s/objects/%s", p->store, b->blob);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (b->pack_off >= 0 &&
+	    ((uint64_t)st.st_size < b->pack_len ||
+	    (uint64_t)b->pack_off > (uint64_t)st.st_size - b->pack_len ||
+	    lseek(fd, (off_t)b->pack_off, SEEK_SET) < 0))) {
+		close(fd);
+		errno = EIO;
+		return -1;
+	}
+	*len = b->pack_off >= 0 ? b->pack_len : (uint64_t)st.st_size;
+	return fd;
+}
+
+/* Is b's kept content there and whole (its sha256)? */
+static bool
+plan_blob_ok(struct undo_plan *p, const struct ue *b)
+{
+	_cleanup_close_ int	 fd = -1;
+	char			 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
+	uint8_t			 d[SHA256_LEN];
+	struct sha256		 h;
+	uint64_t		 len;
+	ssize_t			 r;
+
+	if ((fd = blob_open(p, b, &len)) < 0)
+		return false;
+	sha256_init(&h);
+	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
+	    sizeof buf)) > 0) {
+		sha256_update(&h, buf, (size_t)r);
+		len -= (uint64_t)r;
+	}
+	if (len > 0)
+		return false;
+	sha256_final(&h, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return strcmp(hex, b->blob) == 0;
 }
 
 /* The after entry (present now, not claimed) holding b's inode,
@@ -404,7 +466,7 @@ plan_build(struct undo_plan *p)
 				p->cannot++;
 				break;
 			}
-			if (!plan_blob_ok(p, b->blob)) {
+			if (!plan_blob_ok(p, b)) {
 				strv_pushf(&p->lines, "cannot: %s (its kept "
 				    "content is missing or damaged)", b->path);
 				p->cannot++;
@@ -434,7 +496,7 @@ plan_build(struct undo_plan *p)
 		if (b->type == UE_FILE && b->blob != NULL &&
 		    ((uint64_t)q->st.st_size != b->size ||
 		    st_mtime_ns(&q->st) != b->mtime)) {
-			if (!plan_blob_ok(p, b->blob)) {
+			if (!plan_blob_ok(p, b)) {
 				strv_pushf(&p->lines, "cannot: %s (its kept "
 				    "content is missing or damaged)", b->path);
 				p->cannot++;
@@ -486,6 +548,7 @@ undo_plan_new(const char *project, const cJSON *m, char **cause)
 		undo_plan_free(p);
 		return NULL;
 	}
+	undo_journal_init(&p->j, p->root);
 	p->since.tv_sec = (time_t)cJSON_GetNumberValue(
 	    cJSON_GetObjectItem(p->m, "start_s"));
 	p->since.tv_nsec = (long)cJSON_GetNumberValue(
@@ -538,7 +601,8 @@ plan_unlock(struct undo_plan *p)
 		   before mode comes back at the end (ACT_META), and what it
 		   made goes. */
 		if (!a->now || a->type != UE_DIR || !ue_same(a, a) ||
-		    (a->st.st_mode & S_IRWXU) == S_IRWXU)
+		    (a->st.st_mode & S_IRWXU) == S_IRWXU ||
+		    undo_journal_meta(&p->j, a->path, false) != 0)
 			continue;
 		if (beneath_chmod(p->root, a->path, (a->st.st_mode & 07777) |
 		    S_IRWXU) == 0) {
@@ -633,23 +697,28 @@ apply_where(struct undo_plan *p, size_t done, const char *path)
 	    xstrdup(path);
 }
 
-/* Write the kept object sha into fd (from its start, truncating). */
+/* Write b's kept content into fd (from its start, truncating). */
 static int
-apply_content(struct undo_plan *p, int fd, const char *sha)
+apply_content(struct undo_plan *p, int fd, const struct ue *b)
 {
-	_cleanup_free_ char	*path = xasprintf("%s/objects/%s", p->store,
-				    sha);
-	_cleanup_close_ int	 src = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int	 src = -1;
 	char			 buf[1 << 16];
-	ssize_t			 r;
+	uint64_t		 len;
+	ssize_t			 r = 0;
 
-	if (src < 0 || ftruncate(fd, 0) != 0)
+	if ((src = blob_open(p, b, &len)) < 0 || ftruncate(fd, 0) != 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0)
 		return -1;
-	while ((r = read(src, buf, sizeof buf)) > 0)
+	while (len > 0 && (r = read(src, buf, len < sizeof buf ? len :
+	    sizeof buf)) > 0) {
+		len -= (uint64_t)r;
 		for (ssize_t off = 0, w; off < r; off += w)
 			if ((w = write(fd, buf + off, (size_t)(r - off))) < 0)
 				return -1;
-	return r < 0 ? -1 : 0;
+	}
+	if (r == 0 && len > 0)
+		errno = EIO;
+	return r < 0 || len > 0 ? -1 : 0;
 }
 
 /* The file a made name should share (an earlier name of the same before
@@ -720,17 +789,130 @@ apply_writable(struct undo_plan *p, const char *rel)
 	return beneath_chmod(p->root, rel, (st.st_mode & 07777) | S_IWUSR);
 }
 
+/* A new name in the staging directory. */
+static char *
+apply_staged(struct undo_plan *p, unsigned *seq)
+{
+	return xasprintf("%s/%u", p->stage, (*seq)++);
+}
+
+/* Set fd's mode and modification time to b's. */
+static int
+apply_meta_fd(struct act *a, int fd, char **cause)
+{
+	struct timespec	 ts[2];
+	struct ue	*b = a->b;
+
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = (time_t)(b->mtime / 1000000000);
+	ts[1].tv_nsec = (long)(b->mtime % 1000000000);
+	if (fchmod(fd, b->mode) != 0 || futimens(fd, ts) != 0) {
+		*cause = xasprintf("cannot set the mode of '%s': %s", a->path,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A file made again: written in the staging directory (content, owner,
+   mode, time), then renamed into place. */
+static int
+apply_make(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
+{
+	struct ue		*b = a->b;
+	_cleanup_free_ char	*tmp = NULL;
+	int			 fd, sib, rc;
+
+	if ((sib = apply_sibling(p, b)) >= 0) {
+		rc = beneath_link(p->root, a->path, sib);
+		close(sib);
+		if (rc == 0) {
+			undo_journal_made(&p->j, a->path);
+			b->placed = true;
+			return 0;
+		}
+	}
+	tmp = apply_staged(p, seq);
+	if ((fd = beneath_open(p->root, tmp, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600, cause)) < 0)
+		return -1;
+	if (apply_content(p, fd, b) != 0) {
+		*cause = xasprintf("cannot write '%s': %s", a->path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* Made by root for someone else: theirs again. */
+	if (geteuid() == 0 && fchown(fd, b->uid, b->gid) != 0) {
+		*cause = xasprintf("cannot give '%s' back to its owner: %s",
+		    a->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	rc = apply_meta_fd(a, fd, cause);
+	close(fd);
+	if (rc != 0 || beneath_rename(p->root, tmp, a->path, cause) != 0)
+		return -1;
+	undo_journal_renamed(&p->j, tmp, a->path);
+	b->placed = true;
+	return 0;
+}
+
+/* Content written back in place (its other hard links see it too), after
+   a copy of what it holds now went to the staging directory. */
+static int
+apply_rewrite(struct undo_plan *p, struct act *a, unsigned *seq,
+    char **cause)
+{
+	_cleanup_free_ char	*copy = NULL;
+	int			 fd, rc;
+
+	if (undo_journal_meta(&p->j, a->path, true) != 0) {
+		*cause = xasprintf("cannot look at '%s': %s", a->path,
+		    strerror(errno));
+		return -1;
+	}
+	fd = beneath_open(p->root, a->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC,
+	    0, cause);
+	if (fd < 0 && errno == EACCES && geteuid() != 0 &&
+	    apply_writable(p, a->path) == 0) {
+		/* Read-only now: writable for the content, its mode comes
+		   back right after. */
+		free(*cause);
+		*cause = NULL;
+		fd = beneath_open(p->root, a->path, O_RDWR | O_NOFOLLOW |
+		    O_CLOEXEC, 0, cause);
+	}
+	if (fd < 0)
+		return -1;
+	copy = apply_staged(p, seq);
+	if (undo_journal_content(&p->j, a->path, fd, copy, cause) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (apply_content(p, fd, a->b) != 0) {
+		*cause = xasprintf("cannot write '%s': %s", a->path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	a->b->placed = true;
+	rc = apply_meta_fd(a, fd, cause);
+	close(fd);
+	return rc;
+}
+
 static int
 apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 {
 	struct ue	*b = a->b;
-	struct timespec	 ts[2];
-	int		 fd, sib, rc = 0;
+	struct stat	 st;
+	int		 fd, rc = 0;
 
 	switch (a->kind) {
 	case ACT_STAGE:
 		free(a->to);
-		a->to = xasprintf("%s/%u", p->stage, (*seq)++);
+		a->to = apply_staged(p, seq);
 		/* Later unstaging of b comes from here. */
 		for (size_t i = 0; i < p->nacts; i++)
 			if (p->acts[i].kind == ACT_UNSTAGE &&
@@ -738,29 +920,61 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 				free(p->acts[i].to);
 				p->acts[i].to = xstrdup(a->to);
 			}
-		return beneath_rename(p->root, a->path, a->to, cause);
+		if (beneath_rename(p->root, a->path, a->to, cause) != 0)
+			return -1;
+		undo_journal_renamed(&p->j, a->path, a->to);
+		return 0;
 	case ACT_UNSTAGE:
-		return beneath_rename(p->root, a->to, a->path, cause);
+		if (beneath_rename(p->root, a->to, a->path, cause) != 0)
+			return -1;
+		undo_journal_renamed(&p->j, a->to, a->path);
+		return 0;
 	case ACT_RMDIR:
-		if (beneath_remove(p->root, a->to, &a->id) == 0 ||
-		    errno == ENOENT)
+		if (beneath_lstat(p->root, a->to, &st) != 0 && errno == ENOENT)
 			return 0;
-		if (errno == ENOTEMPTY && p->since.tv_sec > 0)
-			return apply_dispose(p, a, cause);
+		if (beneath_remove(p->root, a->to, &a->id) == 0) {
+			undo_journal_rmdir(&p->j, a->to, &st);
+			return 0;
+		}
+		if (errno == ENOENT)
+			return 0;
+		/* (What dispose removes was born during the run and never
+		   recorded: not put back if a later step fails.) */
+		if (errno == ENOTEMPTY && p->since.tv_sec > 0) {
+			if (apply_dispose(p, a, cause) != 0)
+				return -1;
+			undo_journal_rmdir(&p->j, a->to, &st);
+			return 0;
+		}
 		*cause = xasprintf("cannot remove '%s': %s", a->path,
 		    strerror(errno));
 		return -1;
 	case ACT_REMOVE:
-		if (beneath_remove(p->root, a->path, &a->id) != 0 &&
-		    errno != ENOENT) {
-			*cause = xasprintf("cannot remove '%s': %s", a->path,
-			    strerror(errno));
-			return -1;
+		/* Into the staging directory: gone for good only once every
+		   step succeeded. */
+		if (beneath_lstat(p->root, a->path, &st) != 0) {
+			if (errno == ENOENT)
+				return 0;
+		} else if (st.st_dev != a->id.st_dev ||
+		    st.st_ino != a->id.st_ino) {
+			errno = ESTALE;
+		} else {
+			_cleanup_free_ char *to = apply_staged(p, seq);
+			char *c = NULL;
+
+			if (beneath_rename(p->root, a->path, to, &c) == 0) {
+				undo_journal_renamed(&p->j, a->path, to);
+				return 0;
+			}
+			free(c);
 		}
-		return 0;
+		*cause = xasprintf("cannot remove '%s': %s", a->path,
+		    strerror(errno));
+		return -1;
 	case ACT_MKDIR:
 		if (beneath_mkdir(p->root, a->path, 0700, cause) != 0)
 			return -1;
+		undo_journal_made(&p->j, a->path);
 		/* Its own mode at the end (ACT_META), when what goes in it
 		   is in place. */
 		return apply_owner(p, a->path, b);
@@ -770,43 +984,27 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 			    a->path, strerror(errno));
 			return -1;
 		}
+		undo_journal_made(&p->j, a->path);
 		return apply_owner(p, a->path, b);
 	case ACT_MAKE:
-		if ((sib = apply_sibling(p, b)) >= 0) {
-			rc = beneath_link(p->root, a->path, sib);
-			close(sib);
-			if (rc == 0) {
-				b->placed = true;
-				return 0;
-			}
-		}
-		fd = beneath_open(p->root, a->path, O_WRONLY | O_CREAT |
-		    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600, cause);
-		if (fd < 0)
-			return -1;
-		break;
+		return apply_make(p, a, seq, cause);
 	case ACT_CONTENT:
-		fd = beneath_open(p->root, a->path, O_WRONLY | O_NOFOLLOW |
-		    O_CLOEXEC, 0, cause);
-		if (fd < 0 && errno == EACCES && geteuid() != 0 &&
-		    apply_writable(p, a->path) == 0) {
-			/* Read-only now: writable for the content, its
-			   mode comes back right after. */
-			free(*cause);
-			*cause = NULL;
-			fd = beneath_open(p->root, a->path, O_WRONLY |
-			    O_NOFOLLOW | O_CLOEXEC, 0, cause);
-		}
-		if (fd < 0)
-			return -1;
-		break;
+		return apply_rewrite(p, a, seq, cause);
 	case ACT_META:
+		if (undo_journal_meta(&p->j, a->path, b->type == UE_FILE) !=
+		    0) {
+			*cause = xasprintf("cannot look at '%s': %s", a->path,
+			    strerror(errno));
+			return -1;
+		}
 		if (b->type == UE_DIR) {
 			fd = beneath_open(p->root, a->path, O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0, cause);
 			if (fd < 0)
 				return -1;
-			rc = fchmod(fd, b->mode);
+			if ((rc = fchmod(fd, b->mode)) != 0)
+				*cause = xasprintf("cannot set the mode of "
+				    "'%s': %s", a->path, strerror(errno));
 			close(fd);
 			return rc;
 		}
@@ -814,36 +1012,12 @@ apply_one(struct undo_plan *p, struct act *a, unsigned *seq, char **cause)
 		    O_NONBLOCK | O_CLOEXEC, 0, cause);
 		if (fd < 0)
 			return -1;
-		goto meta;
+		rc = apply_meta_fd(a, fd, cause);
+		close(fd);
+		return rc;
 	default:
 		return 0;
 	}
-	if (apply_content(p, fd, b->blob) != 0) {
-		*cause = xasprintf("cannot write '%s': %s", a->path,
-		    strerror(errno));
-		close(fd);
-		return -1;
-	}
-	b->placed = true;
-	/* Made by root for someone else: theirs again. */
-	if (a->kind == ACT_MAKE && geteuid() == 0 &&
-	    fchown(fd, b->uid, b->gid) != 0) {
-		*cause = xasprintf("cannot give '%s' back to its owner: %s",
-		    a->path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-meta:
-	ts[0].tv_nsec = UTIME_OMIT;
-	ts[1].tv_sec = (time_t)(b->mtime / 1000000000);
-	ts[1].tv_nsec = (long)(b->mtime % 1000000000);
-	if (fchmod(fd, b->mode) != 0 || futimens(fd, ts) != 0) {
-		*cause = xasprintf("cannot set the mode of '%s': %s", a->path,
-		    strerror(errno));
-		rc = -1;
-	}
-	close(fd);
-	return rc;
 }
 
 static int
@@ -938,12 +1112,75 @@ apply_sweep_renamed(struct undo_plan *p)
 	free(sorted);
 }
 
+/* Empty the staging directory and remove it (after a success, or after
+   a rollback took back what was in it); -1 when something is left. */
+static int
+apply_unstage_all(struct undo_plan *p)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	char		*cause = NULL;
+	DIR		*d;
+	int		 fd, nd, rc = 0;
+
+	fd = beneath_open(p->root, p->stage, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC, 0, &cause);
+	free(cause);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if ((nd = dup(fd)) >= 0 && (d = fdopendir(nd)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			/* What removed directories held was moved out of
+			   them before: only files and links are here. */
+			if (de->d_type == DT_DIR ||
+			    beneath_drop(fd, de->d_name) != 0)
+				rc = -1;
+		}
+		closedir(d);
+	} else if (nd >= 0)
+		close(nd);
+	close(fd);
+	if (beneath_lstat(p->root, p->stage, &st) == 0 &&
+	    beneath_remove(p->root, p->stage, &st) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* Take back what was done; the cause says what happened, in one line. */
+static void
+apply_rollback(struct undo_plan *p, char **cause)
+{
+	char	*failed = NULL, *c = *cause;
+
+	if (p->j.n == 0) {		/* it had not begun */
+		if (p->stage != NULL)
+			(void)apply_unstage_all(p);
+		*cause = xasprintf("%s: nothing was changed", c);
+		free(c);
+		return;
+	}
+	if (undo_journal_rollback(&p->j, &failed) == 0) {
+		if (p->stage != NULL)
+			(void)apply_unstage_all(p);
+		*cause = xasprintf("%s: nothing was changed (what undo had "
+		    "done was taken back)", c);
+	} else
+		*cause = xasprintf("%s; taking back what undo had done "
+		    "failed: %s%s%s", c, failed, p->stage != NULL ?
+		    "; what it held is in " : "", p->stage != NULL ?
+		    p->stage : "");
+	free(failed);
+	free(c);
+	undo_journal_release(&p->j);
+}
+
 int
 undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 {
-	struct stat	 st;
 	unsigned	 seq = 0;
-	bool		 staged = false;
 	int		 rc = 0;
 
 	/* Open what the run closed, then look again (each pass opens one
@@ -955,23 +1192,26 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 		*cause = xasprintf("%zu path%s cannot be looked at (a directory "
 		    "the run made unsearchable)", p->blocked,
 		    p->blocked == 1 ? "" : "s");
+		apply_rollback(p, cause);
 		return -1;
 	}
 	if (p->conflicts > 0 && !force) {
 		*cause = xasprintf("%zu conflict%s: the project changed since "
 		    "the run (--force undoes it anyway)", p->conflicts,
 		    p->conflicts == 1 ? "" : "s");
+		apply_rollback(p, cause);
 		return -1;
 	}
 	if (p->nacts > 1)
 		qsort(p->acts, p->nacts, sizeof *p->acts, act_cmp);
-	for (size_t i = 0; i < p->nacts; i++)
-		if (p->acts[i].kind == ACT_STAGE)
-			staged = true;
-	if (staged) {
+	if (p->nacts > 0) {
 		p->stage = xasprintf(".bwgate-undo.%ld", (long)getpid());
-		if (beneath_mkdir(p->root, p->stage, 0700, cause) < 0)
+		if (beneath_mkdir(p->root, p->stage, 0700, cause) < 0) {
+			free(p->stage);
+			p->stage = NULL;
+			apply_rollback(p, cause);
 			return -1;
+		}
 	}
 	for (size_t i = 0; i < p->nacts && rc == 0; i++) {
 		if (p->acts[i].kind == ACT_RMDIR) {
@@ -980,17 +1220,20 @@ undo_plan_apply(struct undo_plan *p, bool force, char **cause)
 		}
 		rc = apply_one(p, &p->acts[i], &seq, cause);
 	}
-	if (rc == 0)
-		apply_sweep_renamed(p);
-	if (staged && beneath_lstat(p->root, p->stage, &st) == 0 &&
-	    beneath_remove(p->root, p->stage, &st) != 0 && rc != 0) {
-		char *c = *cause;
-
-		*cause = xasprintf("%s; undone in part: what was being renamed "
-		    "back is in '%s'", c, p->stage);
-		free(c);
+	if (rc != 0) {
+		if (*cause == NULL)
+			*cause = xasprintf("%s", strerror(errno));
+		apply_rollback(p, cause);
+		return -1;
 	}
-	return rc;
+	/* Done: what was removed or replaced goes for good. */
+	undo_journal_release(&p->j);
+	apply_sweep_renamed(p);
+	/* (Only what undo put there itself: it cannot fail short of the
+	   disk failing, and what is left is then in plain sight.) */
+	if (p->stage != NULL)
+		(void)apply_unstage_all(p);
+	return 0;
 }
 
 void
@@ -1005,6 +1248,7 @@ undo_plan_free(struct undo_plan *p)
 	free(p->acts);
 	free(p->b);
 	free(p->a);
+	undo_journal_release(&p->j);
 	strv_release(&p->lines);
 	if (p->root >= 0)
 		close(p->root);

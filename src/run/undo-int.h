@@ -4,6 +4,7 @@
 #ifndef BWGATE_UNDO_INT_H
 #define BWGATE_UNDO_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,10 @@
 #include "undo.h"
 
 #define UNDO_MANIFEST_VERSION	1
+/* Files of this size or less are kept in the run's pack (runs/<id>/pack:
+   the manifest's "pack_off" and "pack_len" say where), larger ones as
+   objects. */
+#define UNDO_PACK_FILE		(256U << 10)
 
 char		*undo_run_dir(const char *store, unsigned long id);
 char		*undo_read_small(const char *path, size_t max, size_t *len);
@@ -22,5 +27,38 @@ uint64_t	 undo_prune(const char *store, const struct undo_limits *,
 /* The store's lock (flock on <store>/lock): shared while a blob is
    saved, exclusive while pruning. -1 when it cannot be had. */
 int		 undo_lock(const char *store, int how);
+
+/*
+ * The journal of an undo (undo-rollback.c): each step taken on the
+ * project, with what takes it back. Paths are relative to root.
+ */
+struct stat;
+struct uj_step;
+struct undo_journal {
+	int		 root;
+	struct uj_step	*steps;
+	size_t		 n;
+};
+void	 undo_journal_init(struct undo_journal *, int root);
+/* from was renamed to to (back: to -> from). */
+void	 undo_journal_renamed(struct undo_journal *, const char *from,
+	    const char *to);
+/* path was made (back: removed, if it is still that inode). */
+void	 undo_journal_made(struct undo_journal *, const char *path);
+/* The empty directory path (st) was removed (back: made again). */
+void	 undo_journal_rmdir(struct undo_journal *, const char *path,
+	    const struct stat *st);
+/* path's mode (and modification time) are about to change: -1 when it
+   cannot be looked at. */
+int	 undo_journal_meta(struct undo_journal *, const char *path,
+	    bool times);
+/* path (open at fd) is about to be rewritten in place: its content is
+   copied to copy (a new name beneath root) first. -1 with cause. */
+int	 undo_journal_content(struct undo_journal *, const char *path, int fd,
+	    const char *copy, char **cause);
+/* Take every step back, newest first; -1 with *failed (what could not
+   be) when one could not. */
+int	 undo_journal_rollback(struct undo_journal *, char **failed);
+void	 undo_journal_release(struct undo_journal *);
 
 #endif

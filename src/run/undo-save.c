@@ -10,7 +10,13 @@
  * is kept once, the first time any name of it is named, which is before
  * the first change to it (every way to change a file's content starts with
  * a call the recorder sees: open for writing, truncate, rename over,
- * unlink). Content goes to the store as an object named by its sha256.
+ * unlink). Content goes to the store: a small file (UNDO_PACK_FILE or
+ * less) to the run's pack, one append-only file (a buffer written out in
+ * large pieces; a content met twice in the run is kept once), a larger
+ * one as an object named by its sha256 (a reflink where the file system
+ * can, shared by every run). Nothing is synced while the run runs: at its
+ * end the pack, the new objects and their directories are, once, and then
+ * the manifest that refers to them is written (undo-int.h).
  */
 #include "autoconf.h"
 
@@ -29,12 +35,22 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "buf.h"
 #include "cleanup.h"
 #include "file.h"
+#include "log.h"
 #include "sha256.h"
 #include "undo-int.h"
 #include "undo.h"
 #include "xalloc.h"
+
+/* One content of the run's pack. */
+struct undo_packed {
+	char		 sha[SHA256_HEX_LEN + 1];
+	uint64_t	 off, len;
+};
+
+#define UNDO_PACK_BUF	(1 << 20)
 
 /* One inode seen by the recorder. */
 struct undo_kept {
@@ -45,6 +61,8 @@ struct undo_kept {
 	char		*why;		/* why its content was not kept */
 	char		*path;		/* the name it was kept under */
 	bool		 multi;		/* it had other names */
+	bool		 packed;	/* its content is in the run's pack */
+	uint64_t	 poff, plen;	/* where, and how long */
 	/* The inode at first sight, before any call changed it (another
 	   name of it may be recorded later, after a change). */
 	uint32_t	 mode;
@@ -73,6 +91,17 @@ struct undo_rec {
 	int			 lock_fd;	/* the store's lock (undo_lock) */
 	struct timespec		 start;		/* the run's (before it ran) */
 	bool			 multi;		/* a kept file had other names */
+	/* The run's pack: its descriptor, what is written of it, what
+	   waits in the buffer, and the contents it holds by sha256. */
+	int			 pack_fd;
+	uint64_t		 pack_size;	/* written and buffered */
+	char			*pbuf;
+	size_t			 plen;
+	struct undo_packed	*pk;
+	size_t			 npk, cpk;
+	uint32_t		*pindex;	/* sha hash -> pk index + 1 */
+	size_t			 pmask;
+	struct strv		 newobjs;	/* objects made by this run */
 };
 
 struct undo_rec *
@@ -88,6 +117,8 @@ undo_rec_new(const char *project, const char *command)
 	u->store = undo_store_dir(project);
 	u->blobs_fd = -1;
 	u->lock_fd = -1;
+	u->pack_fd = -1;
+	u->newobjs = (struct strv)STRV_INIT;
 	undo_limits_get(&u->lim);
 	clock_gettime(CLOCK_REALTIME, &u->start);
 	return u;
@@ -309,6 +340,175 @@ fail:
 	return NULL;
 }
 
+/* Write out the pack's buffer; -1 with errno. */
+static int
+undo_pack_flush(struct undo_rec *u)
+{
+	size_t	off = 0;
+	ssize_t	w;
+
+	while (off < u->plen) {
+		if ((w = write(u->pack_fd, u->pbuf + off, u->plen - off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	u->plen = 0;
+	return 0;
+}
+
+static uint64_t
+undo_pack_hash(const char *sha)
+{
+	uint64_t	h = 0;
+
+	for (int i = 0; i < 16; i++)
+		h = h * 16 + (uint64_t)(sha[i] <= '9' ? sha[i] - '0' :
+		    sha[i] - 'a' + 10);
+	return h;
+}
+
+static struct undo_packed *
+undo_pack_find(struct undo_rec *u, const char *sha)
+{
+	if (u->pindex == NULL)
+		return NULL;
+	for (size_t i = undo_pack_hash(sha) & u->pmask; u->pindex[i] != 0;
+	    i = (i + 1) & u->pmask)
+		if (strcmp(u->pk[u->pindex[i] - 1].sha, sha) == 0)
+			return &u->pk[u->pindex[i] - 1];
+	return NULL;
+}
+
+static void
+undo_pack_index(struct undo_rec *u, size_t n)
+{
+	size_t	i;
+
+	if (u->pindex == NULL || (u->npk + 1) * 2 > u->pmask + 1) {
+		size_t size = u->pindex == NULL ? 256 : (u->pmask + 1) * 2;
+
+		free(u->pindex);
+		u->pindex = xcalloc(size, sizeof *u->pindex);
+		u->pmask = size - 1;
+		for (size_t j = 0; j < u->npk; j++)
+			if (j != n)
+				undo_pack_index(u, j);
+	}
+	for (i = undo_pack_hash(u->pk[n].sha) & u->pmask; u->pindex[i] != 0;
+	    i = (i + 1) & u->pmask)
+		;
+	u->pindex[i] = (uint32_t)n + 1;
+}
+
+/* Keep len bytes of data (sha) in the run's pack: where they are, or
+   NULL with *why. */
+static struct undo_packed *
+undo_pack_add(struct undo_rec *u, const char *data, size_t len,
+    const char *sha, bool *added, char **why)
+{
+	struct undo_packed	*e;
+
+	*added = false;
+	if ((e = undo_pack_find(u, sha)) != NULL)
+		return e;
+	if (u->pack_fd < 0) {
+		char *dir = undo_run_dir(u->store, u->id);
+		char *p = xasprintf("%s/pack", dir);
+
+		u->pack_fd = open(p, O_WRONLY | O_CREAT | O_APPEND |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		free(p);
+		free(dir);
+		if (u->pack_fd < 0) {
+			*why = xasprintf("cannot write the store: %s",
+			    strerror(errno));
+			return NULL;
+		}
+		u->pbuf = xmalloc(UNDO_PACK_BUF);
+	}
+	if (u->plen + len > UNDO_PACK_BUF && undo_pack_flush(u) != 0) {
+		*why = xasprintf("cannot write the store: %s",
+		    strerror(errno));
+		return NULL;
+	}
+	if (len > UNDO_PACK_BUF) {
+		for (size_t off = 0; off < len; ) {
+			ssize_t w = write(u->pack_fd, data + off, len - off);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				*why = xasprintf("cannot write the store: %s",
+				    strerror(errno));
+				return NULL;
+			}
+			off += (size_t)w;
+		}
+	} else {
+		memcpy(u->pbuf + u->plen, data, len);
+		u->plen += len;
+	}
+	if (u->npk == u->cpk) {
+		u->cpk = u->cpk ? u->cpk * 2 : 64;
+		u->pk = xreallocarray(u->pk, u->cpk, sizeof *u->pk);
+	}
+	e = &u->pk[u->npk++];
+	memcpy(e->sha, sha, SHA256_HEX_LEN + 1);
+	e->off = u->pack_size;
+	e->len = len;
+	u->pack_size += len;
+	undo_pack_index(u, u->npk - 1);
+	*added = true;
+	return e;
+}
+
+/* A small file's content into the pack: 0 kept, 1 it is not small after
+   all (read it again as an object), -1 with k->why. */
+static int
+undo_rec_pack(struct undo_rec *u, struct undo_kept *k, int fd)
+{
+	char			*buf = xmalloc(UNDO_PACK_FILE + 1);
+	char			 hex[SHA256_HEX_LEN + 1];
+	struct undo_packed	*e;
+	size_t			 n = 0;
+	ssize_t			 r;
+	bool			 added;
+
+	while (n <= UNDO_PACK_FILE && (r = read(fd, buf + n,
+	    UNDO_PACK_FILE + 1 - n)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			k->why = xasprintf("cannot read it: %s",
+			    strerror(errno));
+			free(buf);
+			return -1;
+		}
+		n += (size_t)r;
+	}
+	if (n > UNDO_PACK_FILE) {
+		free(buf);
+		return lseek(fd, 0, SEEK_SET) == 0 ? 1 : -1;
+	}
+	sha256_hex(buf, n, hex);
+	if ((e = undo_pack_add(u, buf, n, hex, &added, &k->why)) == NULL) {
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	if (added)
+		u->run_bytes += n;
+	u->ref_bytes += n;
+	k->sha = xstrdup(hex);
+	k->packed = true;
+	k->poff = e->off;
+	k->plen = e->len;
+	return 0;
+}
+
 /* Keep the content of the regular file open at fd (st) as an object. */
 static void
 undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
@@ -351,6 +551,16 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 		    (unsigned long long)u->lim.total_max);
 		return;
 	}
+	if ((uint64_t)st->st_size <= UNDO_PACK_FILE) {
+		int rc = undo_rec_pack(u, k, fd);
+
+		if (rc <= 0) {
+			if (rc < 0 && k->why == NULL)
+				k->why = xasprintf("cannot read it: %s",
+				    strerror(errno));
+			return;
+		}
+	}
 	if ((tmp = undo_rec_copy(u, fd, hex, &size, &tfd, &why)) == NULL) {
 		k->why = why;
 		return;
@@ -372,8 +582,10 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 		    strerror(errno));
 		if (tfd < 0)
 			(void)unlink(tmp);
-	} else
+	} else {
 		u->run_bytes += size;
+		strv_push(&u->newobjs, hex);
+	}
 	if (tfd >= 0)
 		close(tfd);
 	if (u->lock_fd >= 0)
@@ -510,6 +722,10 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 		return j;
 	if (k->sha != NULL)
 		cJSON_AddStringToObject(j, "blob", k->sha);
+	if (k->sha != NULL && k->packed) {
+		cJSON_AddNumberToObject(j, "pack_off", (double)k->poff);
+		cJSON_AddNumberToObject(j, "pack_len", (double)k->plen);
+	}
 	if (k->target != NULL)
 		cJSON_AddStringToObject(j, "target", k->target);
 	if (k->why != NULL) {
@@ -596,6 +812,150 @@ undo_other_names(struct undo_rec *u, const struct snapshot *before,
 	snapshot_free(all);
 }
 
+/* A JSON string (as cJSON writes it: ", \\ and control characters
+   escaped, other bytes as they are). */
+static void
+undo_json_string(const char *s, struct buf *b)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char	*run = s;
+
+	buf_putc(b, '"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[7];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(b, run, (size_t)(s - run));
+		run = s + 1;
+		e[0] = '\\';
+		switch (c) {
+		case '"': case '\\': e[1] = (char)c; buf_add(b, e, 2); break;
+		case '\b': e[1] = 'b'; buf_add(b, e, 2); break;
+		case '\f': e[1] = 'f'; buf_add(b, e, 2); break;
+		case '\n': e[1] = 'n'; buf_add(b, e, 2); break;
+		case '\r': e[1] = 'r'; buf_add(b, e, 2); break;
+		case '\t': e[1] = 't'; buf_add(b, e, 2); break;
+		default:
+			memcpy(e + 1, "u00", 3);
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			buf_add(b, e, 6);
+		}
+	}
+	buf_add(b, run, (size_t)(s - run));
+	buf_putc(b, '"');
+}
+
+/* A number: an integer (every number of a manifest) without printf. */
+static void
+undo_json_number(double d, struct buf *b)
+{
+	char		 t[32], *p = t + sizeof t;
+	uint64_t	 v;
+	bool		 neg = d < 0;
+
+	if (d != d || d - d != 0) {	/* NaN, infinite */
+		buf_puts(b, "null");
+		return;
+	}
+	if (d != (double)(int64_t)d || d > 9007199254740992.0 ||
+	    d < -9007199254740992.0) {
+		int n = snprintf(t, sizeof t, "%1.17g", d);
+
+		buf_add(b, t, (size_t)n);
+		return;
+	}
+	v = neg ? (uint64_t)-(int64_t)d : (uint64_t)d;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	if (neg)
+		*--p = '-';
+	buf_add(b, p, (size_t)(t + sizeof t - p));
+}
+
+/* A manifest as JSON text: what cJSON_PrintUnformatted() writes, in a
+   fraction of its time (it formats each of the many numbers with
+   printf and reads it back). */
+static void
+undo_json_print(const cJSON *j, struct buf *b)
+{
+	const cJSON	*e;
+	bool		 first = true;
+
+	if (cJSON_IsObject(j) || cJSON_IsArray(j)) {
+		buf_putc(b, cJSON_IsObject(j) ? '{' : '[');
+		cJSON_ArrayForEach(e, j) {
+			if (!first)
+				buf_putc(b, ',');
+			first = false;
+			if (cJSON_IsObject(j)) {
+				undo_json_string(e->string, b);
+				buf_putc(b, ':');
+			}
+			undo_json_print(e, b);
+		}
+		buf_putc(b, cJSON_IsObject(j) ? '}' : ']');
+	} else if (cJSON_IsString(j))
+		undo_json_string(j->valuestring, b);
+	else if (cJSON_IsNumber(j))
+		undo_json_number(j->valuedouble, b);
+	else if (cJSON_IsTrue(j))
+		buf_puts(b, "true");
+	else if (cJSON_IsFalse(j))
+		buf_puts(b, "false");
+	else
+		buf_puts(b, "null");
+}
+
+/* fsync of path (a file or a directory); -1 with errno. */
+static int
+undo_fsync_path(const char *path)
+{
+	int	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/* Everything the manifest will refer to, on disk: the pack, the objects
+   this run made and the directories that name them. -1 with cause. */
+static int
+undo_rec_sync(struct undo_rec *u, const char *dir, char **cause)
+{
+	char	*p;
+	int	 rc = 0;
+
+	if (u->pack_fd >= 0 && (undo_pack_flush(u) != 0 ||
+	    fdatasync(u->pack_fd) != 0)) {
+		*cause = xasprintf("cannot write the run's pack: %s",
+		    strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < u->newobjs.n && rc == 0; i++) {
+		p = xasprintf("%s/objects/%s", u->store, u->newobjs.v[i]);
+		rc = undo_fsync_path(p);
+		free(p);
+	}
+	if (rc == 0 && u->newobjs.n > 0) {
+		p = xasprintf("%s/objects", u->store);
+		rc = undo_fsync_path(p);
+		free(p);
+	}
+	if (rc == 0)
+		rc = undo_fsync_path(dir);
+	if (rc != 0)
+		*cause = xasprintf("cannot sync the undo store: %s",
+		    strerror(errno));
+	return rc;
+}
+
 void
 undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
     const struct snapshot *after, const struct snapshot_opts *opts,
@@ -604,8 +964,8 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 	cJSON		*barr;
 	cJSON		*m, *arr, *unsaved, *rep;
 	char		*text, *path, *cause = NULL, *dir;
+	struct buf	 mb = BUF_INIT;
 	const struct snapshot_entry *e;
-	int		 sfd;
 
 	if (u == NULL)
 		return;
@@ -614,10 +974,11 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 		cJSON_AddBoolToObject(rep, "possible", false);
 		cJSON_AddStringToObject(rep, "why", "nothing changed");
 		if (u->id != 0) {
-			static const char *const f[] = { "blobs", "pid" };
+			static const char *const f[] = { "blobs", "pid",
+			    "pack" };
 
 			dir = undo_run_dir(u->store, u->id);
-			for (size_t i = 0; i < 2; i++) {
+			for (size_t i = 0; i < 3; i++) {
 				path = xasprintf("%s/%s", dir, f[i]);
 				(void)unlink(path);
 				free(path);
@@ -682,16 +1043,17 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 		undo_other_names(u, before, after, opts, barr, arr, unsaved);
 	cJSON_AddItemToObject(m, "unsaved", cJSON_Duplicate(unsaved, true));
 	cJSON_AddNumberToObject(m, "bytes", (double)u->ref_bytes);
-	text = cJSON_PrintUnformatted(m);
+	undo_json_print(m, &mb);
+	buf_putc(&mb, '\0');
+	text = buf_detach(&mb);
 	cJSON_Delete(m);
-	/* The objects first, then the manifest that trusts them. */
-	if ((sfd = open(u->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		(void)syncfs(sfd);
-		close(sfd);
-	}
+	LOG("manifest: %zu bytes", strlen(text));
+	/* The pack and the objects first, then the manifest that trusts
+	   them. */
 	dir = undo_run_dir(u->store, u->id);
 	path = xasprintf("%s/manifest.json", dir);
-	if (file_write_atomic(path, text, strlen(text), 0600, &cause) != 0) {
+	if (undo_rec_sync(u, dir, &cause) != 0 ||
+	    file_write_atomic(path, text, strlen(text), 0600, &cause) != 0) {
 		cJSON_AddBoolToObject(rep, "possible", false);
 		cJSON_AddStringToObject(rep, "why", cause);
 		free(cause);
@@ -730,6 +1092,12 @@ undo_rec_free(struct undo_rec *u)
 	}
 	free(u->k);
 	free(u->index);
+	if (u->pack_fd >= 0)
+		close(u->pack_fd);
+	free(u->pbuf);
+	free(u->pk);
+	free(u->pindex);
+	strv_release(&u->newobjs);
 	if (u->blobs_fd >= 0)
 		close(u->blobs_fd);
 	if (u->lock_fd >= 0)

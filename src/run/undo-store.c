@@ -219,7 +219,21 @@ undo_manifest_bytes(const char *project, const cJSON *m)
 	uint64_t		 n = 0;
 
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(m, "before")) {
+		const cJSON *off = cJSON_GetObjectItem(e, "pack_off");
+
 		b = cJSON_GetObjectItem(e, "blob");
+		if (cJSON_IsString(b) && cJSON_IsNumber(off)) {
+			/* In the run's pack: once per place in it. */
+			char k[32];
+
+			snprintf(k, sizeof k, "@%.0f", off->valuedouble);
+			if (!strv_contains(&seen, k)) {
+				strv_push(&seen, k);
+				n += (uint64_t)cJSON_GetNumberValue(
+				    cJSON_GetObjectItem(e, "pack_len"));
+			}
+			continue;
+		}
 		if (!cJSON_IsString(b) || strv_contains(&seen,
 		    b->valuestring))
 			continue;
@@ -258,7 +272,7 @@ static void
 undo_remove_run(const char *store, const char *id)
 {
 	static const char *const files[] = { "manifest.json", "blobs", "pid",
-	    "undone", NULL };
+	    "undone", "pack", NULL };
 	_cleanup_free_ char	*dir = xasprintf("%s/runs/%s", store, id);
 
 	for (size_t i = 0; files[i] != NULL; i++) {
@@ -282,6 +296,16 @@ undo_run_refs(const char *store, const char *id, struct strv *refs)
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
 		strv_push(refs, line);
+}
+
+/* The size of a run's pack (0 when it has none). */
+static uint64_t
+undo_run_pack(const char *store, const char *id)
+{
+	_cleanup_free_ char	*p = xasprintf("%s/runs/%s/pack", store, id);
+	struct stat		 st;
+
+	return stat(p, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* Is the process that saves a run gone (or the run's pid unknown)? */
@@ -355,6 +379,9 @@ undo_prune(const char *store, const struct undo_limits *l, uint64_t room,
 		}
 		closedir(d);
 	}
+	for (size_t i = 0; i < ids.n; i++)
+		if (*ids.v[i] != '\0')
+			total += undo_run_pack(store, ids.v[i]);
 	/* Oldest first while over the limit (never the run asking). */
 	for (n = ids.n; n > 0 && total > limit; n--) {
 		const char *id = ids.v[n - 1];
@@ -366,20 +393,24 @@ undo_prune(const char *store, const struct undo_limits *l, uint64_t room,
 		ids.v[n - 1] = xstrdup("");
 		/* Recount what the remaining runs hold. */
 		strv_release(&refs);
-		for (size_t i = 0; i < ids.n; i++)
-			if (*ids.v[i] != '\0')
-				undo_run_refs(store, ids.v[i], &refs);
 		total = 0;
+		for (size_t i = 0; i < ids.n; i++)
+			if (*ids.v[i] != '\0') {
+				undo_run_refs(store, ids.v[i], &refs);
+				total += undo_run_pack(store, ids.v[i]);
+			}
 		for (size_t i = 0; i < objs.n; i++)
 			if (strv_contains(&refs, objs.v[i]))
 				total += size[i];
 	}
 	/* Objects no run refers to. */
 	strv_release(&refs);
-	for (size_t i = 0; i < ids.n; i++)
-		if (*ids.v[i] != '\0')
-			undo_run_refs(store, ids.v[i], &refs);
 	total = 0;
+	for (size_t i = 0; i < ids.n; i++)
+		if (*ids.v[i] != '\0') {
+			undo_run_refs(store, ids.v[i], &refs);
+			total += undo_run_pack(store, ids.v[i]);
+		}
 	for (size_t i = 0; i < objs.n; i++) {
 		if (strv_contains(&refs, objs.v[i])) {
 			total += size[i];

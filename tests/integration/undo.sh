@@ -35,9 +35,12 @@ for seed in $seeds; do
 	ok_if "seed $seed: the run can be undone ($(jfield .undo))" \
 	    test "$(jfield .undo.possible)" = true
 	"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
-	ok_if "seed $seed: undo succeeds ($(tail -3 "$T/undo.out"))" test $? = 0
+	rc=$?
+	ok_if "seed $seed: undo succeeds ($(tail -3 "$T/undo.out"))" test "$rc" = 0
 	tree "$P" > "$T/after"
 	ok_if "seed $seed: the tree is as before" diff -u "$T/before" "$T/after"
+	ok_unless "seed $seed: undo left no staging directory" \
+	    compgen -G "$P/.bwgate-undo*"
 done
 
 # Root undoing a user's project: the sandbox ran as the owner, and what
@@ -61,7 +64,8 @@ else
 	python3 "$GEN" "$seed" "$RUN" > "$T/prog.py"
 	jexec -- python3 -c "$(cat "$T/prog.py")"
 	"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
-	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test $? = 0
+	rc=$?
+	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test "$rc" = 0
 	owned_tree "$P" > "$T/after"
 	tree "$P" >> "$T/after"
 	ok_if "as the owner: the tree and its owners are as before" \
@@ -89,8 +93,9 @@ else
 	    -- python3 -c "$(cat "$T/prog.py")") > "$T/report.json" 2>/dev/null
 	as_user "$BWGATE" undo --project "$P" "$(jfield .undo.id)" \
 	    > "$T/undo.out" 2>&1
+	rc=$?
 	ok_if "an ordinary user: undo succeeds ($(tail -1 "$T/undo.out"))" \
-	    test $? = 0
+	    test "$rc" = 0
 	tree "$P" > "$T/after"
 	ok_if "an ordinary user: the tree is as before" \
 	    diff -u "$T/before" "$T/after"
@@ -171,7 +176,9 @@ rm -rf "$P"/* && head -c 100000 /dev/urandom > "$P/k"
 kpid=$!
 partial() {
 	for d in "$store"/runs/*; do
-		[ -s "$d/blobs" ] && [ ! -e "$d/manifest.json" ] &&
+		# (small files go to the run's pack, made with the first)
+		{ [ -s "$d/blobs" ] || [ -e "$d/pack" ]; } &&
+		    [ ! -e "$d/manifest.json" ] &&
 		    { basename "$d"; return 0; }
 	done
 	return 1
