@@ -142,5 +142,17 @@ main(void)
 		cmocka_unit_test(test_renew),
 	};
 
+	struct limiter	*probe = limiter_new(&lim);
+	bool		 cgroups = limiter_backend(probe) != LIMITS_RLIMIT;
+
+	limiter_free(probe);
+	/* cmocka's skip() prints "not ok # SKIP", which the TAP driver
+	   counts as a failure: without a cgroup the whole file is skipped
+	   by its plan instead. */
+	if (!cgroups) {
+		printf("1..0 # SKIP no cgroup bwgate may write (root, or a "
+		    "delegated subtree)\n");
+		return 0;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
