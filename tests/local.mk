@@ -313,6 +313,7 @@ UI_TESTS = \
 	%D%/integration/ui-report.sh \
 	%D%/integration/ui-git.sh \
 	%D%/integration/ui-undo.sh \
+	%D%/integration/ui-undo-earlier.sh \
 	%D%/integration/ui-find.sh \
 	%D%/integration/ui-small.sh
 TESTS += $(UI_TESTS)

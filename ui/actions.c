@@ -356,16 +356,36 @@ action_undo_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 	free(who);
 }
 
+/* What u says with no request selected (after a console restart the
+   queue starts empty): an earlier console's runs are undone from the
+   command line (by request id, found in the audit log). Longest first:
+   the first that fits the status line. */
+static const char *const undo_elsewhere[] = {
+	"no request selected: an earlier console's request #N is undone "
+	"with bwgate undo --request N (bwgate log shows the #s, bwgate undo "
+	"--list the runs kept)",
+	"no request selected: an earlier console's #N: "
+	"bwgate undo --request N (or bwgate undo --list)",
+	"earlier #N: bwgate undo --request N (or --list)",
+};
+#define UNDO_ELSEWHERE	(sizeof undo_elsewhere / sizeof *undo_elsewhere)
+
 /* u: show what undoing the selected request would do, then ask. */
 void
 action_undo(struct ui *ui)
 {
-	struct request	*r = action_request(ui);
+	struct request	*r = ui_selected(ui);
 	char		*cause = NULL, *q;
 	int		 conflicts;
+	size_t		 i;
 
-	if (r == NULL)
+	if (r == NULL) {
+		for (i = 0; i + 1 < UNDO_ELSEWHERE; i++)
+			if (strlen(undo_elsewhere[i]) + 1 <= (size_t)ui->cols)
+				break;
+		ui_message(ui, false, "%s", undo_elsewhere[i]);
 		return;
+	}
 	strv_release(&ui->undo_preview);
 	conflicts = console_undo_preview(ui->c, r->id, &ui->undo_preview,
 	    &cause);

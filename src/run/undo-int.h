@@ -1,5 +1,6 @@
 /*
- * undo-int: what undo-store.c, undo-save.c and undo-apply.c share.
+ * undo-int: what the store (undo-store.c), the recording of a run
+ * (undo-rec.h) and putting one back (undo-apply.c) share.
  */
 #ifndef BWGATE_UNDO_INT_H
 #define BWGATE_UNDO_INT_H

@@ -54,10 +54,12 @@ allowed() {
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
 	undo-store.o) echo "opendir unlink rename rmdir" ;; # its store (state)
-	undo-save.o) echo "unlink rename mkdir rmdir readlinkat statx linkat" ;;
+	undo-save.o) echo "mkdir readlinkat statx" ;;	# its store (state);
 							# readlinkat, statx
 							# of what the door
 							# opened
+	undo-object.o) echo "unlink rename linkat" ;;	# its store (state)
+	undo-commit.o) echo "unlink rmdir" ;;		# its store (state)
 	*) echo "" ;;
 	esac
 }
