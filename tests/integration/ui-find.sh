@@ -8,8 +8,9 @@
 . "$(dirname "$0")/ui-lib.sh"
 
 P=$(new_project)
-# Ages in the queue and elapsed times in titles change while a test looks.
-AGES='s/[0-9]+[smh]\b|\bnow\b|\b[0-9]+:[0-9]{2}(:[0-9]{2})?\b/AGE/g'
+# Ages in the queue and elapsed times in titles change while a test looks:
+# "now" becomes "1m ago", and a column right-aligned by its width moves.
+AGES='s/[0-9]+[smh]\b|\bnow\b|\b[0-9]+:[0-9]{2}(:[0-9]{2})?\b/AGE/g; s/AGE ago/AGE/g; s/ +/ /g'
 
 # The screen without its status line (its messages come and expire on
 # their own) once two looks 0.3 s apart agree (a pane a loaded machine
