@@ -34,3 +34,54 @@ s.serve_forever()') &
 	printf '127.0.0.1 %s\n' "$*" > "$T/hosts"
 	ALLOW="private:reg.test:$PORT"
 }
+
+#	net_registry_tls HOST...	with $PY set and $T/www filled: a test
+#					CA and a certificate for reg.test when
+#					openssl is here (TLS=true, $T/ca.pem),
+#					then HTTP (PORT) and, with the CA,
+#					HTTPS (TPORT) on 127.0.0.1, each
+#					request logged in $T/requests ("Host
+#					path"); SRV, TEARDOWN, $T/hosts (each
+#					HOST is 127.0.0.1) and ALLOW as above
+
+net_registry_tls() {
+	TLS=false
+	if command -v openssl >/dev/null && openssl req -x509 -newkey rsa:2048 \
+	    -nodes -days 2 -subj /CN=bwgate-test-ca -keyout "$T/ca.key" \
+	    -out "$T/ca.pem" >/dev/null 2>&1 && openssl req -newkey rsa:2048 \
+	    -nodes -subj /CN=reg.test -keyout "$T/srv.key" -out "$T/srv.csr" \
+	    >/dev/null 2>&1 && printf 'subjectAltName=DNS:reg.test\n' > "$T/ext" &&
+	    openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+	    -CAcreateserial -days 2 -extfile "$T/ext" -out "$T/srv.pem" \
+	    >/dev/null 2>&1; then
+		TLS=true
+	fi
+	"$PY" - "$T" "$TLS" <<'PYEOF' &
+import http.server, os, ssl, sys, threading
+t, tls = sys.argv[1], sys.argv[2] == "true"
+class H(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *a, **k):
+        super().__init__(*a, directory=t + "/www", **k)
+    def log_message(self, fmt, *args):
+        with open(t + "/requests", "a") as f:
+            f.write("%s %s\n" % (self.headers.get("Host"), self.path))
+plain = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+ports = [plain.server_address[1], 0]
+if tls:
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(t + "/srv.pem", t + "/srv.key")
+    s.socket = ctx.wrap_socket(s.socket, server_side=True)
+    ports[1] = s.server_address[1]
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+open(t + "/ports.tmp", "w").write("%d %d" % tuple(ports))
+os.rename(t + "/ports.tmp", t + "/ports")
+plain.serve_forever()
+PYEOF
+	SRV=$!
+	TEARDOWN="kill $SRV 2>/dev/null"
+	wait_for 20 test -e "$T/ports"
+	read -r PORT TPORT < "$T/ports"
+	printf '127.0.0.1 %s\n' "$*" > "$T/hosts"
+	ALLOW="private:reg.test:$PORT"
+}

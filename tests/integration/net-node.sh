@@ -10,6 +10,7 @@
 # client that ignores the proxy (an http.Agent of its own) goes nowhere
 # and is told about the proxy.
 . "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/lib-net.sh"
 
 P=$(new_project)
 cd "$P" || exit 1
@@ -32,48 +33,8 @@ NROOT=${NODE%/bin/node}
 mkdir -p "$T/www"
 echo "hello from the registry" > "$T/www/file.txt"
 
-# A test CA and a certificate for reg.test, when openssl is here.
-TLS=false
-if command -v openssl >/dev/null && openssl req -x509 -newkey rsa:2048 \
-    -nodes -days 2 -subj /CN=bwgate-test-ca -keyout "$T/ca.key" \
-    -out "$T/ca.pem" >/dev/null 2>&1 && openssl req -newkey rsa:2048 \
-    -nodes -subj /CN=reg.test -keyout "$T/srv.key" -out "$T/srv.csr" \
-    >/dev/null 2>&1 && printf 'subjectAltName=DNS:reg.test\n' > "$T/ext" &&
-    openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-    -CAcreateserial -days 2 -extfile "$T/ext" -out "$T/srv.pem" \
-    >/dev/null 2>&1; then
-	TLS=true
-fi
-
-"$PY" - "$T" "$TLS" <<'PYEOF' &
-import http.server, os, ssl, sys, threading
-t, tls = sys.argv[1], sys.argv[2] == "true"
-class H(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, *a, **k):
-        super().__init__(*a, directory=t + "/www", **k)
-    def log_message(self, fmt, *args):
-        with open(t + "/requests", "a") as f:
-            f.write("%s %s\n" % (self.headers.get("Host"), self.path))
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-ports = [s.server_address[1], 0]
-if tls:
-    st = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(t + "/srv.pem", t + "/srv.key")
-    st.socket = ctx.wrap_socket(st.socket, server_side=True)
-    ports[1] = st.server_address[1]
-    threading.Thread(target=st.serve_forever, daemon=True).start()
-open(t + "/port.tmp", "w").write("%d %d" % tuple(ports))
-os.rename(t + "/port.tmp", t + "/port")
-s.serve_forever()
-PYEOF
-SRV=$!
-TEARDOWN="kill $SRV 2>/dev/null"
-wait_for 20 test -e "$T/port"
-read -r PORT TPORT < "$T/port"
-printf '127.0.0.1 reg.test other.test\n' > "$T/hosts"
+net_registry_tls reg.test other.test
 export BWGATE_NET_HOSTS="$T/hosts"
-ALLOW="private:reg.test:$PORT"
 nexec() {
 	jexec --ro "$NROOT" --domain "$ALLOW" -- "$NODE" -e "$1"
 }
