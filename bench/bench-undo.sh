@@ -22,7 +22,7 @@ chmod 700 "$XDG_RUNTIME_DIR"
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-store() { du -sb "$XDG_STATE_HOME/bwgate/undo" 2>/dev/null | cut -f1; }
+store() { du -sb "$XDG_STATE_HOME/bwgate/undo" 2>/dev/null | cut -f1 | grep . || echo 0; }
 # run ON|OFF PROJECT CMD...: seconds of one bwgate exec.
 # A run that bwgate could not start (status 125: on a loaded machine
 # another test may take its cgroup away) is run again, up to 3 times.
