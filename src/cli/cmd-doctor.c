@@ -383,6 +383,10 @@ cmd_doctor(int argc, char **argv)
 			return EXIT_BWGATE_FAILED;
 		}
 	}
+	/* A diagnosis leaves nothing running: its dry build of this
+	   directory's project must not start that project's watcher (a
+	   daemon that outlives it; gitwatch.h). */
+	setenv("BWGATE_GITWATCH", "0", 1);
 	probe_init(&p);
 	probe_host(&p, false);
 	if (p.bwrap_ok)
