@@ -75,6 +75,20 @@ read_long(const char *path)
 	return v;
 }
 
+/* This binary's path into self (the checks run it); false with *detail. */
+static bool
+doctor_self(char *self, size_t size, char **detail)
+{
+	ssize_t	n = readlink("/proc/self/exe", self, size - 1);
+
+	if (n <= 0) {
+		*detail = xstrdup("cannot find the bwgate binary");
+		return false;
+	}
+	self[n] = '\0';
+	return true;
+}
+
 /* Does `bwgate mcp` start and answer initialize? Run through spawn.c
    (the one way), the request on its stdin, its stdout and stderr read. */
 static bool
@@ -86,15 +100,11 @@ doctor_mcp(char **detail)
 	struct buf	 b = BUF_INIT;
 	struct spawn	 sp = SPAWN_INIT;
 	int		 in[2], out[2], fds[3];
-	ssize_t		 n;
 	cJSON		*j;
 	const char	*rev;
 
-	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
-		*detail = xstrdup("cannot find the bwgate binary");
+	if (!doctor_self(self, sizeof self, detail))
 		return false;
-	}
-	self[n] = '\0';
 	if (pipe2(in, O_CLOEXEC) != 0) {
 		*detail = xasprintf("cannot make a pipe: %s", strerror(errno));
 		return false;
@@ -225,16 +235,12 @@ doctor_named_hosts(char **detail)
 	struct buf	 b = BUF_INIT;
 	struct spawn	 sp = SPAWN_INIT;
 	int		 out[2], fds[3];
-	ssize_t		 n;
 	cJSON		*j;
 	const char	*err;
 	bool		 ok;
 
-	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
-		*detail = xstrdup("cannot find the bwgate binary");
+	if (!doctor_self(self, sizeof self, detail))
 		return false;
-	}
-	self[n] = '\0';
 	if ((dir = rundir_get(true, &cause)) == NULL) {
 		*detail = cause;
 		return false;
