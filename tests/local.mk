@@ -470,6 +470,12 @@ check_PROGRAMS += tests/unit/test-agentcfg
 tests_unit_test_agentcfg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_agentcfg_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-agentcfg
+# protect: what a run may not make or change (every table entry, depths,
+# globs, lifts, git-write's allowlist, core.hooksPath), against an oracle
+check_PROGRAMS += tests/unit/test-protect
+tests_unit_test_protect_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_protect_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-protect
 endif
 # placeholders: removed only while bwgate's and empty, after the last user;
 # a killed run's cleared by the next bwgate (check included)

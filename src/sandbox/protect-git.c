@@ -207,6 +207,10 @@ gitread_section(const char *p, char *sect, size_t size, const char **end)
 			break;
 		sect[n++] = (char)tolower((unsigned char)*p);
 	}
+	/* A subsection marks the name ("core." for [core "x"]): core.x.
+	   hookspath is not core.hooksPath; any include is read. */
+	if ((*p == '.' || *p == ' ' || *p == '\t') && n + 1 < size)
+		sect[n++] = '.';
 	sect[n] = '\0';
 	if (*p == '.') {
 		/* [section.subsection], the old form. */
@@ -225,7 +229,7 @@ gitread_section(const char *p, char *sect, size_t size, const char **end)
 		}
 		p++;
 	}
-	if (*p != ']' || n == 0)
+	if (*p != ']' || n == 0 || sect[0] == '.')
 		return -1;
 	*end = p + 1;
 	return 0;
@@ -349,7 +353,9 @@ gitread_parse(struct gitread *g, const char *text, const char *dir,
 		if (strcmp(sect, "core") == 0 && strcmp(key, "hookspath") == 0)
 			gitread_hooks(g, v);
 		else if ((strcmp(sect, "include") == 0 ||
-		    strcmp(sect, "includeif") == 0) && strcmp(key, "path") == 0)
+		    strcmp(sect, "include.") == 0 ||
+		    strcmp(sect, "includeif.") == 0) &&
+		    strcmp(key, "path") == 0)
 			gitread_include(g, dir, v, depth);
 		free(v);
 	}
