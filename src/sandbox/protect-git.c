@@ -7,15 +7,19 @@
  * The config may include other files ([include] and [includeIf] path):
  * one inside the project is protected too (the command could set any key
  * there, core.fsmonitor included) and read, whatever its condition (that
- * it may apply is enough). What cannot be known -- an include outside the
- * project and the repository (it may name any directory), a file that
- * cannot be read or parsed -- makes the usual hook directories protected
- * instead: a guess, said so in bwgate(1).
+ * it may apply is enough); one outside is read too (the command cannot
+ * change it). A missing file is nothing, as for git. What cannot be known
+ * -- a file that cannot be read (a link, a FIFO, a directory, too large)
+ * or parsed, includes nested deeper than git allows -- makes the usual
+ * hook directories protected instead: a guess, said so in bwgate(1).
  *
  * Every file is read through the door (beneath.h): the project's below its
- * descriptor, the git directory's of a linked worktree (outside the
- * project) below that directory's own; non-blocking, no link followed,
- * regular files only, at most PROTECT_GIT_MAX bytes.
+ * descriptor, any other (the git directory of a linked worktree, an
+ * include from elsewhere) below its own directory opened as a root;
+ * non-blocking, no link followed, regular files only, at most
+ * PROTECT_GIT_MAX bytes. Only the repository at the project's root is
+ * read; the global and system configs are not (a core.hooksPath there
+ * is the operator's own).
  */
 #include "autoconf.h"
 

@@ -88,10 +88,10 @@ bool		 protect_git_data(const char *name);
    includes from inside the project) through the door, without running
    git, and append to out the policy's git_hooks entries: each
    core.hooksPath inside the project as "dir/" (relative to the work tree),
-   each included config file inside the project, and, where a value cannot
-   be known (an include from outside the project, an unreadable or
-   malformed file), the usual hook directories. Non-blocking; 0, or -1 and
-   *cause when the project cannot be opened. */
+   each included config file inside the project (even one not there yet),
+   and, where a value cannot be known (a file that cannot be read or
+   parsed), the usual hook directories. Non-blocking; 0, or -1 and *cause
+   when the project cannot be opened. */
 int		 protect_git_read(const char *project, struct strv *out,
 		    char **cause);
 
