@@ -484,6 +484,9 @@ EXTRA_DIST += %D%/integration/contain-placeholders.sh
 # a project rule file that cannot be used is ignored with a warning
 TESTS += %D%/integration/rules-invalid.sh
 EXTRA_DIST += %D%/integration/rules-invalid.sh
+# the hooks git runs (core.hooksPath, the config's includes) are protected
+TESTS += %D%/integration/protect-hookspath.sh
+EXTRA_DIST += %D%/integration/protect-hookspath.sh
 # every open flag that writes is in the recorded calls' report
 TESTS += %D%/integration/changes-flags.sh
 EXTRA_DIST += %D%/integration/changes-flags.sh
