@@ -102,6 +102,27 @@ ok_if "sandboxed mode: the hook is still the operator's" \
     cmp -s .githooks/pre-commit "$T/pre-commit.orig"
 "$BWGATE" run -- sh -c 'echo fine > plain.txt' > /dev/null 2>&1
 assert_eq "  an ordinary write still runs" "$(cat plain.txt 2>/dev/null)" fine
+# The MCP file tools and the Claude Code hook refuse it before asking.
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+jq -cn --arg c "$EVIL" '{jsonrpc: "2.0", id: 2, method: "tools/call",
+    params: {name: "write_file", arguments: {path: ".githooks/pre-commit",
+    content: $c}}}' > "$T/call"
+{ echo "$INIT"
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  cat "$T/call"; } | timeout 20 "$BWGATE" mcp > "$T/mcp.out" 2>&1
+assert_eq "MCP write_file .githooks/pre-commit: a tool error" \
+    "$(jq -r 'select(.id == 2) | .result.isError' "$T/mcp.out")" true
+assert_match "  naming core.hooksPath and the agent-config profile" \
+    "$(jq -r 'select(.id == 2) | .result.content[0].text' "$T/mcp.out")" \
+    "hooksPath.*agent-config"
+jq -cn --arg f "$P/.githooks/pre-commit" --arg c "$EVIL" --arg cwd "$P" \
+    '{cwd: $cwd, hook_event_name: "PreToolUse", tool_name: "Write",
+    tool_input: {file_path: $f, content: $c}}' |
+    "$BWGATE" hook claude-code > "$T/hook.out"
+assert_eq "hook: Write .githooks/pre-commit denied" \
+    "$(jq -r .hookSpecificOutput.permissionDecision "$T/hook.out")" deny
+ok_if "  the hook on the host is the operator's" \
+    cmp -s .githooks/pre-commit "$T/pre-commit.orig"
 stop_console
 
 # The explicit way: the agent-config profile.
