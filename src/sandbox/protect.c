@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "path.h"
 #include "pathglob.h"
 #include "protect.h"
 #include "sandbox.h"
@@ -230,9 +231,11 @@ protect_judge(const struct protect *pr, const char *rel, enum protect_op op,
 	return 0;
 }
 
-/* Add one entry from a policy string ("**" "/" prefix, trailing '/'). */
-static void
-protect_add(struct protect *pr, const char *s, bool any, enum pkind kind)
+/* Add one entry from a policy string ("**" "/" prefix, trailing '/');
+   -1 with cause for one that could not name a path inside the project. */
+static int
+protect_add(struct protect *pr, const char *s, bool any, enum pkind kind,
+    char **cause)
 {
 	struct pentry	*e;
 	size_t		 n;
@@ -247,8 +250,11 @@ protect_add(struct protect *pr, const char *s, bool any, enum pkind kind)
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == '/')
 		n--;
-	if (n == 0)
-		return;
+	if (n == 0 || path_has_dotdot(s) || strstr(s, "//") != NULL) {
+		*cause = xasprintf("protected path '%s' must name a path "
+		    "inside the project", s);
+		return -1;
+	}
 	pr->v = xreallocarray(pr->v, pr->n + 1, sizeof *pr->v);
 	e = &pr->v[pr->n++];
 	e->pat = xstrndup(s, n);
@@ -279,6 +285,7 @@ protect_add(struct protect *pr, const char *s, bool any, enum pkind kind)
 		    "read-only", what);
 		break;
 	}
+	return 0;
 }
 
 /* Does a "!entry" of the protected list lift the policy string s? Both
@@ -305,8 +312,8 @@ struct protect *
 protect_new(const struct sandbox_policy *pol, char **cause)
 {
 	struct protect	*pr = xcalloc(1, sizeof *pr);
+	int		 rc;
 
-	(void)cause;
 	pr->git_writable = pol->git_writable;
 	pr->git_rule = xstrdup("git metadata (.git) is read-only: approve "
 	    "with the git-write profile to let git write its data");
@@ -317,23 +324,29 @@ protect_new(const struct sandbox_policy *pol, char **cause)
 	pr->git_new_rule = xstrdup("a new .git, or a link below one, is "
 	    "refused in every profile: the host's git would run its "
 	    "config");
-	protect_add(pr, ".bwgate.json", false, PK_OWN);
-	for (size_t i = 0; i < pol->protected.n; i++) {
+	rc = protect_add(pr, ".bwgate.json", false, PK_OWN, cause);
+	for (size_t i = 0; i < pol->protected.n && rc == 0; i++) {
 		const char *s = pol->protected.v[i];
 
 		if (s[0] == '!' || protect_lifted(&pol->protected, s))
 			continue;
-		protect_add(pr, s, false, PK_CONFIG);
+		rc = protect_add(pr, s, false, PK_CONFIG, cause);
 	}
 	if (!pol->agent_config_writable) {
-		for (size_t i = 0; i < pol->agent_config.n; i++) {
+		for (size_t i = 0; i < pol->agent_config.n && rc == 0; i++) {
 			const char *s = pol->agent_config.v[i];
 
 			if (!protect_lifted(&pol->protected, s))
-				protect_add(pr, s, false, PK_TABLE);
+				rc = protect_add(pr, s, false, PK_TABLE,
+				    cause);
 		}
-		for (size_t i = 0; i < pol->git_hooks.n; i++)
-			protect_add(pr, pol->git_hooks.v[i], false, PK_HOOKS);
+		for (size_t i = 0; i < pol->git_hooks.n && rc == 0; i++)
+			rc = protect_add(pr, pol->git_hooks.v[i], false,
+			    PK_HOOKS, cause);
+	}
+	if (rc != 0) {
+		protect_free(pr);
+		return NULL;
 	}
 	return pr;
 }

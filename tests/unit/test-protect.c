@@ -378,6 +378,31 @@ test_every_entry(void **state)
 	}
 }
 
+/* A policy entry that cannot name a path inside: no policy at all. */
+static void
+test_bad_entry(void **state)
+{
+	static const char *const bad[] = { "../x", "a/../../b", "/", "a//b",
+	    "**/", NULL };
+
+	(void)state;
+	for (const char *const *b = bad; *b != NULL; b++) {
+		struct sandbox_policy	 pol;
+		char			*cause = NULL;
+
+		policy(&pol, false, false, *b, NULL);
+		assert_null(protect_new(&pol, &cause));
+		assert_non_null(cause);
+		free(cause);
+		sandbox_policy_release(&pol);
+		policy(&pol, false, false, NULL, *b);
+		cause = NULL;
+		assert_null(protect_new(&pol, &cause));
+		free(cause);
+		sandbox_policy_release(&pol);
+	}
+}
+
 /* protect_git_data directly: the names the mounts keep read-only. */
 static void
 test_git_data(void **state)
@@ -771,6 +796,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_every_entry),
+		cmocka_unit_test(test_bad_entry),
 		cmocka_unit_test(test_git_data),
 		cmocka_unit_test_setup_teardown(test_git_read, setup_repo,
 		    teardown_repo),
