@@ -56,8 +56,10 @@ attention_match(const char *path, const char *pattern)
 		return false;
 	if (strcspn(pattern, "*?[") < n) {
 		/* A glob entry of the protected table ("*.code-workspace"). */
-		char	*e = xstrndup(pattern, pattern[n - 1] == '/' ? n - 1 : n);
-		bool	 yes = pathglob_match(e, false, path) == PATHGLOB_WITHIN;
+		char	*e = xstrndup(pattern, pattern[n - 1] == '/' ?
+		    n - 1 : n);
+		bool	 yes = pathglob_match(e, false, path) ==
+		    PATHGLOB_WITHIN;
 
 		free(e);
 		return yes;

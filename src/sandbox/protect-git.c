@@ -105,7 +105,8 @@ gitread_normal(const char *abs)
 static char *
 gitread_load(struct gitread *g, const char *abs)
 {
-	char		*rel = NULL, *dir = NULL, *buf = NULL, *cause = NULL;
+	char		*rel = NULL, *dir = NULL, *buf = NULL;
+	char		*cause = NULL;
 	const char	*name;
 	struct stat	 st;
 	int		 dfd = -1, fd = -1, e = 0;

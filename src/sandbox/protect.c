@@ -65,7 +65,7 @@ enum pkind {
 };
 
 struct pentry {
-	char		*pat;		/* no "**" "/" prefix, no trailing '/' */
+	char		*pat;		/* no any-depth prefix, no last '/' */
 	size_t		 ncomp;		/* its components */
 	bool		 any;		/* at any depth */
 	enum pkind	 kind;
@@ -76,9 +76,9 @@ struct protect {
 	struct pentry	*v;
 	size_t		 n;
 	bool		 git_writable;
-	char		*git_rule;	/* .git outside git-write */
-	char		*git_meta_rule;	/* .git's non-data under git-write */
-	char		*git_new_rule;	/* a new .git, a link inside one */
+	char		*git_rule;	/* .git, not git-write */
+	char		*git_meta_rule;	/* not git's data */
+	char		*git_new_rule;	/* a new .git, a link */
 };
 
 /* Below a .git: where git writes data (directories, anything below). */

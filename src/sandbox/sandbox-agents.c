@@ -72,8 +72,9 @@ build_agent_config(struct build *b, char **cause)
 		agent_entry(pol, pol->agent_config.v[i], &e);
 		if (strcspn(e.rel, "*?[") < strlen(e.rel))
 			;	/* a glob: the observer's (protect.c) alone */
-		else if (strchr(e.rel, '/') != NULL && !pol->agent_config_writable &&
-		    !e.lifted && !path_has_dotdot(e.rel))
+		else if (strchr(e.rel, '/') != NULL &&
+		    !pol->agent_config_writable && !e.lifted &&
+		    !path_has_dotdot(e.rel))
 			/* No placeholder that would make a directory such as
 			   .config/ read-only: the observer refuses creating. */
 			rc = agent_nested_one(b, e.rel, e.dir, cause);

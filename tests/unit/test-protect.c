@@ -532,8 +532,8 @@ test_git_read(void **state)
 	put("shared.gitconfig", "[core]\nhookspath = .hk\n");
 	want_hooks("[include]\npath = ../shared.gitconfig\n",
 	    "shared.gitconfig|.hk/");
-	want_hooks("[includeIf \"onbranch:main\"]\npath = ../shared.gitconfig\n",
-	    "shared.gitconfig|.hk/");
+	want_hooks("[includeIf \"onbranch:main\"]\n"
+	    "path = ../shared.gitconfig\n", "shared.gitconfig|.hk/");
 	/* An include not there yet is protected (the command could make it). */
 	want_hooks("[include]\npath = ../later.gitconfig\n",
 	    "later.gitconfig");
