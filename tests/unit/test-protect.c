@@ -569,6 +569,55 @@ test_git_read(void **state)
 	free(s);
 }
 
+/* Random configs from git's own tokens: every entry found names a path
+   inside the project (never absolute, never "..", never empty), and the
+   reader neither crashes nor hangs (ASan and UBSan in CI). */
+static void
+test_git_read_random(void **state)
+{
+	static const char *const tok[] = { "[core]", "[include]",
+	    "[includeIf \"gitdir:x\"]", "[core \"x\"]", "[core.x]",
+	    "hooksPath", "path", "bare", " = ", "=", "\"", "\\", "\\\n",
+	    "\n", "#", ";", " ", "\t", "../", "..", "/", ".", "a", "b/",
+	    "~/", "shared.gitconfig", "\\t", "[", "]", "\x01" };
+	unsigned	 seed = 36;
+	char		*cfg;
+
+	(void)state;
+	put("shared.gitconfig", "[core]\nhooksPath = s\n[include]\n"
+	    "path = ../shared.gitconfig\n");
+	for (int it = 0; it < 3000; it++) {
+		struct strv	 out = STRV_INIT;
+		struct buf_s { char b[512]; size_t n; } t = { "", 0 };
+		char		*cause = NULL;
+		int		 n = rand_r(&seed) % 24;
+
+		for (int k = 0; k < n; k++) {
+			const char *w = tok[(size_t)rand_r(&seed) %
+			    (sizeof tok / sizeof tok[0])];
+
+			if (t.n + strlen(w) + 1 < sizeof t.b) {
+				memcpy(t.b + t.n, w, strlen(w));
+				t.n += strlen(w);
+			}
+		}
+		t.b[t.n] = '\0';
+		put(".git/config", t.b);
+		assert_int_equal(protect_git_read(dir, &out, &cause), 0);
+		for (size_t i = 0; i < out.n; i++) {
+			const char *e = out.v[i];
+
+			if (e[0] == '\0' || e[0] == '/' ||
+			    path_has_dotdot(e) || strstr(e, "//") != NULL)
+				fail_msg("config '%s' gave '%s'", t.b, e);
+		}
+		strv_release(&out);
+	}
+	cfg = path_join(dir, "shared.gitconfig");
+	unlink(cfg);
+	free(cfg);
+}
+
 /* A FIFO as the config is not waited on: unknown. */
 static void
 test_git_read_fifo(void **state)
@@ -800,6 +849,8 @@ main(void)
 		cmocka_unit_test(test_git_data),
 		cmocka_unit_test_setup_teardown(test_git_read, setup_repo,
 		    teardown_repo),
+		cmocka_unit_test_setup_teardown(test_git_read_random,
+		    setup_repo, teardown_repo),
 		cmocka_unit_test_setup_teardown(test_git_read_fifo, setup_repo,
 		    teardown_repo),
 		cmocka_unit_test_setup_teardown(test_git_read_worktree,
