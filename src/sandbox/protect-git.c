@@ -17,9 +17,11 @@
  * descriptor, any other (the git directory of a linked worktree, an
  * include from elsewhere) below its own directory opened as a root;
  * non-blocking, no link followed, regular files only, at most
- * PROTECT_GIT_MAX bytes. Only the repository at the project's root is
- * read; the global and system configs are not (a core.hooksPath there
- * is the operator's own).
+ * PROTECT_GIT_MAX bytes. The repository read is the one git finds from
+ * the project's root: its own, or the nearest one above it (a relative
+ * core.hooksPath is relative to that work tree). Repositories nested
+ * deeper and the global and system configs are not read (the latter are
+ * the operator's own).
  */
 #include "autoconf.h"
 
@@ -49,6 +51,8 @@ static const char *const git_hook_guesses[] = {
 struct gitread {
 	const char	*project;
 	int		 root;		/* the project's descriptor */
+	const char	*worktree;	/* the work tree holding the project:
+					   it, or a directory above it */
 	struct strv	*out;
 	bool		 unknown;
 };
@@ -253,7 +257,7 @@ gitread_hooks(struct gitread *g, const char *v)
 	else if (*v == '/')
 		abs = xstrdup(v);
 	else
-		abs = path_join(g->project, v);
+		abs = path_join(g->worktree, v);
 	norm = gitread_normal(abs);
 	if (strcmp(norm, g->project) == 0) {
 		/* Hooks in the root itself: the names git runs. */
@@ -411,7 +415,7 @@ gitread_line(struct gitread *g, const char *abs)
 static char *
 gitread_gitdir(struct gitread *g, char **common)
 {
-	char	*abs = path_join(g->project, ".git"), *line, *dir, *c;
+	char	*abs = path_join(g->worktree, ".git"), *line, *dir, *c;
 
 	line = gitread_line(g, abs);
 	free(abs);
@@ -419,7 +423,7 @@ gitread_gitdir(struct gitread *g, char **common)
 		free(line);
 		return NULL;
 	}
-	abs = line[8] == '/' ? xstrdup(line + 8) : path_join(g->project,
+	abs = line[8] == '/' ? xstrdup(line + 8) : path_join(g->worktree,
 	    line + 8);
 	dir = gitread_normal(abs);
 	free(abs);
@@ -442,23 +446,54 @@ gitread_gitdir(struct gitread *g, char **common)
 	return dir;
 }
 
+/* The work tree holding the project: the project when it has a .git, else
+   the nearest directory above with one (a project in a subdirectory of a
+   repository: git finds that one, and a relative core.hooksPath there may
+   name a directory of the project); NULL when there is none. *st gets
+   the .git's lstat. Each directory above is opened through the door. */
+static char *
+gitread_worktree(struct gitread *g, struct stat *st)
+{
+	char	*dir = xstrdup(g->project), *slash, *cause = NULL;
+	int	 fd;
+
+	if (beneath_lstat(g->root, ".git", st) == 0)
+		return dir;
+	if (errno != ENOENT)
+		g->unknown = true;
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if ((fd = beneath_root(dir, st, &cause)) < 0) {
+			free(cause);
+			break;
+		}
+		if (beneath_lstat(fd, ".git", st) == 0) {
+			close(fd);
+			return dir;
+		}
+		close(fd);
+	}
+	free(dir);
+	return NULL;
+}
+
 int
 protect_git_read(const char *project, struct strv *out, char **cause)
 {
-	struct gitread	 g = { project, -1, out, false };
+	struct gitread	 g = { project, -1, NULL, out, false };
 	struct stat	 st;
-	char		*dir = NULL, *common = NULL, *f;
+	char		*wt, *dir = NULL, *common = NULL, *f;
 
 	if ((g.root = beneath_root(project, &st, cause)) < 0)
 		return -1;
-	if (beneath_lstat(g.root, ".git", &st) != 0) {
-		if (errno != ENOENT)
-			g.unknown = true;
-	} else if (S_ISDIR(st.st_mode)) {
-		f = path_join(project, ".git/config");
+	if ((wt = gitread_worktree(&g, &st)) == NULL)
+		;	/* no repository */
+	else if (S_ISDIR(st.st_mode)) {
+		g.worktree = wt;
+		f = path_join(wt, ".git/config");
 		gitread_file(&g, f, 0);
 		free(f);
-	} else if (S_ISREG(st.st_mode) &&
+	} else if (S_ISREG(st.st_mode) && (g.worktree = wt) != NULL &&
 	    (dir = gitread_gitdir(&g, &common)) != NULL) {
 		/* A linked worktree or a submodule: the common config and
 		   the worktree's own (extensions.worktreeConfig). */
@@ -473,6 +508,7 @@ protect_git_read(const char *project, struct strv *out, char **cause)
 	if (g.unknown)
 		for (const char *const *s = git_hook_guesses; *s != NULL; s++)
 			gitread_push(&g, *s, false);
+	free(wt);
 	free(dir);
 	free(common);
 	close(g.root);

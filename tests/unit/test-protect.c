@@ -668,6 +668,31 @@ test_git_read_worktree(void **state)
 	free(p);
 }
 
+/* A project in a subdirectory of a repository: git finds the repository
+   above, and its core.hooksPath is relative to that work tree. */
+static void
+test_git_read_above(void **state)
+{
+	struct strv	 out = STRV_INIT;
+	char		*sub = path_join(dir, "app"), *cause = NULL, *s;
+
+	(void)state;
+	assert_int_equal(mkdir(sub, 0755), 0);
+	put(".git/config", "[core]\n\thooksPath = app/hooks\n");
+	assert_int_equal(protect_git_read(sub, &out, &cause), 0);
+	s = out.n == 0 ? xstrdup("") : strv_join(&out, "|", false);
+	assert_string_equal(s, "hooks/");
+	free(s);
+	strv_release(&out);
+	/* One outside the project: nothing of the project's. */
+	put(".git/config", "[core]\n\thooksPath = .githooks\n");
+	assert_int_equal(protect_git_read(sub, &out, &cause), 0);
+	assert_int_equal(out.n, 0);
+	strv_release(&out);
+	rmdir(sub);
+	free(sub);
+}
+
 /* The policy's git_hooks travels to the exec and back unchanged. */
 static void
 test_json(void **state)
@@ -854,6 +879,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_git_read_fifo, setup_repo,
 		    teardown_repo),
 		cmocka_unit_test_setup_teardown(test_git_read_worktree,
+		    setup_repo, teardown_repo),
+		cmocka_unit_test_setup_teardown(test_git_read_above,
 		    setup_repo, teardown_repo),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_random),
