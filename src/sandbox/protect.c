@@ -203,29 +203,53 @@ judge_git(const struct protect *pr, const char *below, enum protect_op op,
 	return EACCES;
 }
 
-int
-protect_judge(const struct protect *pr, const char *rel, enum protect_op op,
-    const char **rule)
+/* The first entry of the kinds asked (own: bwgate's own, else the others)
+   that refuses op on rel, or NULL. */
+static const struct pentry *
+judge_entries(const struct protect *pr, const char *rel, enum protect_op op,
+    bool own)
 {
-	const char	*below;
-
-	*rule = NULL;
-	if ((below = git_below(rel)) != NULL)
-		return judge_git(pr, below, op, rule);
 	for (size_t i = 0; i < pr->n; i++) {
-		enum pathglob_match m = pathglob_match(pr->v[i].pat,
-		    pr->v[i].any, rel);
+		const struct pentry	*e = &pr->v[i];
+		enum pathglob_match	 m;
 
+		if ((e->kind == PK_OWN) != own)
+			continue;
+		m = pathglob_match(e->pat, e->any, rel);
 		/* An ancestor matters to a rename onto it only: a directory
 		   moved there brings a protected path with it. An entry at
 		   any depth is protected by its name wherever it lands, but
 		   one of several components is not. */
 		if (m == PATHGLOB_ANCESTOR && (op != PROTECT_RENAME_TO ||
-		    *rel == '\0' || (pr->v[i].any && pr->v[i].ncomp == 1)))
+		    *rel == '\0' || (e->any && e->ncomp == 1)))
 			continue;
-		if (m == PATHGLOB_NONE)
-			continue;
-		*rule = pr->v[i].rule;
+		if (m != PATHGLOB_NONE)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * bwgate's own files first (the quarantine holds .git directories: not
+ * git-write's to change), then .git (a branch may be named like an entry
+ * of the table: refs/heads/lefthook.yml is git's data), then the rest.
+ */
+int
+protect_judge(const struct protect *pr, const char *rel, enum protect_op op,
+    const char **rule)
+{
+	const struct pentry	*e;
+	const char		*below;
+
+	*rule = NULL;
+	if ((e = judge_entries(pr, rel, op, true)) != NULL) {
+		*rule = e->rule;
+		return EACCES;
+	}
+	if ((below = git_below(rel)) != NULL)
+		return judge_git(pr, below, op, rule);
+	if ((e = judge_entries(pr, rel, op, false)) != NULL) {
+		*rule = e->rule;
 		return EACCES;
 	}
 	return 0;
@@ -281,8 +305,8 @@ protect_add(struct protect *pr, const char *s, bool any, enum pkind kind,
 		break;
 	case PK_OWN:
 		what = e->pat;
-		e->rule = xasprintf("the project's bwgate rules (%s) are "
-		    "read-only", what);
+		e->rule = xasprintf("bwgate's own '%s' (the project's rules, "
+		    "what the sweep kept aside) is read-only", what);
 		break;
 	}
 	return 0;
@@ -325,6 +349,8 @@ protect_new(const struct sandbox_policy *pol, char **cause)
 	    "refused in every profile: the host's git would run its "
 	    "config");
 	rc = protect_add(pr, ".bwgate.json", false, PK_OWN, cause);
+	if (rc == 0)
+		rc = protect_add(pr, SANDBOX_QUARANTINE, false, PK_OWN, cause);
 	for (size_t i = 0; i < pol->protected.n && rc == 0; i++) {
 		const char *s = pol->protected.v[i];
 

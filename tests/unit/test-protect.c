@@ -180,6 +180,9 @@ static const struct jcase {
 	{ false, true, NULL, NULL, ".bwgate.json", C, EACCES },
 	{ true, true, NULL, NULL, ".bwgate.json", RM, EACCES },
 	{ false, false, NULL, NULL, "sub/.bwgate.json", C, 0 },
+	{ true, true, NULL, NULL, ".bwgate-quarantine/x/.git/config", RM,
+	  EACCES },
+	{ false, false, NULL, NULL, ".bwgate-quarantine", MK, EACCES },
 	/* .git at any depth, a file too, outside git-write. */
 	{ false, false, NULL, NULL, ".git", MK, EACCES },
 	{ false, false, NULL, NULL, ".git", C, EACCES },
@@ -230,6 +233,8 @@ static const struct jcase {
 	{ true, false, NULL, NULL, ".git/rebase-apply/0001", C, 0 },
 	{ true, false, NULL, NULL, ".git/sequencer/todo", C, 0 },
 	{ true, false, NULL, NULL, "sub/.git/index.lock", C, 0 },
+	{ true, false, NULL, NULL, ".git/refs/heads/lefthook.yml", C, 0 },
+	{ true, false, NULL, NULL, ".git/logs/refs/heads/.env", C, 0 },
 	/* git-write: everything else below .git is refused. */
 	{ true, false, NULL, NULL, ".git/config", W, EACCES },
 	{ true, false, NULL, NULL, ".git/config.lock", C, EACCES },
@@ -759,6 +764,7 @@ oracle_within(const char *entry, bool any, const char *rel)
 }
 
 static const char *const atoms[] = { "a", "b", ".git", ".vscode",
+    ".bwgate-quarantine", ".bwgate.json",
     "tasks.json", ".envrc", "x.code-workspace", ".config", "lefthook.yml",
     "objects", "info", "alternates", "hooks", "refs", "index.lock", "config",
     "HEAD", ".githooks", "pre-commit", ".claude", "sub", ".env", "logs" };
@@ -802,7 +808,10 @@ test_random(void **state)
 			if ((p = strchr(p, '/')) != NULL)
 				p++;
 		}
-		if (below != NULL) {
+		if (oracle_within(".bwgate.json", false, rel) ||
+		    oracle_within(".bwgate-quarantine", false, rel))
+			want = EACCES;
+		else if (below != NULL) {
 			if (g == 0)
 				want = EACCES;
 			else if (op == RM || op == RF)
@@ -835,8 +844,7 @@ test_random(void **state)
 				free(b);
 			}
 		} else {
-			if (oracle_within(".bwgate.json", false, rel) ||
-			    oracle_within(".githooks", false, rel))
+			if (oracle_within(".githooks", false, rel))
 				want = EACCES;
 			for (size_t i = 0; i < t->n && want == 0; i++)
 				if (oracle_within(t->v[i].path,
