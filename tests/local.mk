@@ -470,6 +470,12 @@ check_PROGRAMS += tests/unit/test-agentcfg
 tests_unit_test_agentcfg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_agentcfg_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-agentcfg
+# protect: what a run may not make or change (every table entry, depths,
+# globs, lifts, git-write's allowlist, core.hooksPath), against an oracle
+check_PROGRAMS += tests/unit/test-protect
+tests_unit_test_protect_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_protect_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-protect
 endif
 # placeholders: removed only while bwgate's and empty, after the last user;
 # a killed run's cleared by the next bwgate (check included)
@@ -478,6 +484,9 @@ EXTRA_DIST += %D%/integration/contain-placeholders.sh
 # a project rule file that cannot be used is ignored with a warning
 TESTS += %D%/integration/rules-invalid.sh
 EXTRA_DIST += %D%/integration/rules-invalid.sh
+# the hooks git runs (core.hooksPath, the config's includes) are protected
+TESTS += %D%/integration/protect-hookspath.sh
+EXTRA_DIST += %D%/integration/protect-hookspath.sh
 # every open flag that writes is in the recorded calls' report
 TESTS += %D%/integration/changes-flags.sh
 EXTRA_DIST += %D%/integration/changes-flags.sh

@@ -15,7 +15,8 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
 	%D%/bpfcache.c %D%/bpfcache.h \
-	%D%/policy-json.c %D%/policy-json.h
+	%D%/policy-json.c %D%/policy-json.h \
+	%D%/protect.c %D%/protect-git.c %D%/protect.h
 # Runs first inside the sandbox: installs the observer's seccomp filter.
 pkglibexec_PROGRAMS += bwgate-helper
 bwgate_helper_CFLAGS = $(AM_CFLAGS)
