@@ -229,6 +229,7 @@ request_classify(struct console *c, struct request *r)
 	free(r->needs);
 	r->needs = cl.needs_reason != NULL ?
 	    xasprintf("%s: %s", cl.needs, cl.needs_reason) : NULL;
+	r->needs_at_once = cl.needs_at_once;
 	free(r->at_stake);
 	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
 	    c->project, r->cwd, cl.stake, &cl.targets) : NULL;
@@ -392,9 +393,15 @@ request_fits_project(const struct request *r)
 	if (r->verdict != VERDICT_ASK && r->verdict != VERDICT_ALLOW)
 		return false;
 	if (r->error != NULL || r->network || r->op_profile != NULL ||
-	    r->needs != NULL || !proto_mounts_empty(&r->asked))
+	    (r->needs != NULL && !r->needs_at_once) ||
+	    !proto_mounts_empty(&r->asked))
 		return false;
-	/* A rule of verdict ask names a reason to look (git-write, say):
+	/* git add, commit, stash, switch: git metadata that git-write's
+	   protections keep to data and undo covers (needs.json at_once;
+	   never with a rule of verdict ask). */
+	if (r->needs_at_once)
+		return strcmp(p, "git-write") == 0;
+	/* A rule that did not cover the command names a reason to look:
 	   only asks that no rule made are the sandbox's to take. */
 	if (r->verdict == VERDICT_ASK && r->rule != NULL)
 		return false;

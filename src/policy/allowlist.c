@@ -84,6 +84,9 @@ classification_release(struct classification *c)
 	strv_release(&c->targets);
 	free(c->needs);
 	free(c->needs_reason);
+	free(c->needs_profile);
+	c->needs_profile = NULL;
+	c->needs_at_once = false;
 	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = c->danger = c->stake = NULL;
@@ -121,6 +124,12 @@ classification_json(const struct classification *c)
 
 		cJSON_AddStringToObject(n, "id", c->needs);
 		cJSON_AddStringToObject(n, "reason", c->needs_reason);
+		if (c->needs_profile != NULL)
+			cJSON_AddStringToObject(n, "profile",
+			    c->needs_profile);
+		else
+			cJSON_AddNullToObject(n, "profile");
+		cJSON_AddBoolToObject(n, "at_once", c->needs_at_once);
 	}
 	return j;
 }
@@ -497,6 +506,28 @@ allowlist_add_profile(struct strv *names, const char *p)
 		strv_push(names, p);
 }
 
+/* Add the needs table's profile (names joined by '+') to names, in
+   place of "project". */
+static void
+allowlist_needs_profile(struct strv *names, const char *need)
+{
+	char	*copy = xstrdup(need), *n, *last;
+
+	for (size_t i = 0; i < names->n; i++) {
+		if (strcmp(names->v[i], "project") != 0)
+			continue;
+		free(names->v[i]);
+		memmove(&names->v[i], &names->v[i + 1],
+		    (names->n - i) * sizeof *names->v);
+		names->n--;
+		break;
+	}
+	for (n = strtok_r(copy, "+", &last); n != NULL;
+	    n = strtok_r(NULL, "+", &last))
+		allowlist_add_profile(names, n);
+	free(copy);
+}
+
 /* A command the danger table names: the verdict danger, its reason
    first, whatever the rules allowed. */
 static void
@@ -540,6 +571,10 @@ allowlist_needs(const struct allowlist *al, const struct sh_script *s,
 	    al->project, &hit, &local)) {
 		c->needs = steal_pointer(&hit.id);
 		c->needs_reason = steal_pointer(&hit.reason);
+		if (hit.profiles.n > 0)
+			c->needs_profile = strv_join(&hit.profiles, "+",
+			    false);
+		c->needs_at_once = hit.at_once;
 	}
 	/* Said in the verdict: why npx TOOL needs nothing more. */
 	if (local != NULL) {
@@ -677,6 +712,7 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	struct strv		 reasons = STRV_INIT;
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
+	bool			 rule_asks = false;
 	bool			 dirchange = false;
 
 	classification_release(c);
@@ -756,6 +792,8 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 		c->reason = xstrdup(ds[i].reason);
 		if (ds[i].rule != NULL)
 			c->rule = allowlist_rule_name(ds[i].layer, ds[i].rule);
+		rule_asks = ds[i].rule != NULL &&
+		    ds[i].rule->verdict == VERDICT_ASK;
 	} else {
 		c->verdict = VERDICT_ALLOW;
 		for (i = 0; i < s.ncmds; i++) {
@@ -788,6 +826,9 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 		allowlist_danger(al, &s, ds, c);
 	if (only == NULL)
 		allowlist_needs(al, &s, c);
+	/* A rule of verdict ask wants a person, whatever the sandbox. */
+	if (rule_asks || c->verdict != VERDICT_ASK)
+		c->needs_at_once = false;
 	for (i = 0; i < s.ncmds; i++) {
 		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
 		    ds[i].verdict != VERDICT_ASK ||
@@ -798,6 +839,12 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	}
 	if (c->verdict != VERDICT_ALLOW && profiles.n == 0)
 		strv_push(&profiles, "project");
+	/* A yes gives what the verdict says the command needs: an ask's
+	   (or a danger's) profile is the needs table's, and the project
+	   profile next to it adds nothing. */
+	if ((c->verdict == VERDICT_ASK || c->verdict == VERDICT_DANGER) &&
+	    c->needs_profile != NULL)
+		allowlist_needs_profile(&profiles, c->needs_profile);
 	/* Next to any other profile, readonly adds nothing (all must be
 	   read-only for the project to be): leave it out of the name. */
 	for (i = 0; profiles.n > 1 && i < profiles.n; i++) {

@@ -40,7 +40,7 @@ assert_eq "json reason is a string" "$(jq -r '.reason | type' <<<"$OUT")" string
 check -- 'git status; curl http://x'
 assert_eq "ask exits 1" "$RC" 1
 assert_match "ask reason" "$OUT" "reason: +no rule allows 'curl'"
-assert_match "ask profile is project" "$OUT" 'profile: +project'
+assert_match "ask profile is what curl needs (issue 41)" "$OUT" 'profile: +network'
 
 check --json -- 'find . -exec sed -i s/a/b/ {} \;'
 assert_eq "find -exec of a writer asks" "$(jq -r .verdict <<<"$OUT")" ask
