@@ -299,6 +299,7 @@ UI_TESTS = \
 	%D%/integration/ui-deny.sh \
 	%D%/integration/ui-danger.sh \
 	%D%/integration/ui-marks.sh \
+	%D%/integration/ui-needs.sh \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \
 	%D%/integration/ui-live-owner.sh \
