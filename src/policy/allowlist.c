@@ -821,6 +821,20 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 			c->reason = xstrdup("nothing but harmless "
 			    "redirections");
 	}
+	/* A secret kept in the project reaches the agent only with a
+	   person's yes. */
+	for (i = 0; only == NULL && c->verdict == VERDICT_ALLOW &&
+	    i < s.ncmds; i++) {
+		if ((u = allowlist_secret_read(al, &cvs[i])) == NULL)
+			continue;
+		c->verdict = VERDICT_ASK;
+		free(c->reason);
+		c->reason = u;
+		free(c->rule);
+		c->rule = NULL;
+		strv_release(&c->runs);
+		c->project_root = false;
+	}
 	/* Not while a rule's own examples are checked (only). */
 	if (only == NULL && c->verdict != VERDICT_DENY)
 		allowlist_danger(al, &s, ds, c);

@@ -608,6 +608,18 @@ danger_named(const struct sh_cmd *c, const struct strv *names)
 	    strv_contains(names, danger_base(c->words[i].text));
 }
 
+/* python3 -m json.tool only formats what it reads: it runs none of it. */
+static bool
+danger_formats_only(const struct sh_cmd *c)
+{
+	size_t	 i = danger_skip_wrappers(c);
+
+	return i + 2 < c->nwords &&
+	    strncmp(danger_base(c->words[i].text), "python", 6) == 0 &&
+	    strcmp(c->words[i + 1].text, "-m") == 0 &&
+	    strcmp(c->words[i + 2].text, "json.tool") == 0;
+}
+
 /* A download piped into, or substituted into, a program that runs it. */
 static bool
 danger_fetch_run(const struct danger_entry *e, const struct sh_script *s)
@@ -621,7 +633,7 @@ danger_fetch_run(const struct danger_entry *e, const struct sh_script *s)
 			piped |= (c->flags & SH_C_PIPED) != 0;
 			subst |= (c->flags & SH_C_SUBST) != 0;
 		}
-		if (danger_named(c, &e->run)) {
+		if (danger_named(c, &e->run) && !danger_formats_only(c)) {
 			run = true;
 			run_piped |= (c->flags & SH_C_PIPED) != 0;
 		}
