@@ -288,6 +288,9 @@ TESTS += %D%/integration/check.sh
 TESTS += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/check.sh
+# what a command needs, verdict gaps, secrets (issue 41)
+TESTS += %D%/integration/check-needs.sh
+EXTRA_DIST += %D%/integration/check-needs.sh
 TESTS += %D%/integration/display-cli.sh
 EXTRA_DIST += %D%/integration/display-cli.sh
 TESTS += %D%/integration/trust-narrow.sh

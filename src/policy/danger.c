@@ -524,8 +524,10 @@ danger_local(const struct danger_entry *e, const struct sh_cmd *c,
 		ok = true;
 	close(root);
 	if (ok && ctx->local == NULL)
-		ctx->local = xasprintf("%s runs %s from the project's %s, "
-		    "without a download", danger_base(c->words[first].text),
+		ctx->local = xasprintf("%s%s%s runs %s from the project's "
+		    "%s, without a download", danger_base(c->words[
+		    danger_skip_wrappers(c)].text), e->subcommand.n > 0 ?
+		    " " : "", e->subcommand.n > 0 ? c->words[first].text : "",
 		    t, e->unless_local);
 	free(rel);
 	return ok;
@@ -542,8 +544,6 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 	if (first >= c->nwords || e->command.n == 0 ||
 	    !strv_contains(&e->command, danger_base(c->words[first].text)))
 		return false;
-	if (danger_local(e, c, first, ctx))
-		return false;
 	from = first + 1;
 	if (e->subcommand.n > 0) {
 		from = danger_subcommand(c, first);
@@ -552,6 +552,9 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 			return false;
 		from++;
 	}
+	/* npx TOOL, pnpm exec TOOL: the program follows the subcommand. */
+	if (danger_local(e, c, from - 1, ctx))
+		return false;
 	if (e->options.n == 0 && e->words.n == 0) {
 		danger_fill(e, c, from, hit);
 		return true;
