@@ -363,6 +363,7 @@ MCP_TESTS = \
 	%D%/integration/mcp-sdk.sh \
 	%D%/integration/mcp-rpc.sh \
 	%D%/integration/hook-claude.sh \
+	%D%/integration/hook-port.sh \
 	%D%/integration/agent-config.sh \
 	%D%/integration/args-fd.sh \
 	%D%/integration/headless-unlisted.sh \

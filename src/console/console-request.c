@@ -201,6 +201,7 @@ request_classify(struct console *c, struct request *r)
 	struct sandbox		 sb = SANDBOX_INIT;
 	const struct proto_mounts *m = console_mounts(r);
 	char			*cause = NULL;
+	bool			 needs_net = false;
 
 	sandbox_policy_init(&pol);
 	free(r->error);
@@ -230,6 +231,10 @@ request_classify(struct console *c, struct request *r)
 	r->needs = cl.needs_reason != NULL ?
 	    xasprintf("%s: %s", cl.needs, cl.needs_reason) : NULL;
 	r->needs_at_once = cl.needs_at_once;
+	/* The network the needs table gives is any host; hosts the request
+	   names are what it asked for instead (the proxy's). */
+	needs_net = cl.needs_profile != NULL && r->verdict != VERDICT_ALLOW &&
+	    strstr(cl.needs_profile, "network") != NULL;
 	free(r->at_stake);
 	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
 	    c->project, r->cwd, cl.stake, &cl.targets) : NULL;
@@ -261,6 +266,8 @@ request_classify(struct console *c, struct request *r)
 	   the one that runs (exec takes this policy as it is). */
 	if (m->network != -1)
 		pol.network = m->network == 1;
+	else if (needs_net && m->domains.n > 0 && r->op_profile == NULL)
+		pol.network = false;
 	for (size_t i = 0; i < m->rw.n; i++)
 		strv_push(&pol.rw_paths, m->rw.v[i]);
 	for (size_t i = 0; i < m->ro.n; i++)
