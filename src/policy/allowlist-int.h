@@ -66,6 +66,13 @@ char	*allowlist_text_problem(const char *);
 /* Build and free the view of one simple command. */
 void	 cmdview_init(struct cmdview *, const struct sh_cmd *);
 void	 cmdview_release(struct cmdview *);
+/* Is dir a directory of the project where git finds the project's own
+   repository (allowlist-cd.c)? */
+bool		 allowlist_dir_own_repo(const struct allowlist *,
+		    const char *dir);
+/* git -C DIR into such a directory: the view drops "-C DIR". */
+void		 allowlist_git_c(const struct allowlist *, struct cmdview *,
+		    bool moved);
 /* Why an allowed command would read a secret kept in the project
    (allowlist-secrets.c), or NULL. */
 char		*allowlist_secret_read(const struct allowlist *,

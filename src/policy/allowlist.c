@@ -688,16 +688,24 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
    word, no more? After it git reaches the project's repository, as it
    would where the agent runs (cd /home/me/proj && git status). */
 static bool
-allowlist_cd_project(const struct allowlist *al, const struct cmdview *cv)
+allowlist_cd_project(const struct allowlist *al, const struct cmdview *cv,
+    bool moved)
 {
 	const struct sh_cmd *cmd = cv->cmd;
 
-	return al->project != NULL && strcmp(cv->name, "cd") == 0 &&
-	    cmd->nwords == 2 && cmd->nredirs == 0 && cmd->nassigns == 0 &&
-	    SH_WORD_LITERAL(&cmd->words[1]) &&
-	    (cmd->words[1].flags & SH_W_GLOB) == 0 &&
-	    strcmp(cmd->words[1].text, al->project) == 0 &&
-	    strcmp(cmd->words[0].text, "cd") == 0;
+	if (al->project == NULL || strcmp(cv->name, "cd") != 0 ||
+	    cmd->nwords != 2 || cmd->nredirs != 0 || cmd->nassigns != 0 ||
+	    !SH_WORD_LITERAL(&cmd->words[1]) ||
+	    (cmd->words[1].flags & SH_W_GLOB) != 0 ||
+	    strcmp(cmd->words[0].text, "cd") != 0)
+		return false;
+	if (strcmp(cmd->words[1].text, al->project) == 0)
+		return true;
+	/* cd DIR into the project where git finds its own repository
+	   (a relative DIR only while the directory is the one it runs
+	   in). */
+	return cv->home[1] == NULL && !moved &&
+	    allowlist_dir_own_repo(al, cmd->words[1].text);
 }
 
 static void
@@ -713,7 +721,7 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
 	bool			 rule_asks = false;
-	bool			 dirchange = false;
+	bool			 dirchange = false, moved = false;
 
 	classification_release(c);
 	problem = allowlist_text_problem(text);
@@ -742,9 +750,16 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_init(&cvs[i], &s.cmds[i]);
-		if (cmdview_changes_dir(&cvs[i]) &&
-		    !allowlist_cd_project(al, &cvs[i]))
-			dirchange = true;
+		/* Not while a rule's examples are checked: they mean the
+		   same in every project. */
+		if (only == NULL)
+			allowlist_git_c(al, &cvs[i], moved);
+		if (cmdview_changes_dir(&cvs[i])) {
+			if (!allowlist_cd_project(al, &cvs[i], moved ||
+			    only != NULL))
+				dirchange = true;
+			moved = true;
+		}
 	}
 	for (i = 0; i < s.ncmds; i++) {
 		cvs[i].dirchange = dirchange;
