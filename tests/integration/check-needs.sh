@@ -77,6 +77,10 @@ git -C "$P" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x
 mkdir -p "$P/src/deep" "$P/bare/objects" "$P/bare/refs"
 git -C "$P" worktree add -q wt1 2>/dev/null
 git init -q "$P/other"
+# plain/ at the top, a repository at src/plain: after cd src, "plain" is
+# the repository.
+mkdir -p "$P/plain"
+git init -q "$P/src/plain"
 ln -s "$T" "$P/link"
 for c in 'cd src && git status' 'git -C src status' 'git -C src/deep log' \
     "git -C $P/src diff" 'cd wt1 && git status' 'git -C wt1 diff'; do
@@ -87,6 +91,7 @@ done
 for c in 'cd other && git status' 'git -C other status' 'git -C bare status' \
     'git -C link status' 'cd src && cd ../other && git status' \
     'cd src && git -C ../other status' 'git -C ../x status' \
+    'cd src && cd plain && git status' 'cd src && git -C plain status' \
     'git -C "$D" status'; do
 	check "$c"
 	assert_eq "another repository may be there, asks: $c" \
@@ -95,7 +100,7 @@ done
 check 'git -C src commit -m x'
 assert_eq "the rest of the verdict is kept: git -C src commit" \
     "$(field .profile)" git-write
-rm -rf "$P/src" "$P/bare" "$P/other" "$P/link"
+rm -rf "$P/src" "$P/bare" "$P/other" "$P/link" "$P/plain"
 git -C "$P" worktree remove --force wt1
 
 # --- secrets kept in the project ---------------------------------------------
