@@ -14,6 +14,7 @@ cd "$P" || exit 1
 cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
 {"version":1,"rules":[
  {"id":"see-make","pattern":"make *","verdict":"ask","profile":"project","reason":"the operator reads every build"},
+ {"id":"see-amend","pattern":"git commit --amend *","verdict":"ask","profile":"git-write","reason":"the operator reads every amend"},
  {"id":"no-rm","command":["rm"],"verdict":"deny","reason":"never delete in tests"}
 ]}
 JSON
@@ -63,6 +64,9 @@ assert_eq "  and the branch is checked out" \
 err=$("$BWGATE" run -- git push origin topic 2>&1); rc=$?
 assert_eq "git push needs the network: refused headless (77)" "$rc" 77
 assert_match "  naming what it needs" "$err" "network"
+err=$("$BWGATE" run -- git commit --amend -qm again 2>&1); rc=$?
+assert_eq "a commit a rule of verdict ask names: refused headless (77)" "$rc" 77
+assert_eq "  and not made" "$(git log -1 --format=%s)" one
 err=$("$BWGATE" run -- git rebase -q topic 2>&1); rc=$?
 assert_eq "git rebase: refused headless (77)" "$rc" 77
 assert_match "  naming what it needs" "$err" "git-write"
