@@ -684,6 +684,67 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	allowlist_classify_depth(al, only, text, c, 0);
 }
 
+/* A secret kept in the project reaches the agent only with a person's
+   yes: an allowed command that would read one asks. */
+static void
+allowlist_secrets(const struct allowlist *al, const struct sh_script *s,
+    const struct cmdview *cvs, struct classification *c)
+{
+	char	*u;
+
+	for (size_t i = 0; c->verdict == VERDICT_ALLOW && i < s->ncmds; i++) {
+		if ((u = allowlist_secret_read(al, &cvs[i])) == NULL)
+			continue;
+		c->verdict = VERDICT_ASK;
+		free(c->reason);
+		c->reason = u;
+		free(c->rule);
+		c->rule = NULL;
+		strv_release(&c->runs);
+		c->project_root = false;
+	}
+}
+
+/* The verdict's profile: its commands' profiles joined by '+'. */
+static void
+allowlist_profile_name(const struct sh_script *s, const struct decision *ds,
+    struct classification *c)
+{
+	struct strv	profiles = STRV_INIT;
+	size_t		i;
+
+	for (i = 0; i < s->ncmds; i++) {
+		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
+		    ds[i].verdict != VERDICT_ASK ||
+		    ds[i].rule->verdict == VERDICT_ASK))
+			allowlist_add_profile(&profiles, ds[i].profile);
+		else
+			allowlist_add_profile(&profiles, "project");
+	}
+	if (c->verdict != VERDICT_ALLOW && profiles.n == 0)
+		strv_push(&profiles, "project");
+	/* A yes gives what the verdict says the command needs: an ask's
+	   (or a danger's) profile is the needs table's, and the project
+	   profile next to it adds nothing. */
+	if ((c->verdict == VERDICT_ASK || c->verdict == VERDICT_DANGER) &&
+	    c->needs_profile != NULL)
+		allowlist_needs_profile(&profiles, c->needs_profile);
+	/* Next to any other profile, readonly adds nothing (all must be
+	   read-only for the project to be): leave it out of the name. */
+	for (i = 0; profiles.n > 1 && i < profiles.n; i++) {
+		if (strcmp(profiles.v[i], "readonly") == 0) {
+			free(profiles.v[i]);
+			memmove(&profiles.v[i], &profiles.v[i + 1],
+			    (profiles.n - i) * sizeof *profiles.v);
+			profiles.n--;
+			break;
+		}
+	}
+	c->profile = profiles.n > 0 ? strv_join(&profiles, "+", false) :
+	    xstrdup("project");
+	strv_release(&profiles);
+}
+
 /* Is the command 'cd PROJECT', the project's own directory as a literal
    word, no more? After it git reaches the project's repository, as it
    would where the agent runs (cd /home/me/proj && git status). */
@@ -716,7 +777,7 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	struct agentshape_view	 view = { SH_SCRIPT_INIT, NULL };
 	struct cmdview		*cvs = NULL;
 	struct decision		*ds = NULL;
-	struct strv		 profiles = STRV_INIT, rules = STRV_INIT;
+	struct strv		 rules = STRV_INIT;
 	struct strv		 reasons = STRV_INIT;
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
@@ -836,20 +897,8 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 			c->reason = xstrdup("nothing but harmless "
 			    "redirections");
 	}
-	/* A secret kept in the project reaches the agent only with a
-	   person's yes. */
-	for (i = 0; only == NULL && c->verdict == VERDICT_ALLOW &&
-	    i < s.ncmds; i++) {
-		if ((u = allowlist_secret_read(al, &cvs[i])) == NULL)
-			continue;
-		c->verdict = VERDICT_ASK;
-		free(c->reason);
-		c->reason = u;
-		free(c->rule);
-		c->rule = NULL;
-		strv_release(&c->runs);
-		c->project_root = false;
-	}
+	if (only == NULL)
+		allowlist_secrets(al, &s, cvs, c);
 	/* Not while a rule's own examples are checked (only). */
 	if (only == NULL && c->verdict != VERDICT_DENY)
 		allowlist_danger(al, &s, ds, c);
@@ -858,35 +907,7 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	/* A rule of verdict ask wants a person, whatever the sandbox. */
 	if (rule_asks || c->verdict != VERDICT_ASK)
 		c->needs_at_once = false;
-	for (i = 0; i < s.ncmds; i++) {
-		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
-		    ds[i].verdict != VERDICT_ASK ||
-		    ds[i].rule->verdict == VERDICT_ASK))
-			allowlist_add_profile(&profiles, ds[i].profile);
-		else
-			allowlist_add_profile(&profiles, "project");
-	}
-	if (c->verdict != VERDICT_ALLOW && profiles.n == 0)
-		strv_push(&profiles, "project");
-	/* A yes gives what the verdict says the command needs: an ask's
-	   (or a danger's) profile is the needs table's, and the project
-	   profile next to it adds nothing. */
-	if ((c->verdict == VERDICT_ASK || c->verdict == VERDICT_DANGER) &&
-	    c->needs_profile != NULL)
-		allowlist_needs_profile(&profiles, c->needs_profile);
-	/* Next to any other profile, readonly adds nothing (all must be
-	   read-only for the project to be): leave it out of the name. */
-	for (i = 0; profiles.n > 1 && i < profiles.n; i++) {
-		if (strcmp(profiles.v[i], "readonly") == 0) {
-			free(profiles.v[i]);
-			memmove(&profiles.v[i], &profiles.v[i + 1],
-			    (profiles.n - i) * sizeof *profiles.v);
-			profiles.n--;
-			break;
-		}
-	}
-	c->profile = profiles.n > 0 ? strv_join(&profiles, "+", false) :
-	    xstrdup("project");
+	allowlist_profile_name(&s, ds, c);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_release(&cvs[i]);
 		free(ds[i].reason);
@@ -895,7 +916,6 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	free(cvs);
 	free(ds);
 	free(problem);
-	strv_release(&profiles);
 	strv_release(&rules);
 	strv_release(&reasons);
 	if (view.s.cmds != NULL) {
