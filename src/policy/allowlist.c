@@ -569,6 +569,8 @@ allowlist_needs(const struct allowlist *al, const struct sh_script *s,
 
 	if (al->needs != NULL && danger_check_project(al->needs, s, NULL,
 	    al->project, &hit, &local)) {
+		free(c->needs);
+		free(c->needs_reason);
 		c->needs = steal_pointer(&hit.id);
 		c->needs_reason = steal_pointer(&hit.reason);
 		if (hit.profiles.n > 0)
@@ -702,6 +704,10 @@ allowlist_secrets(const struct allowlist *al, const struct sh_script *s,
 		c->rule = NULL;
 		strv_release(&c->runs);
 		c->project_root = false;
+		/* Sandboxed mode asks too: the command says what it reads. */
+		c->needs = xstrdup("secret");
+		c->needs_reason = xstrdup("reads a secret kept in the project "
+		    "(secrets.json), which goes to the agent only with a yes");
 	}
 }
 

@@ -67,6 +67,12 @@ assert_match "  naming what it needs" "$err" "network"
 err=$("$BWGATE" run -- git commit --amend -qm again 2>&1); rc=$?
 assert_eq "a commit a rule of verdict ask names: refused headless (77)" "$rc" 77
 assert_eq "  and not made" "$(git log -1 --format=%s)" one
+echo 'API_KEY=s3cr3t' > .env
+out=$("$BWGATE" run -- cat .env 2>&1); rc=$?
+assert_eq "reading a secret kept in the project: refused headless (77)" "$rc" 77
+assert_match "  naming what it reads" "$out" "secret"
+ok_unless "  and the secret did not come back" grep -q s3cr3t <<<"$out"
+rm .env
 err=$("$BWGATE" run -- git rebase -q topic 2>&1); rc=$?
 assert_eq "git rebase: refused headless (77)" "$rc" 77
 assert_match "  naming what it needs" "$err" "git-write"
