@@ -15,6 +15,9 @@ static const char *const secrets_names_only[] = { "ls", "stat", "test", "[",
     "echo", "printf", "which", "type", "true", "false", "cd", "pushd",
     "popd", "mkdir", "touch", "sleep", NULL };
 
+static const char *const secrets_git_names[] = { "check-ignore",
+    "ls-files", "status", "ls-tree", NULL };
+
 /* Readers that read every file below a directory they are given (or,
    with none, the working directory), or names they read from input. */
 static const char *const secrets_recursive[] = { "rg", "ag", "ack", "find",
@@ -82,6 +85,10 @@ allowlist_secret_read(const struct allowlist *al, const struct cmdview *cv)
 
 	if (al->secrets == NULL || cv->argc == 0 ||
 	    secrets_in(secrets_names_only, cv->name))
+		return NULL;
+	/* git subcommands that print names or states, never contents. */
+	if (strcmp(cv->name, "git") == 0 && cv->argc > 1 &&
+	    secrets_in(secrets_git_names, cv->argv[1]))
 		return NULL;
 	for (size_t i = 1; i < cv->argc; i++) {
 		last = secrets_last(cv->argv[i]);

@@ -127,7 +127,8 @@ for c in 'grep -r SECRET .' 'grep -rn SECRET src' 'rg SECRET' \
 	assert_match "and names what it would read: $c" "$(field .reason)" \
 	    "would read the secret"
 done
-for c in 'cat .env.example' 'ls -la' 'cat README' 'grep SECRET README'; do
+for c in 'cat .env.example' 'ls -la' 'cat README' 'grep SECRET README' \
+    'git check-ignore -v .env' 'git ls-files .env'; do
 	check "$c"
 	assert_eq "still allowed: $c" "$(field .verdict)" allow
 done
