@@ -74,7 +74,8 @@ assert_eq "curl | python3 still is" "$(field .verdict)" danger
 # --- cd DIR / git -C DIR inside the project --------------------------------
 git -C "$P" init -q 2>/dev/null
 git -C "$P" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x
-mkdir -p "$P/src/deep" "$P/bare/objects" "$P/bare/refs"
+mkdir -p "$P/src/deep" "$P/bare/objects" "$P/bare/refs" "$P/bare2"
+echo 'ref: refs/heads/main' > "$P/bare2/HEAD"
 git -C "$P" worktree add -q wt1 2>/dev/null
 git init -q "$P/other"
 # plain/ at the top, a repository at src/plain: after cd src, "plain" is
@@ -89,6 +90,7 @@ for c in 'cd src && git status' 'git -C src status' 'git -C src/deep log' \
 	    "$(field .verdict)" allow
 done
 for c in 'cd other && git status' 'git -C other status' 'git -C bare status' \
+    'git -C bare2 status' 'cd bare2 && git log' \
     'git -C link status' 'cd src && cd ../other && git status' \
     'cd src && git -C ../other status' 'git -C ../x status' \
     'cd src && cd plain && git status' 'cd src && git -C plain status' \
@@ -100,7 +102,7 @@ done
 check 'git -C src commit -m x'
 assert_eq "the rest of the verdict is kept: git -C src commit" \
     "$(field .profile)" git-write
-rm -rf "$P/src" "$P/bare" "$P/other" "$P/link" "$P/plain"
+rm -rf "$P/src" "$P/bare" "$P/bare2" "$P/other" "$P/link" "$P/plain"
 git -C "$P" worktree remove --force wt1
 
 # --- secrets kept in the project ---------------------------------------------
