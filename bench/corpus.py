@@ -9,8 +9,12 @@ figures are printed:
     network), or the run fails;
   - reaching the operator in sandboxed mode (--auto-sandboxed), as
     request_fits_project in src/console/console-request.c decides: deny,
-    danger, an ask with a "needs" object, with network, with a rule, or a
-    profile other than project/readonly (target <= 2 %);
+    danger, an ask with a "needs" object (but git-write "at_once": git
+    add, commit, stash, switch), with network, with a rule, or a profile
+    other than project/readonly (target <= 2 %);
+  - the trap sets of tests/policy/semantics.txt, in a project that keeps
+    secrets: a command that must not be allowed and is, a false allow,
+    fails the run;
   - the largest classes of what still asks, by reason prefix.
 
 The authors' project paths (tests/corpus/roots.json) are replaced by the
@@ -76,6 +80,11 @@ def reaches_operator(v):
     verdict = v.get('verdict')
     if verdict not in ('ask', 'allow'):
         return True
+    # git add, commit, stash, switch: git-write at once (needs.json
+    # "at_once"), unless a rule of verdict ask is behind it.
+    if (v.get('needs') or {}).get('at_once') and v.get('network') in \
+            (None, False, 'off') and not v.get('mounts'):
+        return (v.get('profile') or 'project') != 'git-write'
     # 'bwgate check' says the network as "off", "any host" or "only ...".
     if v.get('needs') or v.get('network') not in (None, False, 'off') \
             or v.get('mounts'):
@@ -103,6 +112,44 @@ def reason_class(v):
     return re.split(r"[('\"]", reason, 1)[0][:60].strip()
 
 
+def trap_sets(path):
+    """The trap sets of tests/policy/semantics.txt (VERDICT[:PROFILE] TAB
+    COMMAND, families between @set NAME and @end, %NAME% replaced by each
+    value): (set, expected verdict, command) for every command, the set
+    being the "# --- name ---" heading above it."""
+    fams, cur, name, out = {}, None, 'top', []
+    for line in open(path, encoding='utf-8'):
+        line = line.rstrip('\n')
+        if cur is not None:
+            if line == '@end':
+                cur = None
+            else:
+                fams[cur].append(line)
+            continue
+        m = re.match(r'# --- (.*?) -*$', line)
+        if m:
+            name = m.group(1)
+        if not line or line.startswith('#'):
+            continue
+        if line.startswith('@set '):
+            cur = line[5:]
+            fams[cur] = []
+            continue
+        want, cmd = line.split('\t', 1)
+        cmds = [cmd]
+        while True:
+            m = next((re.search('%' + re.escape(f) + '%', c) for c in cmds
+                      for f in fams if '%' + f + '%' in c), None)
+            if m is None:
+                break
+            f = m.group(0)[1:-1]
+            cmds = [c.replace('%' + f + '%', v, 1) if '%' + f + '%' in c else c
+                    for c in cmds for v in (fams[f] if '%' + f + '%' in c else [None])]
+        for c in cmds:
+            out.append((name, want.split(':')[0], c))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--bwgate', default=os.environ.get('BWGATE', os.path.join(SRC, '_build', 'bwgate')))
@@ -116,6 +163,8 @@ def main():
     ap.add_argument('--no-node-modules', action='store_true',
                     help='no node_modules/.bin in the scratch projects '
                     '(see tests/corpus/node-bins.json)')
+    ap.add_argument('--no-traps', action='store_true',
+                    help='skip the trap sets of tests/policy/semantics.txt')
     ap.add_argument('--dump', default=None, help='write every verdict as JSON lines')
     a = ap.parse_args()
 
@@ -148,6 +197,27 @@ def main():
             verdicts = list(ex.map(run, rows))
     finally:
         shutil.rmtree(tmp)
+
+    # The trap sets: what must not be allowed is not (default mode), in a
+    # project that keeps secrets (.env, a key, .npmrc).
+    traps = []
+    semantics = os.path.join(os.path.dirname(os.path.abspath(a.corpus)),
+                             '..', 'policy', 'semantics.txt')
+    if os.path.exists(semantics) and not a.no_traps:
+        traps = trap_sets(semantics)
+        tmp2 = tempfile.mkdtemp(prefix='corpus-traps-')
+        try:
+            tp = scratch_project(tmp2, 'traps')
+            os.makedirs(os.path.join(tp, 'config'))
+            for f, body in (('.env', 'API_KEY=x\n'), ('.npmrc', 'x\n'),
+                            ('config/server.pem', 'x\n')):
+                with open(os.path.join(tp, f), 'w') as fh:
+                    fh.write(body)
+            with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+                trap_verdicts = list(ex.map(
+                    lambda t: classify(a.bwgate, tp, t[2]), traps))
+        finally:
+            shutil.rmtree(tmp2)
 
     n = len(rows)
     if a.dump:
@@ -205,6 +275,25 @@ def main():
         print('top classes of %s:' % name)
         for cls, k in classes.most_common(a.top):
             print('  %5d  %4.1f %%  %s' % (k, 100.0 * k / n, cls))
+    false_allows = []
+    if traps:
+        by_set = collections.OrderedDict()
+        for t, v in zip(traps, trap_verdicts):
+            k = by_set.setdefault(t[0], [0, 0])
+            if t[1] != 'allow':
+                k[0] += 1
+                if v.get('verdict') == 'allow':
+                    k[1] += 1
+                    false_allows.append(t)
+        print('trap sets (tests/policy/semantics.txt): %d sets, %d traps, '
+              'false allows in the default mode: %d' % (
+                  len(by_set), sum(k[0] for k in by_set.values()),
+                  len(false_allows)))
+        for name, (k, bad) in by_set.items():
+            if k:
+                print('  %-60s %4d traps, %d allowed' % (name[:60], k, bad))
+        for t in false_allows:
+            print('FALSE ALLOW (%s, wanted %s): %s' % (t[0], t[1], t[2]))
     bad = [r for r, v in zip(rows, verdicts) if v.get('invalid_utf8')]
     if bad:
         print('bwgate check printed invalid UTF-8 for %d commands, e.g. %s' % (
@@ -215,7 +304,7 @@ def main():
         for r, v in zip(rows, verdicts):
             if v.get('verdict') != 'allow' and reason_class(v) == a.list:
                 print(json.dumps(r['command']))
-    failed = bool(wrong)
+    failed = bool(wrong) or bool(false_allows)
     if a.enforce and (share_allow < 93.0 or share_op > 2.0):
         failed = True
     return 1 if failed else 0

@@ -288,6 +288,9 @@ TESTS += %D%/integration/check.sh
 TESTS += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/allowlist-git.sh
 EXTRA_DIST += %D%/integration/check.sh
+# what a command needs, verdict gaps, secrets (issue 41)
+TESTS += %D%/integration/check-needs.sh
+EXTRA_DIST += %D%/integration/check-needs.sh
 TESTS += %D%/integration/display-cli.sh
 EXTRA_DIST += %D%/integration/display-cli.sh
 TESTS += %D%/integration/trust-narrow.sh
@@ -299,6 +302,7 @@ UI_TESTS = \
 	%D%/integration/ui-deny.sh \
 	%D%/integration/ui-danger.sh \
 	%D%/integration/ui-marks.sh \
+	%D%/integration/ui-needs.sh \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \
 	%D%/integration/ui-live-owner.sh \
@@ -359,6 +363,7 @@ MCP_TESTS = \
 	%D%/integration/mcp-sdk.sh \
 	%D%/integration/mcp-rpc.sh \
 	%D%/integration/hook-claude.sh \
+	%D%/integration/hook-port.sh \
 	%D%/integration/agent-config.sh \
 	%D%/integration/args-fd.sh \
 	%D%/integration/headless-unlisted.sh \

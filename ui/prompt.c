@@ -595,6 +595,10 @@ rule_open(struct ui *ui, struct request *r)
 	free(f->error);
 	*f = (struct rule_form){ .open = true, .id = r->id };
 	rule_profiles(&f->profiles);
+	/* What the verdict says the command needs may be two profiles
+	   (git-write+network): offered, and chosen, as it is. */
+	if (r->profile != NULL && !strv_contains(&f->profiles, r->profile))
+		strv_push(&f->profiles, r->profile);
 	for (size_t i = 0; i < f->profiles.n; i++)
 		if (r->profile != NULL && strcmp(f->profiles.v[i],
 		    r->profile) == 0)

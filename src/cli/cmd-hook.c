@@ -31,6 +31,7 @@
 #include "hook-guard.h"
 #include "hook-path.h"
 #include "hook-perms.h"
+#include "hook-run.h"
 #include "jsoncheck.h"
 #include "jsonutil.h"
 #include "mcp.h"
@@ -184,6 +185,7 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 	char		*cause = NULL, *self, *q, *rule = NULL;
 	cJSON		*hso, *upd;
 	struct buf	 b = BUF_INIT;
+	struct strv	 run = STRV_INIT;
 	enum hook_perm	 perm;
 
 	if (command == NULL) {
@@ -207,6 +209,30 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 		return;
 	}
 	self = hook_self();
+	/* `bwgate run --domain private:127.0.0.1:5432 -- psql ...`: the
+	   agent asks for hosts, or the host's local port, through the Bash
+	   tool; it goes to the console as that request. */
+	if (hook_run_args(command, &run) == 1) {
+		hook_who(&b, session, cJSON_GetStringValue(cJSON_GetObjectItem(
+		    input, "description")));
+		buf_printf(&b, "BWGATE_APPROVAL_MS=%d ", hook_wait_ms(input));
+		if (socket != NULL) {
+			q = shell_squote(socket);
+			buf_printf(&b, "BWGATE_SOCKET=%s ", q);
+			free(q);
+		}
+		q = shell_squote(self);
+		buf_printf(&b, "%s run", q);
+		free(q);
+		for (size_t i = 0; i < run.n; i++) {
+			q = shell_squote(run.v[i]);
+			buf_printf(&b, " %s", q);
+			free(q);
+		}
+		strv_release(&run);
+		free(self);
+		goto answer;
+	}
 	/* Claude Code keeps the directory a call ends in for the next one
 	   (its wrapper runs `pwd -P` after the command): the sandbox's
 	   final directory inside the project comes back on descriptor 3
@@ -243,6 +269,7 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 	    "\"$OLDPWD\"; echo 'bwgate: the final directory changed on the "
 	    "way: not carried over' >&2; }; fi; "
 	    "(exit \"$__bwgate_st\")");
+answer:
 	hso = cJSON_CreateObject();
 	cJSON_AddStringToObject(hso, "permissionDecision",
 	    perm == HOOK_PERM_ASK ? "ask" : "allow");

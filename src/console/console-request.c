@@ -201,6 +201,7 @@ request_classify(struct console *c, struct request *r)
 	struct sandbox		 sb = SANDBOX_INIT;
 	const struct proto_mounts *m = console_mounts(r);
 	char			*cause = NULL;
+	bool			 needs_net = false;
 
 	sandbox_policy_init(&pol);
 	free(r->error);
@@ -229,6 +230,11 @@ request_classify(struct console *c, struct request *r)
 	free(r->needs);
 	r->needs = cl.needs_reason != NULL ?
 	    xasprintf("%s: %s", cl.needs, cl.needs_reason) : NULL;
+	r->needs_at_once = cl.needs_at_once;
+	/* The network the needs table gives is any host; hosts the request
+	   names are what it asked for instead (the proxy's). */
+	needs_net = cl.needs_profile != NULL && r->verdict != VERDICT_ALLOW &&
+	    strstr(cl.needs_profile, "network") != NULL;
 	free(r->at_stake);
 	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
 	    c->project, r->cwd, cl.stake, &cl.targets) : NULL;
@@ -260,6 +266,8 @@ request_classify(struct console *c, struct request *r)
 	   the one that runs (exec takes this policy as it is). */
 	if (m->network != -1)
 		pol.network = m->network == 1;
+	else if (needs_net && m->domains.n > 0 && r->op_profile == NULL)
+		pol.network = false;
 	for (size_t i = 0; i < m->rw.n; i++)
 		strv_push(&pol.rw_paths, m->rw.v[i]);
 	for (size_t i = 0; i < m->ro.n; i++)
@@ -392,9 +400,15 @@ request_fits_project(const struct request *r)
 	if (r->verdict != VERDICT_ASK && r->verdict != VERDICT_ALLOW)
 		return false;
 	if (r->error != NULL || r->network || r->op_profile != NULL ||
-	    r->needs != NULL || !proto_mounts_empty(&r->asked))
+	    (r->needs != NULL && !r->needs_at_once) ||
+	    !proto_mounts_empty(&r->asked))
 		return false;
-	/* A rule of verdict ask names a reason to look (git-write, say):
+	/* git add, commit, stash, switch: git metadata that git-write's
+	   protections keep to data and undo covers (needs.json at_once;
+	   never with a rule of verdict ask). */
+	if (r->needs_at_once)
+		return strcmp(p, "git-write") == 0;
+	/* A rule that did not cover the command names a reason to look:
 	   only asks that no rule made are the sandbox's to take. */
 	if (r->verdict == VERDICT_ASK && r->rule != NULL)
 		return false;

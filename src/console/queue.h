@@ -103,6 +103,9 @@ struct request {
 	char			*profile;
 	char			*needs;		/* more than the project profile,
 						   by its words (allowlist.h) */
+	bool			 needs_at_once;	/* only what git-write's
+						   protections and undo cover:
+						   sandboxed mode runs it */
 	char			*op_profile;	/* the operator's choice, or NULL */
 	bool			 writes;	/* profile can write the project */
 	bool			 network;	/* the sandbox below has it (the

@@ -25,6 +25,8 @@ struct layer {
 	bool		 trusted;	/* allow rules and profiles count */
 };
 
+struct secrets;
+
 struct allowlist {
 	struct layer	 layers[5];
 	size_t		 nlayers;
@@ -34,6 +36,8 @@ struct allowlist {
 	struct danger	*danger;	/* the danger table (danger.h) */
 	struct danger	*needs;		/* the needs table: the same form,
 					   share/bwgate/needs.json */
+	struct secrets	*secrets;	/* secrets kept in the project
+					   (secrets.h) */
 };
 
 /* One simple command as the rules see it. */
@@ -62,6 +66,17 @@ char	*allowlist_text_problem(const char *);
 /* Build and free the view of one simple command. */
 void	 cmdview_init(struct cmdview *, const struct sh_cmd *);
 void	 cmdview_release(struct cmdview *);
+/* Is dir a directory of the project where git finds the project's own
+   repository (allowlist-cd.c)? */
+bool		 allowlist_dir_own_repo(const struct allowlist *,
+		    const char *dir);
+/* git -C DIR into such a directory: the view drops "-C DIR". */
+void		 allowlist_git_c(const struct allowlist *, struct cmdview *,
+		    bool moved);
+/* Why an allowed command would read a secret kept in the project
+   (allowlist-secrets.c), or NULL. */
+char		*allowlist_secret_read(const struct allowlist *,
+		    const struct cmdview *);
 /* Why a plain name's program is not trusted, or NULL. */
 char	*allowlist_resolve_check(const struct cmdview *);
 /* Does the command change the directory of later ones (cd, pushd)? */

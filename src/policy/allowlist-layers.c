@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "config.h"
 #include "danger.h"
+#include "secrets.h"
 #include "jsonutil.h"
 #include "narrow.h"
 #include "netgroups.h"
@@ -402,6 +403,8 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 	if ((al->needs = danger_load_table("needs.json", "needs",
 	    cause)) == NULL)
 		goto fail;
+	if ((al->secrets = secrets_load(cause)) == NULL)
+		goto fail;
 	if (examples) {
 		struct allowlist alone = *al;
 
@@ -459,6 +462,7 @@ allowlist_free(struct allowlist *al)
 		rulefile_release(&al->layers[i].rf);
 	danger_free(al->danger);
 	danger_free(al->needs);
+	secrets_free(al->secrets);
 	free(al->project_error);
 	free(al->project);
 	free(al);

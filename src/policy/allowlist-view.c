@@ -399,6 +399,16 @@ cmdview_init(struct cmdview *cv, const struct sh_cmd *cmd)
 				    cv->argv[i], " is a directory of devices"));
 		}
 	}
+	/* test -v 'a[$(cmd)]': bash evaluates an array subscript, and a
+	   command substitution in it runs. */
+	if (strcmp(cv->name, "test") == 0 || strcmp(cv->name, "[") == 0)
+		for (i = 1; i + 1 < cv->argc; i++)
+			if ((strcmp(cv->argv[i], "-v") == 0 ||
+			    strcmp(cv->argv[i], "-R") == 0) &&
+			    strchr(cv->argv[i + 1], '[') != NULL)
+				cmdview_unsafe(cv, quoted_reason("the "
+				    "subscript of ", cv->argv[i + 1], " is "
+				    "evaluated by bash (a $(...) in it runs)"));
 	for (i = 0; i < cmd->nredirs; i++) {
 		r = &cmd->redirs[i];
 		t = r->target.text;

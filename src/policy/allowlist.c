@@ -84,6 +84,9 @@ classification_release(struct classification *c)
 	strv_release(&c->targets);
 	free(c->needs);
 	free(c->needs_reason);
+	free(c->needs_profile);
+	c->needs_profile = NULL;
+	c->needs_at_once = false;
 	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = c->danger = c->stake = NULL;
@@ -121,6 +124,12 @@ classification_json(const struct classification *c)
 
 		cJSON_AddStringToObject(n, "id", c->needs);
 		cJSON_AddStringToObject(n, "reason", c->needs_reason);
+		if (c->needs_profile != NULL)
+			cJSON_AddStringToObject(n, "profile",
+			    c->needs_profile);
+		else
+			cJSON_AddNullToObject(n, "profile");
+		cJSON_AddBoolToObject(n, "at_once", c->needs_at_once);
 	}
 	return j;
 }
@@ -497,6 +506,28 @@ allowlist_add_profile(struct strv *names, const char *p)
 		strv_push(names, p);
 }
 
+/* Add the needs table's profile (names joined by '+') to names, in
+   place of "project". */
+static void
+allowlist_needs_profile(struct strv *names, const char *need)
+{
+	char	*copy = xstrdup(need), *n, *last;
+
+	for (size_t i = 0; i < names->n; i++) {
+		if (strcmp(names->v[i], "project") != 0)
+			continue;
+		free(names->v[i]);
+		memmove(&names->v[i], &names->v[i + 1],
+		    (names->n - i) * sizeof *names->v);
+		names->n--;
+		break;
+	}
+	for (n = strtok_r(copy, "+", &last); n != NULL;
+	    n = strtok_r(NULL, "+", &last))
+		allowlist_add_profile(names, n);
+	free(copy);
+}
+
 /* A command the danger table names: the verdict danger, its reason
    first, whatever the rules allowed. */
 static void
@@ -538,8 +569,14 @@ allowlist_needs(const struct allowlist *al, const struct sh_script *s,
 
 	if (al->needs != NULL && danger_check_project(al->needs, s, NULL,
 	    al->project, &hit, &local)) {
+		free(c->needs);
+		free(c->needs_reason);
 		c->needs = steal_pointer(&hit.id);
 		c->needs_reason = steal_pointer(&hit.reason);
+		if (hit.profiles.n > 0)
+			c->needs_profile = strv_join(&hit.profiles, "+",
+			    false);
+		c->needs_at_once = hit.at_once;
 	}
 	/* Said in the verdict: why npx TOOL needs nothing more. */
 	if (local != NULL) {
@@ -649,20 +686,93 @@ allowlist_classify_only(const struct allowlist *al, const struct rule *only,
 	allowlist_classify_depth(al, only, text, c, 0);
 }
 
+/* A secret kept in the project reaches the agent only with a person's
+   yes: an allowed command that would read one asks. */
+static void
+allowlist_secrets(const struct allowlist *al, const struct sh_script *s,
+    const struct cmdview *cvs, struct classification *c)
+{
+	char	*u;
+
+	for (size_t i = 0; c->verdict == VERDICT_ALLOW && i < s->ncmds; i++) {
+		if ((u = allowlist_secret_read(al, &cvs[i])) == NULL)
+			continue;
+		c->verdict = VERDICT_ASK;
+		free(c->reason);
+		c->reason = u;
+		free(c->rule);
+		c->rule = NULL;
+		strv_release(&c->runs);
+		c->project_root = false;
+		/* Sandboxed mode asks too: the command says what it reads. */
+		c->needs = xstrdup("secret");
+		c->needs_reason = xstrdup("reads a secret kept in the project "
+		    "(secrets.json), which goes to the agent only with a yes");
+	}
+}
+
+/* The verdict's profile: its commands' profiles joined by '+'. */
+static void
+allowlist_profile_name(const struct sh_script *s, const struct decision *ds,
+    struct classification *c)
+{
+	struct strv	profiles = STRV_INIT;
+	size_t		i;
+
+	for (i = 0; i < s->ncmds; i++) {
+		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
+		    ds[i].verdict != VERDICT_ASK ||
+		    ds[i].rule->verdict == VERDICT_ASK))
+			allowlist_add_profile(&profiles, ds[i].profile);
+		else
+			allowlist_add_profile(&profiles, "project");
+	}
+	if (c->verdict != VERDICT_ALLOW && profiles.n == 0)
+		strv_push(&profiles, "project");
+	/* A yes gives what the verdict says the command needs: an ask's
+	   (or a danger's) profile is the needs table's, and the project
+	   profile next to it adds nothing. */
+	if ((c->verdict == VERDICT_ASK || c->verdict == VERDICT_DANGER) &&
+	    c->needs_profile != NULL)
+		allowlist_needs_profile(&profiles, c->needs_profile);
+	/* Next to any other profile, readonly adds nothing (all must be
+	   read-only for the project to be): leave it out of the name. */
+	for (i = 0; profiles.n > 1 && i < profiles.n; i++) {
+		if (strcmp(profiles.v[i], "readonly") == 0) {
+			free(profiles.v[i]);
+			memmove(&profiles.v[i], &profiles.v[i + 1],
+			    (profiles.n - i) * sizeof *profiles.v);
+			profiles.n--;
+			break;
+		}
+	}
+	c->profile = profiles.n > 0 ? strv_join(&profiles, "+", false) :
+	    xstrdup("project");
+	strv_release(&profiles);
+}
+
 /* Is the command 'cd PROJECT', the project's own directory as a literal
    word, no more? After it git reaches the project's repository, as it
    would where the agent runs (cd /home/me/proj && git status). */
 static bool
-allowlist_cd_project(const struct allowlist *al, const struct cmdview *cv)
+allowlist_cd_project(const struct allowlist *al, const struct cmdview *cv,
+    bool moved)
 {
 	const struct sh_cmd *cmd = cv->cmd;
 
-	return al->project != NULL && strcmp(cv->name, "cd") == 0 &&
-	    cmd->nwords == 2 && cmd->nredirs == 0 && cmd->nassigns == 0 &&
-	    SH_WORD_LITERAL(&cmd->words[1]) &&
-	    (cmd->words[1].flags & SH_W_GLOB) == 0 &&
-	    strcmp(cmd->words[1].text, al->project) == 0 &&
-	    strcmp(cmd->words[0].text, "cd") == 0;
+	if (al->project == NULL || strcmp(cv->name, "cd") != 0 ||
+	    cmd->nwords != 2 || cmd->nredirs != 0 || cmd->nassigns != 0 ||
+	    !SH_WORD_LITERAL(&cmd->words[1]) ||
+	    (cmd->words[1].flags & SH_W_GLOB) != 0 ||
+	    strcmp(cmd->words[0].text, "cd") != 0)
+		return false;
+	if (strcmp(cmd->words[1].text, al->project) == 0)
+		return true;
+	/* cd DIR into the project where git finds its own repository
+	   (a relative DIR only while the directory is the one it runs
+	   in). */
+	return cv->home[1] == NULL && !moved &&
+	    allowlist_dir_own_repo(al, cmd->words[1].text);
 }
 
 static void
@@ -673,11 +783,12 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	struct agentshape_view	 view = { SH_SCRIPT_INIT, NULL };
 	struct cmdview		*cvs = NULL;
 	struct decision		*ds = NULL;
-	struct strv		 profiles = STRV_INIT, rules = STRV_INIT;
+	struct strv		 rules = STRV_INIT;
 	struct strv		 reasons = STRV_INIT;
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
-	bool			 dirchange = false;
+	bool			 rule_asks = false;
+	bool			 dirchange = false, moved = false;
 
 	classification_release(c);
 	problem = allowlist_text_problem(text);
@@ -706,9 +817,16 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_init(&cvs[i], &s.cmds[i]);
-		if (cmdview_changes_dir(&cvs[i]) &&
-		    !allowlist_cd_project(al, &cvs[i]))
-			dirchange = true;
+		/* Not while a rule's examples are checked: they mean the
+		   same in every project. */
+		if (only == NULL)
+			allowlist_git_c(al, &cvs[i], moved);
+		if (cmdview_changes_dir(&cvs[i])) {
+			if (!allowlist_cd_project(al, &cvs[i], moved ||
+			    only != NULL))
+				dirchange = true;
+			moved = true;
+		}
 	}
 	for (i = 0; i < s.ncmds; i++) {
 		cvs[i].dirchange = dirchange;
@@ -756,6 +874,8 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 		c->reason = xstrdup(ds[i].reason);
 		if (ds[i].rule != NULL)
 			c->rule = allowlist_rule_name(ds[i].layer, ds[i].rule);
+		rule_asks = ds[i].rule != NULL &&
+		    ds[i].rule->verdict == VERDICT_ASK;
 	} else {
 		c->verdict = VERDICT_ALLOW;
 		for (i = 0; i < s.ncmds; i++) {
@@ -783,34 +903,17 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 			c->reason = xstrdup("nothing but harmless "
 			    "redirections");
 	}
+	if (only == NULL)
+		allowlist_secrets(al, &s, cvs, c);
 	/* Not while a rule's own examples are checked (only). */
 	if (only == NULL && c->verdict != VERDICT_DENY)
 		allowlist_danger(al, &s, ds, c);
 	if (only == NULL)
 		allowlist_needs(al, &s, c);
-	for (i = 0; i < s.ncmds; i++) {
-		if (ds[i].profile != NULL && (ds[i].rule == NULL ||
-		    ds[i].verdict != VERDICT_ASK ||
-		    ds[i].rule->verdict == VERDICT_ASK))
-			allowlist_add_profile(&profiles, ds[i].profile);
-		else
-			allowlist_add_profile(&profiles, "project");
-	}
-	if (c->verdict != VERDICT_ALLOW && profiles.n == 0)
-		strv_push(&profiles, "project");
-	/* Next to any other profile, readonly adds nothing (all must be
-	   read-only for the project to be): leave it out of the name. */
-	for (i = 0; profiles.n > 1 && i < profiles.n; i++) {
-		if (strcmp(profiles.v[i], "readonly") == 0) {
-			free(profiles.v[i]);
-			memmove(&profiles.v[i], &profiles.v[i + 1],
-			    (profiles.n - i) * sizeof *profiles.v);
-			profiles.n--;
-			break;
-		}
-	}
-	c->profile = profiles.n > 0 ? strv_join(&profiles, "+", false) :
-	    xstrdup("project");
+	/* A rule of verdict ask wants a person, whatever the sandbox. */
+	if (rule_asks || c->verdict != VERDICT_ASK)
+		c->needs_at_once = false;
+	allowlist_profile_name(&s, ds, c);
 	for (i = 0; i < s.ncmds; i++) {
 		cmdview_release(&cvs[i]);
 		free(ds[i].reason);
@@ -819,7 +922,6 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	free(cvs);
 	free(ds);
 	free(problem);
-	strv_release(&profiles);
 	strv_release(&rules);
 	strv_release(&reasons);
 	if (view.s.cmds != NULL) {

@@ -52,10 +52,17 @@ struct classification {
 					   its words: the needs table's id
 					   (git-write, network ...), or NULL */
 	char		*needs_reason;	/* in words */
+	char		*needs_profile;	/* the profile that gives what it
+					   needs (an ask's or a danger's
+					   profile is then this one), or
+					   NULL: no profile gives it */
+	bool		 needs_at_once;	/* all it needs is git metadata that
+					   git-write's protections and undo
+					   cover: sandboxed mode runs it */
 };
 #define CLASSIFICATION_INIT \
 	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false, \
-	  NULL, NULL, STRV_INIT, NULL, NULL }
+	  NULL, NULL, STRV_INIT, NULL, NULL, NULL, false }
 
 struct allowlist;
 

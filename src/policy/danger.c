@@ -32,6 +32,10 @@ struct danger_entry {
 	struct strv	 match, no_match;
 	char		*unless_local;	/* project-relative directory: no hit
 					   when the program run is there */
+	char		*profile;	/* needs: the profile that gives it */
+	bool		 at_once;	/* needs: sandboxed mode runs it at
+					   once (git-write's protections
+					   hold, undo covers it) */
 };
 
 struct danger {
@@ -101,6 +105,7 @@ danger_entry_release(struct danger_entry *e)
 	strv_release(&e->match);
 	strv_release(&e->no_match);
 	free(e->unless_local);
+	free(e->profile);
 }
 
 /* "unless_local": a relative directory, no '..', no empty component. */
@@ -142,6 +147,7 @@ danger_hit_release(struct danger_hit *h)
 	free(h->reason);
 	free(h->stake);
 	strv_release(&h->targets);
+	strv_release(&h->profiles);
 	*h = (struct danger_hit)DANGER_HIT_INIT;
 }
 
@@ -218,6 +224,22 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 		}
 		if (s != NULL)
 			e->unless_local = xstrdup(s->valuestring);
+		s = cJSON_GetObjectItem(o, "profile");
+		if (s != NULL && (!cJSON_IsString(s) ||
+		    *s->valuestring == '\0')) {
+			*cause = xasprintf("'%s': %s: \"profile\" must be a "
+			    "profile's name", path, e->id);
+			goto out;
+		}
+		if (s != NULL)
+			e->profile = xstrdup(s->valuestring);
+		s = cJSON_GetObjectItem(o, "at_once");
+		if (s != NULL && !cJSON_IsBool(s)) {
+			*cause = xasprintf("'%s': %s: \"at_once\" must be "
+			    "true or false", path, e->id);
+			goto out;
+		}
+		e->at_once = cJSON_IsTrue(s);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
@@ -443,6 +465,10 @@ danger_fill(const struct danger_entry *e, const struct sh_cmd *c,
 struct danger_ctx {
 	const char	*project;
 	char		*local;
+	bool		 all;		/* every entry that holds (needs) */
+	bool		 found;
+	bool		 at_once;	/* every entry that held has at_once */
+	struct danger_hit *first;
 };
 
 /* Options of npx, pnpx and bunx that neither name a package nor take a
@@ -498,8 +524,10 @@ danger_local(const struct danger_entry *e, const struct sh_cmd *c,
 		ok = true;
 	close(root);
 	if (ok && ctx->local == NULL)
-		ctx->local = xasprintf("%s runs %s from the project's %s, "
-		    "without a download", danger_base(c->words[first].text),
+		ctx->local = xasprintf("%s%s%s runs %s from the project's "
+		    "%s, without a download", danger_base(c->words[
+		    danger_skip_wrappers(c)].text), e->subcommand.n > 0 ?
+		    " " : "", e->subcommand.n > 0 ? c->words[first].text : "",
 		    t, e->unless_local);
 	free(rel);
 	return ok;
@@ -516,8 +544,6 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 	if (first >= c->nwords || e->command.n == 0 ||
 	    !strv_contains(&e->command, danger_base(c->words[first].text)))
 		return false;
-	if (danger_local(e, c, first, ctx))
-		return false;
 	from = first + 1;
 	if (e->subcommand.n > 0) {
 		from = danger_subcommand(c, first);
@@ -526,6 +552,9 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 			return false;
 		from++;
 	}
+	/* npx TOOL, pnpm exec TOOL: the program follows the subcommand. */
+	if (danger_local(e, c, from - 1, ctx))
+		return false;
 	if (e->options.n == 0 && e->words.n == 0) {
 		danger_fill(e, c, from, hit);
 		return true;
@@ -582,6 +611,18 @@ danger_named(const struct sh_cmd *c, const struct strv *names)
 	    strv_contains(names, danger_base(c->words[i].text));
 }
 
+/* python3 -m json.tool only formats what it reads: it runs none of it. */
+static bool
+danger_formats_only(const struct sh_cmd *c)
+{
+	size_t	 i = danger_skip_wrappers(c);
+
+	return i + 2 < c->nwords &&
+	    strncmp(danger_base(c->words[i].text), "python", 6) == 0 &&
+	    strcmp(c->words[i + 1].text, "-m") == 0 &&
+	    strcmp(c->words[i + 2].text, "json.tool") == 0;
+}
+
 /* A download piped into, or substituted into, a program that runs it. */
 static bool
 danger_fetch_run(const struct danger_entry *e, const struct sh_script *s)
@@ -595,7 +636,7 @@ danger_fetch_run(const struct danger_entry *e, const struct sh_script *s)
 			piped |= (c->flags & SH_C_PIPED) != 0;
 			subst |= (c->flags & SH_C_SUBST) != 0;
 		}
-		if (danger_named(c, &e->run)) {
+		if (danger_named(c, &e->run) && !danger_formats_only(c)) {
 			run = true;
 			run_piped |= (c->flags & SH_C_PIPED) != 0;
 		}
@@ -634,25 +675,70 @@ danger_shell_string(const struct sh_cmd *c)
 	return NULL;
 }
 
+/* Entry e held, its hit in hit: with ctx->all, note it and go on (the
+   first hit stays in ctx->first, every profile in its profiles); true
+   to stop here. */
+static bool
+danger_held(const struct danger_entry *e, struct danger_ctx *ctx,
+    struct danger_hit *hit)
+{
+	struct danger_hit	*f;
+
+	if (ctx == NULL || !ctx->all)
+		return true;
+	f = ctx->first;
+	if (!ctx->found) {
+		ctx->at_once = true;
+		if (hit != f) {
+			danger_hit_release(f);
+			*f = *hit;
+			*hit = (struct danger_hit)DANGER_HIT_INIT;
+		}
+	} else if (hit != f)
+		danger_hit_release(hit);
+	ctx->found = true;
+	ctx->at_once = ctx->at_once && e->at_once;
+	if (e->profile != NULL) {
+		char	*copy = xstrdup(e->profile), *n, *last;
+
+		for (n = strtok_r(copy, "+", &last); n != NULL;
+		    n = strtok_r(NULL, "+", &last))
+			if (!strv_contains(&f->profiles, n))
+				strv_push(&f->profiles, n);
+		free(copy);
+	}
+	return false;
+}
+
 static bool
 danger_check_depth(const struct danger *d, const struct sh_script *s,
     const bool *allowed, struct danger_ctx *ctx, struct danger_hit *hit,
     int depth)
 {
+	struct danger_hit	 spare = DANGER_HIT_INIT, *h;
+
 	for (size_t k = 0; k < d->n; k++) {
 		const struct danger_entry *e = &d->e[k];
 
+		h = ctx != NULL && ctx->found ? &spare : hit;
 		if (e->fetch.n > 0 && e->run.n > 0 && danger_fetch_run(e, s)) {
-			danger_fill(e, NULL, 0, hit);
-			return true;
+			danger_fill(e, NULL, 0, h);
+			if (danger_held(e, ctx, h))
+				return true;
+			continue;
 		}
 		for (size_t i = 0; i < s->ncmds; i++) {
-			if (danger_command(e, &s->cmds[i], ctx, hit))
-				return true;
+			h = ctx != NULL && ctx->found ? &spare : hit;
+			if (danger_command(e, &s->cmds[i], ctx, h)) {
+				if (danger_held(e, ctx, h))
+					return true;
+				continue;
+			}
 			if (e->writes.n > 0 && danger_writes(e, &s->cmds[i],
 			    allowed != NULL && allowed[i])) {
-				danger_fill(e, NULL, 0, hit);
-				return true;
+				danger_fill(e, NULL, 0, h);
+				if (danger_held(e, ctx, h))
+					return true;
 			}
 		}
 	}
@@ -674,7 +760,8 @@ danger_check_depth(const struct danger *d, const struct sh_script *s,
 		if (found)
 			return true;
 	}
-	return false;
+	danger_hit_release(&spare);
+	return ctx != NULL && ctx->all && ctx->found && depth == 0;
 }
 
 bool
@@ -690,12 +777,14 @@ danger_check_project(const struct danger *d, const struct sh_script *s,
     const bool *allowed, const char *project, struct danger_hit *hit,
     char **local)
 {
-	struct danger_ctx	ctx = { project, NULL };
+	struct danger_ctx	ctx = { project, NULL, true, false, false,
+				    hit };
 	bool			found;
 
 	danger_hit_release(hit);
 	*local = NULL;
 	found = d != NULL && danger_check_depth(d, s, allowed, &ctx, hit, 0);
+	hit->at_once = found && ctx.at_once;
 	if (found)
 		free(ctx.local);
 	else

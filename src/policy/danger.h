@@ -42,8 +42,11 @@ struct danger_hit {
 	char		*stake;		/* "delete", "history", "mode",
 					   "publish", "run", "ci" */
 	struct strv	 targets;	/* a delete's operands, as written */
+	struct strv	 profiles;	/* danger_check_project: the "profile"
+					   of every entry that holds */
+	bool		 at_once;	/* ... and every one has "at_once" */
 };
-#define DANGER_HIT_INIT { NULL, NULL, NULL, STRV_INIT }
+#define DANGER_HIT_INIT { NULL, NULL, NULL, STRV_INIT, STRV_INIT, false }
 
 /* The shipped table and the user's additions; NULL with cause. */
 struct danger	*danger_load(char **cause);
@@ -63,7 +66,8 @@ bool		 danger_check(const struct danger *, const struct sh_script *,
 /* The same, for a command run in project (or NULL): an entry with
    "unless_local" does not hold when the program run is a file in that
    directory of the project; *local (caller frees) then says so, when
-   nothing else was found. */
+   nothing else was found. Every entry is checked (the needs table): hit
+   is the first that holds, its profiles those of all that hold. */
 bool		 danger_check_project(const struct danger *,
 		    const struct sh_script *, const bool *allowed,
 		    const char *project, struct danger_hit *hit, char **local);

@@ -8,12 +8,14 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/guard.c %D%/guard.h \
 	%D%/allowlist.c %D%/allowlist.h %D%/allowlist-int.h \
 	%D%/allowlist-view.c %D%/allowlist-layers.c %D%/allowlist-trust.c \
+	%D%/allowlist-secrets.c %D%/allowlist-cd.c \
 	%D%/allowlist-write.c \
 	%D%/allowlist-hosts.c \
 	%D%/rules.c %D%/rules.h %D%/rules-int.h %D%/rules-grammar.c \
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
 	%D%/filewrite.c %D%/filewrite.h \
 	%D%/danger.c %D%/danger.h \
+	%D%/secrets.c %D%/secrets.h \
 	%D%/agentshape.c %D%/agentshape.h \
 	%D%/envask.c %D%/envask.h \
 	%D%/ccperms.c %D%/ccperms.h \

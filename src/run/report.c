@@ -40,8 +40,11 @@ static const char *const violation_hints[] = {
 	[VIOLATION_LOCAL] = "nothing listened on this port inside the sandbox "
 	    "then (its loopback is its own; a server started by the command "
 	    "is reachable once it listens, the host's local services are "
-	    "not): wait for the server, or ask the operator for network to "
-	    "reach one on the host",
+	    "not, even with the network on): wait for the server, or ask for "
+	    "the host's port by name: bwgate run --domain "
+	    "private:127.0.0.1:PORT -- CMD (also as a Bash call through the "
+	    "hook), or the MCP run tool's domains "
+	    "[\"private:127.0.0.1:PORT\"]",
 	[VIOLATION_DISCARDED] = "written in the sandbox's private, empty home "
 	    "and discarded when the command ended (nothing reached the host): "
 	    "write under the project to keep it",

@@ -40,7 +40,7 @@ assert_eq "json reason is a string" "$(jq -r '.reason | type' <<<"$OUT")" string
 check -- 'git status; curl http://x'
 assert_eq "ask exits 1" "$RC" 1
 assert_match "ask reason" "$OUT" "reason: +no rule allows 'curl'"
-assert_match "ask profile is project" "$OUT" 'profile: +project'
+assert_match "ask profile is what curl needs (issue 41)" "$OUT" 'profile: +network'
 
 check --json -- 'find . -exec sed -i s/a/b/ {} \;'
 assert_eq "find -exec of a writer asks" "$(jq -r .verdict <<<"$OUT")" ask
@@ -204,9 +204,15 @@ assert_eq "cd PROJECT && git status allowed" "$(jq -r .verdict <<<"$OUT")" allow
 assert_eq "cd PROJECT && git status readonly" "$(jq -r .profile <<<"$OUT")" readonly
 check --json -- "cd '$PR' && git log --oneline -5"
 assert_eq "quoted project directory allowed" "$(jq -r .verdict <<<"$OUT")" allow
-for c in "cd $PR/sub && git status" "cd $PR && cd sub && git status" \
+# Into a directory of the project where git finds the project's own
+# repository, the verdict holds (issue 41; check-needs.sh has the rest).
+for c in "cd $PR/sub && git status" "cd $PR/ && git status"; do
+	check --json -- "$c"
+	assert_eq "allowed: $c" "$(jq -r .verdict <<<"$OUT")" allow
+done
+for c in "cd $PR && cd sub && git status" \
 	"cd $PR/.. && git status" "cd ${PR}x && git status" \
-	"cd $PR/ && git status" "cd $PR* && git status" \
+	"cd $PR* && git status" \
 	"cd \"\$HOME\" && git status" "cd $PR && git -C /tmp status" \
 	"pushd $PR && git status" "cd $PR && git commit -m x"; do
 	check --json -- "$c"

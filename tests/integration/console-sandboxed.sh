@@ -14,9 +14,13 @@ cd "$P" || exit 1
 cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
 {"version":1,"rules":[
  {"id":"see-make","pattern":"make *","verdict":"ask","profile":"project","reason":"the operator reads every build"},
+ {"id":"see-amend","pattern":"git commit --amend *","verdict":"ask","profile":"git-write","reason":"the operator reads every amend"},
  {"id":"no-rm","command":["rm"],"verdict":"deny","reason":"never delete in tests"}
 ]}
 JSON
+# The console takes the host's git identity when it starts.
+git config --global user.name "Host Operator"
+git config --global user.email "operator@example.org"
 start_console --headless --auto-sandboxed || exit 1
 assert_match "the console says what runs at once" "$(cat "$T/console.err")" \
 	"what fits the project sandbox runs at once"
@@ -37,9 +41,40 @@ ok_unless "a write outside the project does not reach the host" \
 "$BWGATE" run -- sh -c "echo x > .git/config" > /dev/null 2>&1
 assert_eq "  nor one to git metadata" "$(cat .git/config | head -c 6)" "[core]"
 
+# git's own work in the project runs at once with git-write (issue 41):
+# its protections keep .git to data, and undo covers it.
+echo one > tracked.txt
+err=$("$BWGATE" run -- sh -c 'git add tracked.txt && git commit -qm one' 2>&1)
+rc=$?
+[ "$rc" = 0 ] || printf "# %s\n" "$err"
+assert_eq "git add && git commit runs at once" "$rc" 0
+assert_eq "  and the commit is made" "$(git log -1 --format=%s 2>/dev/null)" one
+assert_match "  decided by sandboxed mode" \
+	"$(grep '"decision"' "$AUDIT" | tail -1)" '"by":"sandboxed"'
+echo two >> tracked.txt
+"$BWGATE" run -- git stash -q > /dev/null 2>&1; rc=$?
+assert_eq "git stash runs at once" "$rc" 0
+assert_eq "  and stashed the change" "$(cat tracked.txt)" one
+"$BWGATE" run -- git switch -qc topic > /dev/null 2>&1; rc=$?
+assert_eq "git switch -c runs at once" "$rc" 0
+assert_eq "  and the branch is checked out" \
+	"$(git rev-parse --abbrev-ref HEAD)" topic
+"$BWGATE" run -- git checkout -q - > /dev/null 2>&1
 # What needs more goes to a person (headless: refused, saying what).
-err=$("$BWGATE" run -- git commit --allow-empty -m x 2>&1); rc=$?
-assert_eq "git commit needs git-write: refused headless (77)" "$rc" 77
+err=$("$BWGATE" run -- git push origin topic 2>&1); rc=$?
+assert_eq "git push needs the network: refused headless (77)" "$rc" 77
+assert_match "  naming what it needs" "$err" "network"
+err=$("$BWGATE" run -- git commit --amend -qm again 2>&1); rc=$?
+assert_eq "a commit a rule of verdict ask names: refused headless (77)" "$rc" 77
+assert_eq "  and not made" "$(git log -1 --format=%s)" one
+echo 'API_KEY=s3cr3t' > .env
+out=$("$BWGATE" run -- cat .env 2>&1); rc=$?
+assert_eq "reading a secret kept in the project: refused headless (77)" "$rc" 77
+assert_match "  naming what it reads" "$out" "secret"
+ok_unless "  and the secret did not come back" grep -q s3cr3t <<<"$out"
+rm .env
+err=$("$BWGATE" run -- git rebase -q topic 2>&1); rc=$?
+assert_eq "git rebase: refused headless (77)" "$rc" 77
 assert_match "  naming what it needs" "$err" "git-write"
 err=$("$BWGATE" run -- sh -c 'curl -fsS http://127.0.0.1:9/x' 2>&1); rc=$?
 assert_eq "curl needs the network: refused (77)" "$rc" 77
