@@ -197,14 +197,14 @@ hostask_question(struct job *jb, const char *line)
 		    (int64_t)c->approval_timeout_s * 1000, hostask_timeout,
 		    hq);
 	if (hq == jb->askq)
-		console_message(c, "request %u wants %s:%d%s%s%s (a: allow "
-		    "once, A: for this project, d: deny)", jb->r->id,
+		console_message(c, "#%u wants %s:%d: a once, A project, "
+		    "d deny%s%s%s", jb->r->id,
 		    hq->host, hq->port, hq->class != NULL ?
 		    " (it resolves to " : "", hq->class != NULL ?
 		    hq->class : "", hq->class != NULL ? ")" : "");
 	else
-		console_message(c, "request %u also wants %s:%d (asked after "
-		    "%s:%d is answered)", jb->r->id, hq->host, hq->port,
+		console_message(c, "#%u also wants %s:%d; a/A/d answer "
+		    "%s:%d first", jb->r->id, hq->host, hq->port,
 		    jb->askq->host, jb->askq->port);
 	hostask_show(jb);
 }
