@@ -102,11 +102,9 @@ queue_title(struct ui *ui, struct pane *p, size_t pending, size_t running,
 	if (away > 0)
 		buf_printf(&b, narrow ? " (+%zu: p)" : " (%zu out of view: p)",
 		    away);
-	if (narrow) {
-		buf_printf(&b, "  %zu run", running);
-		if (ui->follow && ui->follow_paused)
-			buf_puts(&b, "  F paused");
-	} else
+	if (narrow)
+		buf_printf(&b, "  %s  %zu run", ui_follow_label(ui), running);
+	else
 		buf_printf(&b, "  %s  %zu running  %zu done",
 		    ui_follow_label(ui), running, done);
 	if (ui->filter != NULL)

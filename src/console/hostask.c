@@ -104,16 +104,12 @@ hostask_reply(struct hostq *hq, const char *answer, const char *decision,
 	hostask_show(jb);
 }
 
-/* Deny with the hint that names the host and how to allow it. */
+/* Deny, saying who and why (the proxy adds how to allow the host, once:
+   netproxy_hint()). */
 static void
 hostask_deny(struct hostq *hq, const char *by, const char *why)
 {
-	char	*s = xasprintf("%s; to allow it: --domain %s:%d, or "
-		    "\"domains\" in a profile or in your rules",
-		    why, hq->host, hq->port);
-
-	hostask_reply(hq, "deny", "deny", by, s);
-	free(s);
+	hostask_reply(hq, "deny", "deny", by, why);
 }
 
 /* No decision within the approval timeout. */
