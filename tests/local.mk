@@ -302,6 +302,7 @@ UI_TESTS = \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \
 	%D%/integration/ui-waiting.sh \
+	%D%/integration/agent-text.sh \
 	%D%/integration/ui-live-owner.sh \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
