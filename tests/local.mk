@@ -331,6 +331,8 @@ EXTRA_DIST += %D%/build/agents-doc.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh
 EXTRA_DIST += %D%/build/keys-doc.sh
+TESTS += %D%/build/quickstart-progress.sh
+EXTRA_DIST += %D%/build/quickstart-progress.sh
 # bwgate --version and NEWS agree; the man pages render cleanly.
 TESTS += %D%/build/docs.sh
 EXTRA_DIST += %D%/build/docs.sh
