@@ -104,8 +104,9 @@ ui_follow_label(const struct ui *ui)
 	return ui->follow_paused ? "follow paused" : "follow";
 }
 
-/* p, P: select the next (dir 1) or previous (-1) pending request (a
-   filter never hides one), after or before the selection, going round. */
+/* p, P: select the next (dir 1) or previous (-1) pending request the
+   queue shows (a filter never hides one that arrived after it), after or
+   before the selection, going round. */
 void
 ui_select_pending(struct ui *ui, int dir)
 {
@@ -132,7 +133,9 @@ ui_select_pending(struct ui *ui, int dir)
 			break;
 	}
 	if (to == NULL) {
-		ui_message(ui, false, "nothing waits for you");
+		ui_message(ui, false, "nothing waits for you%s",
+		    ui->filter != NULL || ui->agent != NULL ?
+		    " (among the filtered requests)" : "");
 		return;
 	}
 	ui_follow_pause(ui);

@@ -129,6 +129,9 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 	/* Wall clock: ages are against submit times (ms since epoch). */
 	now = ui_now();
 	TAILQ_FOREACH(r, &q->requests, entry) {
+		/* Waiting outside the filter, shown or not: counted. */
+		if (fmt_needs_operator(r) && !ui_matches(ui, r))
+			apart++;
 		if (!ui_visible(ui, r))
 			continue;
 		if (n == cap) {
@@ -159,8 +162,6 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 		if ((i < ui->qtop || i >= ui->qtop + h) &&
 		    fmt_needs_operator(rows[i]))
 			away++;
-		if (!ui_matches(ui, rows[i]))
-			apart++;
 	}
 	if (n == 0) {
 		wattrset(p->win, ui_attr(ui, UC_DIM));

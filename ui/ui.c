@@ -193,12 +193,25 @@ ui_matches(const struct ui *ui, const struct request *r)
 }
 
 /* Does the queue show this request? What the filter lets through, and
-   whatever waits for the operator, always: a filter never hides work
-   that waits (the queue title counts those it shows apart). */
+   work that starts waiting after the filter was set: a request that
+   arrives pending, and every host question. Those waiting already when
+   the operator typed the filter stay filtered (a filter through a flood
+   must still find one request); the queue title counts every waiting
+   request outside the filter. */
 bool
 ui_visible(const struct ui *ui, const struct request *r)
 {
-	return fmt_needs_operator(r) || ui_matches(ui, r);
+	if (ui_matches(ui, r) || r->wants != NULL)
+		return true;
+	return r->state == REQUEST_PENDING && r->id >= ui->filter_from;
+}
+
+/* The filter (or the one-agent view) changed: the requests waiting now
+   were in sight when it was set; whatever arrives later is shown. */
+void
+ui_filter_set(struct ui *ui)
+{
+	ui->filter_from = console_queue(ui->c)->next_id;
 }
 
 /* The selected request, or NULL. */

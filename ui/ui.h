@@ -224,6 +224,8 @@ struct ui {
 	int		 qtop;		/* first visible queue row */
 	char		*filter;
 	char		*agent;		/* only this agent's requests (@) */
+	uint32_t	 filter_from;	/* pending from this id on: shown
+					   whatever the filter */
 	struct ui_search search;
 	bool		 zoom;		/* the focused pane fills the screen */
 
@@ -271,6 +273,7 @@ void		 ui_follow(struct ui *);
 const char	*ui_project_name(const struct ui *);
 bool		 ui_matches(const struct ui *, const struct request *);
 bool		 ui_visible(const struct ui *, const struct request *);
+void		 ui_filter_set(struct ui *);
 void		 ui_counts(struct ui *, size_t *pending, size_t *running,
 		    size_t *done);
 void		 ui_request_quit(struct ui *);

@@ -76,7 +76,7 @@ mkdir /etc/bwgate-d read-only 1 true"
 	"$BWGATE" exec --project "$P" -- sh -c 'echo x > "$HOME/note"' \
 	    > /dev/null 2> "$T/human"
 	assert_match "  the summary says discarded, not refused" \
-	    "$(cat "$T/human")" "discarded create '$HOME/note' \\(private"
+	    "$(cat "$T/human")" "discarded a write outside the project \\('$HOME/note'\\): the sandbox's home is private"
 	ok_unless "  and counts no refusal" grep -q 'refused' "$T/human"
 	ok_unless "nothing written to the host home" test -e "$HOME/note"
 
