@@ -160,4 +160,16 @@ run_layout() {
 
 run_layout 140 40
 run_layout 50 40
+
+# A project whose name tmux would read as a format or a style: only
+# letters, digits and ._+- reach tmux, the rest as _; the screen shows the
+# name through the display function.
+P=$(new_project 'we#[fg=red]ird #{pane_id}')
+ui_start 100 30 || { done_testing; exit 1; }
+ok_if "an odd project name reaches tmux made safe" wait_for 5 sh -c \
+    "[ \"\$(tmux -S '$TMUX_SOCK' display-message -p -t ui \
+    '#{pane_title}')\" = 'bwgate we__fg_red_ird___pane_id_' ]"
+check_screen "the queue title shows it as it is" 5 \
+    '^ queue +we#\[fg=red\]ird #\{pane_id\} +0 pending'
+ui_stop
 done_testing
