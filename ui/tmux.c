@@ -113,7 +113,8 @@ tmux_safe_name(char *out, size_t size, const char *name)
 }
 
 /* Is the console alone in its tmux window (started full screen, not in a
-   side pane)? Then the window's name is the console's too. */
+   side pane), whose name tmux keeps itself (no name the user chose)? Then
+   the window's name is the console's too. */
 static bool
 tmux_window_alone(const char *pane)
 {
@@ -126,9 +127,9 @@ tmux_window_alone(const char *pane)
 	strv_push(&t, "-p");
 	strv_push(&t, "-t");
 	strv_push(&t, pane);
-	strv_push(&t, "#{window_panes}");
+	strv_push(&t, "#{window_panes} #{automatic-rename}");
 	alone = tmux_run(&t, &out) == 0 && out != NULL &&
-	    strcmp(out, "1") == 0;
+	    strcmp(out, "1 1") == 0;
 	free(out);
 	strv_release(&t);
 	return alone;
