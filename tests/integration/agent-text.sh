@@ -7,7 +7,8 @@
 # to ask for network or git-write; a connection to 0.0.0.0 or :: (a
 # server's probe whether its port is free) is no refusal at all; a failed
 # command still gets each refusal with its hint, once; a denial reads
-# "denied by the operator: NOTE".
+# "denied by the operator: NOTE". bwgate --help lists the console's
+# options and points at ?.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/console-lib.sh"
 
@@ -96,4 +97,11 @@ wait "$RUNPID"
 assert_match "bwgate run: denied by the operator, with the note" \
     "$(cat "$T/den.err")" "^bwgate: denied by the operator: not today$"
 stop_console
+
+# bwgate --help: the console's options too, and where the keys are.
+out=$("$BWGATE" --help); rc=$?
+assert_eq "--help: exit 0" "$rc" 0
+assert_match "--help lists the console's options" "$out" \
+    "--auto-sandboxed.*--approval-timeout"
+assert_match "  and points at ? for the keys" "$out" "\\? lists the keys"
 done_testing
