@@ -305,6 +305,8 @@ UI_TESTS = \
 	%D%/integration/ui-needs.sh \
 	%D%/integration/ui-mounts.sh \
 	%D%/integration/ui-layout.sh \
+	%D%/integration/ui-waiting.sh \
+	%D%/integration/agent-text.sh \
 	%D%/integration/ui-live-owner.sh \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
@@ -333,6 +335,8 @@ EXTRA_DIST += %D%/build/agents-doc.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh
 EXTRA_DIST += %D%/build/keys-doc.sh
+TESTS += %D%/build/quickstart-progress.sh
+EXTRA_DIST += %D%/build/quickstart-progress.sh
 # bwgate --version and NEWS agree; the man pages render cleanly.
 TESTS += %D%/build/docs.sh
 EXTRA_DIST += %D%/build/docs.sh

@@ -169,7 +169,13 @@ action_host(struct ui *ui, struct request *r, const char *answer)
 	    &cause) != 0) {
 		ui_message(ui, true, "%s", cause);
 		free(cause);
-	} else
+	} else if (r->wants != NULL)
+		/* The next question of the same request: its keys too. */
+		ui_message(ui, false, "#%u: %s %s; a/A/d: the next host",
+		    r->id, strcmp(answer, "once") == 0 ? "allowed once" :
+		    strcmp(answer, "project") == 0 ? "allowed for this project" :
+		    "denied", host);
+	else
 		ui_message(ui, false, "#%u: %s %s", r->id,
 		    strcmp(answer, "once") == 0 ? "allowed once" :
 		    strcmp(answer, "project") == 0 ? "allowed for this project" :
@@ -395,6 +401,17 @@ action_undo(struct ui *ui)
 		return;
 	}
 	ui->undo_preview_id = r->id;
+	/* The preview is in the report pane: in front, if it is a tab (a
+	   narrow console), so the question never hides behind a Tab. */
+	if (!ui->zoom && !ui_pane_visible(ui, PANE_REPORT)) {
+		ui->tab = PANE_REPORT;
+		ui_layout(ui);
+		if (!ui_pane_visible(ui, PANE_REPORT)) {
+			/* The focus held another tab in front. */
+			ui->focus = PANE_REPORT;
+			ui_layout(ui);
+		}
+	}
 	ui_dirty_panes(ui);
 	if (conflicts > 0) {
 		ui_message(ui, true, "#%u: %d conflict%s: the project changed "

@@ -65,7 +65,7 @@ ui_attention_flush(struct ui *ui)
 	ui_counts(ui, &pending, &running, &done);
 	if (pending != ui->marked) {
 		ui->marked = pending;
-		ui_tmux_mark(pending);
+		ui_tmux_mark(ui_project_name(ui), pending, false);
 	}
 }
 
@@ -105,7 +105,8 @@ ui_follow_label(const struct ui *ui)
 }
 
 /* p, P: select the next (dir 1) or previous (-1) pending request the
-   filter shows, after or before the selection, going round. */
+   queue shows (a filter never hides one that arrived after it), after or
+   before the selection, going round. */
 void
 ui_select_pending(struct ui *ui, int dir)
 {
@@ -133,8 +134,8 @@ ui_select_pending(struct ui *ui, int dir)
 	}
 	if (to == NULL) {
 		ui_message(ui, false, "nothing waits for you%s",
-		    ui->filter != NULL ? " (among the filtered requests)" :
-		    "");
+		    ui->filter != NULL || ui->agent != NULL ?
+		    " (among the filtered requests)" : "");
 		return;
 	}
 	ui_follow_pause(ui);

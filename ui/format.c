@@ -169,8 +169,9 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	memset(row, 0, sizeof *row);
 	snprintf(id, sizeof id, "%u", r->id);
 	idw = strlen(id) < 3 ? 3 : strlen(id);
-	/* The command gives way first: the agent stays down to 56. */
-	agentw = cols >= 90 ? 12 : cols >= 56 ? 8 : 0;
+	/* The command gives way first: the agent ("claude-code", "codex",
+	   "pid 12345") stays readable down to 44 columns. */
+	agentw = cols >= 66 ? 12 : cols >= 44 ? 7 : 0;
 	agew = cols >= 44 ? (fmt_clock ? 8 : 4) : 0;
 	statew = cols >= 60 ? 13 : 9;
 	/* marker id␠ [agent␠] [age␠] cmd␠ badge␠ state */
@@ -180,6 +181,20 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 	age = fmt_when(r->submitted, now_ms);
 	cmd = fmt_escape(r->command != NULL ? r->command : "");
 	state = fmt_state(r, now_ms);
+	if (statew < 13 && r->wants != NULL) {
+		/* Narrow: "? host:port +1", the port in sight. */
+		free(state);
+		state = r->wants_also.n > 0 ? xasprintf("? %s +%zu", r->wants,
+		    r->wants_also.n) : xasprintf("? %s", r->wants);
+	} else if (statew < 13 && r->state == REQUEST_RUNNING &&
+	    r->note == NULL) {
+		/* Narrow: "run 1:05", the time in sight. */
+		char	*e = fmt_elapsed(now_ms - r->started);
+
+		free(state);
+		state = xasprintf("run %s", e);
+		free(e);
+	}
 
 	if (cols < fixed + 4) {
 		/* Too narrow for columns: id, badge, state, command. */
@@ -198,6 +213,16 @@ fmt_queue_row(const struct request *r, int64_t now_ms, size_t cols,
 		goto out;
 	}
 	cmdw = cols - fixed;
+	/* A host question's host and port stay whole: the command gives
+	   way (down to 1 column). */
+	if (r->wants != NULL && fmt_width(state) > statew) {
+		size_t	more = fmt_width(state) - statew;
+
+		if (more > cmdw - 1)
+			more = cmdw - 1;
+		statew += more;
+		cmdw -= more;
+	}
 	buf_putc(&b, fmt_needs_operator(r) ? '!' : ' ');
 	fmt_field(&b, id, idw, true);
 	if (agentw)

@@ -43,8 +43,8 @@ static const struct key_binding key_table[] = {
 	  true },
 	{ 'm', true, "m", "mark or unmark the selected pending request; with "
 	  "marks, a approves them all (one y/N)", action_mark, false },
-	{ 'M', true, "M", "mark every pending request the queue shows (the "
-	  "filter, @); danger is left out", action_mark_all, false },
+	{ 'M', true, "M", "mark every pending request the filter (f, @) "
+	  "lets through; danger is left out", action_mark_all, false },
 	{ 'd', true, "d", "deny, with an optional note the agent receives",
 	  action_deny, true },
 	{ 'e', true, "e", "edit the mounts before approving (rw, ro, hide, "
@@ -208,6 +208,10 @@ ui_hints(const struct ui *ui, size_t cols)
 	const struct request *r = ui->sel != 0 ?
 	    queue_find(console_queue(ui->c), ui->sel) : NULL;
 
+	/* A host question: its keys, however narrow. */
+	if (r != NULL && r->wants != NULL)
+		return cols < 60 ? "a once  A project  d deny" :
+		    "host: a allow once  A for this project  d deny  ? help";
 	if (cols < 60)
 		return "? help";
 	if (r != NULL && r->state == REQUEST_PENDING)

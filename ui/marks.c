@@ -1,7 +1,7 @@
 /*
  * marks: bulk decisions. m marks (or unmarks) the selected pending
- * request, M marks every pending request the queue shows (the filter and
- * the @ agent view apply); with marks, a approves them all after one y/N
+ * request, M marks every pending request the filter and the @ agent view
+ * let through (not those a filter shows apart); with marks, a approves them all after one y/N
  * question, each with its verdict's profile. A danger verdict is never
  * marked: it is approved alone, by typing yes (actions.c).
  */
@@ -87,7 +87,8 @@ action_mark(struct ui *ui)
 	    ui->nmarks);
 }
 
-/* M: mark every pending request the queue shows (danger left out). */
+/* M: mark every pending request the filter lets through (danger left
+   out). */
 void
 action_mark_all(struct ui *ui)
 {
@@ -96,7 +97,7 @@ action_mark_all(struct ui *ui)
 
 	marks_prune(ui);
 	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
-		if (!ui_visible(ui, r) || r->state != REQUEST_PENDING)
+		if (!ui_matches(ui, r) || r->state != REQUEST_PENDING)
 			continue;
 		if (marks_can(ui, r, true))
 			marks_add(ui, r->id);

@@ -83,6 +83,37 @@ queue_draw_row(struct ui *ui, struct pane *p, int y, const struct request *r,
 	fmt_row_release(&row);
 }
 
+/* The queue's title: the project the console serves, then the counts.
+   Narrow, the counts are short (the status line has them all). Requests
+   that wait but do not match the filter are shown apart: counted here. */
+static char *
+queue_title(struct ui *ui, struct pane *p, size_t pending, size_t running,
+    size_t done, size_t away, size_t apart)
+{
+	const char	*name = ui_project_name(ui);
+	bool		 narrow = p->w < 64;
+	bool		 filtered = ui->filter != NULL || ui->agent != NULL;
+	struct buf	 b = BUF_INIT;
+
+	buf_printf(&b, "%s  %zu pending", name, pending);
+	if (filtered && apart > 0)
+		buf_printf(&b, narrow ? " (%zu unfiltered)" :
+		    " (%zu outside the filter)", apart);
+	if (away > 0)
+		buf_printf(&b, narrow ? " (+%zu: p)" : " (%zu out of view: p)",
+		    away);
+	if (narrow)
+		buf_printf(&b, "  %s  %zu run", ui_follow_label(ui), running);
+	else
+		buf_printf(&b, "  %s  %zu running  %zu done",
+		    ui_follow_label(ui), running, done);
+	if (ui->filter != NULL)
+		buf_puts(&b, "  [filtered]");
+	if (ui->agent != NULL)
+		buf_puts(&b, narrow ? "  [@]" : "  [one agent: @]");
+	return buf_detach(&b);
+}
+
 /* Draw the queue: the rows that fit around the selection. */
 void
 pane_queue_draw(struct ui *ui, struct pane *p)
@@ -90,13 +121,17 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 	struct queue	*q = console_queue(ui->c);
 	struct request	*r, **rows = NULL;
 	size_t		 n = 0, cap = 0, pending, running, done, away = 0;
+	size_t		 apart = 0;
 	int		 h = p->h - 1, sel = -1, i;
 	int64_t		 now;
-	char		*extra, *awaytext;
+	char		*extra;
 
 	/* Wall clock: ages are against submit times (ms since epoch). */
 	now = ui_now();
 	TAILQ_FOREACH(r, &q->requests, entry) {
+		/* Waiting outside the filter, shown or not: counted. */
+		if (fmt_needs_operator(r) && !ui_matches(ui, r))
+			apart++;
 		if (!ui_visible(ui, r))
 			continue;
 		if (n == cap) {
@@ -123,10 +158,11 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 		    ui->qtop + i == sel, now);
 	/* Pending requests scrolled out of view are counted in the title
 	   (p jumps to them). */
-	for (i = 0; i < (int)n; i++)
+	for (i = 0; i < (int)n; i++) {
 		if ((i < ui->qtop || i >= ui->qtop + h) &&
 		    fmt_needs_operator(rows[i]))
 			away++;
+	}
 	if (n == 0) {
 		wattrset(p->win, ui_attr(ui, UC_DIM));
 		mvwaddnstr(p->win, 1, 1, ui->filter != NULL ?
@@ -136,13 +172,7 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 		wattrset(p->win, A_NORMAL);
 	}
 	ui_counts(ui, &pending, &running, &done);
-	awaytext = away > 0 ? xasprintf(" (%zu out of view: p)", away) :
-	    xstrdup("");
-	extra = xasprintf("%zu pending%s  %s  %zu running  %zu done%s%s",
-	    pending, awaytext, ui_follow_label(ui), running, done,
-	    ui->filter != NULL ? "  [filtered]" : "",
-	    ui->agent != NULL ? "  [one agent: @]" : "");
-	free(awaytext);
+	extra = queue_title(ui, p, pending, running, done, away, apart);
 	p->total = (int)n;
 	ui_draw_title(ui, p, extra);
 	free(extra);

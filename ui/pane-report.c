@@ -46,8 +46,11 @@ report_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 
 	if (r->state == REQUEST_DENIED || r->state == REQUEST_WITHDRAWN) {
 		e = fmt_escape(r->note != NULL ? r->note : "");
-		s = xasprintf("%s by %s%s%s", request_state_name(r->state),
-		    request_by_name(r->by), *e != '\0' ? ": " : "", e);
+		/* Worded as the agent reads it: "denied by the operator". */
+		s = xasprintf("%s by %s%s%s%s", request_state_name(r->state),
+		    strcmp(request_by_name(r->by), "operator") == 0 ?
+		    "the " : "", request_by_name(r->by), *e != '\0' ? ": " :
+		    "", e);
 		ui_text_wrap(t, UC_DENIED, s, w, 2);
 		free(s);
 		free(e);

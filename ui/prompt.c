@@ -185,15 +185,17 @@ prompt_line_key(struct ui *ui, int key, bool is_char)
 
 /* A question wider than the status line (the approve prompt's profile
    digits at 50 columns): its lines but the last above the status line,
-   in the prompt's colour; *label becomes the last line. */
+   in the prompt's colour; *label becomes the last line. With all (a line
+   prompt, whose typing needs the status line), every line goes above and
+   *label becomes ">". */
 static bool
-prompt_draw_above(struct ui *ui, char **label)
+prompt_draw_above(struct ui *ui, char **label, bool all)
 {
 	struct strv	 lines = STRV_INIT;
 	int		 n;
 
 	fmt_wrap(*label, (size_t)ui->cols - 2, 2, &lines);
-	n = (int)lines.n - 1;
+	n = (int)lines.n - (all ? 0 : 1);
 	if (n < 1 || n >= ui->lines - 1) {
 		strv_release(&lines);
 		return false;
@@ -208,7 +210,7 @@ prompt_draw_above(struct ui *ui, char **label)
 		mvwaddstr(ui->prompt_above, i, 0, lines.v[i]);
 	wnoutrefresh(ui->prompt_above);
 	free(*label);
-	*label = xstrdup(lines.v[n]);
+	*label = xstrdup(all ? ">" : lines.v[n]);
 	strv_release(&lines);
 	return true;
 }
@@ -223,9 +225,14 @@ prompt_draw_status(struct ui *ui)
 
 	label = fmt_escape(p->label);
 	text = fmt_typed(p->text.data != NULL ? p->text.data : "");
-	/* A question too wide goes above; label becomes its last line. */
+	/* A question too wide goes above; label becomes its last line. A
+	   line prompt's label wider than half the line goes above whole
+	   (the DANGER prompt at 50 columns). */
 	if (p->kind != PROMPT_LINE && fmt_width(label) + 2 > (size_t)ui->cols)
-		(void)prompt_draw_above(ui, &label);
+		(void)prompt_draw_above(ui, &label, false);
+	else if (p->kind == PROMPT_LINE &&
+	    fmt_width(label) + 2 > (size_t)ui->cols / 2)
+		(void)prompt_draw_above(ui, &label, true);
 	lw = fmt_width(label) + 2;
 	if (lw > (size_t)ui->cols / 2 && p->kind == PROMPT_LINE)
 		lw = (size_t)ui->cols / 2;

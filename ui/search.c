@@ -79,6 +79,7 @@ filter_changed(struct ui *ui, const char *text)
 {
 	free(ui->filter);
 	ui->filter = *text != '\0' ? xstrdup(text) : NULL;
+	ui_filter_set(ui);
 	ui->qtop = 0;
 	if (ui->sel != 0 && ui_selected(ui) != NULL &&
 	    !ui_visible(ui, ui_selected(ui)))
@@ -252,6 +253,7 @@ ui_agent_filter(struct ui *ui)
 		ui_message(ui, true, "no request with an agent selected");
 	else {
 		ui->agent = xstrdup(r->agent);
+		ui_filter_set(ui);
 		ui_message(ui, false, "only this agent's requests (@: all)");
 	}
 	ui->qtop = 0;

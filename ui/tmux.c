@@ -15,6 +15,7 @@
  */
 #include "autoconf.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -95,23 +96,75 @@ tmux_run(struct strv *args, char **out)
 	return tmux_run_quiet(args, out, false);
 }
 
-/* Inside tmux: the pending count in the console pane's title and in the
-   window option @bwgate_pending, for status formats (only a number ever
-   goes to tmux, never agent text). */
-void
-ui_tmux_mark(size_t pending)
+/* The project's name as tmux gets it: letters, digits and ._+- only (a
+   directory name is no tmux format and no terminal text), at most 32. */
+static void
+tmux_safe_name(char *out, size_t size, const char *name)
 {
+	size_t	i;
+
+	for (i = 0; i + 1 < size && i < 32 && name[i] != '\0'; i++) {
+		unsigned char	ch = (unsigned char)name[i];
+
+		out[i] = (ch < 128 && (isalnum(ch) || strchr("._+-", ch) !=
+		    NULL)) ? (char)ch : '_';
+	}
+	out[i] = '\0';
+}
+
+/* Is the console alone in its tmux window (started full screen, not in a
+   side pane), whose name tmux keeps itself (no name the user chose)? Then
+   the window's name is the console's too. */
+static bool
+tmux_window_alone(const char *pane)
+{
+	struct strv	 t = STRV_INIT;
+	char		*out = NULL;
+	bool		 alone;
+
+	strv_push(&t, "tmux");
+	strv_push(&t, "display-message");
+	strv_push(&t, "-p");
+	strv_push(&t, "-t");
+	strv_push(&t, pane);
+	strv_push(&t, "#{window_panes} #{automatic-rename}");
+	alone = tmux_run(&t, &out) == 0 && out != NULL &&
+	    strcmp(out, "1 1") == 0;
+	free(out);
+	strv_release(&t);
+	return alone;
+}
+
+/*
+ * Inside tmux: which project the console serves and how much waits for
+ * the operator (pending requests and host questions), in the console
+ * pane's title ("bwgate NAME: 2 pending"), in the window's name when the
+ * console has the window to itself, and the count in the window option
+ * @bwgate_pending, for status formats. Only the project's name, made
+ * safe, and a number ever go to tmux, never agent text. With stop, the
+ * console ends: the option goes and the window names itself again.
+ */
+void
+ui_tmux_mark(const char *project, size_t pending, bool stop)
+{
+	static int	 owns_window = -1;
 	const char	*pane = getenv("TMUX_PANE"), *v = getenv("TMUX");
 	struct strv	 t = STRV_INIT;
+	char		 name[40], *title;
 
 	if (pane == NULL || *pane == '\0' || v == NULL || *v == '\0')
 		return;
+	if (owns_window == -1)
+		owns_window = tmux_window_alone(pane);
+	tmux_safe_name(name, sizeof name, project);
+	title = pending == 0 ? xasprintf("bwgate %s", name) :
+	    xasprintf("bwgate %s: %zu pending", name, pending);
 	strv_push(&t, "tmux");
 	strv_push(&t, "set-option");
 	strv_push(&t, "-w");
 	strv_push(&t, "-t");
 	strv_push(&t, pane);
-	if (pending == 0) {
+	if (pending == 0 || stop) {
 		strv_push(&t, "-u");
 		strv_push(&t, "@bwgate_pending");
 	} else {
@@ -123,12 +176,26 @@ ui_tmux_mark(size_t pending)
 	strv_push(&t, "-t");
 	strv_push(&t, pane);
 	strv_push(&t, "-T");
-	if (pending == 0)
-		strv_push(&t, "bwgate");
-	else
-		strv_pushf(&t, "bwgate: %zu pending", pending);
+	strv_push(&t, stop ? "bwgate" : title);
+	if (owns_window) {
+		strv_push(&t, ";");
+		if (stop) {
+			strv_push(&t, "set-option");
+			strv_push(&t, "-w");
+			strv_push(&t, "-t");
+			strv_push(&t, pane);
+			strv_push(&t, "automatic-rename");
+			strv_push(&t, "on");
+		} else {
+			strv_push(&t, "rename-window");
+			strv_push(&t, "-t");
+			strv_push(&t, pane);
+			strv_push(&t, title);
+		}
+	}
 	(void)tmux_run_quiet(&t, NULL, true);
 	strv_release(&t);
+	free(title);
 }
 
 /* Is pid, or its parent, the process of a pane? Its id, or NULL. */

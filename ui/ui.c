@@ -15,6 +15,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,14 +165,53 @@ ui_dirty_request(struct ui *ui, uint32_t id)
 	}
 }
 
-/* Does the filter let this request through? */
+/* The name the console shows for its project: the last component of its
+   directory (agents and operators name projects so). */
+const char *
+ui_project_name(const struct ui *ui)
+{
+	const char	*root = console_project(ui->c), *slash;
+
+	if (root == NULL || *root == '\0')
+		return "?";
+	slash = strrchr(root, '/');
+	if (slash == NULL)
+		return root;
+	if (slash[1] != '\0')
+		return slash + 1;
+	return root;	/* "/" */
+}
+
+/* Does the filter (and the one-agent view) let this request through? */
 bool
-ui_visible(const struct ui *ui, const struct request *r)
+ui_matches(const struct ui *ui, const struct request *r)
 {
 	if (ui->agent != NULL && (r->agent == NULL ||
 	    strcmp(r->agent, ui->agent) != 0))
 		return false;
 	return fmt_filter_match(r, ui->filter);
+}
+
+/* Does the queue show this request? What the filter lets through, and
+   work that starts waiting after the filter was set: a request that
+   arrives pending, and every host question. Those waiting already when
+   the operator typed the filter stay filtered (a filter through a flood
+   must still find one request); the queue title counts every waiting
+   request outside the filter. */
+bool
+ui_visible(const struct ui *ui, const struct request *r)
+{
+	if (ui_matches(ui, r) || r->wants != NULL)
+		return true;
+	return r->state == REQUEST_PENDING && r->id >= ui->filter_from;
+}
+
+/* The filter (or the one-agent view) changed: the requests waiting now
+   were in sight when it was set; whatever arrives later is shown. */
+void
+ui_filter_set(struct ui *ui)
+{
+	ui->filter_from = console_queue(ui->c)->next_id;
 }
 
 /* The selected request, or NULL. */
@@ -260,7 +300,8 @@ ui_move(struct ui *ui, int delta)
 	ui_select(ui, to->id, true);
 }
 
-/* Pending, running (and approved, about to run), ended. */
+/* Waiting for the operator (requests pending, and every host question a
+   running request asks), running (and approved, about to run), ended. */
 void
 ui_counts(struct ui *ui, size_t *pending, size_t *running, size_t *done)
 {
@@ -268,6 +309,8 @@ ui_counts(struct ui *ui, size_t *pending, size_t *running, size_t *done)
 
 	*pending = *running = *done = 0;
 	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
+		if (r->wants != NULL)
+			*pending += 1 + r->wants_also.n;
 		if (r->state == REQUEST_PENDING)
 			(*pending)++;
 		else if (r->state == REQUEST_RUNNING ||
@@ -492,8 +535,13 @@ ui_draw_status(struct ui *ui)
 		buf_printf(&b, " %s", ui->message);
 		attr = ui_attr(ui, ui->message_error ? UC_ERROR : UC_MESSAGE);
 	} else {
-		buf_printf(&b, " %zu pending  %zu running  %zu done", pending,
-		    running, done);
+		/* Narrow, the keys instead of the counts (the queue title
+		   has them). */
+		if (ui->cols < 60)
+			buf_printf(&b, " %s", ui_hints(ui, (size_t)ui->cols));
+		else
+			buf_printf(&b, " %zu pending  %zu running  %zu done",
+			    pending, running, done);
 		if (ui->filter != NULL) {
 			buf_puts(&b, "  filter: ");
 			char *f = fmt_typed(ui->filter);
@@ -501,8 +549,9 @@ ui_draw_status(struct ui *ui)
 			buf_puts(&b, f);
 			free(f);
 		}
-		buf_printf(&b, "  %s  %s", ui_hints(ui, (size_t)ui->cols),
-		    sock);
+		if (ui->cols >= 60)
+			buf_printf(&b, "  %s", ui_hints(ui, (size_t)ui->cols));
+		buf_printf(&b, "  %s", sock);
 		attr = ui_attr(ui, UC_STATUS);
 	}
 	line = fmt_trim(b.data, (size_t)ui->cols, true);
@@ -672,6 +721,7 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	ui->c = c;
 	ui->loop = l;
 	ui->follow = true;
+	ui->marked = SIZE_MAX;	/* tmux learns the project at the first draw */
 	ui->focus = PANE_QUEUE;
 	ui->tab = PANE_DETAIL;
 	ui->ttyfd = -1;
@@ -705,8 +755,8 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	if (ui->draw_timer != 0)
 		loop_cancel(l, ui->draw_timer);
 	prompt_close_all(ui);
-	if (ui->marked != 0)
-		ui_tmux_mark(0);
+	if (ui->marked != SIZE_MAX)
+		ui_tmux_mark(ui_project_name(ui), 0, true);
 	ui_restore();
 	ui_global = NULL;
 	for (int i = 0; i < PANE_COUNT; i++)

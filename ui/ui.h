@@ -216,13 +216,16 @@ struct ui {
 					   pending request */
 	uint32_t	 alerted;	/* newest pending request rung for */
 	bool		 ring;		/* ring the bell after the draw */
-	size_t		 marked;	/* pending count tmux shows */
+	size_t		 marked;	/* pending count tmux shows
+					   (SIZE_MAX: not shown yet) */
 	int64_t		 autosel_ms;	/* when it last moved by itself */
 	bool		 in_key;	/* handling the operator's key */
 	bool		 sel_was_pending; /* as last drawn */
 	int		 qtop;		/* first visible queue row */
 	char		*filter;
 	char		*agent;		/* only this agent's requests (@) */
+	uint32_t	 filter_from;	/* pending from this id on: shown
+					   whatever the filter */
 	struct ui_search search;
 	bool		 zoom;		/* the focused pane fills the screen */
 
@@ -267,7 +270,10 @@ struct request	*ui_selected(struct ui *);
 void		 ui_select(struct ui *, uint32_t id, bool by_operator);
 void		 ui_move(struct ui *, int delta);
 void		 ui_follow(struct ui *);
+const char	*ui_project_name(const struct ui *);
+bool		 ui_matches(const struct ui *, const struct request *);
 bool		 ui_visible(const struct ui *, const struct request *);
+void		 ui_filter_set(struct ui *);
 void		 ui_counts(struct ui *, size_t *pending, size_t *running,
 		    size_t *done);
 void		 ui_request_quit(struct ui *);
@@ -378,7 +384,8 @@ const char	*ui_hints(const struct ui *, size_t cols);
 /* tmux.c */
 /* Inside tmux: show the pending count in the pane title and the window
    option @bwgate_pending (0 clears them). */
-void		 ui_tmux_mark(size_t pending);
+void		 ui_tmux_mark(const char *project, size_t pending,
+		    bool stop);
 
 /* prompt.c */
 void		 prompt_line(struct ui *, const char *label, const char *init,

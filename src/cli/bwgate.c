@@ -54,6 +54,9 @@ usage(FILE *f)
 	    "       bwgate COMMAND [options]\n\ncommands:\n");
 	for (const struct command *c = commands; c->name != NULL; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\nconsole options (bwgate with no command starts the "
+	    "console):\n");
+	console_usage(f);
 	fprintf(f, "\nsee bwgate(1)\n");
 }
 

@@ -50,7 +50,9 @@ static const struct option console_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static void
+/* The console's options (bwgate --help prints them too) and where its
+   keys are. */
+void
 console_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate [--project DIR] [--socket PATH] "
@@ -60,7 +62,9 @@ console_usage(FILE *f)
 	    "              [--config FILE] [--log FILE] [--audit FILE] "
 	    "[--max-running N]\n"
 	    "              [--writers auto|alone|together] [--tmux] "
-	    "[--unlisted wait|deny]\n");
+	    "[--unlisted wait|deny]\n"
+	    "in the console, ? lists the keys (a approve, d deny, m/M mark "
+	    "for a bulk approval, u undo, q quit)\n");
 }
 
 /* A whole number option in [min, max]. */

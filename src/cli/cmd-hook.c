@@ -405,11 +405,14 @@ hook_write_console(struct mcp *m, const char *socket, const char *tool,
 			id = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id"));
 		else if (strcmp(type, "decided") == 0 && (d =
 		    cJSON_GetStringValue(cJSON_GetObjectItem(j,
-		    "decision"))) != NULL && strcmp(d, "denied") == 0)
-			msg = xasprintf("bwgate: the console denied writing "
-			    "'%s' (request %.0f, by %s)%s%s", rel, id,
-			    cJSON_GetStringValue(cJSON_GetObjectItem(j, "by")),
-			    s != NULL ? ": " : "", s != NULL ? s : "");
+		    "decision"))) != NULL && strcmp(d, "denied") == 0) {
+			char *dt = denied_text(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(j, "by")), s);
+
+			msg = xasprintf("bwgate: writing '%s' (request %.0f) "
+			    "%s", rel, id, dt);
+			free(dt);
+		}
 		else if (strcmp(type, "result") == 0) {
 			const cJSON *rep = cJSON_GetObjectItem(j, "report");
 

@@ -272,19 +272,28 @@ run_quiet_env(void)
 	return q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
 }
 
-/* "denied by the operator: NOTE" (the note only when one was given). */
+/* "denied by the operator: NOTE", or "... (no note)": the one wording
+   of a denial, for `bwgate run`, the MCP server and the hook alike. Raw
+   text: the caller escapes it for a terminal. */
+char *
+denied_text(const char *by, const char *note)
+{
+	return xasprintf("denied by %s%s%s%s",
+	    by != NULL && strcmp(by, "operator") == 0 ? "the " : "",
+	    by != NULL ? by : "the console",
+	    note != NULL ? ": " : " (no note)", note != NULL ? note : "");
+}
+
+/* A denial on stderr. */
 static void
 run_print_denied(const cJSON *j)
 {
-	const char	*by = cJSON_GetStringValue(cJSON_GetObjectItem(j, "by"));
-	const char	*note = cJSON_GetStringValue(cJSON_GetObjectItem(j,
-			    "note"));
+	char	*t = denied_text(cJSON_GetStringValue(cJSON_GetObjectItem(j,
+		    "by")), cJSON_GetStringValue(cJSON_GetObjectItem(j,
+		    "note")));
 
-	fprintf(stderr, "bwgate: denied by %s%s%s%s\n",
-	    by != NULL && strcmp(by, "operator") == 0 ? "the " : "",
-	    by != NULL ? display_str(by) : "the console",
-	    note != NULL ? ": " : " (no note)",
-	    note != NULL ? display_str(note) : "");
+	fprintf(stderr, "bwgate: %s\n", display_str(t));
+	free(t);
 }
 
 /* Where the command ended (inside the project, checked by the engine),

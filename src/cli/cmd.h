@@ -81,6 +81,7 @@ struct run_request {
 
 /* BWGATE_QUIET set (and not "0"): no summary lines on stderr. */
 bool	run_quiet_env(void);
+char	*denied_text(const char *by, const char *note);
 /* BWGATE_APPROVAL_MS as milliseconds, 0 when unset or not a number. */
 int	run_approval_env(void);
 
@@ -90,6 +91,7 @@ void	summary_text(FILE *, const char *);
 char	*summary_escape(const char *);
 /* A JSON change report as a few lines, each after pfx (summary.c). */
 void	summary_print(FILE *, const char *pfx, const cJSON *report);
+void	console_usage(FILE *);
 
 struct client;
 /* Connect and submit (cmd-run.c); NULL with cause. The caller reads the

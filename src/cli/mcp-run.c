@@ -496,9 +496,12 @@ run_refused(struct mcp_call *c, const char *state, const char *by,
 		cJSON_AddStringToObject(st, "by", by);
 	if (note != NULL)
 		cJSON_AddStringToObject(st, "note", note);
-	text = xasprintf("%s%s%s%s%s", what, by != NULL ? " by " : "",
-	    by != NULL ? by : "", note != NULL ? ": " : "",
-	    note != NULL ? note : "");
+	if (strcmp(state, "denied") == 0)
+		text = denied_text(by, note);	/* as bwgate run says it */
+	else
+		text = xasprintf("%s%s%s%s%s", what, by != NULL ? " by " : "",
+		    by != NULL ? by : "", note != NULL ? ": " : "",
+		    note != NULL ? note : "");
 	if (strcmp(state, "error") == 0)
 		cJSON_AddStringToObject(st, "error", text);
 	mcp_tool_result(c->rpc_id, st, text, true);
@@ -522,6 +525,7 @@ run_message(struct mcp_call *c, const cJSON *j)
 	const char	*type = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 			    "type"));
 	const char	*s;
+	bool		 named;
 #define STR(k)	cJSON_GetStringValue(cJSON_GetObjectItem(j, (k)))
 
 	if (type == NULL)
@@ -533,8 +537,12 @@ run_message(struct mcp_call *c, const cJSON *j)
 		free(c->reason);
 		c->verdict = xstrdup((s = STR("verdict")) != NULL ? s : "");
 		c->reason = xstrdup((s = STR("reason")) != NULL ? s : "");
+		/* A danger reason says "danger: ..." itself: not twice. */
+		named = strncmp(c->reason, c->verdict, strlen(c->verdict)) ==
+		    0 && c->reason[strlen(c->verdict)] == ':';
 		mcp_progress(c->token, ++c->progress, "request %u queued "
-		    "(%s: %s)", c->id, c->verdict, c->reason);
+		    "(%s%s%s)", c->id, named ? "" : c->verdict, named ? "" :
+		    ": ", c->reason);
 		/* Say it waits only if no decision follows at once
 		   (headless consoles decide immediately). */
 		if (c->token != NULL)

@@ -104,16 +104,12 @@ hostask_reply(struct hostq *hq, const char *answer, const char *decision,
 	hostask_show(jb);
 }
 
-/* Deny with the hint that names the host and how to allow it. */
+/* Deny, saying who and why (the proxy adds how to allow the host, once:
+   netproxy_hint()). */
 static void
 hostask_deny(struct hostq *hq, const char *by, const char *why)
 {
-	char	*s = xasprintf("%s; to allow it: --domain %s:%d, or "
-		    "\"domains\" in a profile or in your rules",
-		    why, hq->host, hq->port);
-
-	hostask_reply(hq, "deny", "deny", by, s);
-	free(s);
+	hostask_reply(hq, "deny", "deny", by, why);
 }
 
 /* No decision within the approval timeout. */
@@ -197,14 +193,14 @@ hostask_question(struct job *jb, const char *line)
 		    (int64_t)c->approval_timeout_s * 1000, hostask_timeout,
 		    hq);
 	if (hq == jb->askq)
-		console_message(c, "request %u wants %s:%d%s%s%s (a: allow "
-		    "once, A: for this project, d: deny)", jb->r->id,
+		console_message(c, "#%u wants %s:%d: a once, A project, "
+		    "d deny%s%s%s", jb->r->id,
 		    hq->host, hq->port, hq->class != NULL ?
 		    " (it resolves to " : "", hq->class != NULL ?
 		    hq->class : "", hq->class != NULL ? ")" : "");
 	else
-		console_message(c, "request %u also wants %s:%d (asked after "
-		    "%s:%d is answered)", jb->r->id, hq->host, hq->port,
+		console_message(c, "#%u also wants %s:%d; a/A/d answer "
+		    "%s:%d first", jb->r->id, hq->host, hq->port,
 		    jb->askq->host, jb->askq->port);
 	hostask_show(jb);
 }

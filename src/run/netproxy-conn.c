@@ -555,13 +555,7 @@ conn_decide(struct conn *c, bool *private_ok)
 			return 1;
 		}
 	}
-	hint = netproxy_hint(c->host, c->port);
-	if (why != NULL) {
-		char *both = xasprintf("%s (%s)", hint, why);
-
-		free(hint);
-		hint = both;
-	}
+	hint = netproxy_hint(c->host, c->port, why);
 	conn_refuse(c, 403, "Forbidden", hint);
 	free(hint);
 	free(why);

@@ -43,13 +43,16 @@
 #include "sandbox.h"
 #include "xalloc.h"
 
+/* Why a host is refused, and the advice, once (why: who decided, or
+   NULL). */
 char *
-netproxy_hint(const char *host, int port)
+netproxy_hint(const char *host, int port, const char *why)
 {
 	return xasprintf("%s:%d is not among the hosts this command may "
-	    "reach; ask the operator to allow it, or add --domain %s:%d "
-	    "(or \"domains\" in a profile of the rules)", host, port, host,
-	    port);
+	    "reach%s%s%s; ask the operator to allow it, or add --domain %s:%d "
+	    "(or \"domains\" in a profile of the rules)", host, port,
+	    why != NULL ? " (" : "", why != NULL ? why : "",
+	    why != NULL ? ")" : "", host, port);
 }
 
 /* Receive the listening socket bwgate-netlisten sends; -1 on failure. */

@@ -67,6 +67,6 @@ cJSON		*netproxy_report(struct netproxy *);
 void		 netproxy_free(struct netproxy *);
 
 /* The message a client gets for a host no pattern allows. */
-char		*netproxy_hint(const char *host, int port);
+char		*netproxy_hint(const char *host, int port, const char *why);
 
 #endif

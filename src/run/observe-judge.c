@@ -709,6 +709,21 @@ observe_sockaddr(const struct sockaddr *sa, socklen_t len, char **what,
 	return 0;
 }
 
+/* The unspecified address (0.0.0.0, ::)? A connection to it stays in
+   the sandbox's own loopback: a server's probe whether its port is free
+   before it binds, never a reach for the network. */
+static bool
+observe_unspecified(const struct sockaddr_storage *ss, socklen_t len)
+{
+	if (len >= sizeof(struct sockaddr_in) && ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)ss)->
+		    sin_addr.s_addr == htonl(INADDR_ANY);
+	if (len >= sizeof(struct sockaddr_in6) && ss->ss_family == AF_INET6)
+		return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)
+		    (const void *)ss)->sin6_addr);
+	return false;
+}
+
 /* A network call while the network is off: judge its address. */
 void
 observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
@@ -728,6 +743,8 @@ observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
 		return;
 	if (!observe_sockaddr((struct sockaddr *)&ss, (socklen_t)len, &what,
 	    &loopback, &port))
+		return;
+	if (observe_unspecified(&ss, (socklen_t)len))
 		return;
 	/* The sandbox's own loopback works: only unbound ports count, and
 	   as what they are (a server not up yet, or one of the host's). */

@@ -194,40 +194,127 @@ rt_attention(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
-/* Refused operations and their hints. */
+/* Did the command end well (exit 0, no signal)? */
+static bool
+rt_clean_exit(const cJSON *rep)
+{
+	const cJSON	*code = cJSON_GetObjectItem(rep, "exit_code");
+
+	return cJSON_IsNumber(code) && code->valueint == 0 &&
+	    !cJSON_IsString(cJSON_GetObjectItem(rep, "signal"));
+}
+
+/* How many times a violation happened (its "count", else 1). */
+static size_t
+rt_times(const cJSON *v)
+{
+	const cJSON	*c = cJSON_GetObjectItem(v, "count");
+
+	return cJSON_IsNumber(c) && c->valuedouble > 1 ?
+	    (size_t)c->valuedouble : 1;
+}
+
+/*
+ * A refusal the command got past: it ended well, and the refusal was a
+ * connection the network being off kept from leaving (an update check, a
+ * probe) or git's index refresh (git status takes .git/index.lock when
+ * it can and goes on without). Such refusals are not the agent's
+ * business: they are counted in one line, without advice to ask for
+ * network or git-write. The JSON keeps every one.
+ */
+bool
+report_violation_recovered(const cJSON *rep, const cJSON *v)
+{
+	const char	*why = cJSON_GetStringValue(cJSON_GetObjectItem(v,
+			    "reason"));
+	const char	*op = cJSON_GetStringValue(cJSON_GetObjectItem(v,
+			    "operation"));
+	const char	*path = cJSON_GetStringValue(cJSON_GetObjectItem(v,
+			    "path"));
+	size_t		 n;
+
+	if (why == NULL || !rt_clean_exit(rep))
+		return false;
+	if (strcmp(why, "network") == 0 || strcmp(why, "local-port") == 0)
+		return true;
+	if (strcmp(why, "protected") != 0 || op == NULL || path == NULL ||
+	    strcmp(op, "create") != 0)
+		return false;
+	n = strlen(path);
+	return strcmp(path, ".git/index.lock") == 0 || (n > 16 &&
+	    strcmp(path + n - 16, "/.git/index.lock") == 0);
+}
+
+/* Refused operations and their hints (a hint said once when refusals in
+   a row share it). Writes discarded with the sandbox's private home are
+   one line; refusals the command got past are one line. */
 static void
 rt_refused(const cJSON *rep, const struct report_text_opts *o,
     struct report_text *t)
 {
-	const cJSON	*e, *c;
-	const char	*op, *why, *hint;
+	const cJSON	*e;
+	const char	*op, *why, *hint, *last_hint = NULL, *path;
+	const char	*disc_path = NULL, *net_path = NULL;
+	size_t		 disc = 0, net = 0, git = 0;
 	char		*p, *h, times[32];
 
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "violations")) {
 		op = cJSON_GetStringValue(cJSON_GetObjectItem(e, "operation"));
 		why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason"));
 		hint = cJSON_GetStringValue(cJSON_GetObjectItem(e, "hint"));
-		c = cJSON_GetObjectItem(e, "count");
+		path = cJSON_GetStringValue(cJSON_GetObjectItem(e, "path"));
+		if (why != NULL && strcmp(why, "discarded") == 0) {
+			if (disc++ == 0)
+				disc_path = path;
+			continue;
+		}
+		if (report_violation_recovered(rep, e)) {
+			if (strcmp(why, "protected") == 0)
+				git++;
+			else if (net++ == 0)
+				net_path = path;
+			continue;
+		}
 		times[0] = '\0';
-		if (cJSON_IsNumber(c) && c->valuedouble > 1)
-			snprintf(times, sizeof times, " x%.0f", c->valuedouble);
-		p = o->escape(cJSON_GetStringValue(cJSON_GetObjectItem(e,
-		    "path")) ?: "?");
-		if (why != NULL && strcmp(why, "discarded") == 0)
-			rt_add(t, RL_REFUSED, xasprintf("discarded %s '%s' "
-			    "(private to the sandbox)%s", op != NULL ? op : "?",
-			    p, times), false);
-		else
-			rt_add(t, RL_REFUSED, xasprintf("refused %s '%s' "
-			    "(%s)%s", op != NULL ? op : "?", p, why != NULL ?
-			    why : "refused", times), false);
+		if (rt_times(e) > 1)
+			snprintf(times, sizeof times, " x%zu", rt_times(e));
+		p = o->escape(path ?: "?");
+		rt_add(t, RL_REFUSED, xasprintf("refused %s '%s' (%s)%s",
+		    op != NULL ? op : "?", p, why != NULL ? why : "refused",
+		    times), false);
 		free(p);
-		if (hint != NULL && *hint != '\0') {
+		if (hint != NULL && *hint != '\0' && (last_hint == NULL ||
+		    strcmp(hint, last_hint) != 0)) {
 			h = o->escape(hint);
 			rt_add(t, RL_HINT, xasprintf("hint: %s", h), false);
 			free(h);
+			last_hint = hint;
 		}
 	}
+	if (disc > 0) {
+		p = o->escape(disc_path ?: "?");
+		rt_add(t, RL_NOTE, disc == 1 ? xasprintf("discarded a write "
+		    "outside the project ('%s'): the sandbox's home is private "
+		    "and goes with the run (write under the project to keep "
+		    "it)", p) : xasprintf("discarded %zu writes outside the "
+		    "project ('%s' and %zu more): the sandbox's home is "
+		    "private and goes with the run (write under the project to "
+		    "keep them)", disc, p, disc - 1), false);
+		free(p);
+	}
+	if (net > 0) {
+		p = o->escape(net_path ?: "?");
+		rt_add(t, RL_NOTE, net == 1 ? xasprintf("went on without the "
+		    "network (off): one connection refused ('%s')", p) :
+		    xasprintf("went on without the network (off): %zu "
+		    "connections refused ('%s' and %zu more)", net, p,
+		    net - 1), false);
+		free(p);
+	}
+	if (git > 0)
+		rt_add(t, RL_NOTE, xstrdup("went on without taking "
+		    ".git/index.lock (git refreshes its index only when it "
+		    "may)"), false);
 }
 
 /* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB. */
@@ -438,10 +525,13 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 		   the whole project compared. */
 		how = scope == NULL ? "" : strcmp(scope, "exact") == 0 ?
 		    " (exact)" : " (whole project compared)";
+		/* An allowlisted reader could change nothing: said plainly,
+		   never as "the project was read-only", which agents took
+		   for a property of the project. */
 		if (cJSON_IsFalse(cJSON_GetObjectItem(rep,
 		    "changes_possible")))
-			rt_add(t, RL_COUNT, xstrdup("no changes possible (the "
-			    "project was read-only)"), false);
+			rt_add(t, RL_COUNT, xstrdup("no changes in the "
+			    "project"), false);
 		else if (c + m + d + r == 0)
 			rt_add(t, RL_COUNT, xasprintf("no changes in the "
 			    "project%s", how), false);

@@ -69,6 +69,9 @@ struct report_text_opts {
 /* The lines of report rep (an object; anything else gives none). */
 void	report_text_build(const cJSON *rep, const struct report_text_opts *,
 	    struct report_text *);
+/* Did the command get past refusal v of report rep (it ended well; an
+   offline check, a probe, git's index refresh)? Such are one line. */
+bool	report_violation_recovered(const cJSON *rep, const cJSON *v);
 /* Is a line one of a path list (printed indented under the count)? */
 bool	report_line_is_path(enum report_line_kind);
 void	report_text_release(struct report_text *);

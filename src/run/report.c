@@ -535,15 +535,20 @@ result_exit_status(const struct result *r)
 
 /* One line: did it fail on its own, or did the sandbox stop it? */
 static void
-print_verdict(FILE *f, const struct result *r)
+print_verdict(FILE *f, const struct result *r, const cJSON *j)
 {
 	const char	*how = r->violations.n > 0 && r->violations.v[0].exact ?
 			    "" : " (inferred from its error output)";
+	const cJSON	*v = cJSON_GetObjectItem(j, "violations");
 	size_t		 refused = 0;
 
-	/* What was discarded was not refused: it is listed, not counted. */
+	/* What was discarded was not refused, and what the command got
+	   past (report_violation_recovered()) did not stop it: listed in a
+	   line, not counted. */
 	for (size_t i = 0; i < r->violations.n; i++)
-		if (r->violations.v[i].reason != VIOLATION_DISCARDED)
+		if (r->violations.v[i].reason != VIOLATION_DISCARDED &&
+		    !report_violation_recovered(j, cJSON_GetArrayItem(v,
+		    (int)i)))
 			refused++;
 
 	if (r->killed_by != NULL)
@@ -584,8 +589,8 @@ result_print_summary(FILE *f, const struct result *r,
 		free(e);
 		return;
 	}
-	print_verdict(f, r);
 	j = result_json(r);
+	print_verdict(f, r, j);
 	report_text_build(j, &o, &t);
 	for (size_t i = 0; i < t.n; i++)
 		fprintf(f, "bwgate: %s%s\n", report_line_is_path(t.v[i].kind) ||

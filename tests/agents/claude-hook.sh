@@ -103,5 +103,21 @@ assert_match "  the model reads that it is done, in a denial" \
     "$(tool_result 1)" "^\\[error\\].*bwgate: done: the console wrote 'src/a\\.txt'"
 assert_eq "  which Claude Code counts as a permission denial" \
     "$(claude_out '[.permission_denials[].tool_name] | join(",")')" Edit
+
+# The hook as documented, an ordinary Write: claude -p asks nobody, so its
+# own permission check refuses the write the hook lets through, unless
+# --permission-mode acceptEdits (doc/agents.md says so).
+cp "$SETUP/claude-hook.json" "$HOME/.claude/settings.json"
+script '[
+ {"tool": "Write", "input": {"file_path": "'"$P"'/src/plain.txt", "content": "plain\n"}},
+ {"text": "all done"}]'
+claude_p "go"
+ok_unless "claude -p without acceptEdits: the Write is refused" \
+    test -e "$P/src/plain.txt"
+assert_eq "  as a permission denial" \
+    "$(claude_out '[.permission_denials[].tool_name] | join(",")')" Write
+claude_p "go" --permission-mode acceptEdits
+assert_eq "with --permission-mode acceptEdits: written" \
+    "$(cat "$P/src/plain.txt" 2>/dev/null)" plain
 agents_teardown
 done_testing

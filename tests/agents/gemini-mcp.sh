@@ -33,6 +33,7 @@ agent_project control
 mkdir -p "$P/.gemini"
 planted "$T/control-marker" > "$P/.gemini/settings.json"
 gemini_config "$SETUP/gemini.json"
+gemini_policy "$SETUP/gemini-policy.toml"
 script '[{"text": "control done"}]'
 gemini_p "go"
 assert_eq "control: the session ran" "$RC/$(gemini_out .response)" "0/control done"
@@ -50,6 +51,7 @@ git -C "$P" add -A && git -C "$P" -c user.name=t -c user.email=t@t commit -qm in
 start_console --headless || { ok_if "the console starts" false; done_testing; exit; }
 start_operator
 gemini_config "$SETUP/gemini.json"
+gemini_policy "$SETUP/gemini-policy.toml"
 plant=$(planted "$T/planted-marker")
 script "$(jq -cn --arg out "$OUT" --arg plant "$plant" '[
  {tool: "mcp_bwgate_run", input: {command: ("echo in > made-inside.txt; echo out > " + $out + "; echo status=$?"), description: "writes"}},
@@ -101,12 +103,15 @@ ok_if "the project's .gemini/settings.json is unchanged on the host" \
 # the modes where its own is denied): a write_file of the settings is
 # refused too.
 gemini_config "$SETUP/gemini.json"
+gemini_policy "$SETUP/gemini-policy.toml"
 script "$(jq -cn --arg plant "$plant" '[
  {tool: "mcp_bwgate_write_file", input: {path: ".gemini/settings.json", content: $plant}},
  {tool: "mcp_bwgate_write_file", input: {path: "src/w.txt", content: "written\n"}},
  {text: "all done"}]')"
 gemini_p "go" --approval-mode yolo
 assert_eq "yolo: the session ran" "$RC/$(gemini_out .response)" "0/all done"
+ok_unless "  and Gemini CLI warned of no deprecated setting" \
+    grep -qi deprecated "$T/gemini.err"
 tools=$(offered_tools)
 ok_unless "  Gemini CLI's own shell tool is not offered" grep -qx run_shell_command <<< "$tools"
 assert_match "  bwgate's write_file is" "$tools" "^mcp_bwgate_write_file$"
@@ -119,19 +124,19 @@ assert_eq "an ordinary write_file goes through the console" \
     "$(cat "$P/src/w.txt" 2>/dev/null)" written
 assert_match "  and the model is told what changed" "$(tool_result 1)" "src/w\\.txt"
 
-# Without the setup's exclusion, yolo offers Gemini CLI's own shell: the
+# Without the setup's policy, yolo offers Gemini CLI's own shell: the
 # check above can fail.
-jq 'del(.tools)' "$SETUP/gemini.json" > "$T/no-exclude.json"
-gemini_config "$T/no-exclude.json"
+gemini_config "$SETUP/gemini.json"
 script '[{"text": "all done"}]'
 gemini_p "go" --approval-mode yolo
-assert_match "control: without tools.exclude, yolo offers Gemini CLI's own shell" \
+assert_match "control: without the deny policy, yolo offers Gemini CLI's own shell" \
     "$(offered_tools)" "^run_shell_command$"
 
 # Without "trust", gemini -p offers none of bwgate's tools (it would have
 # to ask, and asks nobody).
 jq 'del(.mcpServers.bwgate.trust)' "$SETUP/gemini.json" > "$T/no-trust.json"
 gemini_config "$T/no-trust.json"
+gemini_policy "$SETUP/gemini-policy.toml"
 script '[{"text": "all done"}]'
 gemini_p "go"
 tools=$(offered_tools)
@@ -141,6 +146,7 @@ ok_unless "  but no bwgate tool" grep -q '^mcp_bwgate_' <<< "$tools"
 
 # 3. The next session in the project starts no planted server.
 gemini_config "$SETUP/gemini.json"
+gemini_policy "$SETUP/gemini-policy.toml"
 script '[{"text": "next session done"}]'
 gemini_p "go"
 assert_eq "the next session ran" "$RC/$(gemini_out .response)" "0/next session done"

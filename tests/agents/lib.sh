@@ -252,6 +252,14 @@ gemini_config() {
 	    "$@" < /dev/null > "$HOME/.gemini/settings.json"
 	jq -n --arg p "$P" '{($p): "TRUST_FOLDER"}' \
 	    > "$HOME/.gemini/trustedFolders.json"
+	rm -rf "$HOME/.gemini/policies"
+}
+
+# A Gemini CLI policy file (tests/agents/setup/gemini-policy.toml) as the
+# user's: ~/.gemini/policies/bwgate.toml (gemini_config removes it).
+gemini_policy() {
+	mkdir -p "$HOME/.gemini/policies"
+	cp "$1" "$HOME/.gemini/policies/bwgate.toml"
 }
 
 # gemini -p PROMPT ARGS... in $P, at most LIMIT seconds (default 120);

@@ -129,7 +129,7 @@ assert_eq "read-only: method none" "$(jfield .changes_method)" '"none"'
 assert_eq "read-only: empty change lists" "$(jfield '.changes|[.[]|length]|add')" 0
 ok_unless "read-only: nothing was written" test -e "$P/ro.txt"
 "$BWGATE" exec --profile readonly --project "$P" -- true 2> "$T/human"
-assert_match "read-only: the summary says so" "$(cat "$T/human")" "no changes possible"
+assert_match "read-only: the summary says no changes" "$(cat "$T/human")" "no changes in the project"
 jexec -- true
 assert_eq "writable: changes possible" "$(jfield .changes_possible)" true
 

@@ -259,7 +259,7 @@ assert_match "Edit with missing text: deny with why" "$(reason)" \
 payload Write "$(jq -cn --arg f "$P/.github/workflows/ci.yml" '{file_path: $f,
     content: "export X=1\n"}')" | hook --writes console
 assert_match "attention path, headless console: denied by it" "$(reason)" \
-    "^deny bwgate: the console denied writing '.github/workflows/ci.yml' \\(request [0-9]+, by headless\\)"
+    "^deny bwgate: writing '.github/workflows/ci.yml' \\(request [0-9]+\\) denied by headless"
 ok_unless "  the workflow not written" test -e "$P/.github/workflows/ci.yml"
 assert_eq "the console audited the hook's writes" \
     "$(jq -r 'select(.record == "request" and .request.rule == "file-write")

@@ -156,12 +156,16 @@ assert_match "progress: queued (ask), approved, running, file events" \
 assert_eq "denied by the operator: tool error" \
     "$(step denied | jq -c '[.isError, .structured.by, .structured.note]')" \
     '[true,"operator","not today"]'
+assert_eq "  worded as bwgate run and the hook word it" \
+    "$(step denied | jq -r .text)" "denied by the operator: not today"
 ok_unless "denied: nothing written" test -e "$P/no.txt"
 assert_eq "CI write approved by the operator (--danger): written" \
     "$(step write-approved | jq -c '[.isError, .structured.verdict]')/$(cat "$P/.github/workflows/ci.yml")" \
     '[false,"danger"]/{}'
 assert_match "  progress said it was queued as danger, like a command writing it" \
-    "$(step write-approved | jq -r '.progress[0]')" "queued \\(danger: danger: changes CI configuration"
+    "$(step write-approved | jq -r '.progress[0]')" "queued \\(danger: changes CI configuration"
+ok_unless "  and says danger once" sh -c \
+    "grep -q 'danger: danger:' '$T/sdk.jsonl'"
 assert_eq "edit of a file changed before approval: not written" \
     "$(step edit-stale | jq -c '[.isError, .structured.state, .structured.changes.modified]')" \
     '[true,"finished",[]]'

@@ -27,7 +27,7 @@ run_layout() {
 	local cols="$1" lines="$2" L="$1x$2" n
 	ui_start "$cols" "$lines" || return 1
 	check_screen "$L: follow is on, shown in the queue title" 10 \
-	    '^ queue +0 pending +follow +0 running'
+	    '^ queue +proj +0 pending +follow +0 run'
 
 	agent one -- touch one.txt
 	check_screen "$L: pending request" 10 '^! +1 .*touch one'
@@ -35,14 +35,14 @@ run_layout() {
 	    sh -c "[ \"\$(tmux -S '$TMUX_SOCK' display -p -t ui \
 	    '#{window_bell_flag}')\" = 1 ]"
 	ok_if "$L: the pane title counts what waits" wait_for 10 \
-	    title_is "bwgate: 1 pending"
+	    title_is "bwgate proj: 1 pending"
 	assert_eq "$L: @bwgate_pending" \
 	    "$(tm show-options -w -v -t ui @bwgate_pending)" 1
 	keys a a
 	wait_agent 20 one
 	assert_eq "$L: approved" "$(agent_rc one)" 0
 	ok_if "$L: the title clears when nothing waits" wait_for 10 \
-	    title_is "bwgate"
+	    title_is "bwgate proj"
 	ok_if "$L: @bwgate_pending unset" wait_for 10 sh -c \
 	    "[ -z \"\$(tmux -S '$TMUX_SOCK' show-options -w -v -t ui \
 	    @bwgate_pending 2>/dev/null)\" ]"
@@ -57,7 +57,7 @@ run_layout() {
 	agent three -- touch three.txt
 	check_screen "$L: a new pending request ends the pause" 10 \
 	    '^ detail +#3'
-	check_screen "$L: follow on again" 5 '^ queue +1 pending +follow '
+	check_screen "$L: follow on again" 5 '^ queue +proj +1 pending +follow '
 	keys a a
 	wait_agent 20 three
 	assert_eq "$L: a approves the request follow selected" \
@@ -82,18 +82,18 @@ run_layout() {
 	# Many waiting: the one selected by hand stays; the others are
 	# counted when out of view and reached with p/P.
 	keys F
-	check_screen "$L: F: follow again" 5 '^ queue .* follow +0 running'
+	check_screen "$L: F: follow again" 5 '^ queue .* follow +0 run'
 	for n in $(seq 5 44); do
 		agent "w$n" -- touch "w$n.txt"
 	done
-	check_screen "$L: 40 pending" 20 '^ queue +40 pending'
+	check_screen "$L: 40 pending" 20 '^ queue +proj +40 pending'
 	check_screen "$L: follow keeps the oldest pending one" 5 '^ detail +#5'
 	keys G
 	check_screen "$L: G: the newest, follow paused" 5 '^ detail +#44'
 	check_screen "$L: pending out of view are counted" 5 \
-	    '40 pending \([0-9]+ out of view: p\)'
+	    '40 pending \(([0-9]+ out of view|\+[0-9]+): p\)'
 	agent w45 -- touch w45.txt
-	check_screen "$L: #45 arrives" 10 '^ queue +41 pending'
+	check_screen "$L: #45 arrives" 10 '^ queue +proj +41 pending'
 	check_screen "$L: a pending request is never taken away" 5 \
 	    '^ detail +#44'
 	keys p
@@ -103,7 +103,7 @@ run_layout() {
 	keys P
 	check_screen "$L: P: the previous (round)" 5 '^ detail +#45'
 	ok_if "$L: the title counts 41" wait_for 10 \
-	    title_is "bwgate: 41 pending"
+	    title_is "bwgate proj: 41 pending"
 
 	keys q
 	check_screen "$L: the quit question, asked once" 5 \
@@ -136,7 +136,7 @@ check_screen "no bell: k selects #1" 5 '^ detail +#1'
 agent three -- touch three.txt
 check_screen "no bell: #3 waits" 10 '^! +3 .*touch three'
 ok_if "no bell: the marker is still set" wait_for 10 \
-    title_is "bwgate: 1 pending"
+    title_is "bwgate proj: 1 pending"
 assert_eq "bell false: no window alert" "$(tmval '#{window_bell_flag}')" 0
 check_screen "follow_resume false: the selection stays" 5 '^ detail +#1'
 check_screen "follow_resume false: still paused" 5 'follow paused'

@@ -23,7 +23,7 @@ assert_match "the agent sees the note" "$(cat "$T/one.err")" \
 ok_unless "the denied command did not run" test -e "$P/denied.txt"
 check_screen "queue shows denied" 5 ' 1 .* ask +denied'
 check_screen "report pane says who denied, with the note" 5 \
-    'denied by operator: please use the build directory'
+    'denied by the operator: please use the build directory'
 
 # Esc cancels a deny: nothing is decided.
 agent two -- sh -c 'echo yes > later.txt'

@@ -48,8 +48,10 @@ keys f
 keys -l 'flood-250'
 keys Enter
 check_screen "filter shows the one match" 5 'touch flood-250 +ask +pending'
-ok_unless "and hides the others" bash -c \
+ok_unless "and hides the others, waiting before the filter was set" bash -c \
     "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'touch flood-251'"
+check_screen "  which the title counts" 5 '\(499 (outside the filter|unfiltered)\)'
+
 keys f Enter
 check_screen "f starts empty: Enter shows all again" 5 'touch flood-1 '
 done_testing

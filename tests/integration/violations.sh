@@ -76,7 +76,7 @@ mkdir /etc/bwgate-d read-only 1 true"
 	"$BWGATE" exec --project "$P" -- sh -c 'echo x > "$HOME/note"' \
 	    > /dev/null 2> "$T/human"
 	assert_match "  the summary says discarded, not refused" \
-	    "$(cat "$T/human")" "discarded create '$HOME/note' \\(private"
+	    "$(cat "$T/human")" "discarded a write outside the project \\('$HOME/note'\\): the sandbox's home is private"
 	ok_unless "  and counts no refusal" grep -q 'refused' "$T/human"
 	ok_unless "nothing written to the host home" test -e "$HOME/note"
 
@@ -192,9 +192,13 @@ while time.time() < t:
 		jexec -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT"
 		assert_eq "bash /dev/tcp: a local port" "$(vlist)" \
 			"connect 127.0.0.1:$PORT local-port 1 true"
+		# 0.0.0.0 and :: stay in the sandbox's loopback: a server's
+		# probe whether its port is free, no refusal to report.
 		jexec -- python3 -c "import socket; socket.create_connection(('0.0.0.0', $PORT), 2)"
-		assert_eq "0.0.0.0 is this host: a local port" "$(vlist)" \
-			"connect 0.0.0.0:$PORT local-port 1 true"
+		assert_eq "0.0.0.0: a probe, not reported" \
+			"$(jfield .violations)" "[]"
+		jexec -- python3 -c "import socket; socket.create_connection(('::', $PORT), 2)"
+		assert_eq ":: a probe, not reported" "$(jfield .violations)" "[]"
 		jexec -- python3 -c "import socket; socket.create_connection(('192.0.2.1', 80), 2)"
 		assert_eq "connect to a remote address: network" "$(vlist)" \
 			"connect 192.0.2.1:80 network 1 true"
