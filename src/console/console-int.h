@@ -192,6 +192,12 @@ struct console {
 };
 
 /* console-undo.c: add the undo notices for r's agent to its report. */
+/* A finished request's run is known by the request's number: in its report
+   ("undo": {"request": N}) and in the undo store (undo_set_request). */
+void	console_undo_tag(struct console *c, struct request *r);
+/* Mark the finished requests whose runs were undone since (`bwgate undo`
+   on the command line marks only the store). */
+void	console_undo_refresh(struct console *c);
 void	console_undo_notices(struct console *c, const struct request *r,
 	    cJSON *report);
 

@@ -339,6 +339,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 
 	switch (m->type) {
 	case PROTO_LIST:
+		console_undo_refresh(c);
 		a = cJSON_CreateArray();
 		TAILQ_FOREACH(r, &c->q.requests, entry)
 			cJSON_AddItemToArray(a, request_json(r));
@@ -353,6 +354,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	case PROTO_SHOW:
 		if ((r = console_find(c, m->id, &cause)) == NULL)
 			break;
+		console_undo_refresh(c);
 		a = request_json(r);
 		conn_send(cn, proto_out_json(&(struct proto_out){
 		    .type = PROTO_R_SHOW, .id = r->id, .tag = m->tag,

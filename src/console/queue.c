@@ -391,6 +391,8 @@ request_json(const struct request *r)
 	add_string(j, "note", r->note);
 	if (r->exit_status >= 0)
 		cJSON_AddNumberToObject(j, "exit_status", r->exit_status);
+	if (r->undone)
+		cJSON_AddBoolToObject(j, "undone", true);
 	add_string(j, "error", r->error);
 	return j;
 }

@@ -134,6 +134,7 @@ struct request {
 	size_t			 write_bytes;
 	bool			 write_exec;	/* the file has an execute bit */
 	bool			 undo_told;	/* its agent heard it was undone */
+	bool			 undone;	/* its run was put back */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;

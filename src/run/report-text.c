@@ -270,8 +270,12 @@ rt_undo(const cJSON *rep, const struct report_text_opts *o,
 	}
 	rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(u, "bytes")), size,
 	    sizeof size);
-	rt_add(t, RL_NOTE, xasprintf("undo: bwgate undo %.0f (%s kept%s)",
-	    cJSON_GetNumberValue(cJSON_GetObjectItem(u, "id")), size,
+	/* The request's number when a console ran it (one number for the
+	   operator and the agent); a console-less run's own store id. */
+	rt_add(t, RL_NOTE, xasprintf("undo: bwgate undo %s%.0f (%s kept%s)",
+	    cJSON_IsNumber(cJSON_GetObjectItem(u, "request")) ? "" : "--run ",
+	    cJSON_GetNumberValue(cJSON_GetObjectItem(u, cJSON_IsNumber(
+	    cJSON_GetObjectItem(u, "request")) ? "request" : "id")), size,
 	    cJSON_IsFalse(cJSON_GetObjectItem(u, "complete")) ? ", in part" :
 	    ""), false);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(u, "unsaved")) {
