@@ -211,6 +211,7 @@ ENGINE_TESTS = \
 	%D%/integration/undo-rollback.sh \
 	%D%/integration/undo-console.sh \
 	%D%/integration/undo-one-number.sh \
+	%D%/integration/project-find.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

@@ -435,7 +435,7 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	struct mcp		 m;
 	struct config		 cfg;
 	struct filewrite_match	 fm;
-	char			*top, *cause = NULL, *rel, *why, *abs;
+	char			*cause = NULL, *rel, *why, *abs;
 	bool			 up = false;
 
 	if (fp == NULL)
@@ -445,10 +445,7 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 		hook_block("%s", cause != NULL ? cause : "field "
 		    "'tool_input.file_path' is empty");
 	memset(&m, 0, sizeof m);
-	top = cwd != NULL ? path_git_toplevel(cwd) : NULL;
-	m.project = path_canonical(top != NULL ? top : cwd != NULL ? cwd :
-	    ".", &cause);
-	free(top);
+	m.project = path_project_of(cwd != NULL ? cwd : ".", &cause);
 	if (m.project == NULL)
 		hook_block("cannot tell the project of the call's cwd: %s",
 		    cause);

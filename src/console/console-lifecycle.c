@@ -141,7 +141,6 @@ char *
 console_find_project(const char *opt, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
-	char			*top;
 
 	if (opt != NULL)
 		return path_canonical(opt, cause);
@@ -150,9 +149,7 @@ console_find_project(const char *opt, char **cause)
 		    strerror(errno));
 		return NULL;
 	}
-	if ((top = path_git_toplevel(cwd)) != NULL)
-		return top;
-	return path_canonical(cwd, cause);
+	return path_project_of(cwd, cause);
 }
 
 /* Set the console up. */
