@@ -408,6 +408,17 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	free(who);
 }
 
+/* Is a line only spaces? A NUL byte is no space: such a line gets its
+   refusal (proto_decode), never silence. */
+static bool
+conn_blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			return false;
+	return true;
+}
+
 /* Handle every complete line a connection sent. */
 static void
 conn_lines(struct conn *cn)
@@ -427,7 +438,7 @@ conn_lines(struct conn *cn)
 			free(msg);
 			continue;
 		}
-		if (len == 0 || line[strspn(line, " \t\r")] == '\0')
+		if (conn_blank(line, len))
 			continue;
 		m = (struct proto_msg)PROTO_MSG_INIT;
 		if (proto_decode(line, len, &m, &cause) != 0) {
