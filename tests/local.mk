@@ -84,7 +84,7 @@ check_PROGRAMS += tests/unit/test-domains
 tests_unit_test_domains_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_domains_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-domains
-# file: atomic writes and mkdir -p
+# file: atomic writes and mkdir -p; sizes in one unit system (units.h)
 check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_file_LDADD = $(UNIT_LDADD)

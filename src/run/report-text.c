@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report-text.h"
+#include "units.h"
 #include "xalloc.h"
 
 /* Add a line (takes text). */
@@ -230,22 +231,13 @@ rt_refused(const cJSON *rep, const struct report_text_opts *o,
 	}
 }
 
-/* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB. */
+/* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB (units.h). */
 static void
 rt_bytes(double n, char *buf, size_t size)
 {
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	int	u = -1;
+	char	s[SIZE_TEXT_MAX];
 
-	if (n < 1024) {
-		snprintf(buf, size, "%.0f B", n);
-		return;
-	}
-	while (n >= 1024 && u < 3) {
-		n /= 1024;
-		u++;
-	}
-	snprintf(buf, size, "%.1f %s", n, unit[u]);
+	snprintf(buf, size, "%s", size_text(n > 0 ? (uint64_t)n : 0, s));
 }
 
 /* Whether the run can be undone, what the store keeps for it, and what
