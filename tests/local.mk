@@ -213,6 +213,7 @@ ENGINE_TESTS = \
 	%D%/integration/undo-one-number.sh \
 	%D%/integration/project-find.sh \
 	%D%/integration/undo-plan-lines.sh \
+	%D%/integration/console-memory.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

@@ -123,6 +123,9 @@ job_finish(struct job *jb)
 		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(report,
 		    "sandbox"), "mounts");
 	}
+	/* Its output to disk: memory does not grow with the requests
+	   served (spool.c). */
+	spool_job(c, jb);
 	LOG("request %u %s, status %d", r->id, request_state_name(state),
 	    code);
 	console_emit_request(c, CONSOLE_EV_CHANGED, r);

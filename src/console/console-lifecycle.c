@@ -219,6 +219,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	}
 	if (guard_project(c->project, cause) != 0)
 		goto fail;
+	spool_init(c);	/* ended requests' output on disk */
 	/* Ids go on from the project's last console: one history. */
 	if (history_last_id(c->project, &last_id, cause) != 0) {
 		LOG("request ids start again at 1: %s", *cause);
@@ -391,6 +392,7 @@ console_free(struct console *c)
 
 	if (c == NULL)
 		return;
+	spool_release(c);
 	if (c->session_rules != NULL) {
 		(void)unlink(c->session_rules);
 		allowlist_set_session_file(NULL);

@@ -553,6 +553,7 @@ console_prune(struct console *c)
 		if (!request_ended(r))
 			continue;
 		console_emit_request(c, CONSOLE_EV_REMOVED, r);
+		spool_drop(c, r->id);
 		job_free(r->owner);
 		queue_remove(&c->q, r);
 		ended--;

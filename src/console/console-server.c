@@ -356,9 +356,16 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 			break;
 		console_undo_refresh(c);
 		a = request_json(r);
-		conn_send(cn, proto_out_json(&(struct proto_out){
-		    .type = PROTO_R_SHOW, .id = r->id, .tag = m->tag,
-		    .request = a, .report = r->report }));
+		{
+			/* Its streams come back from disk (spool.c). */
+			cJSON *rep = spool_report(c, r);
+
+			conn_send(cn, proto_out_json(&(struct proto_out){
+			    .type = PROTO_R_SHOW, .id = r->id, .tag = m->tag,
+			    .request = a, .report = rep != NULL ? rep :
+			    r->report }));
+			cJSON_Delete(rep);
+		}
 		cJSON_Delete(a);
 		free(who);
 		return;
