@@ -214,6 +214,7 @@ ENGINE_TESTS = \
 	%D%/integration/project-find.sh \
 	%D%/integration/undo-plan-lines.sh \
 	%D%/integration/console-memory.sh \
+	%D%/integration/ui-output-disk.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \
