@@ -159,7 +159,8 @@ check_PROGRAMS += tests/fuzz/fuzz-mcp
 tests_fuzz_fuzz_mcp_SOURCES = %D%/fuzz/fuzz-mcp.c %D%/fuzz/mutate.c \
 	%D%/fuzz/mutate.h src/cli/cmd-mcp.c src/cli/cmd-run.c \
 	src/cli/mcp-rpc.c src/cli/mcp-tools.c src/cli/mcp-run.c \
-	src/cli/mcp-path.c src/cli/mcp-files.c src/cli/summary.c
+	src/cli/mcp-path.c src/cli/mcp-files.c src/cli/summary.c \
+	src/cli/edge-refusal.c
 tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
@@ -215,6 +216,7 @@ ENGINE_TESTS = \
 	%D%/integration/undo-plan-lines.sh \
 	%D%/integration/console-memory.sh \
 	%D%/integration/ui-output-disk.sh \
+	%D%/integration/edge-refusal.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

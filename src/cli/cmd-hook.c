@@ -27,6 +27,7 @@
 #include "client.h"
 #include "cmd.h"
 #include "config.h"
+#include "edge-refusal.h"
 #include "filewrite.h"
 #include "hook-guard.h"
 #include "hook-path.h"
@@ -195,6 +196,15 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 	    &cause) != 0)
 		hook_block("%s; the command is refused, not cut short", cause);
 	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
+		/* The user's own Claude Code rule: on the record too. */
+		char *proj = cwd != NULL ? path_project_of(cwd, &cause) :
+		    NULL;
+
+		free(cause);
+		(void)edge_refusal_audit(&(struct edge_refusal){
+		    .project = proj, .edge = "hook", .agent = "claude-code",
+		    .tool = "Bash", .command = command, .reason = rule });
+		free(proj);
 		hook_deny(rule);
 		free(rule);
 		return;
@@ -470,13 +480,31 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 		free(why);
 		rel = NULL;
 	} else if ((rel = mcp_path_relative(&m, abs, &cause)) == NULL) {
+		/* Outside the project: no request, on the record all the
+		   same (edge-refusal.h). */
+		(void)edge_refusal_audit(&(struct edge_refusal){
+		    .project = m.project, .edge = "hook",
+		    .agent = "claude-code", .tool = tool, .path = abs,
+		    .reason = cause });
 		why = xasprintf("bwgate: %s", cause);
 		hook_deny(why);
 		free(why);
 	} else if ((why = mcp_path_protected(&m, rel)) != NULL) {
-		free(abs);
-		abs = xasprintf("bwgate: %s", why);
-		hook_deny(abs);
+		/* On the record: the console refuses it as a request (its
+		   verdict for a protected path), else the audit log has it. */
+		if (hook_console(socket, &cause) && (m.project_fd =
+		    open(m.project, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			hook_write_console(&m, socket, tool, input, rel);
+			close(m.project_fd);
+		} else {
+			(void)edge_refusal_audit(&(struct edge_refusal){
+			    .project = m.project, .edge = "hook",
+			    .agent = "claude-code", .tool = tool, .path = rel,
+			    .reason = why });
+			free(abs);
+			abs = xasprintf("bwgate: %s", why);
+			hook_deny(abs);
+		}
 		free(why);
 	} else if (route && !(up = hook_console(socket, &cause)) && !pass) {
 		hook_block("file writes go through the bwgate console, and "

@@ -33,6 +33,7 @@ struct log_entry {
 	char	*state;		/* pending, denied, finished, ... */
 	double	 exit_status;	/* -1: none */
 	double	 undo;		/* its run's undo store id, 0: none */
+	char	*refused_by;	/* an adapter's own refusal: "mcp", "hook" */
 	bool	 undone;
 };
 
@@ -83,7 +84,7 @@ log_find_any(struct log_list *l, const cJSON *id, const cJSON *undo)
 static struct log_entry *
 log_find(struct log_list *l, const char *console, double id, bool make)
 {
-	for (size_t i = l->n; i > 0; i--)
+	for (size_t i = l->n; i > 0 && id >= 0; i--)
 		if (l->e[i - 1].id == id && strcmp(l->e[i - 1].console,
 		    console) == 0)
 			return &l->e[i - 1];
@@ -123,6 +124,30 @@ log_record(const cJSON *r, const char *project, void *arg)
 		    (e = log_find_any(l, id, cJSON_GetObjectItem(r,
 		    "undo"))) != NULL)
 			e->undone = true;
+		return 0;
+	}
+	/* A call an agent adapter refused itself, with no console to make
+	   it a request (edge-refusal.h): a row without a number. */
+	if (what != NULL && strcmp(what, "refused") == 0) {
+		e = log_find(l, "", -1, true);
+		e->time_ms = cJSON_GetNumberValue(cJSON_GetObjectItem(r,
+		    "time_ms"));
+		log_set(&e->when, log_str(r, "time"));
+		log_set(&e->agent, log_str(r, "agent"));
+		if (log_str(r, "command") != NULL)
+			log_set(&e->command, log_str(r, "command"));
+		else {
+			char *c = xasprintf("%s %s", log_str(r, "tool") ?
+			    log_str(r, "tool") : "?", log_str(r, "path") ?
+			    log_str(r, "path") : "?");
+
+			log_set(&e->command, c);
+			free(c);
+		}
+		log_set(&e->verdict, "deny");
+		log_set(&e->state, "refused");
+		e->refused_by = log_str(r, "edge") != NULL ? xstrdup(
+		    log_str(r, "edge")) : NULL;
 		return 0;
 	}
 	if (what == NULL || console == NULL || !cJSON_IsNumber(id))
@@ -238,7 +263,7 @@ cmd_log(int argc, char **argv)
 		    "STATE", "EXIT", "VERDICT", "AGENT", "COMMAND");
 	for (size_t i = 0; i < l.n; i++) {
 		struct log_entry *e = &l.e[i];
-		char exit[16], shown[32];
+		char exit[16], shown[32], num[24];
 
 		/* Put back since: what it did is no more (the exit status
 		   stays in its own column). */
@@ -256,7 +281,13 @@ cmd_log(int argc, char **argv)
 			continue;
 		if (json) {
 			o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "id", e->id);
+			if (e->id >= 0)
+				cJSON_AddNumberToObject(o, "id", e->id);
+			else
+				cJSON_AddNullToObject(o, "id");
+			if (e->refused_by != NULL)
+				cJSON_AddStringToObject(o, "refused_by",
+				    e->refused_by);
 			cJSON_AddStringToObject(o, "console", e->console);
 			cJSON_AddStringToObject(o, "time", e->when ? e->when :
 			    "");
@@ -283,7 +314,8 @@ cmd_log(int argc, char **argv)
 			snprintf(shown, sizeof shown, "%s", e->state ?
 			    e->state : "?");
 		cmd = display_escape(e->command ? e->command : "");
-		printf("%-6.0f %-20.19s %-10s %-5s %-7s %-14.14s %s\n", e->id,
+		snprintf(num, sizeof num, e->id >= 0 ? "%.0f" : "-", e->id);
+		printf("%-6s %-20.19s %-10s %-5s %-7s %-14.14s %s\n", num,
 		    e->when ? e->when : "", shown, exit,
 		    e->verdict ? e->verdict : "?",
 		    e->agent ? display_str(e->agent) : "-", cmd);
@@ -302,6 +334,7 @@ cmd_log(int argc, char **argv)
 		free(l.e[i].command);
 		free(l.e[i].verdict);
 		free(l.e[i].state);
+		free(l.e[i].refused_by);
 	}
 	free(l.e);
 	free(project);

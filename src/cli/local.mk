@@ -17,6 +17,7 @@ bwgate_SOURCES = \
 	%D%/summary.c \
 	%D%/cmd-hook.c %D%/hook-perms.c %D%/hook-perms.h \
 	%D%/hook-guard.c %D%/hook-guard.h %D%/hook-path.c %D%/hook-path.h \
+	%D%/edge-refusal.c %D%/edge-refusal.h \
 	%D%/cmd-mcp.c %D%/mcp.h \
 	%D%/mcp-rpc.c \
 	%D%/mcp-tools.c \
