@@ -125,6 +125,53 @@ hook_console(const char *socket, char **cause)
 	return cl != NULL;
 }
 
+/*
+ * A Bash command the hook refuses itself (the user's Claude Code deny
+ * rule) goes on the record: to the console as a request it denies
+ * ("refused", protocol.h), or with no console to the audit log.
+ */
+static void
+hook_refused(const char *socket, const char *cwd, const char *command,
+    const char *why)
+{
+	struct run_request	 rq = RUN_REQUEST_INIT;
+	struct client		*cl;
+	char			*cause = NULL, *proj;
+	const char		*type;
+	cJSON			*j;
+	bool			 done = false;
+
+	proj = cwd != NULL ? path_project_of(cwd, &cause) : NULL;
+	free(cause);
+	cause = NULL;
+	rq.socket = socket;
+	rq.cwd = proj;
+	rq.command = command;
+	rq.agent = "claude-code";
+	rq.tag = "hook";
+	rq.refused = why;
+	if (proj != NULL && (cl = run_start(&rq, &cause)) != NULL) {
+		/* Until the console has decided (it denies at once). */
+		while (!done && (j = client_recv(cl, &cause)) != NULL) {
+			type = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "type"));
+			done = type == NULL || strcmp(type, "queued") != 0;
+			cJSON_Delete(j);
+		}
+		client_free(cl);
+		if (done) {
+			free(proj);
+			free(cause);
+			return;
+		}
+	}
+	free(cause);
+	(void)edge_refusal_audit(&(struct edge_refusal){ .project = proj,
+	    .edge = "hook", .agent = "claude-code", .tool = "Bash",
+	    .command = command, .reason = why });
+	free(proj);
+}
+
 /* Our own executable, for the rewritten command. */
 static char *
 hook_self(void)
@@ -197,14 +244,7 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 		hook_block("%s; the command is refused, not cut short", cause);
 	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
 		/* The user's own Claude Code rule: on the record too. */
-		char *proj = cwd != NULL ? path_project_of(cwd, &cause) :
-		    NULL;
-
-		free(cause);
-		(void)edge_refusal_audit(&(struct edge_refusal){
-		    .project = proj, .edge = "hook", .agent = "claude-code",
-		    .tool = "Bash", .command = command, .reason = rule });
-		free(proj);
+		hook_refused(socket, cwd, command, rule);
 		hook_deny(rule);
 		free(rule);
 		return;

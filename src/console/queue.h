@@ -70,6 +70,7 @@ struct request {
 	uint32_t		 rerun_of;	/* 0, or the request repeated */
 	char			*agent;
 	char			*description;	/* the agent's why, or NULL */
+	char			*refused;	/* refused at the edge: why */
 	char			*tag;		/* agent's label */
 	int64_t			 submitted;	/* wall clock, ms since epoch */
 	int64_t			 started;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # edge-refusal: a write the agent adapters refuse themselves (bwgate mcp's
 # write_file and edit_file, the Claude Code hook's Write) to a protected
-# file (.envrc) is on the record like a command a deny rule refuses: with
+# file (.envrc), and a Bash command the user's Claude Code deny rule
+# refuses in the hook, are on the record like a command a deny rule
+# refuses: with
 # a console, a request with verdict deny in the queue, `bwgate log` and
 # the audit log; with none, a "refused" record in the audit log that
 # `bwgate log` lists. Nothing is written either way.
@@ -29,6 +31,13 @@ hook_write() {	# FILE: the hook's answer to a Write of FILE
 	    tool_input: {file_path: $f, content: "export X=1\n"}}' |
 	    BWGATE_SOCKET="$S" "$BWGATE" hook claude-code 2> "$T/hook.err"
 }
+hook_bash() {	# COMMAND: the hook's decision on a Bash call of it
+	jq -cn --arg c "$1" --arg cwd "$P" \
+	    '{cwd: $cwd, hook_event_name: "PreToolUse", tool_name: "Bash",
+	    tool_input: {command: $c}}' |
+	    BWGATE_SOCKET="$S" "$BWGATE" hook claude-code 2> "$T/hook.err" |
+	    jq -r .hookSpecificOutput.permissionDecision
+}
 refused_records() {	# EDGE PATH: the audit's refused records of it
 	jq -c --arg e "$1" --arg p "$2" \
 	    'select(.record == "refused" and .edge == $e and .path == $p)' \
@@ -52,6 +61,14 @@ rm .envrc
 assert_eq "no console: the hook denies Write .envrc" \
     "$(hook_write .envrc | jq -r .hookSpecificOutput.permissionDecision)" deny
 ok_if "  the audit log has it" test "$(refused_records hook .envrc)" = 1
+# The user's own Claude Code deny rule for Bash.
+mkdir -p .claude
+echo '{"permissions":{"deny":["Bash(touch:*)"]}}' > .claude/settings.local.json
+assert_eq "no console: the hook denies touch (the user's deny rule)" \
+    "$(hook_bash 'touch cut-one')" deny
+ok_if "  the audit log has it" test "$(jq -c \
+    'select(.record == "refused" and .command == "touch cut-one")' \
+    "$AUDIT" | wc -l)" = 1
 "$BWGATE" log > "$T/log"
 assert_match "bwgate log lists the refusals" "$(cat "$T/log")" \
     '^- +[^ ]+ +refused +- +deny +.+ +write_file \.envrc'
@@ -75,7 +92,13 @@ ok_if "  a second request in the queue" test "$(jq -r \
 ok_if "  both in the audit log as requests" test "$(jq -c \
     'select(.record == "request" and (.request.write.path // "" | endswith(".envrc")))' \
     "$AUDIT" | wc -l)" = 2
+assert_eq "console: the hook denies touch (the user's deny rule)" \
+    "$(hook_bash 'touch cut-two')" deny
+ok_if "  a request the console denied, saying who refused it" test "$(jq -r \
+    '[.[] | select(.command == "touch cut-two") | "\(.verdict) \(.state) \(.reason)"]
+    | .[0]' <("$BWGATE" list --json) | cut -c 1-29)" = "deny denied refused by hook: "
 stop_console
+ok_unless "the refused commands did not run" test -e cut-one -o -e cut-two
 assert_match "bwgate log shows them denied" "$("$BWGATE" log)" \
     '^[0-9]+ +[^ ]+ +denied +- +deny '
 ok_unless "nothing was written" test -e .envrc
