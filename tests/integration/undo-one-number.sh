@@ -79,6 +79,7 @@ ok_if "the audit's undo record names request 2" \
     grep -q '"record":"undo".*"id":2' "$AUDIT"
 ok_if "the console lists #2 as undone" test "$("$BWGATE" list --json |
     jq -r '.[] | select(.id == 2) | .undone')" = true
+assert_match "  and in its text list" "$("$BWGATE" list)" '^2 +undone '
 assert_match "show 2 says undone" "$("$BWGATE" show 2)" "state +undone"
 "$BWGATE" log > "$T/log"
 assert_match "bwgate log has an exit column" "$(head -1 "$T/log")" \
