@@ -314,7 +314,10 @@ cmd_log(int argc, char **argv)
 			snprintf(shown, sizeof shown, "%s", e->state ?
 			    e->state : "?");
 		cmd = display_escape(e->command ? e->command : "");
-		snprintf(num, sizeof num, e->id >= 0 ? "%.0f" : "-", e->id);
+		if (e->id >= 0)
+			snprintf(num, sizeof num, "%.0f", e->id);
+		else	/* an adapter's own refusal: no request number */
+			snprintf(num, sizeof num, "-");
 		printf("%-6s %-20.19s %-10s %-5s %-7s %-14.14s %s\n", num,
 		    e->when ? e->when : "", shown, exit,
 		    e->verdict ? e->verdict : "?",
