@@ -217,6 +217,7 @@ ENGINE_TESTS = \
 	%D%/integration/console-memory.sh \
 	%D%/integration/ui-output-disk.sh \
 	%D%/integration/edge-refusal.sh \
+	%D%/integration/ui-undone.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

@@ -188,6 +188,7 @@ struct console {
 	size_t			 nsubs;
 	unsigned		 dirty;
 
+	int			 undo_timer;	/* console_undo_watch */
 	char			*spool;		/* ended requests' output
 						   (spool.c), or NULL */
 	struct buf		 out_cache;	/* one read back */
@@ -219,6 +220,8 @@ void	console_undo_tag(struct console *c, struct request *r);
 /* Mark the finished requests whose runs were undone since (`bwgate undo`
    on the command line marks only the store). */
 void	console_undo_refresh(struct console *c);
+/* Look for such undos every CONSOLE_UNDO_WATCH_MS while on. */
+void	console_undo_watch(struct console *c, bool on);
 void	console_undo_notices(struct console *c, const struct request *r,
 	    cJSON *report);
 

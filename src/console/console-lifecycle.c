@@ -102,6 +102,7 @@ console_shutdown(struct console *c, const char *why)
 	}
 	c->shutting_down = true;
 	warm_stop(c);
+	console_undo_watch(c, false);
 	note = xasprintf("the console is shutting down (%s)", why);
 	ev.message = note;
 	console_emit(c, &ev);
@@ -220,6 +221,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	if (guard_project(c->project, cause) != 0)
 		goto fail;
 	spool_init(c);	/* ended requests' output on disk */
+	console_undo_watch(c, true);	/* `bwgate undo` meanwhile */
 	/* Ids go on from the project's last console: one history. */
 	if (history_last_id(c->project, &last_id, cause) != 0) {
 		LOG("request ids start again at 1: %s", *cause);
@@ -393,6 +395,7 @@ console_free(struct console *c)
 	if (c == NULL)
 		return;
 	spool_release(c);
+	console_undo_watch(c, false);
 	if (c->session_rules != NULL) {
 		(void)unlink(c->session_rules);
 		allowlist_set_session_file(NULL);

@@ -180,6 +180,30 @@ console_undo_refresh(struct console *c)
 	}
 }
 
+#define CONSOLE_UNDO_WATCH_MS	2000
+
+static void
+console_undo_tick(void *arg)
+{
+	struct console	*c = arg;
+
+	c->undo_timer = 0;
+	console_undo_refresh(c);
+	console_undo_watch(c, true);
+}
+
+void
+console_undo_watch(struct console *c, bool on)
+{
+	if (on && c->undo_timer == 0 && !c->shutting_down)
+		c->undo_timer = loop_timer(c->loop, CONSOLE_UNDO_WATCH_MS,
+		    console_undo_tick, c);
+	else if (!on && c->undo_timer != 0) {
+		loop_cancel(c->loop, c->undo_timer);
+		c->undo_timer = 0;
+	}
+}
+
 /*
  * The agent hears with its next result: every request of the same agent
  * still in memory whose run was undone since (by the u key or by `bwgate
