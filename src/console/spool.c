@@ -158,7 +158,6 @@ spool_job(struct console *c, struct job *jb)
 {
 	cJSON		*rep = jb->r->report, *s;
 	char		*p;
-	bool		 all = true;
 
 	if (c->spool == NULL)
 		return;
@@ -175,14 +174,14 @@ spool_job(struct console *c, struct job *jb)
 		if (!cJSON_IsString(s))
 			continue;
 		p = spool_path(c, jb->r->id, spool_streams[i]);
+		/* One that cannot be written stays in memory. */
 		if (spool_write(p, s->valuestring, strlen(s->valuestring)) ==
-		    0)
+		    0) {
 			cJSON_DeleteItemFromObject(rep, spool_streams[i]);
-		else
-			all = false;
+			jb->streams_spooled = true;
+		}
 		free(p);
 	}
-	jb->streams_spooled = rep != NULL && all;
 }
 
 const struct buf *
@@ -216,7 +215,8 @@ spool_report(struct console *c, const struct request *r)
 	for (size_t i = 0; i < 2; i++) {
 		p = spool_path(c, r->id, spool_streams[i]);
 		buf_reset(&b);
-		if (spool_read(p, &b) == 0) {
+		if (cJSON_GetObjectItem(rep, spool_streams[i]) == NULL &&
+		    spool_read(p, &b) == 0) {
 			buf_add(&b, "", 1);
 			cJSON_AddStringToObject(rep, spool_streams[i], b.data);
 		}
