@@ -191,6 +191,7 @@ struct console {
 	int			 undo_timer;	/* console_undo_watch */
 	char			*spool;		/* ended requests' output
 						   (spool.c), or NULL */
+	int			 spool_lock;	/* flock held on its .lock */
 	struct buf		 out_cache;	/* one read back */
 	uint32_t		 out_cache_id;
 

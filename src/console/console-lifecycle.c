@@ -190,6 +190,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	c->digests = digestcache_new();
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
+	c->spool_lock = -1;
 	warm_init(c);
 	c->uid = getuid();
 	{

@@ -3,20 +3,21 @@
  * memory (issue 37: a console that served 1,000 requests of 300 KB each
  * held 725 MB). When a request ends, the tail the output pane shows and
  * the report's streams (what `bwgate show N --output` prints) go to
- * files in the project's state directory, output/<project id>/<pid>/
+ * files in the project's state directory, output/<project id>/<console>/
  * (0700, files 0600, bwgate's own: never the project), and are read back
  * when someone looks. A request's files go when the console forgets it,
  * the directory when the console stops; a console that starts removes
- * those of consoles that are gone (crashed).
+ * those of consoles that are gone (crashed): each holds a lock on its
+ * directory's .lock while it lives (flock: right across pid namespaces).
  */
 #include "autoconf.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,26 +56,41 @@ spool_empty(const char *dir)
 	closedir(d);
 }
 
-/* Remove the directories of consoles that are gone. */
+/* Remove a console's directory: its files, its lock, itself. */
+static void
+spool_remove(const char *dir)
+{
+	char	*lock = xasprintf("%s/.lock", dir);
+
+	spool_empty(dir);
+	(void)unlink(lock);
+	(void)rmdir(dir);
+	free(lock);
+}
+
+/* Remove the directories of consoles that are gone (nobody holds their
+   lock). */
 static void
 spool_sweep(const char *parent)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		*end, *p;
-	long		 pid;
+	char		*p, *lock;
+	int		 fd;
 
 	if ((d = opendir(parent)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (de->d_name[0] == '.' || *end != '\0' || pid <= 0 ||
-		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
-		    errno != ESRCH)
+		if (de->d_name[0] == '.')
 			continue;
 		p = xasprintf("%s/%s", parent, de->d_name);
-		spool_empty(p);
-		(void)rmdir(p);
+		lock = xasprintf("%s/.lock", p);
+		fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0)
+			spool_remove(p);
+		if (fd >= 0)
+			close(fd);
+		free(lock);
 		free(p);
 	}
 	closedir(d);
@@ -86,15 +102,30 @@ spool_init(struct console *c)
 	_cleanup_free_ char	*state = config_state_dir();
 	_cleanup_free_ char	*parent = NULL;
 	char			 hex[SHA256_HEX_LEN + 1], *name, *cause = NULL;
+	char			*lock;
 
+	c->spool_lock = -1;
 	sha256_hex(c->project, strlen(c->project), hex);
 	hex[16] = '\0';
 	name = xasprintf("output/%s", hex);
 	parent = path_join(state, name);
 	free(name);
 	spool_sweep(parent);
-	c->spool = xasprintf("%s/%ld", parent, (long)getpid());
-	if (mkdir_p(c->spool, 0700, &cause) != 0) {
+	c->spool = path_join(parent, c->console_id);
+	if (mkdir_p(c->spool, 0700, &cause) == 0) {
+		lock = xasprintf("%s/.lock", c->spool);
+		c->spool_lock = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (c->spool_lock < 0 || flock(c->spool_lock, LOCK_EX |
+		    LOCK_NB) != 0)
+			cause = xasprintf("cannot lock '%s': %s", lock,
+			    strerror(errno));
+		free(lock);
+	}
+	if (cause != NULL) {
+		if (c->spool_lock >= 0)
+			close(c->spool_lock);
+		c->spool_lock = -1;
 		/* Output then stays in memory, as before. */
 		LOG("output spool: %s", cause);
 		free(cause);
@@ -111,10 +142,13 @@ void
 spool_release(struct console *c)
 {
 	if (c->spool != NULL) {
-		spool_empty(c->spool);
-		(void)rmdir(c->spool);
+		spool_remove(c->spool);
 		free(c->spool);
 		c->spool = NULL;
+	}
+	if (c->spool_lock >= 0) {
+		close(c->spool_lock);
+		c->spool_lock = -1;
 	}
 	buf_release(&c->out_cache);
 }

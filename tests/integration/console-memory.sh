@@ -4,7 +4,8 @@
 # `bwgate run`, the console's resident memory stays under 150 MB and grows
 # by less than a tenth of the output it served (the old console kept
 # every output in memory: 725 MB after 1,000). The output is still there
-# when asked (`bwgate show N --output`), read back from disk.
+# when asked (`bwgate show N --output`), read back from disk, and a
+# crashed console's spool is removed by the project's next console.
 # N is BWGATE_MEMORY_N (default 300, about 30 s: 90 MB of output; the old
 # console grew by 650 KiB a request and held 208 MB after 310, so 300
 # already fails it; BWGATE_MEMORY_N=1000 is the figure).
@@ -80,4 +81,16 @@ ok_if "the output is on disk, in the state directory ($spool)" \
     test -s "$spool/$early.stdout"
 stop_console
 ok_unless "the console's spool goes with it" test -e "$spool"
+# A console that crashed leaves its spool; the project's next console
+# removes it (nobody holds its lock any more).
+start_console --headless --auto-allowlisted ||
+    { ok_if "the console starts again" false; done_testing; exit; }
+"$BWGATE" run -- cat big.txt > /dev/null 2>&1
+crashed=$(find "$XDG_STATE_HOME/bwgate/output" -mindepth 2 -maxdepth 2 -type d)
+kill -KILL "$CPID"; wait "$CPID" 2>/dev/null
+ok_if "a killed console leaves its spool ($crashed)" test -s "$crashed/1.stdout"
+start_console --headless --auto-allowlisted ||
+    { ok_if "the console starts once more" false; done_testing; exit; }
+ok_unless "  the next console of the project removes it" test -e "$crashed"
+stop_console
 done_testing
