@@ -2,7 +2,7 @@
 # console-memory: a finished request's output lives on disk (spool.c), not
 # in the console's memory: after N requests of 300 KB output each through
 # `bwgate run`, the console's resident memory stays under 150 MB and grows
-# by less than a tenth of the output it served (the old console kept
+# by less than a third of the output it served (the old console kept
 # every output in memory: 725 MB after 1,000). The output is still there
 # when asked (`bwgate show N --output`), read back from disk, and a
 # crashed console's spool is removed by the project's next console.
