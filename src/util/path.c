@@ -125,17 +125,17 @@ path_git_ours(const char *dir, const struct stat *git, dev_t dev)
 	    (st.st_mode & S_IWOTH) == 0 && git->st_uid == geteuid();
 }
 
+/* The top level is looked for along dir as given (the hook's cwd may
+   pass through a link: its project is where the name lies, not where
+   the link leads), then made canonical. */
 char *
 path_project_of(const char *dir, char **cause)
 {
-	char	*c, *top;
+	char	*top, *c;
 
-	if ((c = path_canonical(dir, cause)) == NULL)
-		return NULL;
-	if ((top = path_git_toplevel(c)) != NULL) {
-		free(c);
-		return top;
-	}
+	top = path_git_toplevel(dir);
+	c = path_canonical(top != NULL ? top : dir, cause);
+	free(top);
 	return c;
 }
 

@@ -24,8 +24,9 @@ char	*path_canonical_maybe(const char *, char **cause);
    it, in a directory others cannot write, on dir's file system). Every
    command finds its project with it (path_project). */
 char	*path_git_toplevel(const char *dir);
-/* The project of directory dir: its git top level, else dir itself;
-   canonical. NULL with cause when dir is missing. */
+/* The project of directory dir: its git top level (looked for along dir
+   as given), else dir itself; canonical. NULL with cause when it is
+   missing. */
 char	*path_project_of(const char *dir, char **cause);
 /* True when some component of path is "..". */
 bool	 path_has_dotdot(const char *);
