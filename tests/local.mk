@@ -84,7 +84,7 @@ check_PROGRAMS += tests/unit/test-domains
 tests_unit_test_domains_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_domains_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-domains
-# file: atomic writes and mkdir -p
+# file: atomic writes and mkdir -p; sizes in one unit system (units.h)
 check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_file_LDADD = $(UNIT_LDADD)
@@ -159,7 +159,8 @@ check_PROGRAMS += tests/fuzz/fuzz-mcp
 tests_fuzz_fuzz_mcp_SOURCES = %D%/fuzz/fuzz-mcp.c %D%/fuzz/mutate.c \
 	%D%/fuzz/mutate.h src/cli/cmd-mcp.c src/cli/cmd-run.c \
 	src/cli/mcp-rpc.c src/cli/mcp-tools.c src/cli/mcp-run.c \
-	src/cli/mcp-path.c src/cli/mcp-files.c src/cli/summary.c
+	src/cli/mcp-path.c src/cli/mcp-files.c src/cli/summary.c \
+	src/cli/edge-refusal.c
 tests_fuzz_fuzz_mcp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_fuzz_fuzz_mcp_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_mcp_LDADD = $(CORE_LIBS)
@@ -210,6 +211,13 @@ ENGINE_TESTS = \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \
 	%D%/integration/undo-console.sh \
+	%D%/integration/undo-one-number.sh \
+	%D%/integration/project-find.sh \
+	%D%/integration/undo-plan-lines.sh \
+	%D%/integration/console-memory.sh \
+	%D%/integration/ui-output-disk.sh \
+	%D%/integration/edge-refusal.sh \
+	%D%/integration/ui-undone.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
 	%D%/integration/changes-random.sh \

@@ -368,11 +368,11 @@ action_undo_done(struct ui *ui, uint32_t id, bool ok, const char *text)
    the first that fits the status line. */
 static const char *const undo_elsewhere[] = {
 	"no request selected: an earlier console's request #N is undone "
-	"with bwgate undo --request N (bwgate log shows the #s, bwgate undo "
+	"with bwgate undo N (bwgate log shows the #s, bwgate undo "
 	"--list the runs kept)",
 	"no request selected: an earlier console's #N: "
-	"bwgate undo --request N (or bwgate undo --list)",
-	"earlier #N: bwgate undo --request N (or --list)",
+	"bwgate undo N (or bwgate undo --list)",
+	"earlier #N: bwgate undo N (or --list)",
 };
 #define UNDO_ELSEWHERE	(sizeof undo_elsewhere / sizeof *undo_elsewhere)
 

@@ -108,6 +108,8 @@ fmt_state(const struct request *r, int64_t now_ms)
 {
 	char	*e, *s;
 
+	if (r->undone)		/* its run was put back (bwgate undo, u) */
+		return xstrdup("undone");
 	switch (r->state) {
 	case REQUEST_PENDING:
 		return xstrdup("pending");

@@ -13,6 +13,7 @@
 
 #include "format.h"
 #include "ui.h"
+#include "units.h"
 #include "xalloc.h"
 
 /* Wrap the last lines of data until at least want rows are made; each
@@ -81,11 +82,9 @@ output_lines(const char *data, size_t len)
 static char *
 output_size(uint64_t n)
 {
-	if (n < 1024)
-		return xasprintf("%llu B", (unsigned long long)n);
-	if (n < 1024 * 1024)
-		return xasprintf("%.1f KiB", n / 1024.0);
-	return xasprintf("%.1f MiB", n / 1048576.0);
+	char	s[SIZE_TEXT_MAX];
+
+	return xstrdup(size_text(n, s));
 }
 
 /* Did the report keep less than the command wrote (output_limit)? */

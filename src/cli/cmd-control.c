@@ -101,8 +101,10 @@ control_print_list(const cJSON *reply)
 		char *cmd = control_display(cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "command")));
 
+		/* Put back since: it says so, as the queue does. */
 		printf("%-6.0f %-10s %-6s %-20s %s\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(r, "id")),
+		    cJSON_IsTrue(cJSON_GetObjectItem(r, "undone")) ? "undone" :
 		    display_str(cJSON_GetStringValue(
 		    cJSON_GetObjectItem(r, "state"))),
 		    display_str(cJSON_GetStringValue(

@@ -27,6 +27,7 @@
 #include "client.h"
 #include "cmd.h"
 #include "config.h"
+#include "edge-refusal.h"
 #include "filewrite.h"
 #include "hook-guard.h"
 #include "hook-path.h"
@@ -125,6 +126,53 @@ hook_console(const char *socket, char **cause)
 	return cl != NULL;
 }
 
+/*
+ * A Bash command the hook refuses itself (the user's Claude Code deny
+ * rule) goes on the record: to the console as a request it denies
+ * ("refused", protocol.h), or with no console to the audit log.
+ */
+static void
+hook_refused(const char *socket, const char *cwd, const char *command,
+    const char *why)
+{
+	struct run_request	 rq = RUN_REQUEST_INIT;
+	struct client		*cl;
+	char			*cause = NULL, *proj;
+	const char		*type;
+	cJSON			*j;
+	bool			 done = false;
+
+	proj = cwd != NULL ? path_project_of(cwd, &cause) : NULL;
+	free(cause);
+	cause = NULL;
+	rq.socket = socket;
+	rq.cwd = proj;
+	rq.command = command;
+	rq.agent = "claude-code";
+	rq.tag = "hook";
+	rq.refused = why;
+	if (proj != NULL && (cl = run_start(&rq, &cause)) != NULL) {
+		/* Until the console has decided (it denies at once). */
+		while (!done && (j = client_recv(cl, &cause)) != NULL) {
+			type = cJSON_GetStringValue(cJSON_GetObjectItem(j,
+			    "type"));
+			done = type == NULL || strcmp(type, "queued") != 0;
+			cJSON_Delete(j);
+		}
+		client_free(cl);
+		if (done) {
+			free(proj);
+			free(cause);
+			return;
+		}
+	}
+	free(cause);
+	(void)edge_refusal_audit(&(struct edge_refusal){ .project = proj,
+	    .edge = "hook", .agent = "claude-code", .tool = "Bash",
+	    .command = command, .reason = why });
+	free(proj);
+}
+
 /* Our own executable, for the rewritten command. */
 static char *
 hook_self(void)
@@ -197,6 +245,8 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 	    &cause) != 0)
 		hook_block("%s; the command is refused, not cut short", cause);
 	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
+		/* The user's own Claude Code rule: on the record too. */
+		hook_refused(socket, cwd, command, rule);
 		hook_deny(rule);
 		free(rule);
 		return;
@@ -465,7 +515,7 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	struct mcp		 m;
 	struct config		 cfg;
 	struct filewrite_match	 fm;
-	char			*top, *cause = NULL, *rel, *why, *abs;
+	char			*cause = NULL, *rel, *why, *abs;
 	bool			 up = false;
 
 	if (fp == NULL)
@@ -475,10 +525,7 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 		hook_block("%s", cause != NULL ? cause : "field "
 		    "'tool_input.file_path' is empty");
 	memset(&m, 0, sizeof m);
-	top = cwd != NULL ? path_git_toplevel(cwd) : NULL;
-	m.project = path_canonical(top != NULL ? top : cwd != NULL ? cwd :
-	    ".", &cause);
-	free(top);
+	m.project = path_project_of(cwd != NULL ? cwd : ".", &cause);
 	if (m.project == NULL)
 		hook_block("cannot tell the project of the call's cwd: %s",
 		    cause);
@@ -503,13 +550,31 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 		free(why);
 		rel = NULL;
 	} else if ((rel = mcp_path_relative(&m, abs, &cause)) == NULL) {
+		/* Outside the project: no request, on the record all the
+		   same (edge-refusal.h). */
+		(void)edge_refusal_audit(&(struct edge_refusal){
+		    .project = m.project, .edge = "hook",
+		    .agent = "claude-code", .tool = tool, .path = abs,
+		    .reason = cause });
 		why = xasprintf("bwgate: %s", cause);
 		hook_deny(why);
 		free(why);
 	} else if ((why = mcp_path_protected(&m, rel)) != NULL) {
-		free(abs);
-		abs = xasprintf("bwgate: %s", why);
-		hook_deny(abs);
+		/* On the record: the console refuses it as a request (its
+		   verdict for a protected path), else the audit log has it. */
+		if (hook_console(socket, &cause) && (m.project_fd =
+		    open(m.project, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			hook_write_console(&m, socket, tool, input, rel);
+			close(m.project_fd);
+		} else {
+			(void)edge_refusal_audit(&(struct edge_refusal){
+			    .project = m.project, .edge = "hook",
+			    .agent = "claude-code", .tool = tool, .path = rel,
+			    .reason = why });
+			free(abs);
+			abs = xasprintf("bwgate: %s", why);
+			hook_deny(abs);
+		}
 		free(why);
 	} else if (route && !(up = hook_console(socket, &cause)) && !pass) {
 		hook_block("file writes go through the bwgate console, and "

@@ -1,7 +1,8 @@
 /*
  * cmd-log: `bwgate log [--project DIR] [--state S] [--agent A] [--since T]
  * [--json]`: the project's requests from the audit log, oldest first,
- * without a console: id, time, state, verdict, agent and command. The
+ * without a console: id, time, state (as the queue shows it: "exit N",
+ * "undone"), exit status, verdict, agent and command. The
  * filters keep a request whose final state, agent, and submission time
  * match (--since 90s, 15m, 2h, 3d, or an ISO 8601 time).
  */
@@ -31,6 +32,9 @@ struct log_entry {
 	char	*verdict;
 	char	*state;		/* pending, denied, finished, ... */
 	double	 exit_status;	/* -1: none */
+	double	 undo;		/* its run's undo store id, 0: none */
+	char	*refused_by;	/* an adapter's own refusal: "mcp", "hook" */
+	bool	 undone;
 };
 
 struct log_list {
@@ -63,11 +67,24 @@ log_str(const cJSON *o, const char *name)
 	return cJSON_GetStringValue(cJSON_GetObjectItem(o, name));
 }
 
+/* The newest entry of request id (ids are unique per project), or of
+   undo store run undo when id is not a number (older records). */
+static struct log_entry *
+log_find_any(struct log_list *l, const cJSON *id, const cJSON *undo)
+{
+	for (size_t i = l->n; i > 0; i--)
+		if (cJSON_IsNumber(id) ? l->e[i - 1].id == id->valuedouble :
+		    cJSON_IsNumber(undo) && l->e[i - 1].undo ==
+		    undo->valuedouble)
+			return &l->e[i - 1];
+	return NULL;
+}
+
 /* The entry of (console, id), made when its request record comes. */
 static struct log_entry *
 log_find(struct log_list *l, const char *console, double id, bool make)
 {
-	for (size_t i = l->n; i > 0; i--)
+	for (size_t i = l->n; i > 0 && id >= 0; i--)
 		if (l->e[i - 1].id == id && strcmp(l->e[i - 1].console,
 		    console) == 0)
 			return &l->e[i - 1];
@@ -101,6 +118,38 @@ log_record(const cJSON *r, const char *project, void *arg)
 	struct log_entry	*e;
 
 	(void)project;
+	/* An undo that worked, by the console (u) or by `bwgate undo`. */
+	if (what != NULL && strcmp(what, "undo") == 0) {
+		if (cJSON_GetObjectItem(r, "error") == NULL &&
+		    (e = log_find_any(l, id, cJSON_GetObjectItem(r,
+		    "undo"))) != NULL)
+			e->undone = true;
+		return 0;
+	}
+	/* A call an agent adapter refused itself, with no console to make
+	   it a request (edge-refusal.h): a row without a number. */
+	if (what != NULL && strcmp(what, "refused") == 0) {
+		e = log_find(l, "", -1, true);
+		e->time_ms = cJSON_GetNumberValue(cJSON_GetObjectItem(r,
+		    "time_ms"));
+		log_set(&e->when, log_str(r, "time"));
+		log_set(&e->agent, log_str(r, "agent"));
+		if (log_str(r, "command") != NULL)
+			log_set(&e->command, log_str(r, "command"));
+		else {
+			char *c = xasprintf("%s %s", log_str(r, "tool") ?
+			    log_str(r, "tool") : "?", log_str(r, "path") ?
+			    log_str(r, "path") : "?");
+
+			log_set(&e->command, c);
+			free(c);
+		}
+		log_set(&e->verdict, "deny");
+		log_set(&e->state, "refused");
+		e->refused_by = log_str(r, "edge") != NULL ? xstrdup(
+		    log_str(r, "edge")) : NULL;
+		return 0;
+	}
 	if (what == NULL || console == NULL || !cJSON_IsNumber(id))
 		return 0;
 	e = log_find(l, console, id->valuedouble,
@@ -127,6 +176,12 @@ log_record(const cJSON *r, const char *project, void *arg)
 		f = cJSON_GetObjectItem(r, "exit_status");
 		if (cJSON_IsNumber(f))
 			e->exit_status = f->valuedouble;
+		f = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "report"),
+		    "undo");
+		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "possible")) &&
+		    cJSON_IsNumber(cJSON_GetObjectItem(f, "id")))
+			e->undo = cJSON_GetNumberValue(cJSON_GetObjectItem(f,
+			    "id"));
 	} else if (strcmp(what, "withdrawn") == 0)
 		log_set(&e->state, "withdrawn");
 	return 0;
@@ -204,10 +259,20 @@ cmd_log(int argc, char **argv)
 	if (json)
 		arr = cJSON_CreateArray();
 	else
-		printf("%-6s %-20s %-10s %-7s %-14s %s\n", "ID", "TIME",
-		    "STATE", "VERDICT", "AGENT", "COMMAND");
+		printf("%-6s %-20s %-10s %-5s %-7s %-14s %s\n", "ID", "TIME",
+		    "STATE", "EXIT", "VERDICT", "AGENT", "COMMAND");
 	for (size_t i = 0; i < l.n; i++) {
 		struct log_entry *e = &l.e[i];
+		char exit[16], shown[32], num[24];
+
+		/* Put back since: what it did is no more (the exit status
+		   stays in its own column). */
+		if (e->undone)
+			log_set(&e->state, "undone");
+		if (e->exit_status >= 0)
+			snprintf(exit, sizeof exit, "%.0f", e->exit_status);
+		else
+			snprintf(exit, sizeof exit, "-");
 
 		if ((state != NULL && (e->state == NULL ||
 		    strcmp(e->state, state) != 0)) || (agent != NULL &&
@@ -216,7 +281,13 @@ cmd_log(int argc, char **argv)
 			continue;
 		if (json) {
 			o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "id", e->id);
+			if (e->id >= 0)
+				cJSON_AddNumberToObject(o, "id", e->id);
+			else
+				cJSON_AddNullToObject(o, "id");
+			if (e->refused_by != NULL)
+				cJSON_AddStringToObject(o, "refused_by",
+				    e->refused_by);
 			cJSON_AddStringToObject(o, "console", e->console);
 			cJSON_AddStringToObject(o, "time", e->when ? e->when :
 			    "");
@@ -233,9 +304,22 @@ cmd_log(int argc, char **argv)
 			cJSON_AddItemToArray(arr, o);
 			continue;
 		}
+		/* As the queue says it: a failed command never reads
+		   "finished". */
+		if (e->state != NULL && strcmp(e->state, "finished") == 0 &&
+		    e->exit_status >= 0)
+			snprintf(shown, sizeof shown, "exit %.0f",
+			    e->exit_status);
+		else
+			snprintf(shown, sizeof shown, "%s", e->state ?
+			    e->state : "?");
 		cmd = display_escape(e->command ? e->command : "");
-		printf("%-6.0f %-20.19s %-10s %-7s %-14.14s %s\n", e->id,
-		    e->when ? e->when : "", e->state ? e->state : "?",
+		if (e->id >= 0)
+			snprintf(num, sizeof num, "%.0f", e->id);
+		else	/* an adapter's own refusal: no request number */
+			snprintf(num, sizeof num, "-");
+		printf("%-6s %-20.19s %-10s %-5s %-7s %-14.14s %s\n", num,
+		    e->when ? e->when : "", shown, exit,
 		    e->verdict ? e->verdict : "?",
 		    e->agent ? display_str(e->agent) : "-", cmd);
 		free(cmd);
@@ -253,6 +337,7 @@ cmd_log(int argc, char **argv)
 		free(l.e[i].command);
 		free(l.e[i].verdict);
 		free(l.e[i].state);
+		free(l.e[i].refused_by);
 	}
 	free(l.e);
 	free(project);

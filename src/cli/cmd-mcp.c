@@ -217,7 +217,7 @@ out:
 static char *
 mcp_project(const char *opt, char **cause)
 {
-	char	*cwd, *top, *p;
+	char	*cwd, *p;
 
 	if (opt != NULL)
 		return path_canonical(opt, cause);
@@ -226,9 +226,7 @@ mcp_project(const char *opt, char **cause)
 		    strerror(errno));
 		return NULL;
 	}
-	top = path_git_toplevel(cwd);
-	p = path_canonical(top != NULL ? top : cwd, cause);
-	free(top);
+	p = path_project_of(cwd, cause);	/* the console's rule */
 	free(cwd);
 	return p;
 }

@@ -379,6 +379,8 @@ run_message(const struct run_request *rq, const char *cwd)
 	else if (getenv("BWGATE_DESCRIPTION") != NULL &&
 	    *getenv("BWGATE_DESCRIPTION") != '\0')
 		sm.description = xstrdup(getenv("BWGATE_DESCRIPTION"));
+	if (rq->refused != NULL)
+		sm.refused = xstrdup(rq->refused);
 	sm.timeout_s = rq->timeout_s > 0 ? rq->timeout_s : 0;
 	if (rq->network)
 		sm.mounts.network = 1;

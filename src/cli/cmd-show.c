@@ -240,7 +240,12 @@ show_summary(const cJSON *j)
 			show_text("note", r, "note");
 		} else if (strcmp(what, "result") == 0)
 			show_text("state", r, "state");
+		else if (strcmp(what, "undo") == 0 &&
+		    cJSON_GetObjectItem(r, "error") == NULL)
+			printf("state     undone (its changes were put back)\n");
 	}
+	if (cJSON_IsTrue(cJSON_GetObjectItem(req, "undone")))
+		printf("state     undone (its changes were put back)\n");
 	f = cJSON_GetObjectItem(req, "exit_status");
 	if (!cJSON_IsNumber(f) && recs != NULL) {
 		cJSON_ArrayForEach(r, recs)

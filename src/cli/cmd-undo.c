@@ -1,9 +1,12 @@
 /*
  * cmd-undo: `bwgate undo [--project DIR] [--dry-run] [--force] [--json]
- * ID...` puts runs back (undo.h), newest first; `bwgate undo --list` shows
- * what the store holds. Each undo is audited ("undo" record). With
- * --request, the ids are the console's request ids, found in the audit
- * log (history.h): a run stays undoable after its console is gone.
+ * N...` puts requests' runs back (undo.h), newest first; `bwgate undo
+ * --list` shows what the store holds. N is the request's number, the one
+ * the console, the report and `bwgate log` show: the store knows its
+ * request (undo_run_of_request), and for runs recorded before it did, the
+ * audit log does (history.h). --run takes the store's own run ids (a
+ * `bwgate exec` without a console has no request). Each undo is audited
+ * ("undo" record, with the request's "id").
  */
 #include "autoconf.h"
 
@@ -29,6 +32,7 @@ static const struct option undo_options[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "request", no_argument, NULL, 'r' },
+	{ "run", no_argument, NULL, 'R' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -38,16 +42,24 @@ static void
 undo_usage(FILE *f)
 {
 	fprintf(f, "usage: bwgate undo [--project DIR] [--dry-run] [--force] "
-	    "[--json] [--request] ID...\n"
+	    "[--json] N...\n"
+	    "       bwgate undo [--project DIR] [--dry-run] [--force] "
+	    "[--json] --run ID...\n"
 	    "       bwgate undo [--project DIR] --list [--json]\n");
 }
+
+/* A run to undo: the store's id and its request's number (0: none). */
+struct undo_target {
+	unsigned long	 id;
+	unsigned long	 req;
+};
 
 /* Newest first. */
 static int
 undo_id_cmp(const void *a, const void *b)
 {
-	unsigned long	x = *(const unsigned long *)a;
-	unsigned long	y = *(const unsigned long *)b;
+	unsigned long	x = ((const struct undo_target *)a)->id;
+	unsigned long	y = ((const struct undo_target *)b)->id;
 
 	return x < y ? 1 : x > y ? -1 : 0;
 }
@@ -96,11 +108,16 @@ static unsigned long
 undo_of_request(const char *project, unsigned long id, char **cause)
 {
 	struct undo_req	 q = { .id = id };
+	unsigned long	 run;
 
+	if ((run = undo_run_of_request(project, id)) != 0)
+		return run;
 	history_scan(NULL, project, undo_req_record, &q);
 	if (!q.seen)
-		*cause = xasprintf("no finished request #%lu of '%s' in the "
-		    "audit log", id, project);
+		*cause = xasprintf("no finished request #%lu of '%s' (in the "
+		    "undo store or the audit log; bwgate undo --list shows "
+		    "the runs kept, --run ID takes a run's own id)", id,
+		    project);
 	else if (q.undo == 0)
 		*cause = xasprintf("request #%lu cannot be undone: %s", id,
 		    q.why);
@@ -108,20 +125,69 @@ undo_of_request(const char *project, unsigned long id, char **cause)
 	return q.undo;
 }
 
+/* Runs and their requests, from the audit log's "result" records (the
+   runs recorded before the store knew its requests). */
+struct undo_map {
+	unsigned long	*run;
+	unsigned long	*req;
+	size_t		 n;
+};
+
+static int
+undo_map_record(const cJSON *r, const char *project, void *arg)
+{
+	struct undo_map	*m = arg;
+	const cJSON	*f = cJSON_GetObjectItem(r, "id"), *u, *id;
+	const char	*what = cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "record"));
+
+	(void)project;
+	if (!cJSON_IsNumber(f) || what == NULL || strcmp(what, "result") != 0)
+		return 0;
+	u = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "report"), "undo");
+	id = cJSON_GetObjectItem(u, "id");
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(u, "possible")) ||
+	    !cJSON_IsNumber(id))
+		return 0;
+	m->run = xreallocarray(m->run, m->n + 1, sizeof *m->run);
+	m->req = xreallocarray(m->req, m->n + 1, sizeof *m->req);
+	m->run[m->n] = (unsigned long)id->valuedouble;
+	m->req[m->n++] = (unsigned long)f->valuedouble;
+	return 0;
+}
+
+/* The request of run id: the store's record, else the audit log's
+   newest. 0 when neither knows. */
+static unsigned long
+undo_map_find(const char *project, const struct undo_map *m,
+    unsigned long id)
+{
+	unsigned long	 req = undo_request_of(project, id);
+
+	for (size_t i = m->n; req == 0 && i > 0; i--)
+		if (m->run[i - 1] == id)
+			req = m->req[i - 1];
+	return req;
+}
+
 /* `--list`: the store's runs. */
 static int
 undo_list(const char *project, bool json)
 {
 	struct strv	 ids = STRV_INIT;
+	struct undo_map	 map = { NULL, NULL, 0 };
 	cJSON		*arr = cJSON_CreateArray(), *m, *o;
-	char		*cause = NULL;
+	char		*cause = NULL, reqs[24];
 
 	undo_runs(project, &ids);
+	if (ids.n > 0)
+		history_scan(NULL, project, undo_map_record, &map);
 	if (!json)
-		printf("%-6s %-10s %-7s %s\n", "UNDO", "BYTES", "STATE",
-		    "COMMAND");
+		printf("%-8s %-6s %-10s %-7s %s\n", "REQUEST", "RUN", "BYTES",
+		    "STATE", "COMMAND");
 	for (size_t i = 0; i < ids.n; i++) {
 		unsigned long id = strtoul(ids.v[i], NULL, 10);
+		unsigned long req = undo_map_find(project, &map, id);
 		const char *cmd, *state;
 
 		if ((m = undo_manifest_read(project, id, &cause)) == NULL) {
@@ -136,15 +202,25 @@ undo_list(const char *project, bool json)
 		if (json) {
 			o = cJSON_CreateObject();
 			cJSON_AddNumberToObject(o, "id", (double)id);
+			if (req != 0)
+				cJSON_AddNumberToObject(o, "request",
+				    (double)req);
+			else
+				cJSON_AddNullToObject(o, "request");
 			cJSON_AddStringToObject(o, "state", state);
 			cJSON_AddNumberToObject(o, "bytes",
 			    (double)undo_manifest_bytes(project, m));
 			cJSON_AddStringToObject(o, "command", cmd ? cmd : "");
 			cJSON_AddItemToArray(arr, o);
-		} else
-			printf("%-6lu %-10llu %-7s %s\n", id,
+		} else {
+			if (req != 0)
+				snprintf(reqs, sizeof reqs, "#%lu", req);
+			else
+				snprintf(reqs, sizeof reqs, "-");
+			printf("%-8s %-6lu %-10llu %-7s %s\n", reqs, id,
 			    (unsigned long long)undo_manifest_bytes(project,
 			    m), state, display_str(cmd ? cmd : ""));
+		}
 		cJSON_Delete(m);
 	}
 	if (json) {
@@ -155,12 +231,14 @@ undo_list(const char *project, bool json)
 	}
 	cJSON_Delete(arr);
 	strv_release(&ids);
+	free(map.run);
+	free(map.req);
 	return 0;
 }
 
 /* Audit one undo (best effort: the log is the console's). */
 static void
-undo_audit(const char *project, unsigned long id, bool force,
+undo_audit(const char *project, const struct undo_target *t, bool force,
     const struct strv *lines, const char *error)
 {
 	struct audit	*a;
@@ -176,7 +254,9 @@ undo_audit(const char *project, unsigned long id, bool force,
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "record", "undo");
 	cJSON_AddStringToObject(rec, "project", project);
-	cJSON_AddNumberToObject(rec, "undo", (double)id);
+	if (t->req != 0)	/* the request's number, as the console's */
+		cJSON_AddNumberToObject(rec, "id", (double)t->req);
+	cJSON_AddNumberToObject(rec, "undo", (double)t->id);
 	cJSON_AddBoolToObject(rec, "force", force);
 	cJSON_AddItemToObject(rec, "actions", cJSON_CreateStringArray(
 	    (const char *const *)lines->v, (int)lines->n));
@@ -192,17 +272,24 @@ undo_audit(const char *project, unsigned long id, bool force,
 
 /* Undo one run; 0 done (or nothing to do), 1 conflicts, -1 failure. */
 static int
-undo_one(const char *project, unsigned long id, bool dry, bool force,
-    cJSON *out)
+undo_one(const char *project, const struct undo_target *t, bool dry,
+    bool force, cJSON *out)
 {
 	struct undo_plan	*p;
 	const struct strv	*lines;
 	const cJSON		*e;
-	char			*cause = NULL;
+	unsigned long		 id = t->id;
+	char			*cause = NULL, name[40];
 	cJSON			*m, *o;
 	int			 rc = 0;
 
+	if (t->req != 0)
+		snprintf(name, sizeof name, "request #%lu", t->req);
+	else
+		snprintf(name, sizeof name, "run %lu", id);
 	o = cJSON_CreateObject();
+	if (t->req != 0)
+		cJSON_AddNumberToObject(o, "request", (double)t->req);
 	cJSON_AddNumberToObject(o, "id", (double)id);
 	cJSON_AddItemToArray(out, o);
 	if ((m = undo_manifest_read(project, id, &cause)) == NULL) {
@@ -213,7 +300,7 @@ undo_one(const char *project, unsigned long id, bool dry, bool force,
 	}
 	if (undo_is_undone(project, id)) {
 		cJSON_Delete(m);
-		printf("run %lu was undone already: nothing to do\n", id);
+		printf("%s was undone already: nothing to do\n", name);
 		cJSON_AddStringToObject(o, "state", "undone already");
 		return 0;
 	}
@@ -228,10 +315,10 @@ undo_one(const char *project, unsigned long id, bool dry, bool force,
 	cJSON_AddItemToObject(o, "actions", cJSON_CreateStringArray(
 	    (const char *const *)lines->v, (int)lines->n));
 	if (lines->n == 0)
-		printf("run %lu: nothing to undo (the project is as it was "
-		    "before)\n", id);
+		printf("%s: nothing to undo (the project is as it was "
+		    "before)\n", name);
 	else
-		printf("run %lu%s:\n", id, dry ? " (dry run)" : "");
+		printf("%s%s:\n", name, dry ? " (dry run)" : "");
 	for (size_t i = 0; i < lines->n; i++)
 		printf("  %s\n", display_str(lines->v[i]));
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(m, "unsaved")) {
@@ -245,19 +332,19 @@ undo_one(const char *project, unsigned long id, bool dry, bool force,
 		    "?"));
 	}
 	if (undo_plan_conflicts(p) > 0 && !force) {
-		fprintf(stderr, "bwgate: undo: run %lu: %zu conflict%s: the "
+		fprintf(stderr, "bwgate: undo: %s: %zu conflict%s: the "
 		    "project changed since the run (--force undoes it "
-		    "anyway)\n", id, undo_plan_conflicts(p),
+		    "anyway)\n", name, undo_plan_conflicts(p),
 		    undo_plan_conflicts(p) == 1 ? "" : "s");
 		cJSON_AddStringToObject(o, "state", "conflict");
 		rc = 1;
 	} else if (dry) {
 		cJSON_AddStringToObject(o, "state", "dry-run");
 	} else if (undo_plan_apply(p, force, &cause) != 0) {
-		fprintf(stderr, "bwgate: undo: run %lu: %s\n", id,
+		fprintf(stderr, "bwgate: undo: %s: %s\n", name,
 		    display_str(cause));
 		cJSON_AddStringToObject(o, "error", cause);
-		undo_audit(project, id, force, lines, cause);
+		undo_audit(project, t, force, lines, cause);
 		free(cause);
 		rc = -1;
 	} else {
@@ -266,9 +353,9 @@ undo_one(const char *project, unsigned long id, bool dry, bool force,
 			    display_str(cause));
 			free(cause);
 		}
-		undo_audit(project, id, force, lines, NULL);
+		undo_audit(project, t, force, lines, NULL);
 		cJSON_AddStringToObject(o, "state", "undone");
-		printf("run %lu undone\n", id);
+		printf("%s undone\n", name);
 	}
 	undo_plan_free(p);
 	cJSON_Delete(m);
@@ -280,22 +367,23 @@ cmd_undo(int argc, char **argv)
 {
 	const char	*popt = NULL;
 	bool		 dry = false, force = false, list = false, json = false;
-	bool		 req = false;
+	bool		 run = false;
 	char		*project, *cause = NULL, *end;
-	unsigned long	*ids;
+	struct undo_target *ids;
 	size_t		 n = 0;
 	cJSON		*out;
 	int		 c, rc = 0, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:nflrjh", undo_options,
+	while ((c = getopt_long(argc, argv, "p:nflrRjh", undo_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'p': popt = optarg; break;
 		case 'n': dry = true; break;
 		case 'f': force = true; break;
 		case 'l': list = true; break;
-		case 'r': req = true; break;
+		case 'r': break;	/* numbers are requests' anyway */
+		case 'R': run = true; break;
 		case 'j': json = true; break;
 		case 'h': undo_usage(stdout); return 0;
 		default: undo_usage(stderr); return EXIT_BWGATE_FAILED;
@@ -317,17 +405,25 @@ cmd_undo(int argc, char **argv)
 	}
 	ids = xcalloc((size_t)(argc - optind), sizeof *ids);
 	for (int i = optind; i < argc; i++) {
-		ids[n++] = strtoul(argv[i], &end, 10);
-		if (*argv[i] == '\0' || *end != '\0' || ids[n - 1] == 0) {
-			fprintf(stderr, "bwgate: undo: '%s' is not a run's "
-			    "undo id (see bwgate undo --list)\n",
-			    display_str(argv[i]));
+		unsigned long v = strtoul(argv[i], &end, 10);
+
+		if (*argv[i] == '#' && !run)	/* as the console shows it */
+			v = strtoul(argv[i] + 1, &end, 10);
+		if (*argv[i] == '\0' || *end != '\0' || v == 0 ||
+		    end == argv[i] + (*argv[i] == '#')) {
+			fprintf(stderr, "bwgate: undo: '%s' is not %s (see "
+			    "bwgate undo --list)\n", display_str(argv[i]),
+			    run ? "a run's id" : "a request's number");
 			free(ids);
 			free(project);
 			return EXIT_BWGATE_FAILED;
 		}
-		if (req && (ids[n - 1] = undo_of_request(project, ids[n - 1],
-		    &cause)) == 0) {
+		n++;
+		if (run) {
+			ids[n - 1].id = v;
+			ids[n - 1].req = undo_request_of(project, v);
+		} else if ((ids[n - 1].req = v,
+		    ids[n - 1].id = undo_of_request(project, v, &cause)) == 0) {
 			fprintf(stderr, "bwgate: undo: %s\n",
 			    display_str(cause));
 			free(cause);
@@ -340,9 +436,9 @@ cmd_undo(int argc, char **argv)
 		qsort(ids, n, sizeof *ids, undo_id_cmp);
 	out = cJSON_CreateArray();
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (i > 0 && ids[i] == ids[i - 1])
+		if (i > 0 && ids[i].id == ids[i - 1].id)
 			continue;
-		if ((r = undo_one(project, ids[i], dry, force, out)) != 0)
+		if ((r = undo_one(project, &ids[i], dry, force, out)) != 0)
 			rc = r < 0 ? EXIT_BWGATE_FAILED : 1;
 	}
 	if (json) {

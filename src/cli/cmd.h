@@ -53,6 +53,9 @@ struct run_request {
 	size_t		 write_len;	/* of write_content */
 	const char	*agent;
 	const char	*description;	/* why, in the agent's words */
+	const char	*refused;	/* refused by the adapter itself: why
+					   (the console denies it, on the
+					   record) */
 	const char	*tag;		/* NULL: "run" */
 	int		 timeout_s;
 	bool		 json;		/* print the report, not the output */

@@ -18,6 +18,7 @@ bwgate_SOURCES = \
 	%D%/cmd-hook.c %D%/hook-perms.c %D%/hook-perms.h \
 	%D%/hook-guard.c %D%/hook-guard.h %D%/hook-path.c %D%/hook-path.h \
 	%D%/hook-run.c %D%/hook-run.h \
+	%D%/edge-refusal.c %D%/edge-refusal.h \
 	%D%/cmd-mcp.c %D%/mcp.h \
 	%D%/mcp-rpc.c \
 	%D%/mcp-tools.c \

@@ -21,6 +21,7 @@
 
 #include "beneath.h"
 #include "buf.h"
+#include "edge-refusal.h"
 #include "filereq.h"
 #include "jsonutil.h"
 #include "mcp.h"
@@ -216,7 +217,9 @@ out:
 	free(rel);
 }
 
-/* Refuse what the console would refuse anyway, with a clearer reason. */
+/* Refuse what the console would refuse anyway, with a clearer reason: -1,
+   or 1 for a protected path (the console refuses that one itself, on the
+   record: mcp_run_refused). */
 static int
 files_writable(struct mcp *m, const char *rel, size_t len, char **cause)
 {
@@ -232,15 +235,15 @@ files_writable(struct mcp *m, const char *rel, size_t len, char **cause)
 		    "e.g. mv -- \"$(printf '\\377\\376')\" new-name");
 		return -1;
 	}
-	if ((why = mcp_path_protected(m, rel)) != NULL) {
-		*cause = why;
-		return -1;
-	}
 	if (len > FILEREQ_MAX) {
 		*cause = xasprintf("'%s': %zu bytes is more than a file write "
 		    "may carry (%d KiB); write it with the run tool", rel, len,
 		    FILEREQ_MAX / 1024);
 		return -1;
+	}
+	if ((why = mcp_path_protected(m, rel)) != NULL) {
+		*cause = why;
+		return 1;
 	}
 	return 0;
 }
@@ -253,6 +256,7 @@ mcp_write_file(struct mcp *m, const cJSON *id, const cJSON *args,
 	const char	*content = NULL, *b64 = NULL;
 	char		*rel, *cause = NULL;
 	struct buf	 bytes = BUF_INIT;
+	int		 rc;
 
 	if ((rel = files_path(m, id, args, "write_file", true)) == NULL)
 		return;
@@ -277,8 +281,13 @@ mcp_write_file(struct mcp *m, const cJSON *id, const cJSON *args,
 		buf_add(&bytes, "", 1);
 	else
 		buf_add(&bytes, content, strlen(content) + 1);
-	if (files_writable(m, rel, bytes.len - 1, &cause) != 0) {
+	if ((rc = files_writable(m, rel, bytes.len - 1, &cause)) < 0) {
 		mcp_tool_error(id, "write_file: %s", cause);
+		goto out;
+	}
+	if (rc > 0) {
+		mcp_run_refused(m, id, token, "write_file", rel, bytes.data,
+		    bytes.len - 1, cause);
 		goto out;
 	}
 	mcp_run_write(m, id, token, "write_file", rel, bytes.data,
@@ -358,9 +367,10 @@ mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
 {
 	struct buf	 b = BUF_INIT, out = BUF_INIT, diff = BUF_INIT;
 	const char	*old, *new;
-	char		*rel, *cause = NULL, *why;
+	char		*rel, *cause = NULL, *why, *msg = NULL;
 	bool		 all = false;
 	size_t		 count = 0;
+	int		 rc;
 
 	if ((rel = files_path(m, id, args, "edit_file", true)) == NULL)
 		return;
@@ -375,22 +385,33 @@ mcp_edit_file(struct mcp *m, const cJSON *id, const cJSON *args,
 		    "empty");
 		goto done;
 	}
-	if ((why = mcp_path_protected(m, rel)) != NULL) {
-		mcp_tool_error(id, "edit_file: %s", why);
+	/* A protected path is refused on the record: by the console with
+	   the edit's result, else (no result to send) in the audit log. */
+	why = mcp_path_protected(m, rel);
+	if (mcp_file_load(m, rel, &b, &cause) != 0)
+		msg = xasprintf("%s", cause);
+	else if (mcp_edit_apply(b.data, old, new, all, &out, &diff, &count,
+	    &cause) != 0)
+		msg = xasprintf("'%s': %s", rel, cause);
+	if (msg != NULL) {
+		if (why != NULL)
+			(void)edge_refusal_audit(&(struct edge_refusal){
+			    .project = m->project, .edge = "mcp",
+			    .agent = m->agent, .tool = "edit_file",
+			    .path = rel, .reason = why });
+		mcp_tool_error(id, "edit_file: %s", why != NULL ? why : msg);
+		free(msg);
 		free(why);
 		goto done;
 	}
-	if (mcp_file_load(m, rel, &b, &cause) != 0) {
+	free(why);
+	if ((rc = files_writable(m, rel, out.len, &cause)) < 0) {
 		mcp_tool_error(id, "edit_file: %s", cause);
 		goto done;
 	}
-	if (mcp_edit_apply(b.data, old, new, all, &out, &diff, &count,
-	    &cause) != 0) {
-		mcp_tool_error(id, "edit_file: '%s': %s", rel, cause);
-		goto done;
-	}
-	if (files_writable(m, rel, out.len, &cause) != 0) {
-		mcp_tool_error(id, "edit_file: %s", cause);
+	if (rc > 0) {
+		mcp_run_refused(m, id, token, "edit_file", rel, out.data,
+		    out.len, cause);
 		goto done;
 	}
 	mcp_run_write(m, id, token, "edit_file", rel, out.data, out.len,

@@ -16,6 +16,7 @@
 #include "client.h"
 #include "cmd.h"
 #include "display.h"
+#include "edge-refusal.h"
 #include "loop.h"
 #include "mcp.h"
 #include "path.h"
@@ -219,6 +220,48 @@ mcp_run_write(struct mcp *m, const cJSON *id, const cJSON *token,
 	c->bytes = len;
 	c->replacements = replacements;
 	c->diff = diff;
+}
+
+void
+mcp_run_refused(struct mcp *m, const cJSON *id, const cJSON *token,
+    const char *tool, const char *rel, const char *content, size_t len,
+    const char *why)
+{
+	struct run_request	 rq = RUN_REQUEST_INIT;
+	struct mcp_call		*c;
+	char			*abs, *cause = NULL;
+
+	abs = path_join(m->project, rel);
+	rq.socket = m->socket;
+	rq.agent = m->agent;
+	rq.tag = "mcp";
+	rq.cwd = m->project;
+	rq.write_path = abs;
+	rq.write_content = content;
+	rq.write_len = len;
+	c = xcalloc(1, sizeof *c);
+	if ((c->cl = run_start(&rq, &cause)) == NULL) {
+		/* No console: the audit log has it. */
+		(void)edge_refusal_audit(&(struct edge_refusal){
+		    .project = m->project, .edge = "mcp", .agent = m->agent,
+		    .tool = tool, .path = rel, .reason = why });
+		mcp_tool_error(id, "%s: %s", tool, why);
+		free(cause);
+		free(abs);
+		free(c);
+		return;
+	}
+	free(abs);
+	c->rpc_id = cJSON_Duplicate(id, true);
+	c->token = token != NULL ? cJSON_Duplicate(token, true) : NULL;
+	c->start_ms = loop_now_ms();
+	if (c->token != NULL)
+		c->beat_ms = c->start_ms + RUN_BEAT_MS;
+	c->next = m->calls;
+	m->calls = c;
+	c->tool = tool;
+	c->path = xstrdup(rel);
+	c->bytes = len;
 }
 
 /* Append a change-report list to the text. */

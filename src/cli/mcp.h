@@ -118,6 +118,13 @@ void	 mcp_run_tool(struct mcp *, const cJSON *id, const cJSON *args,
 void	 mcp_run_write(struct mcp *, const cJSON *id, const cJSON *token,
 	    const char *tool, const char *rel, const char *content,
 	    size_t len, unsigned replacements, char *diff);
+/* A write the file tools refuse (a protected path): it still goes to the
+   console, whose verdict refuses it on the record (queue, history, audit
+   log); with no console, the refusal goes to the audit log
+   (edge-refusal.h) and the agent reads why. */
+void	 mcp_run_refused(struct mcp *, const cJSON *id, const cJSON *token,
+	    const char *tool, const char *rel, const char *content,
+	    size_t len, const char *why);
 /* The call's connection is readable; false when the call ended. */
 bool	 mcp_run_readable(struct mcp *, struct mcp_call *);
 /* Send due event progress; the ms until the next is due (-1: none). */

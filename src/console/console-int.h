@@ -76,7 +76,10 @@ struct job {
 	int			 kill_timer;
 	int			 drain_timer;
 	int			 approval_timer;
-	struct buf		 log;		/* kept output */
+	struct buf		 log;		/* kept output (until spooled) */
+	size_t			 log_len;	/* its length, once spooled */
+	bool			 log_spooled;	/* on disk (spool.c) */
+	bool			 streams_spooled; /* the report's too */
 	int			 in_fd;		/* the command's stdin, or -1 */
 	struct buf		 in;		/* stdin not yet written */
 	bool			 in_end;	/* input-end came */
@@ -185,13 +188,41 @@ struct console {
 	size_t			 nsubs;
 	unsigned		 dirty;
 
+	int			 undo_timer;	/* console_undo_watch */
+	char			*spool;		/* ended requests' output
+						   (spool.c), or NULL */
+	int			 spool_lock;	/* flock held on its .lock */
+	struct buf		 out_cache;	/* one read back */
+	uint32_t		 out_cache_id;
+
 	bool			 shutting_down;
 	struct warm		 warm;
 	bool			 done;
 	int			 shutdown_timer;
 };
 
+/* spool.c: an ended request's output on disk, read back when shown. */
+void	spool_init(struct console *c);
+void	spool_release(struct console *c);
+/* Move a finished job's kept output and its report's streams to disk. */
+void	spool_job(struct console *c, struct job *jb);
+/* The kept output read back (cached for one request at a time). */
+const struct buf *spool_output(struct console *c, const struct job *jb);
+/* r's report with its streams read back (caller frees), or NULL when
+   they are not spooled (r->report holds them). */
+cJSON	*spool_report(struct console *c, const struct request *r);
+/* Forget request id's files. */
+void	spool_drop(struct console *c, uint32_t id);
+
 /* console-undo.c: add the undo notices for r's agent to its report. */
+/* A finished request's run is known by the request's number: in its report
+   ("undo": {"request": N}) and in the undo store (undo_set_request). */
+void	console_undo_tag(struct console *c, struct request *r);
+/* Mark the finished requests whose runs were undone since (`bwgate undo`
+   on the command line marks only the store). */
+void	console_undo_refresh(struct console *c);
+/* Look for such undos every CONSOLE_UNDO_WATCH_MS while on. */
+void	console_undo_watch(struct console *c, bool on);
 void	console_undo_notices(struct console *c, const struct request *r,
 	    cJSON *report);
 

@@ -88,6 +88,7 @@ job_finish(struct job *jb)
 	r->exit_status = code;
 	cJSON_Delete(r->report);
 	r->report = report;
+	console_undo_tag(c, r);
 
 	/* The audit copy leaves out the output itself. */
 	rec = audit_record("result", r);
@@ -107,6 +108,7 @@ job_finish(struct job *jb)
 	}
 	console_audit(c, rec);
 
+	console_undo_refresh(c);
 	console_undo_notices(c, r, report);
 	request_send(r, proto_out_json(&(struct proto_out){
 	    .type = PROTO_R_RESULT, .id = r->id, .tag = r->tag,
@@ -121,6 +123,9 @@ job_finish(struct job *jb)
 		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(report,
 		    "sandbox"), "mounts");
 	}
+	/* Its output to disk: memory does not grow with the requests
+	   served (spool.c). */
+	spool_job(c, jb);
 	LOG("request %u %s, status %d", r->id, request_state_name(state),
 	    code);
 	console_emit_request(c, CONSOLE_EV_CHANGED, r);

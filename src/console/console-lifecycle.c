@@ -102,6 +102,7 @@ console_shutdown(struct console *c, const char *why)
 	}
 	c->shutting_down = true;
 	warm_stop(c);
+	console_undo_watch(c, false);
 	note = xasprintf("the console is shutting down (%s)", why);
 	ev.message = note;
 	console_emit(c, &ev);
@@ -141,7 +142,6 @@ char *
 console_find_project(const char *opt, char **cause)
 {
 	_cleanup_free_ char	*cwd = NULL;
-	char			*top;
 
 	if (opt != NULL)
 		return path_canonical(opt, cause);
@@ -150,9 +150,7 @@ console_find_project(const char *opt, char **cause)
 		    strerror(errno));
 		return NULL;
 	}
-	if ((top = path_git_toplevel(cwd)) != NULL)
-		return top;
-	return path_canonical(cwd, cause);
+	return path_project_of(cwd, cause);
 }
 
 /* Set the console up. */
@@ -192,6 +190,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	c->digests = digestcache_new();
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
+	c->spool_lock = -1;
 	warm_init(c);
 	c->uid = getuid();
 	{
@@ -222,6 +221,8 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	}
 	if (guard_project(c->project, cause) != 0)
 		goto fail;
+	spool_init(c);	/* ended requests' output on disk */
+	console_undo_watch(c, true);	/* `bwgate undo` meanwhile */
 	/* Ids go on from the project's last console: one history. */
 	if (history_last_id(c->project, &last_id, cause) != 0) {
 		LOG("request ids start again at 1: %s", *cause);
@@ -394,6 +395,8 @@ console_free(struct console *c)
 
 	if (c == NULL)
 		return;
+	spool_release(c);
+	console_undo_watch(c, false);
 	if (c->session_rules != NULL) {
 		(void)unlink(c->session_rules);
 		allowlist_set_session_file(NULL);

@@ -39,9 +39,11 @@ console_fifo_line(struct console *c, const char *line, size_t len)
 	const char		*p = line + strspn(line, " \t");
 	cJSON			*rec;
 
-	if (*p == '\0')
-		return;
-	if (*p == '{') {
+	if (*p == '\0' && (size_t)(p - line) == len)
+		return;		/* blank; a NUL byte is refused below */
+	if (memchr(line, '\0', len) != NULL)
+		cause = xstrdup("line contains a NUL byte");
+	else if (*p == '{') {
 		if (proto_decode(line, len, &m, &cause) == 0 &&
 		    m.type != PROTO_SUBMIT)
 			cause = xasprintf("the FIFO takes only submit, not "

@@ -255,6 +255,18 @@ request_classify(struct console *c, struct request *r)
 	}
 	/* So does an agent's variable that runs other code. */
 	request_env_verdict(r);
+	/* Refused at the edge (an adapter's own rule): denied here, on the
+	   record like a deny rule's refusal, never run. */
+	if (r->refused != NULL) {
+		char *s = xasprintf("refused by %s: %s", r->tag != NULL ?
+		    r->tag : "the agent's adapter", r->refused);
+
+		free(r->reason);
+		r->reason = s;
+		free(r->rule);
+		r->rule = NULL;
+		r->verdict = VERDICT_DENY;
+	}
 
 	if (cause != NULL)
 		goto fail;
@@ -567,6 +579,7 @@ console_prune(struct console *c)
 		if (!request_ended(r))
 			continue;
 		console_emit_request(c, CONSOLE_EV_REMOVED, r);
+		spool_drop(c, r->id);
 		job_free(r->owner);
 		queue_remove(&c->q, r);
 		ended--;
@@ -685,6 +698,7 @@ console_submit_msg(struct console *c, struct conn *cn, struct proto_msg *m,
 	r->agent = xstrdup(m->agent != NULL ? m->agent : agent);
 	r->description = m->description != NULL ?
 	    xstrdup(m->description) : NULL;
+	r->refused = m->refused != NULL ? xstrdup(m->refused) : NULL;
 	r->tag = m->tag != NULL ? xstrdup(m->tag) : NULL;
 	r->cwd = steal_pointer(&cwd);
 	r->timeout_s = m->timeout_s;

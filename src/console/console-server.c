@@ -339,6 +339,7 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 
 	switch (m->type) {
 	case PROTO_LIST:
+		console_undo_refresh(c);
 		a = cJSON_CreateArray();
 		TAILQ_FOREACH(r, &c->q.requests, entry)
 			cJSON_AddItemToArray(a, request_json(r));
@@ -353,10 +354,18 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	case PROTO_SHOW:
 		if ((r = console_find(c, m->id, &cause)) == NULL)
 			break;
+		console_undo_refresh(c);
 		a = request_json(r);
-		conn_send(cn, proto_out_json(&(struct proto_out){
-		    .type = PROTO_R_SHOW, .id = r->id, .tag = m->tag,
-		    .request = a, .report = r->report }));
+		{
+			/* Its streams come back from disk (spool.c). */
+			cJSON *rep = spool_report(c, r);
+
+			conn_send(cn, proto_out_json(&(struct proto_out){
+			    .type = PROTO_R_SHOW, .id = r->id, .tag = m->tag,
+			    .request = a, .report = rep != NULL ? rep :
+			    r->report }));
+			cJSON_Delete(rep);
+		}
 		cJSON_Delete(a);
 		free(who);
 		return;
@@ -406,6 +415,17 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	free(who);
 }
 
+/* Is a line only spaces? A NUL byte is no space: such a line gets its
+   refusal (proto_decode), never silence. */
+static bool
+conn_blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			return false;
+	return true;
+}
+
 /* Handle every complete line a connection sent. */
 static void
 conn_lines(struct conn *cn)
@@ -425,7 +445,7 @@ conn_lines(struct conn *cn)
 			free(msg);
 			continue;
 		}
-		if (len == 0 || line[strspn(line, " \t\r")] == '\0')
+		if (conn_blank(line, len))
 			continue;
 		m = (struct proto_msg)PROTO_MSG_INIT;
 		if (proto_decode(line, len, &m, &cause) != 0) {

@@ -13,6 +13,7 @@
 
 #include "console-int.h"
 #include "console.h"
+#include "log.h"
 #include "queue.h"
 #include "undo.h"
 #include "xalloc.h"
@@ -127,6 +128,8 @@ console_undo(struct console *c, uint32_t id, const char *who, bool force,
 	if (rc == 0) {
 		char *e = NULL;
 
+		r->undone = true;
+		console_emit_request(c, CONSOLE_EV_CHANGED, r);
 		if (undo_mark_undone(c->project, uid, &e) != 0) {
 			console_message(c, "%s", e);
 			free(e);
@@ -136,6 +139,69 @@ console_undo(struct console *c, uint32_t id, const char *who, bool force,
 	undo_plan_free(p);
 	cJSON_Delete(m);
 	return rc;
+}
+
+void
+console_undo_tag(struct console *c, struct request *r)
+{
+	cJSON		*u = cJSON_GetObjectItem(r->report, "undo");
+	const cJSON	*id = cJSON_GetObjectItem(u, "id");
+	char		*cause = NULL;
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(u, "possible")) ||
+	    !cJSON_IsNumber(id) || id->valuedouble < 1)
+		return;
+	if (undo_set_request(c->project, (unsigned long)id->valuedouble,
+	    r->id, &cause) != 0) {
+		/* `bwgate undo N` still finds it in the audit log. */
+		LOG("request %u: %s", r->id, cause);
+		free(cause);
+	}
+	cJSON_DeleteItemFromObject(u, "request");
+	cJSON_AddNumberToObject(u, "request", (double)r->id);
+}
+
+void
+console_undo_refresh(struct console *c)
+{
+	struct request	*q;
+	const cJSON	*u;
+
+	TAILQ_FOREACH(q, &c->q.requests, entry) {
+		if (q->undone || q->report == NULL)
+			continue;
+		u = cJSON_GetObjectItem(q->report, "undo");
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(u, "possible")) ||
+		    !undo_is_undone(c->project, (unsigned long)
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(u, "id"))))
+			continue;
+		q->undone = true;
+		console_emit_request(c, CONSOLE_EV_CHANGED, q);
+	}
+}
+
+#define CONSOLE_UNDO_WATCH_MS	2000
+
+static void
+console_undo_tick(void *arg)
+{
+	struct console	*c = arg;
+
+	c->undo_timer = 0;
+	console_undo_refresh(c);
+	console_undo_watch(c, true);
+}
+
+void
+console_undo_watch(struct console *c, bool on)
+{
+	if (on && c->undo_timer == 0 && !c->shutting_down)
+		c->undo_timer = loop_timer(c->loop, CONSOLE_UNDO_WATCH_MS,
+		    console_undo_tick, c);
+	else if (!on && c->undo_timer != 0) {
+		loop_cancel(c->loop, c->undo_timer);
+		c->undo_timer = 0;
+	}
 }
 
 /*

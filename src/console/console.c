@@ -527,10 +527,12 @@ console_clients(const struct console *c)
 }
 
 const struct buf *
-console_output(const struct console *c, const struct request *r)
+console_output(struct console *c, const struct request *r)
 {
 	const struct job	*jb = r->owner;
 
+	if (jb != NULL && jb->log_spooled)
+		return spool_output(c, jb);
 	return jb != NULL ? &jb->log : NULL;
 }
 
@@ -554,8 +556,8 @@ console_kept(const struct console *c, const struct request *r,
 	if (jb == NULL)
 		return;
 	k->out_seen = jb->out_seen;
-	k->out_dropped = jb->out_seen > jb->log.len ?
-	    jb->out_seen - jb->log.len : 0;
+	n = jb->log_spooled ? jb->log_len : jb->log.len;
+	k->out_dropped = jb->out_seen > n ? jb->out_seen - n : 0;
 	n = (uint64_t)cJSON_GetArraySize(jb->events);
 	k->ev_lines = jb->ev_lines;
 	k->ev_dropped = jb->ev_lines > n ? jb->ev_lines - n : 0;

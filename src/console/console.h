@@ -148,7 +148,7 @@ struct config;
 /* The configuration in force (reloaded by console_reload). */
 const struct config *console_config(const struct console *);
 /* The kept output (interleaved stdout/stderr) and events of a request. */
-const struct buf *console_output(const struct console *,
+const struct buf *console_output(struct console *,
 		    const struct request *);
 const cJSON	*console_events(const struct console *, const struct request *);
 /* Live events that no running request's recorded calls made (a change on

@@ -58,7 +58,9 @@ history_file(const char *path, const char *project,
 					p = hc->projects.v[i - 1];
 					break;
 				}
-		}
+		} else	/* a command's own record (bwgate undo, mcp) */
+			p = cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "project"));
 		if (project == NULL || (p != NULL && strcmp(p, project) == 0))
 			rc = fn(r, p, arg);
 		cJSON_Delete(r);

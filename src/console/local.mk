@@ -10,7 +10,7 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/hostask.c \
 	%D%/filereq.c %D%/filereq.h \
 	%D%/stake.c %D%/stake.h \
-	%D%/history.c %D%/history.h \
+	%D%/history.c %D%/spool.c %D%/history.h \
 	%D%/console.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/request-env.c \

@@ -341,6 +341,14 @@ proto_decode_submit(const cJSON *o, struct proto_msg *m, char **cause)
 		    "bytes", PROTO_MAX_DESCRIPTION);
 		return -1;
 	}
+	if (get_string(o, "refused", false, &m->refused, cause) != 0)
+		return -1;
+	if (m->refused != NULL &&
+	    strlen(m->refused) > PROTO_MAX_DESCRIPTION) {
+		*cause = xasprintf("field 'refused' is longer than %d "
+		    "bytes", PROTO_MAX_DESCRIPTION);
+		return -1;
+	}
 	if (get_int(o, "timeout", false, 1, PROTO_MAX_TIMEOUT, &t,
 	    cause) != 0)
 		return -1;

@@ -64,6 +64,8 @@ static const struct proto_field {
 	  PT(PROTO_SUBMIT) },
 	{ "description", PF_STRING, offsetof(struct proto_msg, description),
 	  PT(PROTO_SUBMIT) },
+	{ "refused", PF_STRING, offsetof(struct proto_msg, refused),
+	  PT(PROTO_SUBMIT) },
 	{ "timeout", PF_COUNT, offsetof(struct proto_msg, timeout_s),
 	  PT(PROTO_SUBMIT) },
 	{ "note", PF_STRING, offsetof(struct proto_msg, note),
@@ -402,6 +404,7 @@ proto_msg_release(struct proto_msg *m)
 	free(m->cwd);
 	free(m->agent);
 	free(m->description);
+	free(m->refused);
 	free(m->note);
 	free(m->answer);
 	proto_mounts_release(&m->mounts);

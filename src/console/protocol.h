@@ -81,6 +81,9 @@ struct proto_msg {
 	char		*agent;		/* submit: agent name */
 	char		*description;	/* submit: why, in the agent's own
 					   words (shown, never judged) */
+	char		*refused;	/* submit: an adapter refused it
+					   itself (bwgate hook): why; the
+					   console denies it, on the record */
 	int		 timeout_s;	/* submit: 0 = default */
 	char		*note;		/* approve/deny: operator's note */
 	char		*answer;	/* host: once, project or deny */

@@ -91,6 +91,7 @@ request_free(struct request *r)
 {
 	free(r->agent);
 	free(r->description);
+	free(r->refused);
 	free(r->tag);
 	free(r->command);
 	free(r->write_path);
@@ -321,6 +322,7 @@ request_json(const struct request *r)
 		cJSON_AddNumberToObject(j, "rerun_of", r->rerun_of);
 	add_string(j, "agent", r->agent);
 	add_string(j, "description", r->description);
+	add_string(j, "refused", r->refused);
 	add_string(j, "tag", r->tag);
 	cJSON_AddNumberToObject(j, "submitted_ms", (double)r->submitted);
 	if (r->started != 0)
@@ -391,6 +393,8 @@ request_json(const struct request *r)
 	add_string(j, "note", r->note);
 	if (r->exit_status >= 0)
 		cJSON_AddNumberToObject(j, "exit_status", r->exit_status);
+	if (r->undone)
+		cJSON_AddBoolToObject(j, "undone", true);
 	add_string(j, "error", r->error);
 	return j;
 }

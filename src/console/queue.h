@@ -70,6 +70,7 @@ struct request {
 	uint32_t		 rerun_of;	/* 0, or the request repeated */
 	char			*agent;
 	char			*description;	/* the agent's why, or NULL */
+	char			*refused;	/* refused at the edge: why */
 	char			*tag;		/* agent's label */
 	int64_t			 submitted;	/* wall clock, ms since epoch */
 	int64_t			 started;
@@ -137,6 +138,7 @@ struct request {
 	size_t			 write_bytes;
 	bool			 write_exec;	/* the file has an execute bit */
 	bool			 undo_told;	/* its agent heard it was undone */
+	bool			 undone;	/* its run was put back */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;

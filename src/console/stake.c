@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "path.h"
 #include "stake.h"
+#include "units.h"
 #include "xalloc.h"
 
 struct stake_count {
@@ -59,23 +60,13 @@ stake_walk(int fd, struct stake_count *n)
 	closedir(d);
 }
 
-/* A size in words: 4.1 MB. */
+/* A size in words: 4.1 MiB (units.h: one system everywhere). */
 static void
 stake_size(struct buf *b, unsigned long long bytes)
 {
-	static const char *const units[] = { "bytes", "kB", "MB", "GB",
-	    "TB" };
-	double	 v = (double)bytes;
-	size_t	 u = 0;
+	char	s[SIZE_TEXT_MAX];
 
-	while (v >= 1000 && u + 1 < sizeof units / sizeof units[0]) {
-		v /= 1000;
-		u++;
-	}
-	if (u == 0)
-		buf_printf(b, "%llu bytes", bytes);
-	else
-		buf_printf(b, "%.1f %s", v, units[u]);
+	buf_printf(b, "%s", size_text(bytes, s));
 }
 
 /* One operand of a delete, relative to cwd: counted, or why not. */

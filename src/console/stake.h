@@ -1,7 +1,7 @@
 /*
  * stake: what a dangerous command (danger.h) puts at stake in this
  * project, in words for the operator before approving: "deletes 312 files
- * (4.1 MB) under src/". A delete's operands are looked up beneath the
+ * (4.1 MiB) under src/". A delete's operands are looked up beneath the
  * project (beneath.h: no symbolic link followed, nothing outside opened)
  * and counted, at most STAKE_MAX_ENTRIES entries in all so that a huge
  * tree cannot stall the console; other stakes are said by the danger's

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report-text.h"
+#include "units.h"
 #include "xalloc.h"
 
 /* Add a line (takes text). */
@@ -317,22 +318,13 @@ rt_refused(const cJSON *rep, const struct report_text_opts *o,
 		    "may)"), false);
 }
 
-/* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB. */
+/* Bytes for people: 512 B, 1.5 KiB, 3.0 MiB (units.h). */
 static void
 rt_bytes(double n, char *buf, size_t size)
 {
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	int	u = -1;
+	char	s[SIZE_TEXT_MAX];
 
-	if (n < 1024) {
-		snprintf(buf, size, "%.0f B", n);
-		return;
-	}
-	while (n >= 1024 && u < 3) {
-		n /= 1024;
-		u++;
-	}
-	snprintf(buf, size, "%.1f %s", n, unit[u]);
+	snprintf(buf, size, "%s", size_text(n > 0 ? (uint64_t)n : 0, s));
 }
 
 /* Whether the run can be undone, what the store keeps for it, and what
@@ -357,8 +349,12 @@ rt_undo(const cJSON *rep, const struct report_text_opts *o,
 	}
 	rt_bytes(cJSON_GetNumberValue(cJSON_GetObjectItem(u, "bytes")), size,
 	    sizeof size);
-	rt_add(t, RL_NOTE, xasprintf("undo: bwgate undo %.0f (%s kept%s)",
-	    cJSON_GetNumberValue(cJSON_GetObjectItem(u, "id")), size,
+	/* The request's number when a console ran it (one number for the
+	   operator and the agent); a console-less run's own store id. */
+	rt_add(t, RL_NOTE, xasprintf("undo: bwgate undo %s%.0f (%s kept%s)",
+	    cJSON_IsNumber(cJSON_GetObjectItem(u, "request")) ? "" : "--run ",
+	    cJSON_GetNumberValue(cJSON_GetObjectItem(u, cJSON_IsNumber(
+	    cJSON_GetObjectItem(u, "request")) ? "request" : "id")), size,
 	    cJSON_IsFalse(cJSON_GetObjectItem(u, "complete")) ? ", in part" :
 	    ""), false);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(u, "unsaved")) {

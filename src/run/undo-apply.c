@@ -54,6 +54,7 @@ struct undo_plan;
 struct stat;
 static enum ue_type st_type(const struct stat *);
 static void	plan_look(struct undo_plan *);
+static void	plan_lines_merge(struct undo_plan *);
 
 /* One manifest entry. */
 struct ue {
@@ -531,6 +532,50 @@ plan_build(struct undo_plan *p)
 		x->id = a->st;
 		strv_pushf(&p->lines, "remove: %s", a->path);
 	}
+	plan_lines_merge(p);
+}
+
+static int
+plan_str_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * A name the run replaced (removed and made again, or written over by a
+ * rename) is put back: the plan says "restore: X" (or "make directory:
+ * X") once, not "remove: X" beside it; taking away what is there now is
+ * part of putting it back. Only the lines change, not the actions.
+ */
+static void
+plan_lines_merge(struct undo_plan *p)
+{
+	struct strv	 made = STRV_INIT, kept = STRV_INIT;
+	const char	*s, *key;
+
+	for (size_t i = 0; i < p->lines.n; i++) {
+		s = p->lines.v[i];
+		if (strncmp(s, "restore: ", 9) == 0)
+			strv_push(&made, s + 9);
+		else if (strncmp(s, "make directory: ", 16) == 0)
+			strv_push(&made, s + 16);
+	}
+	if (made.n == 0)
+		return;
+	qsort(made.v, made.n, sizeof *made.v, plan_str_cmp);
+	for (size_t i = 0; i < p->lines.n; i++) {
+		s = p->lines.v[i];
+		key = s + 8;
+		if (strncmp(s, "remove: ", 8) == 0 && bsearch(&key, made.v,
+		    made.n, sizeof *made.v, plan_str_cmp) != NULL) {
+			free(p->lines.v[i]);
+			continue;
+		}
+		strv_push_owned(&kept, p->lines.v[i]);
+	}
+	free(p->lines.v);
+	p->lines = kept;
+	strv_release(&made);
 }
 
 struct undo_plan *

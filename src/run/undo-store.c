@@ -272,7 +272,7 @@ static void
 undo_remove_run(const char *store, const char *id)
 {
 	static const char *const files[] = { "manifest.json", "blobs", "pid",
-	    "undone", "pack", NULL };
+	    "undone", "pack", "request", NULL };
 	_cleanup_free_ char	*dir = xasprintf("%s/runs/%s", store, id);
 
 	for (size_t i = 0; files[i] != NULL; i++) {

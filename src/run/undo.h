@@ -89,6 +89,15 @@ bool	 undo_is_undone(const char *project, unsigned long id);
 int	 undo_mark_undone(const char *project, unsigned long id,
 	    char **cause);
 
+/* The request a run belongs to (undo-request.c): the console records it
+   when the request ends; 0 when none is recorded (a run of `bwgate exec`
+   without a console, or one recorded before bwgate 0.4). */
+int	 undo_set_request(const char *project, unsigned long id,
+	    unsigned long request, char **cause);
+unsigned long undo_request_of(const char *project, unsigned long id);
+/* The run of request number request, 0 when the store has none. */
+unsigned long undo_run_of_request(const char *project, unsigned long request);
+
 /* Putting back (undo-apply.c). */
 struct undo_plan;
 /* What undoing run m would do now; conflicts are named in it. */

@@ -156,15 +156,9 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 		    strerror(errno));
 		return -1;
 	}
-	if (project == NULL) {
-		p = path_git_toplevel(here);
-		if (p == NULL)
-			p = xstrdup(here);
-		project = p;
-		c = path_canonical(p, cause);
-		free(p);
-		p = c;
-	} else
+	if (project == NULL)	/* the console's rule (path.h) */
+		p = path_project_of(here, cause);
+	else
 		p = path_canonical(project, cause);
 	if (p == NULL)
 		return -1;

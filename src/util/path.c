@@ -97,15 +97,63 @@ path_canonical_maybe(const char *p, char **cause)
 	return out;
 }
 
+/*
+ * An ancestor's .git makes it the project only when it is the caller's:
+ * the .git is owned by the caller and the directory holding it is not
+ * writable by others (a .git someone drops in /tmp, or another user's,
+ * never captures a project below it), and it is on the same file system
+ * as where the search started (as git stops there). The directory itself
+ * is its own project whatever its .git, and a home directory is never
+ * the project of what lies below it.
+ */
+static bool
+path_git_ours(const char *dir, const struct stat *git, dev_t dev)
+{
+	const char	*home = getenv("HOME");
+	char		*h;
+	struct stat	 st;
+	bool		 is_home = false;
+
+	/* A home directory kept in git (dotfiles) is no project of what
+	   lies below it. */
+	if (home != NULL && *home == '/' && (h = realpath(home, NULL)) !=
+	    NULL) {
+		is_home = strcmp(h, dir) == 0;
+		free(h);
+	}
+	return !is_home && stat(dir, &st) == 0 && st.st_dev == dev &&
+	    (st.st_mode & S_IWOTH) == 0 && git->st_uid == geteuid();
+}
+
+/* The top level is looked for along dir as given (the hook's cwd may
+   pass through a link: its project is where the name lies, not where
+   the link leads), then made canonical. */
+char *
+path_project_of(const char *dir, char **cause)
+{
+	char	*top, *c;
+
+	top = path_git_toplevel(dir);
+	c = path_canonical(top != NULL ? top : dir, cause);
+	free(top);
+	return c;
+}
+
 char *
 path_git_toplevel(const char *dir)
 {
 	char		*cur = xstrdup(dir), *git, *slash;
-	struct stat	 st;
+	struct stat	 st, start;
+	bool		 first = true;
 
-	for (;;) {
+	if (stat(dir, &start) != 0) {
+		free(cur);
+		return NULL;
+	}
+	for (;; first = false) {
 		git = path_join(cur, ".git");
-		if (lstat(git, &st) == 0) {
+		if (lstat(git, &st) == 0 && (first ||
+		    path_git_ours(cur, &st, start.st_dev))) {
 			free(git);
 			return cur;
 		}

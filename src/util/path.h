@@ -19,8 +19,15 @@ char	*path_relative(const char *path, const char *dir);
 char	*path_canonical(const char *, char **cause);
 /* Canonicalise a path that may not exist yet (its parent must). */
 char	*path_canonical_maybe(const char *, char **cause);
-/* The git top level containing dir, else NULL. */
+/* The git top level containing dir, else NULL: dir itself when it has a
+   .git, else the nearest ancestor whose .git is the caller's (owned by
+   it, in a directory others cannot write, on dir's file system). Every
+   command finds its project with it (path_project). */
 char	*path_git_toplevel(const char *dir);
+/* The project of directory dir: its git top level (looked for along dir
+   as given), else dir itself; canonical. NULL with cause when it is
+   missing. */
+char	*path_project_of(const char *dir, char **cause);
 /* True when some component of path is "..". */
 bool	 path_has_dotdot(const char *);
 /* Expand a leading "~/" with $HOME. */

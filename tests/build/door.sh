@@ -54,6 +54,8 @@ allowed() {
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
 	undo-store.o) echo "opendir unlink rename rmdir" ;; # its store (state)
+	spool.o) echo "opendir unlink unlinkat rmdir" ;; # ended requests'
+							# output (state)
 	undo-save.o) echo "mkdir readlinkat statx" ;;	# its store (state);
 							# readlinkat, statx
 							# of what the door

@@ -76,9 +76,14 @@ mcp_write() {
 	jq -cn --arg p "$1" --arg c "$HOOKED" '{jsonrpc: "2.0", id: 2,
 	    method: "tools/call", params: {name: "write_file",
 	    arguments: {path: $p, content: $c}}}' > "$T/call"
+	# Stdin stays open until the answer: the refusal comes from the
+	# console now (a request on the record, edge-refusal.sh).
+	: > "$T/mcp.out"
 	{ echo "$INIT"
 	  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-	  cat "$T/call"; } | timeout 20 "$BWGATE" mcp > "$T/mcp.out" 2>&1
+	  cat "$T/call"
+	  wait_for 20 grep -q '"id":2' "$T/mcp.out"; } |
+	    timeout 30 "$BWGATE" mcp > "$T/mcp.out" 2>&1
 }
 for f in .claude/settings.local.json .codex/config.toml sub/.claude/x.json \
     .mcp.json; do

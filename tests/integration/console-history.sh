@@ -69,7 +69,7 @@ out=$(cd "$P" && "$BWGATE" log)
 assert_eq "log: P's four requests, and only those" \
     "$(printf '%s\n' "$out" | awk 'NR > 1 { print $1 }' | tr '\n' ' ')" \
     "1 2 3 4 "
-assert_match "  with their states" "$out" '2 .* denied +ask'
+assert_match "  with their states" "$out" '2 .* denied +- +ask'
 ok_unless "  nothing of Q" grep -q 'src/a.txt' <<<"$out"
 assert_eq "--state denied" \
     "$(cd "$P" && "$BWGATE" log --state denied --json | jq -c 'map(.id)')" '[2]'

@@ -45,6 +45,13 @@ assert_match "socket: a control character in an env name" \
 assert_match "socket: a key with \\u0000 is named as a key" \
     "$(bad '{"type":"submit","command":"true","env":{"A\u0000B":"1"}}')" \
     "a key in 'env' holds a NUL character"
+# A raw NUL byte (not \u0000): an error reply, never silence.
+assert_match "socket: a line of one NUL byte gets an error" \
+    "$(printf '\0\n' | "$PEER" -t 10 -n 1 "$S" | grep '"type":"error"')" \
+    "NUL byte"
+assert_match "socket: a NUL byte after spaces gets an error" \
+    "$(printf ' \0{"type":"submit","command":"touch cut"}\n' |
+    "$PEER" -t 10 -n 1 "$S" | grep '"type":"error"')" "NUL byte"
 ok_unless "nothing was written or run" test -e "$P/w.txt" -o -e "$P/cut" -o -e "$P/a"
 out=$(printf '%s\n' '{"type":"submit","command":"printf \"%s|\" \"\ud83d\ude00\" \"\u00e9\""}' |
     "$PEER" -t 20 -n 3 "$S")

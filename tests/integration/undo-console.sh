@@ -58,7 +58,7 @@ ok_if "the next console's run can be undone too" \
 rc=$?
 ok_if "--request 1 resolves through the audit log ($(tail -1 "$T/dry"))" \
     test "$rc" = 0
-assert_match "  to the first run's undo" "$(head -1 "$T/dry")" "^run $u1"
+assert_match "  to the first request" "$(head -1 "$T/dry")" "^request #1"
 "$BWGATE" undo --request 1 > "$T/out" 2>&1
 rc=$?
 ok_if "the first console's request undone, from the next ($(tail -1 "$T/out"))" \
@@ -67,8 +67,8 @@ ok_if "  its file is back" test "$(cat src/a.txt)" = hello -a \
     "$(cat src/b.txt)" = keep
 ok_unless "  what it made is gone" test -e new.txt -o -e src/c.txt
 ok_if "  the later runs' files stay" test -e two.txt -a -e three.txt
-"$BWGATE" undo "$u2" > "$T/out" 2>&1
-ok_if "bwgate undo ID of the first console's other run works" test $? = 0
+"$BWGATE" undo --run "$u2" > "$T/out" 2>&1
+ok_if "bwgate undo --run ID of the first console's other run works" test $? = 0
 ok_unless "  its file is gone" test -e two.txt
 "$BWGATE" undo --request 1 > "$T/out" 2>&1
 assert_match "undoing it again: nothing to do" "$(cat "$T/out")" \

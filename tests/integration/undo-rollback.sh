@@ -72,7 +72,7 @@ try() {
 	tree "$P" > "$T/as-run"
 	IMMUTABLE=("$@")
 	chattr +i "${IMMUTABLE[@]}"
-	"$BWGATE" undo --project "$P" "$id" > "$T/out" 2> "$T/err"
+	"$BWGATE" undo --project "$P" --run "$id" > "$T/out" 2> "$T/err"
 	rc=$?
 	unfreeze
 	IMMUTABLE=()
@@ -85,7 +85,7 @@ try() {
 	ok_if "$what: the tree is as the run left it" diff -u "$T/as-run" "$T/after"
 	ok_unless "$what: no staging directory is left" \
 	    compgen -G "$P/.bwgate-undo*"
-	"$BWGATE" undo --project "$P" "$id" > "$T/out" 2>&1
+	"$BWGATE" undo --project "$P" --run "$id" > "$T/out" 2>&1
 	rc=$?
 	ok_if "$what: once it can, the same undo works ($(tail -1 "$T/out"))" \
 	    test "$rc" = 0

@@ -34,7 +34,7 @@ for seed in $seeds; do
 	id=$(jfield .undo.id)
 	ok_if "seed $seed: the run can be undone ($(jfield .undo))" \
 	    test "$(jfield .undo.possible)" = true
-	"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
+	"$BWGATE" undo --project "$P" --run "$id" > "$T/undo.out" 2>&1
 	rc=$?
 	ok_if "seed $seed: undo succeeds ($(tail -3 "$T/undo.out"))" test "$rc" = 0
 	tree "$P" > "$T/after"
@@ -63,7 +63,7 @@ else
 	tree "$P" >> "$T/before"
 	python3 "$GEN" "$seed" "$RUN" > "$T/prog.py"
 	jexec -- python3 -c "$(cat "$T/prog.py")"
-	"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+	"$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" > "$T/undo.out" 2>&1
 	rc=$?
 	ok_if "as the owner: undo succeeds ($(tail -1 "$T/undo.out"))" test "$rc" = 0
 	owned_tree "$P" > "$T/after"
@@ -91,7 +91,7 @@ else
 	# sanitizer build's helper cannot start under.)
 	(cd "$P" && as_user "$BWGATE" exec --memory 0 --json --project "$P" \
 	    -- python3 -c "$(cat "$T/prog.py")") > "$T/report.json" 2>/dev/null
-	as_user "$BWGATE" undo --project "$P" "$(jfield .undo.id)" \
+	as_user "$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" \
 	    > "$T/undo.out" 2>&1
 	rc=$?
 	ok_if "an ordinary user: undo succeeds ($(tail -1 "$T/undo.out"))" \
@@ -109,28 +109,28 @@ rm -rf "$P"/* && echo one > "$P/c.txt" && echo two > "$P/d.txt"
 jexec -- sh -c 'echo run > c.txt; rm d.txt'
 id=$(jfield .undo.id)
 echo later > "$P/c.txt"
-"$BWGATE" undo --project "$P" "$id" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id" > "$T/out" 2>&1
 rc=$?
 ok_if "a conflict stops the undo (status 1)" test "$rc" = 1
 assert_match "the conflict is named" "$(cat "$T/out")" "conflict: c.txt"
 ok_if "nothing was undone" test "$(cat "$P/c.txt")" = later -a ! -e "$P/d.txt"
-"$BWGATE" undo --project "$P" --force "$id" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run --force "$id" > "$T/out" 2>&1
 ok_if "--force undoes it" test "$(cat "$P/c.txt")" = one -a "$(cat "$P/d.txt")" = two
-"$BWGATE" undo --project "$P" "$id" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id" > "$T/out" 2>&1
 assert_match "a second undo has nothing to do" "$(cat "$T/out")" "undone already"
 
 # Several runs, newest first.
 rm -rf "$P"/* && echo v0 > "$P/v"
 jexec -- sh -c 'echo v1 > v'; id1=$(jfield .undo.id)
 jexec -- sh -c 'echo v2 > v; mv v w'; id2=$(jfield .undo.id)
-"$BWGATE" undo --project "$P" "$id1" "$id2" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id1" "$id2" > "$T/out" 2>&1
 ok_if "two runs undone newest first" test "$(cat "$P/v")" = v0 -a ! -e "$P/w"
 # The newer run removed what the older changed: made again by the first
 # undo (another inode, the same state), the second goes on.
 rm -rf "$P"/* && mkdir "$P/d" && echo a > "$P/d/f"
 jexec -- sh -c 'echo b > d/f'; id1=$(jfield .undo.id)
 jexec -- rm -r d; id2=$(jfield .undo.id)
-"$BWGATE" undo --project "$P" "$id2" "$id1" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id2" "$id1" > "$T/out" 2>&1
 ok_if "a removed tree made again, then the older run undone" \
     test "$(cat "$P/d/f")" = a
 
@@ -140,7 +140,7 @@ BWGATE_UNDO_FILE_MAX=4K jexec -- sh -c 'echo x > big; echo y > small'
 assert_eq "the run's undo is partial" "$(jfield .undo.complete)" false
 assert_eq "the big file is named" "$(jfield '.undo.unsaved[0].path')" '"big"'
 assert_match "and why" "$(jfield '.undo.unsaved[0].why')" "size limit"
-"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" > "$T/out" 2>&1
 assert_match "undo says what it will not restore" "$(cat "$T/out")" \
     "undo will not restore big"
 ok_if "the small one is back" test "$(cat "$P/small")" = s
@@ -154,9 +154,9 @@ for i in 1 2 3 4; do
 	ids="$ids $(jfield .undo.id)"
 done
 set -- $ids
-"$BWGATE" undo --project "$P" --dry-run "$1" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run --dry-run "$1" > "$T/out" 2>&1
 ok_unless "the oldest run was pruned" test $? = 0
-"$BWGATE" undo --project "$P" --dry-run "$4" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run --dry-run "$4" > "$T/out" 2>&1
 ok_if "the newest run is kept" test $? = 0
 store=$(find "$XDG_STATE_HOME/bwgate/undo" -mindepth 1 -maxdepth 1 -type d)
 size=$(find "$store/objects" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
@@ -164,7 +164,7 @@ ok_if "the store holds at most its limit ($size bytes)" test "$size" -le 7168
 
 # An interrupted save (no manifest) is never trusted.
 mkdir -p "$store/runs/999"
-"$BWGATE" undo --project "$P" 999 > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run 999 > "$T/out" 2>&1
 ok_if "an interrupted run is refused" test $? = 125
 assert_match "and said so" "$(cat "$T/out")" "not saved completely"
 
@@ -187,7 +187,7 @@ wait_for 30 partial
 kid=$(partial)
 kill -KILL "$kpid"
 wait "$kpid" 2>/dev/null
-"$BWGATE" undo --project "$P" "$kid" > "$T/out" 2>&1
+"$BWGATE" undo --project "$P" --run "$kid" > "$T/out" 2>&1
 ok_if "a run killed mid-save cannot be undone" test $? = 125
 assert_match "and undo says why" "$(cat "$T/out")" "not saved completely"
 jexec -- sh -c 'echo y > k'

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,8 @@
 #include "buf.h"
 #include "digestcache.h"
 #include "file.h"
+#include "stake.h"
+#include "units.h"
 #include "xalloc.h"
 
 static char	*dir;
@@ -159,11 +162,53 @@ test_digestcache(void **state)
 	free(f);
 }
 
+/* One unit system for sizes (issue 37): binary, everywhere; the danger's
+   stake says the same as the report. */
+static void
+test_size_text(void **state)
+{
+	char	s[SIZE_TEXT_MAX], *d, *p;
+	struct strv t = STRV_INIT;
+	int	fd;
+
+	(void)state;
+	assert_string_equal(size_text(0, s), "0 B");
+	assert_string_equal(size_text(1023, s), "1023 B");
+	assert_string_equal(size_text(1024, s), "1.0 KiB");
+	assert_string_equal(size_text(16000, s), "15.6 KiB");
+	assert_string_equal(size_text(3u << 20, s), "3.0 MiB");
+	assert_string_equal(size_text(5ULL << 40, s), "5.0 TiB");
+	/* A delete's stake, counted in a directory of 16000 bytes. */
+	d = xstrdup("/tmp/bwgate-units-XXXXXX");
+	assert_non_null(mkdtemp(d));
+	p = xasprintf("%s/big", d);
+	assert_int_equal(mkdir(p, 0700), 0);
+	free(p);
+	p = xasprintf("%s/big/f", d);
+	fd = open(p, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 16000), 0);
+	close(fd);
+	strv_push(&t, "big");
+	free(p);
+	p = stake_describe(d, d, "delete", &t);
+	assert_non_null(p);
+	assert_non_null(strstr(p, "15.6 KiB"));
+	assert_null(strstr(p, "kB"));
+	free(p);
+	strv_release(&t);
+	p = xasprintf("rm -rf '%s'", d);
+	assert_int_equal(system(p), 0);
+	free(p);
+	free(d);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
+		cmocka_unit_test(test_size_text),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_digestcache, setup,
