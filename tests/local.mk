@@ -487,6 +487,9 @@ EXTRA_DIST += %D%/integration/contain-limits-honest.sh
 # the door refuses links inside the project too (file tools, protected)
 TESTS += %D%/integration/door-symlinks.sh
 EXTRA_DIST += %D%/integration/door-symlinks.sh
+# the project's rule file through the door: FIFO, links, huge, directory
+TESTS += %D%/integration/door-rulefile.sh
+EXTRA_DIST += %D%/integration/door-rulefile.sh
 # a refusal tells a command nothing about the host's files
 TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh

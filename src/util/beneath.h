@@ -57,6 +57,12 @@ int	 beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
 	    char **cause);
 int	 beneath_open_how(int dirfd, const char *rel, int flags, mode_t mode,
 	    int how, char **cause);
+/* Open rel to read (O_NONBLOCK: a FIFO or a device never blocks; no
+   link followed) when it is a regular file of at most max bytes; st gets
+   its fstat. -1 with cause and errno (EINVAL: not a regular file, EFBIG:
+   larger than max). Every project file bwgate reads is opened so. */
+int	 beneath_open_regular(int dirfd, const char *rel, off_t max,
+	    struct stat *st, char **cause);
 /* Open the directory holding rel (creating missing ones when mkdirs);
    *name is rel's last component (points into rel). -1 with cause. */
 int	 beneath_parent(int dirfd, const char *rel, bool mkdirs,
