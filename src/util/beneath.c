@@ -279,14 +279,16 @@ beneath_parent(int dirfd, const char *rel, bool mkdirs,
 int
 beneath_root(const char *path, struct stat *st, char **cause)
 {
-	int	fd;
+	int	fd, err;
 
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, st) != 0) {
+		err = errno;
 		*cause = xasprintf("cannot open the project '%s': %s", path,
-		    strerror(errno));
+		    strerror(err));
 		if (fd >= 0)
 			close(fd);
+		errno = err;
 		return -1;
 	}
 	return fd;

@@ -48,7 +48,8 @@
    NULL with cause for "", "..", or an absolute path elsewhere. */
 char	*beneath_relative(const char *root, const char *path, char **cause);
 /* Open a project's root (O_PATH | O_DIRECTORY) by its absolute path, the
-   one open by path string; st gets its identity. -1 with cause. */
+   one open by path string; st gets its identity. -1 with cause and
+   errno. */
 int	 beneath_root(const char *path, struct stat *st, char **cause);
 /* Open rel beneath dirfd (flags as for openat; O_PATH | O_NOFOLLOW opens
    a symbolic link itself); -1 with cause and errno (ENOENT, ELOOP for a
