@@ -42,6 +42,11 @@ check_PROGRAMS += tests/unit/test-observe
 tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_observe_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-observe
+# the undo manifest read back: every field there, of its type, in range
+check_PROGRAMS += tests/unit/test-undo-check
+tests_unit_test_undo_check_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_undo_check_LDADD = $(UNIT_LDADD) -lm
+TESTS += tests/unit/test-undo-check
 check_PROGRAMS += tests/unit/test-display
 tests_unit_test_display_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_display_LDADD = $(UNIT_LDADD)
