@@ -495,6 +495,9 @@ EXTRA_DIST += %D%/integration/door-symlinks.sh
 # the project's rule file through the door: FIFO, links, huge, directory
 TESTS += %D%/integration/door-rulefile.sh
 EXTRA_DIST += %D%/integration/door-rulefile.sh
+# a manifest in the undo store missing a field or out of range: refused
+TESTS += %D%/integration/undo-manifest.sh
+EXTRA_DIST += %D%/integration/undo-manifest.sh
 # a refusal tells a command nothing about the host's files
 TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh
