@@ -574,10 +574,24 @@ test_user_layer(void **state)
 	    " { \"id\": \"lsR\", \"pattern\": \"ls -R *\", \"verdict\": \"ask\",\n"
 	    "   \"reason\": \"too big\" },\n"
 	    " { \"id\": \"build-sh\", \"pattern\": \"bash build.sh\",\n"
-	    "   \"verdict\": \"allow\", \"reason\": \"the build script\" }\n"
+	    "   \"verdict\": \"allow\", \"reason\": \"the build script\" },\n"
+	    " { \"id\": \"touch\", \"pattern\": \"touch *\",\n"
+	    "   \"verdict\": \"allow\", \"profile\": \"project\",\n"
+	    "   \"reason\": \"writes the project\" }\n"
 	    "] }\n", 0644);
 	al = load(NULL);
 	assert_int_equal(verdict_of(al, "make test"), A);
+	/* xargs and find -exec pass only what runs read-only: touch is
+	   allowed, but with the project writable. */
+	assert_int_equal(verdict_of(al, "touch x"), A);
+	assert_int_equal(verdict_of(al, "ls | xargs touch"), Q);
+	assert_int_equal(verdict_of(al, "find . -exec touch {} +"), Q);
+	assert_int_equal(verdict_of(al, "find . -name x -exec touch {} \\;"),
+	    Q);
+	assert_int_equal(verdict_of(al, "find . -exec touch x \\;"), Q);
+	assert_int_equal(verdict_of(al, "find . -exec touch x +"), Q);
+	assert_int_equal(verdict_of(al, "ls | xargs cat"), A);
+	assert_int_equal(verdict_of(al, "find . -exec cat x \\;"), A);
 	assert_int_equal(verdict_of(al, "make install"), Q);
 	assert_int_equal(verdict_of(al, "make test; make install"), Q);
 	assert_int_equal(verdict_of(al, "make test > log"), Q);
