@@ -502,6 +502,19 @@ verdict_of(const struct allowlist *al, const char *cmd)
 	return v;
 }
 
+/* The verdict of 'cd DIR+TAIL && git status' is want. */
+static void
+cd_git(const struct allowlist *al, const char *dir, const char *tail,
+    enum verdict want)
+{
+	char	*cmd = xasprintf("cd %s%s && git status", dir, tail);
+
+	if (verdict_of(al, cmd) != want)
+		fail_msg("%s: verdict %d, expected %d", cmd,
+		    (int)verdict_of(al, cmd), (int)want);
+	free(cmd);
+}
+
 /* Quoted pattern words hold blanks, quotes and glob characters exactly;
    the user's rules for one project apply only to that project. */
 static void
@@ -529,6 +542,13 @@ test_quoted_and_per_project(void **state)
 	assert_int_equal(verdict_of(al, "mytool -m a b"), Q);
 	assert_int_equal(verdict_of(al, "mytool \"it's\" '' 'x*'"), A);
 	assert_int_equal(verdict_of(al, "mytool \"it's\" '' xy"), Q);
+	/* 'cd PROJECT' (that very word) keeps git in the project's own
+	   repository; any other directory may hold another one. */
+	cd_git(al, dir, "", A);
+	cd_git(al, dir, "/sub", Q);
+	cd_git(al, dir, "/..", Q);
+	cd_git(al, dir, "x", Q);
+	assert_int_equal(verdict_of(al, "cd /tmp && git status"), Q);
 	allowlist_free(al);
 	/* Not in another project, nor without one. */
 	other = xasprintf("%s/elsewhere", tmpdir);
