@@ -498,6 +498,9 @@ EXTRA_DIST += %D%/integration/door-rulefile.sh
 # a manifest in the undo store missing a field or out of range: refused
 TESTS += %D%/integration/undo-manifest.sh
 EXTRA_DIST += %D%/integration/undo-manifest.sh
+# undo tells a reused inode number by the birth time
+TESTS += %D%/integration/undo-inode-reuse.sh
+EXTRA_DIST += %D%/integration/undo-inode-reuse.sh
 # a refusal tells a command nothing about the host's files
 TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh
