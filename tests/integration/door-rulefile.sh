@@ -6,7 +6,8 @@
 # to /etc/passwd or to a rule file outside the project, a file of 5 MiB,
 # a directory. Each time `bwgate check`, `bwgate exec` and the console
 # start within a deadline, say one line on why the file is ignored, and
-# the rules outside are not used.
+# the rules outside are not used. (Without a profile exec reads no rule
+# file; with the project's links the sandbox refuses to run, one line.)
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/console-lib.sh"
 
@@ -58,6 +59,13 @@ for kind in fifo passwd outside huge dir; do
 	*)
 		assert_eq "$kind: bwgate exec runs" "$rc" 0 ;;
 	esac
+	# With a profile, exec reads the project's rules: one warning.
+	out=$(timeout 30 "$BWGATE" exec --profile readonly --project "$P" \
+	    -- true 2>&1); rc=$?
+	assert_eq "$kind: bwgate exec --profile runs" "$rc" 0
+	assert_match "$kind: exec says why the file is ignored, once" \
+	    "$(grep -c '\.bwgate\.json' <<<"$out"):$(grep '\.bwgate\.json' <<<"$out")" \
+	    "^1:bwgate: warning: in '$P': '\.bwgate\.json' ${why[$kind]}"
 	if start_console --headless; then
 		ok_if "$kind: the console starts" true
 		assert_match "$kind: the console says why, in one line" \
