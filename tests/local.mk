@@ -42,6 +42,11 @@ check_PROGRAMS += tests/unit/test-observe
 tests_unit_test_observe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_observe_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-observe
+# the undo manifest read back: every field there, of its type, in range
+check_PROGRAMS += tests/unit/test-undo-check
+tests_unit_test_undo_check_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_undo_check_LDADD = $(UNIT_LDADD) -lm
+TESTS += tests/unit/test-undo-check
 check_PROGRAMS += tests/unit/test-display
 tests_unit_test_display_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_display_LDADD = $(UNIT_LDADD)
@@ -513,6 +518,15 @@ EXTRA_DIST += %D%/integration/contain-limits-honest.sh
 # the door refuses links inside the project too (file tools, protected)
 TESTS += %D%/integration/door-symlinks.sh
 EXTRA_DIST += %D%/integration/door-symlinks.sh
+# the project's rule file through the door: FIFO, links, huge, directory
+TESTS += %D%/integration/door-rulefile.sh
+EXTRA_DIST += %D%/integration/door-rulefile.sh
+# a manifest in the undo store missing a field or out of range: refused
+TESTS += %D%/integration/undo-manifest.sh
+EXTRA_DIST += %D%/integration/undo-manifest.sh
+# undo tells a reused inode number by the birth time
+TESTS += %D%/integration/undo-inode-reuse.sh
+EXTRA_DIST += %D%/integration/undo-inode-reuse.sh
 # a refusal tells a command nothing about the host's files
 TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh

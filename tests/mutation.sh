@@ -22,8 +22,9 @@
 # tests run (`make check TESTS=...`), and the file put back. A mutation
 # SURVIVES when every listed test still passes. A list entry whose original
 # text is not found exactly once, or whose mutant does not compile, is an
-# ERROR in the list (it would otherwise count as caught). The last line is
-# the score; the exit status is 0 only when every mutation was caught.
+# ERROR in the list (it would otherwise count as caught). The score is
+# printed, then "N passed, M failed" (caught; survived or errors) as the
+# last line; the exit status is 0 only when every mutation was caught.
 #
 #	-k	keep the scratch directory (its path is printed)
 #	-o NAME	only this mutation (repeatable)
@@ -234,4 +235,6 @@ done
 make -s -j2 > /dev/null 2>&1
 
 echo "mutation score: $caught of $total caught, $survived survived, $errors list errors"
+# For .ci/run's pass(): a caught mutation passes, the others fail.
+echo "$caught passed, $((survived + errors)) failed"
 [ $survived -eq 0 ] && [ $errors -eq 0 ] && [ $total -gt 0 ]

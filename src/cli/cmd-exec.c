@@ -242,6 +242,18 @@ exec_git_writes(const struct sandbox_policy *pol)
 	return yes;
 }
 
+/* Once: why the project's rule file is ignored (bwgate(1): it never
+   keeps bwgate from running). */
+static void
+exec_rules_warning(const struct allowlist *al, bool *warned)
+{
+	if (*warned || allowlist_project_error(al) == NULL)
+		return;
+	fprintf(stderr, "bwgate: warning: %s\n",
+	    display_str(allowlist_project_error(al)));
+	*warned = true;
+}
+
 int
 cmd_exec(int argc, char **argv)
 {
@@ -261,7 +273,7 @@ cmd_exec(int argc, char **argv)
 	char			*cause = NULL, *shown = NULL;
 	bool			 other = false, prestart = false;
 	int			 policy_fd = -1;
-	bool			 json = false, quiet = false;
+	bool			 json = false, quiet = false, warned = false;
 	int			 network = -1;	/* -1: as configured */
 	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
 	double			 timeout = -1, limit = -1;
@@ -411,6 +423,7 @@ cmd_exec(int argc, char **argv)
 			allowlist_free(al);
 			goto out;
 		}
+		exec_rules_warning(al, &warned);
 		allowlist_free(al);
 	}
 	if (network >= 0)
@@ -434,6 +447,7 @@ cmd_exec(int argc, char **argv)
 			allowlist_free(al);
 			goto out;
 		}
+		exec_rules_warning(al, &warned);
 		allowlist_free(al);
 	}
 	strv_append_all(&o.policy.rw_paths, &rw);

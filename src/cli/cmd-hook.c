@@ -13,6 +13,7 @@
  * Write it made is allowed (reported as done), other outcomes are denied
  * with what happened. Other tools pass.
  */
+#include "beneath.h"
 #include "autoconf.h"
 
 #include <errno.h>
@@ -580,10 +581,11 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 		hook_block("file writes go through the bwgate console, and "
 		    "none is reachable (%s)", cause);
 	} else if (up) {
-		if ((m.project_fd = open(m.project, O_PATH | O_DIRECTORY |
-		    O_CLOEXEC)) < 0)
-			hook_block("cannot open the project '%s': %s",
-			    m.project, strerror(errno));
+		struct stat	 rst;
+
+		if ((m.project_fd = beneath_root(m.project, &rst,
+		    &cause)) < 0)
+			hook_block("%s", cause);
 		hook_write_console(&m, socket, tool, input, rel);
 		close(m.project_fd);
 	} else {

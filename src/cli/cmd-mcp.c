@@ -6,6 +6,7 @@
  * EOF on stdin, closing every console connection (the console withdraws
  * or kills what was still going).
  */
+#include "beneath.h"
 #include "autoconf.h"
 
 #include <errno.h>
@@ -236,15 +237,12 @@ static int
 mcp_setup(struct mcp *m, const char *project, char **cause)
 {
 	struct config	 cfg;
+	struct stat	 rst;
 
 	if ((m->project = mcp_project(project, cause)) == NULL)
 		return -1;
-	m->project_fd = open(m->project, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (m->project_fd < 0) {
-		*cause = xasprintf("cannot open '%s': %s", m->project,
-		    strerror(errno));
+	if ((m->project_fd = beneath_root(m->project, &rst, cause)) < 0)
 		return -1;
-	}
 	config_init(&cfg);
 	if (config_load(&cfg, NULL, cause) != 0) {
 		config_release(&cfg);

@@ -212,6 +212,28 @@ trust_list(void)
 }
 
 /* bwgate trust: show, trust, list or revoke a project rule file. */
+/* Read the project's rule file (file: its canonical path) through the
+   door, as bwgate will (rules.h). */
+static int
+trust_read(const char *file, struct rulefile *rf, char **cause)
+{
+	_cleanup_free_ char	*dir = xstrndup(file, (size_t)(strrchr(file,
+	    '/') - file));
+	bool			 refused;
+
+	switch (rulefile_load_project(*dir != '\0' ? dir : "/", rf, &refused,
+	    cause)) {
+	case 1:
+		return 0;
+	case 0:
+		*cause = xasprintf("'%s' is absent or empty: nothing to trust",
+		    file);
+		return -1;
+	default:
+		return -1;
+	}
+}
+
 int
 cmd_trust(int argc, char **argv)
 {
@@ -262,7 +284,7 @@ cmd_trust(int argc, char **argv)
 	/* The whole set must load (examples, profiles) before trusting,
 	   and the file may only narrow the sandbox (narrow.h). */
 	if ((al = allowlist_load(project, &cause)) == NULL ||
-	    rulefile_load(file, &rf, &cause) != 0)
+	    trust_read(file, &rf, &cause) != 0)
 		goto out;
 	if (allowlist_project_error(al) != NULL) {
 		cause = xasprintf("not trusted: %s",

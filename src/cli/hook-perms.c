@@ -9,17 +9,36 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "ccperms.h"
+#include "cleanup.h"
 #include "hook-perms.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "xalloc.h"
 
 #define MANAGED_SETTINGS	"/etc/claude-code/managed-settings.json"
+
+/* Settings files of more are refused. */
+#define HOOK_PERMS_MAX	(16 << 20)
+
+/* Add the permissions.deny and permissions.ask Bash rules of j; frees j. */
+static void
+hook_perms_json(cJSON *j, struct strv *deny, struct strv *ask)
+{
+	const cJSON	*perms = cJSON_GetObjectItemCaseSensitive(j,
+	    "permissions");
+
+	json_get_strv(cJSON_GetObjectItemCaseSensitive(perms, "deny"), deny);
+	json_get_strv(cJSON_GetObjectItemCaseSensitive(perms, "ask"), ask);
+	cJSON_Delete(j);
+}
 
 /* Add one file's permissions.deny and permissions.ask Bash rules. */
 static int
@@ -28,34 +47,56 @@ hook_perms_file(const char *path, struct strv *deny, struct strv *ask,
 {
 	struct stat	 st;
 	cJSON		*j;
-	const cJSON	*perms;
 
 	if (stat(path, &st) != 0 && errno == ENOENT)
 		return 0;
 	if ((j = json_load_file(path, cause)) == NULL)
 		return -1;
-	perms = cJSON_GetObjectItemCaseSensitive(j, "permissions");
-	json_get_strv(cJSON_GetObjectItemCaseSensitive(perms, "deny"), deny);
-	json_get_strv(cJSON_GetObjectItemCaseSensitive(perms, "ask"), ask);
-	cJSON_Delete(j);
+	hook_perms_json(j, deny, ask);
 	return 0;
 }
 
-/* The settings of one project directory. */
+/* The settings of one project directory, read through the door
+   (beneath.h): no link followed, non-blocking, regular and bounded. */
 static int
 hook_perms_project(const char *dir, struct strv *deny, struct strv *ask,
     char **cause)
 {
 	static const char *const names[] = { ".claude/settings.json",
 		".claude/settings.local.json", NULL };
+	_cleanup_close_ int	 root = -1;
+	struct stat		 st;
+	char			*why = NULL;
 
-	for (const char *const *n = names; *n != NULL; n++) {
-		char	*p = path_join(dir, *n);
-		int	 rc = hook_perms_file(p, deny, ask, cause);
-
-		free(p);
-		if (rc != 0)
+	if ((root = beneath_root(dir, &st, cause)) < 0) {
+		if (errno != ENOENT)
 			return -1;
+		free(*cause);
+		*cause = NULL;
+		return 0;
+	}
+	for (const char *const *n = names; *n != NULL; n++) {
+		int	 fd = beneath_open_regular(root, *n, HOOK_PERMS_MAX,
+		    &st, &why);
+		char	*p;
+		cJSON	*j;
+
+		if (fd < 0 && errno == ENOENT) {
+			free(why);
+			continue;
+		}
+		if (fd < 0) {
+			*cause = xasprintf("in '%s': %s", dir, why);
+			free(why);
+			return -1;
+		}
+		p = path_join(dir, *n);
+		j = json_load_fd(fd, p, cause);
+		close(fd);
+		free(p);
+		if (j == NULL)
+			return -1;
+		hook_perms_json(j, deny, ask);
 	}
 	return 0;
 }

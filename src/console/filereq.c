@@ -95,12 +95,8 @@ filereq_read(const char *project, const char *rel, struct buf *old,
 	int		 dfd, fd;
 
 	*exists = *executable = false;
-	dfd = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		*cause = xasprintf("cannot open the project '%s': %s", project,
-		    strerror(errno));
+	if ((dfd = beneath_root(project, &st, cause)) < 0)
 		return -1;
-	}
 	fd = beneath_open(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0,
 	    cause);
 	close(dfd);

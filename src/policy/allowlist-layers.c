@@ -139,17 +139,36 @@ allowlist_load_layer(struct allowlist *al, enum layer_kind kind,
 
 	if (!must_exist && !have && errno == ENOENT)
 		return 0;
-	/* An empty project file has no rules: it is also what a running
-	   sandbox's placeholder for an absent .bwgate.json looks like. */
-	if (kind == LAYER_PROJECT && have && S_ISREG(st.st_mode) &&
-	    st.st_size == 0)
-		return 0;
 	rulefile_init(&l->rf);
 	l->kind = kind;
 	l->trusted = kind != LAYER_PROJECT;
 	if (rulefile_load(path, &l->rf, cause) != 0) {
 		rulefile_release(&l->rf);
 		return -1;
+	}
+	al->nlayers++;
+	return 1;
+}
+
+/* Load the project's rule file (file: its canonical path) through the
+   door; 1 loaded, 0 absent or empty, -1 error (*refused: others could
+   have written it). */
+static int
+allowlist_load_project_layer(struct allowlist *al, const char *file,
+    bool *refused, char **cause)
+{
+	struct layer		*l = &al->layers[al->nlayers];
+	const char		*slash = strrchr(file, '/');
+	_cleanup_free_ char	*dir = slash == NULL || slash == file ?
+	    xstrdup("/") : xstrndup(file, (size_t)(slash - file));
+	int			 rc;
+
+	rulefile_init(&l->rf);
+	l->kind = LAYER_PROJECT;
+	l->trusted = false;
+	if ((rc = rulefile_load_project(dir, &l->rf, refused, cause)) != 1) {
+		rulefile_release(&l->rf);
+		return rc;
 	}
 	al->nlayers++;
 	return 1;
@@ -333,7 +352,7 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 	_cleanup_free_ char	*shipped = NULL, *dir = NULL, *user = NULL;
 	_cleanup_free_ char	*file = NULL;
 	struct layer		*l;
-	struct stat		 st;
+	bool			 refused;
 	size_t			 i;
 
 	shipped = path_join(config_datadir(), "allowlist.json");
@@ -359,15 +378,15 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 			goto fail;
 		if ((file = allowlist_project_file(project, cause)) == NULL)
 			goto fail;
-		switch (allowlist_load_layer(al, LAYER_PROJECT, file, false,
+		switch (allowlist_load_project_layer(al, file, &refused,
 		    cause)) {
 		case -1:
 			/* One other users may write is refused outright
-			   (rules.h); one that cannot be read as rules never
-			   keeps bwgate from starting: ignored as a whole, and
+			   (rules.h); one that cannot be read as rules (a
+			   link, a FIFO, a directory, too large) never keeps
+			   bwgate from starting: ignored as a whole, and
 			   said. */
-			if (lstat(file, &st) == 0 &&
-			    rulefile_mode_problem(&st) != NULL)
+			if (refused)
 				goto fail;
 			allowlist_project_ignored(al, cause);
 			break;

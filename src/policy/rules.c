@@ -23,10 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "domains.h"
 #include "jsonutil.h"
+#include "path.h"
 #include "rules.h"
 #include "sha256.h"
 #include "xalloc.h"
@@ -653,18 +655,22 @@ rulefile_mode_problem(const struct stat *st)
 	return NULL;
 }
 
-/* Read a rule file, refusing one that others could have written. */
-int
-rulefile_load(const char *path, struct rulefile *rf, char **cause)
+/* A rule file of more is refused (read only this far). */
+#define RULEFILE_MAX	(4 << 20)
+
+/* Read the rule file open at fd (path names it in messages); *refused
+   when others could have written it. */
+static int
+rulefile_load_fd(int fd, const char *path, struct rulefile *rf,
+    bool *refused, char **cause)
 {
-	_cleanup_close_ int	 fd = -1;
 	struct stat		 st;
 	struct buf		 b = BUF_INIT;
 	const char		*why;
 	int			 rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	*refused = false;
+	if (fstat(fd, &st) != 0) {
 		*cause = xasprintf("cannot read '%s': %s", path,
 		    strerror(errno));
 		return -1;
@@ -674,13 +680,16 @@ rulefile_load(const char *path, struct rulefile *rf, char **cause)
 		return -1;
 	}
 	if ((why = rulefile_mode_problem(&st)) != NULL) {
+		*refused = true;
 		*cause = xasprintf("'%s' is %s: refused (others could change "
 		    "the rules; chmod go-w '%s')", path, why, path);
 		return -1;
 	}
-	if (buf_read_fd(&b, fd, 4 << 20) < 0) {
-		*cause = xasprintf("cannot read '%s': %s", path,
-		    strerror(errno));
+	if (st.st_size > RULEFILE_MAX || buf_read_fd(&b, fd,
+	    RULEFILE_MAX) < 0) {
+		*cause = st.st_size > RULEFILE_MAX ? xasprintf("'%s' is "
+		    "larger than %d bytes", path, RULEFILE_MAX) :
+		    xasprintf("cannot read '%s': %s", path, strerror(errno));
 		buf_release(&b);
 		return -1;
 	}
@@ -694,6 +703,54 @@ rulefile_load(const char *path, struct rulefile *rf, char **cause)
 	rc = rulefile_parse(path, b.data, rf, cause);
 	buf_release(&b);
 	return rc;
+}
+
+/* Read a rule file of the operator's (a FIFO or a device there never
+   blocks: O_NONBLOCK, then regular files only). */
+int
+rulefile_load(const char *path, struct rulefile *rf, char **cause)
+{
+	_cleanup_close_ int	 fd = -1;
+	bool			 refused;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*cause = xasprintf("cannot read '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	return rulefile_load_fd(fd, path, rf, &refused, cause);
+}
+
+/* The project's own rule file, through the door. */
+int
+rulefile_load_project(const char *project, struct rulefile *rf,
+    bool *refused, char **cause)
+{
+	_cleanup_close_ int	 root = -1, fd = -1;
+	_cleanup_free_ char	*path = path_join(project, RULEFILE_PROJECT);
+	char			*why = NULL;
+	struct stat		 st;
+
+	*refused = false;
+	if ((root = beneath_root(project, &st, cause)) < 0)
+		return -1;
+	fd = beneath_open_regular(root, RULEFILE_PROJECT, RULEFILE_MAX, &st,
+	    &why);
+	if (fd < 0 && errno == ENOENT) {
+		free(why);
+		return 0;
+	}
+	if (fd < 0) {
+		*cause = xasprintf("in '%s': %s", project, why);
+		free(why);
+		return -1;
+	}
+	/* An empty one has no rules: it is also what a running sandbox's
+	   placeholder for an absent .bwgate.json looks like. */
+	if (st.st_size == 0 && rulefile_mode_problem(&st) == NULL)
+		return 0;
+	return rulefile_load_fd(fd, path, rf, refused, cause) == 0 ? 1 : -1;
 }
 
 /* Error text for rule i at key (for checks made after parsing). */

@@ -76,6 +76,13 @@ void	 rulefile_init(struct rulefile *);
 void	 rulefile_release(struct rulefile *);
 /* Read, check permissions, parse and validate; -1 with cause. */
 int	 rulefile_load(const char *path, struct rulefile *, char **cause);
+/* The project's rule file (project: its canonical directory), opened
+   through the door (beneath.h): no link followed, non-blocking, a
+   regular file of at most 4 MiB. 1 loaded, 0 absent or empty, -1 with
+   cause (*refused: others could have written it). */
+#define RULEFILE_PROJECT	".bwgate.json"
+int	 rulefile_load_project(const char *project, struct rulefile *,
+	    bool *refused, char **cause);
 /* "world-writable" or "group-writable" when others could change the
    file (a group-writable file in the owner's private group is fine). */
 const char *rulefile_mode_problem(const struct stat *);

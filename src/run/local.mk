@@ -23,5 +23,5 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/gitops.c %D%/gitops-git.c %D%/gitops.h %D%/gitops-int.h \
 	%D%/undo.h %D%/undo-int.h %D%/undo-store.c \
 	%D%/undo-rec.h %D%/undo-save.c %D%/undo-pack.c %D%/undo-object.c \
-	%D%/undo-manifest.c %D%/undo-commit.c \
+	%D%/undo-manifest.c %D%/undo-check.c %D%/undo-commit.c \
 	%D%/undo-apply.c %D%/undo-rollback.c %D%/undo-request.c

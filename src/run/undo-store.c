@@ -128,6 +128,7 @@ undo_manifest_read(const char *project, unsigned long id, char **cause)
 	_cleanup_free_ char	*text = NULL;
 	struct stat		 st;
 	cJSON			*m;
+	char			*why;
 
 	if ((text = undo_read_small(path, 1 << 30, NULL)) == NULL) {
 		if (errno == ENOENT && stat(dir, &st) == 0)
@@ -144,6 +145,13 @@ undo_manifest_read(const char *project, unsigned long id, char **cause)
 	if ((m = cJSON_Parse(text)) == NULL || !cJSON_IsObject(m)) {
 		cJSON_Delete(m);
 		*cause = xasprintf("'%s' is not a manifest", path);
+		return NULL;
+	}
+	if (undo_manifest_check(m, &why) != 0) {
+		cJSON_Delete(m);
+		*cause = xasprintf("'%s' is not a valid manifest: %s", path,
+		    why);
+		free(why);
 		return NULL;
 	}
 	return m;

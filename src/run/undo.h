@@ -76,7 +76,12 @@ void		 undo_rec_commit(struct undo_rec *, const struct snapshot *before,
 void		 undo_rec_free(struct undo_rec *);
 
 /* Store access (undo-store.c). */
-/* Read a committed manifest; NULL with cause ("no run N") otherwise. */
+/* Is m a manifest whose every field the readers use is there, of its
+   type and in range (undo-check.c)? 0, or -1 with cause naming the first
+   field that is not ("before[3].mode: missing"). */
+int	 undo_manifest_check(const cJSON *m, char **cause);
+/* Read a committed manifest, checked (undo_manifest_check); NULL with
+   cause ("no run N", "not a valid manifest") otherwise. */
 cJSON	*undo_manifest_read(const char *project, unsigned long id,
 	    char **cause);
 /* The ids of committed runs, newest first. */

@@ -237,6 +237,37 @@ beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
 	return beneath_open_how(dirfd, rel, flags, mode, 0, cause);
 }
 
+/* Open rel to read it when it is a regular file of at most max bytes. */
+int
+beneath_open_regular(int dirfd, const char *rel, off_t max, struct stat *st,
+    char **cause)
+{
+	int	fd, err;
+
+	fd = beneath_open(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0,
+	    cause);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0) {
+		err = errno;
+		*cause = path_open_error(rel, err);
+	} else if (!S_ISREG(st->st_mode)) {
+		err = EINVAL;
+		*cause = xasprintf("'%s' is not a regular file (%s)", rel,
+		    S_ISDIR(st->st_mode) ? "a directory" :
+		    S_ISFIFO(st->st_mode) ? "a FIFO" :
+		    S_ISSOCK(st->st_mode) ? "a socket" : "a device");
+	} else if (st->st_size > max) {
+		err = EFBIG;
+		*cause = xasprintf("'%s' is larger than %lld bytes", rel,
+		    (long long)max);
+	} else
+		return fd;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 /* The directory that holds rel. */
 int
 beneath_parent(int dirfd, const char *rel, bool mkdirs,
@@ -248,14 +279,16 @@ beneath_parent(int dirfd, const char *rel, bool mkdirs,
 int
 beneath_root(const char *path, struct stat *st, char **cause)
 {
-	int	fd;
+	int	fd, err;
 
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, st) != 0) {
+		err = errno;
 		*cause = xasprintf("cannot open the project '%s': %s", path,
-		    strerror(errno));
+		    strerror(err));
 		if (fd >= 0)
 			close(fd);
+		errno = err;
 		return -1;
 	}
 	return fd;

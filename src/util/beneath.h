@@ -48,7 +48,8 @@
    NULL with cause for "", "..", or an absolute path elsewhere. */
 char	*beneath_relative(const char *root, const char *path, char **cause);
 /* Open a project's root (O_PATH | O_DIRECTORY) by its absolute path, the
-   one open by path string; st gets its identity. -1 with cause. */
+   one open by path string; st gets its identity. -1 with cause and
+   errno. */
 int	 beneath_root(const char *path, struct stat *st, char **cause);
 /* Open rel beneath dirfd (flags as for openat; O_PATH | O_NOFOLLOW opens
    a symbolic link itself); -1 with cause and errno (ENOENT, ELOOP for a
@@ -57,6 +58,12 @@ int	 beneath_open(int dirfd, const char *rel, int flags, mode_t mode,
 	    char **cause);
 int	 beneath_open_how(int dirfd, const char *rel, int flags, mode_t mode,
 	    int how, char **cause);
+/* Open rel to read (O_NONBLOCK: a FIFO or a device never blocks; no
+   link followed) when it is a regular file of at most max bytes; st gets
+   its fstat. -1 with cause and errno (EINVAL: not a regular file, EFBIG:
+   larger than max). Every project file bwgate reads is opened so. */
+int	 beneath_open_regular(int dirfd, const char *rel, off_t max,
+	    struct stat *st, char **cause);
 /* Open the directory holding rel (creating missing ones when mkdirs);
    *name is rel's last component (points into rel). -1 with cause. */
 int	 beneath_parent(int dirfd, const char *rel, bool mkdirs,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "digestcache.h"
 #include "xalloc.h"
 
@@ -55,6 +56,29 @@ settled(const struct stat *st)
 	return age_ms >= DIGESTCACHE_SETTLE_MS;
 }
 
+/* The digest of the regular file at path, read non-blocking (a FIFO
+   swapped in after the stat never blocks the console) and bounded. */
+static int
+digest_read(const char *path, char out[SHA256_HEX_LEN + 1])
+{
+	struct buf	b = BUF_INIT;
+	struct stat	st;
+	int		fd, rc = -1;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= DIGESTCACHE_MAX &&
+	    buf_read_fd(&b, fd, DIGESTCACHE_MAX) >= 0) {
+		sha256_hex(b.data != NULL ? b.data : "", b.len, out);
+		rc = 0;
+	}
+	buf_release(&b);
+	close(fd);
+	return rc;
+}
+
 int
 digestcache_file(struct digestcache *dc, const char *path,
     char out[SHA256_HEX_LEN + 1])
@@ -71,7 +95,8 @@ digestcache_file(struct digestcache *dc, const char *path,
 		memcpy(out, e->hex, sizeof e->hex);
 		return 0;
 	}
-	if (sha256_file(path, out) != 0)
+	if (!S_ISREG(st.st_mode) || st.st_size > DIGESTCACHE_MAX ||
+	    digest_read(path, out) != 0)
 		return -1;
 	/* Unchanged while it was read, and not just changed: remember. */
 	if (stat(path, &after) != 0 || !same_file(&st, &after) ||

@@ -16,11 +16,13 @@
 #include "sha256.h"
 
 #define DIGESTCACHE_SETTLE_MS	2000
+/* Larger files, and all but regular files, have no digest (-1). */
+#define DIGESTCACHE_MAX		(16 << 20)
 
 struct digestcache;
 
 struct digestcache *digestcache_new(void);
-/* The digest of path (as sha256_file); -1 with errno. */
+/* The digest of the regular file path (opened non-blocking); -1. */
 int	 digestcache_file(struct digestcache *, const char *path,
 	    char out[SHA256_HEX_LEN + 1]);
 void	 digestcache_free(struct digestcache *);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -64,15 +65,28 @@ json_parse_text(const char *text, const char *what, char **cause)
 	return NULL;
 }
 
-cJSON *
-json_load_file(const char *path, char **cause)
-{
-	_cleanup_close_ int	fd = -1;
-	struct buf		b = BUF_INIT;
-	cJSON			*j;
+/* Files of more are refused (json_load_file, json_load_fd). */
+#define JSON_FILE_MAX	(16 << 20)
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || buf_read_fd(&b, fd, 16 << 20) < 0) {
+cJSON *
+json_load_fd(int fd, const char *path, char **cause)
+{
+	struct buf	b = BUF_INIT;
+	struct stat	st;
+	cJSON		*j;
+
+	if (fstat(fd, &st) != 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		*cause = xasprintf("'%s' is not a regular file", path);
+		return NULL;
+	}
+	if (st.st_size > JSON_FILE_MAX) {
+		*cause = xasprintf("'%s' is larger than %d bytes", path,
+		    JSON_FILE_MAX);
+		return NULL;
+	}
+	if (buf_read_fd(&b, fd, JSON_FILE_MAX) < 0) {
 		*cause = xasprintf("cannot read '%s': %s", path,
 		    strerror(errno));
 		buf_release(&b);
@@ -89,6 +103,20 @@ json_load_file(const char *path, char **cause)
 	j = json_parse_text(b.data, path, cause);
 	buf_release(&b);
 	return j;
+}
+
+cJSON *
+json_load_file(const char *path, char **cause)
+{
+	_cleanup_close_ int	fd = -1;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		*cause = xasprintf("cannot read '%s': %s", path,
+		    strerror(errno));
+		return NULL;
+	}
+	return json_load_fd(fd, path, cause);
 }
 
 char *

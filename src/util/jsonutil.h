@@ -13,8 +13,12 @@
 cJSON	*json_strv(const struct strv *);
 /* Append the strings of a JSON array to a vector; -1 if not all strings. */
 int	 json_get_strv(const cJSON *, struct strv *);
-/* Parse a whole file; NULL with cause naming the file and line on error. */
+/* Parse a whole file; NULL with cause naming the file and line on error.
+   Opened non-blocking (a FIFO never blocks); a regular file of at most
+   16 MiB, or an error. json_load_fd: the file open at fd (path names it
+   in messages; for a project's file opened through the door). */
 cJSON	*json_load_file(const char *path, char **cause);
+cJSON	*json_load_fd(int fd, const char *path, char **cause);
 /* Parse a string; NULL with cause naming the line on error. */
 cJSON	*json_parse_text(const char *text, const char *what, char **cause);
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */

@@ -20,6 +20,7 @@ imports_scan() {
 		short=${short#bwgate-}
 		short=${short#bwgate_helper-}
 		short=${short#tests_fuzz_fuzz_*-}
+		short=${short#tests_unit_test_*-}
 		[ "$base" = "$exempt" ] && continue
 		N=$((N + 1))
 		ok=$(allowed "$short")

@@ -54,6 +54,47 @@ ok_if "refusal in the audit log" grep -q "\"record\":\"refused\",.*\"uid\":$OUID
 assert_eq "root (the console's uid) is served" "$?" 0
 stop_console
 
+# The client's own check (client.c): a listener of another uid behind a
+# socket name in our own trusted directory (a link to its socket) gets
+# nothing, not even the first line; the client says who it is.
+# (/usr/bin/python3: a python3 of root's own, pyenv in /root, is not
+# reachable by that uid.)
+if [ ! -x /usr/bin/python3 ]; then
+	skip "the client refuses a listener of $OTHER" "no /usr/bin/python3 to listen as $OTHER"
+else
+	mkdir -m 0755 "$T/theirs" && chown "$OUID:$OUID" "$T/theirs"
+	as_other /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(1)
+open(sys.argv[2], "w").close()
+c, _ = s.accept(); c.settimeout(10)
+got = b""
+try:
+    while True:
+        d = c.recv(4096)
+        if not d:
+            break
+        got += d
+except OSError:
+    pass
+open(sys.argv[3], "wb").write(got)
+' "$T/theirs/sock" "$T/theirs/ready" "$T/theirs/got" &
+	LPID=$!
+	wait_for 10 test -e "$T/theirs/ready"
+	mkdir -m 0700 "$T/mine"
+	ln -s "$T/theirs/sock" "$T/mine/agent.sock"
+	out=$("$BWGATE" run --socket "$T/mine/agent.sock" -- true 2>&1); rc=$?
+	assert_eq "a listener of $OTHER behind our socket name: 125" "$rc" 125
+	assert_match "the client refuses it, saying who it runs as" "$out" \
+	    "refusing the console at '$T/mine/agent.sock': it runs as uid $OUID, not as you \(uid 0\); nothing was sent"
+	wait_for 20 test -e "$T/theirs/got"
+	assert_eq "the listener of $OTHER got nothing" \
+	    "$(wc -c < "$T/theirs/got" 2>/dev/null)" 0
+	kill "$LPID" 2>/dev/null; wait "$LPID" 2>/dev/null
+	rm -rf "$T/mine"
+fi
+
 # allowed_uids lets that uid use the agent socket, not the control socket.
 echo "{\"console\": {\"allowed_uids\": [$OUID]}}" > "$T/allow.json"
 start_console --headless --auto-allowlisted --socket "$S" --config "$T/allow.json"

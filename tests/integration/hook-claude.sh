@@ -141,6 +141,26 @@ assert_match "  but not a longer name (rmdir)" "$(decision 'rmdir d')" "^allow "
 echo '{"permissions":' > "$P/.claude/settings.json"
 assert_match "a broken settings file: deny (fail closed)" \
     "$(decision 'echo hi')" "^deny -$"
+# The project's settings are read through the door: a FIFO there
+# answers at once (no read that waits for a writer), a link is not
+# followed; both fail closed, saying why.
+rm -f "$P/.claude/settings.json"
+mkfifo "$P/.claude/settings.json"
+bash_payload 'echo hi' | timeout 20 "$BWGATE" hook claude-code \
+    > "$T/hook.out" 2> "$T/hook.err"
+assert_match "a FIFO as the project's settings: denied at once" \
+    "$(jq -r '.hookSpecificOutput | .permissionDecision + " " +
+    .permissionDecisionReason' "$T/hook.out")" \
+    "^deny .*'\.claude/settings\.json' is not a regular file \(a FIFO\)"
+rm -f "$P/.claude/settings.json"
+echo '{"permissions":{"allow":["Bash(*)"]}}' > "$T/elsewhere.json"
+ln -s "$T/elsewhere.json" "$P/.claude/settings.json"
+assert_match "a link as the project's settings: not followed, denied" \
+    "$(decision 'echo hi')" "^deny -$"
+assert_match "  saying it is a link" \
+    "$(jq -r .hookSpecificOutput.permissionDecisionReason "$T/hook.out")" \
+    "'\.claude/settings\.json' is or goes through a symbolic link"
+rm -f "$P/.claude/settings.json" "$T/elsewhere.json"
 rm -rf "$HOME/.claude" "$P/.claude"
 ok_if "no settings: allowed again" test "$(decision 'touch x' | cut -d' ' -f1)" = allow
 

@@ -502,6 +502,19 @@ verdict_of(const struct allowlist *al, const char *cmd)
 	return v;
 }
 
+/* The verdict of 'cd DIR+TAIL && git status' is want. */
+static void
+cd_git(const struct allowlist *al, const char *dir, const char *tail,
+    enum verdict want)
+{
+	char	*cmd = xasprintf("cd %s%s && git status", dir, tail);
+
+	if (verdict_of(al, cmd) != want)
+		fail_msg("%s: verdict %d, expected %d", cmd,
+		    (int)verdict_of(al, cmd), (int)want);
+	free(cmd);
+}
+
 /* Quoted pattern words hold blanks, quotes and glob characters exactly;
    the user's rules for one project apply only to that project. */
 static void
@@ -529,6 +542,13 @@ test_quoted_and_per_project(void **state)
 	assert_int_equal(verdict_of(al, "mytool -m a b"), Q);
 	assert_int_equal(verdict_of(al, "mytool \"it's\" '' 'x*'"), A);
 	assert_int_equal(verdict_of(al, "mytool \"it's\" '' xy"), Q);
+	/* 'cd PROJECT' (that very word) keeps git in the project's own
+	   repository; any other directory may hold another one. */
+	cd_git(al, dir, "", A);
+	cd_git(al, dir, "/sub", Q);
+	cd_git(al, dir, "/..", Q);
+	cd_git(al, dir, "x", Q);
+	assert_int_equal(verdict_of(al, "cd /tmp && git status"), Q);
 	allowlist_free(al);
 	/* Not in another project, nor without one. */
 	other = xasprintf("%s/elsewhere", tmpdir);
@@ -574,10 +594,24 @@ test_user_layer(void **state)
 	    " { \"id\": \"lsR\", \"pattern\": \"ls -R *\", \"verdict\": \"ask\",\n"
 	    "   \"reason\": \"too big\" },\n"
 	    " { \"id\": \"build-sh\", \"pattern\": \"bash build.sh\",\n"
-	    "   \"verdict\": \"allow\", \"reason\": \"the build script\" }\n"
+	    "   \"verdict\": \"allow\", \"reason\": \"the build script\" },\n"
+	    " { \"id\": \"touch\", \"pattern\": \"touch *\",\n"
+	    "   \"verdict\": \"allow\", \"profile\": \"project\",\n"
+	    "   \"reason\": \"writes the project\" }\n"
 	    "] }\n", 0644);
 	al = load(NULL);
 	assert_int_equal(verdict_of(al, "make test"), A);
+	/* xargs and find -exec pass only what runs read-only: touch is
+	   allowed, but with the project writable. */
+	assert_int_equal(verdict_of(al, "touch x"), A);
+	assert_int_equal(verdict_of(al, "ls | xargs touch"), Q);
+	assert_int_equal(verdict_of(al, "find . -exec touch {} +"), Q);
+	assert_int_equal(verdict_of(al, "find . -name x -exec touch {} \\;"),
+	    Q);
+	assert_int_equal(verdict_of(al, "find . -exec touch x \\;"), Q);
+	assert_int_equal(verdict_of(al, "find . -exec touch x +"), Q);
+	assert_int_equal(verdict_of(al, "ls | xargs cat"), A);
+	assert_int_equal(verdict_of(al, "find . -exec cat x \\;"), A);
 	assert_int_equal(verdict_of(al, "make install"), Q);
 	assert_int_equal(verdict_of(al, "make test; make install"), Q);
 	assert_int_equal(verdict_of(al, "make test > log"), Q);

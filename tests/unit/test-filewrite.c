@@ -153,7 +153,7 @@ scratch(char *dir)
 static void
 scratch_remove(const char *dir)
 {
-	static const char *const names[] = { "d/f", "d/link", "d/new/x",
+	static const char *const names[] = { "d/f", "d/link", "d/p", "d/new/x",
 	    "d/new", "lnk", "d", NULL };
 	char	*p;
 
@@ -171,7 +171,8 @@ test_open_beneath(void **state)
 {
 	char		 dir[64], *cause = NULL;
 	const char	*name;
-	int		 dfd, fd;
+	struct stat	 st;
+	int		 dfd, fd, sub, pfd;
 
 	(void)state;
 	dfd = scratch(dir);
@@ -190,6 +191,53 @@ test_open_beneath(void **state)
 	assert_int_equal(beneath_open(dfd, "d/none", O_RDONLY, 0, &cause), -1);
 	assert_int_equal(errno, ENOENT);
 	free(cause);
+	/* One name below a directory (beneath_child): a link is never
+	   followed, to a file or to a directory; no "..". */
+	sub = beneath_open(dfd, "d", O_RDONLY | O_DIRECTORY, 0, &cause);
+	assert_true(sub >= 0);
+	fd = beneath_child(sub, "f", O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(beneath_child(sub, "link", O_RDONLY), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(beneath_child(sub, "link", O_RDONLY | O_NONBLOCK),
+	    -1);
+	assert_int_equal(beneath_child(dfd, "lnk", O_RDONLY | O_DIRECTORY),
+	    -1);
+	assert_true(errno == ELOOP || errno == ENOTDIR);
+	assert_int_equal(beneath_child(sub, "..", O_RDONLY), -1);
+	assert_int_equal(errno, EINVAL);
+	/* A file to read (beneath_open_regular): regular, bounded, never
+	   blocking on a FIFO, never through a link. */
+	fd = openat(sub, "f", O_WRONLY | O_CLOEXEC);
+	assert_int_equal(write(fd, "xy", 2), 2);
+	close(fd);
+	fd = beneath_open_regular(dfd, "d/f", 2, &st, &cause);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(beneath_open_regular(dfd, "d/f", 1, &st, &cause), -1);
+	assert_int_equal(errno, EFBIG);
+	free(cause);
+	assert_int_equal(beneath_open_regular(dfd, "d/link", 1 << 20, &st,
+	    &cause), -1);
+	assert_int_equal(errno, ELOOP);
+	free(cause);
+	/* (Held open for writing here, so that a blocking open could not
+	   hang this test: door-rulefile.sh checks that none blocks.) */
+	assert_int_equal(mkfifoat(sub, "p", 0600), 0);
+	pfd = openat(sub, "p", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	assert_true(pfd >= 0);
+	assert_int_equal(beneath_open_regular(dfd, "d/p", 1 << 20, &st,
+	    &cause), -1);
+	close(pfd);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(cause, "a FIFO"));
+	free(cause);
+	assert_int_equal(beneath_open_regular(dfd, "d", 1 << 20, &st,
+	    &cause), -1);
+	assert_non_null(strstr(cause, "a directory"));
+	free(cause);
+	close(sub);
 	/* Parents: through a link refused, missing ones created. */
 	assert_int_equal(beneath_parent(dfd, "lnk/x", true, &name, &cause),
 	    -1);
