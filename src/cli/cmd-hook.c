@@ -13,7 +13,6 @@
  * Write it made is allowed (reported as done), other outcomes are denied
  * with what happened. Other tools pass.
  */
-#include "beneath.h"
 #include "autoconf.h"
 
 #include <errno.h>
@@ -24,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "buf.h"
 #include "client.h"
 #include "cmd.h"
@@ -563,8 +563,10 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	} else if ((why = mcp_path_protected(&m, rel)) != NULL) {
 		/* On the record: the console refuses it as a request (its
 		   verdict for a protected path), else the audit log has it. */
+		struct stat	 rst;
+
 		if (hook_console(socket, &cause) && (m.project_fd =
-		    open(m.project, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		    beneath_root(m.project, &rst, &cause)) >= 0) {
 			hook_write_console(&m, socket, tool, input, rel);
 			close(m.project_fd);
 		} else {

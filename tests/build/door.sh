@@ -58,6 +58,8 @@ allowed() {
 	danger.o|envask.o|netgroups.o) echo "stat" ;;	# their user tables
 	rules.o) echo "open" ;;			# the operator's rule files;
 					# the project's through the door
+	secrets.o) echo "stat" ;;		# the operator's secrets.json
+					# (configuration)
 	jsonutil.o) echo "open" ;;		# share/ and configuration
 					# tables (non-blocking, regular,
 					# bounded; json_load_fd for the
