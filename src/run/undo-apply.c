@@ -109,6 +109,10 @@ struct undo_plan {
 	char		*stage;
 	struct timespec	 since;		/* the run's start */
 	size_t		 blocked;	/* paths that cannot be looked at */
+	/* Lookups (undo-index.c): before and after entries by path and by
+	   inode (before: the kept one; after: the one there now). */
+	struct undo_key	*bpath, *apath, *bino, *aino;
+	size_t		 naino;
 	struct undo_journal j;		/* what apply did, to take it back */
 };
 
@@ -178,13 +182,37 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 	}
 }
 
+/* The first entry of v (keys by path) at path, or NULL. */
 static struct ue *
-ue_find(struct ue *v, size_t n, const char *path)
+ue_find(struct ue *v, const struct undo_key *keys, size_t n,
+    const char *path)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i].path, path) == 0)
-			return &v[i];
-	return NULL;
+	size_t	i = undo_index_path(keys, n, path);
+
+	return i == SIZE_MAX ? NULL : &v[i];
+}
+
+/* The keys of n entries, sorted by path (now: by the inode there now,
+   only the present ones; else by the inode recorded); their count. */
+static size_t
+plan_keys(struct ue *v, size_t n, struct undo_key **out, bool by_path,
+    bool now)
+{
+	struct undo_key	*k;
+	size_t		 m = 0;
+
+	free(*out);
+	*out = k = xcalloc(n + 1, sizeof *k);
+	for (size_t i = 0; i < n; i++) {
+		if (now && !v[i].now)
+			continue;
+		k[m].path = v[i].path;
+		k[m].dev = now ? (uint64_t)v[i].st.st_dev : v[i].dev;
+		k[m].ino = now ? (uint64_t)v[i].st.st_ino : v[i].ino;
+		k[m++].i = i;
+	}
+	undo_index_sort(k, m, by_path);
+	return m;
 }
 
 /* Is the file now at a (present) the inode of b (device, inode, and
@@ -261,7 +289,9 @@ plan_add(struct undo_plan *p, enum act_kind kind, const char *path,
 {
 	struct act	*a;
 
-	p->acts = xreallocarray(p->acts, p->nacts + 1, sizeof *p->acts);
+	if ((p->nacts & (p->nacts - 1)) == 0)	/* 0, 1, 2, 4, ...: double */
+		p->acts = xreallocarray(p->acts, p->nacts ? p->nacts * 2 : 1,
+		    sizeof *p->acts);
 	a = &p->acts[p->nacts++];
 	memset(a, 0, sizeof *a);
 	a->kind = kind;
@@ -286,8 +316,8 @@ plan_implied(struct undo_plan *p, const struct ue *a, const struct ue *b)
 		return false;
 	pa = xstrndup(a->path, (size_t)(sa - a->path));
 	pb = xstrndup(b->path, (size_t)(sb - b->path));
-	eb = ue_find(p->b, p->nb, pb);
-	ea = ue_find(p->a, p->na, pa);
+	eb = ue_find(p->b, p->bpath, p->nb, pb);
+	ea = ue_find(p->a, p->apath, p->na, pa);
 	if (eb == NULL)
 		return false;
 	if (ea != NULL && ea->now)
@@ -359,8 +389,10 @@ plan_now_pref(struct undo_plan *p, struct ue *b)
 {
 	struct ue	*first = NULL;
 
-	for (size_t i = 0; i < p->na; i++) {
-		struct ue *a = &p->a[i];
+	for (size_t i = undo_index_ino(p->aino, p->naino, b->dev, b->ino);
+	    i < p->naino && p->aino[i].dev == b->dev &&
+	    p->aino[i].ino == b->ino; i++) {
+		struct ue *a = &p->a[p->aino[i].i];
 
 		if (a->claimed || !ue_same(a, b))
 			continue;
@@ -377,7 +409,9 @@ plan_build(struct undo_plan *p)
 {
 	struct ue	*b, *a, *q;
 	struct act	*x;
+	size_t		 k;
 
+	p->naino = plan_keys(p->a, p->na, &p->aino, false, true);
 	/* Conflicts: the project must still be as the run left it. */
 	for (size_t i = 0; i < p->na; i++) {
 		a = &p->a[i];
@@ -406,7 +440,8 @@ plan_build(struct undo_plan *p)
 	}
 	for (size_t i = 0; i < p->nb; i++) {
 		b = &p->b[i];
-		if (!b->opaque && ue_find(p->a, p->na, b->path) == NULL &&
+		if (!b->opaque && ue_find(p->a, p->apath, p->na,
+		    b->path) == NULL &&
 		    b->now) {
 			strv_pushf(&p->lines, "conflict: %s (made again since "
 			    "the run)", b->path);
@@ -416,7 +451,7 @@ plan_build(struct undo_plan *p)
 	/* Before entries whose inode is still at their name. */
 	for (size_t i = 0; i < p->nb; i++) {
 		b = &p->b[i];
-		a = ue_find(p->a, p->na, b->path);
+		a = ue_find(p->a, p->apath, p->na, b->path);
 		if (b->opaque || a == NULL || !ue_same(a, b) ||
 		    st_type(&a->st) != b->type)
 			continue;
@@ -488,9 +523,11 @@ plan_build(struct undo_plan *p)
 		if (b->opaque || !b->placed)
 			continue;
 		q = NULL;
-		for (size_t j = 0; j < p->na; j++)
-			if (ue_same(&p->a[j], b))
-				q = &p->a[j];
+		for (k = undo_index_ino(p->aino, p->naino, b->dev, b->ino);
+		    k < p->naino && p->aino[k].dev == b->dev &&
+		    p->aino[k].ino == b->ino; k++)
+			if (ue_same(&p->a[p->aino[k].i], b))
+				q = &p->a[p->aino[k].i];
 		if (q == NULL)
 			continue;
 		if (b->type == UE_FILE && b->blob != NULL &&
@@ -520,10 +557,13 @@ plan_build(struct undo_plan *p)
 			continue;
 		b = NULL;
 		/* A name under a directory that moves back moves with it. */
-		for (size_t j = 0; j < p->nb; j++)
-			if (ue_same(a, &p->b[j]) &&
-			    plan_implied(p, a, &p->b[j]))
-				b = &p->b[j];
+		for (k = undo_index_ino(p->bino, p->nb, a->st.st_dev,
+		    a->st.st_ino); b == NULL && k < p->nb &&
+		    p->bino[k].dev == (uint64_t)a->st.st_dev &&
+		    p->bino[k].ino == (uint64_t)a->st.st_ino; k++)
+			if (ue_same(a, &p->b[p->bino[k].i]) &&
+			    plan_implied(p, a, &p->b[p->bino[k].i]))
+				b = &p->b[p->bino[k].i];
 		if (b != NULL)
 			continue;
 		x = plan_add(p, S_ISDIR(a->st.st_mode) ? ACT_RMDIR :
@@ -560,6 +600,9 @@ undo_plan_new(const char *project, const cJSON *m, char **cause)
 	}
 	ue_parse(cJSON_GetObjectItem(p->m, "before"), &p->b, &p->nb);
 	ue_parse(cJSON_GetObjectItem(p->m, "after"), &p->a, &p->na);
+	(void)plan_keys(p->b, p->nb, &p->bpath, true, false);
+	(void)plan_keys(p->b, p->nb, &p->bino, false, false);
+	(void)plan_keys(p->a, p->na, &p->apath, true, false);
 	plan_look(p);
 	plan_build(p);
 	return p;
@@ -1248,6 +1291,10 @@ undo_plan_free(struct undo_plan *p)
 	free(p->acts);
 	free(p->b);
 	free(p->a);
+	free(p->bpath);
+	free(p->apath);
+	free(p->bino);
+	free(p->aino);
 	undo_journal_release(&p->j);
 	strv_release(&p->lines);
 	if (p->root >= 0)
