@@ -18,7 +18,12 @@
  * swaps and cycles need no order. Every operation on the project goes
  * through the door (beneath.h), relative to the project's descriptor, and
  * removes only what is still the inode the run made. Kept content is
- * checked against its sha256 before anything is touched.
+ * checked against its sha256 before anything is touched. A file the run
+ * only appended to (its length kept, "append") is cut back to it, only
+ * while it still is the run's inode with the run's size, modification
+ * and change time (no call can set a change time back), and its start
+ * still has the digest kept with it where one was; otherwise it cannot
+ * be undone, and the plan says so.
  *
  * All or nothing: nothing is destroyed before every step succeeded. What
  * undo removes goes to the staging directory, what it makes is written
@@ -70,6 +75,10 @@ struct ue {
 	const char	*target;
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
+	bool		 append;	/* kept by length only */
+	const char	*prefix;	/* its start's sha256, or NULL */
+	int64_t		 ctime;		/* after: change time, -1: unknown */
+	uint64_t	 cut_from;	/* before: the size undo cuts back */
 	uid_t		 uid;
 	gid_t		 gid;
 	/* Planning. */
@@ -173,6 +182,15 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		    "uid"));
 		u->gid = (gid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
 		    "gid"));
+		u->append = cJSON_IsTrue(cJSON_GetObjectItem(e, "append"));
+		u->prefix = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "prefix"));
+		u->ctime = -1;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "ctime_s")))
+			u->ctime = (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "ctime_s")) * 1000000000 +
+			    (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "ctime_ns"));
 		u->btime = -1;
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "btime_s")))
 			u->btime = (int64_t)cJSON_GetNumberValue(
@@ -264,6 +282,8 @@ ue_stat(int root, const char *rel, struct stat *st, int64_t *btime)
 	st->st_size = (off_t)sx.stx_size;
 	st->st_mtim.tv_sec = sx.stx_mtime.tv_sec;
 	st->st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = sx.stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx.stx_ctime.tv_nsec;
 	if (sx.stx_mask & STATX_BTIME)
 		*btime = sx.stx_btime.tv_sec * 1000000000LL +
 		    sx.stx_btime.tv_nsec;
@@ -379,6 +399,46 @@ plan_blob_ok(struct undo_plan *p, const struct ue *b)
 	for (int i = 0; i < SHA256_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 	return strcmp(hex, b->blob) == 0;
+}
+
+/* Can the file now at a (the run's inode) be cut back to b's length:
+   as the run left it, change time too, and its start still what it was
+   (its digest, where one was kept)? NULL, or why not. */
+static const char *
+plan_cut_ok(struct undo_plan *p, const struct ue *a, const struct ue *b)
+{
+	_cleanup_close_ int	 fd = -1;
+	_cleanup_free_ char	*cause = NULL;
+	char			 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
+	uint8_t			 d[SHA256_LEN];
+	struct sha256		 h;
+	uint64_t		 len = b->size;
+	ssize_t			 r;
+
+	if (a->ctime < 0 || (int64_t)a->st.st_ctim.tv_sec * 1000000000 +
+	    a->st.st_ctim.tv_nsec != a->ctime || (uint64_t)a->st.st_size !=
+	    a->size || st_mtime_ns(&a->st) != a->mtime)
+		return "it changed since the run";
+	if ((uint64_t)a->st.st_size < b->size)
+		return "it is shorter than before the run";
+	if (b->prefix == NULL)
+		return NULL;
+	if ((fd = beneath_open(p->root, a->path, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC, 0, &cause)) < 0)
+		return "it cannot be read";
+	sha256_init(&h);
+	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
+	    sizeof buf)) > 0) {
+		sha256_update(&h, buf, (size_t)r);
+		len -= (uint64_t)r;
+	}
+	if (len > 0)
+		return "it cannot be read";
+	sha256_final(&h, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return strcmp(hex, b->prefix) == 0 ? NULL :
+	    "its start is not what it was";
 }
 
 /* The after entry (present now, not claimed) holding b's inode,
@@ -530,6 +590,23 @@ plan_build(struct undo_plan *p)
 				q = &p->a[p->aino[k].i];
 		if (q == NULL)
 			continue;
+		if (b->type == UE_FILE && b->blob == NULL && b->append &&
+		    ((uint64_t)q->st.st_size != b->size ||
+		    st_mtime_ns(&q->st) != b->mtime)) {
+			const char *why = plan_cut_ok(p, q, b);
+
+			if (why != NULL) {
+				strv_pushf(&p->lines, "cannot: %s (only its "
+				    "length was kept, and %s)", b->path, why);
+				p->cannot++;
+			} else {
+				b->cut_from = (uint64_t)q->st.st_size;
+				plan_add(p, ACT_CONTENT, b->path, b);
+				strv_pushf(&p->lines, "restore: %s (cut back "
+				    "to %llu bytes)", b->path,
+				    (unsigned long long)b->size);
+			}
+		}
 		if (b->type == UE_FILE && b->blob != NULL &&
 		    ((uint64_t)q->st.st_size != b->size ||
 		    st_mtime_ns(&q->st) != b->mtime)) {
@@ -748,7 +825,18 @@ apply_content(struct undo_plan *p, int fd, const struct ue *b)
 	char			 buf[1 << 16];
 	uint64_t		 len;
 	ssize_t			 r = 0;
+	struct stat		 st;
 
+	if (b->blob == NULL && b->append) {
+		/* Appended to: cut back, if it is still what was planned. */
+		if (fstat(fd, &st) != 0)
+			return -1;
+		if ((uint64_t)st.st_size != b->cut_from) {
+			errno = ESTALE;
+			return -1;
+		}
+		return ftruncate(fd, (off_t)b->size);
+	}
 	if ((src = blob_open(p, b, &len)) < 0 || ftruncate(fd, 0) != 0 ||
 	    lseek(fd, 0, SEEK_SET) < 0)
 		return -1;

@@ -22,17 +22,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "sha256.h"
 #include "undo-rec.h"
 #include "xalloc.h"
 
-/* Copy (or clone) src to a new temporary file of the store, hashing it;
-   the temporary's path, or NULL with *why. */
+#define UNDO_COPY_BUF	(1 << 20)
+
+/* Copy (or clone) src's first limit bytes (UINT64_MAX: all of it) to a
+   new temporary file of the store, hashing them; the temporary's path, or
+   NULL with *why. */
 static char *
-undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
-    uint64_t *size, int *tmpfd, char **why)
+undo_rec_copy(struct undo_rec *u, int src, uint64_t limit,
+    char hex[SHA256_HEX_LEN + 1], uint64_t *size, int *tmpfd, char **why)
 {
-	char		*tmp, buf[1 << 16];
+	_cleanup_free_ char *buf = xmalloc(UNDO_COPY_BUF);
+	char		*tmp;
 	uint8_t		 d[SHA256_LEN];
 	struct sha256	 h;
 	ssize_t		 r;
@@ -61,10 +66,17 @@ undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
 		free(tmp);
 		return NULL;
 	}
-	cloned = ioctl(dst, FICLONE, src) == 0;
+	if (limit == UINT64_MAX)
+		cloned = ioctl(dst, FICLONE, src) == 0;
+	else {
+		/* The start of a file: cloned to its end, then cut. */
+		cloned = ioctl(dst, FICLONE, src) == 0 &&
+		    ftruncate(dst, (off_t)limit) == 0;
+	}
 	sha256_init(&h);
 	*size = 0;
-	while ((r = read(src, buf, sizeof buf)) != 0) {
+	while ((r = read(src, buf, limit - *size < UNDO_COPY_BUF ?
+	    (size_t)(limit - *size) : UNDO_COPY_BUF)) != 0) {
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -106,14 +118,16 @@ fail:
 }
 
 void
-undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd)
+undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd,
+    uint64_t limit)
 {
 	char		 hex[SHA256_HEX_LEN + 1], *tmp, *obj, *why = NULL;
 	int		 tfd = -1;
 	uint64_t	 size;
 	struct stat	 ost;
 
-	if ((tmp = undo_rec_copy(u, fd, hex, &size, &tfd, &why)) == NULL) {
+	if ((tmp = undo_rec_copy(u, fd, limit, hex, &size, &tfd, &why)) ==
+	    NULL) {
 		k->why = why;
 		return;
 	}

@@ -15,13 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <linux/fs.h>
 #include <unistd.h>
 
 #include "bpfcache.h"
 #include "observe-filter.h"
 #include "observe-proto.h"
 #include "xalloc.h"
+
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND	0x00000020	/* Linux 6.9 */
+#endif
 
 /* A system call to notify on, with at most one argument condition. */
 struct filter_rule {
@@ -76,6 +82,16 @@ static const struct filter_rule filter_rules[] = {
 	RECORD("fchmod"), RECORD("fchown"),
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
 	RECORD("bind"),	/* a unix socket's file */
+	/* What can change a file opened for appending anywhere (undo keeps
+	   only its old length): ftruncate, fallocate, O_APPEND cleared
+	   (F_SETFL), pwritev2's RWF_NOAPPEND, a shared mapping of a file,
+	   asynchronous writes (their flags are in memory). */
+	RECORD("ftruncate"), RECORD("fallocate"),
+	{ "fcntl", 2, 1, SCMP_CMP_EQ, F_SETFL, 0 },
+	{ "pwritev2", 2, 5, SCMP_CMP_MASKED_EQ, RWF_NOAPPEND, RWF_NOAPPEND },
+	{ "mmap", 2, 3, SCMP_CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS,
+	    MAP_SHARED },
+	RECORD("io_submit"),
 	/* Where a thread's relative paths lead: another thread of the same
 	   process may be resolving one (the change report widens). */
 	RECORD("chdir"), RECORD("fchdir"),
