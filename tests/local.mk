@@ -209,6 +209,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \
+	%D%/integration/undo-append.sh \
 	%D%/integration/undo-console.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \
