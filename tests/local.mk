@@ -210,6 +210,7 @@ ENGINE_TESTS = \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \
 	%D%/integration/undo-append.sh \
+	%D%/integration/undo-clone.sh \
 	%D%/integration/undo-console.sh \
 	%D%/integration/changes-methods.sh \
 	%D%/integration/changes-unsound.sh \

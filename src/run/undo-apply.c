@@ -33,11 +33,13 @@
  */
 #include "autoconf.h"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <dirent.h>
+#include <linux/fs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,6 +78,7 @@ struct ue {
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
 	bool		 append;	/* kept by length only */
+	bool		 clone;		/* blob: a clone's name, not a digest */
 	const char	*prefix;	/* its start's sha256, or NULL */
 	int64_t		 ctime;		/* after: change time, -1: unknown */
 	uint64_t	 cut_from;	/* before: the size undo cuts back */
@@ -183,6 +186,7 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		u->gid = (gid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
 		    "gid"));
 		u->append = cJSON_IsTrue(cJSON_GetObjectItem(e, "append"));
+		u->clone = cJSON_IsTrue(cJSON_GetObjectItem(e, "clone"));
 		u->prefix = cJSON_GetStringValue(cJSON_GetObjectItem(e,
 		    "prefix"));
 		u->ctime = -1;
@@ -387,6 +391,9 @@ plan_blob_ok(struct undo_plan *p, const struct ue *b)
 
 	if ((fd = blob_open(p, b, &len)) < 0)
 		return false;
+	/* A clone (undo-object.c): not read, its length checked. */
+	if (b->clone)
+		return b->pack_off < 0 && len == b->size;
 	sha256_init(&h);
 	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
 	    sizeof buf)) > 0) {
@@ -840,6 +847,9 @@ apply_content(struct undo_plan *p, int fd, const struct ue *b)
 	if ((src = blob_open(p, b, &len)) < 0 || ftruncate(fd, 0) != 0 ||
 	    lseek(fd, 0, SEEK_SET) < 0)
 		return -1;
+	/* An object where the file system clones: its extents, shared. */
+	if (b->pack_off < 0 && ioctl(fd, FICLONE, src) == 0)
+		return 0;
 	while (len > 0 && (r = read(src, buf, len < sizeof buf ? len :
 	    sizeof buf)) > 0) {
 		len -= (uint64_t)r;

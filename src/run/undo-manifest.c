@@ -92,6 +92,8 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 	}
 	if (k->sha != NULL)
 		cJSON_AddStringToObject(j, "blob", k->sha);
+	if (k->sha != NULL && k->clone)
+		cJSON_AddTrueToObject(j, "clone");
 	if (k->sha != NULL && k->packed) {
 		cJSON_AddNumberToObject(j, "pack_off", (double)k->poff);
 		cJSON_AddNumberToObject(j, "pack_len", (double)k->plen);

@@ -1,9 +1,12 @@
 /*
  * undo-object: a larger file's content kept as an object of the store
  * (objects/<sha256>, shared by every run: a content kept before costs
- * nothing). Copied to an unnamed temporary file of the store (a reflink,
- * FICLONE, where the file system can) while it is hashed, then named by
- * its hash. The object is listed in the run's blobs file before it is
+ * nothing). Copied to an unnamed temporary file of the store while it is
+ * hashed, then named by its hash. Where the file system clones (FICLONE:
+ * XFS, btrfs) the object is a clone, named by 32 random bytes instead
+ * (the manifest says "clone"): it costs what the file's extents do, not
+ * its bytes, so it is neither read nor hashed (sharing blocks already,
+ * it has nothing to gain from sharing a name); undo checks its size. The object is listed in the run's blobs file before it is
  * named, under the store's shared lock, so a pruning neighbour keeps it.
  * Nothing is synced here (undo-commit.c does, once, at the end).
  */
@@ -11,6 +14,7 @@
 
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <linux/fs.h>
@@ -29,12 +33,38 @@
 
 #define UNDO_COPY_BUF	(1 << 20)
 
+/* A clone made (dst): its size, within the limit, and a random name;
+   -1 with *why. */
+static int
+undo_rec_cloned(struct undo_rec *u, int dst, char hex[SHA256_HEX_LEN + 1],
+    uint64_t *size, char **why)
+{
+	uint8_t		r[SHA256_LEN];
+	struct stat	st;
+
+	if (fstat(dst, &st) != 0 || getrandom(r, sizeof r, 0) !=
+	    (ssize_t)sizeof r) {
+		*why = NULL;
+		return -1;	/* read and hashed after all */
+	}
+	*size = (uint64_t)st.st_size;
+	if (*size > u->lim.file_max) {
+		*why = xasprintf("over the size limit of %llu bytes",
+		    (unsigned long long)u->lim.file_max);
+		return -1;
+	}
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 /* Copy (or clone) src's first limit bytes (UINT64_MAX: all of it) to a
    new temporary file of the store, hashing them; the temporary's path, or
    NULL with *why. */
 static char *
 undo_rec_copy(struct undo_rec *u, int src, uint64_t limit,
-    char hex[SHA256_HEX_LEN + 1], uint64_t *size, int *tmpfd, char **why)
+    char hex[SHA256_HEX_LEN + 1], uint64_t *size, int *tmpfd, bool *clone,
+    char **why)
 {
 	_cleanup_free_ char *buf = xmalloc(UNDO_COPY_BUF);
 	char		*tmp;
@@ -73,6 +103,15 @@ undo_rec_copy(struct undo_rec *u, int src, uint64_t limit,
 		cloned = ioctl(dst, FICLONE, src) == 0 &&
 		    ftruncate(dst, (off_t)limit) == 0;
 	}
+	*clone = false;
+	if (cloned && undo_rec_cloned(u, dst, hex, size, why) == 0) {
+		*clone = true;
+		if (*tmpfd < 0)
+			close(dst);
+		return tmp;
+	}
+	if (cloned && *why != NULL)
+		goto fail;
 	sha256_init(&h);
 	*size = 0;
 	while ((r = read(src, buf, limit - *size < UNDO_COPY_BUF ?
@@ -123,11 +162,12 @@ undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 {
 	char		 hex[SHA256_HEX_LEN + 1], *tmp, *obj, *why = NULL;
 	int		 tfd = -1;
+	bool		 clone;
 	uint64_t	 size;
 	struct stat	 ost;
 
-	if ((tmp = undo_rec_copy(u, fd, limit, hex, &size, &tfd, &why)) ==
-	    NULL) {
+	if ((tmp = undo_rec_copy(u, fd, limit, hex, &size, &tfd, &clone,
+	    &why)) == NULL) {
 		k->why = why;
 		return;
 	}
@@ -138,7 +178,7 @@ undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 	hex[SHA256_HEX_LEN] = '\n';
 	(void)!write(u->blobs_fd, hex, SHA256_HEX_LEN + 1);
 	hex[SHA256_HEX_LEN] = '\0';
-	if (stat(obj, &ost) == 0 && (uint64_t)ost.st_size == size) {
+	if (!clone && stat(obj, &ost) == 0 && (uint64_t)ost.st_size == size) {
 		if (tfd < 0)
 			(void)unlink(tmp);	/* kept already */
 	} else if (tfd >= 0 ? linkat(AT_FDCWD, tmp, AT_FDCWD, obj,
@@ -157,6 +197,7 @@ undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 	if (u->lock_fd >= 0)
 		(void)flock(u->lock_fd, LOCK_UN);
 	if (k->why == NULL) {
+		k->clone = clone;
 		k->sha = xstrdup(hex);
 		u->ref_bytes += size;
 	}

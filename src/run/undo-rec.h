@@ -46,6 +46,7 @@ struct undo_kept {
 	char		*path;		/* the name it was kept under */
 	bool		 multi;		/* it had other names */
 	bool		 packed;	/* its content is in the run's pack */
+	bool		 clone;		/* sha: a clone's random name */
 	uint64_t	 poff, plen;	/* where, and how long */
 	/* Opened for appending only: its content is not kept, only its
 	   length (size), until a call may change its start (then its first
