@@ -84,6 +84,26 @@ os.unlink(\"victim\")
 os.ftruncate(fd, 0)
 os.write(fd, b\"EVIL\")
 open(\"victim\", \"w\").write(\"EVIL\")"
+attack "asynchronous write (io_submit) with RWF_NOAPPEND at 0" "$PRE
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+class iocb(ctypes.Structure):
+    _fields_ = [(\"data\", ctypes.c_uint64), (\"key\", ctypes.c_uint32),
+        (\"rw_flags\", ctypes.c_int32), (\"opcode\", ctypes.c_uint16),
+        (\"prio\", ctypes.c_int16), (\"fd\", ctypes.c_uint32),
+        (\"buf\", ctypes.c_uint64), (\"nbytes\", ctypes.c_uint64),
+        (\"offset\", ctypes.c_int64), (\"res2\", ctypes.c_uint64),
+        (\"flags\", ctypes.c_uint32), (\"resfd\", ctypes.c_uint32)]
+ctx = ctypes.c_ulong(0)
+assert libc.syscall(206, 8, ctypes.byref(ctx)) == 0, ctypes.get_errno()
+buf = ctypes.create_string_buffer(b\"EVIL\" * 100)
+cb = iocb(opcode=1, fd=fd, buf=ctypes.addressof(buf), nbytes=400, offset=0,
+    rw_flags=0x20)
+arr = (ctypes.POINTER(iocb) * 1)(ctypes.pointer(cb))
+assert libc.syscall(209, ctx, 1, arr) == 1, ctypes.get_errno()
+ev = (ctypes.c_int64 * 4)()
+assert libc.syscall(208, ctx, 1, 1, ev, None) == 1, ctypes.get_errno()
+assert ev[2] == 400, ev[2]"
 
 # 4. Changed after the run where size and modification time hide it: the
 # change time shows it, and undo refuses to cut back (with --force too).
