@@ -260,6 +260,7 @@ CONSOLE_TESTS = \
 	%D%/integration/console-rerun.sh \
 	%D%/integration/console-warm.sh \
 	%D%/integration/console-prestart.sh \
+	%D%/integration/console-prestart-idle.sh \
 	%D%/integration/console-exact.sh \
 	%D%/integration/agent-env.sh \
 	%D%/integration/sh-compat.sh \
