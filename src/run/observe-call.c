@@ -468,13 +468,18 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		    (uint32_t)msg[1], c->op, vs);
 		return;
 	case HOW_CONTENT:
+		errno = EIO;
 		if (c->dirfd >= 0)
 			path = observe_base(mem.pid, (int)d->args[c->dirfd],
 			    &deleted);
+		if (path == NULL && errno == 0)
+			return;		/* a pipe, a socket: no file */
 		if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
 		    &n->id) != 0)
-			return;
-		observe_record_content(obs, sb, path, path == NULL || deleted);
+			return;		/* gone: its call will not run */
+		observe_record_content(obs, sb, mem.pid, c->dirfd >= 0 ?
+		    (int)d->args[c->dirfd] : -1, path, path == NULL ||
+		    deleted);
 		return;
 	case HOW_OPEN:
 	case HOW_OPENAT2:

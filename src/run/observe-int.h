@@ -112,7 +112,7 @@ bool	 observe_judge_path(struct observer *, const struct sandbox *,
 /* A call on a descriptor that may change its file's content anywhere:
    undo is told (snapshot_paths_content), nothing is judged. */
 void	 observe_record_content(struct observer *, const struct sandbox *,
-	    const char *named, bool unnamed);
+	    pid_t, int fd, const char *named, bool unnamed);
 void	 observe_record_rename(struct observer *, const struct sandbox *,
 	    const char *from, const char *to);
 /* A hard link whose old name is on another mount. */

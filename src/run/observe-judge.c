@@ -546,16 +546,24 @@ observe_record_rename(struct observer *obs, const struct sandbox *sb,
 
 void
 observe_record_content(struct observer *obs, const struct sandbox *sb,
-    const char *named, bool unnamed)
+    pid_t pid, int fd, const char *named, bool unnamed)
 {
 	_cleanup_free_ char	*res = NULL;
 	const char		*rel;
+	struct stat		 st, rst;
+	char			 link[64];
 	bool			 missing;
 
 	if (obs->rec == NULL)
 		return;
 	if (unnamed || named == NULL) {
-		/* Its name is gone: any file kept may be it. */
+		/* Its name is gone: any file kept may be it, unless it is
+		   on another file system than the project's (a memfd). */
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+		if (fd >= 0 && stat(link, &st) == 0 &&
+		    fstat(snapshot_paths_rootfd(obs->rec), &rst) == 0 &&
+		    st.st_dev != rst.st_dev)
+			return;
 		snapshot_paths_content(obs->rec, NULL);
 		return;
 	}

@@ -456,6 +456,12 @@ snapshot_paths_add_append(struct snapshot_paths *sp, const char *rel)
 	sp->hook_how = 0;
 }
 
+int
+snapshot_paths_rootfd(const struct snapshot_paths *sp)
+{
+	return sp->sh.rootfd;
+}
+
 void
 snapshot_paths_content(struct snapshot_paths *sp, const char *rel)
 {

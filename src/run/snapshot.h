@@ -183,6 +183,8 @@ void		 snapshot_paths_add_append(struct snapshot_paths *,
    the hook is told, nothing is recorded. */
 void		 snapshot_paths_content(struct snapshot_paths *,
 		    const char *rel);
+/* The project's descriptor the recorder works beneath. */
+int		 snapshot_paths_rootfd(const struct snapshot_paths *);
 void		 snapshot_paths_free(struct snapshot_paths *);
 
 #endif
