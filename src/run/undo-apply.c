@@ -78,9 +78,9 @@ struct ue {
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
 	bool		 append;	/* kept by length only */
-	bool		 clone;		/* blob: a clone's name, not a digest */
+	bool		 clone;		/* blob: a clone's name */
 	const char	*prefix;	/* its start's sha256, or NULL */
-	int64_t		 ctime;		/* after: change time, -1: unknown */
+	int64_t		 ctime;		/* after: ctime, -1: unknown */
 	uint64_t	 cut_from;	/* before: the size undo cuts back */
 	uid_t		 uid;
 	gid_t		 gid;
@@ -313,7 +313,8 @@ plan_add(struct undo_plan *p, enum act_kind kind, const char *path,
 {
 	struct act	*a;
 
-	if ((p->nacts & (p->nacts - 1)) == 0)	/* 0, 1, 2, 4, ...: double */
+	/* Room doubles at 0, 1, 2, 4, ... */
+	if ((p->nacts & (p->nacts - 1)) == 0)
 		p->acts = xreallocarray(p->acts, p->nacts ? p->nacts * 2 : 1,
 		    sizeof *p->acts);
 	a = &p->acts[p->nacts++];

@@ -46,7 +46,7 @@ struct undo_kept {
 	char		*path;		/* the name it was kept under */
 	bool		 multi;		/* it had other names */
 	bool		 packed;	/* its content is in the run's pack */
-	bool		 clone;		/* sha: a clone's random name */
+	bool		 clone;		/* sha: a clone's name */
 	uint64_t	 poff, plen;	/* where, and how long */
 	/* Opened for appending only: its content is not kept, only its
 	   length (size), until a call may change its start (then its first
@@ -54,7 +54,7 @@ struct undo_kept {
 	bool		 append;
 	int		 afd;
 	uint64_t	 ctime;		/* at first sight (ns) */
-	char		*prefix_sha;	/* of its first size bytes, if cheap */
+	char		*prefix_sha;	/* of its start, if cheap */
 	/* The inode at first sight, before any call changed it (another
 	   name of it may be recorded later, after a change). */
 	uint32_t	 mode;
@@ -83,7 +83,7 @@ struct undo_rec {
 	int			 lock_fd;	/* the store's lock (undo_lock) */
 	struct timespec		 start;		/* the run's (before it ran) */
 	bool			 multi;		/* a kept file had other names */
-	size_t			 nappend;	/* kept by length (k->append) */
+	size_t			 nappend;	/* kept by length */
 	/* The run's pack: its descriptor, what is written of it, what
 	   waits in the buffer, and the contents it holds by sha256. */
 	int			 pack_fd;

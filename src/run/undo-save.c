@@ -360,7 +360,7 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel, unsigned how)
 		return;
 	}
 	if ((how & SNAPSHOT_HOOK_SEEN) && u->nappend == 0)
-		return;		/* nothing to keep, nothing kept by length */
+		return;		/* nothing new, nothing kept by length */
 	fd = beneath_open(rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
 	    &cause);
 	free(cause);
