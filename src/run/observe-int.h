@@ -64,7 +64,7 @@ struct observer {
 	struct snapshot_paths	*rec;
 	char			*rec_root;
 	size_t			 rec_len;
-	bool			 rec_append;	/* the open appends only */
+	bool			 rec_append;	/* an open to append */
 	struct executions	*exec_out;	/* or NULL: not recorded */
 	/* The call being judged, and what its resolution met. */
 	pid_t			 cur_pid;

@@ -80,7 +80,7 @@ struct ue {
 	bool		 append;	/* kept by length only */
 	bool		 clone;		/* blob: a clone's name */
 	const char	*prefix;	/* its start's sha256, or NULL */
-	int64_t		 ctime;		/* after: ctime, -1: unknown */
+	int64_t		 ctime;		/* after: -1 unknown */
 	uint64_t	 cut_from;	/* before: the size undo cuts back */
 	uid_t		 uid;
 	gid_t		 gid;

@@ -7,7 +7,8 @@
  * (the manifest says "clone"): it costs what the file's extents do, not
  * its bytes, so it is neither read nor hashed (sharing blocks already,
  * it has nothing to gain from sharing a name); undo checks its size.
- * The object is listed in the run's blobs file before it is named, under the store's shared lock, so a pruning neighbour keeps it.
+ * The object is listed in the run's blobs file before it is named,
+ * under the store's shared lock, so a pruning neighbour keeps it.
  * Nothing is synced here (undo-commit.c does, once, at the end).
  */
 #include "autoconf.h"
