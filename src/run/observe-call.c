@@ -375,6 +375,28 @@ static void	observe_judge_call(struct observer *, const struct sandbox *,
 		    const struct seccomp_notif *, struct violations *,
 		    const struct observe_call *);
 
+/* A call that may change an open file's content anywhere (HOW_CONTENT):
+   undo is told of its file, nothing is judged. */
+static void
+observe_judge_content(struct observer *obs, const struct sandbox *sb,
+    const struct seccomp_notif *n, const struct observe_call *c)
+{
+	_cleanup_free_ char	*path = NULL;
+	bool			 deleted = false;
+	int			 fd = c->dirfd >= 0 ?
+				    (int)n->data.args[c->dirfd] : -1;
+
+	errno = EIO;
+	if (fd >= 0)
+		path = observe_base((pid_t)n->pid, fd, &deleted);
+	if (path == NULL && errno == 0)
+		return;		/* a pipe, a socket: no file */
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+		return;		/* gone: its call will not run */
+	observe_record_content(obs, sb, (pid_t)n->pid, fd, path,
+	    path == NULL || deleted);
+}
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -468,18 +490,7 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		    (uint32_t)msg[1], c->op, vs);
 		return;
 	case HOW_CONTENT:
-		errno = EIO;
-		if (c->dirfd >= 0)
-			path = observe_base(mem.pid, (int)d->args[c->dirfd],
-			    &deleted);
-		if (path == NULL && errno == 0)
-			return;		/* a pipe, a socket: no file */
-		if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
-		    &n->id) != 0)
-			return;		/* gone: its call will not run */
-		observe_record_content(obs, sb, mem.pid, c->dirfd >= 0 ?
-		    (int)d->args[c->dirfd] : -1, path, path == NULL ||
-		    deleted);
+		observe_judge_content(obs, sb, n, c);
 		return;
 	case HOW_OPEN:
 	case HOW_OPENAT2:

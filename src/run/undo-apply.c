@@ -472,6 +472,64 @@ plan_now_pref(struct undo_plan *p, struct ue *b)
 	return first;
 }
 
+/* Content and metadata of what is (or will be) at its name. */
+static void
+plan_content(struct undo_plan *p)
+{
+	struct ue	*b, *q;
+	size_t		 k;
+
+	for (size_t i = 0; i < p->nb; i++) {
+		b = &p->b[i];
+		if (b->opaque || !b->placed)
+			continue;
+		q = NULL;
+		for (k = undo_index_ino(p->aino, p->naino, b->dev, b->ino);
+		    k < p->naino && p->aino[k].dev == b->dev &&
+		    p->aino[k].ino == b->ino; k++)
+			if (ue_same(&p->a[p->aino[k].i], b))
+				q = &p->a[p->aino[k].i];
+		if (q == NULL)
+			continue;
+		if (b->type == UE_FILE && b->blob == NULL && b->append &&
+		    ((uint64_t)q->st.st_size != b->size ||
+		    st_mtime_ns(&q->st) != b->mtime)) {
+			const char *why = plan_cut_ok(p, q, b);
+
+			if (why != NULL) {
+				strv_pushf(&p->lines, "cannot: %s (only its "
+				    "length was kept, and %s)", b->path, why);
+				p->cannot++;
+			} else {
+				b->cut_from = (uint64_t)q->st.st_size;
+				plan_add(p, ACT_CONTENT, b->path, b);
+				strv_pushf(&p->lines, "restore: %s (cut back "
+				    "to %llu bytes)", b->path,
+				    (unsigned long long)b->size);
+			}
+		}
+		if (b->type == UE_FILE && b->blob != NULL &&
+		    ((uint64_t)q->st.st_size != b->size ||
+		    st_mtime_ns(&q->st) != b->mtime)) {
+			if (!plan_blob_ok(p, b)) {
+				strv_pushf(&p->lines, "cannot: %s (its kept "
+				    "content is missing or damaged)", b->path);
+				p->cannot++;
+			} else {
+				plan_add(p, ACT_CONTENT, b->path, b);
+				strv_pushf(&p->lines, "restore: %s", b->path);
+			}
+		}
+		if (b->type != UE_LINK && ((q->st.st_mode & 07777) != b->mode ||
+		    (b->type == UE_FILE && st_mtime_ns(&q->st) != b->mtime))) {
+			plan_add(p, ACT_META, b->path, b);
+			if ((q->st.st_mode & 07777) != b->mode)
+				strv_pushf(&p->lines, "mode: %s %04o",
+				    b->path, (unsigned)b->mode);
+		}
+	}
+}
+
 static void
 plan_build(struct undo_plan *p)
 {
@@ -585,56 +643,7 @@ plan_build(struct undo_plan *p)
 			break;
 		}
 	}
-	/* Content and metadata of what is (or will be) at its name. */
-	for (size_t i = 0; i < p->nb; i++) {
-		b = &p->b[i];
-		if (b->opaque || !b->placed)
-			continue;
-		q = NULL;
-		for (k = undo_index_ino(p->aino, p->naino, b->dev, b->ino);
-		    k < p->naino && p->aino[k].dev == b->dev &&
-		    p->aino[k].ino == b->ino; k++)
-			if (ue_same(&p->a[p->aino[k].i], b))
-				q = &p->a[p->aino[k].i];
-		if (q == NULL)
-			continue;
-		if (b->type == UE_FILE && b->blob == NULL && b->append &&
-		    ((uint64_t)q->st.st_size != b->size ||
-		    st_mtime_ns(&q->st) != b->mtime)) {
-			const char *why = plan_cut_ok(p, q, b);
-
-			if (why != NULL) {
-				strv_pushf(&p->lines, "cannot: %s (only its "
-				    "length was kept, and %s)", b->path, why);
-				p->cannot++;
-			} else {
-				b->cut_from = (uint64_t)q->st.st_size;
-				plan_add(p, ACT_CONTENT, b->path, b);
-				strv_pushf(&p->lines, "restore: %s (cut back "
-				    "to %llu bytes)", b->path,
-				    (unsigned long long)b->size);
-			}
-		}
-		if (b->type == UE_FILE && b->blob != NULL &&
-		    ((uint64_t)q->st.st_size != b->size ||
-		    st_mtime_ns(&q->st) != b->mtime)) {
-			if (!plan_blob_ok(p, b)) {
-				strv_pushf(&p->lines, "cannot: %s (its kept "
-				    "content is missing or damaged)", b->path);
-				p->cannot++;
-			} else {
-				plan_add(p, ACT_CONTENT, b->path, b);
-				strv_pushf(&p->lines, "restore: %s", b->path);
-			}
-		}
-		if (b->type != UE_LINK && ((q->st.st_mode & 07777) != b->mode ||
-		    (b->type == UE_FILE && st_mtime_ns(&q->st) != b->mtime))) {
-			plan_add(p, ACT_META, b->path, b);
-			if ((q->st.st_mode & 07777) != b->mode)
-				strv_pushf(&p->lines, "mode: %s %04o",
-				    b->path, (unsigned)b->mode);
-		}
-	}
+	plan_content(p);
 	/* What the run made, and hard links it added. */
 	for (size_t i = 0; i < p->na; i++) {
 		a = &p->a[i];
