@@ -848,6 +848,8 @@ apply_content(struct undo_plan *p, int fd, const struct ue *b)
 		/* Appended to: cut back, if it is still what was planned. */
 		if (fstat(fd, &st) != 0)
 			return -1;
+		if ((uint64_t)st.st_size == b->size)
+			return 0;	/* cut through another name of it */
 		if ((uint64_t)st.st_size != b->cut_from) {
 			errno = ESTALE;
 			return -1;

@@ -29,6 +29,17 @@ assert_match "append: undo says it cuts back" "$(cat "$T/undo.out")" \
     "cut back to $((3 * MB)) bytes"
 assert_eq "append: the file is as before" "$want" "$(digest log)"
 
+# A file with a second name (a hard link no call names): both names are
+# cut back, once.
+head -c $((1 * MB)) /dev/urandom > "$P/hl"
+ln "$P/hl" "$P/hl2"
+want=$(digest hl)
+jexec -- sh -c 'echo more >> hl'
+"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+ok_if "append, two names: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
+assert_eq "append, two names: the file is as before" "$want" "$(digest hl2)"
+rm -f "$P/hl" "$P/hl2"
+
 # 2. A file larger than the digest's bound (16 MiB): kept by length and
 # change time; undo cuts it back.
 head -c $((20 * MB)) /dev/urandom > "$P/big"
