@@ -123,6 +123,7 @@ static struct observe_call observe_calls[] = {
 	{ "ftruncate", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "fallocate", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "fcntl", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
+	{ "ioctl", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "pwritev2", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "mmap", HOW_CONTENT, "write", 0, 4, -1, -1, false, 0 },
 	{ "io_submit", HOW_CONTENT, "write", 0, -1, -1, -1, false, 0 },

@@ -12,9 +12,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <linux/fs.h>
@@ -25,6 +27,23 @@
 #include "observe-proto.h"
 #include "xalloc.h"
 
+/* linux/falloc.h's, missing from older headers: fallocate by ioctl. */
+struct filter_space_resv {
+	int16_t		l_type, l_whence;
+	int64_t		l_start, l_len;
+	int32_t		l_sysid;
+	uint32_t	l_pid;
+	int32_t		l_pad[4];
+};
+#ifndef FS_IOC_UNRESVSP
+#define FS_IOC_UNRESVSP		_IOW('X', 41, struct filter_space_resv)
+#endif
+#ifndef FS_IOC_UNRESVSP64
+#define FS_IOC_UNRESVSP64	_IOW('X', 43, struct filter_space_resv)
+#endif
+#ifndef FS_IOC_ZERO_RANGE
+#define FS_IOC_ZERO_RANGE	_IOW('X', 57, struct filter_space_resv)
+#endif
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND	0x00000020	/* Linux 6.9 */
 #endif
@@ -83,11 +102,16 @@ static const struct filter_rule filter_rules[] = {
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
 	RECORD("bind"),	/* a unix socket's file */
 	/* What can change a file opened for appending anywhere (undo keeps
-	   only its old length): ftruncate, fallocate, O_APPEND cleared
-	   (F_SETFL), pwritev2's RWF_NOAPPEND, a shared mapping of a file,
-	   asynchronous writes (their flags are in memory). */
+	   only its old length): ftruncate, fallocate and its ioctls (hole
+	   punching and zeroing), O_APPEND cleared (F_SETFL), pwritev2's
+	   RWF_NOAPPEND, a shared mapping of a file, asynchronous writes
+	   (their flags are in memory). Commands are ints: the kernel
+	   ignores the register's upper half, so the rule does too. */
 	RECORD("ftruncate"), RECORD("fallocate"),
-	{ "fcntl", 2, 1, SCMP_CMP_EQ, F_SETFL, 0 },
+	{ "fcntl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, F_SETFL },
+	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_UNRESVSP },
+	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_UNRESVSP64 },
+	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_ZERO_RANGE },
 	{ "pwritev2", 2, 5, SCMP_CMP_MASKED_EQ, RWF_NOAPPEND, RWF_NOAPPEND },
 	{ "mmap", 2, 3, SCMP_CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS,
 	    MAP_SHARED },

@@ -79,6 +79,15 @@ attack "fallocate punches a hole in the start" "$PRE
 libc = ctypes.CDLL(None, use_errno=True)
 libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
 assert libc.fallocate(fd, 3, 0, 65536) == 0, ctypes.get_errno()"
+attack "O_APPEND cleared by a command with its upper half set" "$PRE
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+assert libc.syscall(72, fd, ctypes.c_ulong(0xffffffff00000004), 0) == 0, ctypes.get_errno()
+os.pwrite(fd, b\"EVIL\" * 100, 0)"
+attack "a hole punched by ioctl (FS_IOC_UNRESVSP64)" "$PRE
+import struct
+fcntl.ioctl(fd, (1 << 30) | (48 << 16) | (ord(\"X\") << 8) | 43,
+    struct.pack(\"hhqqiI4i\", 0, 0, 0, 8192, 0, 0, 0, 0, 0, 0))"
 attack "a shared mapping written at 0" "$PRE
 m = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
 m[0:4] = b\"EVIL\"
