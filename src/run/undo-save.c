@@ -21,9 +21,10 @@
  * its length, its identity and a descriptor open for reading: appending
  * cannot change what was there. Every other way to change its start is a
  * call the recorder is told of first: another open for writing, truncate,
- * rename or unlink by name; ftruncate, fallocate, O_APPEND cleared,
- * pwritev2's RWF_NOAPPEND, a shared mapping, asynchronous writes by
- * descriptor (observe-filter.c, snapshot_paths_content). At the first of
+ * rename or unlink by name; ftruncate, fallocate (or its ioctls),
+ * O_APPEND cleared, pwritev2's RWF_NOAPPEND, a shared mapping,
+ * asynchronous writes by descriptor (observe-filter.c,
+ * snapshot_paths_content). At the first of
  * them, while its caller is stopped, the start is kept after all (the
  * file's first old-length bytes, read through that descriptor), so what
  * is kept is always what was there. Undo truncates back only a file that
