@@ -117,15 +117,15 @@ static struct observe_call observe_calls[] = {
 	/* A unix socket bound to a path creates a file there. */
 	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
 	/* What can change an appended file's start through a descriptor
-	   (undo keeps only the old length of a file opened for appending):
-	   notified for recorded runs only, under the filter's conditions
-	   (observe-filter.c). io_submit: its requests are not read. */
+	   (undo keeps only the old length of a file opened to append, write
+	   only, so never mapped): notified for recorded runs only, under
+	   the filter's conditions (observe-filter.c). io_submit: its
+	   requests are not read. */
 	{ "ftruncate", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "fallocate", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "fcntl", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "ioctl", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
 	{ "pwritev2", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
-	{ "mmap", HOW_CONTENT, "write", 0, 4, -1, -1, false, 0 },
 	{ "io_submit", HOW_CONTENT, "write", 0, -1, -1, -1, false, 0 },
 	{ "chdir", HOW_CHDIR, "chdir", 0, -1, 0, -1, false, 0 },
 	{ "fchdir", HOW_CHDIR, "chdir", 0, 0, -1, -1, false, 0 },
@@ -522,9 +522,11 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		    kind != OBSERVE_CREATE_EXCL;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
 		/* Appending keeps the start as it is (undo keeps the old
-		   length only; observe_record_content for the rest). */
+		   length only; observe_record_content for the rest). Write
+		   only: a descriptor that can read can be mapped, and a
+		   mapping written is no call. */
 		obs->rec_append = (flags & O_APPEND) != 0 &&
-		    (flags & O_TRUNC) == 0 && acc != O_RDONLY;
+		    (flags & O_TRUNC) == 0 && acc == O_WRONLY;
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false, NULL);
 		lost = path == NULL ? errno : 0;

@@ -17,14 +17,14 @@
  * at its end the pack, the new objects and their directories are, once,
  * and then the manifest that refers to them is written (undo-commit.c).
  *
- * A larger file opened for appending (O_APPEND, not O_TRUNC) keeps only
- * its length, its identity and a descriptor open for reading: appending
- * cannot change what was there. Every other way to change its start is a
- * call the recorder is told of first: another open for writing, truncate,
+ * A larger file opened to append (O_WRONLY | O_APPEND, not O_TRUNC)
+ * keeps only its length, its identity and a descriptor open for reading:
+ * appending cannot change what was there, and a descriptor that cannot
+ * read cannot be mapped. Every other way to change its start is a call
+ * the recorder is told of first: another open for writing, truncate,
  * rename or unlink by name; ftruncate, fallocate (or its ioctls),
- * O_APPEND cleared, pwritev2's RWF_NOAPPEND, a shared mapping,
- * asynchronous writes by descriptor (observe-filter.c,
- * snapshot_paths_content). At the first of
+ * O_APPEND cleared, pwritev2's RWF_NOAPPEND, asynchronous writes by
+ * descriptor (observe-filter.c, snapshot_paths_content). At the first of
  * them, while its caller is stopped, the start is kept after all (the
  * file's first old-length bytes, read through that descriptor), so what
  * is kept is always what was there. Undo truncates back only a file that

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <linux/fs.h>
 #include <unistd.h>
@@ -101,11 +100,11 @@ static const struct filter_rule filter_rules[] = {
 	RECORD("fchmod"), RECORD("fchown"),
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
 	RECORD("bind"),	/* a unix socket's file */
-	/* What can change a file opened for appending anywhere (undo keeps
-	   only its old length): ftruncate, fallocate and its ioctls (hole
-	   punching and zeroing), O_APPEND cleared (F_SETFL), pwritev2's
-	   RWF_NOAPPEND, a shared mapping of a file, asynchronous writes
-	   (their flags are in memory). Commands are ints: the kernel
+	/* What can change a file opened to append anywhere (undo keeps
+	   only its old length; write only, so it cannot be mapped):
+	   ftruncate, fallocate and its ioctls (hole punching and zeroing),
+	   O_APPEND cleared (F_SETFL), pwritev2's RWF_NOAPPEND, asynchronous
+	   writes (their flags are in memory). Commands are ints: the kernel
 	   ignores the register's upper half, so the rule does too. */
 	RECORD("ftruncate"), RECORD("fallocate"),
 	{ "fcntl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, F_SETFL },
@@ -113,8 +112,6 @@ static const struct filter_rule filter_rules[] = {
 	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_UNRESVSP64 },
 	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_ZERO_RANGE },
 	{ "pwritev2", 2, 5, SCMP_CMP_MASKED_EQ, RWF_NOAPPEND, RWF_NOAPPEND },
-	{ "mmap", 2, 3, SCMP_CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS,
-	    MAP_SHARED },
 	RECORD("io_submit"),
 	/* Where a thread's relative paths lead: another thread of the same
 	   process may be resolving one (the change report widens). */

@@ -2,8 +2,9 @@
 # bwgate undo in proportion to the change (issue 38): a larger file only
 # appended to keeps its length, not a copy, and undo cuts it back; every
 # way a command can change such a file's start anyway (clearing O_APPEND,
-# ftruncate, fallocate, a shared mapping, RWF_NOAPPEND, a second open for
-# writing, truncate, unlink) makes bwgate keep the start first, so undo
+# ftruncate, fallocate and its ioctls, RWF_NOAPPEND, io_submit, a second
+# open for writing, truncate, unlink; a descriptor that can read, which
+# can be mapped, keeps it whole) makes bwgate keep the start first, so undo
 # still puts back the exact bytes; and a file changed after the run in a
 # way its size and modification time hide (the change time does not) is
 # refused with a clear line, never "restored" wrongly.
@@ -52,7 +53,8 @@ ok_if "append 20 MiB: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
 assert_eq "append 20 MiB: the file is as before" "$want" "$(digest big)"
 
 # 3. Attacks from inside the run: each changes the start of a file it
-# opened for appending; undo must give back the exact old bytes.
+# opened to append (write only: one that can read can be mapped, and is
+# kept whole); undo must give back the exact old bytes.
 attack() {
 	local name="$1" prog="$2"
 	head -c $((1 * MB)) /dev/urandom > "$P/victim"
@@ -66,7 +68,7 @@ attack() {
 	    "$(digest victim)"
 }
 PRE='import os, fcntl, mmap, ctypes
-fd = os.open("victim", os.O_RDWR | os.O_APPEND)
+fd = os.open("victim", os.O_WRONLY | os.O_APPEND)
 os.write(fd, b"appended\n")
 '
 attack "O_APPEND cleared (F_SETFL), then pwrite at 0" "$PRE
@@ -88,8 +90,9 @@ attack "a hole punched by ioctl (FS_IOC_UNRESVSP64)" "$PRE
 import struct
 fcntl.ioctl(fd, (1 << 30) | (48 << 16) | (ord(\"X\") << 8) | 43,
     struct.pack(\"hhqqiI4i\", 0, 0, 0, 8192, 0, 0, 0, 0, 0, 0))"
-attack "a shared mapping written at 0" "$PRE
-m = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+attack "opened to read and append, then mapped and written at 0" "$PRE
+rw = os.open(\"victim\", os.O_RDWR | os.O_APPEND)
+m = mmap.mmap(rw, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
 m[0:4] = b\"EVIL\"
 m.flush()"
 attack "pwritev2 with RWF_NOAPPEND at 0" "$PRE
