@@ -9,7 +9,8 @@
  * it has nothing to gain from sharing a name); undo checks its size.
  * The object is listed in the run's blobs file before it is named,
  * under the store's shared lock, so a pruning neighbour keeps it.
- * Nothing is synced here (undo-commit.c does, once, at the end).
+ * Nothing is synced here (undo-commit.c does, once, at the end, for
+ * clones: an object named by its digest is checked by undo instead).
  */
 #include "autoconf.h"
 
@@ -191,7 +192,11 @@ undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 			(void)unlink(tmp);
 	} else {
 		u->run_bytes += size;
-		strv_push(&u->newobjs, hex);
+		/* A clone is synced at the end; an object named by its
+		   digest is not waited for (undo checks the digest before
+		   it uses it: one a crash lost is refused, never used). */
+		if (clone)
+			strv_push(&u->newobjs, hex);
 	}
 	if (tfd >= 0)
 		close(tfd);

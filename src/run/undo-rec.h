@@ -94,7 +94,7 @@ struct undo_rec {
 	size_t			 npk, cpk;
 	uint32_t		*pindex;	/* sha hash -> pk index + 1 */
 	size_t			 pmask;
-	struct strv		 newobjs;	/* objects made by this run */
+	struct strv		 newobjs;	/* clones made: synced at the end */
 };
 
 /* undo-save.c: claim the run's id and directory (once); -1 when the
