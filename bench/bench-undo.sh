@@ -134,6 +134,7 @@ pairs() {
 P="$W/append"
 mkdir -p "$P/.git"
 head -c $((APPEND_MB << 20)) /dev/urandom > "$P/log"
+sync
 BEFORE='truncate -s '$((APPEND_MB << 20))' log' \
     pairs "append a line to a $APPEND_MB MiB file" 2 "$P" sh -c 'echo one more line >> log'
 rm -rf "$P"
@@ -144,6 +145,9 @@ big() {
 	local P="$1/big" fs="$2" target="$3"
 	mkdir -p "$P/.git"
 	head -c $((BIG_MB << 20)) /dev/urandom > "$P/big"
+	# On disk first, as a project's large file would be (a clone of a
+	# file just written waits for it to be written out).
+	sync
 	BWGATE_UNDO_FILE_MAX=$((BIG_MB + 1))M BWGATE_UNDO_RUN_MAX=$((BIG_MB + 1))M \
 	    BWGATE_UNDO_TOTAL_MAX=$((BIG_MB * 4))M \
 	    pairs "one byte into a $BIG_MB MiB file ($fs)" "$target" "$P" \
