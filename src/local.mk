@@ -12,6 +12,6 @@ include %D%/console/local.mk
 # Everything that links the core: highest layer first.
 CORE_LIBS = src/console/libconsole.a src/run/librun.a src/policy/libpolicy.a \
 	src/sandbox/libsandbox.a src/shell/libshell.a src/util/libutil.a \
-	$(CJSON_LIBS) $(SECCOMP_LIBS) -lpthread
+	$(CJSON_LIBS) $(SECCOMP_LIBS) $(CRYPTO_LIBS) -lpthread
 
 include %D%/cli/local.mk

@@ -215,6 +215,8 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \
+	%D%/integration/undo-append.sh \
+	%D%/integration/undo-clone.sh \
 	%D%/integration/undo-console.sh \
 	%D%/integration/undo-one-number.sh \
 	%D%/integration/project-find.sh \
@@ -271,6 +273,7 @@ CONSOLE_TESTS = \
 	%D%/integration/console-rerun.sh \
 	%D%/integration/console-warm.sh \
 	%D%/integration/console-prestart.sh \
+	%D%/integration/console-prestart-idle.sh \
 	%D%/integration/console-exact.sh \
 	%D%/integration/agent-env.sh \
 	%D%/integration/sh-compat.sh \

@@ -48,6 +48,8 @@ enum observe_how {
 	HOW_BIND,	/* fd, sockaddr, len: a unix socket's file */
 	HOW_EXEC,	/* dirfd?, path, argv (the next argument), flags */
 	HOW_CHDIR,	/* a new working directory (recorded runs only) */
+	HOW_CONTENT,	/* fd (in the dirfd column, -1: none known) whose
+			   content may change anywhere (recorded runs only) */
 };
 
 /*
@@ -114,6 +116,17 @@ static struct observe_call observe_calls[] = {
 	{ "fremovexattr", HOW_FD, "xattr", OBSERVE_WRITE, 0, -1, -1, true, 0 },
 	/* A unix socket bound to a path creates a file there. */
 	{ "bind", HOW_BIND, "create", OBSERVE_CREATE_EXCL, -1, 1, -1, true, 0 },
+	/* What can change an appended file's start through a descriptor
+	   (undo keeps only the old length of a file opened to append, write
+	   only, so never mapped): notified for recorded runs only, under
+	   the filter's conditions (observe-filter.c). io_submit: its
+	   requests are not read. */
+	{ "ftruncate", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
+	{ "fallocate", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
+	{ "fcntl", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
+	{ "ioctl", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
+	{ "pwritev2", HOW_CONTENT, "write", 0, 0, -1, -1, false, 0 },
+	{ "io_submit", HOW_CONTENT, "write", 0, -1, -1, -1, false, 0 },
 	{ "chdir", HOW_CHDIR, "chdir", 0, -1, 0, -1, false, 0 },
 	{ "fchdir", HOW_CHDIR, "chdir", 0, 0, -1, -1, false, 0 },
 	{ "execve", HOW_EXEC, "exec", 0, -1, 0, -1, false, 0 },
@@ -345,7 +358,7 @@ observe_widen_threads(struct observer *obs, const struct observe_call *c)
 	if (obs->rec == NULL || snapshot_paths_widened(obs->rec))
 		return;
 	if (c->how == HOW_CONNECT || c->how == HOW_SENDTO ||
-	    c->how == HOW_SENDMSG)
+	    c->how == HOW_SENDMSG || c->how == HOW_CONTENT)
 		return;
 	if (!observe_threaded(obs->cur_pid))
 		return;
@@ -362,6 +375,28 @@ observe_widen_threads(struct observer *obs, const struct observe_call *c)
 static void	observe_judge_call(struct observer *, const struct sandbox *,
 		    const struct seccomp_notif *, struct violations *,
 		    const struct observe_call *);
+
+/* A call that may change an open file's content anywhere (HOW_CONTENT):
+   undo is told of its file, nothing is judged. */
+static void
+observe_judge_content(struct observer *obs, const struct sandbox *sb,
+    const struct seccomp_notif *n, const struct observe_call *c)
+{
+	_cleanup_free_ char	*path = NULL;
+	bool			 deleted = false;
+	int			 fd = c->dirfd >= 0 ?
+				    (int)n->data.args[c->dirfd] : -1;
+
+	errno = EIO;
+	if (fd >= 0)
+		path = observe_base((pid_t)n->pid, fd, &deleted);
+	if (path == NULL && errno == 0)
+		return;		/* a pipe, a socket: no file */
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+		return;		/* gone: its call will not run */
+	observe_record_content(obs, sb, (pid_t)n->pid, fd, path,
+	    path == NULL || deleted);
+}
 
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
@@ -404,7 +439,7 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	if (c->how == HOW_CHDIR)
 		return;
 	if (obs->rec != NULL && c->how != HOW_CONNECT && c->how != HOW_SENDTO &&
-	    c->how != HOW_SENDMSG) {
+	    c->how != HOW_SENDMSG && c->how != HOW_CONTENT) {
 		/* A link change that may not have happened yet: this path
 		   may be resolved differently by the kernel. */
 		if (observe_flight_begin(obs, obs->cur_pid))
@@ -412,10 +447,12 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 			    "another task's change of a symbolic link in the "
 			    "project may not have happened yet");
 		observe_judge_call(obs, sb, n, vs, c);
+		obs->rec_append = false;
 		observe_flight_end(obs, obs->cur_pid);
 		return;
 	}
 	observe_judge_call(obs, sb, n, vs, c);
+	obs->rec_append = false;
 }
 
 /* The rest of observe_judge: one file-changing or network call. */
@@ -453,6 +490,9 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		observe_judge_net(obs, &mem, msg[0],
 		    (uint32_t)msg[1], c->op, vs);
 		return;
+	case HOW_CONTENT:
+		observe_judge_content(obs, sb, n, c);
+		return;
 	case HOW_OPEN:
 	case HOW_OPENAT2:
 		if (c->how == HOW_OPENAT2) {
@@ -481,6 +521,12 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		follow = (flags & O_NOFOLLOW) == 0 &&
 		    kind != OBSERVE_CREATE_EXCL;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
+		/* Appending keeps the start as it is (undo keeps the old
+		   length only; observe_record_content for the rest). Write
+		   only: a descriptor that can read can be mapped, and a
+		   mapping written is no call. */
+		obs->rec_append = (flags & O_APPEND) != 0 &&
+		    (flags & O_TRUNC) == 0 && acc == O_WRONLY;
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false, NULL);
 		lost = path == NULL ? errno : 0;

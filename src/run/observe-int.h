@@ -64,6 +64,7 @@ struct observer {
 	struct snapshot_paths	*rec;
 	char			*rec_root;
 	size_t			 rec_len;
+	bool			 rec_append;	/* an open to append */
 	struct executions	*exec_out;	/* or NULL: not recorded */
 	/* The call being judged, and what its resolution met. */
 	pid_t			 cur_pid;
@@ -108,6 +109,10 @@ bool	 observe_judge_path(struct observer *, const struct sandbox *,
 	    const char *named, enum observe_kind, bool follow, bool writes,
 	    const char *op, struct violations *);
 /* A rename about to happen: record both names and the trees below. */
+/* A call on a descriptor that may change its file's content anywhere:
+   undo is told (snapshot_paths_content), nothing is judged. */
+void	 observe_record_content(struct observer *, const struct sandbox *,
+	    pid_t, int fd, const char *named, bool unnamed);
 void	 observe_record_rename(struct observer *, const struct sandbox *,
 	    const char *from, const char *to);
 /* A hard link whose old name is on another mount. */

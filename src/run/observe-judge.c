@@ -544,6 +544,34 @@ observe_record_rename(struct observer *obs, const struct sandbox *sb,
 	snapshot_paths_add_tree(obs->rec, rel2, rel1);
 }
 
+void
+observe_record_content(struct observer *obs, const struct sandbox *sb,
+    pid_t pid, int fd, const char *named, bool unnamed)
+{
+	_cleanup_free_ char	*res = NULL;
+	const char		*rel;
+	struct stat		 st, rst;
+	char			 link[64];
+	bool			 missing;
+
+	if (obs->rec == NULL)
+		return;
+	if (unnamed || named == NULL) {
+		/* Its name is gone: any file kept may be it, unless it is
+		   on another file system than the project's (a memfd). */
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+		if (fd >= 0 && stat(link, &st) == 0 &&
+		    fstat(snapshot_paths_rootfd(obs->rec), &rst) == 0 &&
+		    st.st_dev != rst.st_dev)
+			return;
+		snapshot_paths_content(obs->rec, NULL);
+		return;
+	}
+	res = observe_resolve(obs, named, false, &missing);
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
+		snapshot_paths_content(obs->rec, rel);
+}
+
 /* Judge one path of one call; record a violation if refused. */
 bool
 observe_judge_path(struct observer *obs, const struct sandbox *sb,
@@ -569,8 +597,12 @@ observe_judge_path(struct observer *obs, const struct sandbox *sb,
 	else if (obs->rec != NULL && strcmp(op, "delete") == 0 &&
 	    observe_is_link(obs, res))
 		observe_widen_link_change(obs, sb, res, "removed");
-	if ((rel = observe_rec_rel(obs, sb, res)) != NULL)
-		snapshot_paths_add(obs->rec, rel);
+	if ((rel = observe_rec_rel(obs, sb, res)) != NULL) {
+		if (obs->rec_append)
+			snapshot_paths_add_append(obs->rec, rel);
+		else
+			snapshot_paths_add(obs->rec, rel);
+	}
 	if (m != NULL && (m->kind == MOUNT_RW || m->kind == MOUNT_DEV ||
 	    m->kind == MOUNT_PROC))
 		return false;	/* writable: nothing more to look at */

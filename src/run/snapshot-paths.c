@@ -56,7 +56,8 @@ struct snapshot_paths {
 	size_t			 mask;
 	size_t			 cap;		/* entries allocated in before */
 	struct snapshot		*after;		/* after _diff */
-	void			(*hook)(void *, int, const char *);
+	snapshot_hook_fn	*hook;
+	unsigned		 hook_how;	/* SNAPSHOT_HOOK_APPEND */
 	void			*hook_arg;
 	bool			 in_tree;	/* adding a renamed tree's names */
 };
@@ -283,8 +284,10 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 		return;		/* the root itself is never reported */
 	full = rel;
 	p = xstrdup(rel);
-	if (sp->hook != NULL && !sp->in_tree && !paths_hidden(sp, p))
-		sp->hook(sp->hook_arg, sp->sh.rootfd, p);
+	if (sp->hook != NULL)
+		sp->hook(sp->hook_arg, sp->sh.rootfd, p, sp->hook_how |
+		    (sp->in_tree || paths_hidden(sp, p) ?
+		    SNAPSHOT_HOOK_SEEN : 0));
 	/* The scan's view: stop at a skipped or opaque ancestor. */
 	for (name = p; ; name = end + 1) {
 		end = strchr(name, '/');
@@ -436,11 +439,41 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 }
 
 void
-snapshot_paths_hook(struct snapshot_paths *sp,
-    void (*fn)(void *, int rootfd, const char *rel), void *arg)
+snapshot_paths_hook(struct snapshot_paths *sp, snapshot_hook_fn *fn,
+    void *arg)
 {
 	sp->hook = fn;
 	sp->hook_arg = arg;
+}
+
+void
+snapshot_paths_add_append(struct snapshot_paths *sp, const char *rel)
+{
+	if (sp == NULL)
+		return;
+	sp->hook_how = SNAPSHOT_HOOK_APPEND;
+	snapshot_paths_add(sp, rel);
+	sp->hook_how = 0;
+}
+
+int
+snapshot_paths_rootfd(const struct snapshot_paths *sp)
+{
+	return sp->sh.rootfd;
+}
+
+void
+snapshot_paths_content(struct snapshot_paths *sp, const char *rel)
+{
+	if (sp == NULL || sp->hook == NULL)
+		return;
+	while (rel != NULL && rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	while (rel != NULL && *rel == '/')
+		rel++;
+	if (rel != NULL && *rel == '\0')
+		return;
+	sp->hook(sp->hook_arg, sp->sh.rootfd, rel, SNAPSHOT_HOOK_SEEN);
 }
 
 const struct snapshot *

@@ -163,11 +163,28 @@ void		 snapshot_paths_diff(struct snapshot_paths *,
 const struct snapshot *snapshot_paths_before(const struct snapshot_paths *);
 /* After _diff: the recorded paths' states at the end. */
 const struct snapshot *snapshot_paths_after(const struct snapshot_paths *);
-/* Call fn(arg, rootfd, rel) for each path a call names (not the names
-   below a renamed tree, nor skipped or opaque ones), before it is
-   recorded: undo keeps what the file was there (undo.h). */
+/* Call fn(arg, rootfd, rel, how) for each path a call names (not the
+   names below a renamed tree, nor skipped or opaque ones), before it is
+   recorded: undo keeps what the file was there (undo.h). how: the call
+   only appends (SNAPSHOT_HOOK_APPEND); the path was seen before, or the
+   call can change only what was opened before, so nothing new is kept
+   (SNAPSHOT_HOOK_SEEN); rel NULL: any file opened may change. */
+#define SNAPSHOT_HOOK_APPEND	(1 << 0)
+#define SNAPSHOT_HOOK_SEEN	(1 << 1)
+typedef void	 snapshot_hook_fn(void *, int rootfd, const char *rel,
+		    unsigned how);
 void		 snapshot_paths_hook(struct snapshot_paths *,
-		    void (*fn)(void *, int rootfd, const char *rel), void *);
+		    snapshot_hook_fn *, void *);
+/* snapshot_paths_add() for an open that only appends. */
+void		 snapshot_paths_add_append(struct snapshot_paths *,
+		    const char *rel);
+/* A call on a descriptor open already (ftruncate, a shared mapping...)
+   may change rel's content anywhere (rel NULL: the file is not known):
+   the hook is told, nothing is recorded. */
+void		 snapshot_paths_content(struct snapshot_paths *,
+		    const char *rel);
+/* The project's descriptor the recorder works beneath. */
+int		 snapshot_paths_rootfd(const struct snapshot_paths *);
 void		 snapshot_paths_free(struct snapshot_paths *);
 
 #endif

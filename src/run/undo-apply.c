@@ -18,7 +18,12 @@
  * swaps and cycles need no order. Every operation on the project goes
  * through the door (beneath.h), relative to the project's descriptor, and
  * removes only what is still the inode the run made. Kept content is
- * checked against its sha256 before anything is touched.
+ * checked against its sha256 before anything is touched. A file the run
+ * only appended to (its length kept, "append") is cut back to it, only
+ * while it still is the run's inode with the run's size, modification
+ * and change time (no call can set a change time back), and its start
+ * still has the digest kept with it where one was; otherwise it cannot
+ * be undone, and the plan says so.
  *
  * All or nothing: nothing is destroyed before every step succeeded. What
  * undo removes goes to the staging directory, what it makes is written
@@ -28,11 +33,13 @@
  */
 #include "autoconf.h"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <dirent.h>
+#include <linux/fs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -71,6 +78,11 @@ struct ue {
 	const char	*target;
 	bool		 opaque;
 	int64_t		 btime;		/* -1: unknown */
+	bool		 append;	/* kept by length only */
+	bool		 clone;		/* blob: a clone's name */
+	const char	*prefix;	/* its start's sha256, or NULL */
+	int64_t		 ctime;		/* after: -1 unknown */
+	uint64_t	 cut_from;	/* before: the size undo cuts back */
 	uid_t		 uid;
 	gid_t		 gid;
 	/* Planning. */
@@ -110,6 +122,10 @@ struct undo_plan {
 	char		*stage;
 	struct timespec	 since;		/* the run's start */
 	size_t		 blocked;	/* paths that cannot be looked at */
+	/* Lookups (undo-index.c): before and after entries by path and by
+	   inode (before: the kept one; after: the one there now). */
+	struct undo_key	*bpath, *apath, *bino, *aino;
+	size_t		 naino;
 	struct undo_journal j;		/* what apply did, to take it back */
 };
 
@@ -170,6 +186,16 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 		    "uid"));
 		u->gid = (gid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e,
 		    "gid"));
+		u->append = cJSON_IsTrue(cJSON_GetObjectItem(e, "append"));
+		u->clone = cJSON_IsTrue(cJSON_GetObjectItem(e, "clone"));
+		u->prefix = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "prefix"));
+		u->ctime = -1;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "ctime_s")))
+			u->ctime = (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "ctime_s")) * 1000000000 +
+			    (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(e, "ctime_ns"));
 		u->btime = -1;
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "btime_s")))
 			u->btime = (int64_t)cJSON_GetNumberValue(
@@ -179,13 +205,37 @@ ue_parse(const cJSON *arr, struct ue **out, size_t *n)
 	}
 }
 
+/* The first entry of v (keys by path) at path, or NULL. */
 static struct ue *
-ue_find(struct ue *v, size_t n, const char *path)
+ue_find(struct ue *v, const struct undo_key *keys, size_t n,
+    const char *path)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i].path, path) == 0)
-			return &v[i];
-	return NULL;
+	size_t	i = undo_index_path(keys, n, path);
+
+	return i == SIZE_MAX ? NULL : &v[i];
+}
+
+/* The keys of n entries, sorted by path (now: by the inode there now,
+   only the present ones; else by the inode recorded); their count. */
+static size_t
+plan_keys(struct ue *v, size_t n, struct undo_key **out, bool by_path,
+    bool now)
+{
+	struct undo_key	*k;
+	size_t		 m = 0;
+
+	free(*out);
+	*out = k = xcalloc(n + 1, sizeof *k);
+	for (size_t i = 0; i < n; i++) {
+		if (now && !v[i].now)
+			continue;
+		k[m].path = v[i].path;
+		k[m].dev = now ? (uint64_t)v[i].st.st_dev : v[i].dev;
+		k[m].ino = now ? (uint64_t)v[i].st.st_ino : v[i].ino;
+		k[m++].i = i;
+	}
+	undo_index_sort(k, m, by_path);
+	return m;
 }
 
 /* Is the file now at a (present) the inode of b (device, inode, and
@@ -237,6 +287,8 @@ ue_stat(int root, const char *rel, struct stat *st, int64_t *btime)
 	st->st_size = (off_t)sx.stx_size;
 	st->st_mtim.tv_sec = sx.stx_mtime.tv_sec;
 	st->st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = sx.stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx.stx_ctime.tv_nsec;
 	if (sx.stx_mask & STATX_BTIME)
 		*btime = sx.stx_btime.tv_sec * 1000000000LL +
 		    sx.stx_btime.tv_nsec;
@@ -262,7 +314,10 @@ plan_add(struct undo_plan *p, enum act_kind kind, const char *path,
 {
 	struct act	*a;
 
-	p->acts = xreallocarray(p->acts, p->nacts + 1, sizeof *p->acts);
+	/* Room doubles at 0, 1, 2, 4, ... */
+	if ((p->nacts & (p->nacts - 1)) == 0)
+		p->acts = xreallocarray(p->acts, p->nacts ? p->nacts * 2 : 1,
+		    sizeof *p->acts);
 	a = &p->acts[p->nacts++];
 	memset(a, 0, sizeof *a);
 	a->kind = kind;
@@ -287,8 +342,8 @@ plan_implied(struct undo_plan *p, const struct ue *a, const struct ue *b)
 		return false;
 	pa = xstrndup(a->path, (size_t)(sa - a->path));
 	pb = xstrndup(b->path, (size_t)(sb - b->path));
-	eb = ue_find(p->b, p->nb, pb);
-	ea = ue_find(p->a, p->na, pa);
+	eb = ue_find(p->b, p->bpath, p->nb, pb);
+	ea = ue_find(p->a, p->apath, p->na, pa);
 	if (eb == NULL)
 		return false;
 	if (ea != NULL && ea->now)
@@ -338,6 +393,9 @@ plan_blob_ok(struct undo_plan *p, const struct ue *b)
 
 	if ((fd = blob_open(p, b, &len)) < 0)
 		return false;
+	/* A clone (undo-object.c): not read, its length checked. */
+	if (b->clone)
+		return b->pack_off < 0 && len == b->size;
 	sha256_init(&h);
 	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
 	    sizeof buf)) > 0) {
@@ -352,6 +410,46 @@ plan_blob_ok(struct undo_plan *p, const struct ue *b)
 	return strcmp(hex, b->blob) == 0;
 }
 
+/* Can the file now at a (the run's inode) be cut back to b's length:
+   as the run left it, change time too, and its start still what it was
+   (its digest, where one was kept)? NULL, or why not. */
+static const char *
+plan_cut_ok(struct undo_plan *p, const struct ue *a, const struct ue *b)
+{
+	_cleanup_close_ int	 fd = -1;
+	_cleanup_free_ char	*cause = NULL;
+	char			 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
+	uint8_t			 d[SHA256_LEN];
+	struct sha256		 h;
+	uint64_t		 len = b->size;
+	ssize_t			 r;
+
+	if (a->ctime < 0 || (int64_t)a->st.st_ctim.tv_sec * 1000000000 +
+	    a->st.st_ctim.tv_nsec != a->ctime || (uint64_t)a->st.st_size !=
+	    a->size || st_mtime_ns(&a->st) != a->mtime)
+		return "it changed since the run";
+	if ((uint64_t)a->st.st_size < b->size)
+		return "it is shorter than before the run";
+	if (b->prefix == NULL)
+		return NULL;
+	if ((fd = beneath_open(p->root, a->path, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC, 0, &cause)) < 0)
+		return "it cannot be read";
+	sha256_init(&h);
+	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
+	    sizeof buf)) > 0) {
+		sha256_update(&h, buf, (size_t)r);
+		len -= (uint64_t)r;
+	}
+	if (len > 0)
+		return "it cannot be read";
+	sha256_final(&h, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return strcmp(hex, b->prefix) == 0 ? NULL :
+	    "its start is not what it was";
+}
+
 /* The after entry (present now, not claimed) holding b's inode,
    preferring a name that moved along with its
    directory (the others are links the run added). */
@@ -360,8 +458,10 @@ plan_now_pref(struct undo_plan *p, struct ue *b)
 {
 	struct ue	*first = NULL;
 
-	for (size_t i = 0; i < p->na; i++) {
-		struct ue *a = &p->a[i];
+	for (size_t i = undo_index_ino(p->aino, p->naino, b->dev, b->ino);
+	    i < p->naino && p->aino[i].dev == b->dev &&
+	    p->aino[i].ino == b->ino; i++) {
+		struct ue *a = &p->a[p->aino[i].i];
 
 		if (a->claimed || !ue_same(a, b))
 			continue;
@@ -373,12 +473,72 @@ plan_now_pref(struct undo_plan *p, struct ue *b)
 	return first;
 }
 
+/* Content and metadata of what is (or will be) at its name. */
+static void
+plan_content(struct undo_plan *p)
+{
+	struct ue	*b, *q;
+	size_t		 k;
+
+	for (size_t i = 0; i < p->nb; i++) {
+		b = &p->b[i];
+		if (b->opaque || !b->placed)
+			continue;
+		q = NULL;
+		for (k = undo_index_ino(p->aino, p->naino, b->dev, b->ino);
+		    k < p->naino && p->aino[k].dev == b->dev &&
+		    p->aino[k].ino == b->ino; k++)
+			if (ue_same(&p->a[p->aino[k].i], b))
+				q = &p->a[p->aino[k].i];
+		if (q == NULL)
+			continue;
+		if (b->type == UE_FILE && b->blob == NULL && b->append &&
+		    ((uint64_t)q->st.st_size != b->size ||
+		    st_mtime_ns(&q->st) != b->mtime)) {
+			const char *why = plan_cut_ok(p, q, b);
+
+			if (why != NULL) {
+				strv_pushf(&p->lines, "cannot: %s (only its "
+				    "length was kept, and %s)", b->path, why);
+				p->cannot++;
+			} else {
+				b->cut_from = (uint64_t)q->st.st_size;
+				plan_add(p, ACT_CONTENT, b->path, b);
+				strv_pushf(&p->lines, "restore: %s (cut back "
+				    "to %llu bytes)", b->path,
+				    (unsigned long long)b->size);
+			}
+		}
+		if (b->type == UE_FILE && b->blob != NULL &&
+		    ((uint64_t)q->st.st_size != b->size ||
+		    st_mtime_ns(&q->st) != b->mtime)) {
+			if (!plan_blob_ok(p, b)) {
+				strv_pushf(&p->lines, "cannot: %s (its kept "
+				    "content is missing or damaged)", b->path);
+				p->cannot++;
+			} else {
+				plan_add(p, ACT_CONTENT, b->path, b);
+				strv_pushf(&p->lines, "restore: %s", b->path);
+			}
+		}
+		if (b->type != UE_LINK && ((q->st.st_mode & 07777) != b->mode ||
+		    (b->type == UE_FILE && st_mtime_ns(&q->st) != b->mtime))) {
+			plan_add(p, ACT_META, b->path, b);
+			if ((q->st.st_mode & 07777) != b->mode)
+				strv_pushf(&p->lines, "mode: %s %04o",
+				    b->path, (unsigned)b->mode);
+		}
+	}
+}
+
 static void
 plan_build(struct undo_plan *p)
 {
 	struct ue	*b, *a, *q;
 	struct act	*x;
+	size_t		 k;
 
+	p->naino = plan_keys(p->a, p->na, &p->aino, false, true);
 	/* Conflicts: the project must still be as the run left it. */
 	for (size_t i = 0; i < p->na; i++) {
 		a = &p->a[i];
@@ -407,7 +567,8 @@ plan_build(struct undo_plan *p)
 	}
 	for (size_t i = 0; i < p->nb; i++) {
 		b = &p->b[i];
-		if (!b->opaque && ue_find(p->a, p->na, b->path) == NULL &&
+		if (!b->opaque && ue_find(p->a, p->apath, p->na,
+		    b->path) == NULL &&
 		    b->now) {
 			strv_pushf(&p->lines, "conflict: %s (made again since "
 			    "the run)", b->path);
@@ -417,7 +578,7 @@ plan_build(struct undo_plan *p)
 	/* Before entries whose inode is still at their name. */
 	for (size_t i = 0; i < p->nb; i++) {
 		b = &p->b[i];
-		a = ue_find(p->a, p->na, b->path);
+		a = ue_find(p->a, p->apath, p->na, b->path);
 		if (b->opaque || a == NULL || !ue_same(a, b) ||
 		    st_type(&a->st) != b->type)
 			continue;
@@ -483,37 +644,7 @@ plan_build(struct undo_plan *p)
 			break;
 		}
 	}
-	/* Content and metadata of what is (or will be) at its name. */
-	for (size_t i = 0; i < p->nb; i++) {
-		b = &p->b[i];
-		if (b->opaque || !b->placed)
-			continue;
-		q = NULL;
-		for (size_t j = 0; j < p->na; j++)
-			if (ue_same(&p->a[j], b))
-				q = &p->a[j];
-		if (q == NULL)
-			continue;
-		if (b->type == UE_FILE && b->blob != NULL &&
-		    ((uint64_t)q->st.st_size != b->size ||
-		    st_mtime_ns(&q->st) != b->mtime)) {
-			if (!plan_blob_ok(p, b)) {
-				strv_pushf(&p->lines, "cannot: %s (its kept "
-				    "content is missing or damaged)", b->path);
-				p->cannot++;
-			} else {
-				plan_add(p, ACT_CONTENT, b->path, b);
-				strv_pushf(&p->lines, "restore: %s", b->path);
-			}
-		}
-		if (b->type != UE_LINK && ((q->st.st_mode & 07777) != b->mode ||
-		    (b->type == UE_FILE && st_mtime_ns(&q->st) != b->mtime))) {
-			plan_add(p, ACT_META, b->path, b);
-			if ((q->st.st_mode & 07777) != b->mode)
-				strv_pushf(&p->lines, "mode: %s %04o",
-				    b->path, (unsigned)b->mode);
-		}
-	}
+	plan_content(p);
 	/* What the run made, and hard links it added. */
 	for (size_t i = 0; i < p->na; i++) {
 		a = &p->a[i];
@@ -521,10 +652,13 @@ plan_build(struct undo_plan *p)
 			continue;
 		b = NULL;
 		/* A name under a directory that moves back moves with it. */
-		for (size_t j = 0; j < p->nb; j++)
-			if (ue_same(a, &p->b[j]) &&
-			    plan_implied(p, a, &p->b[j]))
-				b = &p->b[j];
+		for (k = undo_index_ino(p->bino, p->nb, a->st.st_dev,
+		    a->st.st_ino); b == NULL && k < p->nb &&
+		    p->bino[k].dev == (uint64_t)a->st.st_dev &&
+		    p->bino[k].ino == (uint64_t)a->st.st_ino; k++)
+			if (ue_same(a, &p->b[p->bino[k].i]) &&
+			    plan_implied(p, a, &p->b[p->bino[k].i]))
+				b = &p->b[p->bino[k].i];
 		if (b != NULL)
 			continue;
 		x = plan_add(p, S_ISDIR(a->st.st_mode) ? ACT_RMDIR :
@@ -605,6 +739,9 @@ undo_plan_new(const char *project, const cJSON *m, char **cause)
 	}
 	ue_parse(cJSON_GetObjectItem(p->m, "before"), &p->b, &p->nb);
 	ue_parse(cJSON_GetObjectItem(p->m, "after"), &p->a, &p->na);
+	(void)plan_keys(p->b, p->nb, &p->bpath, true, false);
+	(void)plan_keys(p->b, p->nb, &p->bino, false, false);
+	(void)plan_keys(p->a, p->na, &p->apath, true, false);
 	plan_look(p);
 	plan_build(p);
 	return p;
@@ -750,10 +887,26 @@ apply_content(struct undo_plan *p, int fd, const struct ue *b)
 	char			 buf[1 << 16];
 	uint64_t		 len;
 	ssize_t			 r = 0;
+	struct stat		 st;
 
+	if (b->blob == NULL && b->append) {
+		/* Appended to: cut back, if it is still what was planned. */
+		if (fstat(fd, &st) != 0)
+			return -1;
+		if ((uint64_t)st.st_size == b->size)
+			return 0;	/* cut through another name of it */
+		if ((uint64_t)st.st_size != b->cut_from) {
+			errno = ESTALE;
+			return -1;
+		}
+		return ftruncate(fd, (off_t)b->size);
+	}
 	if ((src = blob_open(p, b, &len)) < 0 || ftruncate(fd, 0) != 0 ||
 	    lseek(fd, 0, SEEK_SET) < 0)
 		return -1;
+	/* An object where the file system clones: its extents, shared. */
+	if (b->pack_off < 0 && ioctl(fd, FICLONE, src) == 0)
+		return 0;
 	while (len > 0 && (r = read(src, buf, len < sizeof buf ? len :
 	    sizeof buf)) > 0) {
 		len -= (uint64_t)r;
@@ -1293,6 +1446,10 @@ undo_plan_free(struct undo_plan *p)
 	free(p->acts);
 	free(p->b);
 	free(p->a);
+	free(p->bpath);
+	free(p->apath);
+	free(p->bino);
+	free(p->aino);
 	undo_journal_release(&p->j);
 	strv_release(&p->lines);
 	if (p->root >= 0)

@@ -1,8 +1,9 @@
 /*
- * undo-commit: the end of a recorded run (undo.h). Everything the
- * manifest will refer to is made durable first, once (the pack, the
- * objects this run made and the directories that name them), then the
- * manifest is written (temporary file, fsync, rename), so a run killed
+ * undo-commit: the end of a recorded run (undo.h). What the manifest
+ * will refer to and undo cannot check is made durable first, once (the
+ * pack, the clones this run made and the directories that name them; an
+ * object named by its digest is checked by undo before it is used), then
+ * the manifest is written (temporary file, fsync, rename), so a run killed
  * mid-save never leaves a manifest that undo would trust. The report's
  * "undo" says whether the run can be undone, how much the store holds
  * for it, and what it will not restore. A run that changed nothing

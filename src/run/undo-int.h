@@ -30,6 +30,23 @@ uint64_t	 undo_prune(const char *store, const struct undo_limits *,
 int		 undo_lock(const char *store, int how);
 
 /*
+ * Planning's lookups (undo-index.c): keys of entries (i: the entry's
+ * index), sorted by path or by device and inode, then searched.
+ */
+struct undo_key {
+	const char	*path;
+	uint64_t	 dev, ino;
+	size_t		 i;
+};
+void	 undo_index_sort(struct undo_key *, size_t, bool by_path);
+/* The index of the first entry at path, or SIZE_MAX. */
+size_t	 undo_index_path(const struct undo_key *, size_t, const char *);
+/* The first position of (dev, ino) in keys sorted by inode (n if none:
+   the caller walks on while the keys are equal). */
+size_t	 undo_index_ino(const struct undo_key *, size_t, uint64_t dev,
+	    uint64_t ino);
+
+/*
  * The journal of an undo (undo-rollback.c): each step taken on the
  * project, with what takes it back. Paths are relative to root.
  */

@@ -75,10 +75,25 @@ undo_entry_json(struct undo_rec *u, const struct snapshot_entry *e,
 		cJSON_AddNumberToObject(j, "btime_ns",
 		    (double)(e->btime % 1000000000));
 	}
+	if (!before) {
+		/* Undo cuts a file kept by length back only while it is
+		   as the run left it, change time too. */
+		cJSON_AddNumberToObject(j, "ctime_s",
+		    (double)(e->ctime / 1000000000));
+		cJSON_AddNumberToObject(j, "ctime_ns",
+		    (double)(e->ctime % 1000000000));
+	}
 	if (!before || k == NULL)
 		return j;
+	if (k->append) {
+		cJSON_AddTrueToObject(j, "append");
+		if (k->prefix_sha != NULL)
+			cJSON_AddStringToObject(j, "prefix", k->prefix_sha);
+	}
 	if (k->sha != NULL)
 		cJSON_AddStringToObject(j, "blob", k->sha);
+	if (k->sha != NULL && k->clone)
+		cJSON_AddTrueToObject(j, "clone");
 	if (k->sha != NULL && k->packed) {
 		cJSON_AddNumberToObject(j, "pack_off", (double)k->poff);
 		cJSON_AddNumberToObject(j, "pack_len", (double)k->plen);

@@ -1,16 +1,22 @@
 /*
  * undo-object: a larger file's content kept as an object of the store
  * (objects/<sha256>, shared by every run: a content kept before costs
- * nothing). Copied to an unnamed temporary file of the store (a reflink,
- * FICLONE, where the file system can) while it is hashed, then named by
- * its hash. The object is listed in the run's blobs file before it is
- * named, under the store's shared lock, so a pruning neighbour keeps it.
- * Nothing is synced here (undo-commit.c does, once, at the end).
+ * nothing). Copied to an unnamed temporary file of the store while it is
+ * hashed, then named by its hash. Where the file system clones (FICLONE:
+ * XFS, btrfs) the object is a clone, named by 32 random bytes instead
+ * (the manifest says "clone"): it costs what the file's extents do, not
+ * its bytes, so it is neither read nor hashed (sharing blocks already,
+ * it has nothing to gain from sharing a name); undo checks its size.
+ * The object is listed in the run's blobs file before it is named,
+ * under the store's shared lock, so a pruning neighbour keeps it.
+ * Nothing is synced here (undo-commit.c does, once, at the end, for
+ * clones: an object named by its digest is checked by undo instead).
  */
 #include "autoconf.h"
 
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <linux/fs.h>
@@ -22,17 +28,48 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "sha256.h"
 #include "undo-rec.h"
 #include "xalloc.h"
 
-/* Copy (or clone) src to a new temporary file of the store, hashing it;
-   the temporary's path, or NULL with *why. */
-static char *
-undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
-    uint64_t *size, int *tmpfd, char **why)
+#define UNDO_COPY_BUF	(1 << 20)
+
+/* A clone made (dst): its size, within the limit, and a random name;
+   -1 with *why. */
+static int
+undo_rec_cloned(struct undo_rec *u, int dst, char hex[SHA256_HEX_LEN + 1],
+    uint64_t *size, char **why)
 {
-	char		*tmp, buf[1 << 16];
+	uint8_t		r[SHA256_LEN];
+	struct stat	st;
+
+	if (fstat(dst, &st) != 0 || getrandom(r, sizeof r, 0) !=
+	    (ssize_t)sizeof r) {
+		*why = NULL;
+		return -1;	/* read and hashed after all */
+	}
+	*size = (uint64_t)st.st_size;
+	if (*size > u->lim.file_max) {
+		*why = xasprintf("over the size limit of %llu bytes",
+		    (unsigned long long)u->lim.file_max);
+		return -1;
+	}
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+/* Copy (or clone) src's first limit bytes (UINT64_MAX: all of it) to a
+   new temporary file of the store, hashing them; the temporary's path, or
+   NULL with *why. */
+static char *
+undo_rec_copy(struct undo_rec *u, int src, uint64_t limit,
+    char hex[SHA256_HEX_LEN + 1], uint64_t *size, int *tmpfd, bool *clone,
+    char **why)
+{
+	_cleanup_free_ char *buf = xmalloc(UNDO_COPY_BUF);
+	char		*tmp;
 	uint8_t		 d[SHA256_LEN];
 	struct sha256	 h;
 	ssize_t		 r;
@@ -61,10 +98,26 @@ undo_rec_copy(struct undo_rec *u, int src, char hex[SHA256_HEX_LEN + 1],
 		free(tmp);
 		return NULL;
 	}
-	cloned = ioctl(dst, FICLONE, src) == 0;
+	if (limit == UINT64_MAX)
+		cloned = ioctl(dst, FICLONE, src) == 0;
+	else {
+		/* The start of a file: cloned to its end, then cut. */
+		cloned = ioctl(dst, FICLONE, src) == 0 &&
+		    ftruncate(dst, (off_t)limit) == 0;
+	}
+	*clone = false;
+	if (cloned && undo_rec_cloned(u, dst, hex, size, why) == 0) {
+		*clone = true;
+		if (*tmpfd < 0)
+			close(dst);
+		return tmp;
+	}
+	if (cloned && *why != NULL)
+		goto fail;
 	sha256_init(&h);
 	*size = 0;
-	while ((r = read(src, buf, sizeof buf)) != 0) {
+	while ((r = read(src, buf, limit - *size < UNDO_COPY_BUF ?
+	    (size_t)(limit - *size) : UNDO_COPY_BUF)) != 0) {
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -106,14 +159,17 @@ fail:
 }
 
 void
-undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd)
+undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd,
+    uint64_t limit)
 {
 	char		 hex[SHA256_HEX_LEN + 1], *tmp, *obj, *why = NULL;
 	int		 tfd = -1;
+	bool		 clone;
 	uint64_t	 size;
 	struct stat	 ost;
 
-	if ((tmp = undo_rec_copy(u, fd, hex, &size, &tfd, &why)) == NULL) {
+	if ((tmp = undo_rec_copy(u, fd, limit, hex, &size, &tfd, &clone,
+	    &why)) == NULL) {
 		k->why = why;
 		return;
 	}
@@ -124,7 +180,7 @@ undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd)
 	hex[SHA256_HEX_LEN] = '\n';
 	(void)!write(u->blobs_fd, hex, SHA256_HEX_LEN + 1);
 	hex[SHA256_HEX_LEN] = '\0';
-	if (stat(obj, &ost) == 0 && (uint64_t)ost.st_size == size) {
+	if (!clone && stat(obj, &ost) == 0 && (uint64_t)ost.st_size == size) {
 		if (tfd < 0)
 			(void)unlink(tmp);	/* kept already */
 	} else if (tfd >= 0 ? linkat(AT_FDCWD, tmp, AT_FDCWD, obj,
@@ -136,13 +192,18 @@ undo_object_keep(struct undo_rec *u, struct undo_kept *k, int fd)
 			(void)unlink(tmp);
 	} else {
 		u->run_bytes += size;
-		strv_push(&u->newobjs, hex);
+		/* A clone is synced at the end; an object named by its
+		   digest is not waited for (undo checks the digest before
+		   it uses it: one a crash lost is refused, never used). */
+		if (clone)
+			strv_push(&u->newobjs, hex);
 	}
 	if (tfd >= 0)
 		close(tfd);
 	if (u->lock_fd >= 0)
 		(void)flock(u->lock_fd, LOCK_UN);
 	if (k->why == NULL) {
+		k->clone = clone;
 		k->sha = xstrdup(hex);
 		u->ref_bytes += size;
 	}

@@ -46,7 +46,15 @@ struct undo_kept {
 	char		*path;		/* the name it was kept under */
 	bool		 multi;		/* it had other names */
 	bool		 packed;	/* its content is in the run's pack */
+	bool		 clone;		/* sha: a clone's name */
 	uint64_t	 poff, plen;	/* where, and how long */
+	/* Opened for appending only: its content is not kept, only its
+	   length (size), until a call may change its start (then its first
+	   size bytes are kept after all, read from afd). */
+	bool		 append;
+	int		 afd;
+	uint64_t	 ctime;		/* at first sight (ns) */
+	char		*prefix_sha;	/* of its start, if cheap */
 	/* The inode at first sight, before any call changed it (another
 	   name of it may be recorded later, after a change). */
 	uint32_t	 mode;
@@ -75,6 +83,7 @@ struct undo_rec {
 	int			 lock_fd;	/* the store's lock (undo_lock) */
 	struct timespec		 start;		/* the run's (before it ran) */
 	bool			 multi;		/* a kept file had other names */
+	size_t			 nappend;	/* kept by length */
 	/* The run's pack: its descriptor, what is written of it, what
 	   waits in the buffer, and the contents it holds by sha256. */
 	int			 pack_fd;
@@ -85,7 +94,7 @@ struct undo_rec {
 	size_t			 npk, cpk;
 	uint32_t		*pindex;	/* sha hash -> pk index + 1 */
 	size_t			 pmask;
-	struct strv		 newobjs;	/* objects made by this run */
+	struct strv		 newobjs;	/* clones made: synced at the end */
 };
 
 /* undo-save.c: claim the run's id and directory (once); -1 when the
@@ -101,9 +110,10 @@ int	 undo_rec_pack(struct undo_rec *, struct undo_kept *, int fd);
 /* undo-pack.c: write out the pack's buffer; -1 with errno. */
 int	 undo_pack_flush(struct undo_rec *);
 
-/* undo-object.c: keep the content of the file open at fd as an object
-   (k->sha, or k->why). */
-void	 undo_object_keep(struct undo_rec *, struct undo_kept *, int fd);
+/* undo-object.c: keep the content of the file open at fd (its first
+   limit bytes; UINT64_MAX: all) as an object (k->sha, or k->why). */
+void	 undo_object_keep(struct undo_rec *, struct undo_kept *, int fd,
+	    uint64_t limit);
 
 /* undo-manifest.c: the run's manifest as JSON text (caller frees), and
    in *unsaved (caller deletes) what undo will not restore, {path, why}. */

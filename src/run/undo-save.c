@@ -16,6 +16,20 @@
  * by its sha256 (undo-object.c). Nothing is synced while the run runs:
  * at its end the pack, the new objects and their directories are, once,
  * and then the manifest that refers to them is written (undo-commit.c).
+ *
+ * A larger file opened to append (O_WRONLY | O_APPEND, not O_TRUNC)
+ * keeps only its length, its identity and a descriptor open for reading:
+ * appending cannot change what was there, and a descriptor that cannot
+ * read cannot be mapped. Every other way to change its start is a call
+ * the recorder is told of first: another open for writing, truncate,
+ * rename or unlink by name; ftruncate, fallocate (or its ioctls),
+ * O_APPEND cleared, pwritev2's RWF_NOAPPEND, asynchronous writes by
+ * descriptor (observe-filter.c, snapshot_paths_content). At the first of
+ * them, while its caller is stopped, the start is kept after all (the
+ * file's first old-length bytes, read through that descriptor), so what
+ * is kept is always what was there. Undo truncates back only a file that
+ * still is as the run left it, size and change time (undo-apply.c), and
+ * whose start still has its digest where that is cheap to take.
  */
 #include "autoconf.h"
 
@@ -32,10 +46,17 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "cleanup.h"
 #include "file.h"
+#include "sha256.h"
 #include "undo-int.h"
 #include "undo-rec.h"
 #include "xalloc.h"
+
+/* Files kept by length at once (each holds a descriptor). */
+#define UNDO_APPEND_MAX		256
+/* A kept start this long or shorter is hashed, so undo proves it. */
+#define UNDO_PREFIX_HASH	(16U << 20)
 
 struct undo_rec *
 undo_rec_new(const char *project, const char *command)
@@ -194,11 +215,12 @@ undo_rec_add(struct undo_rec *u, const struct stat *st, const char *rel)
 	return k;
 }
 
-/* Keep the content of the regular file open at fd (st), within the
-   limits: in the pack if it is small, as an object otherwise. */
+/* Keep the content of the regular file open at fd (st; its first limit
+   bytes, UINT64_MAX: all), within the limits: in the pack if it is
+   small, as an object otherwise. */
 static void
 undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
-    const struct stat *st)
+    const struct stat *st, uint64_t limit)
 {
 	if ((uint64_t)st->st_size > u->lim.file_max) {
 		k->why = xasprintf("over the size limit (%llu bytes > %llu)",
@@ -232,7 +254,7 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 		    (unsigned long long)u->lim.total_max);
 		return;
 	}
-	if ((uint64_t)st->st_size <= UNDO_PACK_FILE) {
+	if ((uint64_t)st->st_size <= UNDO_PACK_FILE && limit == UINT64_MAX) {
 		int rc = undo_rec_pack(u, k, fd);
 
 		if (rc <= 0) {
@@ -242,11 +264,84 @@ undo_rec_keep(struct undo_rec *u, struct undo_kept *k, int fd,
 			return;
 		}
 	}
-	undo_object_keep(u, k, fd);
+	undo_object_keep(u, k, fd, limit);
+}
+
+/* The sha256 of fd's first len bytes (from its start); -1 on a short
+   read. */
+static int
+undo_rec_digest(int fd, uint64_t len, char hex[SHA256_HEX_LEN + 1])
+{
+	_cleanup_free_ char	*buf = xmalloc(1 << 20);
+	uint8_t			 d[SHA256_LEN];
+	struct sha256		 h;
+	ssize_t			 r;
+
+	sha256_init(&h);
+	for (uint64_t off = 0; off < len; off += (uint64_t)r) {
+		r = pread(fd, buf, len - off < (1 << 20) ? (size_t)(len - off) :
+		    (1 << 20), (off_t)off);
+		if (r <= 0)
+			return -1;
+		sha256_update(&h, buf, (size_t)r);
+	}
+	sha256_final(&h, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return 0;
+}
+
+/* A file kept by length (k->append) may now change anywhere: keep its
+   first k->size bytes after all (still what they were: every call that
+   could change them comes here first, while its caller is stopped). */
+static void
+undo_rec_unappend(struct undo_rec *u, struct undo_kept *k)
+{
+	struct stat	st;
+
+	if (!k->append)
+		return;
+	k->append = false;
+	u->nappend--;
+	free(k->prefix_sha);
+	k->prefix_sha = NULL;
+	if (fstat(k->afd, &st) != 0 || (uint64_t)st.st_size < k->size ||
+	    lseek(k->afd, 0, SEEK_SET) != 0)
+		k->why = xstrdup("it was cut short while it was kept");
+	else {
+		st.st_size = (off_t)k->size;
+		undo_rec_keep(u, k, k->afd, &st, k->size);
+	}
+	close(k->afd);
+	k->afd = -1;
+}
+
+/* Keep k (open at rfd, st) by its length, if it is large and only
+   appended to; false: keep its content. */
+static bool
+undo_rec_append(struct undo_rec *u, struct undo_kept *k, int rfd,
+    const struct stat *st)
+{
+	char	hex[SHA256_HEX_LEN + 1];
+
+	if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size <= UNDO_PACK_FILE ||
+	    u->nappend >= UNDO_APPEND_MAX || undo_rec_claim(u) != 0)
+		return false;
+	if ((uint64_t)st->st_size <= UNDO_PREFIX_HASH) {
+		if (undo_rec_digest(rfd, (uint64_t)st->st_size, hex) != 0)
+			return false;
+		k->prefix_sha = xstrdup(hex);
+	}
+	k->append = true;
+	k->afd = rfd;
+	k->ctime = (uint64_t)st->st_ctim.tv_sec * 1000000000ULL +
+	    (uint64_t)st->st_ctim.tv_nsec;
+	u->nappend++;
+	return true;
 }
 
 void
-undo_rec_save_hook(void *arg, int rootfd, const char *rel)
+undo_rec_save_hook(void *arg, int rootfd, const char *rel, unsigned how)
 {
 	struct undo_rec		*u = arg;
 	struct undo_kept	*k;
@@ -259,14 +354,29 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel)
 
 	if (u == NULL)
 		return;
+	if (rel == NULL) {
+		/* Any file open may change: none is kept by length now. */
+		for (size_t i = 0; u->nappend > 0 && i < u->nk; i++)
+			undo_rec_unappend(u, &u->k[i]);
+		return;
+	}
+	if ((how & SNAPSHOT_HOOK_SEEN) && u->nappend == 0)
+		return;		/* nothing new, nothing kept by length */
 	fd = beneath_open(rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
 	    &cause);
 	free(cause);
 	if (fd < 0)
 		return;		/* absent (created) or not ours to keep */
 	if (fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) &&
-	    !S_ISLNK(st.st_mode)) || undo_rec_find(u, st.st_dev,
-	    st.st_ino) != NULL) {
+	    !S_ISLNK(st.st_mode))) {
+		close(fd);
+		return;
+	}
+	if ((k = undo_rec_find(u, st.st_dev, st.st_ino)) != NULL ||
+	    (how & SNAPSHOT_HOOK_SEEN)) {
+		/* Kept already; by its length, unless this call appends. */
+		if (k != NULL && k->append && !(how & SNAPSHOT_HOOK_APPEND))
+			undo_rec_unappend(u, k);
 		close(fd);
 		return;
 	}
@@ -282,6 +392,7 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel)
 		}
 	}
 	k = undo_rec_add(u, &st, rel);
+	k->afd = -1;
 	k->mode = st.st_mode;
 	k->size = (uint64_t)st.st_size;
 	k->mtime = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
@@ -310,8 +421,11 @@ undo_rec_save_hook(void *arg, int rootfd, const char *rel)
 	if (fstat(rfd, &st2) != 0 || st2.st_ino != st.st_ino ||
 	    st2.st_dev != st.st_dev)
 		k->why = xstrdup("it was replaced while it was kept");
+	else if ((how & SNAPSHOT_HOOK_APPEND) &&
+	    undo_rec_append(u, k, rfd, &st2))
+		return;		/* rfd kept open */
 	else
-		undo_rec_keep(u, k, rfd, &st2);
+		undo_rec_keep(u, k, rfd, &st2, UINT64_MAX);
 	close(rfd);
 }
 
@@ -325,6 +439,9 @@ undo_rec_free(struct undo_rec *u)
 		free(u->k[i].target);
 		free(u->k[i].why);
 		free(u->k[i].path);
+		free(u->k[i].prefix_sha);
+		if (u->k[i].afd >= 0)
+			close(u->k[i].afd);
 	}
 	free(u->k);
 	free(u->index);

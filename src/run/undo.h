@@ -68,7 +68,8 @@ struct undo_rec;
 struct undo_rec	*undo_rec_new(const char *project, const char *command);
 /* snapshot_paths_hook() callback: keep rel (beneath rootfd) if it is a
    file whose inode is not kept yet. */
-void		 undo_rec_save_hook(void *arg, int rootfd, const char *rel);
+void		 undo_rec_save_hook(void *arg, int rootfd, const char *rel,
+		    unsigned how);
 /* Write the manifest; fill r's "undo" (report.h). */
 void		 undo_rec_commit(struct undo_rec *, const struct snapshot *before,
 		    const struct snapshot *after, const struct snapshot_opts *,

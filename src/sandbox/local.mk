@@ -23,7 +23,7 @@ bwgate_helper_CFLAGS = $(AM_CFLAGS)
 bwgate_helper_LDFLAGS = $(HELPER_LDFLAGS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h \
 	%D%/helper-write.c %D%/helper-write.h %D%/write-proto.h
-bwgate_helper_LDADD = src/util/libutil.a
+bwgate_helper_LDADD = src/util/libutil.a $(HELPER_CRYPTO_LIBS)
 # Opens the proxy's socket inside a sandbox's network namespace.
 pkglibexec_PROGRAMS += bwgate-netlisten
 bwgate_netlisten_CFLAGS = $(AM_CFLAGS)

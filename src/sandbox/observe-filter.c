@@ -12,16 +12,40 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/fs.h>
 #include <unistd.h>
 
 #include "bpfcache.h"
 #include "observe-filter.h"
 #include "observe-proto.h"
 #include "xalloc.h"
+
+/* linux/falloc.h's, missing from older headers: fallocate by ioctl. */
+struct filter_space_resv {
+	int16_t		l_type, l_whence;
+	int64_t		l_start, l_len;
+	int32_t		l_sysid;
+	uint32_t	l_pid;
+	int32_t		l_pad[4];
+};
+#ifndef FS_IOC_UNRESVSP
+#define FS_IOC_UNRESVSP		_IOW('X', 41, struct filter_space_resv)
+#endif
+#ifndef FS_IOC_UNRESVSP64
+#define FS_IOC_UNRESVSP64	_IOW('X', 43, struct filter_space_resv)
+#endif
+#ifndef FS_IOC_ZERO_RANGE
+#define FS_IOC_ZERO_RANGE	_IOW('X', 57, struct filter_space_resv)
+#endif
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND	0x00000020	/* Linux 6.9 */
+#endif
 
 /* A system call to notify on, with at most one argument condition. */
 struct filter_rule {
@@ -76,6 +100,19 @@ static const struct filter_rule filter_rules[] = {
 	RECORD("fchmod"), RECORD("fchown"),
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
 	RECORD("bind"),	/* a unix socket's file */
+	/* What can change a file opened to append anywhere (undo keeps
+	   only its old length; write only, so it cannot be mapped):
+	   ftruncate, fallocate and its ioctls (hole punching and zeroing),
+	   O_APPEND cleared (F_SETFL), pwritev2's RWF_NOAPPEND, asynchronous
+	   writes (their flags are in memory). Commands are ints: the kernel
+	   ignores the register's upper half, so the rule does too. */
+	RECORD("ftruncate"), RECORD("fallocate"),
+	{ "fcntl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, F_SETFL },
+	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_UNRESVSP },
+	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_UNRESVSP64 },
+	{ "ioctl", 2, 1, SCMP_CMP_MASKED_EQ, 0xffffffff, FS_IOC_ZERO_RANGE },
+	{ "pwritev2", 2, 5, SCMP_CMP_MASKED_EQ, RWF_NOAPPEND, RWF_NOAPPEND },
+	RECORD("io_submit"),
 	/* Where a thread's relative paths lead: another thread of the same
 	   process may be resolving one (the change report widens). */
 	RECORD("chdir"), RECORD("fchdir"),

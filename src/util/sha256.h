@@ -1,6 +1,9 @@
 /*
- * sha256: a small SHA-256 (FIPS 180-4), used to pin the exact content of
- * a trusted project rule file. No dependency; not for secrets or speed.
+ * sha256: SHA-256 (FIPS 180-4) by libcrypto (OpenSSL), which uses the
+ * CPU's SHA extensions where it has them: rule files pinned, undo's kept
+ * contents named, argv digests. Its one-call interface (SHA256_Init...)
+ * keeps no allocation, so a context may be dropped on an error path, and
+ * the statically linked helper pulls in the hash alone.
  *
  *	char hex[SHA256_HEX_LEN + 1];
  *	sha256_hex(data, len, hex);
@@ -14,11 +17,13 @@
 #define SHA256_LEN	32
 #define SHA256_HEX_LEN	64
 
+#ifndef OPENSSL_SUPPRESS_DEPRECATED
+#define OPENSSL_SUPPRESS_DEPRECATED
+#endif
+#include <openssl/sha.h>
+
 struct sha256 {
-	uint32_t	h[8];
-	uint64_t	len;		/* bytes hashed so far */
-	uint8_t		block[64];
-	size_t		used;		/* bytes waiting in block */
+	SHA256_CTX	c;
 };
 
 void	sha256_init(struct sha256 *);
