@@ -24,7 +24,7 @@ ok_if "append: the run can be undone ($(jfield .undo))" \
     test "$(jfield .undo.possible)" = true
 ok_if "append: nothing of the file is kept ($(jfield .undo.new_bytes) new bytes)" \
     test "$(jfield .undo.new_bytes)" -lt $((64 << 10))
-"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" > "$T/undo.out" 2>&1
 ok_if "append: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
 assert_match "append: undo says it cuts back" "$(cat "$T/undo.out")" \
     "cut back to $((3 * MB)) bytes"
@@ -36,7 +36,7 @@ head -c $((1 * MB)) /dev/urandom > "$P/hl"
 ln "$P/hl" "$P/hl2"
 want=$(digest hl)
 jexec -- sh -c 'echo more >> hl'
-"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" > "$T/undo.out" 2>&1
 ok_if "append, two names: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
 assert_eq "append, two names: the file is as before" "$want" "$(digest hl2)"
 rm -f "$P/hl" "$P/hl2"
@@ -48,7 +48,7 @@ want=$(digest big)
 jexec -- sh -c 'seq 1 1000 >> big'
 ok_if "append 20 MiB: nothing of the file is kept" \
     test "$(jfield .undo.new_bytes)" -lt $((64 << 10))
-"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" > "$T/undo.out" 2>&1
 ok_if "append 20 MiB: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
 assert_eq "append 20 MiB: the file is as before" "$want" "$(digest big)"
 
@@ -62,7 +62,7 @@ attack() {
 	jexec -- python3 -c "$prog"
 	ok_if "$name: the run changed the start ($(tail -1 "$T/stderr"))" \
 	    test "$(digest victim)" != "$want"
-	"$BWGATE" undo --project "$P" "$(jfield .undo.id)" > "$T/undo.out" 2>&1
+	"$BWGATE" undo --project "$P" --run "$(jfield .undo.id)" > "$T/undo.out" 2>&1
 	ok_if "$name: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
 	assert_eq "$name: the exact old bytes are back" "$want" \
 	    "$(digest victim)"
@@ -143,7 +143,7 @@ with open(p, "r+b") as f:
 os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
 PY
 	changed=$(digest late)
-	"$BWGATE" undo --force --project "$P" "$id" > "$T/undo.out" 2>&1
+	"$BWGATE" undo --force --project "$P" --run "$id" > "$T/undo.out" 2>&1
 	assert_match "changed after the run ($size MiB): undo refuses with a line" \
 	    "$(cat "$T/undo.out")" \
 	    "cannot: late \(only its length was kept, and it changed since the run\)"
@@ -162,7 +162,7 @@ m=$(ls "$XDG_STATE_HOME"/bwgate/undo/*/runs/"$id"/manifest.json)
 jq -c '(.before[] | select(.path == "dg") | .prefix) |= ("0" * 64)' "$m" > "$T/m" &&
     cat "$T/m" > "$m"
 changed=$(digest dg)
-"$BWGATE" undo --force --project "$P" "$id" > "$T/undo.out" 2>&1
+"$BWGATE" undo --force --project "$P" --run "$id" > "$T/undo.out" 2>&1
 assert_match "a start whose digest differs: undo refuses with a line" \
     "$(cat "$T/undo.out")" \
     "cannot: dg \(only its length was kept, and its start is not what it was\)"

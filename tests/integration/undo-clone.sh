@@ -59,7 +59,7 @@ ok_if "$fs: the file is kept as a clone ($(jq -c '.before[0]' "$m"))" \
     test "$(jq -r '.before[] | select(.path == "big") | .clone' "$m")" = true
 ok_if "$fs: the clone costs almost no space ($grew bytes for 64 MiB)" \
     test "$grew" -lt $((8 * MB))
-"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id" > "$T/undo.out" 2>&1
 ok_if "$fs: undo succeeds ($(tail -2 "$T/undo.out"))" test $? = 0
 assert_eq "$fs: the exact bytes are back" "$want" "$(sha256sum < "$P/big")"
 
@@ -70,7 +70,7 @@ m=$(ls "$XDG_STATE_HOME"/bwgate/undo/*/runs/"$id"/manifest.json)
 blob=$(jq -r '.before[] | select(.path == "big") | .blob' "$m")
 truncate -s $((32 * MB)) "$XDG_STATE_HOME"/bwgate/undo/*/objects/"$blob"
 now=$(sha256sum < "$P/big")
-"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id" > "$T/undo.out" 2>&1
 assert_match "$fs: a damaged clone is refused with a line" \
     "$(cat "$T/undo.out")" "cannot: big \(its kept content is missing or damaged\)"
 assert_eq "$fs: the file is left alone" "$now" "$(sha256sum < "$P/big")"

@@ -42,7 +42,7 @@ if ! stat -c %W "$P/g" | grep -qv '^0$'; then
 	    "no birth time on this file system (stat %W is 0)"
 	done_testing; exit
 fi
-"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id" > "$T/undo.out" 2>&1
 assert_eq "undo succeeds" "$?" 0
 assert_eq "f has its own content back" "$(cat "$P/f" 2>&1)" original
 ok_unless "g, new in the run, is gone" test -e "$P/g"

@@ -22,7 +22,7 @@ tree > "$T/tree.before"
 # jq filter, the field the error must name.
 while IFS='|' read -r filter field why; do
 	jq -c "$filter" "$T/manifest.good" > "$m"
-	out=$(timeout 60 "$BWGATE" undo --project "$P" "$id" 2>&1); rc=$?
+	out=$(timeout 60 "$BWGATE" undo --project "$P" --run "$id" 2>&1); rc=$?
 	ok_if "$field ($why): undo refuses" test "$rc" -ne 0 -a "$rc" -ne 124
 	assert_match "$field ($why): the error names it" "$out" \
 	    "is not a valid manifest: ${field//[/\\[}: $why"
@@ -44,7 +44,7 @@ L
 
 # The manifest as written still undoes the run.
 cp "$T/manifest.good" "$m"
-"$BWGATE" undo --project "$P" "$id" > "$T/undo.out" 2>&1
+"$BWGATE" undo --project "$P" --run "$id" > "$T/undo.out" 2>&1
 assert_eq "the unchanged manifest undoes the run" "$?" 0
 assert_eq "f is back" "$(cat "$P/f")" one
 ok_unless "g is gone" test -e "$P/g"
