@@ -206,6 +206,7 @@ ENGINE_TESTS = \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
 	%D%/integration/contain-files.sh \
+	%D%/integration/contain-setid.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -109,7 +110,77 @@ deny_shared_tables(scmp_filter_ctx ctx)
 	return 0;
 }
 
-/* FNV-1a over the names in the tables. */
+/*
+ * No setuid or setgid file or directory from a run: every call that
+ * takes a mode is refused (EPERM) when the mode has S_ISUID or S_ISGID.
+ * The mode is a register, so the filter reads what the kernel will use
+ * (no race). Without O_CREAT or O_TMPFILE open ignores its mode, and
+ * libc then passes 0: a refusal there costs nothing real. A directory's
+ * setgid bit goes too (chmod of such a directory that keeps the bit
+ * fails). The table is {name, argument holding the mode}.
+ *
+ * openat2 carries its mode in memory (struct open_how) that another
+ * thread can change after any check: it gets ENOSYS, as clone3 does,
+ * and callers fall back to openat. glibc, musl, Go's and Rust's standard
+ * libraries never call openat2 for open(); programs that do call it
+ * (systemd, libpathrs) treat ENOSYS as "kernel before 5.6" and fall back.
+ *
+ * The kernel answers these with SECCOMP_RET_ERRNO, which outranks the
+ * observer's notifications: the observer never sees them, so the report
+ * cannot name the attempt from there (see doc/bwgate.1, "setuid").
+ */
+static const struct {
+	const char	*name;
+	unsigned int	 arg;
+} seccomp_modes[] = {
+	{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 },
+	{ "fchmodat2", 2 }, { "mkdir", 1 }, { "mkdirat", 2 },
+	{ "mknod", 1 }, { "mknodat", 2 }, { "open", 2 }, { "openat", 3 },
+	{ "creat", 1 },
+};
+
+/* fchmodat2 (Linux 6.6) has the same number on every architecture. */
+#define SECCOMP_NR_FCHMODAT2	452
+
+static int
+deny_setid(scmp_filter_ctx ctx)
+{
+	static const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
+	int	nr, rc;
+
+	for (size_t i = 0; i < sizeof seccomp_modes / sizeof seccomp_modes[0];
+	    i++) {
+		nr = seccomp_syscall_resolve_name(seccomp_modes[i].name);
+		if (nr == __NR_SCMP_ERROR &&
+		    strcmp(seccomp_modes[i].name, "fchmodat2") == 0) {
+			/* Unknown to this libseccomp: all of it, ENOSYS
+			   (glibc falls back to fchmodat, filtered here). */
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+			    SECCOMP_NR_FCHMODAT2, 0);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
+		if (nr == __NR_SCMP_ERROR)
+			continue;	/* not on this architecture */
+		for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++) {
+			struct scmp_arg_cmp	cmp = { seccomp_modes[i].arg,
+						    SCMP_CMP_MASKED_EQ, bits[b],
+						    bits[b] };
+
+			rc = seccomp_rule_add_array(ctx,
+			    SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	nr = seccomp_syscall_resolve_name("openat2");
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+}
+
+/* FNV-1a over the names (and mode arguments) in the tables. */
 static uint32_t
 deny_tables_hash(void)
 {
@@ -124,6 +195,12 @@ deny_tables_hash(void)
 				if (*c == '\0')
 					break;
 			}
+	for (size_t i = 0; i < sizeof seccomp_modes / sizeof seccomp_modes[0];
+	    i++) {
+		for (const char *c = seccomp_modes[i].name; *c != '\0'; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		h = (h ^ seccomp_modes[i].arg) * 16777619u;
+	}
 	return h;
 }
 
@@ -160,6 +237,8 @@ deny_build(void *arg, struct buf *prog, char **cause)
 	if (rc == 0)
 		rc = deny_shared_tables(ctx);
 	if (rc == 0)
+		rc = deny_setid(ctx);
+	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 		    0xffffffffu, TIOCSTI));
@@ -186,8 +265,9 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 
 	/* Keyed by the tables too, so an edited table is never stale; the
 	   version retires older programs (deny2: before pidfd_getfd, deny3:
-	   before shared working directories and descriptor tables). */
-	snprintf(name, sizeof name, "deny3-%d%d-%08x", allow_ptrace,
+	   before shared working directories and descriptor tables, deny4:
+	   before setuid and setgid modes). */
+	snprintf(name, sizeof name, "deny4-%d%d-%08x", allow_ptrace,
 	    allow_userns, deny_tables_hash());
 	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
 		return -1;

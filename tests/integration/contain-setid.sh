@@ -1,0 +1,97 @@
+#!/bin/bash
+# No setuid or setgid from a run (issue 36, item 4): every way a command
+# sets S_ISUID or S_ISGID (chmod, fchmod, fchmodat, fchmodat2, mkdir,
+# mknod, open/creat with the bits in the mode, install -m) is refused by
+# the deny filter in every profile, and openat2 answers ENOSYS (its mode
+# is in memory the filter cannot read). The host afterwards has no file
+# with either bit.
+. "$(dirname "$0")/libtest.sh"
+
+P=$(new_project)
+X="$T/extra"
+mkdir -p "$X"
+cd "$P" || exit 1
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+
+# The attacks, run in the current directory; each prints NAME=errno or
+# NAME=ok, and "found" lists what has a bit set afterwards.
+cat > "$T/attack.sh" <<'EOF'
+try() { n=$1; shift; if "$@" 2>/dev/null; then echo "$n=ok"; else echo "$n=refused"; fi; }
+cp /bin/true t
+try chmod-4755 chmod 4755 t
+try chmod-u+s chmod u+s t
+try chmod-g+s chmod g+s t
+mkdir d
+try chmod-g+s-dir chmod g+s d
+try mkdir-m-2775 mkdir -m 2775 d2
+try install-m-4755 install -m 4755 /bin/true i
+EOF
+cat > "$T/attack.py" <<'EOF'
+import ctypes, errno, os, stat, struct
+def tr(name, f):
+    try:
+        f(); print(name + "=ok")
+    except OSError as e:
+        print(name + "=" + errno.errorcode[e.errno])
+tr("open-6755", lambda: os.close(os.open("o", os.O_CREAT | os.O_WRONLY, 0o6755)))
+tr("open-plain", lambda: os.close(os.open("plain", os.O_CREAT | os.O_WRONLY, 0o755)))
+fd = os.open("plain", os.O_RDONLY)
+tr("fchmod-4755", lambda: os.fchmod(fd, 0o4755))
+tr("fchmodat-nofollow", lambda: os.chmod("plain", 0o2755, follow_symlinks=False))
+tr("mknod-4755", lambda: os.mknod("n", stat.S_IFREG | 0o4755))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def raw(nr, *a):
+    if libc.syscall(nr, *a) < 0:
+        e = ctypes.get_errno(); raise OSError(e, os.strerror(e))
+tr("fchmodat2-4755", lambda: raw(452, -100, b"plain", 0o4755, 0))
+how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o4755, 0)
+tr("openat2", lambda: raw(437, -100, b"o2", how, len(how)))
+tr("creat-2755", lambda: raw(85, b"c", 0o2755))	# x86_64 creat
+EOF
+
+# Files under $1 with a setuid or setgid bit, as the host sees them.
+setid_files() {
+	find "$1" -perm /6000 -print 2>/dev/null
+}
+
+for prof in project git-write readonly; do
+	if [ $prof = readonly ]; then
+		dir=$X	# the project is read-only: an extra writable path
+		rm -rf "${X:?}"/*
+	else
+		dir=$P
+	fi
+	"$BWGATE" exec --project "$P" --profile $prof --rw "$X" \
+	    -- sh -c 'cd "$0" && exec "$@"' "$dir" sh -c "$(cat "$T/attack.sh")" \
+	    > "$T/out.$prof" 2> "$T/err"
+	for a in chmod-4755 chmod-u+s chmod-g+s chmod-g+s-dir mkdir-m-2775 \
+	    install-m-4755; do
+		ok_if "$prof: $a refused" grep -qx "$a=refused" "$T/out.$prof"
+	done
+	if [ -n "$PY" ]; then
+		"$BWGATE" exec --project "$P" --profile $prof --rw "$X" \
+		    -- sh -c 'cd "$0" && exec "$@"' "$dir" \
+		    "$PY" -c "$(cat "$T/attack.py")" >> "$T/out.$prof" 2> "$T/err"
+		for a in open-6755 fchmod-4755 fchmodat-nofollow mknod-4755 \
+		    fchmodat2-4755; do
+			ok_if "$prof: $a refused (EPERM)" \
+			    grep -qx "$a=EPERM" "$T/out.$prof"
+		done
+		[ "$(uname -m)" = x86_64 ] &&
+			ok_if "$prof: creat 02755 refused (EPERM)" \
+			    grep -qx "creat-2755=EPERM" "$T/out.$prof"
+		ok_if "$prof: openat2 answers ENOSYS" \
+		    grep -qx "openat2=ENOSYS" "$T/out.$prof"
+		ok_if "$prof: an ordinary mode still works" \
+		    grep -qx "open-plain=ok" "$T/out.$prof"
+	else
+		skip "$prof: python attacks" "python3 not installed"
+	fi
+	assert_eq "$prof: no setuid or setgid file on the host" \
+	    "$(setid_files "$P"; setid_files "$X")" ""
+	[ -s "$T/out.$prof" ] || cat "$T/err" >&2
+done
+echo "# project profile: $(tr '\n' ' ' < "$T/out.project")"
+
+done_testing
