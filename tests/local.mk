@@ -202,6 +202,7 @@ ENGINE_TESTS = \
 	%D%/integration/net-console.sh \
 	%D%/integration/net-clients.sh \
 	%D%/integration/net-node.sh \
+	%D%/integration/net-guard.sh \
 	%D%/integration/ui-net.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \

@@ -108,12 +108,13 @@ hostask_reply(struct hostq *hq, const char *answer, const char *decision,
 static void
 hostask_deny(struct hostq *hq, const char *by, const char *why)
 {
-	char	*s = xasprintf("%s; to allow it: --domain %s:%d, or "
-		    "\"domains\" in a profile or in your rules",
-		    why, hq->host, hq->port);
+	char	*pat = domains_pattern(hq->host, hq->port, false);
+	char	*s = xasprintf("%s; to allow it: --domain %s, or "
+		    "\"domains\" in a profile or in your rules", why, pat);
 
 	hostask_reply(hq, "deny", "deny", by, s);
 	free(s);
+	free(pat);
 }
 
 /* No decision within the approval timeout. */
@@ -293,8 +294,7 @@ console_host_answer(struct console *c, uint32_t id, const char *answer,
 		    answer);
 		return -1;
 	}
-	pattern = xasprintf("%s%s:%d", hq->class != NULL ? "private:" : "",
-	    hq->host, hq->port);
+	pattern = domains_pattern(hq->host, hq->port, hq->class != NULL);
 	if (allowlist_add_project_host(c->project, pattern, &path,
 	    cause) != 0) {
 		free(pattern);
