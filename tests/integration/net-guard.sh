@@ -10,8 +10,12 @@
 #  3. out of descriptors (a low RLIMIT_NOFILE), the accepting thread
 #     waits instead of spinning;
 #  4. a relay with no byte either way for the idle time is closed
-#     (BWGATE_NET_IDLE_MS, the tests' knob; 15 minutes otherwise).
+#     (BWGATE_NET_IDLE_MS, the tests' knob; 15 minutes otherwise);
+#  5. the operator's "allow" for a host that resolved to a private address
+#     covers that address only: when its name later leads elsewhere (DNS
+#     rebinding within the run) the other address is refused.
 . "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
 . "$(dirname "$0")/lib-net.sh"
 
 P=$(new_project)
@@ -168,5 +172,61 @@ out=$(jq -r .stdout "$T/idle.json")
 assert_match "idle: a tunnel in use stays open" "$out" "busy: open"
 assert_match "idle: an idle tunnel is closed (within 10 s)" "$out" \
     "idle: closed [0-9]"
+
+# 5. An approval of a private address, then the name leads to another
+#    one (127.0.0.2, a second service on the same port): refused.
+"$PY" - "$T" "$PORT" <<'PYEOF' &
+import http.server, os, sys
+t, port = sys.argv[1], int(sys.argv[2])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers()
+        self.wfile.write(b"the other service\n")
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.2", port), H)
+open(t + "/other.up", "w").write("1")
+s.serve_forever()
+PYEOF
+SRV2=$!
+TEARDOWN="kill $SRV ${SRV6:-} $SRV2 2>/dev/null; kill -TERM \$CPID 2>/dev/null"
+wait_for 20 test -e "$T/other.up"
+printf '127.0.0.1 evil.test\n' > "$T/hosts"
+start_console --headless --approval-timeout 30
+TEARDOWN="kill $SRV ${SRV6:-} $SRV2 2>/dev/null; kill -TERM $CPID 2>/dev/null; wait $CPID 2>/dev/null"
+ctl() {
+	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 "$CTL"
+}
+wants_of() {
+	"$BWGATE" list --json --socket "$S" |
+	    jq -r ".[] | select(.id == $1) | .wants // empty"
+}
+state_of() {
+	"$BWGATE" list --json --socket "$S" | jq -r ".[] | select(.id == $1) | .state"
+}
+(cd "$P" && "$BWGATE" run --json --domain "reg.test:1" -- sh -c "
+	curl -sS -m 20 http://evil.test:$PORT/file.txt; touch first
+	i=0; while [ ! -e flipped ] && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i+1)); done
+	curl -sS -m 20 http://evil.test:$PORT/file.txt" > "$T/rb.out" \
+	2> "$T/rb.err"; echo $? > "$T/rb.rc") &
+wait_for 20 sh -c "[ \"\$(\"$BWGATE\" list --json --socket \"$S\" | jq -r '.[0].state')\" = pending ]"
+ctl '{"type":"approve","id":1}' > /dev/null
+if wait_for 20 sh -c "[ -n \"\$(\"$BWGATE\" list --json --socket \"$S\" | jq -r '.[0].wants // empty')\" ]"; then
+	ctl '{"type":"host","id":1,"answer":"project"}' > /dev/null
+	wait_for 30 test -e "$P/first"
+	printf '127.0.0.2 evil.test\n' > "$T/hosts"
+	touch "$P/flipped"
+	wait_for 60 test -s "$T/rb.rc"
+	out=$(jq -r .stdout "$T/rb.out")
+	assert_match "rebinding: the approved address was reached" "$out" \
+	    "^hello from the registry"
+	ok_unless "rebinding: the other private address is not reached" \
+	    grep -q "the other service" <<<"$out"
+	assert_match "rebinding: refused, naming the pattern that would allow it" \
+	    "$(jq -r '.network.refused[0].why' "$T/rb.out")" \
+	    "evil.test resolves to a loopback address; only a pattern written private:evil.test:$PORT"
+else
+	ok_if "rebinding: the host question came" false
+fi
+rm -f "$P/first" "$P/flipped"
 
 done_testing
