@@ -7,6 +7,7 @@
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -112,22 +113,30 @@ deny_shared_tables(scmp_filter_ctx ctx)
 
 /*
  * No setuid or setgid file or directory from a run: every call that
- * takes a mode is refused (EPERM) when the mode has S_ISUID or S_ISGID.
- * The mode is a register, so the filter reads what the kernel will use
- * (no race). Without O_CREAT or O_TMPFILE open ignores its mode, and
- * libc then passes 0: a refusal there costs nothing real. A directory's
- * setgid bit goes too (chmod of such a directory that keeps the bit
- * fails). The table is {name, argument holding the mode}.
+ * takes a mode is refused when the mode has S_ISUID or S_ISGID. The mode
+ * is a register, so the filter reads what the kernel will use (no race).
+ * Without O_CREAT or O_TMPFILE open ignores its mode, and libc then
+ * passes 0: a refusal there costs nothing real. A directory's setgid bit
+ * goes too (chmod of such a directory that keeps the bit fails). The
+ * table is {name, argument holding the mode}.
+ *
+ * The answer: SECCOMP_RET_ERRNO outranks the observer's notification, so
+ * an EPERM here is never seen by the change report. When the observer
+ * will be there (seccomp_deny_fd's setid_observed), these calls are
+ * SECCOMP_RET_USER_NOTIF instead, and the observer's own program has the
+ * same rules (seccomp_setid_rules): the kernel hands the call to the
+ * newest filter that notifies, the observer's, which answers EPERM and
+ * records it (seccomp_setid_call). Should no listener be there, the
+ * kernel answers ENOSYS: still refused. A command cannot put a listener
+ * of its own in front: once the observer has one the kernel refuses
+ * another (EBUSY), and the helper does not run the command when it could
+ * not install the observer's (bwgate-helper.c).
  *
  * openat2 carries its mode in memory (struct open_how) that another
  * thread can change after any check: it gets ENOSYS, as clone3 does,
  * and callers fall back to openat. glibc, musl, Go's and Rust's standard
  * libraries never call openat2 for open(); programs that do call it
  * (systemd, libpathrs) treat ENOSYS as "kernel before 5.6" and fall back.
- *
- * The kernel answers these with SECCOMP_RET_ERRNO, which outranks the
- * observer's notifications: the observer never sees them, so the report
- * cannot name the attempt from there (see doc/bwgate.1, "setuid").
  */
 static const struct {
 	const char	*name;
@@ -142,8 +151,8 @@ static const struct {
 /* fchmodat2 (Linux 6.6) has the same number on every architecture. */
 #define SECCOMP_NR_FCHMODAT2	452
 
-static int
-deny_setid(scmp_filter_ctx ctx)
+int
+seccomp_setid_rules(scmp_filter_ctx ctx, uint32_t action)
 {
 	static const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
 	int	nr, rc;
@@ -168,16 +177,44 @@ deny_setid(scmp_filter_ctx ctx)
 						    SCMP_CMP_MASKED_EQ, bits[b],
 						    bits[b] };
 
-			rc = seccomp_rule_add_array(ctx,
-			    SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp);
+			rc = seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
 			if (rc != 0)
 				return rc;
 		}
 	}
-	nr = seccomp_syscall_resolve_name("openat2");
-	if (nr == __NR_SCMP_ERROR)
-		return 0;
-	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	return 0;
+}
+
+bool
+seccomp_setid_call(const struct seccomp_data *d)
+{
+	/* The native numbers, resolved once (every notification asks). */
+	static int	 nrs[sizeof seccomp_modes / sizeof seccomp_modes[0]];
+	static uint32_t	 native;
+	char		*name;
+	bool		 setid = false;
+
+	if (native == 0) {
+		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+			nrs[i] = seccomp_syscall_resolve_name(
+			    seccomp_modes[i].name);
+		native = seccomp_arch_native();
+	}
+	if (d->arch == native) {
+		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+			if (nrs[i] == d->nr)
+				return (d->args[seccomp_modes[i].arg] &
+				    (S_ISUID | S_ISGID)) != 0;
+		return false;
+	}
+	if ((name = seccomp_syscall_resolve_num_arch(d->arch, d->nr)) == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+		if (strcmp(seccomp_modes[i].name, name) == 0)
+			setid = (d->args[seccomp_modes[i].arg] &
+			    (S_ISUID | S_ISGID)) != 0;
+	free(name);
+	return setid;
 }
 
 /* FNV-1a over the names (and mode arguments) in the tables. */
@@ -207,6 +244,7 @@ deny_tables_hash(void)
 struct deny_args {
 	bool	allow_ptrace;
 	bool	allow_userns;
+	bool	setid_observed;
 };
 
 /* Compile the deny filter into prog. */
@@ -215,7 +253,7 @@ deny_build(void *arg, struct buf *prog, char **cause)
 {
 	const struct deny_args	*a = arg;
 	scmp_filter_ctx		 ctx;
-	int			 rc;
+	int			 rc, nr;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL) {
@@ -237,7 +275,11 @@ deny_build(void *arg, struct buf *prog, char **cause)
 	if (rc == 0)
 		rc = deny_shared_tables(ctx);
 	if (rc == 0)
-		rc = deny_setid(ctx);
+		rc = seccomp_setid_rules(ctx, a->setid_observed ?
+		    SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM));
+	if (rc == 0 && (nr = seccomp_syscall_resolve_name("openat2")) !=
+	    __NR_SCMP_ERROR)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
@@ -256,9 +298,11 @@ deny_build(void *arg, struct buf *prog, char **cause)
 }
 
 int
-seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
+seccomp_deny_fd(bool allow_ptrace, bool allow_userns, bool setid_observed,
+    char **cause)
 {
-	struct deny_args	 a = { allow_ptrace, allow_userns };
+	struct deny_args	 a = { allow_ptrace, allow_userns,
+				    setid_observed };
 	struct buf		 prog = BUF_INIT;
 	char			 name[32];
 	int			 fd;
@@ -267,8 +311,8 @@ seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
 	   version retires older programs (deny2: before pidfd_getfd, deny3:
 	   before shared working directories and descriptor tables, deny4:
 	   before setuid and setgid modes). */
-	snprintf(name, sizeof name, "deny4-%d%d-%08x", allow_ptrace,
-	    allow_userns, deny_tables_hash());
+	snprintf(name, sizeof name, "deny4-%d%d%d-%08x", allow_ptrace,
+	    allow_userns, setid_observed, deny_tables_hash());
 	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
 		return -1;
 	/* bwrap reads the program from a descriptor. */

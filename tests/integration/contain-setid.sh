@@ -1,10 +1,13 @@
 #!/bin/bash
 # No setuid or setgid from a run (issue 36, item 4): every way a command
 # sets S_ISUID or S_ISGID (chmod, fchmod, fchmodat, fchmodat2, mkdir,
-# mknod, open/creat with the bits in the mode, install -m) is refused by
-# the deny filter in every profile, and openat2 answers ENOSYS (its mode
-# is in memory the filter cannot read). The host afterwards has no file
-# with either bit.
+# mknod, open/creat with the bits in the mode, install -m) is refused in
+# every profile, and openat2 answers ENOSYS (its mode is in memory the
+# filter cannot read). The host afterwards has no file with either bit.
+# With seccomp notification the observer answers them and the report
+# names each attempt (reason "setid"); without it (BWGATE_NO_NOTIFY=1)
+# the deny filter refuses them unseen, and the report says violations
+# are inferred.
 . "$(dirname "$0")/libtest.sh"
 
 P=$(new_project)
@@ -51,6 +54,7 @@ tr("creat-2755", lambda: raw(85, b"c", 0o2755))	# x86_64 creat
 EOF
 
 # Files under $1 with a setuid or setgid bit, as the host sees them.
+# (Paths in the report are as the command named them.)
 setid_files() {
 	find "$1" -perm /6000 -print 2>/dev/null
 }
@@ -62,17 +66,22 @@ for prof in project git-write readonly; do
 	else
 		dir=$P
 	fi
-	"$BWGATE" exec --project "$P" --profile $prof --rw "$X" \
+	"$BWGATE" exec --json-fd 3 --project "$P" --profile $prof --rw "$X" \
 	    -- sh -c 'cd "$0" && exec "$@"' "$dir" sh -c "$(cat "$T/attack.sh")" \
-	    > "$T/out.$prof" 2> "$T/err"
+	    > "$T/out.$prof" 2> "$T/err" 3> "$T/rep.$prof"
+	named=$(jq -r '[.violations[] | select(.reason == "setid") | .path] |
+	    sort | join(" ")' "$T/rep.$prof")
+	assert_eq "$prof: the report names each attempt" "$named" \
+	    "d d2 i t"
 	for a in chmod-4755 chmod-u+s chmod-g+s chmod-g+s-dir mkdir-m-2775 \
 	    install-m-4755; do
 		ok_if "$prof: $a refused" grep -qx "$a=refused" "$T/out.$prof"
 	done
 	if [ -n "$PY" ]; then
-		"$BWGATE" exec --project "$P" --profile $prof --rw "$X" \
-		    -- sh -c 'cd "$0" && exec "$@"' "$dir" \
-		    "$PY" -c "$(cat "$T/attack.py")" >> "$T/out.$prof" 2> "$T/err"
+		"$BWGATE" exec --json-fd 3 --project "$P" --profile $prof \
+		    --rw "$X" -- sh -c 'cd "$0" && exec "$@"' "$dir" \
+		    "$PY" -c "$(cat "$T/attack.py")" >> "$T/out.$prof" 2> "$T/err" \
+		    3> "$T/rep.$prof"
 		for a in open-6755 fchmod-4755 fchmodat-nofollow mknod-4755 \
 		    fchmodat2-4755; do
 			ok_if "$prof: $a refused (EPERM)" \
@@ -85,6 +94,12 @@ for prof in project git-write readonly; do
 		    grep -qx "openat2=ENOSYS" "$T/out.$prof"
 		ok_if "$prof: an ordinary mode still works" \
 		    grep -qx "open-plain=ok" "$T/out.$prof"
+		# (glibc may name a file /proc/self/fd/N: its last part only)
+		named=$(jq -r '[.violations[] | select(.reason == "setid") |
+		    .path | sub(".*/"; "") | select(test("^[0-9]+$") | not)] |
+		    unique | join(" ")' "$T/rep.$prof")
+		assert_eq "$prof: the report names each attempt (python)" \
+		    "$named" "c n o plain"
 	else
 		skip "$prof: python attacks" "python3 not installed"
 	fi
@@ -93,5 +108,19 @@ for prof in project git-write readonly; do
 	[ -s "$T/out.$prof" ] || cat "$T/err" >&2
 done
 echo "# project profile: $(tr '\n' ' ' < "$T/out.project")"
+
+# Without notification: refused by the deny filter, the report cannot
+# name it and says its violations are inferred.
+rm -rf "${X:?}"/*
+BWGATE_NO_NOTIFY=1 "$BWGATE" exec --json-fd 3 --project "$P" --rw "$X" -- \
+    sh -c 'cd "$0" && exec "$@"' "$X" sh -c "$(cat "$T/attack.sh")" \
+    > "$T/out.nn" 2> "$T/err.nn" 3> "$T/rep.nn"
+for a in chmod-4755 chmod-u+s mkdir-m-2775 install-m-4755; do
+	ok_if "no notification: $a refused" grep -qx "$a=refused" "$T/out.nn"
+done
+assert_eq "no notification: no setuid or setgid file on the host" \
+    "$(setid_files "$X")" ""
+assert_match "no notification: the report says it only infers" \
+    "$(cat "$T/err.nn")" "violations are inferred from error output"
 
 done_testing
