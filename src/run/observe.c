@@ -146,6 +146,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 		free(why);
 		msg.len = sizeof hello;
 		hello.flags |= OBSERVE_F_OFF;
+		hello.flags &= ~(uint32_t)OBSERVE_F_SETID;
 	}
 	hello.ninsns = (uint32_t)((msg.len - sizeof hello) / 8);
 	memcpy(msg.data, &hello, sizeof hello);
