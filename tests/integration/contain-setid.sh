@@ -123,4 +123,20 @@ assert_eq "no notification: no setuid or setgid file on the host" \
 assert_match "no notification: the report says it only infers" \
     "$(cat "$T/err.nn")" "violations are inferred from error output"
 
+# The deny filter leaves these calls to the observer: a command the
+# helper cannot observe is not run (else a listener of its own could let
+# them through). The observer's cached program, broken, makes the
+# helper's install fail (EINVAL).
+ls "$XDG_RUNTIME_DIR"/bwgate/bpf-observe-* > /dev/null 2>&1 ||
+	ok_if "the observer's program is cached" false
+for f in "$XDG_RUNTIME_DIR"/bwgate/bpf-observe-*; do
+	printf '\377\377\0\0\0\0\0\0' > "$f"
+done
+"$BWGATE" exec --project "$P" -- touch ran > "$T/out.bad" 2> "$T/err.bad"
+assert_eq "no observer: the command is not run (125)" "$?" 125
+ok_unless "no observer: nothing ran" test -e "$P/ran"
+assert_match "no observer: the helper says why" "$(cat "$T/err.bad")" \
+    "cannot observe the command"
+rm -f "$XDG_RUNTIME_DIR"/bwgate/bpf-observe-* "$P/ran"
+
 done_testing
