@@ -115,8 +115,9 @@ deny_shared_tables(scmp_filter_ctx ctx)
  * No setuid or setgid file or directory from a run: every call that
  * takes a mode is refused when the mode has S_ISUID or S_ISGID. The mode
  * is a register, so the filter reads what the kernel will use (no race).
- * Without O_CREAT or O_TMPFILE open ignores its mode, and libc then
- * passes 0: a refusal there costs nothing real. A directory's setgid bit
+ * open and openat count only with O_CREAT or O_TMPFILE in their flags (a
+ * register too): otherwise the kernel ignores the mode, and a raw call
+ * may leave anything there. A directory's setgid bit
  * goes too (chmod of such a directory that keeps the bit fails). The
  * table is {name, argument holding the mode}.
  *
@@ -141,12 +142,19 @@ deny_shared_tables(scmp_filter_ctx ctx)
 static const struct {
 	const char	*name;
 	unsigned int	 arg;
+	int		 flags;	/* open-style: the flags' argument (the mode
+				   counts with O_CREAT or O_TMPFILE only) */
 } seccomp_modes[] = {
-	{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 },
-	{ "fchmodat2", 2 }, { "mkdir", 1 }, { "mkdirat", 2 },
-	{ "mknod", 1 }, { "mknodat", 2 }, { "open", 2 }, { "openat", 3 },
-	{ "creat", 1 },
+	{ "chmod", 1, -1 }, { "fchmod", 1, -1 }, { "fchmodat", 2, -1 },
+	{ "fchmodat2", 2, -1 }, { "mkdir", 1, -1 }, { "mkdirat", 2, -1 },
+	{ "mknod", 1, -1 }, { "mknodat", 2, -1 }, { "open", 2, 1 },
+	{ "openat", 3, 2 }, { "creat", 1, -1 },
 };
+
+/* The open flags that make open use its mode (__O_TMPFILE: the bit of
+   O_TMPFILE without O_DIRECTORY). */
+static const scmp_datum_t seccomp_creates[] = { O_CREAT,
+	O_TMPFILE & ~O_DIRECTORY };
 
 /* fchmodat2 (Linux 6.6) has the same number on every architecture. */
 #define SECCOMP_NR_FCHMODAT2	452
@@ -172,17 +180,37 @@ seccomp_setid_rules(scmp_filter_ctx ctx, uint32_t action)
 		}
 		if (nr == __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
-		for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++) {
-			struct scmp_arg_cmp	cmp = { seccomp_modes[i].arg,
-						    SCMP_CMP_MASKED_EQ, bits[b],
-						    bits[b] };
+		for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+			for (size_t c = 0; c < sizeof seccomp_creates /
+			    sizeof seccomp_creates[0]; c++) {
+				struct scmp_arg_cmp cmp[2] = {
+				    { seccomp_modes[i].arg, SCMP_CMP_MASKED_EQ,
+				      bits[b], bits[b] },
+				    { (unsigned)seccomp_modes[i].flags,
+				      SCMP_CMP_MASKED_EQ, seccomp_creates[c],
+				      seccomp_creates[c] } };
 
-			rc = seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
-			if (rc != 0)
-				return rc;
-		}
+				if (seccomp_modes[i].flags < 0 && c > 0)
+					break;
+				rc = seccomp_rule_add_array(ctx, action, nr,
+				    seccomp_modes[i].flags < 0 ? 1 : 2, cmp);
+				if (rc != 0)
+					return rc;
+			}
 	}
 	return 0;
+}
+
+/* Does call i of the table, with these arguments, set a bit? */
+static bool
+setid_args(size_t i, const __u64 *args)
+{
+	uint64_t	creates = O_CREAT | (O_TMPFILE & ~O_DIRECTORY);
+
+	if (seccomp_modes[i].flags >= 0 &&
+	    (args[seccomp_modes[i].flags] & creates) == 0)
+		return false;
+	return (args[seccomp_modes[i].arg] & (S_ISUID | S_ISGID)) != 0;
 }
 
 bool
@@ -203,16 +231,14 @@ seccomp_setid_call(const struct seccomp_data *d)
 	if (d->arch == native) {
 		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
 			if (nrs[i] == d->nr)
-				return (d->args[seccomp_modes[i].arg] &
-				    (S_ISUID | S_ISGID)) != 0;
+				return setid_args(i, d->args);
 		return false;
 	}
 	if ((name = seccomp_syscall_resolve_num_arch(d->arch, d->nr)) == NULL)
 		return false;
 	for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
 		if (strcmp(seccomp_modes[i].name, name) == 0)
-			setid = (d->args[seccomp_modes[i].arg] &
-			    (S_ISUID | S_ISGID)) != 0;
+			setid = setid_args(i, d->args);
 	free(name);
 	return setid;
 }
@@ -237,6 +263,7 @@ deny_tables_hash(void)
 		for (const char *c = seccomp_modes[i].name; *c != '\0'; c++)
 			h = (h ^ (unsigned char)*c) * 16777619u;
 		h = (h ^ seccomp_modes[i].arg) * 16777619u;
+		h = (h ^ (uint32_t)seccomp_modes[i].flags) * 16777619u;
 	}
 	return h;
 }

@@ -51,6 +51,10 @@ tr("fchmodat2-4755", lambda: raw(452, -100, b"plain", 0o4755, 0))
 how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o4755, 0)
 tr("openat2", lambda: raw(437, -100, b"o2", how, len(how)))
 tr("creat-2755", lambda: raw(85, b"c", 0o2755))	# x86_64 creat
+# Without O_CREAT the kernel ignores the mode: whatever is there is let be.
+tr("open-nocreat", lambda: raw(2, b"plain", os.O_RDONLY, 0o4755))
+tr("openat-nocreat", lambda: raw(257, -100, b"plain", os.O_RDONLY, 0o6755))
+tr("open-wronly-nocreat", lambda: raw(2, b"plain", os.O_WRONLY, 0o4755))
 EOF
 
 # Files under $1 with a setuid or setgid bit, as the host sees them.
@@ -87,9 +91,16 @@ for prof in project git-write readonly; do
 			ok_if "$prof: $a refused (EPERM)" \
 			    grep -qx "$a=EPERM" "$T/out.$prof"
 		done
-		[ "$(uname -m)" = x86_64 ] &&
+		if [ "$(uname -m)" = x86_64 ]; then
 			ok_if "$prof: creat 02755 refused (EPERM)" \
 			    grep -qx "creat-2755=EPERM" "$T/out.$prof"
+			ok_if "$prof: open and openat without O_CREAT ignore the mode" \
+			    grep -qx "openat-nocreat=ok" "$T/out.$prof"
+			ok_if "$prof: (open)" \
+			    grep -qx "open-nocreat=ok" "$T/out.$prof"
+			ok_if "$prof: (open for writing)" \
+			    grep -qx "open-wronly-nocreat=ok" "$T/out.$prof"
+		fi
 		ok_if "$prof: openat2 answers ENOSYS" \
 		    grep -qx "openat2=ENOSYS" "$T/out.$prof"
 		ok_if "$prof: an ordinary mode still works" \
