@@ -129,6 +129,15 @@ BWGATE_NO_NOTIFY=1 "$BWGATE" exec --json-fd 3 --project "$P" --rw "$X" -- \
 for a in chmod-4755 chmod-u+s mkdir-m-2775 install-m-4755; do
 	ok_if "no notification: $a refused" grep -qx "$a=refused" "$T/out.nn"
 done
+if [ -n "$PY" ] && [ "$(uname -m)" = x86_64 ]; then
+	BWGATE_NO_NOTIFY=1 "$BWGATE" exec --project "$P" --rw "$X" -- \
+	    sh -c 'cd "$0" && exec "$@"' "$X" "$PY" -c "$(cat "$T/attack.py")" \
+	    > "$T/out.nnpy" 2> /dev/null
+	ok_if "no notification: openat 06755 with O_CREAT refused" \
+	    grep -qx "open-6755=EPERM" "$T/out.nnpy"
+	ok_if "no notification: open(2) without O_CREAT ignores the mode" \
+	    grep -qx "open-nocreat=ok" "$T/out.nnpy"
+fi
 assert_eq "no notification: no setuid or setgid file on the host" \
     "$(setid_files "$X")" ""
 assert_match "no notification: the report says it only infers" \
