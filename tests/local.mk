@@ -208,10 +208,12 @@ ENGINE_TESTS = \
 	%D%/integration/net-console.sh \
 	%D%/integration/net-clients.sh \
 	%D%/integration/net-node.sh \
+	%D%/integration/net-guard.sh \
 	%D%/integration/ui-net.sh \
 	%D%/integration/contain-limits.sh \
 	%D%/integration/contain-emfile.sh \
 	%D%/integration/contain-files.sh \
+	%D%/integration/contain-setid.sh \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \

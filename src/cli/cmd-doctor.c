@@ -413,7 +413,7 @@ cmd_doctor(int argc, char **argv)
 	    xstrdup(p.disable_userns ? "disabled inside with "
 	    "--disable-userns" : "--disable-userns unsupported: the seccomp "
 	    "filter refuses them"), NULL);
-	fd = seccomp_deny_fd(false, false, &cause);
+	fd = seccomp_deny_fd(false, false, false, &cause);
 	add_check(checks, &n, "seccomp", fd >= 0, fd >= 0 ?
 	    xasprintf("deny filter builds; violation notifications %s",
 	    p.seccomp_notify ? "available" : "unavailable (violations are "

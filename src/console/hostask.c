@@ -289,8 +289,7 @@ console_host_answer(struct console *c, uint32_t id, const char *answer,
 		    answer);
 		return -1;
 	}
-	pattern = xasprintf("%s%s:%d", hq->class != NULL ? "private:" : "",
-	    hq->host, hq->port);
+	pattern = domains_pattern(hq->host, hq->port, hq->class != NULL);
 	if (allowlist_add_project_host(c->project, pattern, &path,
 	    cause) != 0) {
 		free(pattern);

@@ -56,6 +56,10 @@ struct conn {
 	size_t		 head_len;	/* bytes of the header in head */
 	struct buf	 send;		/* bytes for the host before relaying */
 	uint64_t	 out, in;
+	/* The private addresses a person saw in the question and allowed
+	   (once or for the run): only these, not whatever DNS says next. */
+	struct sockaddr_storage asked[CONN_MAX_ADDRS];
+	int		 nasked;
 };
 
 /* Wait for fd or the stop pipe; 1 ready, 0 timeout or stop. */
@@ -499,24 +503,64 @@ conn_connect(struct conn *c, const struct sockaddr_storage *a,
 static int conn_resolve(struct conn *, struct sockaddr_storage *,
     socklen_t *, int);
 
-/* What host's addresses are when none is public, else NULL. */
+/*
+ * What host's addresses are when none is public, else NULL; the private
+ * ones are kept in c->asked (what the question shows).
+ */
 static const char *
 conn_private_class(struct conn *c)
 {
-	struct sockaddr_storage	 a[CONN_MAX_ADDRS];
 	socklen_t		 lens[CONN_MAX_ADDRS];
 	const char		*cls = NULL;
-	int			 n = conn_resolve(c, a, lens, CONN_MAX_ADDRS);
+	int			 n = conn_resolve(c, c->asked, lens,
+				    CONN_MAX_ADDRS);
 
+	c->nasked = 0;
 	for (int i = 0; i < n; i++) {
-		const char *k = domains_addr_class((struct sockaddr *)&a[i],
-		    lens[i]);
+		const char *k = domains_addr_class((struct sockaddr *)
+		    &c->asked[i], lens[i]);
 
 		if (k == NULL)
 			return NULL;
 		cls = k;
 	}
+	c->nasked = n;
 	return cls;
+}
+
+/* "HOST:PORT ADDRESS", the key of a private address allowed for a run. */
+static char *
+conn_approved_key(const struct conn *c, const struct sockaddr *sa)
+{
+	char	 addr[INET6_ADDRSTRLEN] = "?";
+	const void *p = sa->sa_family == AF_INET6 ?
+	    (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->
+	    sin6_addr : (const void *)&((const struct sockaddr_in *)
+	    (const void *)sa)->sin_addr;
+
+	inet_ntop(sa->sa_family, p, addr, sizeof addr);
+	return xasprintf("%s:%d %s", c->host, c->port, addr);
+}
+
+/* Did a person allow this private address of the host (here or for the
+   run)? */
+static bool
+conn_approved(struct conn *c, const struct sockaddr *sa)
+{
+	char	*key;
+	bool	 found = false;
+
+	for (int i = 0; i < c->nasked; i++)
+		if (domains_addr_same((const struct sockaddr *)&c->asked[i],
+		    sa))
+			return true;
+	key = conn_approved_key(c, sa);
+	pthread_mutex_lock(&c->np->mu);
+	for (size_t i = 0; i < c->np->approved.n && !found; i++)
+		found = strcmp(c->np->approved.v[i], key) == 0;
+	pthread_mutex_unlock(&c->np->mu);
+	free(key);
+	return found;
 }
 
 /*
@@ -543,17 +587,25 @@ conn_decide(struct conn *c, bool *private_ok)
 		a = np->ask.fn(np->ask.arg, c->host, c->port, cls, np->stop_r,
 		    &why);
 		if (a == NETPROXY_ALLOW_RUN) {
+			/* The host for the run; its private addresses only
+			   those the person saw (conn_approved). */
 			pthread_mutex_lock(&np->mu);
-			strv_pushf(&np->domains, "%s%s:%d", cls != NULL ?
-			    "private:" : "", c->host, c->port);
+			strv_push_owned(&np->domains,
+			    domains_pattern(c->host, c->port, false));
+			for (int k = 0; cls != NULL && k < c->nasked; k++) {
+				char *key = conn_approved_key(c,
+				    (struct sockaddr *)&c->asked[k]);
+
+				strv_push(&np->approved, key);
+				free(key);
+			}
 			pthread_mutex_unlock(&np->mu);
 		}
 		if (a != NETPROXY_DENY) {
-			/* The person saw what the addresses are. */
-			*private_ok = cls != NULL;
 			free(why);
 			return 1;
 		}
+		c->nasked = 0;
 	}
 	hint = netproxy_hint(c->host, c->port, why);
 	conn_refuse(c, 403, "Forbidden", hint);
@@ -591,7 +643,8 @@ conn_splice(int from, int to, const int *pp)
 	return n;
 }
 
-/* Copy bytes both ways until both directions have ended. */
+/* Copy bytes both ways until both directions have ended, or until no
+   byte has moved either way for np->idle_ms (NETPROXY_IDLE_MS). */
 static void
 conn_relay(struct conn *c)
 {
@@ -600,6 +653,9 @@ conn_relay(struct conn *c)
 	bool		 open_out = true, open_in = true;
 	int		 pipes[2][2] = { { -1, -1 }, { -1, -1 } };
 	bool		 zero_copy = true;
+	int64_t		 left;
+	int		 r;
+	int64_t		 idle_end = loop_now_ms() + c->np->idle_ms;
 
 	for (int k = 0; k < 2 && zero_copy; k++) {
 		if (pipe2(pipes[k], O_CLOEXEC) != 0)
@@ -615,13 +671,22 @@ conn_relay(struct conn *c)
 		pfd[1].events = POLLIN;
 		pfd[2].fd = c->np->stop_r;
 		pfd[2].events = POLLIN;
-		if (poll(pfd, 3, -1) < 0) {
+		left = idle_end - loop_now_ms();
+		if (left <= 0) {
+			LOG("%s:%d idle for %lld ms: closed", c->host, c->port,
+			    (long long)c->np->idle_ms);
+			break;
+		}
+		if ((r = poll(pfd, 3, (int)(left > INT32_MAX ? INT32_MAX :
+		    left))) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[2].revents != 0)
 			break;
+		if (r == 0)
+			continue;
 		for (int k = 0; k < 2; k++) {
 			int		 from = k == 0 ? c->fd : c->up;
 			int		 to = k == 0 ? c->up : c->fd;
@@ -656,6 +721,7 @@ conn_relay(struct conn *c)
 				continue;
 			}
 			*count += (uint64_t)n;
+			idle_end = loop_now_ms() + c->np->idle_ms;
 		}
 	}
 	for (int k = 0; k < 2; k++)
@@ -685,7 +751,8 @@ conn_forward(struct conn *c, bool private_ok)
 		const char *k = domains_addr_class((struct sockaddr *)&a[i],
 		    lens[i]);
 
-		if (k != NULL && !private_ok) {
+		if (k != NULL && !private_ok &&
+		    !conn_approved(c, (struct sockaddr *)&a[i])) {
 			cls = k;
 			continue;
 		}
@@ -693,9 +760,12 @@ conn_forward(struct conn *c, bool private_ok)
 		oklens[nok++] = lens[i];
 	}
 	if (nok == 0) {
+		char *pat = domains_pattern(c->host, c->port, true);
+
 		why = xasprintf("%s resolves to %s; only a pattern written "
-		    "private:%s may reach it", c->host, cls, c->host);
+		    "%s may reach it", c->host, cls, pat);
 		conn_refuse(c, 403, "Forbidden", why);
+		free(pat);
 		free(why);
 		return;
 	}

@@ -13,6 +13,10 @@
 #define NETPROXY_MAX_CONNS	256
 #define NETPROXY_MAX_HOSTS	256
 #define NETPROXY_MAX_REFUSED	100
+/* Longest wait between accepts while descriptors are short (EMFILE). */
+#define NETPROXY_BACKOFF_MS	1000
+/* A relay with no byte either way for this long is closed. */
+#define NETPROXY_IDLE_MS	(15 * 60 * 1000)
 
 struct netproxy_host {
 	char		*host;
@@ -37,6 +41,9 @@ struct netproxy {
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 idle;
 	struct strv		 domains;	/* grows with ALLOW_RUN */
+	struct strv		 approved;	/* "HOST:PORT ADDRESS": private
+						   addresses a person allowed
+						   for the run, each alone */
 	unsigned		 active;
 	struct netproxy_host	*hosts;
 	size_t			 nhosts;
@@ -44,6 +51,8 @@ struct netproxy {
 	size_t			 nrefused;
 	size_t			 refused_more;	/* beyond the bound */
 	unsigned		 connections;
+	int64_t			 idle_ms;	/* NETPROXY_IDLE_MS, or the
+						   tests' BWGATE_NET_IDLE_MS */
 };
 
 /* One accepted connection (netproxy-conn.c); takes fd, runs detached. */

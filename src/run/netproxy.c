@@ -48,11 +48,15 @@
 char *
 netproxy_hint(const char *host, int port, const char *why)
 {
-	return xasprintf("%s:%d is not among the hosts this command may "
-	    "reach%s%s%s; ask the operator to allow it, or add --domain %s:%d "
-	    "(or \"domains\" in a profile of the rules)", host, port,
-	    why != NULL ? " (" : "", why != NULL ? why : "",
-	    why != NULL ? ")" : "", host, port);
+	char	*pat = domains_pattern(host, port, false);
+	char	*s = xasprintf("%s is not among the hosts this command may "
+		    "reach%s%s%s; ask the operator to allow it, or add --domain "
+		    "%s (or \"domains\" in a profile of the rules)", pat,
+		    why != NULL ? " (" : "", why != NULL ? why : "",
+		    why != NULL ? ")" : "", pat);
+
+	free(pat);
+	return s;
 }
 
 /* Receive the listening socket bwgate-netlisten sends; -1 on failure. */
@@ -170,20 +174,31 @@ out:
 	return fd;
 }
 
-/* The accepting thread. */
+/*
+ * The accepting thread. Out of descriptors (EMFILE, ENFILE) or memory,
+ * the waiting connection stays queued and the listener stays readable:
+ * instead of spinning, it waits (on the stop pipe only) 10 ms, doubling
+ * to NETPROXY_BACKOFF_MS while the shortage lasts, and logs it once.
+ */
 static void *
 netproxy_accept_main(void *arg)
 {
 	struct netproxy	*np = arg;
 	struct pollfd	 pfd[2];
+	int		 backoff = 0;
 
 	for (;;) {
 		int fd;
 
-		pfd[0].fd = np->listen_fd;
-		pfd[0].events = POLLIN;
 		pfd[1].fd = np->stop_r;
 		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		/* Short of descriptors: the stop pipe alone, for a while. */
+		if (backoff > 0 && (poll(&pfd[1], 1, backoff) < 0 ?
+		    errno != EINTR : pfd[1].revents != 0))
+			break;
+		pfd[0].fd = np->listen_fd;
+		pfd[0].events = POLLIN;
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -194,6 +209,16 @@ netproxy_accept_main(void *arg)
 		if (!(pfd[0].revents & POLLIN))
 			continue;
 		fd = accept4(np->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE ||
+		    errno == ENOBUFS || errno == ENOMEM)) {
+			if (backoff == 0)
+				LOG("accept: %s (waiting)", strerror(errno));
+			backoff = backoff == 0 ? 10 : backoff * 2;
+			if (backoff > NETPROXY_BACKOFF_MS)
+				backoff = NETPROXY_BACKOFF_MS;
+			continue;
+		}
+		backoff = 0;
 		if (fd < 0)
 			continue;
 		pthread_mutex_lock(&np->mu);
@@ -217,12 +242,17 @@ netproxy_start(pid_t pid, const struct strv *domains,
 {
 	struct netproxy	*np;
 	int		 sp[2];
+	const char	*idle;
 
 	np = xcalloc(1, sizeof *np);
 	np->listen_fd = np->stop_r = np->stop_w = -1;
 	pthread_mutex_init(&np->mu, NULL);
 	pthread_cond_init(&np->idle, NULL);
 	strv_append_all(&np->domains, domains);
+	np->idle_ms = NETPROXY_IDLE_MS;
+	if ((idle = getenv("BWGATE_NET_IDLE_MS")) != NULL && *idle != '\0')
+		np->idle_ms = strtoll(idle, NULL, 10) > 0 ?
+		    strtoll(idle, NULL, 10) : NETPROXY_IDLE_MS;
 	if (ask != NULL)
 		np->ask = *ask;
 	if ((np->listen_fd = netproxy_listen(pid, cause)) < 0)
@@ -376,6 +406,7 @@ netproxy_free(struct netproxy *np)
 	}
 	free(np->refused);
 	strv_release(&np->domains);
+	strv_release(&np->approved);
 	pthread_mutex_destroy(&np->mu);
 	pthread_cond_destroy(&np->idle);
 	free(np);

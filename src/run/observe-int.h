@@ -119,6 +119,10 @@ void	 observe_record_rename(struct observer *, const struct sandbox *,
 void	 observe_judge_link(struct observer *, const struct sandbox *,
 	    const char *old, const char *new, bool follow,
 	    struct violations *);
+/* observe-setid.c. A call that would set a setuid or setgid bit: record
+   the refusal (the caller answers EPERM). */
+void	 observe_setid(struct observer *, const struct seccomp_notif *,
+	    struct violations *);
 /* A network call while the network is off: judge its address. */
 void	 observe_judge_net(struct observer *, struct observe_mem *,
 	    uint64_t addr, uint64_t len, const char *op, struct violations *);

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -65,6 +66,7 @@
 #include "observe-int.h"
 #include "observe.h"
 #include "pathwalk.h"
+#include "seccomp-deny.h"
 #include "xalloc.h"
 
 /* Linux 6.6: wake the supervisor on the notifying CPU (a direct handoff). */
@@ -80,6 +82,19 @@
 /* Calls in a row from one task before the CPU is handed to and fro. */
 #define OBSERVE_SYNC_RUN	8
 static void	observe_loop_cb(int, short, void *);
+
+/* Can the helper install the observer's filter here? The kernel hands
+   notifications on, and the helper's socket can sit at OBSERVE_SOCK_FD. */
+static bool
+observe_setid_possible(void)
+{
+	unsigned int	action = SECCOMP_RET_USER_NOTIF;
+	struct rlimit	rl;
+
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) ==
+	    0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur > OBSERVE_SOCK_FD;
+}
 static void	observe_hello_reply(struct observer *);
 
 struct observer *
@@ -117,6 +132,12 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 		hello.flags |= OBSERVE_F_RECORD;
 	if (flags & OBSERVE_ARGV)
 		hello.flags |= OBSERVE_F_ARGV;
+	/* Setuid and setgid modes to the observer (answered EPERM and
+	   named in the report) where it will be there: notifications, and
+	   its socket's descriptor within reach (else the deny filter
+	   refuses them unseen). */
+	if ((hello.flags & OBSERVE_F_OFF) == 0 && observe_setid_possible())
+		hello.flags |= OBSERVE_F_SETID;
 	/* The program travels with the hello (see observe-proto.h). */
 	buf_add(&msg, &hello, sizeof hello);
 	if ((hello.flags & OBSERVE_F_OFF) == 0 &&
@@ -125,6 +146,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 		free(why);
 		msg.len = sizeof hello;
 		hello.flags |= OBSERVE_F_OFF;
+		hello.flags &= ~(uint32_t)OBSERVE_F_SETID;
 	}
 	hello.ninsns = (uint32_t)((msg.len - sizeof hello) / 8);
 	memcpy(msg.data, &hello, sizeof hello);
@@ -156,6 +178,8 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	pol->helper = helper;
 	pol->helper_fd = sv[1];		/* the sandbox closes it */
 	pol->helper_argv_later = (flags & OBSERVE_ARGV) != 0;
+	pol->setid_observed = (hello.flags & OBSERVE_F_SETID) &&
+	    (hello.flags & OBSERVE_F_OFF) == 0;
 	return obs;
 }
 
@@ -453,6 +477,12 @@ observe_serve(struct observer *obs, const struct sandbox *sb,
 			memset(obs->resp, 0, obs->resp_size);
 			obs->resp->id = obs->req->id;
 			obs->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			/* A setuid or setgid mode: refused, and named. */
+			if (seccomp_setid_call(&obs->req->data)) {
+				observe_setid(obs, obs->req, vs);
+				obs->resp->flags = 0;
+				obs->resp->error = -EPERM;
+			}
 			/* Mounts not what was opened: nothing it tries,
 			   its execve first, may happen. */
 			if (obs->raced != NULL) {

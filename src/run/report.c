@@ -23,6 +23,7 @@ static const char *const violation_reason_names[] = {
 	[VIOLATION_NETWORK] = "network",
 	[VIOLATION_LOCAL] = "local-port",
 	[VIOLATION_DISCARDED] = "discarded",
+	[VIOLATION_SETID] = "setid",
 };
 
 /* What the agent can do about each kind of refusal. */
@@ -48,6 +49,8 @@ static const char *const violation_hints[] = {
 	[VIOLATION_DISCARDED] = "written in the sandbox's private, empty home "
 	    "and discarded when the command ended (nothing reached the host): "
 	    "write under the project to keep it",
+	[VIOLATION_SETID] = "no command may set a setuid or setgid bit, in "
+	    "any profile: use an ordinary mode (0755, not 4755 or 2775)",
 };
 
 void

@@ -44,6 +44,7 @@ enum violation_reason {
 				   listens on: the host's are not there */
 	VIOLATION_DISCARDED,	/* done inside a place private to the sandbox
 				   (its empty $HOME), thrown away at the end */
+	VIOLATION_SETID,	/* a setuid or setgid bit, in any profile */
 };
 
 /* One thing the sandbox refused, merged with its repeats. */

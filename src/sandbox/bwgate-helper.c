@@ -248,6 +248,18 @@ main(int argc, char **argv)
 	if (helper_reply((int)sock, listener, error, why) != 0 &&
 	    (hello.flags & OBSERVE_F_WAIT))
 		return helper_gone();
+	/*
+	 * The deny filter left setuid and setgid modes to this observer: a
+	 * command without it could put a listener of its own in front of
+	 * them and let them through. Not when another filter already has a
+	 * listener (EBUSY: a sandbox inside a sandbox): nothing can add one
+	 * then, and the kernel answers ENOSYS.
+	 */
+	if (listener < 0 && error != EBUSY && (hello.flags & OBSERVE_F_SETID)) {
+		fprintf(stderr, "bwgate-helper: cannot observe the command "
+		    "(%s); not running it\n", why);
+		return 125;
+	}
 	gated = listener >= 0;
 	if (gated)
 		close(listener);

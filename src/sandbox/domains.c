@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -211,8 +212,63 @@ domains_v4_class(uint32_t a)
 	return NULL;
 }
 
-const char *
-domains_addr_class(const struct sockaddr *sa, socklen_t len)
+bool
+domains_addr_same(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->
+		    sin_addr.s_addr == ((const struct sockaddr_in *)
+		    (const void *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->
+		    sin6_addr, &((const struct sockaddr_in6 *)(const void *)b)->
+		    sin6_addr, sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+/*
+ * Is sa one of this host's own addresses? Asked each time (interfaces
+ * come and go during a run); an IPv4-mapped IPv6 address is compared as
+ * the IPv4 one. If the list cannot be read, every address counts as the
+ * host's own (refused without "private:"): fail closed.
+ */
+static bool
+domains_host_own(const struct sockaddr *sa)
+{
+	struct ifaddrs		*ifs, *i;
+	struct sockaddr_in	 v4;
+	bool			 own = false;
+
+	if (sa->sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(
+	    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr)) {
+		memset(&v4, 0, sizeof v4);
+		v4.sin_family = AF_INET;
+		memcpy(&v4.sin_addr, ((const struct sockaddr_in6 *)
+		    (const void *)sa)->sin6_addr.s6_addr + 12, 4);
+		sa = (const struct sockaddr *)&v4;
+	}
+	if (getifaddrs(&ifs) != 0)
+		return true;
+	for (i = ifs; i != NULL && !own; i = i->ifa_next)
+		own = i->ifa_addr != NULL && domains_addr_same(i->ifa_addr, sa);
+	freeifaddrs(ifs);
+	return own;
+}
+
+char *
+domains_pattern(const char *host, int port, bool private_ok)
+{
+	bool	v6 = strchr(host, ':') != NULL;
+
+	return xasprintf("%s%s%s%s:%d", private_ok ? "private:" : "",
+	    v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+/* The class of an address by its number alone. */
+static const char *
+domains_addr_number_class(const struct sockaddr *sa, socklen_t len)
 {
 	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const void *)sa;
@@ -258,6 +314,16 @@ domains_addr_class(const struct sockaddr *sa, socklen_t len)
 		return NULL;
 	}
 	return "not an internet address";
+}
+
+const char *
+domains_addr_class(const struct sockaddr *sa, socklen_t len)
+{
+	const char	*cls = domains_addr_number_class(sa, len);
+
+	if (cls == NULL && domains_host_own(sa))
+		cls = "an address of this host";
+	return cls;
 }
 
 char *

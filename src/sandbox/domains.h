@@ -51,8 +51,15 @@ int	 domains_match(const struct strv *, const char *host, int port,
 	    bool *private_ok);
 /* Why an address may not be reached without "private:" ("a loopback
    address", ...), or NULL when it may. IPv4-mapped IPv6 is judged as
-   IPv4. Unknown families are refused. */
+   IPv4. Unknown families are refused. An address of one of this host's
+   own interfaces (getifaddrs, every family) is "an address of this
+   host": a service bound to 0.0.0.0 answers there. */
 const char *domains_addr_class(const struct sockaddr *, socklen_t);
+/* Are two addresses the same (family, address; the port is ignored)? */
+bool	 domains_addr_same(const struct sockaddr *, const struct sockaddr *);
+/* The pattern --domain accepts for host:port ("[::1]:8080" for IPv6),
+   with "private:" in front when asked (caller frees). */
+char	*domains_pattern(const char *host, int port, bool private_ok);
 /* For people: "off", "any host", or "only a, b, c" (caller frees). */
 char	*domains_describe(bool any, const struct strv *domains);
 /* The environment variables that send clients to the proxy, as

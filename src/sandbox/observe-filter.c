@@ -24,6 +24,7 @@
 #include "bpfcache.h"
 #include "observe-filter.h"
 #include "observe-proto.h"
+#include "seccomp-deny.h"
 #include "xalloc.h"
 
 /* linux/falloc.h's, missing from older headers: fallocate by ioctl. */
@@ -162,6 +163,12 @@ filter_compile(uint32_t flags, struct buf *prog, char **cause)
 		cmp.datum_a = r->a;
 		cmp.datum_b = r->b;
 		rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp);
+	}
+	/* Setuid and setgid modes: refused by the observer, which must be
+	   the filter the kernel hands them to (seccomp-deny.c). */
+	if (rc == 0 && (flags & OBSERVE_F_SETID)) {
+		what = "setid modes";
+		rc = seccomp_setid_rules(ctx, SCMP_ACT_NOTIFY);
 	}
 	if (rc != 0) {
 		*cause = xasprintf("cannot build the observer filter (%s): %s",

@@ -51,6 +51,9 @@ enum observe_hello_flags {
 					   report needs (fchmod, ...) */
 	OBSERVE_F_ARGV = (1 << 4),	/* the command comes with the go
 					   message (a prestarted sandbox) */
+	OBSERVE_F_SETID = (1 << 5),	/* the deny filter leaves setuid and
+					   setgid modes to the observer: no
+					   command without it (seccomp-deny.c) */
 };
 
 /* With OBSERVE_F_ARGV the go message is the command's arguments, each

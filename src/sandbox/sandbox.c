@@ -535,7 +535,8 @@ build_seccomp(struct build *b, char **cause)
 		return 0;
 	if (!b->dry) {
 		fd = seccomp_deny_fd(b->pol->allow_ptrace,
-		    b->pol->allow_userns, cause);
+		    b->pol->allow_userns, b->pol->helper != NULL &&
+		    b->pol->setid_observed, cause);
 		if (fd < 0)
 			return -1;
 	}

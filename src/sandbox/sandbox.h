@@ -76,6 +76,8 @@ struct sandbox_policy {
 	bool		 helper_argv_later; /* the helper gets the command
 					   later (a prestarted sandbox): the
 					   argv ends before it */
+	bool		 setid_observed; /* the helper's observer answers
+					   setuid/setgid modes (seccomp-deny.h) */
 };
 
 enum mount_kind {

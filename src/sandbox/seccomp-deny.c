@@ -7,8 +7,10 @@
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -109,7 +111,139 @@ deny_shared_tables(scmp_filter_ctx ctx)
 	return 0;
 }
 
-/* FNV-1a over the names in the tables. */
+/*
+ * No setuid or setgid file or directory from a run: every call that
+ * takes a mode is refused when the mode has S_ISUID or S_ISGID. The mode
+ * is a register, so the filter reads what the kernel will use (no race).
+ * open and openat count only with O_CREAT or O_TMPFILE in their flags (a
+ * register too): otherwise the kernel ignores the mode, and a raw call
+ * may leave anything there. A directory's setgid bit
+ * goes too (chmod of such a directory that keeps the bit fails). The
+ * table is {name, argument holding the mode}.
+ *
+ * The answer: SECCOMP_RET_ERRNO outranks the observer's notification, so
+ * an EPERM here is never seen by the change report. When the observer
+ * will be there (seccomp_deny_fd's setid_observed), these calls are
+ * SECCOMP_RET_USER_NOTIF instead, and the observer's own program has the
+ * same rules (seccomp_setid_rules): the kernel hands the call to the
+ * newest filter that notifies, the observer's, which answers EPERM and
+ * records it (seccomp_setid_call). Should no listener be there, the
+ * kernel answers ENOSYS: still refused. A command cannot put a listener
+ * of its own in front: once the observer has one the kernel refuses
+ * another (EBUSY), and the helper does not run the command when it could
+ * not install the observer's (bwgate-helper.c).
+ *
+ * openat2 carries its mode in memory (struct open_how) that another
+ * thread can change after any check: it gets ENOSYS, as clone3 does,
+ * and callers fall back to openat. glibc, musl, Go's and Rust's standard
+ * libraries never call openat2 for open(); programs that do call it
+ * (systemd, libpathrs) treat ENOSYS as "kernel before 5.6" and fall back.
+ */
+static const struct {
+	const char	*name;
+	unsigned int	 arg;
+	int		 flags;	/* open-style: the flags' argument (the mode
+				   counts with O_CREAT or O_TMPFILE only) */
+} seccomp_modes[] = {
+	{ "chmod", 1, -1 }, { "fchmod", 1, -1 }, { "fchmodat", 2, -1 },
+	{ "fchmodat2", 2, -1 }, { "mkdir", 1, -1 }, { "mkdirat", 2, -1 },
+	{ "mknod", 1, -1 }, { "mknodat", 2, -1 }, { "open", 2, 1 },
+	{ "openat", 3, 2 }, { "creat", 1, -1 },
+};
+
+/* The open flags that make open use its mode (__O_TMPFILE: the bit of
+   O_TMPFILE without O_DIRECTORY). */
+static const scmp_datum_t seccomp_creates[] = { O_CREAT,
+	O_TMPFILE & ~O_DIRECTORY };
+
+/* fchmodat2 (Linux 6.6) has the same number on every architecture. */
+#define SECCOMP_NR_FCHMODAT2	452
+
+int
+seccomp_setid_rules(scmp_filter_ctx ctx, uint32_t action)
+{
+	static const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
+	int	nr, rc;
+
+	for (size_t i = 0; i < sizeof seccomp_modes / sizeof seccomp_modes[0];
+	    i++) {
+		nr = seccomp_syscall_resolve_name(seccomp_modes[i].name);
+		if (nr == __NR_SCMP_ERROR &&
+		    strcmp(seccomp_modes[i].name, "fchmodat2") == 0) {
+			/* Unknown to this libseccomp: all of it, ENOSYS
+			   (glibc falls back to fchmodat, filtered here). */
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+			    SECCOMP_NR_FCHMODAT2, 0);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
+		if (nr == __NR_SCMP_ERROR)
+			continue;	/* not on this architecture */
+		for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+			for (size_t c = 0; c < sizeof seccomp_creates /
+			    sizeof seccomp_creates[0]; c++) {
+				struct scmp_arg_cmp cmp[2] = {
+				    { seccomp_modes[i].arg, SCMP_CMP_MASKED_EQ,
+				      bits[b], bits[b] },
+				    { (unsigned)seccomp_modes[i].flags,
+				      SCMP_CMP_MASKED_EQ, seccomp_creates[c],
+				      seccomp_creates[c] } };
+
+				if (seccomp_modes[i].flags < 0 && c > 0)
+					break;
+				rc = seccomp_rule_add_array(ctx, action, nr,
+				    seccomp_modes[i].flags < 0 ? 1 : 2, cmp);
+				if (rc != 0)
+					return rc;
+			}
+	}
+	return 0;
+}
+
+/* Does call i of the table, with these arguments, set a bit? */
+static bool
+setid_args(size_t i, const __u64 *args)
+{
+	uint64_t	creates = O_CREAT | (O_TMPFILE & ~O_DIRECTORY);
+
+	if (seccomp_modes[i].flags >= 0 &&
+	    (args[seccomp_modes[i].flags] & creates) == 0)
+		return false;
+	return (args[seccomp_modes[i].arg] & (S_ISUID | S_ISGID)) != 0;
+}
+
+bool
+seccomp_setid_call(const struct seccomp_data *d)
+{
+	/* The native numbers, resolved once (every notification asks). */
+	static int	 nrs[sizeof seccomp_modes / sizeof seccomp_modes[0]];
+	static uint32_t	 native;
+	char		*name;
+	bool		 setid = false;
+
+	if (native == 0) {
+		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+			nrs[i] = seccomp_syscall_resolve_name(
+			    seccomp_modes[i].name);
+		native = seccomp_arch_native();
+	}
+	if (d->arch == native) {
+		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+			if (nrs[i] == d->nr)
+				return setid_args(i, d->args);
+		return false;
+	}
+	if ((name = seccomp_syscall_resolve_num_arch(d->arch, d->nr)) == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+		if (strcmp(seccomp_modes[i].name, name) == 0)
+			setid = setid_args(i, d->args);
+	free(name);
+	return setid;
+}
+
+/* FNV-1a over the names (and mode arguments) in the tables. */
 static uint32_t
 deny_tables_hash(void)
 {
@@ -124,12 +258,20 @@ deny_tables_hash(void)
 				if (*c == '\0')
 					break;
 			}
+	for (size_t i = 0; i < sizeof seccomp_modes / sizeof seccomp_modes[0];
+	    i++) {
+		for (const char *c = seccomp_modes[i].name; *c != '\0'; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		h = (h ^ seccomp_modes[i].arg) * 16777619u;
+		h = (h ^ (uint32_t)seccomp_modes[i].flags) * 16777619u;
+	}
 	return h;
 }
 
 struct deny_args {
 	bool	allow_ptrace;
 	bool	allow_userns;
+	bool	setid_observed;
 };
 
 /* Compile the deny filter into prog. */
@@ -138,7 +280,7 @@ deny_build(void *arg, struct buf *prog, char **cause)
 {
 	const struct deny_args	*a = arg;
 	scmp_filter_ctx		 ctx;
-	int			 rc;
+	int			 rc, nr;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL) {
@@ -160,6 +302,12 @@ deny_build(void *arg, struct buf *prog, char **cause)
 	if (rc == 0)
 		rc = deny_shared_tables(ctx);
 	if (rc == 0)
+		rc = seccomp_setid_rules(ctx, a->setid_observed ?
+		    SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM));
+	if (rc == 0 && (nr = seccomp_syscall_resolve_name("openat2")) !=
+	    __NR_SCMP_ERROR)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 		    0xffffffffu, TIOCSTI));
@@ -177,18 +325,21 @@ deny_build(void *arg, struct buf *prog, char **cause)
 }
 
 int
-seccomp_deny_fd(bool allow_ptrace, bool allow_userns, char **cause)
+seccomp_deny_fd(bool allow_ptrace, bool allow_userns, bool setid_observed,
+    char **cause)
 {
-	struct deny_args	 a = { allow_ptrace, allow_userns };
+	struct deny_args	 a = { allow_ptrace, allow_userns,
+				    setid_observed };
 	struct buf		 prog = BUF_INIT;
 	char			 name[32];
 	int			 fd;
 
 	/* Keyed by the tables too, so an edited table is never stale; the
 	   version retires older programs (deny2: before pidfd_getfd, deny3:
-	   before shared working directories and descriptor tables). */
-	snprintf(name, sizeof name, "deny3-%d%d-%08x", allow_ptrace,
-	    allow_userns, deny_tables_hash());
+	   before shared working directories and descriptor tables, deny4:
+	   before setuid and setgid modes). */
+	snprintf(name, sizeof name, "deny4-%d%d%d-%08x", allow_ptrace,
+	    allow_userns, setid_observed, deny_tables_hash());
 	if (bpf_cache_get(name, deny_build, &a, &prog, cause) != 0)
 		return -1;
 	/* bwrap reads the program from a descriptor. */

@@ -160,9 +160,14 @@ libc = ctypes.CDLL(None, use_errno=True)
 for path, flags in ((b"/etc/bwgate-o2", os.O_WRONLY | os.O_CREAT),
                     (b"/etc/hostname", os.O_RDONLY)):
     how = ctypes.create_string_buffer(struct.pack("QQQ", flags, 0o644, 0))
-    libc.syscall(437, -100, path, how, 24)'
-		assert_eq "openat2: only the write" "$(vlist)" \
-			"create /etc/bwgate-o2 read-only 1 true"
+    if libc.syscall(437, -100, path, how, 24) < 0:
+        print(os.strerror(ctypes.get_errno()))'
+		# The deny filter answers openat2 ENOSYS (its mode is in
+		# memory: issue 36), so libc falls back to openat.
+		assert_eq "openat2: ENOSYS, nothing tried" \
+			"$(jfield .stdout)$(vlist)" \
+			'"Function not implemented\nFunction not implemented\n"'
+
 	fi
 
 	# The network, off by default. A host listener is out of reach.
