@@ -30,6 +30,7 @@
 #include "log.h"
 #include "observe-filter.h"
 #include "observe-int.h"
+#include "observe-proto.h"
 #include "observe.h"
 #include "pathwalk.h"
 #include "xalloc.h"
@@ -171,20 +172,38 @@ observe_proc_fd(const char *path)
 	return *end == '\0' && n < 1 << 20 ? (int)n : -1;
 }
 
+static char	*observe_arg_path_fd(const struct seccomp_data *,
+		    struct observe_mem *, int, int, bool, bool *, int *);
+
 static char *
 observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
     int dirfd_arg, int path_arg, bool empty_ok, bool *deleted)
 {
-	_cleanup_free_ char	*raw = NULL, *base = NULL;
-	int			 dirfd = AT_FDCWD, fd;
+	return observe_arg_path_fd(d, mem, dirfd_arg, path_arg, empty_ok,
+	    deleted, NULL);
+}
 
+/* The same; *fdnum (when not NULL): the caller's descriptor the call
+   names instead of a path (AT_EMPTY_PATH, /proc/self/fd/N), else -1. */
+static char *
+observe_arg_path_fd(const struct seccomp_data *d, struct observe_mem *mem,
+    int dirfd_arg, int path_arg, bool empty_ok, bool *deleted, int *fdnum)
+{
+	_cleanup_free_ char	*raw = NULL, *base = NULL;
+	int			 dirfd = AT_FDCWD, fd, nofd;
+
+	if (fdnum == NULL)
+		fdnum = &nofd;
+	*fdnum = -1;
 	if (dirfd_arg >= 0)
 		dirfd = (int)d->args[dirfd_arg];
 	/* utimensat(fd, NULL, ...): the descriptor itself. */
 	if (deleted != NULL)
 		*deleted = false;
-	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
+	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD) {
+		*fdnum = dirfd;
 		return observe_base(mem->pid, dirfd, deleted);
+	}
 	errno = 0;
 	raw = observe_read_string(mem, d->args[path_arg]);
 	if (raw == NULL) {
@@ -197,12 +216,15 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 		errno = 0;	/* ENOENT without it: nothing happens */
 		if (!empty_ok || dirfd == AT_FDCWD)
 			return NULL;
+		*fdnum = dirfd;
 		return observe_base(mem->pid, dirfd, deleted);
 	}
 	/* glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and others name a file by
 	   its descriptor: /proc/self/fd/N is the file open at N. */
-	if ((fd = observe_proc_fd(raw)) >= 0)
+	if ((fd = observe_proc_fd(raw)) >= 0) {
+		*fdnum = fd;
 		return observe_base(mem->pid, fd, deleted);
+	}
 	if (raw[0] != '/') {
 		base = observe_base(mem->pid, dirfd, NULL);
 		if (base == NULL)
@@ -362,6 +384,54 @@ observe_widen_threads(struct observer *obs, const struct observe_call *c)
 static void	observe_judge_call(struct observer *, const struct sandbox *,
 		    const struct seccomp_notif *, struct violations *,
 		    const struct observe_call *);
+static void	observe_judge_paths(struct observer *,
+		    const struct sandbox *, const struct observe_call *,
+		    const char *, const char *, enum observe_kind, bool, bool,
+		    const char *, struct violations *);
+
+/*
+ * What a path call asks the delegate for (observe-act.c): mkdir, mknod,
+ * unlink/rmdir, symlink (its target text read here), truncate, chmod.
+ * Other path calls (chown, utime, xattr) create nothing: q->op stays 0.
+ */
+static void
+observe_req_path(const struct observe_call *c, const struct seccomp_data *d,
+    struct observe_mem *mem, bool follow, const char *path,
+    struct observe_req *q, char **target)
+{
+	int	i = c->path;
+
+	q->path1 = path;
+	q->follow1 = follow;
+	if (strcmp(c->op, "mkdir") == 0) {
+		q->op = OBSERVE_ACT_MKDIR;
+		q->mode = d->args[i + 1];
+	} else if (strcmp(c->op, "mknod") == 0) {
+		q->op = OBSERVE_ACT_MKNOD;
+		q->mode = d->args[i + 1];
+		q->arg = d->args[i + 2];
+	} else if (strcmp(c->op, "delete") == 0) {
+		q->op = OBSERVE_ACT_UNLINK;
+		if (strcmp(c->name, "rmdir") == 0)
+			q->flags = AT_REMOVEDIR;
+		else if (strcmp(c->name, "unlinkat") == 0)
+			q->flags = (uint32_t)d->args[2] & AT_REMOVEDIR;
+	} else if (strcmp(c->op, "symlink") == 0) {
+		/* The target is text, never resolved: copied once. */
+		q->op = OBSERVE_ACT_SYMLINK;
+		*target = observe_read_string(mem, d->args[0]);
+		q->path2 = *target;
+		if (q->path2 == NULL)
+			q->op = 0;	/* unreadable: the kernel says EFAULT */
+	} else if (strcmp(c->op, "truncate") == 0) {
+		q->op = OBSERVE_ACT_TRUNCATE;
+		q->arg = d->args[1];
+	} else if (strcmp(c->op, "chmod") == 0) {
+		q->op = OBSERVE_ACT_CHMOD;
+		q->mode = d->args[i + 1];
+		q->flags = follow ? 0 : 1;
+	}
+}
 
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
@@ -435,6 +505,11 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	bool				 deleted = false;
 	const char			*op;
 	int				 acc, lost = 0;
+	struct observe_req		 q;
+	_cleanup_free_ char		*target = NULL;
+
+	memset(&q, 0, sizeof q);
+	q.fd1 = q.fd2 = -1;
 
 	switch (c->how) {
 	case HOW_CONNECT:
@@ -481,9 +556,16 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		follow = (flags & O_NOFOLLOW) == 0 &&
 		    kind != OBSERVE_CREATE_EXCL;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false, NULL);
+		path = observe_arg_path_fd(d, &mem, c->dirfd, c->path,
+		    false, NULL, &q.fd1);
 		lost = path == NULL ? errno : 0;
+		q.op = OBSERVE_ACT_OPEN;
+		q.flags = (uint32_t)flags;
+		q.mode = c->how == HOW_OPENAT2 ? how.mode :
+		    c->flags < 0 ? d->args[1] : d->args[c->flags + 1];
+		q.follow1 = follow;
+		q.writes = writes;
+		q.path1 = path != NULL ? xstrdup(path) : NULL;
 		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
 			char *f = xasprintf("%s/%s", path, "(tmpfile)");
 
@@ -495,16 +577,20 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false, NULL);
 		lost = path == NULL ? errno : 0;
-		path2 = observe_arg_path(d, &mem,
+		path2 = observe_arg_path_fd(d, &mem,
 		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
-		    &deleted);
+		    &deleted, &q.fd2);
 		if (path2 == NULL && lost == 0)
 			lost = errno;
 		kind = OBSERVE_CREATE_EXCL;
 		follow = c->flags >= 0 && (d->args[c->flags] &
 		    AT_SYMLINK_FOLLOW);	/* for the old name */
 		op = c->op;
+		q.op = OBSERVE_ACT_LINK;
+		q.path1 = path;
+		q.path2 = q.fd2 < 0 ? path2 : NULL;
+		q.follow2 = follow;
 		break;
 	case HOW_RENAME:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
@@ -518,6 +604,11 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		kind = OBSERVE_DELETE;
 		follow = false;
 		op = c->op;
+		q.op = OBSERVE_ACT_RENAME;
+		q.path1 = path;
+		q.path2 = path2;
+		if (strcmp(c->name, "renameat2") == 0)
+			q.flags = (uint32_t)d->args[4];
 		break;
 	case HOW_BIND: {
 		struct sockaddr_un	 sun;
@@ -563,15 +654,24 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		if (c->flags >= 0 &&
 		    (d->args[c->flags] & AT_SYMLINK_NOFOLLOW))
 			follow = false;
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
+		path = observe_arg_path_fd(d, &mem, c->dirfd, c->path,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
-		    &deleted);
+		    &deleted, &q.fd1);
 		lost = path == NULL ? errno : 0;
+		observe_req_path(c, d, &mem, follow, path, &q, &target);
 		break;
 	}
 	/* Everything read: is it still the same task? */
-	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
+		free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 		return;
+	}
+	/* Decided (observe-act.c): a name that could not be read is not
+	   made blind. */
+	if (q.op != 0 && lost != 0 && q.fd1 < 0) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = lost == ENOENT ? EACCES : lost;
+	}
 	/* What cannot be resolved widens the change report (never
 	   dropped): a path that could not be read, a descriptor whose
 	   file lost its name (another hard link may show the change). */
@@ -581,8 +681,24 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	    strncmp(path, obs->rec_root, obs->rec_len) == 0 &&
 	    (path[obs->rec_len] == '/' || path[obs->rec_len] == '\0'))
 		observe_widen_lost(obs, op, ENOENT);
-	if (path == NULL)
+	if (path == NULL) {
+		free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 		return;
+	}
+	observe_judge_paths(obs, sb, c, path, path2, kind, follow, writes,
+	    op, vs);
+	if (q.op != 0 && (q.path1 != NULL || q.fd1 >= 0))
+		observe_act(obs, n, &q, vs);
+	free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
+}
+
+/* The recording and mount judgement of one call's paths. */
+static void
+observe_judge_paths(struct observer *obs, const struct sandbox *sb,
+    const struct observe_call *c, const char *path, const char *path2,
+    enum observe_kind kind, bool follow, bool writes, const char *op,
+    struct violations *vs)
+{
 	if (c->how == HOW_LINK) {
 		if (!observe_judge_path(obs, sb, path, kind, false, false, op,
 		    vs) && path2 != NULL)

@@ -65,6 +65,7 @@
 #include "observe-int.h"
 #include "observe.h"
 #include "pathwalk.h"
+#include "protect.h"
 #include "xalloc.h"
 
 /* Linux 6.6: wake the supervisor on the notifying CPU (a direct handoff). */
@@ -89,7 +90,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	struct observe_hello	 hello;
 	struct buf		 msg = BUF_INIT;
 	const char		*off = getenv("BWGATE_NO_NOTIFY");
-	char			*helper, *why = NULL;
+	char			*helper, *why = NULL, *pcause = NULL;
 	int			 sv[2];
 	ssize_t			 sent;
 
@@ -146,6 +147,20 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	obs->listener = -1;
 	obs->rootfd = -1;
 	obs->loop_fd = -1;
+	obs->delegate = -1;
+	obs->answer_fd = -1;
+	obs->project = xstrdup(pol->project);
+	obs->project_len = strlen(pol->project);
+	if ((obs->protect = protect_new(pol, &pcause)) == NULL) {
+		/* Fail closed: no policy, nothing may be made. */
+		*cause = xasprintf("cannot load the protection policy: %s",
+		    pcause);
+		free(pcause);
+		observe_free(obs);
+		free(helper);
+		close(sv[1]);
+		return NULL;
+	}
 	obs->network = pol->network;
 	obs->userns = pol->allow_userns;
 	obs->status = xstrdup("no answer from the helper");
@@ -313,10 +328,10 @@ observe_hello_reply(struct observer *obs)
 	struct msghdr		 msg;
 	union {
 		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
+		char		 buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
-	int			 fd = -1, sizes_ok;
+	int			 fd = -1, sizes_ok, fds[2] = { -1, -1 };
 	struct seccomp_notif_sizes sizes;
 	ssize_t			 n;
 
@@ -333,7 +348,12 @@ observe_hello_reply(struct observer *obs)
 	    c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
-		if (c->cmsg_type == SCM_RIGHTS)
+		if (c->cmsg_type == SCM_RIGHTS && c->cmsg_len >=
+		    CMSG_LEN(sizeof fds)) {
+			memcpy(fds, CMSG_DATA(c), sizeof fds);
+			fd = fds[0];
+			obs->delegate = fds[1];
+		} else if (c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	}
 	/* With a listener the helper does not wait: the command's execve
@@ -429,6 +449,33 @@ observe_sync_choose(struct observer *obs, uint32_t pid)
 	observe_sync_wake(obs, first || obs->same_run >= OBSERVE_SYNC_RUN);
 }
 
+/*
+ * Answer with the descriptor the delegate opened, put into the caller at
+ * the lowest free number, as the open would have: the kernel answers the
+ * call with its number (SECCOMP_ADDFD_FLAG_SEND). False when it could not
+ * (the answer is then an error, sent by the caller).
+ */
+static bool
+observe_inject(struct observer *obs)
+{
+	struct seccomp_notif_addfd	add;
+	int				r;
+
+	memset(&add, 0, sizeof add);
+	add.id = obs->req->id;
+	add.flags = SECCOMP_ADDFD_FLAG_SEND;
+	add.srcfd = (uint32_t)obs->answer_fd;
+	add.newfd_flags = obs->answer_cloexec ? O_CLOEXEC : 0;
+	r = ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	close(obs->answer_fd);
+	obs->answer_fd = -1;
+	if (r >= 0 || errno == ENOENT)
+		return true;	/* answered, or the task is gone */
+	obs->answer = ANSWER_ERROR;
+	obs->answer_error = errno == EMFILE ? EMFILE : EACCES;
+	return false;
+}
+
 /* Serve what is pending on the listener, at most OBSERVE_BATCH. */
 static void
 observe_serve(struct observer *obs, const struct sandbox *sb,
@@ -448,11 +495,22 @@ observe_serve(struct observer *obs, const struct sandbox *sb,
 			    obs->req) != 0)
 				continue;	/* withdrawn (task died) */
 			obs->count++;
+			obs->answer = ANSWER_CONTINUE;
 			observe_judge(obs, sb, obs->req, vs);
 			observe_sync_choose(obs, obs->req->pid);
+			if (obs->answer == ANSWER_FD && obs->raced == NULL &&
+			    observe_inject(obs))
+				continue;
 			memset(obs->resp, 0, obs->resp_size);
 			obs->resp->id = obs->req->id;
 			obs->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			if (obs->answer == ANSWER_ERROR) {
+				obs->resp->flags = 0;
+				obs->resp->error = -obs->answer_error;
+			} else if (obs->answer == ANSWER_DONE) {
+				obs->resp->flags = 0;
+				obs->resp->val = 0;
+			}
 			/* Mounts not what was opened: nothing it tries,
 			   its execve first, may happen. */
 			if (obs->raced != NULL) {
@@ -545,6 +603,10 @@ observe_finish(struct observer *obs)
 	if (obs->rootfd >= 0)
 		close(obs->rootfd);
 	obs->rootfd = -1;
+	/* Its end of file ends the delegate. */
+	if (obs->delegate >= 0)
+		close(obs->delegate);
+	obs->delegate = -1;
 	obs->state = STATE_DONE;
 }
 
@@ -559,6 +621,8 @@ observe_free(struct observer *obs)
 	free(obs->resp);
 	free(obs->status);
 	free(obs->rec_root);
+	free(obs->project);
+	protect_free(obs->protect);
 	strv_release(&obs->res_why);
 	free(obs);
 }

@@ -1,0 +1,112 @@
+/*
+ * protect: what a run may not make or change because the host would run it
+ * later (DESIGN.md, security rule 1), judged by the observer at every call.
+ *
+ * Interim rules over the tables bwgate already has (the helper "protect"
+ * replaces this file with the full table in share/ and core.hooksPath):
+ * every ".git" at any depth (lifted by git-write below a ".git"), every
+ * agent or editor configuration of share/bwgate/agent-config.json at the
+ * depth it names (lifted by agent_config_writable), the built-in paths
+ * (.bwgate.json) and the policy's protected list ("!path" lifts one).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agentcfg.h"
+#include "protect.h"
+#include "sandbox.h"
+#include "strv.h"
+#include "xalloc.h"
+
+struct protect {
+	const struct agentcfg	*agents;	/* NULL: lifted */
+	bool			 git_writable;
+	struct strv		 paths;		/* protected, project-relative */
+};
+
+struct protect *
+protect_new(const struct sandbox_policy *pol, char **cause)
+{
+	struct protect	*p = xcalloc(1, sizeof *p);
+
+	p->git_writable = pol->git_writable;
+	strv_push(&p->paths, ".bwgate.json");
+	for (size_t i = 0; i < pol->protected.n; i++)
+		if (pol->protected.v[i][0] != '!')
+			strv_push(&p->paths, pol->protected.v[i]);
+	if (!pol->agent_config_writable &&
+	    (p->agents = agentcfg_get(cause)) == NULL) {
+		protect_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void
+protect_free(struct protect *p)
+{
+	if (p == NULL)
+		return;
+	strv_release(&p->paths);
+	free(p);
+}
+
+/* Is rel name, or below it? */
+static bool
+protect_under(const char *rel, const char *name)
+{
+	size_t	n = strlen(name);
+
+	while (n > 0 && name[n - 1] == '/')
+		n--;
+	return n > 0 && strncmp(rel, name, n) == 0 &&
+	    (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* Does rel have a ".git" component; *below: a name under it. */
+static bool
+protect_git(const char *rel, bool *below)
+{
+	for (const char *p = rel; p != NULL; ) {
+		if (strncmp(p, ".git", 4) == 0 && (p[4] == '\0' ||
+		    p[4] == '/')) {
+			*below = p[4] == '/';
+			return true;
+		}
+		if ((p = strchr(p, '/')) != NULL)
+			p++;
+	}
+	return false;
+}
+
+int
+protect_judge(const struct protect *p, const char *rel, enum protect_op op,
+    const char **rule)
+{
+	bool	below = false;
+
+	if (p == NULL)
+		return 0;
+	if (protect_git(rel, &below) && !(p->git_writable && below &&
+	    op != PROTECT_RENAME_FROM)) {
+		*rule = "git metadata (.git) is protected: approve with the "
+		    "git-write profile to change it";
+		return EACCES;
+	}
+	if (p->agents != NULL && agentcfg_match(p->agents, rel) != NULL) {
+		*rule = "agent or editor configuration is read-only: approve "
+		    "with the agent-config profile to change it";
+		return EACCES;
+	}
+	for (size_t i = 0; i < p->paths.n; i++)
+		if (protect_under(rel, p->paths.v[i])) {
+			*rule = "a protected path (bwgate policy or the "
+			    "configuration's protected list)";
+			return EACCES;
+		}
+	(void)op;
+	return 0;
+}
