@@ -224,8 +224,10 @@ ENGINE_TESTS = \
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
 # Containment (issue 9): attacks against the real binary.
-check_PROGRAMS += tests/integration/memwrite
+check_PROGRAMS += tests/integration/memwrite tests/integration/decide-race
+tests_integration_decide_race_LDADD = -lpthread
 CONTAIN_TESTS = \
+	%D%/integration/contain-decide.sh \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \

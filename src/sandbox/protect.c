@@ -82,6 +82,34 @@ protect_git(const char *rel, bool *below)
 	return false;
 }
 
+/* Under git-write, what .git may not gain: what makes git read another
+   repository's configuration or run something (interim denylist; the
+   protect helper replaces it with an allowlist). */
+static const char *const protect_git_never[] = {
+	"commondir", "gitdir", "config.worktree", "config", "info",
+	"hooks", "objects/info/alternates", NULL
+};
+
+/* rel is ".git/NAME..." or "x/.git/NAME...": is NAME one of those? */
+static bool
+protect_git_denied(const char *rel)
+{
+	const char	*g = NULL;
+
+	for (const char *p = rel; p != NULL; ) {
+		if (strncmp(p, ".git/", 5) == 0)
+			g = p + 5;
+		if ((p = strchr(p, '/')) != NULL)
+			p++;
+	}
+	if (g == NULL)
+		return false;
+	for (size_t i = 0; protect_git_never[i] != NULL; i++)
+		if (protect_under(g, protect_git_never[i]))
+			return true;
+	return false;
+}
+
 int
 protect_judge(const struct protect *p, const char *rel, enum protect_op op,
     const char **rule)
@@ -91,7 +119,7 @@ protect_judge(const struct protect *p, const char *rel, enum protect_op op,
 	if (p == NULL)
 		return 0;
 	if (protect_git(rel, &below) && !(p->git_writable && below &&
-	    op != PROTECT_RENAME_FROM)) {
+	    op != PROTECT_RENAME_FROM && !protect_git_denied(rel))) {
 		*rule = "git metadata (.git) is protected: approve with the "
 		    "git-write profile to change it";
 		return EACCES;
