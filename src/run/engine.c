@@ -471,6 +471,16 @@ engine_run(const struct engine_opts *o, struct result *r)
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
+	/* A run that can write the project starts only where the observer
+	   decides: nothing else keeps it from creating a protected name. */
+	if (writes && !observe_deciding(e.obs, ENGINE_HELLO_MS)) {
+		cause = xasprintf("cannot protect the project here (%s): a "
+		    "profile that writes the project needs seccomp user "
+		    "notification with descriptor injection (Linux 5.14); "
+		    "only read-only profiles run (bwgate doctor)",
+		    e.obs != NULL ? observe_status(e.obs) : "no observer");
+		goto kill;
+	}
 	/* The helper answers, then waits for us before the command runs. */
 	if (record) {
 		if (observe_wait_ready(e.obs, ENGINE_HELLO_MS) &&
@@ -582,6 +592,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (o->observe && r->sandbox != NULL)
 		cJSON_AddNumberToObject(r->sandbox, "observed_calls",
 		    (double)observe_count(e.obs));
+	/* Every report says whether calls were decided (the fallback). */
+	if (r->sandbox != NULL)
+		cJSON_AddStringToObject(r->sandbox, "decide",
+		    observe_deciding(e.obs, 0) ? "at the call" :
+		    "fallback: read-only profiles only");
 	if (o->observe && e.obs != NULL && !observe_exact(e.obs))
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output (no seccomp notification: "

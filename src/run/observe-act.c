@@ -67,14 +67,16 @@ act_rel(const struct observer *obs, const char *abs)
 	return abs + obs->project_len + 1;
 }
 
-/* Fail the call: recorded as a refusal with its rule. */
+/* Fail the call: recorded as a refusal with its rule (once: the mounts'
+   judgement may have recorded it, vs is then NULL). */
 static void
 act_refuse(struct observer *obs, const char *abs, const char *name,
     int error, const char *rule, struct violations *vs)
 {
 	LOG("refused %s %s: %s", name, abs, rule);
 	obs->refused++;
-	observe_add(vs, abs, name, VIOLATION_PROTECTED, true);
+	if (vs != NULL)
+		observe_add(vs, abs, name, VIOLATION_PROTECTED, true);
 	obs->answer = ANSWER_ERROR;
 	obs->answer_error = error;
 }
@@ -420,7 +422,7 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 		obs->answer_error = q->op == OBSERVE_ACT_OPEN ? ENXIO : EACCES;
 		goto out;
 	}
-	if (act_policy(obs, q, abs1, abs2, vs))
+	if (act_policy(obs, q, abs1, abs2, q->noted ? NULL : vs))
 		goto out;
 	/* Still the same task, stopped: what was read is its call. */
 	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {

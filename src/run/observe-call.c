@@ -384,7 +384,7 @@ observe_widen_threads(struct observer *obs, const struct observe_call *c)
 static void	observe_judge_call(struct observer *, const struct sandbox *,
 		    const struct seccomp_notif *, struct violations *,
 		    const struct observe_call *);
-static void	observe_judge_paths(struct observer *,
+static bool	observe_judge_paths(struct observer *,
 		    const struct sandbox *, const struct observe_call *,
 		    const char *, const char *, enum observe_kind, bool, bool,
 		    const char *, struct violations *);
@@ -685,25 +685,30 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 		return;
 	}
-	observe_judge_paths(obs, sb, c, path, path2, kind, follow, writes,
-	    op, vs);
+	q.noted = observe_judge_paths(obs, sb, c, path, path2, kind, follow,
+	    writes, op, vs);
 	if (q.op != 0 && (q.path1 != NULL || q.fd1 >= 0))
 		observe_act(obs, n, &q, vs);
 	free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 }
 
-/* The recording and mount judgement of one call's paths. */
-static void
+/* The recording and mount judgement of one call's paths: true when a
+   refusal was recorded. */
+static bool
 observe_judge_paths(struct observer *obs, const struct sandbox *sb,
     const struct observe_call *c, const char *path, const char *path2,
     enum observe_kind kind, bool follow, bool writes, const char *op,
     struct violations *vs)
 {
+	size_t	before = vs->n;
+
 	if (c->how == HOW_LINK) {
-		if (!observe_judge_path(obs, sb, path, kind, false, false, op,
-		    vs) && path2 != NULL)
+		if (observe_judge_path(obs, sb, path, kind, false, false, op,
+		    vs))
+			return true;
+		if (path2 != NULL)
 			observe_judge_link(obs, sb, path2, path, follow, vs);
-		return;
+		return vs->n != before;
 	}
 	if (c->how == HOW_RENAME && path2 != NULL) {
 		observe_record_rename(obs, sb, path, path2);
@@ -719,13 +724,13 @@ observe_judge_paths(struct observer *obs, const struct sandbox *sb,
 		m2 = sandbox_mount_for(sb, *p2 ? p2 : "/");
 		if (m1 != m2 && sandbox_mount_for(sb, path) == m1 &&
 		    sandbox_mount_for(sb, path2) == m2)
-			return;
+			return false;
 		if (observe_judge_path(obs, sb, path, kind, follow, writes, op,
 		    vs))
-			return;
-		observe_judge_path(obs, sb, path2, kind, follow, writes, op,
-		    vs);
-		return;
+			return true;
+		return observe_judge_path(obs, sb, path2, kind, follow, writes,
+		    op, vs);
 	}
-	observe_judge_path(obs, sb, path, kind, follow, writes, op, vs);
+	return observe_judge_path(obs, sb, path, kind, follow, writes, op,
+	    vs);
 }

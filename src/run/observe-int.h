@@ -87,6 +87,9 @@ struct observer {
 	pid_t			 link_tid;	/* 0: none */
 	/* Deciding (observe-act.c). */
 	int			 delegate;	/* its socket, or -1 */
+	bool			 addfd_ok;	/* the kernel injects with the
+						   answer (Linux 5.14) */
+	bool			 decides;	/* and the delegate came */
 	struct protect		*protect;	/* the one policy */
 	char			*project;	/* the project, as inside */
 	size_t			 project_len;
@@ -169,6 +172,8 @@ struct observe_req {
 	bool		 follow2;
 	int		 fd2;
 	bool		 writes;	/* an open that writes or truncates */
+	bool		 noted;		/* the mounts' judgement recorded a
+					   refusal of it already */
 };
 /* Judge the call against the policy and, where the delegate is there,
    make it through the delegate: sets obs->answer. */

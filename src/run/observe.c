@@ -195,6 +195,15 @@ observe_exact(const struct observer *obs)
 	return obs != NULL && obs->exact;
 }
 
+bool
+observe_deciding(struct observer *obs, int timeout_ms)
+{
+	if (obs == NULL)
+		return false;
+	(void)observe_wait_ready(obs, timeout_ms);
+	return obs->exact && obs->decides;
+}
+
 const char *
 observe_raced(const struct observer *obs)
 {
@@ -411,6 +420,25 @@ observe_hello_reply(struct observer *obs)
 		LOG("no synchronous wake-up: %s", strerror(errno));
 	obs->exact = true;
 	observe_set_status(obs, "exact");
+	/* Deciding needs the delegate and descriptor injection with the
+	   answer (SECCOMP_ADDFD_FLAG_SEND, Linux 5.14): a probe for a call
+	   that is not there says ENOENT where the kernel has it. */
+	{
+		struct seccomp_notif_addfd	add;
+
+		memset(&add, 0, sizeof add);
+		add.id = ~(uint64_t)0;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		obs->addfd_ok = ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno == ENOENT;
+	}
+	obs->decides = obs->delegate >= 0 && obs->addfd_ok;
+	if (!obs->decides)
+		observe_set_status(obs, obs->delegate < 0 ? "exact, but no "
+		    "delegate to make the calls" : "exact, but the kernel "
+		    "cannot inject descriptors (SECCOMP_ADDFD_FLAG_SEND, "
+		    "Linux 5.14)");
 	/* The sandbox's mount namespace; its root comes with a caller. */
 	obs->mntns = (ino_t)r.mntns;
 	LOG("listener %d, mount namespace %llu", fd,

@@ -100,4 +100,22 @@ wait "$gw"
 ok_unless "no .git/commondir after the run" test -e "$P/.git/commondir"
 rm -rf "$P/evil" "$P/done" "$P/started"
 
+# 6. Where the observer cannot decide (BWGATE_NO_NOTIFY stands for a
+#    kernel without notification): a profile that writes the project is
+#    refused before the command runs; read-only ones run and say so.
+BWGATE_NO_NOTIFY=1 jexec -- sh -c 'echo x > sub/.envrc; echo y > fallback.txt'
+assert_eq "fallback: a writable run does not start" "$(jfield .started)" false
+ok_unless "fallback: nothing made" test -e "$P/fallback.txt"
+assert_match "fallback: the report says why" "$(jfield .error)" \
+    "cannot protect the project here"
+BWGATE_NO_NOTIFY=1 jexec --profile readonly -- cat src/a.txt
+assert_eq "fallback: a read-only run runs" "$(jfield .exit_code)" 0
+assert_eq "fallback: named in the report" "$(jfield .sandbox.decide)" \
+    '"fallback: read-only profiles only"'
+jexec -- true
+assert_eq "deciding: named in the report" "$(jfield .sandbox.decide)" \
+    '"at the call"'
+assert_match "doctor names the fallback" \
+    "$(BWGATE_NO_NOTIFY=1 "$BWGATE" doctor 2>&1)" "fallback: the observer cannot decide"
+
 done_testing
