@@ -473,10 +473,9 @@ tests_unit_test_agentcfg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_agentcfg_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-agentcfg
 endif
-# placeholders: removed only while bwgate's and empty, after the last user;
-# a killed run's cleared by the next bwgate (check included)
-TESTS += %D%/integration/contain-placeholders.sh
-EXTRA_DIST += %D%/integration/contain-placeholders.sh
+# No stand-in files: the project inside as it is, nothing on the host.
+TESTS += %D%/integration/contain-as-is.sh
+EXTRA_DIST += %D%/integration/contain-as-is.sh
 # a project rule file that cannot be used is ignored with a warning
 TESTS += %D%/integration/rules-invalid.sh
 EXTRA_DIST += %D%/integration/rules-invalid.sh

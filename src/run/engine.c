@@ -340,10 +340,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_fail(r, cause);
 		goto out;
 	}
-	/* Placeholders are bwgate's, not the command's changes. */
-	for (size_t i = 0; i < sb.placeholders.n; i++)
-		strv_push_owned(&skip, path_relative(sb.placeholders.v[i],
-		    pol.project));
 	LOG("sandbox built");
 	if (!engine_sandbox_writes(&sb, pol.project))
 		writes = false;

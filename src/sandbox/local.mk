@@ -1,5 +1,5 @@
 # sandbox: a policy and the host's probe -> the exact bwrap argv, with the
-# placeholders, seccomp programs and the in-sandbox helper it needs.
+# seccomp programs and the in-sandbox helper it needs.
 noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
 %C%_libsandbox_a_SOURCES = \
@@ -8,7 +8,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-user.c %D%/sandbox-reach.c %D%/sandbox-verify.c \
 	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
-	%D%/placeholder.c %D%/placeholder.h %D%/protect.c %D%/protect.h \
+	%D%/protect.c %D%/protect.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \
 	%D%/domains.c %D%/domains.h \

@@ -90,6 +90,27 @@ static const char *const protect_git_never[] = {
 	"hooks", "objects/info/alternates", NULL
 };
 
+/* g: below a repository's directory (.git, or modules/X, worktrees/X of
+   it): is it one of those, here or in a nested one? */
+static bool
+protect_git_in(const char *g)
+{
+	const char	*p;
+
+	for (size_t i = 0; protect_git_never[i] != NULL; i++)
+		if (protect_under(g, protect_git_never[i]))
+			return true;
+	if (strncmp(g, "modules/", 8) == 0)
+		p = g + 8;
+	else if (strncmp(g, "worktrees/", 10) == 0)
+		p = g + 10;
+	else
+		return false;
+	if ((p = strchr(p, '/')) == NULL)
+		return false;
+	return protect_git_in(p + 1);
+}
+
 /* rel is ".git/NAME..." or "x/.git/NAME...": is NAME one of those? */
 static bool
 protect_git_denied(const char *rel)
@@ -102,12 +123,7 @@ protect_git_denied(const char *rel)
 		if ((p = strchr(p, '/')) != NULL)
 			p++;
 	}
-	if (g == NULL)
-		return false;
-	for (size_t i = 0; protect_git_never[i] != NULL; i++)
-		if (protect_under(g, protect_git_never[i]))
-			return true;
-	return false;
+	return g != NULL && protect_git_in(g);
 }
 
 int
@@ -119,7 +135,7 @@ protect_judge(const struct protect *p, const char *rel, enum protect_op op,
 	if (p == NULL)
 		return 0;
 	if (protect_git(rel, &below) && !(p->git_writable && below &&
-	    op != PROTECT_RENAME_FROM && !protect_git_denied(rel))) {
+	    !protect_git_denied(rel))) {
 		*rule = "git metadata (.git) is protected: approve with the "
 		    "git-write profile to change it";
 		return EACCES;

@@ -42,7 +42,6 @@ allowed() {
 	sandbox-user.o) echo "openat fstatat opendir unlink rename lstat" ;;
 							# the user's home: which
 							# secrets to hide
-	placeholder.o) echo "unlink lstat" ;;		# its registry (runtime)
 	gitwatch-client.o) echo "openat opendir lstat" ;; # the runtime dir
 	gitwatch-daemon.o) echo "unlink lstat" ;;	# its socket (runtime)
 	# Not yet through the door (issue 25, left for the helpers changing
@@ -50,6 +49,12 @@ allowed() {
 	# attention's look at changed paths. Each opens one name at a time
 	# below a descriptor, or looks without following a link.
 	observe-judge.o) echo "fstatat readlinkat lstat" ;;
+	# The observer deciding (issue 36): it looks inside the sandbox's
+	# root (/proc/PID/root), one name at a time without following a
+	# link; the delegate makes the judged calls inside the sandbox, on
+	# names resolved with RESOLVE_NO_SYMLINKS, under the sandbox's mounts.
+	observe-act.o) echo "fstatat openat" ;;
+	helper-act.o) echo "chmod linkat mkdirat mknodat symlinkat unlinkat" ;;
 	snapshot-paths.o) echo "openat" ;;
 	monitor-watch.o) echo "fstatat opendir" ;;
 	attention.o) echo "lstat" ;;
@@ -75,10 +80,12 @@ fi
 
 # openat2 is reached through syscall(): look at the sources. Besides the
 # door: the recorder's path set and the observer, which resolve inside a
-# sandbox's root (/proc/PID/root), not the project's (not yet moved).
+# sandbox's root (/proc/PID/root), not the project's (not yet moved), and
+# the delegate, which resolves inside the sandbox (helper-act.c).
 others=$(grep -l 'SYS_openat2\|__NR_openat2' "$s"/src/*/*.c |
     grep -v -e 'src/util/beneath.c$' -e 'src/run/snapshot-paths.c$' \
-    -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$')
+    -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$' \
+    -e 'src/sandbox/helper-act.c$')
 if [ -z "$others" ]; then
 	echo "ok 2 - openat2 only in the door (and the observer's resolver)"
 else
