@@ -1,25 +1,42 @@
 /*
- * observe: record what the sandbox refused, from seccomp notifications.
+ * observe: the seccomp observer. It sees every call that creates,
+ * renames, links, removes, writes or changes a mode, and DECIDES it
+ * before it runs (issue 36); it records the rest for the change report.
  *
- * The helper (bwgate-helper.c) notifies us of write-intent system calls.
- * Each notification is handled in three steps, all while the caller is
- * stopped in the kernel:
+ * The helper (bwgate-helper.c) notifies us of write-intent system calls
+ * and hands us, beside the listener, the socket of a delegate it forked
+ * before installing the filter: a process of the sandbox (its user and
+ * mount namespaces, its credentials, its root) that is outside the
+ * filter. Each notification is handled while the caller is stopped:
  *
  *	read	the path (or socket address) with process_vm_readv (or
- *		/proc/PID/mem), the base directory from /proc/PID/cwd or
- *		/proc/PID/fd/N (these give the sandbox's own view), then
+ *		/proc/PID/mem), ONCE: the copy is what is judged and what
+ *		is made; the base directory from /proc/PID/cwd or
+ *		/proc/PID/fd/N (the sandbox's own view); a descriptor the
+ *		call names is pinned (O_PATH); then
  *		SECCOMP_IOCTL_NOTIF_ID_VALID: the caller was still waiting
  *		throughout, so a recycled pid cannot have fed us another
  *		process's memory;
  *	resolve	normalise, follow symlinks component by component inside
- *		/proc/PID/root (so a link in the project that points out is
- *		judged by where it lands), and look at what exists there and
- *		on the host;
- *	decide	find the covering mount (sandbox_mount_for) and ask
- *		observe_decide() whether the call fails or is discarded for
- *		a sandbox reason; only then record a violation.
+ *		/proc/PID/root, to a path with no link on the way;
+ *	judge	protect_judge() (protect.h), the one policy: a protected
+ *		name created, renamed onto or away, linked onto, opened
+ *		for writing, truncated or given a mode is refused with
+ *		EACCES (EPERM for a mode) and reported as a refusal with
+ *		its hint; the covering mount (sandbox_mount_for) and
+ *		observe_decide() still say why a call fails for a mount;
+ *	make	the delegate makes the call on exactly the judged names,
+ *		resolving with RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+ *		and an open's descriptor is injected into the caller with
+ *		SECCOMP_IOCTL_NOTIF_ADDFD | SECCOMP_ADDFD_FLAG_SEND
+ *		(observe-act.c says why a racing writer cannot win).
  *
- * Then the call always CONTINUEs: enforcement is the mounts' job. The
+ * Calls that create nothing (exec, chown, utime, xattr, network, opens
+ * that only read) CONTINUE. Stand-in files at protected names are not
+ * needed: the project inside is exactly as it is. Where the observer
+ * cannot decide (no notification, no delegate, a kernel before 5.14),
+ * observe_deciding() is false and a run that can write the project does
+ * not start (the fallback: doctor, every report, bwgate(1)). The
  * listener is only read when poll(2) says it is readable, so RECV never
  * blocks (a notification withdrawn because its task died makes RECV fail
  * with ENOENT, it does not block), and every reply to a dead task just
