@@ -488,6 +488,91 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	observe_judge_call(obs, sb, n, vs, c);
 }
 
+/*
+ * Read an open-style call into q: false when it neither creates nor
+ * writes (the kernel makes it). openat2's flags are in the caller's
+ * memory, which another thread may rewrite after we read it: every
+ * openat2 is made by the delegate, reading ones too, so the flags the
+ * kernel acts on are the ones read here.
+ */
+static bool
+observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
+    struct observe_mem *mem, struct observe_req *q, char **path, int *lost)
+{
+	struct open_how	how;
+	uint64_t	flags;
+	int		acc;
+
+	memset(&how, 0, sizeof how);
+	if (c->how == HOW_OPENAT2) {
+		if (observe_peek(mem, &how, sizeof how, d->args[2]) !=
+		    (ssize_t)sizeof how)
+			return false;	/* the kernel says EFAULT */
+		flags = how.flags;
+	} else if (c->flags >= 0)
+		flags = d->args[c->flags];
+	else
+		flags = O_CREAT | O_WRONLY | O_TRUNC;	/* creat */
+	acc = (int)(flags & O_ACCMODE);
+	q->writes = acc == O_WRONLY || acc == O_RDWR || (flags & O_TRUNC) != 0;
+	if ((flags & O_CREAT) == 0 && !q->writes && c->how != HOW_OPENAT2)
+		return false;
+	if ((flags & O_CREAT) && (flags & O_EXCL))
+		q->kind = OBSERVE_CREATE_EXCL;
+	else if (flags & O_CREAT)
+		q->kind = OBSERVE_CREATE;
+	else
+		q->kind = OBSERVE_WRITE;
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		q->kind = OBSERVE_CREATE;	/* a file in that dir */
+	q->follow1 = (flags & O_NOFOLLOW) == 0 &&
+	    q->kind != OBSERVE_CREATE_EXCL;
+	*path = observe_arg_path_fd(d, mem, c->dirfd, c->path, false, NULL,
+	    &q->fd1);
+	*lost = *path == NULL ? errno : 0;
+	q->op = OBSERVE_ACT_OPEN;
+	q->flags = (uint32_t)flags;
+	q->mode = c->how == HOW_OPENAT2 ? how.mode :
+	    c->flags < 0 ? d->args[1] : d->args[c->flags + 1];
+	q->path1 = *path != NULL ? xstrdup(*path) : NULL;
+	if (*path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
+		char *f = xasprintf("%s/%s", *path, "(tmpfile)");
+
+		free(*path);
+		*path = f;
+	}
+	return true;
+}
+
+/* A unix socket bound to a path: the path (joined), false when the
+   address is not one (abstract, IP). */
+static bool
+observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
+    char **path, int *lost)
+{
+	struct sockaddr_un	 sun;
+	size_t			 len = (size_t)d->args[2];
+	_cleanup_free_ char	*base = NULL;
+
+	if (len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof sun)
+		return false;
+	memset(&sun, 0, sizeof sun);
+	if (observe_peek(mem, &sun, len, d->args[1]) != (ssize_t)len ||
+	    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+		return false;
+	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+	if (sun.sun_path[0] == '/') {
+		*path = pathwalk_join(NULL, sun.sun_path);
+		return true;
+	}
+	if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) == NULL) {
+		*lost = errno;
+		return true;
+	}
+	*path = pathwalk_join(base, sun.sun_path);
+	return true;
+}
+
 /* The rest of observe_judge: one file-changing or network call. */
 static void
 observe_judge_call(struct observer *obs, const struct sandbox *sb,
@@ -498,13 +583,12 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	struct observe_mem		 mem
 	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	struct open_how			 how;
-	uint64_t			 flags = 0, msg[2];
+	uint64_t			 msg[2];
 	enum observe_kind		 kind;
 	bool				 follow, writes = false;
 	bool				 deleted = false;
 	const char			*op;
-	int				 acc, lost = 0;
+	int				 lost = 0;
 	struct observe_req		 q;
 	_cleanup_free_ char		*target = NULL;
 
@@ -530,48 +614,12 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		return;
 	case HOW_OPEN:
 	case HOW_OPENAT2:
-		if (c->how == HOW_OPENAT2) {
-			memset(&how, 0, sizeof how);
-			if (observe_peek(&mem, &how, sizeof how, d->args[2]) !=
-			    (ssize_t)sizeof how)
-				return;
-			flags = how.flags;
-		} else if (c->flags >= 0)
-			flags = d->args[c->flags];
-		else
-			flags = O_CREAT | O_WRONLY | O_TRUNC;	/* creat */
-		acc = (int)(flags & O_ACCMODE);
-		writes = acc == O_WRONLY || acc == O_RDWR ||
-		    (flags & O_TRUNC) != 0;
-		if ((flags & O_CREAT) == 0 && !writes)
+		if (!observe_read_open(c, d, &mem, &q, &path, &lost))
 			return;
-		if ((flags & O_CREAT) && (flags & O_EXCL))
-			kind = OBSERVE_CREATE_EXCL;
-		else if (flags & O_CREAT)
-			kind = OBSERVE_CREATE;
-		else
-			kind = OBSERVE_WRITE;
-		if ((flags & O_TMPFILE) == O_TMPFILE)
-			kind = OBSERVE_CREATE;	/* a file in that dir */
-		follow = (flags & O_NOFOLLOW) == 0 &&
-		    kind != OBSERVE_CREATE_EXCL;
+		kind = q.kind;
+		follow = q.follow1;
+		writes = q.writes;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
-		path = observe_arg_path_fd(d, &mem, c->dirfd, c->path,
-		    false, NULL, &q.fd1);
-		lost = path == NULL ? errno : 0;
-		q.op = OBSERVE_ACT_OPEN;
-		q.flags = (uint32_t)flags;
-		q.mode = c->how == HOW_OPENAT2 ? how.mode :
-		    c->flags < 0 ? d->args[1] : d->args[c->flags + 1];
-		q.follow1 = follow;
-		q.writes = writes;
-		q.path1 = path != NULL ? xstrdup(path) : NULL;
-		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
-			char *f = xasprintf("%s/%s", path, "(tmpfile)");
-
-			free(path);
-			path = f;
-		}
 		break;
 	case HOW_LINK:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
@@ -610,34 +658,13 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		if (strcmp(c->name, "renameat2") == 0)
 			q.flags = (uint32_t)d->args[4];
 		break;
-	case HOW_BIND: {
-		struct sockaddr_un	 sun;
-		size_t			 len = (size_t)d->args[2];
-
-		if (len <= offsetof(struct sockaddr_un, sun_path) ||
-		    len > sizeof sun)
-			return;
-		memset(&sun, 0, sizeof sun);
-		if (observe_peek(&mem, &sun, len, d->args[1]) != (ssize_t)len ||
-		    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
-			return;		/* not a path (abstract, IP) */
-		sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+	case HOW_BIND:
 		kind = c->kind;
 		op = c->op;
 		follow = false;
-		if (sun.sun_path[0] == '/')
-			path = pathwalk_join(NULL, sun.sun_path);
-		else {
-			_cleanup_free_ char *base = observe_base(mem.pid,
-			    AT_FDCWD, NULL);
-
-			if (base != NULL)
-				path = pathwalk_join(base, sun.sun_path);
-			else
-				lost = errno;
-		}
+		if (!observe_read_bind(d, &mem, &path, &lost))
+			return;
 		break;
-	}
 	case HOW_FD:
 		kind = c->kind;
 		op = c->op;
@@ -685,8 +712,10 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 		return;
 	}
-	q.noted = observe_judge_paths(obs, sb, c, path, path2, kind, follow,
-	    writes, op, vs);
+	/* An openat2 that only reads is made by the delegate, not judged. */
+	if (q.op != OBSERVE_ACT_OPEN || q.writes || (q.flags & O_CREAT))
+		q.noted = observe_judge_paths(obs, sb, c, path, path2, kind,
+		    follow, writes, op, vs);
 	if (q.op != 0 && (q.path1 != NULL || q.fd1 >= 0))
 		observe_act(obs, n, &q, vs);
 	free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));

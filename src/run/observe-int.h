@@ -172,6 +172,7 @@ struct observe_req {
 	bool		 follow2;
 	int		 fd2;
 	bool		 writes;	/* an open that writes or truncates */
+	enum observe_kind kind;		/* an open's, for the recorder */
 	bool		 noted;		/* the mounts' judgement recorded a
 					   refusal of it already */
 };

@@ -63,10 +63,11 @@ rm -rf "$P/big" "$P/new.json"
 
 # 4. The race: the path flipped between sub/plain.txt and sub/.envrc by a
 #    thread, by another process through MAP_SHARED, by a CLONE_VM sibling,
-#    while the command creates, mkdirs, symlinks, renames and links.
+#    while the command creates, mkdirs, symlinks, renames and links; and
+#    openat2's flags (in memory) flipped between reading and creating.
 cp "$(dirname "$BWGATE")/tests/integration/decide-race" "$P/decide-race"
 for how in thread shared vm; do
-	for op in create mkdir symlink rename link; do
+	for op in create mkdir symlink rename link openat2; do
 		out=$(run --timeout 120 -- ./decide-race $how $op 1500)
 		printf '# %s\n' "$out"
 		ok_unless "race $how $op: no sub/.envrc on the host" \

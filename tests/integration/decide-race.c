@@ -10,7 +10,9 @@
  *
  * OP: create (open O_CREAT), mkdir, symlink, rename (onto the name),
  * link (onto the name). The protected name is sub/.envrc; the harmless
- * one sub/plain.txt (same length). Prints how many calls succeeded; the
+ * one sub/plain.txt (same length). OP openat2: the path stays sub/.envrc
+ * and the flags in the struct open_how are flipped between O_RDONLY and
+ * O_CREAT | O_WRONLY (they are in memory, not in a register). Prints how many calls succeeded; the
  * test then looks at the host's project.
  */
 #define _GNU_SOURCE
@@ -22,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,11 +36,27 @@ static const char	bad[] = "sub/.envrc\0\0\0";
 static volatile int	stop;
 static volatile long	flips;
 static char		*buf;
+static int		 flip_how;	/* flip open_how.flags, not the path */
+
+/* Where the open_how lives in the shared page. */
+#define HOW(b)	((struct open_how *)(void *)((b) + 64))
 
 /* Each name stays a while: both the observer and the kernel see both. */
 static void
 flip_once(void)
 {
+	if (flip_how) {
+		HOW(buf)->flags = O_CREAT | O_WRONLY;
+		__asm__ volatile("" ::: "memory");
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		HOW(buf)->flags = O_RDONLY;
+		__asm__ volatile("" ::: "memory");
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		flips++;
+		return;
+	}
 	/* The barriers keep the compiler from dropping a store. */
 	memcpy(buf, bad, sizeof good);
 	__asm__ volatile("" ::: "memory");
@@ -78,6 +98,14 @@ attempt(const char *op)
 			return 0;
 		close(fd);
 		unlink(good);
+		return 1;
+	}
+	if (strcmp(op, "openat2") == 0) {
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, buf, HOW(buf),
+		    sizeof(struct open_how));
+		if (fd < 0)
+			return 0;
+		close(fd);
 		return 1;
 	}
 	if (strcmp(op, "mkdir") == 0) {
@@ -131,6 +159,11 @@ main(int argc, char **argv)
 	if (buf == MAP_FAILED)
 		return 2;
 	memcpy(buf, good, sizeof good);
+	if (strcmp(argv[2], "openat2") == 0) {
+		flip_how = 1;
+		memcpy(buf, bad, sizeof good);
+		HOW(buf)->mode = 0644;
+	}
 	if (strcmp(argv[1], "thread") == 0) {
 		if (pthread_create(&t, NULL, flipper, NULL) != 0)
 			return 2;
