@@ -106,8 +106,8 @@ act_judge(struct observer *obs, const char *abs, enum protect_op op,
  * rename follows. A tree too large to walk is refused.
  */
 static bool
-act_judge_tree(struct observer *obs, int dfd, const char *to,
-    size_t *seen, struct violations *vs)
+act_judge_tree(struct observer *obs, int dfd, const char *from,
+    const char *to, size_t *seen, struct violations *vs)
 {
 	DIR			*d;
 	struct dirent		*e;
@@ -119,11 +119,21 @@ act_judge_tree(struct observer *obs, int dfd, const char *to,
 		return false;
 	}
 	while (!refused && (e = readdir(d)) != NULL) {
-		_cleanup_free_ char *abs = NULL;
+		_cleanup_free_ char *abs = NULL, *old = NULL;
+		const char	*orel, *rule;
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		abs = xasprintf("%s/%s", to, e->d_name);
+		old = xasprintf("%s/%s", from, e->d_name);
+		/* Protected already (an existing repository, a configuration
+		   moved along with its directory, bound read-only where it
+		   is): it stays what it was. Only names the move makes
+		   protected are refused. */
+		if ((orel = act_rel(obs, old)) != NULL && obs->protect != NULL &&
+		    protect_judge(obs->protect, orel, PROTECT_RENAME_TO,
+		    &rule) != 0)
+			continue;
 		if (++*seen > ACT_TREE_MAX) {
 			act_refuse(obs, to, "rename", EACCES, "a directory "
 			    "too large to judge entry by entry", vs);
@@ -139,7 +149,7 @@ act_judge_tree(struct observer *obs, int dfd, const char *to,
 		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0)
-			refused = act_judge_tree(obs, fd, abs, seen, vs);
+			refused = act_judge_tree(obs, fd, old, abs, seen, vs);
 	}
 	closedir(d);
 	return refused;
@@ -392,7 +402,8 @@ act_policy(struct observer *obs, const struct observe_req *q,
 			return false;
 		fd = openat(obs->rootfd, r1, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC);
-		return fd >= 0 && act_judge_tree(obs, fd, abs2, &seen, vs);
+		return fd >= 0 && act_judge_tree(obs, fd, abs1, abs2, &seen,
+		    vs);
 	}
 	return false;
 }

@@ -25,6 +25,7 @@ struct protect {
 	const struct agentcfg	*agents;	/* NULL: lifted */
 	bool			 git_writable;
 	struct strv		 paths;		/* protected, project-relative */
+	struct strv		 lifted;	/* "!path": agent entries lifted */
 };
 
 struct protect *
@@ -34,9 +35,23 @@ protect_new(const struct sandbox_policy *pol, char **cause)
 
 	p->git_writable = pol->git_writable;
 	strv_push(&p->paths, ".bwgate.json");
-	for (size_t i = 0; i < pol->protected.n; i++)
-		if (pol->protected.v[i][0] != '!')
-			strv_push(&p->paths, pol->protected.v[i]);
+	for (size_t i = 0; i < pol->protected.n; i++) {
+		const char	*s = pol->protected.v[i];
+		size_t		 n;
+
+		if (s[0] != '!') {
+			strv_push(&p->paths, s);
+			continue;
+		}
+		/* "!.envrc", "!.vscode/", "!**" "/.claude/": the entry's path. */
+		s++;
+		if (strncmp(s, AGENTCFG_ANY_DEPTH, strlen(AGENTCFG_ANY_DEPTH)) == 0)
+			s += strlen(AGENTCFG_ANY_DEPTH);
+		n = strlen(s);
+		while (n > 0 && s[n - 1] == '/')
+			n--;
+		strv_push_owned(&p->lifted, xstrndup(s, n));
+	}
 	if (!pol->agent_config_writable &&
 	    (p->agents = agentcfg_get(cause)) == NULL) {
 		protect_free(p);
@@ -51,6 +66,7 @@ protect_free(struct protect *p)
 	if (p == NULL)
 		return;
 	strv_release(&p->paths);
+	strv_release(&p->lifted);
 	free(p);
 }
 
@@ -130,7 +146,8 @@ int
 protect_judge(const struct protect *p, const char *rel, enum protect_op op,
     const char **rule)
 {
-	bool	below = false;
+	const struct agentcfg_entry	*e;
+	bool				 below = false;
 
 	if (p == NULL)
 		return 0;
@@ -140,7 +157,8 @@ protect_judge(const struct protect *p, const char *rel, enum protect_op op,
 		    "git-write profile to change it";
 		return EACCES;
 	}
-	if (p->agents != NULL && agentcfg_match(p->agents, rel) != NULL) {
+	if (p->agents != NULL && (e = agentcfg_match(p->agents, rel)) != NULL &&
+	    !strv_contains(&p->lifted, e->path)) {
 		*rule = "agent or editor configuration is read-only: approve "
 		    "with the agent-config profile to change it";
 		return EACCES;

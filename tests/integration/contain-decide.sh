@@ -43,6 +43,19 @@ ok_unless "nor linked, nor a symbolic link" test -L "$P/sub/.envrc"
 ok_unless "a directory renamed onto sub/.claude refused" test -e "$P/sub/.claude"
 assert_eq "the file renamed away from stays" "$(cat "$P/src.txt")" data
 assert_match "each refused with EACCES" "$out" "Permission denied"
+# A directory renamed where an entry below it gets a protected name (a
+# configured "cfg/hooks/"): judged entry by entry; an existing repository
+# moved along with its directory stays what it was.
+echo '{"sandbox":{"protected":["cfg/hooks/"]}}' > "$T/cfg.json"
+mkdir -p "$P/repo" && git init -q "$P/repo"
+run --config "$T/cfg.json" -- sh -c 'mkdir -p t/hooks; echo x > t/hooks/pre;
+	mv t cfg; mv repo moved-repo' > "$T/tree.out"
+ok_unless "a tree renamed so that cfg/hooks/ appears: refused" \
+    test -e "$P/cfg/hooks/pre"
+ok_if "  the tree stays where it was" test -f "$P/t/hooks/pre"
+ok_if "an existing repository moved along with its directory" \
+    test -d "$P/moved-repo/.git"
+rm -rf "$P/t" "$P/moved-repo" "$P/cfg"
 
 # 3. An existing configuration deeper down, in a project of 1,024 and more
 #    directories (once its watcher runs): not rewritable by any call.
