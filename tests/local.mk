@@ -472,6 +472,12 @@ check_PROGRAMS += tests/unit/test-agentcfg
 tests_unit_test_agentcfg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_agentcfg_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-agentcfg
+# protect: what a run may not make or change (every table entry, depths,
+# globs, lifts, git-write's allowlist, core.hooksPath), against an oracle
+check_PROGRAMS += tests/unit/test-protect
+tests_unit_test_protect_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_protect_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-protect
 endif
 # No stand-in files: the project inside as it is, nothing on the host.
 TESTS += %D%/integration/contain-as-is.sh
@@ -479,6 +485,9 @@ EXTRA_DIST += %D%/integration/contain-as-is.sh
 # a project rule file that cannot be used is ignored with a warning
 TESTS += %D%/integration/rules-invalid.sh
 EXTRA_DIST += %D%/integration/rules-invalid.sh
+# the hooks git runs (core.hooksPath, the config's includes) are protected
+TESTS += %D%/integration/protect-hookspath.sh
+EXTRA_DIST += %D%/integration/protect-hookspath.sh
 # every open flag that writes is in the recorded calls' report
 TESTS += %D%/integration/changes-flags.sh
 EXTRA_DIST += %D%/integration/changes-flags.sh

@@ -11,6 +11,8 @@
 #include "beneath.h"
 #include "filewrite.h"
 #include "mcp.h"
+#include "pathglob.h"
+#include "protect.h"
 #include "report.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -47,6 +49,42 @@ mcp_path_parent(const struct mcp *m, const char *rel, bool mkdirs,
 	return beneath_parent(m->project_fd, rel, mkdirs, name, cause);
 }
 
+/* Why rel may not be written because the repository's own config runs it
+   (core.hooksPath, an included config: protect.h), or NULL. Read at each
+   write: the sandbox's policy reads it at each request too. */
+static char *
+mcp_path_hooks(const struct mcp *m, const char *rel)
+{
+	struct strv	 hooks = STRV_INIT;
+	char		*cause = NULL, *why = NULL;
+
+	if (m->project == NULL)
+		return NULL;
+	if (protect_git_read(m->project, &hooks, &cause) != 0) {
+		why = xasprintf("'%s': the repository's git config cannot be "
+		    "read (%s)", rel, cause);
+		free(cause);
+		return why;
+	}
+	for (size_t i = 0; i < hooks.n && why == NULL; i++) {
+		char	*e = xstrdup(hooks.v[i]);
+		size_t	 n = strlen(e);
+
+		if (n > 0 && e[n - 1] == '/')
+			e[n - 1] = '\0';
+		if (pathglob_match(e, false, rel) == PATHGLOB_WITHIN)
+			why = xasprintf("'%s' is %s (%s: the repository's git "
+			    "config runs it, core.hooksPath or an include): "
+			    "leave it alone or ask the operator for the "
+			    "agent-config profile", rel,
+			    violation_reason_name(VIOLATION_PROTECTED),
+			    hooks.v[i]);
+		free(e);
+	}
+	strv_release(&hooks);
+	return why;
+}
+
 /* Why rel may not be written (the sandbox's reason and hint), or NULL. */
 char *
 mcp_path_protected(const struct mcp *m, const char *rel)
@@ -55,7 +93,7 @@ mcp_path_protected(const struct mcp *m, const char *rel)
 
 	filewrite_classify(rel, &m->protected, &fm);
 	if (fm.kind != FILEWRITE_PROTECTED)
-		return NULL;
+		return mcp_path_hooks(m, rel);
 	return xasprintf("'%s' is %s (%s: %s): %s", rel,
 	    violation_reason_name(VIOLATION_PROTECTED), fm.entry, fm.why,
 	    violation_protected_hint(rel));

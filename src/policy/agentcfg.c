@@ -8,17 +8,8 @@
 #include "config.h"
 #include "jsonutil.h"
 #include "path.h"
+#include "pathglob.h"
 #include "xalloc.h"
-
-/* rel is entry or lies below it. */
-static bool
-agentcfg_within(const char *rel, const char *entry)
-{
-	size_t	 n = strlen(entry);
-
-	return strncmp(rel, entry, n) == 0 && (rel[n] == '\0' ||
-	    rel[n] == '/');
-}
 
 void
 agentcfg_free(struct agentcfg *t)
@@ -55,6 +46,7 @@ agentcfg_entry(struct agentcfg *t, const cJSON *e, const char *path,
 	while (len > 0 && p[len - 1] == '/')
 		len--;
 	if (len == 0 || p[0] == '/' || path_has_dotdot(p) ||
+	    strstr(p, "//") != NULL ||
 	    (strcmp(depth, "any") != 0 && strcmp(depth, "root") != 0)) {
 		*cause = xasprintf("%s: paths[%zu]: '%s' must be a path inside "
 		    "the project, depth \"any\" or \"root\"", path, t->n, p);
@@ -116,14 +108,10 @@ agentcfg_match(const struct agentcfg *t, const char *rel)
 	for (size_t i = 0; t != NULL && i < t->n; i++) {
 		const struct agentcfg_entry *e = &t->v[i];
 
-		if (agentcfg_within(rel, e->path))
+		/* A component may be a glob ("*.code-workspace"). */
+		if (pathglob_match(e->path, e->any_depth, rel) ==
+		    PATHGLOB_WITHIN)
 			return e;
-		if (!e->any_depth)
-			continue;
-		for (const char *p = strchr(rel, '/'); p != NULL;
-		    p = strchr(p + 1, '/'))
-			if (agentcfg_within(p + 1, e->path))
-				return e;
 	}
 	return NULL;
 }

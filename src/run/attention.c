@@ -10,6 +10,7 @@
 #include "attention.h"
 #include "buf.h"
 #include "path.h"
+#include "pathglob.h"
 #include "xalloc.h"
 
 #define ANY_X	(S_IXUSR | S_IXGRP | S_IXOTH)
@@ -53,6 +54,16 @@ attention_match(const char *path, const char *pattern)
 	}
 	if (n == 0)
 		return false;
+	if (strcspn(pattern, "*?[") < n) {
+		/* A glob entry of the protected table ("*.code-workspace"). */
+		char	*e = xstrndup(pattern, pattern[n - 1] == '/' ?
+		    n - 1 : n);
+		bool	 yes = pathglob_match(e, false, path) ==
+		    PATHGLOB_WITHIN;
+
+		free(e);
+		return yes;
+	}
 	if (pattern[n - 1] == '/')
 		return strncmp(path, pattern, n - 1) == 0 &&
 		    (path[n - 1] == '\0' || path[n - 1] == '/');

@@ -15,7 +15,7 @@
 
 /* A field added to struct engine_opts that comes from the configuration
    or the rules must travel in the spec too (see engine_spec_json). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 440,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 464,
     "struct engine_opts changed: update engine-spec.c");
 
 /* Keys a spec may hold. */

@@ -8,14 +8,14 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-user.c %D%/sandbox-reach.c %D%/sandbox-verify.c \
 	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
-	%D%/protect.c %D%/protect.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \
 	%D%/domains.c %D%/domains.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
 	%D%/observe-filter.c %D%/observe-filter.h %D%/observe-proto.h \
 	%D%/bpfcache.c %D%/bpfcache.h \
-	%D%/policy-json.c %D%/policy-json.h
+	%D%/policy-json.c %D%/policy-json.h \
+	%D%/protect.c %D%/protect-git.c %D%/protect.h
 # Runs first inside the sandbox: installs the observer's seccomp filter.
 pkglibexec_PROGRAMS += bwgate-helper
 bwgate_helper_CFLAGS = $(AM_CFLAGS)

@@ -42,6 +42,7 @@ static const struct pj_field {
 	{ "protected", PJ_STRV, offsetof(struct sandbox_policy, protected) },
 	{ "agent_config", PJ_STRV,
 	    offsetof(struct sandbox_policy, agent_config) },
+	{ "git_hooks", PJ_STRV, offsetof(struct sandbox_policy, git_hooks) },
 	{ "env_pass", PJ_STRV, offsetof(struct sandbox_policy, env_pass) },
 	{ "env_set", PJ_STRV, offsetof(struct sandbox_policy, env_set) },
 	{ "env_agent", PJ_BOOL, offsetof(struct sandbox_policy, env_agent) },
@@ -54,7 +55,7 @@ static const struct pj_field {
  * exec --policy-fd would silently run without it. This breaks the build
  * on 64-bit hosts until the table and the size below are updated together.
  */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 280,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sandbox_policy) == 304,
     "struct sandbox_policy changed: update pj_fields in policy-json.c");
 
 /* The policy as one JSON object. */

@@ -32,6 +32,8 @@
 
 #define ANY_DEPTH	"**/"
 
+static int	agent_nested_one(struct build *, const char *, bool, char **);
+
 /* One entry: its project-relative path (no prefix, no trailing '/'). */
 struct agent_entry {
 	char	*rel;
@@ -69,7 +71,15 @@ build_agent_config(struct build *b, char **cause)
 
 	for (size_t i = 0; i < pol->agent_config.n && rc == 0; i++) {
 		agent_entry(pol, pol->agent_config.v[i], &e);
-		if (e.rel[0] == '\0' || path_has_dotdot(e.rel)) {
+		if (strcspn(e.rel, "*?[") < strlen(e.rel))
+			;	/* a glob: the observer's (protect.c) alone */
+		else if (strchr(e.rel, '/') != NULL &&
+		    !pol->agent_config_writable && !e.lifted &&
+		    !path_has_dotdot(e.rel))
+			/* No placeholder that would make a directory such as
+			   .config/ read-only: the observer refuses creating. */
+			rc = agent_nested_one(b, e.rel, e.dir, cause);
+		else if (e.rel[0] == '\0' || path_has_dotdot(e.rel)) {
 			*cause = xasprintf("agent configuration path '%s' must "
 			    "be inside the project", pol->agent_config.v[i]);
 			rc = -1;
@@ -82,6 +92,19 @@ build_agent_config(struct build *b, char **cause)
 		} else if (!e.lifted)
 			rc = build_protect(b, e.rel, e.dir, cause);
 		free(e.rel);
+	}
+	/* The directories the repository's core.hooksPath names (and the
+	   config files it includes), where they exist: git runs them. */
+	for (size_t i = 0; i < pol->git_hooks.n && rc == 0 &&
+	    !pol->agent_config_writable; i++) {
+		_cleanup_free_ char *rel = xstrdup(pol->git_hooks.v[i]);
+		size_t n = strlen(rel);
+		bool dir = n > 0 && rel[n - 1] == '/';
+
+		if (dir)
+			rel[n - 1] = '\0';
+		if (rel[0] != '\0' && !path_has_dotdot(rel))
+			rc = agent_nested_one(b, rel, dir, cause);
 	}
 	return rc;
 }
@@ -127,7 +150,8 @@ build_agent_nested(struct build *b, const struct gitscan *gs, char **cause)
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			_cleanup_free_ char *rel = NULL;
 
-			if (!v[i].any_depth || v[i].lifted)
+			if (!v[i].any_depth || v[i].lifted ||
+			    strcspn(v[i].rel, "*?[") < strlen(v[i].rel))
 				continue;
 			el = strlen(v[i].rel);
 			if (v[i].dir) {

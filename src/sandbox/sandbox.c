@@ -44,6 +44,7 @@
 #include "netbackend.h"
 #include "path.h"
 #include "probe.h"
+#include "protect.h"
 #include "sandbox.h"
 #include "sandbox-int.h"
 #include "seccomp-deny.h"
@@ -108,6 +109,7 @@ sandbox_policy_copy(struct sandbox_policy *dst, const struct sandbox_policy *src
 	strv_append_all(&dst->hide_paths, &src->hide_paths);
 	strv_append_all(&dst->protected, &src->protected);
 	strv_append_all(&dst->agent_config, &src->agent_config);
+	strv_append_all(&dst->git_hooks, &src->git_hooks);
 	strv_append_all(&dst->env_pass, &src->env_pass);
 	strv_append_all(&dst->env_set, &src->env_set);
 	dst->env_agent = src->env_agent;
@@ -130,6 +132,7 @@ sandbox_policy_release(struct sandbox_policy *pol)
 	strv_release(&pol->hide_paths);
 	strv_release(&pol->protected);
 	strv_release(&pol->agent_config);
+	strv_release(&pol->git_hooks);
 	strv_release(&pol->env_pass);
 	strv_release(&pol->env_set);
 	strv_release(&pol->env_in);
@@ -195,6 +198,14 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 		/* Started outside the named project: run at its root. */
 		free(c);
 		c = xstrdup(p);
+	}
+	/* What the repository's config makes git run: read once here,
+	   where every policy is built, and carried to the exec. */
+	strv_release(&pol->git_hooks);
+	if (protect_git_read(p, &pol->git_hooks, cause) != 0) {
+		free(p);
+		free(c);
+		return -1;
 	}
 	free(pol->project);
 	free(pol->cwd);

@@ -61,6 +61,12 @@ struct sandbox_policy {
 					   configuration (policy/agentcfg.h):
 					   "path", "dir/", with a leading
 					   "**" "/" also where it exists deeper */
+	struct strv	 git_hooks;	/* what the repository's git config
+					   runs from the project: its
+					   core.hooksPath ("dir/"), the files
+					   it includes (protect.h,
+					   protect_git_read), read where the
+					   policy is built */
 	struct strv	 env_pass;	/* names passed even if secret-looking */
 	struct strv	 env_set;	/* NAME=VALUE set inside */
 	bool		 env_agent;	/* env_in replaces our own environ */

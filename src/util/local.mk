@@ -9,6 +9,7 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/shquote.c %D%/shquote.h \
 	%D%/buf.c %D%/buf.h \
 	%D%/path.c %D%/path.h \
+	%D%/pathglob.c %D%/pathglob.h \
 	%D%/pathwalk.c %D%/pathwalk.h \
 	%D%/log.c %D%/log.h \
 	%D%/jsonutil.c %D%/jsonutil.h %D%/jsonpos.c \

@@ -28,7 +28,7 @@
 #endif
 
 /* Most descriptors a map may name (the child's stack holds the copies). */
-#define SPAWN_MAX_FDS	64
+#define SPAWN_MAX_FDS	128
 
 /* What the child failed at, with its errno, through the error pipe. */
 enum spawn_stage { SPAWN_AT_EXEC, SPAWN_AT_JOIN };

@@ -106,8 +106,14 @@ PY
 # Bounded by iterations; it stops sooner when the runs are over (the
 # stop file), and after the first run has started (the go file).
 mkdir -p "$T/sw"
+# A sandbox cannot make the exchange any more (moving x, which holds the
+# protected x/sub/absent, is refused at the call, issue 36); the swapper
+# runs beside the runs on the host instead, to keep testing the door.
 "$BWGATE" exec --quiet --project "$P" --ro "$T/swap.py" --ro "$T/sw" -- \
-    python3 "$T/swap.py" 100000000 "$T/sw/stop" > "$T/swapper" 2>&1 &
+    python3 "$T/swap.py" 10 "$T/sw/stop" > "$T/swapper" 2>&1
+assert_eq "a sandbox cannot swap a tree holding a protected path" \
+    "$(cat "$T/swapper")" "swaps 0"
+python3 "$T/swap.py" 100000000 "$T/sw/stop" > "$T/swapper" 2>&1 &
 swapper=$!
 wait_for 20 test -L "$P/x"
 : > "$T/runs"
@@ -121,7 +127,7 @@ done
 touch "$T/sw/stop"
 wait "$swapper"
 grep -q '^swaps [1-9]' "$T/swapper"
-ok_if "the second sandbox swapped the directory for the link" test $? = 0
+ok_if "the swapper swapped the directory for the link" test $? = 0
 [ -L x ] && { mv x x.tmp; mv y x; mv x.tmp y; }
 assert_eq "the canary outside the project is unchanged" "$(sum)" "$before"
 ok_if "  its nested .git is still there" test -f "$C/sub/new/.git/keep"

@@ -88,8 +88,8 @@ mkdir /etc/bwgate-d read-only 1 true"
 	assert_eq "renaming .git aside: protected" "$(vlist)" \
 		"rename $P/.git protected 1 true"
 	vrun 'echo "{}" > .bwgate.json'
-	assert_eq "absent .bwgate.json: no placeholder, the write is allowed" \
-		"$(vlist)" ""
+	assert_eq "absent .bwgate.json: creating it is refused at the call" \
+		"$(vlist)" "create $P/.bwgate.json protected 1 true"
 	rm -f "$P/.bwgate.json"
 	echo '{}' > "$P/.bwgate.json"
 	vrun 'echo "{\"x\":1}" > .bwgate.json'

@@ -66,7 +66,14 @@ test_rules(void **state)
 	assert_int_equal(kind(".mcp.json", NULL), FILEWRITE_PROTECTED);
 	assert_int_equal(kind(".mcp.jsonx", NULL), FILEWRITE_PLAIN);
 	assert_int_equal(kind("x.claude/a", NULL), FILEWRITE_PLAIN);
-	assert_int_equal(kind("sub/.husky/pre-commit", NULL), FILEWRITE_PLAIN);
+	/* Every entry at any depth (issue 36), globs included. */
+	assert_int_equal(kind("sub/.husky/pre-commit", NULL),
+	    FILEWRITE_PROTECTED);
+	assert_int_equal(kind("a/b/my.code-workspace", NULL),
+	    FILEWRITE_PROTECTED);
+	assert_int_equal(kind("a/.config/lefthook.yml", NULL),
+	    FILEWRITE_PROTECTED);
+	assert_int_equal(kind("a/.config/other.yml", NULL), FILEWRITE_PLAIN);
 	assert_int_equal(kind(".husky/pre-commit", NULL), FILEWRITE_PROTECTED);
 	assert_int_equal(kind("AGENTS.md", NULL), FILEWRITE_PLAIN);
 	assert_int_equal(kind(".github/workflows/ci.yml", NULL),

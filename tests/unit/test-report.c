@@ -199,6 +199,17 @@ test_attention_match(void **state)
 	    ".github/workflows/"));
 	assert_true(attention_match("a", "./a"));
 	assert_false(attention_match("a", ""));
+	/* Globs of the protected table, at any depth. */
+	assert_true(attention_match("w.code-workspace",
+	    "**/*.code-workspace"));
+	assert_true(attention_match("a/b/.w.code-workspace",
+	    "**/*.code-workspace"));
+	assert_false(attention_match("a/w.code-workspace.txt",
+	    "**/*.code-workspace"));
+	assert_true(attention_match("s/.config/lefthook.yml",
+	    "**/.config/lefthook.*"));
+	assert_false(attention_match("s/.config/other.yml",
+	    "**/.config/lefthook.*"));
 
 	attentions_add(&as, "x", "git", "why");
 	attentions_add(&as, "x", "git", "again");
