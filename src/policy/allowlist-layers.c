@@ -138,8 +138,7 @@ allowlist_load_layer(struct allowlist *al, enum layer_kind kind,
 
 	if (!must_exist && !have && errno == ENOENT)
 		return 0;
-	/* An empty project file has no rules: it is also what a running
-	   sandbox's placeholder for an absent .bwgate.json looks like. */
+	/* An empty project file has no rules. */
 	if (kind == LAYER_PROJECT && have && S_ISREG(st.st_mode) &&
 	    st.st_size == 0)
 		return 0;

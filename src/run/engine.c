@@ -2,15 +2,15 @@
  * engine: one command in the sandbox, from policy to report.
  *
  * The order matters:
- *	probe -> build the sandbox (creates placeholders) -> spawn bwrap
+ *	probe -> build the sandbox -> spawn bwrap
  *	(born in the run's cgroup) ->
  *	snapshot before (only without recorded calls) -> start the monitor
  *	(only when someone reads live events) -> release bwrap -> with
  *	recorded calls: wait for the helper's answer (snapshot before after
- *	all if no listener came), then let the command start -> event loop
- *	until bwrap is gone and its pipes are closed -> the change report
- *	(placeholders still there, so they never show up as changes) ->
- *	remove placeholders -> report.
+ *	all if no listener came) -> a profile that writes the project goes
+ *	on only where the observer decides (observe_deciding) -> let the
+ *	command start -> event loop until bwrap is gone and its pipes are
+ *	closed -> the change report -> report.
  *
  * A profile that cannot write the project (readonly) takes no snapshot and
  * arms no monitor: its report says so (changes_possible false). Such a

@@ -203,7 +203,7 @@ int	 sandbox_sweep(struct sandbox *, const char *project,
 /* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
 void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
 void	 sandbox_gitscan_free(struct gitscan *);
-/* After the run: remove placeholders, close descriptors. */
+/* After the run: close descriptors. */
 void	 sandbox_finish(struct sandbox *);
 void	 sandbox_release(struct sandbox *);
 
