@@ -26,7 +26,6 @@
  */
 #include "autoconf.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -49,8 +48,6 @@
 
 /* How long the delegate may take for one call (a stuck file system). */
 #define ACT_TIMEOUT_MS		10000
-/* Entries of a directory renamed that are judged under the new name. */
-#define ACT_TREE_MAX		20000
 
 /* The project-relative path of an absolute one in the sandbox's view, or
    NULL when it is outside the project. */
@@ -96,63 +93,6 @@ act_judge(struct observer *obs, const char *abs, enum protect_op op,
 	act_refuse(obs, abs, name, op == PROTECT_MODE ? EPERM : e,
 	    rule != NULL ? rule : "protected", vs);
 	return true;
-}
-
-/*
- * A directory renamed onto a name: every entry below it gets a new name
- * too (d/settings.json -> .claude/settings.json). Walked here, before the
- * rename: names in the project change only through the delegate, one call
- * at a time, so nothing can be added below while this runs and the
- * rename follows. A tree too large to walk is refused.
- */
-static bool
-act_judge_tree(struct observer *obs, int dfd, const char *from,
-    const char *to, size_t *seen, struct violations *vs)
-{
-	DIR			*d;
-	struct dirent		*e;
-	bool			 refused = false;
-	int			 fd;
-
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return false;
-	}
-	while (!refused && (e = readdir(d)) != NULL) {
-		_cleanup_free_ char *abs = NULL, *old = NULL;
-		const char	*orel, *rule;
-
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		abs = xasprintf("%s/%s", to, e->d_name);
-		old = xasprintf("%s/%s", from, e->d_name);
-		/* Protected already (an existing repository, a configuration
-		   moved along with its directory, bound read-only where it
-		   is): it stays what it was. Only names the move makes
-		   protected are refused. */
-		if ((orel = act_rel(obs, old)) != NULL && obs->protect != NULL &&
-		    protect_judge(obs->protect, orel, PROTECT_RENAME_TO,
-		    &rule) != 0)
-			continue;
-		if (++*seen > ACT_TREE_MAX) {
-			act_refuse(obs, to, "rename", EACCES, "a directory "
-			    "too large to judge entry by entry", vs);
-			refused = true;
-			break;
-		}
-		if (act_judge(obs, abs, PROTECT_RENAME_TO, "rename", vs)) {
-			refused = true;
-			break;
-		}
-		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0)
-			refused = act_judge_tree(obs, fd, old, abs, seen, vs);
-	}
-	closedir(d);
-	return refused;
 }
 
 /* Pin the caller's descriptor fd (O_PATH): ours, or -1. */
@@ -352,10 +292,8 @@ static bool
 act_policy(struct observer *obs, const struct observe_req *q,
     const char *abs1, const char *abs2, struct violations *vs)
 {
-	struct stat	st;
-	size_t		seen = 0;
+	struct stat	 st;
 	const char	*r1;
-	int		 fd;
 
 	switch (q->op) {
 	case OBSERVE_ACT_OPEN:
@@ -390,20 +328,13 @@ act_policy(struct observer *obs, const struct observe_req *q,
 		if (act_judge(obs, abs1, PROTECT_RENAME_FROM, "rename", vs) ||
 		    act_judge(obs, abs2, PROTECT_RENAME_TO, "rename", vs))
 			return true;
-		/* An exchange moves the other way too. */
-		if ((q->flags & 2 /* RENAME_EXCHANGE */) &&
+		/* An exchange moves the other way too. A directory moved
+		   brings what is below it: protect_judge refuses a rename
+		   onto an ancestor of a protected path of several names
+		   (one name is protected wherever it lands). */
+		return (q->flags & 2 /* RENAME_EXCHANGE */) &&
 		    (act_judge(obs, abs2, PROTECT_RENAME_FROM, "rename", vs) ||
-		    act_judge(obs, abs1, PROTECT_RENAME_TO, "rename", vs)))
-			return true;
-		r1 = abs1;
-		while (*r1 == '/')
-			r1++;
-		if (act_rel(obs, abs2) == NULL || *r1 == '\0')
-			return false;
-		fd = openat(obs->rootfd, r1, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		return fd >= 0 && act_judge_tree(obs, fd, abs1, abs2, &seen,
-		    vs);
+		    act_judge(obs, abs1, PROTECT_RENAME_TO, "rename", vs));
 	}
 	return false;
 }
