@@ -241,8 +241,10 @@ ENGINE_TESTS = \
 TESTS += $(ENGINE_TESTS)
 EXTRA_DIST += $(ENGINE_TESTS)
 # Containment (issue 9): attacks against the real binary.
-check_PROGRAMS += tests/integration/memwrite
+check_PROGRAMS += tests/integration/memwrite tests/integration/decide-race
+tests_integration_decide_race_LDADD = -lpthread
 CONTAIN_TESTS = \
+	%D%/integration/contain-decide.sh \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \
@@ -504,10 +506,9 @@ tests_unit_test_protect_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_protect_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-protect
 endif
-# placeholders: removed only while bwgate's and empty, after the last user;
-# a killed run's cleared by the next bwgate (check included)
-TESTS += %D%/integration/contain-placeholders.sh
-EXTRA_DIST += %D%/integration/contain-placeholders.sh
+# No stand-in files: the project inside as it is, nothing on the host.
+TESTS += %D%/integration/contain-as-is.sh
+EXTRA_DIST += %D%/integration/contain-as-is.sh
 # a project rule file that cannot be used is ignored with a warning
 TESTS += %D%/integration/rules-invalid.sh
 EXTRA_DIST += %D%/integration/rules-invalid.sh

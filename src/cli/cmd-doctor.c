@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "display.h"
@@ -166,6 +167,23 @@ add_check(struct check *c, size_t *n, const char *name, bool ok, char *detail,
 	}
 	c[*n] = (struct check){ name, ok, detail, fix };
 	(*n)++;
+}
+
+
+/* Can the observer decide (observe_deciding): notification, and the
+   kernel's descriptor injection with the answer (Linux 5.14)? */
+static bool
+doctor_decides(const struct probe *p)
+{
+	const char	*off = getenv("BWGATE_NO_NOTIFY");
+	struct utsname	 u;
+	int		 maj = 0, min = 0;
+
+	if (!p->seccomp_notify || (off != NULL && *off != '\0' &&
+	    strcmp(off, "0") != 0) || uname(&u) != 0 ||
+	    sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj > 5 || (maj == 5 && min >= 14);
 }
 
 /*
@@ -422,6 +440,14 @@ cmd_doctor(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	cause = NULL;
+	ok = doctor_decides(&p);
+	add_check(checks, &n, "decide", ok, xstrdup(ok ? "the observer "
+	    "decides every creating, renaming, linking and mode call before "
+	    "it runs (protected names refused at the call)" : "fallback: "
+	    "the observer cannot decide here, so profiles that write the "
+	    "project are refused and only read-only profiles run"), ok ?
+	    NULL : xstrdup("Linux 5.14 or newer with seccomp user "
+	    "notification (and BWGATE_NO_NOTIFY unset)"));
 	/* Containment of section 1 (issue 9): uid, /proc. */
 	kuid = doctor_identity(&p, checks, &n);
 	ok = doctor_mcp(&cause);

@@ -28,7 +28,6 @@
 #include "console.h"
 #include "guard.h"
 #include "jsonutil.h"
-#include "placeholder.h"
 #include "history.h"
 #include "log.h"
 #include "path.h"
@@ -232,7 +231,6 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		c->q.next_id = (uint32_t)last_id + 1;
 		c->ids_saved = (uint32_t)last_id;
 	}
-	placeholders_release(c->project, -1);	/* a crashed run's */
 	if (o->exec_path != NULL)
 		c->exec_path = xstrdup(o->exec_path);
 	else {

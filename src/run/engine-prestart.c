@@ -17,7 +17,7 @@
  *  - the command fits in the helper's go message.
  * Else the sandbox is dropped, nothing of the request having run in it,
  * and the request runs as usual. Only what cannot write the project is
- * prestarted: nothing of a run before (placeholders, a snapshot) has to
+ * prestarted: nothing of a run before (a snapshot) has to
  * exist while no request runs.
  */
 #include "autoconf.h"

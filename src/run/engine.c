@@ -2,15 +2,15 @@
  * engine: one command in the sandbox, from policy to report.
  *
  * The order matters:
- *	probe -> build the sandbox (creates placeholders) -> spawn bwrap
+ *	probe -> build the sandbox -> spawn bwrap
  *	(born in the run's cgroup) ->
  *	snapshot before (only without recorded calls) -> start the monitor
  *	(only when someone reads live events) -> release bwrap -> with
  *	recorded calls: wait for the helper's answer (snapshot before after
- *	all if no listener came), then let the command start -> event loop
- *	until bwrap is gone and its pipes are closed -> the change report
- *	(placeholders still there, so they never show up as changes) ->
- *	remove placeholders -> report.
+ *	all if no listener came) -> a profile that writes the project goes
+ *	on only where the observer decides (observe_deciding) -> let the
+ *	command start -> event loop until bwrap is gone and its pipes are
+ *	closed -> the change report -> report.
  *
  * A profile that cannot write the project (readonly) takes no snapshot and
  * arms no monitor: its report says so (changes_possible false). Such a
@@ -340,10 +340,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 		engine_fail(r, cause);
 		goto out;
 	}
-	/* Placeholders are bwgate's, not the command's changes. */
-	for (size_t i = 0; i < sb.placeholders.n; i++)
-		strv_push_owned(&skip, path_relative(sb.placeholders.v[i],
-		    pol.project));
 	LOG("sandbox built");
 	if (!engine_sandbox_writes(&sb, pol.project))
 		writes = false;
@@ -471,6 +467,16 @@ engine_run(const struct engine_opts *o, struct result *r)
 	(void)!write(bpipe[1], "", 1);	/* go */
 	close(bpipe[1]);
 	bpipe[1] = -1;
+	/* A run that can write the project starts only where the observer
+	   decides: nothing else keeps it from creating a protected name. */
+	if (writes && !observe_deciding(e.obs, ENGINE_HELLO_MS)) {
+		cause = xasprintf("cannot protect the project here (%s): a "
+		    "profile that writes the project needs seccomp user "
+		    "notification with descriptor injection (Linux 5.14); "
+		    "only read-only profiles run (bwgate doctor)",
+		    e.obs != NULL ? observe_status(e.obs) : "no observer");
+		goto kill;
+	}
 	/* The helper answers, then waits for us before the command runs. */
 	if (record) {
 		if (observe_wait_ready(e.obs, ENGINE_HELLO_MS) &&
@@ -582,6 +588,11 @@ engine_run(const struct engine_opts *o, struct result *r)
 	if (o->observe && r->sandbox != NULL)
 		cJSON_AddNumberToObject(r->sandbox, "observed_calls",
 		    (double)observe_count(e.obs));
+	/* Every report says whether calls were decided (the fallback). */
+	if (r->sandbox != NULL)
+		cJSON_AddStringToObject(r->sandbox, "decide",
+		    observe_deciding(e.obs, 0) ? "at the call" :
+		    "fallback: read-only profiles only");
 	if (o->observe && e.obs != NULL && !observe_exact(e.obs))
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output (no seccomp notification: "

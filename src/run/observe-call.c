@@ -30,6 +30,7 @@
 #include "log.h"
 #include "observe-filter.h"
 #include "observe-int.h"
+#include "observe-proto.h"
 #include "observe.h"
 #include "pathwalk.h"
 #include "xalloc.h"
@@ -184,20 +185,38 @@ observe_proc_fd(const char *path)
 	return *end == '\0' && n < 1 << 20 ? (int)n : -1;
 }
 
+static char	*observe_arg_path_fd(const struct seccomp_data *,
+		    struct observe_mem *, int, int, bool, bool *, int *);
+
 static char *
 observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
     int dirfd_arg, int path_arg, bool empty_ok, bool *deleted)
 {
-	_cleanup_free_ char	*raw = NULL, *base = NULL;
-	int			 dirfd = AT_FDCWD, fd;
+	return observe_arg_path_fd(d, mem, dirfd_arg, path_arg, empty_ok,
+	    deleted, NULL);
+}
 
+/* The same; *fdnum (when not NULL): the caller's descriptor the call
+   names instead of a path (AT_EMPTY_PATH, /proc/self/fd/N), else -1. */
+static char *
+observe_arg_path_fd(const struct seccomp_data *d, struct observe_mem *mem,
+    int dirfd_arg, int path_arg, bool empty_ok, bool *deleted, int *fdnum)
+{
+	_cleanup_free_ char	*raw = NULL, *base = NULL;
+	int			 dirfd = AT_FDCWD, fd, nofd;
+
+	if (fdnum == NULL)
+		fdnum = &nofd;
+	*fdnum = -1;
 	if (dirfd_arg >= 0)
 		dirfd = (int)d->args[dirfd_arg];
 	/* utimensat(fd, NULL, ...): the descriptor itself. */
 	if (deleted != NULL)
 		*deleted = false;
-	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD)
+	if (d->args[path_arg] == 0 && dirfd != AT_FDCWD) {
+		*fdnum = dirfd;
 		return observe_base(mem->pid, dirfd, deleted);
+	}
 	errno = 0;
 	raw = observe_read_string(mem, d->args[path_arg]);
 	if (raw == NULL) {
@@ -210,12 +229,15 @@ observe_arg_path(const struct seccomp_data *d, struct observe_mem *mem,
 		errno = 0;	/* ENOENT without it: nothing happens */
 		if (!empty_ok || dirfd == AT_FDCWD)
 			return NULL;
+		*fdnum = dirfd;
 		return observe_base(mem->pid, dirfd, deleted);
 	}
 	/* glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and others name a file by
 	   its descriptor: /proc/self/fd/N is the file open at N. */
-	if ((fd = observe_proc_fd(raw)) >= 0)
+	if ((fd = observe_proc_fd(raw)) >= 0) {
+		*fdnum = fd;
 		return observe_base(mem->pid, fd, deleted);
+	}
 	if (raw[0] != '/') {
 		base = observe_base(mem->pid, dirfd, NULL);
 		if (base == NULL)
@@ -375,6 +397,54 @@ observe_widen_threads(struct observer *obs, const struct observe_call *c)
 static void	observe_judge_call(struct observer *, const struct sandbox *,
 		    const struct seccomp_notif *, struct violations *,
 		    const struct observe_call *);
+static bool	observe_judge_paths(struct observer *,
+		    const struct sandbox *, const struct observe_call *,
+		    const char *, const char *, enum observe_kind, bool, bool,
+		    const char *, struct violations *);
+
+/*
+ * What a path call asks the delegate for (observe-act.c): mkdir, mknod,
+ * unlink/rmdir, symlink (its target text read here), truncate, chmod.
+ * Other path calls (chown, utime, xattr) create nothing: q->op stays 0.
+ */
+static void
+observe_req_path(const struct observe_call *c, const struct seccomp_data *d,
+    struct observe_mem *mem, bool follow, const char *path,
+    struct observe_req *q, char **target)
+{
+	int	i = c->path;
+
+	q->path1 = path;
+	q->follow1 = follow;
+	if (strcmp(c->op, "mkdir") == 0) {
+		q->op = OBSERVE_ACT_MKDIR;
+		q->mode = d->args[i + 1];
+	} else if (strcmp(c->op, "mknod") == 0) {
+		q->op = OBSERVE_ACT_MKNOD;
+		q->mode = d->args[i + 1];
+		q->arg = d->args[i + 2];
+	} else if (strcmp(c->op, "delete") == 0) {
+		q->op = OBSERVE_ACT_UNLINK;
+		if (strcmp(c->name, "rmdir") == 0)
+			q->flags = AT_REMOVEDIR;
+		else if (strcmp(c->name, "unlinkat") == 0)
+			q->flags = (uint32_t)d->args[2] & AT_REMOVEDIR;
+	} else if (strcmp(c->op, "symlink") == 0) {
+		/* The target is text, never resolved: copied once. */
+		q->op = OBSERVE_ACT_SYMLINK;
+		*target = observe_read_string(mem, d->args[0]);
+		q->path2 = *target;
+		if (q->path2 == NULL)
+			q->op = 0;	/* unreadable: the kernel says EFAULT */
+	} else if (strcmp(c->op, "truncate") == 0) {
+		q->op = OBSERVE_ACT_TRUNCATE;
+		q->arg = d->args[1];
+	} else if (strcmp(c->op, "chmod") == 0) {
+		q->op = OBSERVE_ACT_CHMOD;
+		q->mode = d->args[i + 1];
+		q->flags = follow ? 0 : 1;
+	}
+}
 
 /* A call that may change an open file's content anywhere (HOW_CONTENT):
    undo is told of its file, nothing is judged. */
@@ -455,6 +525,91 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	obs->rec_append = false;
 }
 
+/*
+ * Read an open-style call into q: false when it neither creates nor
+ * writes (the kernel makes it). openat2's flags are in the caller's
+ * memory, which another thread may rewrite after we read it: every
+ * openat2 is made by the delegate, reading ones too, so the flags the
+ * kernel acts on are the ones read here.
+ */
+static bool
+observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
+    struct observe_mem *mem, struct observe_req *q, char **path, int *lost)
+{
+	struct open_how	how;
+	uint64_t	flags;
+	int		acc;
+
+	memset(&how, 0, sizeof how);
+	if (c->how == HOW_OPENAT2) {
+		if (observe_peek(mem, &how, sizeof how, d->args[2]) !=
+		    (ssize_t)sizeof how)
+			return false;	/* the kernel says EFAULT */
+		flags = how.flags;
+	} else if (c->flags >= 0)
+		flags = d->args[c->flags];
+	else
+		flags = O_CREAT | O_WRONLY | O_TRUNC;	/* creat */
+	acc = (int)(flags & O_ACCMODE);
+	q->writes = acc == O_WRONLY || acc == O_RDWR || (flags & O_TRUNC) != 0;
+	if ((flags & O_CREAT) == 0 && !q->writes && c->how != HOW_OPENAT2)
+		return false;
+	if ((flags & O_CREAT) && (flags & O_EXCL))
+		q->kind = OBSERVE_CREATE_EXCL;
+	else if (flags & O_CREAT)
+		q->kind = OBSERVE_CREATE;
+	else
+		q->kind = OBSERVE_WRITE;
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		q->kind = OBSERVE_CREATE;	/* a file in that dir */
+	q->follow1 = (flags & O_NOFOLLOW) == 0 &&
+	    q->kind != OBSERVE_CREATE_EXCL;
+	*path = observe_arg_path_fd(d, mem, c->dirfd, c->path, false, NULL,
+	    &q->fd1);
+	*lost = *path == NULL ? errno : 0;
+	q->op = OBSERVE_ACT_OPEN;
+	q->flags = (uint32_t)flags;
+	q->mode = c->how == HOW_OPENAT2 ? how.mode :
+	    c->flags < 0 ? d->args[1] : d->args[c->flags + 1];
+	q->path1 = *path != NULL ? xstrdup(*path) : NULL;
+	if (*path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
+		char *f = xasprintf("%s/%s", *path, "(tmpfile)");
+
+		free(*path);
+		*path = f;
+	}
+	return true;
+}
+
+/* A unix socket bound to a path: the path (joined), false when the
+   address is not one (abstract, IP). */
+static bool
+observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
+    char **path, int *lost)
+{
+	struct sockaddr_un	 sun;
+	size_t			 len = (size_t)d->args[2];
+	_cleanup_free_ char	*base = NULL;
+
+	if (len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof sun)
+		return false;
+	memset(&sun, 0, sizeof sun);
+	if (observe_peek(mem, &sun, len, d->args[1]) != (ssize_t)len ||
+	    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+		return false;
+	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+	if (sun.sun_path[0] == '/') {
+		*path = pathwalk_join(NULL, sun.sun_path);
+		return true;
+	}
+	if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) == NULL) {
+		*lost = errno;
+		return true;
+	}
+	*path = pathwalk_join(base, sun.sun_path);
+	return true;
+}
+
 /* The rest of observe_judge: one file-changing or network call. */
 static void
 observe_judge_call(struct observer *obs, const struct sandbox *sb,
@@ -465,13 +620,17 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	struct observe_mem		 mem
 	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	struct open_how			 how;
-	uint64_t			 flags = 0, msg[2];
+	uint64_t			 msg[2];
 	enum observe_kind		 kind;
 	bool				 follow, writes = false;
 	bool				 deleted = false;
 	const char			*op;
-	int				 acc, lost = 0;
+	int				 lost = 0;
+	struct observe_req		 q;
+	_cleanup_free_ char		*target = NULL;
+
+	memset(&q, 0, sizeof q);
+	q.fd1 = q.fd2 = -1;
 
 	switch (c->how) {
 	case HOW_CONNECT:
@@ -495,62 +654,38 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		return;
 	case HOW_OPEN:
 	case HOW_OPENAT2:
-		if (c->how == HOW_OPENAT2) {
-			memset(&how, 0, sizeof how);
-			if (observe_peek(&mem, &how, sizeof how, d->args[2]) !=
-			    (ssize_t)sizeof how)
-				return;
-			flags = how.flags;
-		} else if (c->flags >= 0)
-			flags = d->args[c->flags];
-		else
-			flags = O_CREAT | O_WRONLY | O_TRUNC;	/* creat */
-		acc = (int)(flags & O_ACCMODE);
-		writes = acc == O_WRONLY || acc == O_RDWR ||
-		    (flags & O_TRUNC) != 0;
-		if ((flags & O_CREAT) == 0 && !writes)
+		if (!observe_read_open(c, d, &mem, &q, &path, &lost))
 			return;
-		if ((flags & O_CREAT) && (flags & O_EXCL))
-			kind = OBSERVE_CREATE_EXCL;
-		else if (flags & O_CREAT)
-			kind = OBSERVE_CREATE;
-		else
-			kind = OBSERVE_WRITE;
-		if ((flags & O_TMPFILE) == O_TMPFILE)
-			kind = OBSERVE_CREATE;	/* a file in that dir */
-		follow = (flags & O_NOFOLLOW) == 0 &&
-		    kind != OBSERVE_CREATE_EXCL;
+		kind = q.kind;
+		follow = q.follow1;
+		writes = q.writes;
 		op = kind == OBSERVE_WRITE ? "write" : "create";
 		/* Appending keeps the start as it is (undo keeps the old
 		   length only; observe_record_content for the rest). Write
 		   only: a descriptor that can read can be mapped, and a
 		   mapping written is no call. */
-		obs->rec_append = (flags & O_APPEND) != 0 &&
-		    (flags & O_TRUNC) == 0 && acc == O_WRONLY;
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false, NULL);
-		lost = path == NULL ? errno : 0;
-		if (path != NULL && (flags & O_TMPFILE) == O_TMPFILE) {
-			char *f = xasprintf("%s/%s", path, "(tmpfile)");
-
-			free(path);
-			path = f;
-		}
+		obs->rec_append = (q.flags & O_APPEND) != 0 &&
+		    (q.flags & O_TRUNC) == 0 &&
+		    (q.flags & O_ACCMODE) == O_WRONLY;
 		break;
 	case HOW_LINK:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
 		    false, NULL);
 		lost = path == NULL ? errno : 0;
-		path2 = observe_arg_path(d, &mem,
+		path2 = observe_arg_path_fd(d, &mem,
 		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
-		    &deleted);
+		    &deleted, &q.fd2);
 		if (path2 == NULL && lost == 0)
 			lost = errno;
 		kind = OBSERVE_CREATE_EXCL;
 		follow = c->flags >= 0 && (d->args[c->flags] &
 		    AT_SYMLINK_FOLLOW);	/* for the old name */
 		op = c->op;
+		q.op = OBSERVE_ACT_LINK;
+		q.path1 = path;
+		q.path2 = q.fd2 < 0 ? path2 : NULL;
+		q.follow2 = follow;
 		break;
 	case HOW_RENAME:
 		path = observe_arg_path(d, &mem, c->dirfd, c->path,
@@ -564,35 +699,19 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		kind = OBSERVE_DELETE;
 		follow = false;
 		op = c->op;
+		q.op = OBSERVE_ACT_RENAME;
+		q.path1 = path;
+		q.path2 = path2;
+		if (strcmp(c->name, "renameat2") == 0)
+			q.flags = (uint32_t)d->args[4];
 		break;
-	case HOW_BIND: {
-		struct sockaddr_un	 sun;
-		size_t			 len = (size_t)d->args[2];
-
-		if (len <= offsetof(struct sockaddr_un, sun_path) ||
-		    len > sizeof sun)
-			return;
-		memset(&sun, 0, sizeof sun);
-		if (observe_peek(&mem, &sun, len, d->args[1]) != (ssize_t)len ||
-		    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
-			return;		/* not a path (abstract, IP) */
-		sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+	case HOW_BIND:
 		kind = c->kind;
 		op = c->op;
 		follow = false;
-		if (sun.sun_path[0] == '/')
-			path = pathwalk_join(NULL, sun.sun_path);
-		else {
-			_cleanup_free_ char *base = observe_base(mem.pid,
-			    AT_FDCWD, NULL);
-
-			if (base != NULL)
-				path = pathwalk_join(base, sun.sun_path);
-			else
-				lost = errno;
-		}
+		if (!observe_read_bind(d, &mem, &path, &lost))
+			return;
 		break;
-	}
 	case HOW_FD:
 		kind = c->kind;
 		op = c->op;
@@ -609,15 +728,24 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		if (c->flags >= 0 &&
 		    (d->args[c->flags] & AT_SYMLINK_NOFOLLOW))
 			follow = false;
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
+		path = observe_arg_path_fd(d, &mem, c->dirfd, c->path,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
-		    &deleted);
+		    &deleted, &q.fd1);
 		lost = path == NULL ? errno : 0;
+		observe_req_path(c, d, &mem, follow, path, &q, &target);
 		break;
 	}
 	/* Everything read: is it still the same task? */
-	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
+		free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 		return;
+	}
+	/* Decided (observe-act.c): a name that could not be read is not
+	   made blind. */
+	if (q.op != 0 && lost != 0 && q.fd1 < 0) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = lost == ENOENT ? EACCES : lost;
+	}
 	/* What cannot be resolved widens the change report (never
 	   dropped): a path that could not be read, a descriptor whose
 	   file lost its name (another hard link may show the change). */
@@ -627,13 +755,36 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	    strncmp(path, obs->rec_root, obs->rec_len) == 0 &&
 	    (path[obs->rec_len] == '/' || path[obs->rec_len] == '\0'))
 		observe_widen_lost(obs, op, ENOENT);
-	if (path == NULL)
+	if (path == NULL) {
+		free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
 		return;
+	}
+	/* An openat2 that only reads is made by the delegate, not judged. */
+	if (q.op != OBSERVE_ACT_OPEN || q.writes || (q.flags & O_CREAT))
+		q.noted = observe_judge_paths(obs, sb, c, path, path2, kind,
+		    follow, writes, op, vs);
+	if (q.op != 0 && (q.path1 != NULL || q.fd1 >= 0))
+		observe_act(obs, n, &q, vs);
+	free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));
+}
+
+/* The recording and mount judgement of one call's paths: true when a
+   refusal was recorded. */
+static bool
+observe_judge_paths(struct observer *obs, const struct sandbox *sb,
+    const struct observe_call *c, const char *path, const char *path2,
+    enum observe_kind kind, bool follow, bool writes, const char *op,
+    struct violations *vs)
+{
+	size_t	before = vs->n;
+
 	if (c->how == HOW_LINK) {
-		if (!observe_judge_path(obs, sb, path, kind, false, false, op,
-		    vs) && path2 != NULL)
+		if (observe_judge_path(obs, sb, path, kind, false, false, op,
+		    vs))
+			return true;
+		if (path2 != NULL)
 			observe_judge_link(obs, sb, path2, path, follow, vs);
-		return;
+		return vs->n != before;
 	}
 	if (c->how == HOW_RENAME && path2 != NULL) {
 		observe_record_rename(obs, sb, path, path2);
@@ -649,13 +800,13 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		m2 = sandbox_mount_for(sb, *p2 ? p2 : "/");
 		if (m1 != m2 && sandbox_mount_for(sb, path) == m1 &&
 		    sandbox_mount_for(sb, path2) == m2)
-			return;
+			return false;
 		if (observe_judge_path(obs, sb, path, kind, follow, writes, op,
 		    vs))
-			return;
-		observe_judge_path(obs, sb, path2, kind, follow, writes, op,
-		    vs);
-		return;
+			return true;
+		return observe_judge_path(obs, sb, path2, kind, follow, writes,
+		    op, vs);
 	}
-	observe_judge_path(obs, sb, path, kind, follow, writes, op, vs);
+	return observe_judge_path(obs, sb, path, kind, follow, writes, op,
+	    vs);
 }

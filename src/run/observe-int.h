@@ -28,6 +28,16 @@ enum observe_state {
 	STATE_DONE,		/* nothing more will come */
 };
 
+/* How a notification is answered. */
+enum observe_answer {
+	ANSWER_CONTINUE,	/* let the kernel make the call */
+	ANSWER_ERROR,		/* fail it with answer_error */
+	ANSWER_DONE,		/* the delegate made it: return 0 */
+	ANSWER_FD,		/* the delegate opened it: inject answer_fd */
+};
+
+struct protect;
+
 struct observer {
 	enum observe_state	 state;
 	int			 sock;
@@ -76,6 +86,20 @@ struct observer {
 	size_t			 nflight;
 	bool			 flight_over;
 	pid_t			 link_tid;	/* 0: none */
+	/* Deciding (observe-act.c). */
+	int			 delegate;	/* its socket, or -1 */
+	bool			 addfd_ok;	/* the kernel injects with the
+						   answer (Linux 5.14) */
+	bool			 decides;	/* and the delegate came */
+	struct protect		*protect;	/* the one policy */
+	char			*project;	/* the project, as inside */
+	size_t			 project_len;
+	enum observe_answer	 answer;	/* to the call being judged */
+	int			 answer_error;	/* ANSWER_ERROR: errno */
+	int			 answer_fd;	/* ANSWER_FD: to inject */
+	bool			 answer_cloexec;
+	unsigned long		 decided;	/* calls made by the delegate */
+	unsigned long		 refused;	/* calls refused by the policy */
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
@@ -137,6 +161,34 @@ void	 observe_flight_end(struct observer *, pid_t tid);
 bool	 observe_flight_link(struct observer *, pid_t tid);
 /* Is nr one of the calls the helper notifies (observe-call.c)? */
 bool	 observe_notified_nr(int nr);
+
+/* Resolve a path inside the sandbox root (observe-judge.c). */
+char	*observe_resolve(struct observer *, const char *named, bool follow,
+	    bool *missing);
+
+/* observe-act.c: what a deciding call asks for, read by observe-call.c. */
+struct observe_req {
+	int		 op;		/* enum observe_act_op */
+	const char	*name;		/* for the report: create, mkdir, ... */
+	uint32_t	 flags;		/* the call's own */
+	uint64_t	 mode;
+	uint64_t	 arg;
+	const char	*path1;		/* joined, in the sandbox's view */
+	bool		 follow1;
+	int		 fd1;		/* or the caller's descriptor (-1) */
+	const char	*path2;		/* rename: to; link: the old name;
+					   symlink: the target text */
+	bool		 follow2;
+	int		 fd2;
+	bool		 writes;	/* an open that writes or truncates */
+	enum observe_kind kind;		/* an open's, for the recorder */
+	bool		 noted;		/* the mounts' judgement recorded a
+					   refusal of it already */
+};
+/* Judge the call against the policy and, where the delegate is there,
+   make it through the delegate: sets obs->answer. */
+void	 observe_act(struct observer *, const struct seccomp_notif *,
+	    const struct observe_req *, struct violations *);
 
 /* observe-call.c: read and judge one notification (the caller is
    stopped meanwhile); violations go to vs. */

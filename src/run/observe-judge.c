@@ -344,7 +344,7 @@ observe_readlink_root(void *arg, const char *path, char *buf, size_t len)
  * walk reads each component again from the root (depth squared lookups
  * a call).
  */
-static char *
+char *
 observe_resolve(struct observer *obs, const char *named, bool follow,
     bool *missing)
 {

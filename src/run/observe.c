@@ -1,25 +1,42 @@
 /*
- * observe: record what the sandbox refused, from seccomp notifications.
+ * observe: the seccomp observer. It sees every call that creates,
+ * renames, links, removes, writes or changes a mode, and DECIDES it
+ * before it runs (issue 36); it records the rest for the change report.
  *
- * The helper (bwgate-helper.c) notifies us of write-intent system calls.
- * Each notification is handled in three steps, all while the caller is
- * stopped in the kernel:
+ * The helper (bwgate-helper.c) notifies us of write-intent system calls
+ * and hands us, beside the listener, the socket of a delegate it forked
+ * before installing the filter: a process of the sandbox (its user and
+ * mount namespaces, its credentials, its root) that is outside the
+ * filter. Each notification is handled while the caller is stopped:
  *
  *	read	the path (or socket address) with process_vm_readv (or
- *		/proc/PID/mem), the base directory from /proc/PID/cwd or
- *		/proc/PID/fd/N (these give the sandbox's own view), then
+ *		/proc/PID/mem), ONCE: the copy is what is judged and what
+ *		is made; the base directory from /proc/PID/cwd or
+ *		/proc/PID/fd/N (the sandbox's own view); a descriptor the
+ *		call names is pinned (O_PATH); then
  *		SECCOMP_IOCTL_NOTIF_ID_VALID: the caller was still waiting
  *		throughout, so a recycled pid cannot have fed us another
  *		process's memory;
  *	resolve	normalise, follow symlinks component by component inside
- *		/proc/PID/root (so a link in the project that points out is
- *		judged by where it lands), and look at what exists there and
- *		on the host;
- *	decide	find the covering mount (sandbox_mount_for) and ask
- *		observe_decide() whether the call fails or is discarded for
- *		a sandbox reason; only then record a violation.
+ *		/proc/PID/root, to a path with no link on the way;
+ *	judge	protect_judge() (protect.h), the one policy: a protected
+ *		name created, renamed onto or away, linked onto, opened
+ *		for writing, truncated or given a mode is refused with
+ *		EACCES (EPERM for a mode) and reported as a refusal with
+ *		its hint; the covering mount (sandbox_mount_for) and
+ *		observe_decide() still say why a call fails for a mount;
+ *	make	the delegate makes the call on exactly the judged names,
+ *		resolving with RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+ *		and an open's descriptor is injected into the caller with
+ *		SECCOMP_IOCTL_NOTIF_ADDFD | SECCOMP_ADDFD_FLAG_SEND
+ *		(observe-act.c says why a racing writer cannot win).
  *
- * Then the call always CONTINUEs: enforcement is the mounts' job. The
+ * Calls that create nothing (exec, chown, utime, xattr, network, opens
+ * that only read) CONTINUE. Stand-in files at protected names are not
+ * needed: the project inside is exactly as it is. Where the observer
+ * cannot decide (no notification, no delegate, a kernel before 5.14),
+ * observe_deciding() is false and a run that can write the project does
+ * not start (the fallback: doctor, every report, bwgate(1)). The
  * listener is only read when poll(2) says it is readable, so RECV never
  * blocks (a notification withdrawn because its task died makes RECV fail
  * with ENOENT, it does not block), and every reply to a dead task just
@@ -67,6 +84,7 @@
 #include "observe.h"
 #include "pathwalk.h"
 #include "seccomp-deny.h"
+#include "protect.h"
 #include "xalloc.h"
 
 /* Linux 6.6: wake the supervisor on the notifying CPU (a direct handoff). */
@@ -104,7 +122,7 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	struct observe_hello	 hello;
 	struct buf		 msg = BUF_INIT;
 	const char		*off = getenv("BWGATE_NO_NOTIFY");
-	char			*helper, *why = NULL;
+	char			*helper, *why = NULL, *pcause = NULL;
 	int			 sv[2];
 	ssize_t			 sent;
 
@@ -168,6 +186,20 @@ observe_prepare(struct sandbox_policy *pol, int flags, char **cause)
 	obs->listener = -1;
 	obs->rootfd = -1;
 	obs->loop_fd = -1;
+	obs->delegate = -1;
+	obs->answer_fd = -1;
+	obs->project = xstrdup(pol->project);
+	obs->project_len = strlen(pol->project);
+	if ((obs->protect = protect_new(pol, &pcause)) == NULL) {
+		/* Fail closed: no policy, nothing may be made. */
+		*cause = xasprintf("cannot load the protection policy: %s",
+		    pcause);
+		free(pcause);
+		observe_free(obs);
+		free(helper);
+		close(sv[1]);
+		return NULL;
+	}
 	obs->network = pol->network;
 	obs->userns = pol->allow_userns;
 	obs->status = xstrdup("no answer from the helper");
@@ -202,6 +234,15 @@ bool
 observe_exact(const struct observer *obs)
 {
 	return obs != NULL && obs->exact;
+}
+
+bool
+observe_deciding(struct observer *obs, int timeout_ms)
+{
+	if (obs == NULL)
+		return false;
+	(void)observe_wait_ready(obs, timeout_ms);
+	return obs->exact && obs->decides;
 }
 
 const char *
@@ -337,10 +378,10 @@ observe_hello_reply(struct observer *obs)
 	struct msghdr		 msg;
 	union {
 		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
+		char		 buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
-	int			 fd = -1, sizes_ok;
+	int			 fd = -1, sizes_ok, fds[2] = { -1, -1 };
 	struct seccomp_notif_sizes sizes;
 	ssize_t			 n;
 
@@ -357,7 +398,12 @@ observe_hello_reply(struct observer *obs)
 	    c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
-		if (c->cmsg_type == SCM_RIGHTS)
+		if (c->cmsg_type == SCM_RIGHTS && c->cmsg_len >=
+		    CMSG_LEN(sizeof fds)) {
+			memcpy(fds, CMSG_DATA(c), sizeof fds);
+			fd = fds[0];
+			obs->delegate = fds[1];
+		} else if (c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	}
 	/* With a listener the helper does not wait: the command's execve
@@ -415,6 +461,25 @@ observe_hello_reply(struct observer *obs)
 		LOG("no synchronous wake-up: %s", strerror(errno));
 	obs->exact = true;
 	observe_set_status(obs, "exact");
+	/* Deciding needs the delegate and descriptor injection with the
+	   answer (SECCOMP_ADDFD_FLAG_SEND, Linux 5.14): a probe for a call
+	   that is not there says ENOENT where the kernel has it. */
+	{
+		struct seccomp_notif_addfd	add;
+
+		memset(&add, 0, sizeof add);
+		add.id = ~(uint64_t)0;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		obs->addfd_ok = ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno == ENOENT;
+	}
+	obs->decides = obs->delegate >= 0 && obs->addfd_ok;
+	if (!obs->decides)
+		observe_set_status(obs, obs->delegate < 0 ? "exact, but no "
+		    "delegate to make the calls" : "exact, but the kernel "
+		    "cannot inject descriptors (SECCOMP_ADDFD_FLAG_SEND, "
+		    "Linux 5.14)");
 	/* The sandbox's mount namespace; its root comes with a caller. */
 	obs->mntns = (ino_t)r.mntns;
 	LOG("listener %d, mount namespace %llu", fd,
@@ -453,6 +518,33 @@ observe_sync_choose(struct observer *obs, uint32_t pid)
 	observe_sync_wake(obs, first || obs->same_run >= OBSERVE_SYNC_RUN);
 }
 
+/*
+ * Answer with the descriptor the delegate opened, put into the caller at
+ * the lowest free number, as the open would have: the kernel answers the
+ * call with its number (SECCOMP_ADDFD_FLAG_SEND). False when it could not
+ * (the answer is then an error, sent by the caller).
+ */
+static bool
+observe_inject(struct observer *obs)
+{
+	struct seccomp_notif_addfd	add;
+	int				r;
+
+	memset(&add, 0, sizeof add);
+	add.id = obs->req->id;
+	add.flags = SECCOMP_ADDFD_FLAG_SEND;
+	add.srcfd = (uint32_t)obs->answer_fd;
+	add.newfd_flags = obs->answer_cloexec ? O_CLOEXEC : 0;
+	r = ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	close(obs->answer_fd);
+	obs->answer_fd = -1;
+	if (r >= 0 || errno == ENOENT)
+		return true;	/* answered, or the task is gone */
+	obs->answer = ANSWER_ERROR;
+	obs->answer_error = errno == EMFILE ? EMFILE : EACCES;
+	return false;
+}
+
 /* Serve what is pending on the listener, at most OBSERVE_BATCH. */
 static void
 observe_serve(struct observer *obs, const struct sandbox *sb,
@@ -472,16 +564,29 @@ observe_serve(struct observer *obs, const struct sandbox *sb,
 			    obs->req) != 0)
 				continue;	/* withdrawn (task died) */
 			obs->count++;
-			observe_judge(obs, sb, obs->req, vs);
+			obs->answer = ANSWER_CONTINUE;
+			if (seccomp_setid_call(&obs->req->data)) {
+				/* A setuid or setgid mode: refused and named
+				   before anything is judged, so the delegate
+				   never makes it. */
+				observe_setid(obs, obs->req, vs);
+				obs->answer = ANSWER_ERROR;
+				obs->answer_error = EPERM;
+			} else
+				observe_judge(obs, sb, obs->req, vs);
 			observe_sync_choose(obs, obs->req->pid);
+			if (obs->answer == ANSWER_FD && obs->raced == NULL &&
+			    observe_inject(obs))
+				continue;
 			memset(obs->resp, 0, obs->resp_size);
 			obs->resp->id = obs->req->id;
 			obs->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-			/* A setuid or setgid mode: refused, and named. */
-			if (seccomp_setid_call(&obs->req->data)) {
-				observe_setid(obs, obs->req, vs);
+			if (obs->answer == ANSWER_ERROR) {
 				obs->resp->flags = 0;
-				obs->resp->error = -EPERM;
+				obs->resp->error = -obs->answer_error;
+			} else if (obs->answer == ANSWER_DONE) {
+				obs->resp->flags = 0;
+				obs->resp->val = 0;
 			}
 			/* Mounts not what was opened: nothing it tries,
 			   its execve first, may happen. */
@@ -575,6 +680,10 @@ observe_finish(struct observer *obs)
 	if (obs->rootfd >= 0)
 		close(obs->rootfd);
 	obs->rootfd = -1;
+	/* Its end of file ends the delegate. */
+	if (obs->delegate >= 0)
+		close(obs->delegate);
+	obs->delegate = -1;
 	obs->state = STATE_DONE;
 }
 
@@ -589,6 +698,8 @@ observe_free(struct observer *obs)
 	free(obs->resp);
 	free(obs->status);
 	free(obs->rec_root);
+	free(obs->project);
+	protect_free(obs->protect);
 	strv_release(&obs->res_why);
 	free(obs);
 }

@@ -96,6 +96,11 @@ void		 observe_record_exec(struct observer *, struct executions *);
 /* Handle what is still pending, then close the listener and socket. */
 void		 observe_finish(struct observer *);
 void		 observe_free(struct observer *);
+/* Does the observer decide (issue 36): a listener, the delegate and
+   descriptor injection? Waits for the helper's answer (at most timeout_ms).
+   Without it a run that can write the project does not start: nothing
+   else keeps a protected name from being created (bwgate(1), Fallback). */
+bool		 observe_deciding(struct observer *, int timeout_ms);
 /* Did the helper attach a listener (so the violations are exact)? */
 bool		 observe_exact(const struct observer *);
 /* "exact", or why not ("disabled", "seccomp_load: Invalid argument"). */

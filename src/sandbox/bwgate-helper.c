@@ -9,9 +9,9 @@
  *
  * FD is one end of a SOCK_SEQPACKET pair (observe-proto.h). The filter
  * returns SECCOMP_RET_USER_NOTIF for write-intent system calls and allows
- * everything else; bwgate answers every notification with CONTINUE, so
- * the filter only lets bwgate see what the command tries. The mounts
- * enforce. If the filter cannot be installed (no user notification here),
+ * everything else; bwgate judges each before it runs, and makes the calls
+ * that change names itself, through the delegate this helper forks first
+ * (helper-act.c). If the filter cannot be installed (no user notification here),
  * the helper says why and runs the command anyway (bwgate then infers
  * refusals from the error output).
  *
@@ -37,27 +37,29 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper-act.h"
 #include "helper-write.h"
 #include "observe-proto.h"
 #include "write-proto.h"
 
-static int	helper_reply(int, int, int, const char *);
+static int	helper_reply(int, int, int, int, const char *);
 static int	helper_install(const void *, uint32_t, const char **);
 
 /* Send the answer, with the listener attached when there is one: 0, or
    -1 when bwgate cannot take it (gone). */
 static int
-helper_reply(int sock, int listener, int error, const char *why)
+helper_reply(int sock, int listener, int delegate, int error, const char *why)
 {
 	struct observe_reply	 r;
 	struct iovec		 iov = { &r, sizeof r };
 	struct msghdr		 msg;
 	union {
 		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
+		char		 buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
 	struct stat		 st;
+	int			 fds[2] = { listener, delegate };
 
 	memset(&r, 0, sizeof r);
 	memset(&msg, 0, sizeof msg);
@@ -71,14 +73,15 @@ helper_reply(int sock, int listener, int error, const char *why)
 		snprintf(r.why, sizeof r.why, "%s", why);
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
-	if (listener >= 0) {
+	/* The listener, and the delegate's socket (helper-act.c). */
+	if (listener >= 0 && delegate >= 0) {
 		msg.msg_control = u.buf;
 		msg.msg_controllen = sizeof u.buf;
 		c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &listener, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof fds);
+		memcpy(CMSG_DATA(c), fds, sizeof fds);
 	}
 	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
 		if (errno != EINTR)
@@ -190,7 +193,7 @@ main(int argc, char **argv)
 	const char		*file;
 	char			*end, whybuf[96], **cmd;
 	long			 sock;
-	int			 listener = -1, error = 0, e;
+	int			 listener = -1, delegate = -1, error = 0, e;
 	bool			 gated;
 	ssize_t			 n;
 
@@ -239,13 +242,16 @@ main(int argc, char **argv)
 	} else if (sock != OBSERVE_SOCK_FD) {
 		error = EMFILE;
 		why = "descriptor 900 is out of reach (RLIMIT_NOFILE)";
+	} else if ((delegate = helper_act_start()) < 0) {
+		error = errno;
+		why = "cannot start the delegate";
 	} else if ((listener = helper_install(msg + sizeof hello,
 	    hello.ninsns, &why)) < 0) {
 		error = errno;
 		snprintf(whybuf, sizeof whybuf, "%s: %s", why, strerror(errno));
 		why = whybuf;
 	}
-	if (helper_reply((int)sock, listener, error, why) != 0 &&
+	if (helper_reply((int)sock, listener, delegate, error, why) != 0 &&
 	    (hello.flags & OBSERVE_F_WAIT))
 		return helper_gone();
 	/*
@@ -263,6 +269,8 @@ main(int argc, char **argv)
 	gated = listener >= 0;
 	if (gated)
 		close(listener);
+	if (delegate >= 0)
+		close(delegate);
 	/*
 	 * bwgate decides how to report changes before the command runs;
 	 * gone instead (killed outright), it cannot watch: do not run. With

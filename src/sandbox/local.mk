@@ -1,5 +1,5 @@
 # sandbox: a policy and the host's probe -> the exact bwrap argv, with the
-# placeholders, seccomp programs and the in-sandbox helper it needs.
+# seccomp programs and the in-sandbox helper it needs.
 noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
 %C%_libsandbox_a_SOURCES = \
@@ -8,7 +8,6 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-user.c %D%/sandbox-reach.c %D%/sandbox-verify.c \
 	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
-	%D%/placeholder.c %D%/placeholder.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/netbackend.c %D%/netbackend.h \
 	%D%/domains.c %D%/domains.h \
@@ -22,7 +21,8 @@ pkglibexec_PROGRAMS += bwgate-helper
 bwgate_helper_CFLAGS = $(AM_CFLAGS)
 bwgate_helper_LDFLAGS = $(HELPER_LDFLAGS)
 bwgate_helper_SOURCES = %D%/bwgate-helper.c %D%/observe-proto.h \
-	%D%/helper-write.c %D%/helper-write.h %D%/write-proto.h
+	%D%/helper-write.c %D%/helper-write.h %D%/write-proto.h \
+	%D%/helper-act.c %D%/helper-act.h
 bwgate_helper_LDADD = src/util/libutil.a $(HELPER_CRYPTO_LIBS)
 # Opens the proxy's socket inside a sandbox's network namespace.
 pkglibexec_PROGRAMS += bwgate-netlisten

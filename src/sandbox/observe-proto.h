@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		7
+#define OBSERVE_VERSION		8
 /* Where the helper keeps its socket while the filter is on. */
 #define OBSERVE_SOCK_FD		900
 /* The largest program the helper accepts (instructions). */
@@ -73,6 +73,55 @@ struct observe_reply {
 	int32_t		error;		/* 0: listener attached, else errno */
 	uint64_t	mntns;		/* inode of the sandbox's mount ns */
 	char		why[96];	/* when error != 0: what failed */
+};
+
+/*
+ * The delegate (helper-act.c). Before installing the filter the helper
+ * forks a process that stays in the sandbox (its user and mount
+ * namespaces, its credentials, its root) outside the filter, and sends
+ * its socket to bwgate beside the listener (the reply's second
+ * descriptor). For a call that creates, renames, links, removes, writes
+ * or changes a mode, bwgate sends one struct observe_act followed by
+ * len1 + len2 bytes (two NUL-ended paths, absolute in the sandbox's view,
+ * with no symbolic link on the way: what bwgate judged), and optionally
+ * one descriptor (OBSERVE_ACT_F_FD: the file itself, pinned by bwgate).
+ * The delegate makes the call on exactly those names, refusing to follow
+ * any link (so a name changed meanwhile fails, it never leads elsewhere),
+ * and answers one struct observe_act_reply, with the opened descriptor
+ * for an open.
+ */
+enum observe_act_op {
+	OBSERVE_ACT_OPEN = 1,	/* path1, flags, mode: a descriptor back */
+	OBSERVE_ACT_MKDIR,	/* path1, mode */
+	OBSERVE_ACT_MKNOD,	/* path1, mode, arg = dev */
+	OBSERVE_ACT_SYMLINK,	/* path1 the new name, path2 the target text */
+	OBSERVE_ACT_LINK,	/* path1 the new name, path2 (or the fd) the
+				   existing file */
+	OBSERVE_ACT_RENAME,	/* path1 from, path2 to, flags (renameat2) */
+	OBSERVE_ACT_UNLINK,	/* path1, flags (AT_REMOVEDIR) */
+	OBSERVE_ACT_TRUNCATE,	/* path1, arg = length */
+	OBSERVE_ACT_CHMOD,	/* path1 (or the fd), mode */
+};
+
+#define OBSERVE_ACT_F_FD	(1U << 0)	/* a descriptor comes along */
+
+struct observe_act {
+	uint32_t	op;
+	uint32_t	flags;		/* the call's own flags */
+	uint32_t	aflags;		/* OBSERVE_ACT_F_* */
+	uint32_t	umask;		/* the caller's */
+	uint64_t	mode;
+	uint64_t	arg;
+	uint32_t	len1;		/* with the NUL */
+	uint32_t	len2;
+};
+
+/* At most this much follows a struct observe_act. */
+#define OBSERVE_ACT_MAX		(2 * 4096 + 8)
+
+struct observe_act_reply {
+	int32_t		error;		/* 0, or the errno of the call */
+	int32_t		pad;
 };
 
 #endif

@@ -3,14 +3,15 @@
  * .mcp.json, .codex/, .vscode/, .envrc, ...: the policy's agent_config,
  * from share/bwgate/agent-config.json) is read-only like git metadata.
  *
- * At the project root every entry is protected, a placeholder covering an
- * absent one, since that is where an agent started in the project reads
- * it. An entry marked for any depth ("**" "/" prefix) is read-only also
- * wherever it exists deeper (an agent started in that directory reads it;
- * Codex reads .codex/ from the working directory up to the root): found
- * from the git scan's directories, which cost no further reads for
- * directories and one lstat per directory for files. A new one made
- * deeper is not stopped but is called out in the report's attention.
+ * What decides is the observer at the call (protect.h, observe-act.c):
+ * creating, renaming onto, linking onto or rewriting any of them, at the
+ * depth the table names, is refused before it runs, whatever the
+ * project's size. The mounts here only add the kernel's read-only bind
+ * over the ones that exist: at the project root, and deeper for entries
+ * marked for any depth ("**" "/" prefix), found from the git scan's
+ * directories (no further reads for directories, one lstat per directory
+ * for files). A large project's watcher knows .git only: its deeper ones
+ * get no bind, and need none (every open for writing is judged).
  *
  * The profile key agent_config_writable lifts all of it; the mount table
  * then says so for each root entry, so the operator sees it.
@@ -137,13 +138,8 @@ build_agent_nested(struct build *b, const struct gitscan *gs, char **cause)
 
 	if (pol->agent_config_writable || n == 0)
 		return 0;
-	if (gs->watched) {
-		/* The watcher answers with .git entries only. */
-		strv_pushf(&b->sb->warnings, "agent configuration below the "
-		    "project root was not looked for (a large project's "
-		    "watcher knows .git only)");
-		return 0;
-	}
+	if (gs->watched)
+		return 0;	/* the observer decides (see the top) */
 	v = xcalloc(n, sizeof *v);
 	for (size_t i = 0; i < n; i++)
 		agent_entry(pol, pol->agent_config.v[i], &v[i]);

@@ -131,29 +131,6 @@ env_put(struct strv *env, const char *name, const char *value)
 	strv_pushf(env, "%s=%s", name, value);
 }
 
-/* Is NAME set in a NAME=VALUE list? */
-static bool
-env_has(const struct strv *env, const char *name)
-{
-	size_t	len = strlen(name);
-
-	for (size_t i = 0; i < env->n; i++)
-		if (strncmp(env->v[i], name, len) == 0 &&
-		    env->v[i][len] == '=')
-			return true;
-	return false;
-}
-
-/* Did the build bind the placeholders' git excludes? */
-static bool
-sandbox_git_exclude(const struct sandbox *sb)
-{
-	for (size_t i = 0; i < sb->nmounts; i++)
-		if (strcmp(sb->mounts[i].path, SANDBOX_GIT_EXCLUDE) == 0)
-			return true;
-	return false;
-}
-
 /* Compare NAME=VALUE strings. */
 static int
 env_cmp(const void *a, const void *b)
@@ -205,14 +182,6 @@ sandbox_env_list(const struct sandbox_policy *pol, const struct sandbox *sb,
 	/* git status/diff take no optional lock in a read-only project. */
 	if (pol->project_readonly)
 		env_put(out, "GIT_OPTIONAL_LOCKS", "0");
-	/* git ignores the placeholder files (unless the agent configures
-	   git through the environment itself). */
-	if (sb != NULL && sandbox_git_exclude(sb) &&
-	    !env_has(out, "GIT_CONFIG_COUNT")) {
-		env_put(out, "GIT_CONFIG_COUNT", "1");
-		env_put(out, "GIT_CONFIG_KEY_0", "core.excludesFile");
-		env_put(out, "GIT_CONFIG_VALUE_0", SANDBOX_GIT_EXCLUDE);
-	}
 	for (size_t i = 0; i < pol->env_set.n; i++) {
 		const char	*kv = pol->env_set.v[i], *eq = strchr(kv, '=');
 		_cleanup_free_ char *name = NULL;

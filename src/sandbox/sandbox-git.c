@@ -32,10 +32,11 @@
  *  - the git-write profile makes git's data writable (objects, refs, index,
  *    logs, HEAD, ...) but never the entries of git_meta[] below, in the
  *    top-level git directory and in every directory of its worktrees/
- *    and modules/ (at any depth). Those that exist are mounted read-only; absent
- *    ones get a placeholder where an empty one means the same to git, and
- *    are removed after the run otherwise (an empty commondir would stop
- *    git: "failed to read").
+ *    and modules/ (at any depth). Those that exist are mounted read-only;
+ *    creating an absent one is refused at the call by the observer
+ *    (protect.h, observe-act.c); the sweep after the run stays as the
+ *    backstop for what the observer does not judge (a nested sandbox's
+ *    own mount namespace).
  *
  * doc/bwgate.1 (SECURITY) shows git_meta[]; keep them in step.
  */

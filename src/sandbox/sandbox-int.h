@@ -16,17 +16,14 @@
 #include "sandbox.h"
 #include "strv.h"
 
-struct placeholders;
 
 struct build {
 	const struct sandbox_policy	*pol;
 	const struct probe		*probe;
 	struct sandbox			*sb;
 	bool				 dry;
-	struct placeholders		*ph;	/* locked while protecting */
 	const char			*home;	/* $HOME inside (hidden) */
 	int				 root;	/* the project (sb->root_fd) */
-	struct strv			 ph_files; /* placeholder files, rel */
 	/* build_secrets_start() to build_secrets(): the list of secret
 	   files, read while the rest is built. */
 	struct aside			 secrets_aside;
@@ -51,8 +48,6 @@ int	build_fd(struct build *, int);
 void	build_mask(struct build *, const char *, bool, enum mount_kind,
 	    const char *);
 
-/* Where git inside finds the placeholders to ignore (core.excludesFile). */
-#define SANDBOX_GIT_EXCLUDE	"/run/bwgate/placeholders.exclude"
 
 /* sandbox-project.c: the project and its protected paths. */
 int	build_project(struct build *, char **);

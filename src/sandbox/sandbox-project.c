@@ -1,9 +1,11 @@
 /*
  * sandbox-project: the project mount and what is protected inside it: the
  * project by descriptor (read-write or read-only by profile), then each
- * protected path read-only over itself (a shared placeholder where it does
- * not exist yet, which git inside is told to ignore), built-in ones first,
- * then the configured ones ("!path" lifts a shipped default).
+ * protected path that exists read-only over itself (only the kernel keeps
+ * a file read-only once it is open), built-in ones first, then the
+ * configured ones ("!path" lifts a shipped default). An absent one gets
+ * nothing: creating it is refused at the call by the observer
+ * (observe-act.c), so the project inside looks exactly as it is.
  */
 #include "autoconf.h"
 
@@ -21,7 +23,6 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "path.h"
-#include "placeholder.h"
 #include "sandbox.h"
 #include "sandbox-int.h"
 #include "xalloc.h"
@@ -31,7 +32,6 @@
 #define add3	build_arg3
 
 static int	build_protected_paths(struct build *, char **);
-static int	build_git_exclude(struct build *, char **);
 
 /* Always protected inside the project; "/" marks a directory. */
 struct protect_entry {
@@ -45,18 +45,6 @@ static const struct protect_entry sandbox_protected[] = {
 	{ SANDBOX_QUARANTINE, true, false },
 	{ NULL, false, false }
 };
-
-/* An empty file or directory to mount over (shared, see placeholder.h). */
-static int
-build_placeholder(struct build *b, const char *rel, bool dir, char **cause)
-{
-	if (b->dry)
-		return 0;
-	if (placeholders_make(b->ph, rel, dir, cause) != 0)
-		return -1;
-	strv_push(&b->sb->placeholders, rel);
-	return 0;
-}
 
 /* Is abs (or an ancestor of it) already mounted read-only below project? */
 static bool
@@ -77,9 +65,9 @@ covered_by_protected(struct build *b, const char *abs)
 #define BIND_PATH_MAX	(PATH_MAX - 64)
 
 /*
- * Protect one project-relative path. When it is missing, the first missing
- * component gets a placeholder so nothing can be created there. Every look
- * at the project goes through its descriptor (beneath.h).
+ * Protect one project-relative path that exists: bound read-only over
+ * itself. A missing one needs nothing here: the observer refuses to create
+ * it. Every look at the project goes through its descriptor (beneath.h).
  */
 int
 build_protect(struct build *b, const char *rel, bool dir, char **cause)
@@ -104,13 +92,6 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 	if (covered_by_protected(b, abs))
 		return 0;
 	if (beneath_lstat(b->root, rel, &st) == 0) {
-		if (b->ph != NULL && placeholders_known(b->ph, rel, &st)) {
-			/* Another sandbox's placeholder: share it. */
-			strv_push(&b->sb->placeholders, rel);
-			return build_bind_rel(b, rel, false, MOUNT_PROTECTED,
-			    "protected (absent: nothing may be created)",
-			    cause);
-		}
 		if (S_ISLNK(st.st_mode)) {
 			*cause = xasprintf("protected path '%s' is a symbolic "
 			    "link: refusing to run with it", abs);
@@ -126,40 +107,8 @@ build_protect(struct build *b, const char *rel, bool dir, char **cause)
 		    xasprintf("cannot check '%s': %s", abs, strerror(errno));
 		return -1;
 	}
-	/* Find the first missing component below the project. */
-	first = xstrdup(rel);
-	for (;;) {
-		char *slash = strrchr(first, '/');
-
-		if (slash == NULL) {
-			if (fstat(b->root, &st) != 0)
-				st.st_mode = 0;
-			break;
-		}
-		*slash = '\0';
-		if (beneath_lstat(b->root, first, &st) == 0) {
-			*slash = '/';
-			break;
-		}
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		*cause = xasprintf("cannot protect '%s': a parent is not a "
-		    "directory", abs);
-		return -1;
-	}
-	free(abs);
-	abs = path_join(b->pol->project, first);
-	if (covered_by_protected(b, abs))
-		return 0;
-	if (build_placeholder(b, first, strcmp(first, rel) != 0 || dir,
-	    cause) != 0)
-		return -1;
-	/* An empty placeholder file would be committed by `git add -A`
-	   (git skips empty directories): git inside ignores it. */
-	if (strcmp(first, rel) == 0 && !dir)
-		strv_pushf(&b->ph_files, "/%s", first);
-	return build_bind_rel(b, first, false, MOUNT_PROTECTED,
-	    "protected (absent: nothing may be created)", cause);
+	(void)dir;
+	return 0;	/* absent: refused at the call (observe-act.c) */
 }
 
 int
@@ -182,19 +131,7 @@ build_project(struct build *b, char **cause)
 	}
 	if (pol->project_readonly)
 		return 0;	/* nothing inside can be written anyway */
-	if (!b->dry) {
-		if ((b->ph = placeholders_open(pol->project, b->root,
-		    cause)) == NULL)
-			return -1;
-		b->sb->ph_project = xstrdup(pol->project);
-	}
 	rc = build_protected_paths(b, cause);
-	if (b->ph != NULL)
-		placeholders_close(b->ph);
-	b->ph = NULL;
-	if (rc == 0)
-		rc = build_git_exclude(b, cause);
-	strv_release(&b->ph_files);
 	return rc;
 }
 
@@ -208,63 +145,6 @@ protect_lifted(const struct strv *list, const char *rel)
 	return false;
 }
 
-/*
- * Protected only when present: an absent .bwgate.json gets no placeholder
- * (it would show in the project inside, and `git add -A` would commit it).
- * A file the command creates there is not trusted (trust is by hash) and
- * is reported as needing attention.
- */
-static bool
-protect_if_present(struct build *b, const char *rel)
-{
-	struct stat	st;
-
-	if (strcmp(rel, ".bwgate.json") != 0 &&
-	    strcmp(rel, SANDBOX_QUARANTINE) != 0)
-		return false;
-	return beneath_lstat(b->root, rel, &st) != 0 && errno == ENOENT;
-}
-
-/* The placeholder files as a gitignore file, bound read-only inside;
-   the environment points git's core.excludesFile at it. */
-static int
-build_git_exclude(struct build *b, char **cause)
-{
-	struct buf	 text = BUF_INIT;
-	int		 fd = -1, n;
-	char		 num[16];
-
-	if (b->ph_files.n == 0)
-		return 0;
-	for (size_t i = 0; i < b->ph_files.n; i++) {
-		for (const char *p = b->ph_files.v[i]; *p != '\0'; p++) {
-			if (strchr("\\*?[!# ", *p) != NULL)
-				buf_putc(&text, '\\');
-			buf_putc(&text, *p);
-		}
-		buf_putc(&text, '\n');
-	}
-	if (!b->dry) {
-		fd = memfd_create("bwgate-exclude", MFD_CLOEXEC);
-		if (fd < 0 || write(fd, text.data, text.len) !=
-		    (ssize_t)text.len || lseek(fd, 0, SEEK_SET) != 0) {
-			*cause = xasprintf("cannot write the git excludes: %s",
-			    strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			buf_release(&text);
-			return -1;
-		}
-	}
-	buf_release(&text);
-	n = build_fd(b, fd);
-	snprintf(num, sizeof num, "%d", n);
-	add3(b, "--ro-bind-data", num, SANDBOX_GIT_EXCLUDE);
-	build_mount(b, MOUNT_RO, SANDBOX_GIT_EXCLUDE,
-	    "placeholders git ignores");
-	return 0;
-}
-
 /* The built-in protected paths, then the configured ones. */
 static int
 build_protected_paths(struct build *b, char **cause)
@@ -275,8 +155,7 @@ build_protected_paths(struct build *b, char **cause)
 		return -1;
 	for (const struct protect_entry *e = sandbox_protected; e->path != NULL;
 	    e++) {
-		if ((e->git && pol->git_writable) ||
-		    protect_if_present(b, e->path))
+		if (e->git && pol->git_writable)
 			continue;
 		if (build_protect(b, e->path, e->dir, cause) != 0)
 			return -1;

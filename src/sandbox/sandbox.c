@@ -10,7 +10,7 @@
  *	private tmpfs				/tmp /var/tmp /run, and $HOME
  *	extra read-only / writable paths	--ro-bind-fd / --bind-fd
  *	the project				--bind-fd (or --ro-bind-fd)
- *	protected paths inside it		--ro-bind-fd (placeholders if missing)
+ *	protected paths inside it		--ro-bind-fd (those that exist)
  *	hidden paths				--tmpfs / --ro-bind /dev/null
  *	seccomp, status, helper			--seccomp --json-status-fd ...
  *
@@ -19,11 +19,9 @@
  * descriptor, so a symlink swapped in between the check and the mount
  * cannot redirect it. System directories are root-owned and bound by path.
  *
- * A protected path that does not exist gets a placeholder (an empty file or
- * directory created with O_EXCL here) mounted read-only over itself. The
- * placeholders of a project are shared by the sandboxes running in it and
- * removed by the last one to finish (placeholder.h), so the host project
- * is left as it was.
+ * A protected path that does not exist gets nothing: the observer refuses
+ * to create it at the call (observe-act.c), so the project inside looks
+ * exactly as it is and nothing of bwgate's appears in the host's project.
  */
 #include "autoconf.h"
 
@@ -45,7 +43,6 @@
 #include "jsonutil.h"
 #include "netbackend.h"
 #include "path.h"
-#include "placeholder.h"
 #include "probe.h"
 #include "protect.h"
 #include "sandbox.h"
@@ -172,9 +169,6 @@ sandbox_policy_set_dirs(struct sandbox_policy *pol, const char *project,
 		free(p);
 		return -1;
 	}
-	/* Placeholders a crashed run left behind go now, whatever this
-	   bwgate is about to do. */
-	placeholders_release(p, -1);
 	c = path_canonical(cwd != NULL ? cwd : here, cause);
 	if (c == NULL) {
 		free(p);
@@ -571,9 +565,8 @@ int
 sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
     int flags, struct sandbox *sb, char **cause)
 {
-	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0, NULL,
-			    getenv("HOME"), -1, STRV_INIT, ASIDE_INIT,
-			    STRV_INIT };
+	struct build	b = { pol, probe, sb, (flags & SANDBOX_DRY) != 0,
+			    getenv("HOME"), -1, ASIDE_INIT, STRV_INIT };
 	struct stat	st;
 	char		num[16];
 	size_t		env_pos;
@@ -685,12 +678,6 @@ sandbox_status_slot(const struct sandbox *sb)
 void
 sandbox_finish(struct sandbox *sb)
 {
-	if (sb->ph_project != NULL)
-		placeholders_release(sb->ph_project, sb->root_open ?
-		    sb->root_fd : -1);
-	free(sb->ph_project);
-	sb->ph_project = NULL;
-	strv_release(&sb->placeholders);
 	for (size_t i = 0; i < sb->nfds; i++) {
 		if (sb->fds[i] >= 0 && sb->fds[i] > 2)
 			close(sb->fds[i]);

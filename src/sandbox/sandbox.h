@@ -17,7 +17,7 @@
  *	struct sandbox sb = SANDBOX_INIT;
  *	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) ...
  *	... run sb.argv + "--" + command (runner.h) ...
- *	sandbox_finish(&sb);	releases placeholders, closes descriptors
+ *	sandbox_finish(&sb);	closes descriptors
  *	sandbox_release(&sb);
  */
 #ifndef BWGATE_SANDBOX_H
@@ -113,8 +113,6 @@ struct sandbox {
 	struct sandbox_mount	*mounts;
 	size_t			 nmounts;
 	struct strv		 warnings;
-	struct strv		 placeholders;	/* placeholder host paths in use */
-	char			*ph_project;	/* registered in its registry */
 	char			*proc_mode;	/* "fresh" or "bind" */
 	bool			 nested;
 	bool			 network;
@@ -147,8 +145,7 @@ struct sandbox {
 	bool			 root_open;
 	struct timespec		 run_start;	/* set by sandbox_started */
 };
-#define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
-	.placeholders = STRV_INIT }
+#define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT }
 
 enum sandbox_flags {
 	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */
@@ -208,7 +205,7 @@ int	 sandbox_sweep(struct sandbox *, const char *project,
 /* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
 void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
 void	 sandbox_gitscan_free(struct gitscan *);
-/* After the run: remove placeholders, close descriptors. */
+/* After the run: close descriptors. */
 void	 sandbox_finish(struct sandbox *);
 void	 sandbox_release(struct sandbox *);
 

@@ -331,43 +331,6 @@ beneath_mkdir(int dirfd, const char *rel, mode_t mode, char **cause)
 	return 0;
 }
 
-int
-beneath_mkfile(int dirfd, const char *rel, mode_t mode, char **cause)
-{
-	int	fd;
-
-	fd = beneath_open(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL, mode,
-	    cause);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-int
-beneath_remove_empty(int dirfd, const char *rel, const struct stat *id)
-{
-	const char	*name;
-	char		*cause = NULL;
-	struct stat	 st;
-	int		 pfd, rc = -1;
-
-	pfd = parent_how(dirfd, rel, false, BENEATH_NO_XDEV, &name, &cause);
-	free(cause);
-	if (pfd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		rc = errno == ENOENT ? 0 : -1;
-	else if (st.st_dev != id->st_dev || st.st_ino != id->st_ino)
-		rc = -1;	/* someone else's now */
-	else if (S_ISDIR(st.st_mode))
-		rc = unlinkat(pfd, name, AT_REMOVEDIR);
-	else if (S_ISREG(st.st_mode) && st.st_size == 0)
-		rc = unlinkat(pfd, name, 0);
-	close(pfd);
-	return rc;
-}
-
 /* Remove rel when it is still the file id (undo's removals). */
 int
 beneath_remove(int dirfd, const char *rel, const struct stat *id)

@@ -70,15 +70,9 @@ int	 beneath_parent(int dirfd, const char *rel, bool mkdirs,
 	    const char **name, char **cause);
 /* lstat of rel beneath dirfd; -1 with errno. */
 int	 beneath_lstat(int dirfd, const char *rel, struct stat *st);
-/* Make rel a new directory or a new empty file (never an existing one,
-   O_EXCL); -1 with cause and errno. */
+/* Make rel a new directory (never an existing one); -1 with cause and
+   errno. */
 int	 beneath_mkdir(int dirfd, const char *rel, mode_t mode, char **cause);
-int	 beneath_mkfile(int dirfd, const char *rel, mode_t mode, char **cause);
-/* Remove rel if it is still id (device and inode) and still empty (an
-   empty directory, or a regular file of no bytes); 0 when removed or
-   already gone, -1 otherwise. Never crosses a mount. */
-int	 beneath_remove_empty(int dirfd, const char *rel,
-	    const struct stat *id);
 /* Remove rel (a file of any size, a symbolic link, or an empty
    directory) if it is still id (device and inode); 0 when removed, -1
    with errno otherwise (ESTALE: another file is there now). Never

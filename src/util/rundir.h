@@ -1,7 +1,7 @@
 /*
  * rundir: the per-user runtime directory: $XDG_RUNTIME_DIR/bwgate, else
  * /tmp/bwgate-UID. It holds the console's sockets and the caches of the
- * probe, the compiled seccomp programs and the placeholder registry, so it
+ * probe and the compiled seccomp programs, so it
  * must be ours and private (0700, not a symlink).
  */
 #ifndef BWGATE_RUNDIR_H

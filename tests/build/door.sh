@@ -143,17 +143,21 @@ allowed() {
 	bwgate-helper.o) echo "access stat" ;;	# PATH, /proc/self/ns
 	helper-write.o) echo "open" ;;
 	gitwatch-main.o) echo "chdir open" ;;	# "/" and /dev/null
-	placeholder.o) echo "unlink lstat open" ;; # its registry (runtime);
-					# the stand-ins go (issue 36 item 1)
 	# Not yet through the door (issue 25, left for the helpers changing
 	# them): the recorder's observer and path set, the live monitor,
 	# attention's look at changed paths. Each opens one name at a time
 	# below a descriptor, or looks without following a link.
-	observe-judge.o) echo "fopen open fstatat readlinkat readlink lstat" ;;
+	observe-judge.o) echo "fopen open fstatat readlinkat readlink lstat stat" ;;
 					# and /proc/PID/{maps,mem,fd}
 	snapshot-paths.o) echo "open openat" ;;
 	monitor-watch.o) echo "open fstatat opendir inotify_add_watch" ;;
 	attention.o) echo "lstat readlink" ;;
+	# The observer deciding (issue 36): it looks inside the sandbox's
+	# root (/proc/PID/root), one name at a time without following a
+	# link; the delegate makes the judged calls inside the sandbox, on
+	# names resolved with RESOLVE_NO_SYMLINKS, under the sandbox's mounts.
+	observe-act.o) echo "fstatat openat" ;;
+	helper-act.o) echo "chmod linkat mkdirat mknodat symlinkat unlinkat" ;;
 	*) echo "" ;;
 	esac
 }
@@ -169,10 +173,12 @@ fi
 
 # openat2 is reached through syscall(): look at the sources. Besides the
 # door: the recorder's path set and the observer, which resolve inside a
-# sandbox's root (/proc/PID/root), not the project's (not yet moved).
+# sandbox's root (/proc/PID/root), not the project's (not yet moved), and
+# the delegate, which resolves inside the sandbox (helper-act.c).
 others=$(grep -l 'SYS_openat2\|__NR_openat2' "$s"/src/*/*.c |
     grep -v -e 'src/util/beneath.c$' -e 'src/run/snapshot-paths.c$' \
-    -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$')
+    -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$' \
+    -e 'src/sandbox/helper-act.c$')
 if [ -z "$others" ]; then
 	echo "ok 2 - openat2 only in the door (and the observer's resolver)"
 else

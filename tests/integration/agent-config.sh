@@ -24,11 +24,11 @@ E"
 ok_unless "a planted .claude/settings.local.json: the command fails" \
     test "$(jfield .exit_code)" = 0
 ok_unless "nothing planted on the host" test -e "$P/.claude/settings.local.json"
-ok_unless "no .claude left behind (the placeholder is gone)" test -e "$P/.claude"
+ok_unless "no .claude on the host (refused at the call)" test -e "$P/.claude"
 if [ "$(jfield .sandbox.violations)" = '"exact"' ]; then
 	assert_match "reported as refused: protected" \
 	    "$(jq -r '.violations[] | "\(.operation) \(.path) \(.reason)"' \
-	    "$T/report.json")" "create $P/.claude/settings.local.json protected"
+	    "$T/report.json")" "mkdir $P/.claude protected"
 else
 	skip "reported as refused" "no seccomp user notification here"
 fi
@@ -50,11 +50,12 @@ ok_unless "sub/.claude/: nothing new in it" \
     test -e sub/.claude/settings.local.json
 assert_eq "deep/er/.mcp.json (existing, nested): unchanged" \
     "$(cat deep/er/.mcp.json)" '{}'
-# A new one deeper cannot be stopped by a mount: the report calls it out.
+# A new one deeper is refused at the call too (issue 36), and reported.
 jexec -- sh -c 'mkdir -p new/.codex && echo "[mcp_servers.x]" > new/.codex/config.toml'
-assert_eq "a new nested .codex/config.toml is in attention" \
-    "$(jq -r '.attention[] | select(.path == "new/.codex/config.toml") | .kind' \
-    "$T/report.json")" auto-run
+ok_unless "a new nested .codex/ is not made" test -e new/.codex
+assert_match "  and is reported as refused" \
+    "$(jq -r '.violations[] | "\(.operation) \(.path) \(.reason)"' \
+    "$T/report.json")" "mkdir $P/new/.codex protected"
 rm -rf new
 
 # The profile that may change them: explicit, and shown in the mounts.

@@ -113,9 +113,12 @@ done
 P="$T/nonotify"
 populate "$P"
 cd "$P" || exit 1
+# Without notification a writable profile does not run (issue 36: nothing
+# else keeps a protected name from being created): no report to make.
 BWGATE_NO_NOTIFY=1 jexec -- sh -c 'echo n > n.txt'
-assert_eq "without notification: snapshot" "$(jfield .changes_method)" '"snapshot"'
-assert_eq "without notification: still exact" "$(jfield .changes.created)" '["n.txt"]'
+assert_eq "without notification: a writable run does not start" \
+    "$(jfield .started)" false
+ok_unless "without notification: nothing made" test -e "$P/n.txt"
 BWGATE_CHANGES=snapshot jexec -- sh -c 'echo m > m.txt'
 assert_eq "BWGATE_CHANGES=snapshot forces the scan" "$(jfield .changes_method)" '"snapshot"'
 "$BWGATE" exec --changes sideways --project "$P" -- true 2> "$T/err"

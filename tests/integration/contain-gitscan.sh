@@ -81,9 +81,10 @@ out=$("$BWGATE" exec --project "$P" -- sh -c \
 ok_if "a .git in a new tree is removed" test ! -e "$P/fresh/x/.git"
 ok_if "a .git in an old deep directory is removed" \
 	test ! -e "$P/deep/1/2/3/4/5/.git"
-assert_match "the first removal is reported" "$out" "removed 'fresh/x/.git'"
-assert_match "the second removal is reported" "$out" \
-    "removed 'deep/1/2/3/4/5/.git'"
+assert_match "the first refusal is reported" "$out" \
+    "refused [a-z]* '[^']*fresh/x/.git'"
+assert_match "the second refusal is reported" "$out" \
+    "refused [a-z]* '[^']*deep/1/2/3/4/5/.git'"
 
 # 5. The runtime directory is not in the sandbox: the cache cannot be
 #    rewritten by the command.

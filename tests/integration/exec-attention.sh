@@ -42,7 +42,8 @@ assert_eq ".vscode/ (a directory pattern)" "$(kind_of .vscode/tasks.json)" \
     auto-run
 assert_eq ".github/workflows/" \
     "$(kind_of .github/workflows/ci.yml)" auto-run
-assert_eq "a nested .git" "$(kind_of sub/.git)" git
+# A nested .git is not made at all: refused at the call (issue 36).
+ok_unless "a nested .git: refused, not made" test -e "$P/sub/.git"
 assert_eq "a .bwgate.json at any depth" "$(kind_of deep/.bwgate.json)" rules
 assert_eq "a new executable" "$(kind_of new.sh)" executable
 assert_eq "a file that became executable" "$(kind_of old.sh)" executable

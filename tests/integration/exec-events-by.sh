@@ -3,7 +3,7 @@
 # calls: "request" for what the command's calls named (copies, renames,
 # deletes, an excluded tree), "outside" for a change the host made while it
 # ran, "uncertain" for everything when no call is recorded
-# (BWGATE_NO_NOTIFY=1). Kept in step by files, not by time.
+# (BWGATE_CHANGES=snapshot). Kept in step by files, not by time.
 . "$(dirname "$0")/libtest.sh"
 
 P=$(new_project)
@@ -43,7 +43,7 @@ assert_eq "every other event is the request's" "$(jq -r \
     < "$T/events.jsonl" | sort -u)" request
 
 # No recorded calls: no event is claimed.
-BWGATE_NO_NOTIFY=1 "$BWGATE" exec --json --project "$P" --events-fd 3 -- \
+BWGATE_CHANGES=snapshot "$BWGATE" exec --json --project "$P" --events-fd 3 -- \
     touch unobserved 3> "$T/events2.jsonl" > "$T/report.json"
 assert_eq "unobserved: command ran" "$(jfield .exit_code)" 0
 assert_eq "unobserved: its own change is uncertain" \

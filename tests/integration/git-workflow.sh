@@ -74,16 +74,16 @@ ok_unless "and read-only" "$BWGATE" exec --quiet --project "$P" -- \
 assert_eq "the host's file is intact" "$(git config --global user.name)" \
     "Host Operator"
 rm "$XDG_CONFIG_HOME/bwgate/config.json"
-# An absent protected file gets an empty placeholder inside; git there
-# ignores it, so `git add -A && git commit` never takes it.
+# An absent protected file is absent inside too (no stand-in, issue 36),
+# so `git add -A && git commit` has nothing of bwgate's to take.
 echo '{"sandbox":{"protected":[".envrc"]}}' \
     > "$XDG_CONFIG_HOME/bwgate/config.json"
 "$BWGATE" exec --quiet --project "$P" --profile git-write -- sh -c \
-    'test -e .envrc && git add -A && git commit -qm placeholders --allow-empty'
-assert_eq "a commit with a placeholder .envrc inside: made" "$?" 0
-assert_eq "the placeholder is not in the commit" \
+    '! test -e .envrc && git add -A && git commit -qm nothing --allow-empty'
+assert_eq "a commit with an absent protected .envrc: made" "$?" 0
+assert_eq "nothing of bwgate in the commit" \
     "$(git ls-tree -r --name-only HEAD | tr '\n' ' ')" "src/a.txt src/b.txt "
-ok_unless "and is gone from the host" test -e "$P/.envrc"
+ok_unless "and none on the host" test -e "$P/.envrc"
 assert_eq "the host's tree is clean" "$(git status --porcelain)" ""
 rm "$XDG_CONFIG_HOME/bwgate/config.json"
 

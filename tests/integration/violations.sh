@@ -88,8 +88,8 @@ mkdir /etc/bwgate-d read-only 1 true"
 	assert_eq "renaming .git aside: protected" "$(vlist)" \
 		"rename $P/.git protected 1 true"
 	vrun 'echo "{}" > .bwgate.json'
-	assert_eq "absent .bwgate.json: no placeholder, the write is allowed" \
-		"$(vlist)" ""
+	assert_eq "absent .bwgate.json: creating it is refused at the call" \
+		"$(vlist)" "create $P/.bwgate.json protected 1 true"
 	rm -f "$P/.bwgate.json"
 	echo '{}' > "$P/.bwgate.json"
 	vrun 'echo "{\"x\":1}" > .bwgate.json'
@@ -293,29 +293,35 @@ assert_match "summary: the refusal" "$(cat "$T/human")" "refused .*/etc/bwgate-v
 "$BWGATE" exec --project "$P" -- sh -c 'exit 3' > /dev/null 2> "$T/human"
 assert_match "summary: failed on its own" "$(cat "$T/human")" 'failed on its own'
 
-# The fallback: no seccomp notification (BWGATE_NO_NOTIFY=1). The same
-# refusals are inferred from the error output, marked exact=false.
+# The fallback: no seccomp notification (BWGATE_NO_NOTIFY=1). A profile
+# that writes the project does not run (nothing else could keep it from
+# creating a protected name); under a read-only one the same refusals are
+# inferred from the error output, marked exact=false.
 export BWGATE_NO_NOTIFY=1
-vrun 'touch /etc/bwgate-v'
+vrun 'echo x > fallback.txt'
+assert_eq "fallback: a writable profile does not run" \
+	"$(jfield .started)" false
+ok_unless "fallback: nothing made" test -e "$P/fallback.txt"
+vrun 'touch /etc/bwgate-v' --profile readonly
 assert_eq "fallback: mode" "$(jfield .sandbox.violations)" '"inferred"'
 assert_eq "fallback: create in /etc" "$(vlist)" \
 	"create /etc/bwgate-v read-only 1 false"
 assert_match "fallback: warned" "$(jq -r '.warnings[]' < "$T/report.json")" \
 	'inferred from error output'
-vrun 'echo evil > .git/hooks/pre-commit'
+vrun 'echo evil > .git/hooks/pre-commit' --profile readonly
 assert_eq "fallback: .git/hooks" "$(vlist)" \
-	"create $P/.git/hooks/pre-commit protected 1 false"
-vrun 'mkdir /usr/bwgate-d; rm /etc/hostname'
+	"create $P/.git/hooks/pre-commit read-only 1 false"
+vrun 'mkdir /usr/bwgate-d; rm /etc/hostname' --profile readonly
 assert_eq "fallback: mkdir and rm" "$(vlist)" \
 	"delete /etc/hostname read-only 1 false
 mkdir /usr/bwgate-d read-only 1 false"
 if command -v python3 >/dev/null; then
-	jexec -- python3 -c "import socket; socket.create_connection(('192.0.2.1', 80), 2)"
+	jexec --profile readonly -- python3 -c "import socket; socket.create_connection(('192.0.2.1', 80), 2)"
 	assert_eq "fallback: network" "$(vlist)" "connect network network 1 false"
 fi
-vrun 'exit 3'
+vrun 'exit 3' --profile readonly
 assert_eq "fallback: exit 3 has none" "$(jfield .violations)" "[]"
-vrun 'echo hi > /tmp/x; cat /tmp/x'
+vrun 'echo hi > /tmp/x; cat /tmp/x' --profile readonly
 assert_eq "fallback: scratch has none" "$(jfield .violations)" "[]"
 unset BWGATE_NO_NOTIFY
 

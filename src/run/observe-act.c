@@ -1,0 +1,417 @@
+/*
+ * observe-act: the observer decides. Every call that creates a name,
+ * renames, links, removes, opens for writing or changes a mode is judged
+ * against one policy (protect.h) before it runs, and where the sandbox has
+ * a delegate (helper-act.c) bwgate makes the call itself.
+ *
+ * Why a racing writer cannot win. What the caller's memory says (the path
+ * bytes), which directory its descriptor or working directory is, and
+ * where each name leads, are read ONCE here, while the caller is stopped:
+ * the bytes are copied, the names resolved in the sandbox's view to a path
+ * with no symbolic link on the way, a descriptor named by the call is
+ * pinned (opened O_PATH here). The policy judges that path, and the
+ * delegate makes the call on that same copy, resolving with
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: another thread or a process
+ * sharing the memory (MAP_SHARED, memfd, clone(CLONE_VM)) may rewrite the
+ * caller's bytes at any time, the kernel never reads them again, and a
+ * link put on the way meanwhile makes the call fail (ELOOP), never lead
+ * elsewhere. An open's descriptor is injected into the caller
+ * (SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND, Linux 5.14),
+ * atomically with the answer. The delegate is a process of the sandbox
+ * itself (its user and mount namespaces, its credentials, its root): a
+ * read-only bind stays read-only, a file it makes belongs to the sandbox's
+ * user, as if the caller had made it. Calls the kernel may keep making
+ * (CONTINUE) are those that create nothing (utime, chown, xattr, exec,
+ * network) and opens of existing files that only read.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "observe-int.h"
+#include "observe-proto.h"
+#include "protect.h"
+#include "xalloc.h"
+
+/* How long the delegate may take for one call (a stuck file system). */
+#define ACT_TIMEOUT_MS		10000
+
+/* The project-relative path of an absolute one in the sandbox's view, or
+   NULL when it is outside the project. */
+static const char *
+act_rel(const struct observer *obs, const char *abs)
+{
+	if (obs->project == NULL || strncmp(abs, obs->project,
+	    obs->project_len) != 0)
+		return NULL;
+	if (abs[obs->project_len] == '\0')
+		return "";
+	if (abs[obs->project_len] != '/')
+		return NULL;
+	return abs + obs->project_len + 1;
+}
+
+/* Fail the call: recorded as a refusal with its rule (once: the mounts'
+   judgement may have recorded it, vs is then NULL). */
+static void
+act_refuse(struct observer *obs, const char *abs, const char *name,
+    int error, const char *rule, struct violations *vs)
+{
+	LOG("refused %s %s: %s", name, abs, rule);
+	obs->refused++;
+	if (vs != NULL)
+		observe_add(vs, abs, name, VIOLATION_PROTECTED, true);
+	obs->answer = ANSWER_ERROR;
+	obs->answer_error = error;
+}
+
+/* Judge abs for op; true (and the answer set) when refused. */
+static bool
+act_judge(struct observer *obs, const char *abs, enum protect_op op,
+    const char *name, struct violations *vs)
+{
+	const char	*rel = act_rel(obs, abs), *rule = NULL;
+	int		 e;
+
+	if (rel == NULL || obs->protect == NULL)
+		return false;
+	if ((e = protect_judge(obs->protect, rel, op, &rule)) == 0)
+		return false;
+	act_refuse(obs, abs, name, op == PROTECT_MODE ? EPERM : e,
+	    rule != NULL ? rule : "protected", vs);
+	return true;
+}
+
+/* Pin the caller's descriptor fd (O_PATH): ours, or -1. */
+static int
+act_pin(pid_t pid, int fd)
+{
+	char	p[64];
+
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, fd);
+	return open(p, O_PATH | O_CLOEXEC);
+}
+
+/* The path of a descriptor we hold, in the sandbox's view, or NULL (no
+   name: a pipe, a file removed). */
+static char *
+act_pin_path(int fd)
+{
+	bool	 deleted;
+	char	*p = observe_base(getpid(), fd, &deleted);
+
+	if (p != NULL && deleted) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+/* /proc/self/fd/N or /proc/thread-self/fd/N: N, else -1. */
+static int
+act_proc_fd(const char *abs)
+{
+	const char	*s = NULL;
+	char		*end;
+	long		 n;
+
+	if (strncmp(abs, "/proc/self/fd/", 14) == 0)
+		s = abs + 14;
+	else if (strncmp(abs, "/proc/thread-self/fd/", 21) == 0)
+		s = abs + 21;
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	n = strtol(s, &end, 10);
+	return *end == '\0' && n < INT_MAX ? (int)n : -1;
+}
+
+/* /proc/self and /proc/thread-self name the reader: the delegate would
+   read its own. The caller's, as the sandbox's /proc numbers it. */
+static char *
+act_proc_self(pid_t pid, char *abs)
+{
+	char		 p[64], line[256];
+	FILE		*f;
+	const char	*rest;
+	char		*out = NULL, *s;
+	long		 tgid = -1, tid = -1;
+	bool		 thread = false;
+
+	if (strncmp(abs, "/proc/self", 10) == 0 && (abs[10] == '/' ||
+	    abs[10] == '\0'))
+		rest = abs + 10;
+	else if (strncmp(abs, "/proc/thread-self", 17) == 0 &&
+	    (abs[17] == '/' || abs[17] == '\0')) {
+		rest = abs + 17;
+		thread = true;
+	} else
+		return abs;
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	if ((f = fopen(p, "re")) != NULL) {
+		while (fgets(line, sizeof line, f) != NULL) {
+			long	*to = strncmp(line, "NStgid:", 7) == 0 ? &tgid :
+			    strncmp(line, "NSpid:", 6) == 0 ? &tid : NULL;
+
+			/* The last number: the innermost namespace. */
+			if (to != NULL && (s = strrchr(line, '\t')) != NULL)
+				*to = strtol(s + 1, NULL, 10);
+		}
+		fclose(f);
+	}
+	if (tgid > 0 && tid > 0)
+		out = thread ? xasprintf("/proc/%ld/task/%ld%s", tgid, tid,
+		    rest) : xasprintf("/proc/%ld%s", tgid, rest);
+	free(abs);
+	return out;
+}
+
+/* The caller's umask. */
+static uint32_t
+act_umask(pid_t pid)
+{
+	char		 p[64], line[128];
+	FILE		*f;
+	unsigned	 u = 022;
+
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	if ((f = fopen(p, "re")) == NULL)
+		return u;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "Umask: %o", &u) == 1)
+			break;
+	fclose(f);
+	return u;
+}
+
+/* Send one request to the delegate and take its answer: 0 or an errno;
+   *out the descriptor it opened, or -1. */
+static int
+act_send(struct observer *obs, const struct observe_act *a, const char *p1,
+    const char *p2, int fd, int *out)
+{
+	char			 msg[sizeof *a + OBSERVE_ACT_MAX];
+	struct observe_act_reply r;
+	struct iovec		 iov;
+	struct msghdr		 mh;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct cmsghdr		*c;
+	struct pollfd		 pfd = { obs->delegate, POLLIN, 0 };
+	ssize_t			 n;
+
+	*out = -1;
+	if (a->len1 > 4096 || a->len2 > 4096 + 8)
+		return ENAMETOOLONG;
+	memcpy(msg, a, sizeof *a);
+	memcpy(msg + sizeof *a, p1, a->len1);
+	if (a->len2 > 0)
+		memcpy(msg + sizeof *a + a->len1, p2, a->len2);
+	memset(&mh, 0, sizeof mh);
+	memset(&u, 0, sizeof u);
+	iov.iov_base = msg;
+	iov.iov_len = sizeof *a + a->len1 + a->len2;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd >= 0) {
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	}
+	if (sendmsg(obs->delegate, &mh, MSG_NOSIGNAL) < 0)
+		goto gone;
+	if (poll(&pfd, 1, ACT_TIMEOUT_MS) != 1)
+		goto gone;
+	memset(&mh, 0, sizeof mh);
+	memset(&r, 0, sizeof r);
+	iov.iov_base = &r;
+	iov.iov_len = sizeof r;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof u.buf;
+	n = recvmsg(obs->delegate, &mh, MSG_CMSG_CLOEXEC);
+	if (n != (ssize_t)sizeof r)
+		goto gone;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(out, CMSG_DATA(c), sizeof *out);
+	obs->decided++;
+	return r.error;
+gone:
+	/* Fail closed: no delegate, no call. */
+	LOG("the delegate is gone: %s", strerror(errno));
+	close(obs->delegate);
+	obs->delegate = -1;
+	return EACCES;
+}
+
+/* Resolve one name of a request: the absolute path with no link on the
+   way (NULL: none, e.g. a pipe) and, for a descriptor, the pin. */
+static char *
+act_resolve(struct observer *obs, pid_t pid, const char *path, bool follow,
+    int callerfd, int *pin)
+{
+	char	*abs;
+	int	 n;
+	bool	 missing;
+
+	*pin = -1;
+	if (path != NULL && callerfd < 0) {
+		abs = observe_resolve(obs, path, follow, &missing);
+		if ((n = act_proc_fd(abs)) < 0)
+			return act_proc_self(pid, abs);
+		free(abs);
+		callerfd = n;
+	}
+	if (callerfd < 0 || (*pin = act_pin(pid, callerfd)) < 0)
+		return NULL;
+	return act_pin_path(*pin);
+}
+
+/* What the policy says of one request; true when refused. */
+static bool
+act_policy(struct observer *obs, const struct observe_req *q,
+    const char *abs1, const char *abs2, struct violations *vs)
+{
+	struct stat	 st;
+	const char	*r1;
+
+	switch (q->op) {
+	case OBSERVE_ACT_OPEN:
+		if (abs1 == NULL || (q->flags & __O_TMPFILE) == __O_TMPFILE)
+			return false;	/* no name made (a link names it) */
+		r1 = abs1;
+		while (*r1 == '/')
+			r1++;
+		if (*r1 != '\0' && fstatat(obs->rootfd, r1, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0)
+			return q->writes && act_judge(obs, abs1, PROTECT_WRITE,
+			    "write", vs);
+		return (q->flags & O_CREAT) && act_judge(obs, abs1,
+		    PROTECT_CREATE, "create", vs);
+	case OBSERVE_ACT_MKDIR:
+		return act_judge(obs, abs1, PROTECT_MKDIR, "mkdir", vs);
+	case OBSERVE_ACT_MKNOD:
+		return act_judge(obs, abs1, PROTECT_CREATE, "mknod", vs);
+	case OBSERVE_ACT_SYMLINK:
+		return act_judge(obs, abs1, PROTECT_SYMLINK, "symlink", vs);
+	case OBSERVE_ACT_LINK:
+		return act_judge(obs, abs1, PROTECT_LINK, "link", vs);
+	case OBSERVE_ACT_UNLINK:
+		return act_judge(obs, abs1, PROTECT_REMOVE, "delete", vs);
+	case OBSERVE_ACT_TRUNCATE:
+		return abs1 != NULL && act_judge(obs, abs1, PROTECT_WRITE,
+		    "truncate", vs);
+	case OBSERVE_ACT_CHMOD:
+		return abs1 != NULL && act_judge(obs, abs1, PROTECT_MODE,
+		    "chmod", vs);
+	case OBSERVE_ACT_RENAME:
+		if (act_judge(obs, abs1, PROTECT_RENAME_FROM, "rename", vs) ||
+		    act_judge(obs, abs2, PROTECT_RENAME_TO, "rename", vs))
+			return true;
+		/* An exchange moves the other way too. A directory moved
+		   brings what is below it: protect_judge refuses a rename
+		   onto an ancestor of a protected path of several names
+		   (one name is protected wherever it lands). */
+		return (q->flags & 2 /* RENAME_EXCHANGE */) &&
+		    (act_judge(obs, abs2, PROTECT_RENAME_FROM, "rename", vs) ||
+		    act_judge(obs, abs1, PROTECT_RENAME_TO, "rename", vs));
+	}
+	return false;
+}
+
+void
+observe_act(struct observer *obs, const struct seccomp_notif *n,
+    const struct observe_req *q, struct violations *vs)
+{
+	_cleanup_free_ char	*abs1 = NULL, *abs2 = NULL;
+	struct observe_act	 a;
+	const char		*p2;
+	int			 pin1 = -1, pin2 = -1, fd = -1, out = -1, e;
+	pid_t			 pid = (pid_t)n->pid;
+
+	obs->answer = ANSWER_CONTINUE;
+	abs1 = act_resolve(obs, pid, q->path1, q->follow1, q->fd1, &pin1);
+	if (q->op == OBSERVE_ACT_RENAME || (q->op == OBSERVE_ACT_LINK &&
+	    q->fd2 < 0 && q->path2 != NULL))
+		abs2 = act_resolve(obs, pid, q->path2, q->follow2, -1, &pin2);
+	else if (q->op == OBSERVE_ACT_LINK && q->fd2 >= 0)
+		pin2 = act_pin(pid, q->fd2);
+	/* A name this cannot resolve is not made blind: fail it. */
+	if ((abs1 == NULL && pin1 < 0) || (q->op == OBSERVE_ACT_RENAME &&
+	    abs2 == NULL) || (q->op == OBSERVE_ACT_LINK && abs2 == NULL &&
+	    pin2 < 0)) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = q->op == OBSERVE_ACT_OPEN ? ENXIO : EACCES;
+		goto out;
+	}
+	if (act_policy(obs, q, abs1, abs2, q->noted ? NULL : vs))
+		goto out;
+	/* Still the same task, stopped: what was read is its call. */
+	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
+		obs->answer = ANSWER_CONTINUE;	/* gone: nothing to answer */
+		goto out;
+	}
+	if (obs->delegate < 0)
+		goto out;	/* no delegate: judged, the kernel makes it */
+	memset(&a, 0, sizeof a);
+	a.op = (uint32_t)q->op;
+	a.flags = q->flags;
+	a.mode = q->mode;
+	a.arg = q->arg;
+	a.umask = act_umask(pid);
+	p2 = q->op == OBSERVE_ACT_SYMLINK ? q->path2 : abs2;
+	if (pin1 >= 0 && (q->op == OBSERVE_ACT_OPEN ||
+	    q->op == OBSERVE_ACT_CHMOD || q->op == OBSERVE_ACT_TRUNCATE)) {
+		fd = pin1;
+		a.aflags |= OBSERVE_ACT_F_FD;
+	} else if (pin2 >= 0 && q->op == OBSERVE_ACT_LINK && abs2 == NULL) {
+		fd = pin2;
+		a.aflags |= OBSERVE_ACT_F_FD;
+	}
+	if (abs1 == NULL)
+		abs1 = xstrdup("/");	/* the descriptor says it all */
+	a.len1 = (uint32_t)strlen(abs1) + 1;
+	a.len2 = p2 != NULL ? (uint32_t)strlen(p2) + 1 : 0;
+	e = act_send(obs, &a, abs1, p2, fd, &out);
+	if (e != 0) {
+		if (out >= 0)
+			close(out);
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = e;
+	} else if (q->op == OBSERVE_ACT_OPEN) {
+		if (out < 0) {
+			obs->answer = ANSWER_ERROR;
+			obs->answer_error = EIO;
+		} else {
+			obs->answer = ANSWER_FD;
+			obs->answer_fd = out;
+			obs->answer_cloexec = (q->flags & O_CLOEXEC) != 0;
+		}
+	} else
+		obs->answer = ANSWER_DONE;
+out:
+	if (pin1 >= 0)
+		close(pin1);
+	if (pin2 >= 0)
+		close(pin2);
+}

@@ -1,0 +1,287 @@
+/*
+ * helper-act: the delegate (observe-proto.h). It runs in the sandbox
+ * outside the observer's filter and makes, for bwgate, the calls bwgate
+ * judged: with the exact names bwgate judged (its copy of them, never the
+ * caller's memory again), resolved with RESOLVE_NO_SYMLINKS (the names
+ * were resolved by bwgate: a link that appeared meanwhile makes the call
+ * fail with ELOOP, it never leads somewhere not judged), as the sandbox's
+ * user, under the sandbox's mounts (a read-only bind stays read-only).
+ * It is not dumpable: the command, the same user, cannot trace it or
+ * write its memory. Killed, its calls fail with EACCES in bwgate.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper-act.h"
+#include "observe-proto.h"
+
+#define ACT_RESOLVE	(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* openat2 from the root, following nothing; -1 with errno. */
+static int
+act_open(const char *path, uint64_t flags, uint64_t mode)
+{
+	struct open_how	how;
+
+	memset(&how, 0, sizeof how);
+	how.flags = flags;
+	how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode & 07777 : 0;
+	how.resolve = ACT_RESOLVE;
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+/* The directory of path, opened following nothing, and its last name;
+   -1 with errno. */
+static int
+act_parent(const char *path, const char **name)
+{
+	char		 dir[4096];
+	const char	*slash = strrchr(path, '/');
+	size_t		 n;
+
+	if (path[0] != '/' || slash == NULL || slash[1] == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	*name = slash + 1;
+	return act_open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+}
+
+/* An open: never blocks the delegate (a FIFO without a reader fails with
+   ENXIO, where the caller would have waited), then the caller's flags. */
+static int
+act_do_open(const struct observe_act *a, const char *p1, int fd, int *out)
+{
+	char	proc[64];
+	int	flags = (int)a->flags & ~O_CLOEXEC;
+
+	if (fd >= 0) {
+		/* Reopen the file bwgate pinned (/proc/self/fd/N of the
+		   caller): a magic link is followed only here. */
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		*out = open(proc, (flags | O_NONBLOCK | O_CLOEXEC) &
+		    ~(O_CREAT | O_EXCL));
+	} else
+		*out = act_open(p1, (uint64_t)(flags | O_NONBLOCK |
+		    O_CLOEXEC), a->mode);
+	if (*out < 0)
+		return errno;
+	if ((flags & O_NONBLOCK) == 0)
+		(void)fcntl(*out, F_SETFL, flags & ~O_NONBLOCK);
+	return 0;
+}
+
+/* One request: 0 or the errno of the call; *out an opened descriptor. */
+static int
+act_one(const struct observe_act *a, const char *p1, const char *p2, int fd,
+    int *out)
+{
+	const char	*n1, *n2;
+	char		 proc[64];
+	int		 d1 = -1, d2 = -1, rc = 0, f;
+
+	umask((mode_t)a->umask & 0777);
+	/* Never a setuid or setgid mode, whoever asks (the observer refuses
+	   them before it asks: seccomp_setid_call). */
+	if ((a->mode & (S_ISUID | S_ISGID)) != 0 &&
+	    (a->op == OBSERVE_ACT_CHMOD || a->op == OBSERVE_ACT_MKDIR ||
+	    a->op == OBSERVE_ACT_MKNOD || (a->op == OBSERVE_ACT_OPEN &&
+	    (a->flags & (O_CREAT | __O_TMPFILE)) != 0)))
+		return EPERM;
+	switch (a->op) {
+	case OBSERVE_ACT_OPEN:
+		return act_do_open(a, p1, fd, out);
+	case OBSERVE_ACT_TRUNCATE:
+	case OBSERVE_ACT_CHMOD:
+		if (fd < 0 && (fd = act_open(p1, O_PATH | O_CLOEXEC |
+		    (a->flags ? O_NOFOLLOW : 0), 0)) < 0)
+			return errno;
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		if (a->op == OBSERVE_ACT_CHMOD)
+			rc = chmod(proc, (mode_t)a->mode) == 0 ? 0 : errno;
+		else if ((f = open(proc, O_WRONLY | O_NONBLOCK |
+		    O_CLOEXEC)) < 0)
+			rc = errno;
+		else {
+			rc = ftruncate(f, (off_t)a->arg) == 0 ? 0 : errno;
+			close(f);
+		}
+		return rc;
+	default:
+		break;
+	}
+	if ((d1 = act_parent(p1, &n1)) < 0)
+		return errno;
+	switch (a->op) {
+	case OBSERVE_ACT_MKDIR:
+		rc = mkdirat(d1, n1, (mode_t)a->mode);
+		break;
+	case OBSERVE_ACT_MKNOD:
+		rc = mknodat(d1, n1, (mode_t)a->mode, (dev_t)a->arg);
+		break;
+	case OBSERVE_ACT_SYMLINK:
+		rc = symlinkat(p2, d1, n1);
+		break;
+	case OBSERVE_ACT_UNLINK:
+		rc = unlinkat(d1, n1, (int)a->flags & AT_REMOVEDIR);
+		break;
+	case OBSERVE_ACT_LINK:
+		if (fd >= 0) {
+			snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+			rc = linkat(AT_FDCWD, proc, d1, n1, AT_SYMLINK_FOLLOW);
+			break;
+		}
+		/* FALLTHROUGH */
+	case OBSERVE_ACT_RENAME:
+		if ((d2 = act_parent(p2, &n2)) < 0) {
+			rc = -1;
+			break;
+		}
+		if (a->op == OBSERVE_ACT_LINK)
+			rc = linkat(d2, n2, d1, n1, 0);
+		else
+			rc = (int)syscall(SYS_renameat2, d1, n1, d2, n2,
+			    (unsigned)a->flags);
+		break;
+	default:
+		errno = ENOSYS;
+		rc = -1;
+	}
+	rc = rc == 0 ? 0 : errno;
+	close(d1);
+	if (d2 >= 0)
+		close(d2);
+	return rc;
+}
+
+/* Answer one request; -1 when bwgate is gone. */
+static int
+act_serve(int sock)
+{
+	static char		 msg[sizeof(struct observe_act) +
+				    OBSERVE_ACT_MAX];
+	struct observe_act	 a;
+	struct observe_act_reply r;
+	struct iovec		 iov = { msg, sizeof msg };
+	struct msghdr		 mh;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct cmsghdr		*c;
+	int			 fd = -1, out = -1;
+	ssize_t			 n;
+
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof u.buf;
+	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 &&
+	    errno == EINTR)
+		;
+	if (n <= 0)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	memset(&r, 0, sizeof r);
+	memcpy(&a, msg, n >= (ssize_t)sizeof a ? sizeof a : 0);
+	if (n < (ssize_t)sizeof a || a.len1 == 0 || a.len1 > 4096 ||
+	    a.len2 > 4096 + 8 || (size_t)n != sizeof a + a.len1 + a.len2 ||
+	    msg[sizeof a + a.len1 - 1] != '\0' || (a.len2 > 0 &&
+	    msg[sizeof a + a.len1 + a.len2 - 1] != '\0'))
+		r.error = EPROTO;
+	else
+		r.error = act_one(&a, msg + sizeof a, a.len2 > 0 ?
+		    msg + sizeof a + a.len1 : NULL,
+		    (a.aflags & OBSERVE_ACT_F_FD) ? fd : -1, &out);
+	if (fd >= 0)
+		close(fd);
+	iov.iov_base = &r;
+	iov.iov_len = sizeof r;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_flags = 0;
+	if (out >= 0) {
+		memset(&u, 0, sizeof u);
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &out, sizeof(int));
+	} else {
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	}
+	while ((n = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (out >= 0)
+		close(out);
+	return n < 0 ? -1 : 0;
+}
+
+int
+helper_act_start(void)
+{
+	int	sv[2], st;
+	pid_t	pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Twice: the command must not find a child it did not make. */
+		if (fork() != 0)
+			_exit(0);
+		(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		(void)signal(SIGPIPE, SIG_IGN);
+		/* Nothing of the command's or the helper's stays open here
+		   (bwgate sees the helper's socket close when it should). */
+		if (dup2(sv[1], 3) != 3)
+			_exit(1);
+		(void)syscall(SYS_close_range, 4U, ~0U, 0U);
+		if ((st = open("/dev/null", O_RDWR)) >= 0) {
+			dup2(st, 0);
+			dup2(st, 1);
+			dup2(st, 2);
+			if (st > 3)
+				close(st);
+		}
+		(void)chdir("/");
+		while (act_serve(3) == 0)
+			;
+		_exit(0);
+	}
+	close(sv[1]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return sv[0];
+}
