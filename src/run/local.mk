@@ -24,4 +24,4 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/undo.h %D%/undo-int.h %D%/undo-store.c \
 	%D%/undo-rec.h %D%/undo-save.c %D%/undo-pack.c %D%/undo-object.c \
 	%D%/undo-manifest.c %D%/undo-check.c %D%/undo-commit.c \
-	%D%/undo-apply.c %D%/undo-index.c %D%/undo-rollback.c %D%/undo-request.c
+	%D%/undo-plan.c %D%/undo-plan.h %D%/undo-apply.c %D%/undo-index.c %D%/undo-rollback.c %D%/undo-request.c

@@ -81,7 +81,7 @@ allowed() {
 	undo-commit.o) echo "open unlink rmdir" ;;
 	spool.o) echo "open opendir unlink unlinkat rmdir" ;; # ended requests'
 					# output (state)
-	undo-pack.o|undo-apply.o) echo "open" ;;	# the undo store (state)
+	undo-pack.o|undo-plan.o|undo-apply.o) echo "open" ;;	# the undo store (state)
 	bpfcache.o|gitscan-cache.o) echo "open" ;;	# caches (runtime);
 					# /proc/self/exe
 	gitwatch-client.o) echo "openat opendir lstat open" ;; # runtime;
@@ -156,8 +156,12 @@ allowed() {
 	# root (/proc/PID/root), one name at a time without following a
 	# link; the delegate makes the judged calls inside the sandbox, on
 	# names resolved with RESOLVE_NO_SYMLINKS, under the sandbox's mounts.
-	observe-act.o) echo "fstatat openat" ;;
-	helper-act.o) echo "chmod linkat mkdirat mknodat symlinkat unlinkat" ;;
+	observe-act.o) echo "fstatat openat open fopen" ;;	# and
+					# /proc/PID/{fd,status}
+	helper-act.o) echo "chmod linkat mkdirat mknodat symlinkat unlinkat open chdir" ;;
+					# /proc/self/fd/N of what it
+					# opened, /dev/null, "/"
+	observe-setid.o) echo "readlink" ;;	# /proc/PID/fd/N, for the report
 	*) echo "" ;;
 	esac
 }
