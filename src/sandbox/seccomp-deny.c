@@ -134,8 +134,12 @@ deny_shared_tables(scmp_filter_ctx ctx)
  * not install the observer's (bwgate-helper.c).
  *
  * openat2 carries its mode in memory (struct open_how) that another
- * thread can change after any check: it gets ENOSYS, as clone3 does,
- * and callers fall back to openat. glibc, musl, Go's and Rust's standard
+ * thread can change after any check. With the observer, every openat2
+ * is made by its delegate from the copy bwgate read (observe-act.c), and
+ * the delegate makes no setuid or setgid mode (helper-act.c); the
+ * delegate itself runs under this filter, so openat2 must pass here.
+ * Without the observer it gets ENOSYS, as clone3 does, and callers fall
+ * back to openat. glibc, musl, Go's and Rust's standard
  * libraries never call openat2 for open(); programs that do call it
  * (systemd, libpathrs) treat ENOSYS as "kernel before 5.6" and fall back.
  */
@@ -304,8 +308,8 @@ deny_build(void *arg, struct buf *prog, char **cause)
 	if (rc == 0)
 		rc = seccomp_setid_rules(ctx, a->setid_observed ?
 		    SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM));
-	if (rc == 0 && (nr = seccomp_syscall_resolve_name("openat2")) !=
-	    __NR_SCMP_ERROR)
+	if (rc == 0 && !a->setid_observed &&
+	    (nr = seccomp_syscall_resolve_name("openat2")) != __NR_SCMP_ERROR)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
