@@ -546,6 +546,16 @@ observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
 		    (ssize_t)sizeof how)
 			return false;	/* the kernel says EFAULT */
 		flags = how.flags;
+		/* An O_PATH descriptor cannot be handed in (ADDFD refuses
+		   one), and the flags cannot be left to the kernel: ENOSYS,
+		   as on a kernel without openat2. Callers fall back to
+		   openat, whose flags are a register (beneath.c does). */
+		if ((flags & O_PATH) != 0) {
+			q->op = OBSERVE_ACT_OPEN;
+			*path = NULL;
+			*lost = ENOSYS;
+			return true;
+		}
 	} else if (c->flags >= 0)
 		flags = d->args[c->flags];
 	else
@@ -749,7 +759,7 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	/* What cannot be resolved widens the change report (never
 	   dropped): a path that could not be read, a descriptor whose
 	   file lost its name (another hard link may show the change). */
-	if (lost != 0)
+	if (lost != 0 && lost != ENOSYS)	/* ENOSYS: nothing happens */
 		observe_widen_lost(obs, op, lost);
 	if (deleted && path != NULL && obs->rec_root != NULL &&
 	    strncmp(path, obs->rec_root, obs->rec_len) == 0 &&

@@ -75,16 +75,18 @@ act_do_open(const struct observe_act *a, const char *p1, int fd, int *out)
 {
 	char	proc[64];
 	int	flags = (int)a->flags & ~O_CLOEXEC;
+	/* O_PATH never blocks, and openat2 refuses it with O_NONBLOCK. */
+	int	nb = (flags & O_PATH) != 0 ? 0 : O_NONBLOCK;
 
 	if (fd >= 0) {
 		/* Reopen the file bwgate pinned (/proc/self/fd/N of the
 		   caller): a magic link is followed only here. */
 		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-		*out = open(proc, (flags | O_NONBLOCK | O_CLOEXEC) &
+		*out = open(proc, (flags | nb | O_CLOEXEC) &
 		    ~(O_CREAT | O_EXCL));
 	} else
-		*out = act_open(p1, (uint64_t)(flags | O_NONBLOCK |
-		    O_CLOEXEC), a->mode);
+		*out = act_open(p1, (uint64_t)(flags | nb | O_CLOEXEC),
+		    a->mode);
 	if (*out < 0)
 		return errno;
 	if ((flags & O_NONBLOCK) == 0)
