@@ -239,6 +239,7 @@ mcp_run_refused(struct mcp *m, const cJSON *id, const cJSON *token,
 	rq.write_path = abs;
 	rq.write_content = content;
 	rq.write_len = len;
+	rq.refused = why;	/* denied by the console with our reason */
 	c = xcalloc(1, sizeof *c);
 	if ((c->cl = run_start(&rq, &cause)) == NULL) {
 		/* No console: the audit log has it. */

@@ -1,9 +1,9 @@
 #!/bin/sh
 # One way to start a program (spawn.h): no object of bwgate but spawn.c
 # imports fork, exec or their wrappers (nm -u over every object file, the
-# terminal UI's too). The exception, listed with why: bwgate-helper, which
+# terminal UI's too). The exceptions, listed with why: bwgate-helper, which
 # runs inside the sandbox and replaces itself with the command once its
-# filter is in place.
+# filter is in place, and forks the observer's delegate before that.
 set -u
 b=${BWGATE_BUILDDIR:-.}
 . "$(dirname "$0")/lib-imports.sh"
@@ -16,6 +16,9 @@ execlp execle fexecve execveat posix_spawn posix_spawnp system popen"
 allowed() {
 	case "$1" in
 	bwgate-helper.o) echo "execv execvp" ;;	# becomes the command
+	helper-act.o) echo "fork" ;;		# the observer's delegate: a
+					# copy of the helper made before
+					# the filter, no program started
 	*) echo "" ;;
 	esac
 }

@@ -107,9 +107,14 @@ INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 jq -cn --arg c "$EVIL" '{jsonrpc: "2.0", id: 2, method: "tools/call",
     params: {name: "write_file", arguments: {path: ".githooks/pre-commit",
     content: $c}}}' > "$T/call"
+# Stdin stays open until the answer: the refusal comes from the console
+# (a request on the record, edge-refusal.sh).
+: > "$T/mcp.out"
 { echo "$INIT"
   echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  cat "$T/call"; } | timeout 20 "$BWGATE" mcp > "$T/mcp.out" 2>&1
+  cat "$T/call"
+  wait_for 20 grep -q '"id":2' "$T/mcp.out"; } |
+    timeout 30 "$BWGATE" mcp > "$T/mcp.out" 2>&1
 assert_eq "MCP write_file .githooks/pre-commit: a tool error" \
     "$(jq -r 'select(.id == 2) | .result.isError' "$T/mcp.out")" true
 assert_match "  naming core.hooksPath and the agent-config profile" \
