@@ -26,6 +26,8 @@
 # printed, then "N passed, M failed" (caught; survived or errors) as the
 # last line; the exit status is 0 only when every mutation was caught.
 #
+#	-j N	N workers side by side (each its own scratch tree)
+#	-s I/N	(a worker) only every Nth entry, from the Ith
 #	-k	keep the scratch directory (its path is printed)
 #	-o NAME	only this mutation (repeatable)
 #	-v	show the failing tests' output
@@ -41,16 +43,52 @@ fi
 rm -f -- "${MUTATION_SELF:-}"
 here=$MUTATION_HERE
 top=$(cd "$here/.." && pwd)
-keep=no verbose=no only=()
-while getopts kvo: o; do
+keep=no verbose=no only=() jobs=1 shard=
+pass_on=()
+while getopts kvo:j:s: o; do
 	case $o in
-	k) keep=yes ;;
-	v) verbose=yes ;;
-	o) only+=("$OPTARG") ;;
-	*) echo "usage: $0 [-k] [-v] [-o NAME]... [LIST]" >&2; exit 2 ;;
+	k) keep=yes; pass_on+=(-k) ;;
+	v) verbose=yes; pass_on+=(-v) ;;
+	o) only+=("$OPTARG"); pass_on+=(-o "$OPTARG") ;;
+	j) jobs=$OPTARG ;;
+	s) shard=$OPTARG ;;
+	*) echo "usage: $0 [-k] [-v] [-j N] [-o NAME]... [LIST]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+
+# -j N: N workers side by side, each with its own scratch tree and every
+# Nth entry (-s I/N); the tests mostly wait on sandboxes, so two workers
+# on two cores take about half the time. Their reports in turn, then
+# the sums.
+[ ${#only[@]} -gt 0 ] && jobs=1	# a few named ones: one worker
+if [ -z "$shard" ] && [ "$jobs" -gt 1 ]; then
+	outs=() pids=() rc=0
+	for ((w = 0; w < jobs; w++)); do
+		outs+=("$(mktemp "${TMPDIR:-/tmp}/bwgate-mutation-out.XXXXXX")")
+		bash "$here/mutation.sh" "${pass_on[@]}" -s "$w/$jobs" "$@" \
+		    > "${outs[$w]}" 2>&1 &
+		pids+=($!)
+	done
+	for ((w = 0; w < jobs; w++)); do
+		wait "${pids[$w]}" || rc=1
+	done
+	p=0 f=0
+	for o in "${outs[@]}"; do
+		grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$o"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$o" | tail -1)
+		rm -f -- "$o"
+		if [ -z "$line" ]; then
+			rc=1 f=$((f + 1))	# a worker that could not count
+			continue
+		fi
+		n=${line%% passed*} m=${line#*passed, }
+		p=$((p + n)) f=$((f + ${m%% failed*}))
+	done
+	echo "mutation score (all workers): $p of $((p + f)) caught"
+	echo "$p passed, $f failed"
+	exit "$rc"
+fi
 list=${1:-$here/mutations.list}
 [ -r "$list" ] || { echo "mutation: cannot read $list" >&2; exit 2; }
 list=$(cd "$(dirname "$list")" && pwd)/$(basename "$list")
@@ -150,6 +188,12 @@ while IFS=$'\t' read -r n t f; do
 	names+=("$n") tests+=("$t") files+=("$f")
 done <<< "$entries"
 
+# This worker's entries: every Nth (-s I/N), by their place in the list.
+in_shard() {
+	[ -z "$shard" ] && return 0
+	[ $(($1 % ${shard#*/})) -eq "${shard%/*}" ]
+}
+
 wanted() {
 	[ ${#only[@]} -eq 0 ] && return 0
 	local o
@@ -160,7 +204,7 @@ wanted() {
 # Every listed test must exist and pass on the unmutated tree, or a
 # mutation would count as caught by a test that fails anyway.
 all_tests=$(for i in "${!names[@]}"; do wanted "${names[$i]}" &&
-    echo "${tests[$i]}"; done | tr ' ' '\n' | sort -u)
+    in_shard "$i" && echo "${tests[$i]}"; done | tr ' ' '\n' | sort -u)
 for t in $all_tests; do
 	case $t in
 	*.sh) [ -f "$src/$t" ] ;;
@@ -179,7 +223,7 @@ fi
 caught=0 survived=0 errors=0 total=0
 for i in "${!names[@]}"; do
 	name=${names[$i]}
-	wanted "$name" || continue
+	wanted "$name" && in_shard "$i" || continue
 	total=$((total + 1))
 	rm -rf "$scratch/orig"
 	mkdir "$scratch/orig"
