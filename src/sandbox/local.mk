@@ -9,6 +9,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
 	%D%/probe.c %D%/probe.h \
+	%D%/runner.c %D%/runner.h \
 	%D%/netbackend.c %D%/netbackend.h \
 	%D%/domains.c %D%/domains.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \
