@@ -1,5 +1,5 @@
 # The core: one folder and one static library per layer, lowest first.
-# A layer calls only the layers listed before it (tests/layers.sh checks
+# A layer calls only the layers listed before it (tests/build/layers.sh checks
 # the archives with nm), and none of them includes curses.
 
 include %D%/util/local.mk

@@ -4,6 +4,7 @@ noinst_LIBRARIES += %D%/libutil.a
 %C%_libutil_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_libutil_a_SOURCES = \
 	%D%/xalloc.c %D%/xalloc.h \
+	%D%/testhook.c %D%/testhook.h \
 	%D%/cleanup.h \
 	%D%/strv.c %D%/strv.h \
 	%D%/shquote.c %D%/shquote.h \
