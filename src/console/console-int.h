@@ -178,6 +178,7 @@ struct console {
 	bool			 audit_dirty;	/* appended, not yet synced */
 	char			*audit_failing;	/* why the last sync failed */
 	bool			 commit_armed;
+	void			(*commit)(void *);	/* console_commit */
 
 	cJSON			*outside;	/* events no request made */
 	cJSON			*outside_held;	/* waiting for a claim */

@@ -184,6 +184,7 @@ console_init_fields(struct console *c, const struct console_opts *o,
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
 	c->spool_lock = -1;
+	c->commit = console_commit;
 	warm_init(c);
 	c->uid = getuid();
 	{
