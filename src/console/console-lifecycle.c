@@ -77,14 +77,6 @@ console_shutdown_timeout(void *arg)
 	c->done = true;
 }
 
-/* Is the orderly shutdown complete? */
-void
-console_check_done(struct console *c)
-{
-	if (c->shutting_down && c->q.running == 0)
-		c->done = true;
-}
-
 /* Begin shutting down. */
 void
 console_shutdown(struct console *c, const char *why)

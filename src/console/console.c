@@ -109,6 +109,14 @@ console_commit(void *arg)
 	console_schedule(c);
 }
 
+/* Is the orderly shutdown complete? */
+void
+console_check_done(struct console *c)
+{
+	if (c->shutting_down && c->q.running == 0)
+		c->done = true;
+}
+
 /* ---- operator actions ---- */
 
 /* Approve a pending request; a danger verdict only when confirmed. */
