@@ -22,9 +22,10 @@
  * uses. Each request's console-side state (the child, its pipes, the kept
  * output) is a struct job hung on request->owner.
  *
- * Files: console.c (the group commit, operator actions, accessors),
- * console-emit.c (events to front ends, messages, audit records: it
- * calls nothing of the console's above it), console-server.c (connections, messages, FIFO, sockets),
+ * Files: console.c (the state's owner: the group commit, operator
+ * actions, accessors), console-emit.c (events to front ends, messages,
+ * audit records: it calls nothing of the console's above it),
+ * console-server.c (connections, messages, FIFO, sockets),
  * console-request.c (classify, decide, submit), console-job.c (the exec
  * children), console-lifecycle.c (new, shutdown, free); console-int.h holds
  * the structures they share.
@@ -118,6 +119,25 @@ console_check_done(struct console *c)
 }
 
 /* ---- operator actions ---- */
+
+/* The answer to a request's host question (hostask.c); an answer that
+   adds the host to the project's rules reloads them. */
+int
+console_host_answer(struct console *c, uint32_t id, const char *answer,
+    const char *who, const char *note, char **cause)
+{
+	bool	 reload = false;
+	char	*why;
+
+	if (hostask_answer(c, id, answer, who, note, &reload, cause) != 0)
+		return -1;
+	/* Later requests see it. */
+	if (reload && console_reload(c, who, &why) != 0) {
+		console_message(c, "%s", why);
+		free(why);
+	}
+	return 0;
+}
 
 /* Approve a pending request; a danger verdict only when confirmed. */
 static int
