@@ -1,5 +1,6 @@
 # sandbox: a policy and the host's probe -> the exact bwrap argv, with the
-# seccomp programs and the in-sandbox helper it needs.
+# seccomp programs and the in-sandbox helper it needs, and the runner that
+# starts bwrap with exactly the descriptors its argv names.
 noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
 %C%_libsandbox_a_SOURCES = \
