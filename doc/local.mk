@@ -7,3 +7,4 @@ EXTRA_DIST += %D%/live-events.md
 EXTRA_DIST += %D%/protocol.md
 EXTRA_DIST += %D%/agents.md
 EXTRA_DIST += %D%/HACKING-libraries.md
+EXTRA_DIST += %D%/HACKING.md

@@ -355,6 +355,9 @@ EXTRA_DIST += %D%/build/agents-doc.sh
 # The console's key table and the KEYS list of bwgate(1) agree.
 TESTS += %D%/build/keys-doc.sh
 EXTRA_DIST += %D%/build/keys-doc.sh
+# The variables only the tests set are read in one place (testhook.h).
+TESTS += %D%/build/testhooks.sh
+EXTRA_DIST += %D%/build/testhooks.sh
 TESTS += %D%/build/quickstart-progress.sh
 EXTRA_DIST += %D%/build/quickstart-progress.sh
 # bwgate --version and NEWS agree; the man pages render cleanly.

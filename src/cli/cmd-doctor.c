@@ -29,6 +29,7 @@
 #include "spawn.h"
 #include "seccomp-deny.h"
 #include "strv.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 #define DOCTOR_CHECKS	32	/* lines in the report, at most */
@@ -346,8 +347,8 @@ doctor_contain_b(struct check *checks, size_t *n, long kuid)
 	free(net);
 	/* Named hosts: the proxy is bwgate's own; its socket is opened in
 	   the sandbox's namespace by bwgate-netlisten. */
-	if ((net = libexec_find("bwgate-netlisten", "BWGATE_NETLISTEN")) ==
-	    NULL)
+	if ((net = libexec_find("bwgate-netlisten",
+	    testhook_name(TESTHOOK_NETLISTEN))) == NULL)
 		add_check(checks, n, "named hosts", false, xstrdup("bwgate-"
 		    "netlisten is not installed: commands with --domain are "
 		    "refused"), xstrdup("reinstall bwgate (make install)"));

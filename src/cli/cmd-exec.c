@@ -254,32 +254,288 @@ exec_rules_warning(const struct allowlist *al, bool *warned)
 	*warned = true;
 }
 
+/* What the command line said, before it becomes a policy. */
+struct exec_args {
+	struct strv	 rw, ro, hide, domains, env;
+	const char	*project, *cwd, *cfgfile, *profile;
+	bool		 other;		/* something of a policy or command */
+	bool		 prestart, json, quiet, agent_env;
+	int		 policy_fd, json_fd, ask_fd;
+	int		 network;	/* -1: as configured */
+	double		 timeout, limit, memory, pids, cpu;
+};
+
+#define EXEC_ARGS_INIT { .rw = STRV_INIT, .ro = STRV_INIT, \
+	.hide = STRV_INIT, .domains = STRV_INIT, .env = STRV_INIT, \
+	.policy_fd = -1, .json_fd = -1, .ask_fd = -1, .network = -1, \
+	.timeout = -1, .limit = -1, .memory = -1, .pids = -1, .cpu = -1 }
+
+/* The options into a and o; -1 to stop with *status (0 after --help). */
+static int
+exec_parse(int argc, char **argv, struct exec_args *a,
+    struct engine_opts *o, int *status)
+{
+	int	c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'p': a->project = optarg; a->other = true; break;
+		case 'C': a->cwd = optarg; a->other = true; break;
+		case 'n': a->network = 1; a->other = true; break;
+		case OPT_NO_NETWORK: a->network = 0; a->other = true; break;
+		case OPT_DOMAIN: strv_push(&a->domains, optarg);
+			a->other = true;
+			break;
+		case 'w': strv_push(&a->rw, optarg); a->other = true; break;
+		case 'r': strv_push(&a->ro, optarg); a->other = true; break;
+		case OPT_HIDE: strv_push(&a->hide, optarg); a->other = true;
+			break;
+		case OPT_POLICY_FD:
+			if ((a->policy_fd = parse_fd(optarg, "--policy-fd")) < 0)
+				return -1;
+			break;
+		case 't':
+			a->other = true;
+			if (parse_number(optarg, "--timeout", 1e7, &a->timeout))
+				return -1;
+			break;
+		case 'j': a->json = true; break;
+		case 'q': a->quiet = true; break;
+		case OPT_JSON_FD:
+			if ((a->json_fd = parse_fd(optarg, "--json-fd")) < 0)
+				return -1;
+			break;
+		case OPT_EVENTS_FD:
+			if ((o->events_fd = parse_fd(optarg, "--events-fd")) < 0)
+				return -1;
+			break;
+		case OPT_ASK_FD:
+			if ((a->ask_fd = parse_fd(optarg, "--ask-fd")) < 0)
+				return -1;
+			break;
+		case OPT_NO_MONITOR: o->monitor = false; break;
+		case OPT_PRESTART: a->prestart = true; break;
+		case OPT_NO_OBSERVE: o->observe = false; break;
+		case OPT_CHANGES:
+			if (set_changes(o, optarg, "--changes") != 0)
+				return -1;
+			break;
+		case OPT_OUTPUT_LIMIT:
+			a->other = true;
+			if (parse_number(optarg, "--output-limit", 1e12,
+			    &a->limit))
+				return -1;
+			break;
+		case OPT_CONFIG: a->cfgfile = optarg; a->other = true; break;
+		case OPT_COMMAND:
+			a->other = true;
+			free(o->command);
+			o->command = xstrdup(optarg);
+			break;
+		case OPT_PROFILE: a->profile = optarg; a->other = true; break;
+		case OPT_MEMORY:
+			a->other = true;
+			if (parse_size(optarg, "--memory", &a->memory))
+				return -1;
+			break;
+		case OPT_PIDS:
+			a->other = true;
+			if (parse_number(optarg, "--pids", 1e7, &a->pids))
+				return -1;
+			break;
+		case OPT_CPU:
+			a->other = true;
+			if (parse_number(optarg, "--cpu", 1e7, &a->cpu))
+				return -1;
+			break;
+		case OPT_ENV:
+			a->other = true;
+			if (strchr(optarg, '=') == NULL || *optarg == '=') {
+				fprintf(stderr, "bwgate: --env: '%s' is not "
+				    "NAME=VALUE\n", optarg);
+				return -1;
+			}
+			strv_push(&a->env, optarg);
+			break;
+		case OPT_AGENT_ENV: a->agent_env = true; a->other = true;
+			break;
+		case 'h':
+			exec_usage(stdout);
+			*status = 0;
+			return -1;
+		default:
+			exec_usage(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Profile and hosts from the rule files; -1 with a message. */
+static int
+exec_profile_hosts(struct exec_args *a, struct engine_opts *o, char **cause)
+{
+	bool	warned = false;
+
+	if (a->profile != NULL) {
+		struct allowlist *al = allowlist_load_profiles(
+		    o->policy.project, cause);
+
+		if (al == NULL || allowlist_profile_apply(al, a->profile,
+		    &o->policy, cause) != 0) {
+			fprintf(stderr, "bwgate: %s\n", display_str(*cause));
+			allowlist_free(al);
+			return -1;
+		}
+		exec_rules_warning(al, &warned);
+		allowlist_free(al);
+	}
+	if (a->network >= 0)
+		o->policy.network = a->network == 1;
+	/* --no-network: no host at all, the profile's named ones neither. */
+	if (a->network == 0)
+		strv_release(&o->policy.domains);
+	if (netgroups_expand(&a->domains, &o->policy.domains, cause) != 0) {
+		fprintf(stderr, "bwgate: --domain: %s\n", display_str(*cause));
+		return -1;
+	}
+	/* With named hosts, those the operator allowed for the project
+	   (their own rule files' "domains"). */
+	if (sandbox_policy_proxied(&o->policy)) {
+		struct allowlist *al = allowlist_load_profiles(
+		    o->policy.project, cause);
+
+		if (al == NULL || allowlist_hosts(al, &o->policy.domains,
+		    cause) != 0) {
+			fprintf(stderr, "bwgate: %s\n", display_str(*cause));
+			allowlist_free(al);
+			return -1;
+		}
+		exec_rules_warning(al, &warned);
+		allowlist_free(al);
+	}
+	return 0;
+}
+
+/* The command line and the configuration into o's policy, limits and
+   argv; -1 with a message. */
+static int
+exec_policy(struct exec_args *a, struct config *cfg, struct engine_opts *o,
+    int argc, char **argv)
+{
+	char	*cause = NULL;
+	size_t	 cfg_memory;
+	int	 cfg_pids, cfg_cpu;
+
+	if (config_load(cfg, a->cfgfile, &cause) != 0 ||
+	    sandbox_policy_set_dirs(&o->policy, a->project, a->cwd,
+	    &cause) != 0 || guard_project(o->policy.project, &cause) != 0) {
+		fprintf(stderr, "bwgate: %s\n", display_str(cause));
+		free(cause);
+		return -1;
+	}
+	config_apply(cfg, &o->policy);
+	if (exec_profile_hosts(a, o, &cause) != 0) {
+		free(cause);
+		return -1;
+	}
+	strv_append_all(&o->policy.rw_paths, &a->rw);
+	strv_append_all(&o->policy.ro_paths, &a->ro);
+	strv_append_all(&o->policy.hide_paths, &a->hide);
+	strv_append_all(&o->exclude, &cfg->exclude);
+	strv_append_all(&o->attention, &cfg->attention);
+	/* --agent-env: the variables given replace our own environment
+	   (still filtered: secret-looking names, PATH entries). */
+	o->policy.env_agent = a->agent_env;
+	if (a->agent_env)
+		strv_append_all(&o->policy.env_in, &a->env);
+	else
+		for (size_t i = 0; i < a->env.n; i++)
+			strv_push(&o->policy.env_set, a->env.v[i]);
+	/* The host's git identity (not the rest of $HOME), unless the
+	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself; only
+	   where git can commit (asking git costs two processes a run). */
+	if (exec_git_writes(&o->policy)) {
+		struct strv	id = STRV_INIT;
+
+		gitid_env(o->policy.project, a->agent_env ? &a->env : NULL,
+		    &id);
+		for (size_t i = 0; i < id.n; i++)
+			if (!strv_contains(&o->policy.env_set, id.v[i]))
+				strv_push(&o->policy.env_set, id.v[i]);
+		strv_release(&id);
+	}
+	o->timeout_ms = a->timeout >= 0 ? (int)(a->timeout * 1000) :
+	    cfg->timeout_s * 1000;
+	config_limits(cfg, a->profile, &cfg_memory, &cfg_pids, &cfg_cpu);
+	o->limits.memory = a->memory >= 0 ? (uint64_t)a->memory : cfg_memory;
+	o->limits.pids = a->pids >= 0 ? (int)a->pids : cfg_pids;
+	o->limits.cpu_s = a->cpu >= 0 ? (int)a->cpu : cfg_cpu;
+	o->grace_ms = cfg->grace_ms;
+	o->output_limit = a->limit >= 0 ? (size_t)a->limit :
+	    cfg->output_limit;
+	o->passthrough = !a->json;
+	for (int i = optind; i < argc; i++)
+		strv_push(&o->argv, argv[i]);
+	return 0;
+}
+
+/* Run (or wait as a prestart), then the report: JSON and/or summary. */
+static int
+exec_run(struct exec_args *a, struct engine_opts *o, char **shown)
+{
+	struct result		 r = RESULT_INIT;
+	struct netask		*na = NULL;
+	struct netproxy_ask	 ask = { NULL, NULL };
+	struct stat		 st1, st2;
+	int			 status;
+
+	/* One file for both (2>&1, a terminal, the console's one pipe):
+	   one pipe, order kept. */
+	o->merge_output = o->merge_output || (fstat(1, &st1) == 0 &&
+	    fstat(2, &st2) == 0 && st1.st_dev == st2.st_dev &&
+	    st1.st_ino == st2.st_ino);
+	/* New hosts are questions for the console that started us. */
+	if (a->ask_fd >= 0) {
+		na = netask_new(a->ask_fd);
+		ask.fn = netask_ask;
+		ask.arg = na;
+		o->net_ask = &ask;
+		a->ask_fd = -1;
+	}
+	if (a->prestart) {
+		if (exec_prestart(a->policy_fd, o, &r, shown) == -1 &&
+		    r.error == NULL)
+			r.error = xstrdup("the prestarted run failed");
+	} else
+		engine_run(o, &r);
+	exec_note_shown(&r, *shown);
+	status = result_exit_status(&r);
+	if (a->json)
+		emit_json(1, &r);
+	if (a->json_fd >= 0)
+		emit_json(a->json_fd, &r);
+	if (!a->json && (!a->quiet || r.error != NULL))
+		result_print_summary(stderr, &r, summary_escape);
+	else if (a->json && r.error != NULL)
+		fprintf(stderr, "bwgate: %s\n", display_str(r.error));
+	netask_free(na);
+	result_release(&r);
+	o->net_ask = NULL;
+	return status;
+}
+
 int
 cmd_exec(int argc, char **argv)
 {
 	struct engine_opts	 o;
-	struct result		 r = RESULT_INIT;
 	struct config		 cfg;
-	struct strv		 rw = STRV_INIT, ro = STRV_INIT, hide = STRV_INIT;
-	struct strv		 domains = STRV_INIT;
-	struct netask		*na = NULL;
-	struct netproxy_ask	 ask = { NULL, NULL };
-	int			 ask_fd = -1;
-	struct strv		 env = STRV_INIT;
-	bool			 agent_env = false;
-	struct stat		 st1, st2;
-	const char		*project = NULL, *cwd = NULL, *cfgfile = NULL;
-	const char		*profile = NULL, *changes;
-	char			*cause = NULL, *shown = NULL;
-	bool			 other = false, prestart = false;
-	int			 policy_fd = -1;
-	bool			 json = false, quiet = false, warned = false;
-	int			 network = -1;	/* -1: as configured */
-	int			 json_fd = -1, c, status = EXIT_BWGATE_FAILED;
-	double			 timeout = -1, limit = -1;
-	double			 memory = -1, pids = -1, cpu = -1;
-	size_t			 cfg_memory;
-	int			 cfg_pids, cfg_cpu;
+	struct exec_args	 a = EXEC_ARGS_INIT;
+	const char		*changes;
+	char			*shown = NULL;
+	int			 status = EXIT_BWGATE_FAILED;
 
 	engine_opts_init(&o);
 	config_init(&cfg);
@@ -287,249 +543,45 @@ cmd_exec(int argc, char **argv)
 	if (changes != NULL && *changes != '\0' &&
 	    set_changes(&o, changes, "BWGATE_CHANGES") != 0)
 		goto out;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:C:nw:r:t:jqh", exec_options,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'p': project = optarg; other = true; break;
-		case 'C': cwd = optarg; other = true; break;
-		case 'n': network = 1; other = true; break;
-		case OPT_NO_NETWORK: network = 0; other = true; break;
-		case OPT_DOMAIN: strv_push(&domains, optarg); other = true;
-			break;
-		case 'w': strv_push(&rw, optarg); other = true; break;
-		case 'r': strv_push(&ro, optarg); other = true; break;
-		case OPT_HIDE: strv_push(&hide, optarg); other = true; break;
-		case OPT_POLICY_FD:
-			if ((policy_fd = parse_fd(optarg, "--policy-fd")) < 0)
-				goto out;
-			break;
-		case 't':
-			other = true;
-			if (parse_number(optarg, "--timeout", 1e7, &timeout))
-				goto out;
-			break;
-		case 'j': json = true; break;
-		case 'q': quiet = true; break;
-		case OPT_JSON_FD:
-			if ((json_fd = parse_fd(optarg, "--json-fd")) < 0)
-				goto out;
-			break;
-		case OPT_EVENTS_FD:
-			if ((o.events_fd = parse_fd(optarg, "--events-fd")) < 0)
-				goto out;
-			break;
-		case OPT_ASK_FD:
-			if ((ask_fd = parse_fd(optarg, "--ask-fd")) < 0)
-				goto out;
-			break;
-		case OPT_NO_MONITOR: o.monitor = false; break;
-		case OPT_PRESTART: prestart = true; break;
-		case OPT_NO_OBSERVE: o.observe = false; break;
-		case OPT_CHANGES:
-			if (set_changes(&o, optarg, "--changes") != 0)
-				goto out;
-			break;
-		case OPT_OUTPUT_LIMIT:
-			other = true;
-			if (parse_number(optarg, "--output-limit", 1e12,
-			    &limit))
-				goto out;
-			break;
-		case OPT_CONFIG: cfgfile = optarg; other = true; break;
-		case OPT_COMMAND:
-			other = true;
-			free(o.command);
-			o.command = xstrdup(optarg);
-			break;
-		case OPT_PROFILE: profile = optarg; other = true; break;
-		case OPT_MEMORY:
-			other = true;
-			if (parse_size(optarg, "--memory", &memory))
-				goto out;
-			break;
-		case OPT_PIDS:
-			other = true;
-			if (parse_number(optarg, "--pids", 1e7, &pids))
-				goto out;
-			break;
-		case OPT_CPU:
-			other = true;
-			if (parse_number(optarg, "--cpu", 1e7, &cpu))
-				goto out;
-			break;
-		case OPT_ENV:
-			other = true;
-			if (strchr(optarg, '=') == NULL || *optarg == '=') {
-				fprintf(stderr, "bwgate: --env: '%s' is not "
-				    "NAME=VALUE\n", optarg);
-				goto out;
-			}
-			strv_push(&env, optarg);
-			break;
-		case OPT_AGENT_ENV: agent_env = true; other = true; break;
-		case 'h':
-			exec_usage(stdout);
-			status = 0;
-			goto out;
-		default:
-			exec_usage(stderr);
-			goto out;
-		}
-	}
-	quiet = quiet || run_quiet_env();
-	if (prestart && (policy_fd < 0 || other || optind < argc)) {
+	if (exec_parse(argc, argv, &a, &o, &status) != 0)
+		goto out;
+	a.quiet = a.quiet || run_quiet_env();
+	if (a.prestart && (a.policy_fd < 0 || a.other || optind < argc)) {
 		fprintf(stderr, "bwgate: exec: --prestart takes --policy-fd "
 		    "and nothing of a policy or command\n");
 		goto out;
 	}
-	if (prestart) {
-		if (json_fd >= 0)
-			prctl(PR_SET_PDEATHSIG, SIGTERM);
-		o.passthrough = !json;
-		goto run;
-	}
-	if (policy_fd >= 0) {
-		if (exec_from_spec(policy_fd, other, argc, optind, &o,
-		    &shown) != 0)
+	if (a.prestart || a.policy_fd >= 0) {
+		if (!a.prestart && exec_from_spec(a.policy_fd, a.other, argc,
+		    optind, &o, &shown) != 0)
 			goto out;
-		if (json_fd >= 0)
+		if (a.json_fd >= 0)
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-		o.passthrough = !json;
-		goto run;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "bwgate: exec: no command given\n");
-		exec_usage(stderr);
-		goto out;
-	}
-	/* The console runs us: die with it (and take the sandbox along). */
-	if (json_fd >= 0)
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (config_load(&cfg, cfgfile, &cause) != 0 ||
-	    sandbox_policy_set_dirs(&o.policy, project, cwd, &cause) != 0 ||
-	    guard_project(o.policy.project, &cause) != 0) {
-		fprintf(stderr, "bwgate: %s\n", display_str(cause));
-		goto out;
-	}
-	config_apply(&cfg, &o.policy);
-	if (profile != NULL) {
-		struct allowlist *al = allowlist_load_profiles(
-		    o.policy.project, &cause);
-
-		if (al == NULL || allowlist_profile_apply(al, profile,
-		    &o.policy, &cause) != 0) {
-			fprintf(stderr, "bwgate: %s\n", display_str(cause));
-			allowlist_free(al);
+		o.passthrough = !a.json;
+	} else {
+		if (optind >= argc) {
+			fprintf(stderr, "bwgate: exec: no command given\n");
+			exec_usage(stderr);
 			goto out;
 		}
-		exec_rules_warning(al, &warned);
-		allowlist_free(al);
-	}
-	if (network >= 0)
-		o.policy.network = network == 1;
-	/* --no-network: no host at all, the profile's named ones neither. */
-	if (network == 0)
-		strv_release(&o.policy.domains);
-	if (netgroups_expand(&domains, &o.policy.domains, &cause) != 0) {
-		fprintf(stderr, "bwgate: --domain: %s\n", display_str(cause));
-		goto out;
-	}
-	/* With named hosts, those the operator allowed for the project
-	   (their own rule files' "domains"). */
-	if (sandbox_policy_proxied(&o.policy)) {
-		struct allowlist *al = allowlist_load_profiles(
-		    o.policy.project, &cause);
-
-		if (al == NULL || allowlist_hosts(al, &o.policy.domains,
-		    &cause) != 0) {
-			fprintf(stderr, "bwgate: %s\n", display_str(cause));
-			allowlist_free(al);
+		/* The console runs us: die with it (and take the sandbox
+		   along). */
+		if (a.json_fd >= 0)
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (exec_policy(&a, &cfg, &o, argc, argv) != 0)
 			goto out;
-		}
-		exec_rules_warning(al, &warned);
-		allowlist_free(al);
 	}
-	strv_append_all(&o.policy.rw_paths, &rw);
-	strv_append_all(&o.policy.ro_paths, &ro);
-	strv_append_all(&o.policy.hide_paths, &hide);
-	strv_append_all(&o.exclude, &cfg.exclude);
-	strv_append_all(&o.attention, &cfg.attention);
-	/* --agent-env: the variables given replace our own environment
-	   (still filtered: secret-looking names, PATH entries). */
-	o.policy.env_agent = agent_env;
-	if (agent_env)
-		strv_append_all(&o.policy.env_in, &env);
-	else
-		for (size_t i = 0; i < env.n; i++)
-			strv_push(&o.policy.env_set, env.v[i]);
-	/* The host's git identity (not the rest of $HOME), unless the
-	   environment gives GIT_AUTHOR_* / GIT_COMMITTER_* itself; only
-	   where git can commit (asking git costs two processes a run). */
-	if (exec_git_writes(&o.policy)) {
-		struct strv	id = STRV_INIT;
-
-		gitid_env(o.policy.project, agent_env ? &env : NULL, &id);
-		for (size_t i = 0; i < id.n; i++)
-			if (!strv_contains(&o.policy.env_set, id.v[i]))
-				strv_push(&o.policy.env_set, id.v[i]);
-		strv_release(&id);
-	}
-	o.timeout_ms = timeout >= 0 ? (int)(timeout * 1000) :
-	    cfg.timeout_s * 1000;
-	config_limits(&cfg, profile, &cfg_memory, &cfg_pids, &cfg_cpu);
-	o.limits.memory = memory >= 0 ? (uint64_t)memory : cfg_memory;
-	o.limits.pids = pids >= 0 ? (int)pids : cfg_pids;
-	o.limits.cpu_s = cpu >= 0 ? (int)cpu : cfg_cpu;
-	o.grace_ms = cfg.grace_ms;
-	o.output_limit = limit >= 0 ? (size_t)limit : cfg.output_limit;
-	o.passthrough = !json;
-	for (int i = optind; i < argc; i++)
-		strv_push(&o.argv, argv[i]);
-
-run:
-	/* One file for both (2>&1, a terminal, the console's one pipe):
-	   one pipe, order kept. */
-	o.merge_output = o.merge_output || (fstat(1, &st1) == 0 &&
-	    fstat(2, &st2) == 0 && st1.st_dev == st2.st_dev &&
-	    st1.st_ino == st2.st_ino);
-	/* New hosts are questions for the console that started us. */
-	if (ask_fd >= 0) {
-		na = netask_new(ask_fd);
-		ask.fn = netask_ask;
-		ask.arg = na;
-		o.net_ask = &ask;
-		ask_fd = -1;
-	}
-	if (prestart) {
-		if (exec_prestart(policy_fd, &o, &r, &shown) == -1 &&
-		    r.error == NULL)
-			r.error = xstrdup("the prestarted run failed");
-	} else
-		engine_run(&o, &r);
-	exec_note_shown(&r, shown);
-	status = result_exit_status(&r);
-	if (json)
-		emit_json(1, &r);
-	if (json_fd >= 0)
-		emit_json(json_fd, &r);
-	if (!json && (!quiet || r.error != NULL))
-		result_print_summary(stderr, &r, summary_escape);
-	else if (json && r.error != NULL)
-		fprintf(stderr, "bwgate: %s\n", display_str(r.error));
+	status = exec_run(&a, &o, &shown);
 out:
-	free(cause);
 	free(shown);
-	strv_release(&rw);
-	strv_release(&domains);
-	netask_free(na);
-	if (ask_fd >= 0)
-		close(ask_fd);
-	strv_release(&ro);
-	strv_release(&hide);
-	strv_release(&env);
+	strv_release(&a.rw);
+	strv_release(&a.domains);
+	if (a.ask_fd >= 0)
+		close(a.ask_fd);
+	strv_release(&a.ro);
+	strv_release(&a.hide);
+	strv_release(&a.env);
 	config_release(&cfg);
-	result_release(&r);
 	engine_opts_release(&o);
 	return status;
 }

@@ -178,6 +178,7 @@ struct console {
 	bool			 audit_dirty;	/* appended, not yet synced */
 	char			*audit_failing;	/* why the last sync failed */
 	bool			 commit_armed;
+	void			(*commit)(void *);	/* console_commit */
 
 	cJSON			*outside;	/* events no request made */
 	cJSON			*outside_held;	/* waiting for a claim */
@@ -282,9 +283,9 @@ uint32_t	console_submit_msg(struct console *c, struct conn *cn,
 
 /* console-job.c */
 void	job_kill(struct job *jb, enum request_by by, const char *why);
-/* The argv of `bwgate exec` for a job (everything else is in the spec). */
-void	job_argv(struct console *c, struct strv *av);
 /* console-warm.c */
+/* The argv of `bwgate exec` for a job (everything else is in the spec). */
+void	console_exec_argv(struct console *c, struct strv *av);
 void	warm_init(struct console *c);
 bool	warm_take(struct console *c, struct job *jb, const char *spec,
 	    int *in_fd);
@@ -307,8 +308,10 @@ void	job_input(struct job *jb, const void *data, size_t len, bool end);
 void	hostask_open(struct job *jb, int fd);
 /* Deny a pending question, close the socket. */
 void	hostask_close(struct job *jb);
+int	hostask_answer(struct console *c, uint32_t id, const char *answer,
+	    const char *who, const char *note, bool *reload, char **cause);
 
-/* console-lifecycle.c */
+/* console.c */
 void	console_check_done(struct console *c);
 
 #endif

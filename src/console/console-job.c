@@ -442,22 +442,6 @@ job_mark_executed(struct console *c, const struct request *r, cJSON *report)
 	strv_release(&argv);
 }
 
-/* The `bwgate exec` command line for a request. */
-void
-job_argv(struct console *c, struct strv *av)
-{
-	/* Everything else is in the spec on descriptor 5. */
-	strv_push(av, c->exec_path);
-	strv_push(av, "exec");
-	strv_push(av, "--policy-fd");
-	strv_push(av, "5");
-	strv_push(av, "--json-fd");
-	strv_push(av, "3");
-	strv_push(av, "--events-fd");
-	strv_push(av, "4");
-	strv_push(av, "--quiet");
-}
-
 /*
  * The request's spec (engine-spec.h) in a sealed memory file, read from
  * its start by exec: the policy the operator was shown, fixed when the
@@ -509,7 +493,7 @@ job_spawn(struct job *jb, char **cause)
 		errno = EINVAL;
 		goto syserr;
 	}
-	job_argv(c, &av);
+	console_exec_argv(c, &av);
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
 	/* Not with named hosts: a warm exec has no question channel. */

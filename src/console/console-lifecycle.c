@@ -77,14 +77,6 @@ console_shutdown_timeout(void *arg)
 	c->done = true;
 }
 
-/* Is the orderly shutdown complete? */
-void
-console_check_done(struct console *c)
-{
-	if (c->shutting_down && c->q.running == 0)
-		c->done = true;
-}
-
 /* Begin shutting down. */
 void
 console_shutdown(struct console *c, const char *why)
@@ -173,23 +165,18 @@ console_writers_alone(enum console_writers w, const struct probe *p)
 	return how != NULL && strcmp(how, "snapshot") == 0;
 }
 
-struct console *
-console_new(const struct console_opts *o, struct loop *l, char **cause)
+/* The defaults and the options: nothing opened yet. */
+static void
+console_init_fields(struct console *c, const struct console_opts *o,
+    struct loop *l)
 {
-	struct console	*c = xcalloc(1, sizeof *c);
-	struct stat	 st;
-	char		 exe[PATH_MAX];
-	char		*dir = NULL;
-	ssize_t		 n;
-	unsigned long	 last_id = 0;
-	cJSON		*rec;
-
 	c->outside = cJSON_CreateArray();
 	c->outside_held = cJSON_CreateArray();
 	c->digests = digestcache_new();
 	c->loop = l;
 	c->lock_fd = c->agent_fd = c->control_fd = c->fifo_fd = -1;
 	c->spool_lock = -1;
+	c->commit = console_commit;
 	warm_init(c);
 	c->uid = getuid();
 	{
@@ -210,16 +197,27 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	LIST_INIT(&c->conns);
 	config_init(&c->cfg);
 	probe_init(&c->probe);
+}
+
+/* The project, its history's last id, the binary, the configuration, the
+   rules, the host's abilities and the audit log; -1 with cause. */
+static int
+console_load(struct console *c, const struct console_opts *o, char **cause)
+{
+	struct stat	 st;
+	char		 exe[PATH_MAX];
+	ssize_t		 n;
+	unsigned long	 last_id = 0;
 
 	if ((c->project = console_find_project(o->project, cause)) == NULL)
-		goto fail;
+		return -1;
 	if (stat(c->project, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		*cause = xasprintf("project '%s' is not a directory",
 		    c->project);
-		goto fail;
+		return -1;
 	}
 	if (guard_project(c->project, cause) != 0)
-		goto fail;
+		return -1;
 	spool_init(c);	/* ended requests' output on disk */
 	console_undo_watch(c, true);	/* `bwgate undo` meanwhile */
 	/* Ids go on from the project's last console: one history. */
@@ -238,7 +236,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		if (n <= 0) {
 			*cause = xasprintf("cannot find the bwgate binary "
 			    "(/proc/self/exe): %s", strerror(errno));
-			goto fail;
+			return -1;
 		}
 		exe[n] = '\0';
 		c->exec_path = xstrdup(exe);
@@ -246,9 +244,9 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	if (o->config_file != NULL)
 		c->config_file = xstrdup(o->config_file);
 	if (config_load(&c->cfg, o->config_file, cause) != 0)
-		goto fail;
+		return -1;
 	if ((c->al = allowlist_load(c->project, cause)) == NULL)
-		goto fail;
+		return -1;
 	/* Shown in each request's argv; exec asks git again when it runs. */
 	gitid_env(c->project, NULL, &c->git_identity);
 	probe_host(&c->probe, true);
@@ -260,20 +258,29 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		    c->probe.error : "bwrap does not work",
 		    c->probe.fix != NULL ? "; fix: " : "",
 		    c->probe.fix != NULL ? c->probe.fix : "");
-		goto fail;
+		return -1;
 	}
 	c->q.writers_alone = console_writers_alone(o->writers, &c->probe);
 	LOG("writers %s", c->q.writers_alone ? "alone" : "side by side");
 	if ((c->audit = audit_open(o->audit_file, cause)) == NULL)
-		goto fail;
+		return -1;
 	audit_set_rotation(c->audit, c->cfg.audit_max_bytes,
 	    c->cfg.audit_keep);
+	return 0;
+}
+
+/* The sockets (agent and control), the lock, the link, the FIFO and the
+   signals; -1 with cause. */
+static int
+console_open_sockets(struct console *c, const struct console_opts *o, char **cause)
+{
+	char	*dir = NULL;
 
 	/* Sockets: the default directory is made private; explicit paths
 	   are the user's choice. */
 	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL &&
 	    (dir = rundir_get(true, cause)) == NULL)
-		goto fail;
+		return -1;
 	free(dir);
 	/* One console per project: without --socket or $BWGATE_SOCKET,
 	   the project's own socket in the runtime directory. */
@@ -282,7 +289,7 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	else
 		c->socket_path = client_socket_path(o->socket, cause);
 	if (c->socket_path == NULL)
-		goto fail;
+		return -1;
 	c->control_path = client_control_path(c->socket_path);
 	/* Session rules live beside the sockets and die with the console
 	   (a crashed console's file is its pid's: the next one of that pid
@@ -302,36 +309,44 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 	    cause) != 0 || guard_socket(c->socket_path, c->project,
 	    &c->cfg.ro_paths, cause) != 0 || guard_socket(c->control_path,
 	    c->project, NULL, cause) != 0)
-		goto fail;
+		return -1;
 	if ((c->lock_fd = console_lock(c->socket_path, cause)) < 0)
-		goto fail;
+		return -1;
 	c->agent_fd = console_listen(c->socket_path, &c->agent_st, cause);
 	if (c->agent_fd < 0)
-		goto fail;
+		return -1;
 	c->control_fd = console_listen(c->control_path, &c->control_st,
 	    cause);
 	if (c->control_fd < 0)
-		goto fail;
+		return -1;
 	/* Found from the user id and the project alone, too. */
 	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL)
 		console_link_default(c);
-	loop_add(l, c->agent_fd, POLLIN, console_accept, c);
-	loop_add(l, c->control_fd, POLLIN, console_accept, c);
+	loop_add(c->loop, c->agent_fd, POLLIN, console_accept, c);
+	loop_add(c->loop, c->control_fd, POLLIN, console_accept, c);
 	if (o->fifo != NULL) {
 		c->fifo_path = xstrdup(o->fifo);
 		if (console_open_fifo(c, cause) != 0)
-			goto fail;
+			return -1;
 	}
-	loop_signal(l, SIGCHLD, console_sigchld, c);
-	loop_signal(l, SIGINT, console_sigterm, c);
-	loop_signal(l, SIGTERM, console_sigterm, c);
+	loop_signal(c->loop, SIGCHLD, console_sigchld, c);
+	loop_signal(c->loop, SIGINT, console_sigterm, c);
+	loop_signal(c->loop, SIGTERM, console_sigterm, c);
 	/* A daemon reloads on SIGHUP; on a terminal it means the terminal
 	   went away. */
-	loop_signal(l, SIGHUP, c->headless ? console_sighup : console_sigterm,
-	    c);
+	loop_signal(c->loop, SIGHUP, c->headless ? console_sighup :
+	    console_sigterm, c);
+	return 0;
+}
+
+/* The warm exec, then "console-start" in the audit log; -1 with cause. */
+static int
+console_announce(struct console *c, char **cause)
+{
+	cJSON	*rec;
+
 	if (c->cfg.warm_exec)
 		warm_again(c, true);
-
 	rec = audit_record("console-start", NULL);
 	cJSON_AddStringToObject(rec, "project", c->project);
 	cJSON_AddStringToObject(rec, "socket", c->socket_path);
@@ -347,12 +362,22 @@ console_new(const struct console_opts *o, struct loop *l, char **cause)
 		cJSON_AddStringToObject(rec, "unlisted", "wait");
 	cJSON_AddStringToObject(rec, "version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(rec, "console", c->console_id);
-	if (audit_write(c->audit, rec, cause) != 0)
-		goto fail;
+	return audit_write(c->audit, rec, cause);
+}
+
+struct console *
+console_new(const struct console_opts *o, struct loop *l, char **cause)
+{
+	struct console	*c = xcalloc(1, sizeof *c);
+
+	console_init_fields(c, o, l);
+	if (console_load(c, o, cause) != 0 ||
+	    console_open_sockets(c, o, cause) != 0 ||
+	    console_announce(c, cause) != 0) {
+		console_free(c);
+		return NULL;
+	}
 	return c;
-fail:
-	console_free(c);
-	return NULL;
 }
 
 /* Try for a short while to deliver what clients have not read yet. */

@@ -45,6 +45,23 @@
 /* How long a stopping console waits for retired ones to end. */
 #define WARM_STOP_MS		2000
 
+/* The `bwgate exec` command line for a request (console-job.c) and for
+   the warm exec waiting for one. */
+void
+console_exec_argv(struct console *c, struct strv *av)
+{
+	/* Everything else is in the spec on descriptor 5. */
+	strv_push(av, c->exec_path);
+	strv_push(av, "exec");
+	strv_push(av, "--policy-fd");
+	strv_push(av, "5");
+	strv_push(av, "--json-fd");
+	strv_push(av, "3");
+	strv_push(av, "--events-fd");
+	strv_push(av, "4");
+	strv_push(av, "--quiet");
+}
+
 /* Close what the console holds of the warm exec (not the process). */
 static void
 warm_close(struct warm *w)
@@ -97,7 +114,7 @@ warm_start(void *arg)
 		map[1 + i] = p[i][1];
 	}
 	map[1 + JOB_NFDS] = sp_pipe[0];
-	job_argv(c, &av);
+	console_exec_argv(c, &av);
 	if (c->cfg.prestart && w->predict != NULL)
 		strv_push(&av, "--prestart");
 	sp.argv = av.v;

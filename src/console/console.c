@@ -22,8 +22,10 @@
  * uses. Each request's console-side state (the child, its pipes, the kept
  * output) is a struct job hung on request->owner.
  *
- * Files: console.c (events to front ends, audit, operator actions,
- * accessors), console-server.c (connections, messages, FIFO, sockets),
+ * Files: console.c (the state's owner: the group commit, operator
+ * actions, accessors), console-emit.c (events to front ends, messages,
+ * audit records: it calls nothing of the console's above it),
+ * console-server.c (connections, messages, FIFO, sockets),
  * console-request.c (classify, decide, submit), console-job.c (the exec
  * children), console-lifecycle.c (new, shutdown, free); console-int.h holds
  * the structures they share.
@@ -58,58 +60,6 @@
 #include "path.h"
 #include "probe.h"
 #include "xalloc.h"
-
-/* Tell subscribers and set the matching dirty bit. */
-void
-console_emit(struct console *c, const struct console_event *ev)
-{
-	switch (ev->type) {
-	case CONSOLE_EV_OUTPUT:
-		c->dirty |= CONSOLE_DIRTY_OUTPUT;
-		break;
-	case CONSOLE_EV_FSEVENT:
-	case CONSOLE_EV_OUTSIDE:
-		c->dirty |= CONSOLE_DIRTY_EVENTS;
-		break;
-	case CONSOLE_EV_MESSAGE:
-	case CONSOLE_EV_CLIENTS:
-	case CONSOLE_EV_QUIT:
-		c->dirty |= CONSOLE_DIRTY_STATUS;
-		break;
-	default:
-		c->dirty |= CONSOLE_DIRTY_QUEUE;
-		break;
-	}
-	for (size_t i = 0; i < c->nsubs; i++)
-		c->subs[i].cb(c, ev, c->subs[i].arg);
-}
-
-/* A request event with no data. */
-void
-console_emit_request(struct console *c, enum console_event_type type,
-    struct request *r)
-{
-	struct console_event	ev = { .type = type, .r = r };
-
-	console_emit(c, &ev);
-}
-
-/* A line for the status area (and the debug log). */
-void
-console_message(struct console *c, const char *fmt, ...)
-{
-	struct console_event	 ev = { .type = CONSOLE_EV_MESSAGE };
-	va_list			 ap;
-	char			*s;
-
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
-	LOG("%s", s);
-	ev.message = s;
-	console_emit(c, &ev);
-	free(s);
-}
 
 /*
  * Group commit: make the audit records of this loop pass durable with one
@@ -160,63 +110,33 @@ console_commit(void *arg)
 	console_schedule(c);
 }
 
-/* Run console_commit at the end of this loop pass (later while the log
-   cannot be written). */
+/* Is the orderly shutdown complete? */
 void
-console_arm_commit(struct console *c)
+console_check_done(struct console *c)
 {
-	if (c->commit_armed)
-		return;
-	c->commit_armed = true;
-	loop_timer(c->loop, c->audit_failing ? CONSOLE_AUDIT_RETRY_MS : 0,
-	    console_commit, c);
-}
-
-/* Append an audit record (synced before any reply leaves); -1 only when
-   the record is lost (audit.h). */
-int
-console_audit(struct console *c, cJSON *rec)
-{
-	char	*cause = NULL;
-
-	/* Request ids restart with each console: the console id joins a
-	   request's records across restarts. */
-	if (c->console_id != NULL &&
-	    cJSON_GetObjectItem(rec, "console") == NULL)
-		cJSON_AddStringToObject(rec, "console", c->console_id);
-	if (audit_append(c->audit, rec, &cause) == 0) {
-		c->audit_dirty = true;
-		console_arm_commit(c);
-		return 0;
-	}
-	console_message(c, "audit log: %s", cause);
-	free(cause);
-	return -1;
-}
-
-/* An audit record about a request. */
-cJSON *
-audit_record(const char *what, const struct request *r)
-{
-	cJSON	*j = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(j, "record", what);
-	if (r != NULL)
-		cJSON_AddNumberToObject(j, "id", r->id);
-	return j;
+	if (c->shutting_down && c->q.running == 0)
+		c->done = true;
 }
 
 /* ---- operator actions ---- */
 
-/* Find a request or say there is none. */
-struct request *
-console_find(struct console *c, uint32_t id, char **cause)
+/* The answer to a request's host question (hostask.c); an answer that
+   adds the host to the project's rules reloads them. */
+int
+console_host_answer(struct console *c, uint32_t id, const char *answer,
+    const char *who, const char *note, char **cause)
 {
-	struct request	*r = queue_find(&c->q, id);
+	bool	 reload = false;
+	char	*why;
 
-	if (r == NULL)
-		*cause = xasprintf("no request %u", id);
-	return r;
+	if (hostask_answer(c, id, answer, who, note, &reload, cause) != 0)
+		return -1;
+	/* Later requests see it. */
+	if (reload && console_reload(c, who, &why) != 0) {
+		console_message(c, "%s", why);
+		free(why);
+	}
+	return 0;
 }
 
 /* Approve a pending request; a danger verdict only when confirmed. */

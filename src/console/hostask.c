@@ -257,9 +257,11 @@ hostask_close(struct job *jb)
 	buf_release(&jb->ask_in);
 }
 
+/* The operator's answer to a request's host question; *reload when the
+   project's rules changed (console_host_answer reloads them). */
 int
-console_host_answer(struct console *c, uint32_t id, const char *answer,
-    const char *who, const char *note, char **cause)
+hostask_answer(struct console *c, uint32_t id, const char *answer,
+    const char *who, const char *note, bool *reload, char **cause)
 {
 	struct request	*r = console_find(c, id, cause);
 	struct job	*jb;
@@ -300,10 +302,6 @@ console_host_answer(struct console *c, uint32_t id, const char *answer,
 	hostask_reply(hq, "run", "allow-project", who, note);
 	free(pattern);
 	free(path);
-	/* Later requests see it. */
-	if (console_reload(c, who, &why) != 0) {
-		console_message(c, "%s", why);
-		free(why);
-	}
+	*reload = true;		/* later requests see it */
 	return 0;
 }

@@ -11,7 +11,7 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/filereq.c %D%/filereq.h \
 	%D%/stake.c %D%/stake.h \
 	%D%/history.c %D%/spool.c %D%/history.h \
-	%D%/console.c %D%/console.h %D%/console-int.h \
+	%D%/console.c %D%/console-emit.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/request-env.c \
 	%D%/console-job.c %D%/console-outside.c %D%/console-warm.c %D%/console-undo.c \

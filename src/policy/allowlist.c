@@ -775,6 +775,98 @@ allowlist_cd_project(const struct allowlist *al, const struct cmdview *cv,
 	    allowlist_dir_own_repo(al, cmd->words[1].text);
 }
 
+/* Each command's view (the directory changes first: they count for
+   all), then each command decided; the first denied and the first asking
+   one (SIZE_MAX: none). */
+static void
+allowlist_decide_all(const struct allowlist *al, const struct rule *only,
+    const struct sh_script *s, struct cmdview *cvs, struct decision *ds,
+    struct classification *c, size_t *deny, size_t *ask)
+{
+	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
+	bool			 dirchange = false, moved = false;
+
+	for (i = 0; i < s->ncmds; i++) {
+		cmdview_init(&cvs[i], &s->cmds[i]);
+		/* Not while a rule's examples are checked: they mean the
+		   same in every project. */
+		if (only == NULL)
+			allowlist_git_c(al, &cvs[i], moved);
+		if (cmdview_changes_dir(&cvs[i])) {
+			if (!allowlist_cd_project(al, &cvs[i], moved ||
+			    only != NULL))
+				dirchange = true;
+			moved = true;
+		}
+	}
+	for (i = 0; i < s->ncmds; i++) {
+		cvs[i].dirchange = dirchange;
+		if (s->cmds[i].nwords == 0 && s->cmds[i].nassigns == 0 &&
+		    s->cmds[i].nredirs > 0) {
+			/* The redirections of a compound command. */
+			allowlist_decide_redirs(al, &cvs[i], &ds[i]);
+		} else {
+			strv_push_owned(&c->commands,
+			    sh_cmd_string(&s->cmds[i]));
+			allowlist_decide(al, only, &cvs[i], &ds[i]);
+			if (ds[i].verdict == VERDICT_ASK)
+				(void)allowlist_through(al, only, &s->cmds[i],
+				    &ds[i]);
+		}
+		if (ds[i].verdict == VERDICT_DENY && first_deny == SIZE_MAX)
+			first_deny = i;
+		/* Prefer the reason of a command as written over that of
+		   one inside a substitution ('$(x)' says more than x). */
+		if (ds[i].verdict == VERDICT_ASK && (first_ask == SIZE_MAX ||
+		    ((s->cmds[first_ask].flags & SH_C_SUBST) &&
+		    !(s->cmds[i].flags & SH_C_SUBST) && ds[first_ask].rule ==
+		    NULL)))
+			first_ask = i;
+	}
+	*deny = first_deny;
+	*ask = first_ask;
+}
+
+/* All allowed: the rules that allowed and their reasons, what they may
+   run and what they foresee. */
+static void
+allowlist_allowed(const struct sh_script *s, struct cmdview *cvs,
+    struct decision *ds, struct classification *c)
+{
+	struct strv		 rules = STRV_INIT;
+	struct strv		 reasons = STRV_INIT;
+	char			*u;
+	size_t			 i;
+
+	c->verdict = VERDICT_ALLOW;
+	for (i = 0; i < s->ncmds; i++) {
+		if (ds[i].rule == NULL)
+			continue;
+		allowlist_foresee(c, &cvs[i], ds[i].rule);
+		for (size_t k = 0; k < ds[i].runs.n; k++)
+			if (!strv_contains(&c->runs, ds[i].runs.v[k]))
+				strv_push(&c->runs, ds[i].runs.v[k]);
+		u = allowlist_rule_name(ds[i].layer, ds[i].rule);
+		if (!strv_contains(&rules, u)) {
+			strv_push(&rules, u);
+			if (s->ncmds > 1)
+				strv_pushf(&reasons, "%s: %s",
+				    cvs[i].name, ds[i].reason);
+			else
+				strv_push(&reasons, ds[i].reason);
+		}
+		free(u);
+	}
+	if (rules.n > 0) {
+		c->rule = strv_join(&rules, ", ", false);
+		c->reason = strv_join(&reasons, "; ", false);
+	} else
+		c->reason = xstrdup("nothing but harmless "
+		    "redirections");
+	strv_release(&rules);
+	strv_release(&reasons);
+}
+
 static void
 allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
     const char *text, struct classification *c, int depth)
@@ -783,12 +875,9 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	struct agentshape_view	 view = { SH_SCRIPT_INIT, NULL };
 	struct cmdview		*cvs = NULL;
 	struct decision		*ds = NULL;
-	struct strv		 rules = STRV_INIT;
-	struct strv		 reasons = STRV_INIT;
 	char			*problem, *cause = NULL, *u;
 	size_t			 i, first_deny = SIZE_MAX, first_ask = SIZE_MAX;
 	bool			 rule_asks = false;
-	bool			 dirchange = false, moved = false;
 
 	classification_release(c);
 	problem = allowlist_text_problem(text);
@@ -815,43 +904,8 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	}
 	cvs = xcalloc(s.ncmds + 1, sizeof *cvs);
 	ds = xcalloc(s.ncmds + 1, sizeof *ds);
-	for (i = 0; i < s.ncmds; i++) {
-		cmdview_init(&cvs[i], &s.cmds[i]);
-		/* Not while a rule's examples are checked: they mean the
-		   same in every project. */
-		if (only == NULL)
-			allowlist_git_c(al, &cvs[i], moved);
-		if (cmdview_changes_dir(&cvs[i])) {
-			if (!allowlist_cd_project(al, &cvs[i], moved ||
-			    only != NULL))
-				dirchange = true;
-			moved = true;
-		}
-	}
-	for (i = 0; i < s.ncmds; i++) {
-		cvs[i].dirchange = dirchange;
-		if (s.cmds[i].nwords == 0 && s.cmds[i].nassigns == 0 &&
-		    s.cmds[i].nredirs > 0) {
-			/* The redirections of a compound command. */
-			allowlist_decide_redirs(al, &cvs[i], &ds[i]);
-		} else {
-			strv_push_owned(&c->commands,
-			    sh_cmd_string(&s.cmds[i]));
-			allowlist_decide(al, only, &cvs[i], &ds[i]);
-			if (ds[i].verdict == VERDICT_ASK)
-				(void)allowlist_through(al, only, &s.cmds[i],
-				    &ds[i]);
-		}
-		if (ds[i].verdict == VERDICT_DENY && first_deny == SIZE_MAX)
-			first_deny = i;
-		/* Prefer the reason of a command as written over that of
-		   one inside a substitution ('$(x)' says more than x). */
-		if (ds[i].verdict == VERDICT_ASK && (first_ask == SIZE_MAX ||
-		    ((s.cmds[first_ask].flags & SH_C_SUBST) &&
-		    !(s.cmds[i].flags & SH_C_SUBST) && ds[first_ask].rule ==
-		    NULL)))
-			first_ask = i;
-	}
+	allowlist_decide_all(al, only, &s, cvs, ds, c, &first_deny,
+	    &first_ask);
 	if (first_deny != SIZE_MAX) {
 		i = first_deny;
 		c->verdict = VERDICT_DENY;
@@ -876,33 +930,8 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 			c->rule = allowlist_rule_name(ds[i].layer, ds[i].rule);
 		rule_asks = ds[i].rule != NULL &&
 		    ds[i].rule->verdict == VERDICT_ASK;
-	} else {
-		c->verdict = VERDICT_ALLOW;
-		for (i = 0; i < s.ncmds; i++) {
-			if (ds[i].rule == NULL)
-				continue;
-			allowlist_foresee(c, &cvs[i], ds[i].rule);
-			for (size_t k = 0; k < ds[i].runs.n; k++)
-				if (!strv_contains(&c->runs, ds[i].runs.v[k]))
-					strv_push(&c->runs, ds[i].runs.v[k]);
-			u = allowlist_rule_name(ds[i].layer, ds[i].rule);
-			if (!strv_contains(&rules, u)) {
-				strv_push(&rules, u);
-				if (s.ncmds > 1)
-					strv_pushf(&reasons, "%s: %s",
-					    cvs[i].name, ds[i].reason);
-				else
-					strv_push(&reasons, ds[i].reason);
-			}
-			free(u);
-		}
-		if (rules.n > 0) {
-			c->rule = strv_join(&rules, ", ", false);
-			c->reason = strv_join(&reasons, "; ", false);
-		} else
-			c->reason = xstrdup("nothing but harmless "
-			    "redirections");
-	}
+	} else
+		allowlist_allowed(&s, cvs, ds, c);
 	if (only == NULL)
 		allowlist_secrets(al, &s, cvs, c);
 	/* Not while a rule's own examples are checked (only). */
@@ -922,8 +951,6 @@ allowlist_classify_depth(const struct allowlist *al, const struct rule *only,
 	free(cvs);
 	free(ds);
 	free(problem);
-	strv_release(&rules);
-	strv_release(&reasons);
 	if (view.s.cmds != NULL) {
 		view.s = s;
 		s = orig;

@@ -1,16 +1,30 @@
 /*
  * engine: one command in the sandbox, from policy to report.
  *
- * The order matters:
- *	probe -> build the sandbox -> spawn bwrap
- *	(born in the run's cgroup) ->
- *	snapshot before (only without recorded calls) -> start the monitor
- *	(only when someone reads live events) -> release bwrap -> with
- *	recorded calls: wait for the helper's answer (snapshot before after
- *	all if no listener came) -> a profile that writes the project goes
- *	on only where the observer decides (observe_deciding) -> let the
- *	command start -> event loop until bwrap is gone and its pipes are
- *	closed -> the change report -> report.
+ * The order matters; engine_run() takes these steps (run_*() below):
+ *	run_probe: the host's abilities -> the run's cgroups made beside
+ *	the rest (limiter) ->
+ *	run_build: the observer (recorded calls or not) -> build the
+ *	sandbox -> whether it writes the project -> the status and block
+ *	pipes -> the cwd pipe (engine-cwd.c) ->
+ *	run_spawn: spawn bwrap (born in the run's cgroup, its argv through
+ *	a descriptor) -> wait for the sandbox's first process -> start the
+ *	network: the user-mode stack and the proxy for named hosts ->
+ *	run_release: snapshot before (only without recorded calls) -> start
+ *	the monitor (only when someone reads live events) -> limits and
+ *	network ready -> release bwrap -> a profile that writes the project
+ *	goes on only where the observer decides (observe_deciding) ->
+ *	run_record (recorded calls): wait for the helper's answer, undo
+ *	saves what each call replaces (snapshot before after all if no
+ *	listener came) ->
+ *	run_take (prestarted) or directly: git operations' refs before
+ *	(git-write) -> let the command start ->
+ *	run_loop: event loop until bwrap is gone and its pipes are closed
+ *	-> the sweep -> run_violations -> run_changes: the change report
+ *	(recorded calls or snapshot after), undo kept -> run_git_cwd: git
+ *	operations after, the cwd pipe's last directory ->
+ *	run_kill (on a failure once bwrap runs) -> run_release_all: the
+ *	proxy's report, everything released.
  *
  * A profile that cannot write the project (readonly) takes no snapshot and
  * arms no monitor: its report says so (changes_possible false). Such a
@@ -274,378 +288,485 @@ engine_spawn(struct engine *e, const struct strv *argv,
 	    o->merge_output, join, njoin, &e->run, cause);
 }
 
-int
-engine_run(const struct engine_opts *o, struct result *r)
-{
-	struct engine		 e = { .opts = o, .r = r, .status_fd = -1,
-				   .cwd_rd = -1, .cwd_num = -1 };
+/*
+ * One run's state between the steps of engine_run(), in the order of the
+ * comment at the top of this file. A step returns STEP_ON to go on,
+ * STEP_OUT when nothing was started (r says why, rc is set) or STEP_KILL
+ * when bwrap runs and must be taken down (cause says why).
+ */
+struct run {
+	struct engine		 e;
+	const struct engine_opts *o;	/* the taken request's, once taken */
+	struct result		*r;
 	struct sandbox_policy	 pol;
-	struct sandbox		 sb = SANDBOX_INIT;
+	struct sandbox		 sb;
 	struct probe		 probe;
-	struct strv		 full = STRV_INIT;
-	struct snapshot		*before = NULL, *after = NULL;
-	struct strv		 swept = STRV_INIT;	/* removed .git */
-	struct snapshot_paths	*rec = NULL;
-	struct undo_rec		*undo = NULL;
-	struct gitops		*git = NULL;	/* refs before: git-write */
-	bool			 record, writes, prestart = o->await != NULL;
-	bool			 unused = false;
-	struct strv		 skip = STRV_INIT;
-	struct snapshot_opts	 snap = { &o->exclude, &skip, 0 };
-	struct aside		 lim_new = ASIDE_INIT, lim_free = ASIDE_INIT;
-	char			*cause = NULL;
-	int			 spipe[2] = { -1, -1 }, bpipe[2] = { -1, -1 };
-	int			 slot, rc = -1;
+	struct strv		 full;		/* bwrap's argv and the command */
+	struct snapshot		*before, *after;
+	struct strv		 swept;		/* removed .git */
+	struct snapshot_paths	*rec;
+	struct undo_rec		*undo;
+	struct gitops		*git;		/* refs before: git-write */
+	bool			 record, writes, prestart, unused;
+	struct strv		 skip;
+	struct snapshot_opts	 snap;
+	struct aside		 lim_new, lim_free;
+	char			*cause;
+	int			 spipe[2], bpipe[2];
+	int			 rc;
+};
+
+enum { STEP_ON, STEP_OUT, STEP_KILL };
+
+/* A snapshot before the command; a warning when there is none. */
+static void
+run_snapshot_before(struct run *s)
+{
+	s->before = snapshot_take(s->pol.project, &s->snap, &s->cause);
+	if (s->before == NULL) {
+		strv_push_owned(&s->r->warnings, xasprintf("no change "
+		    "report: %s", s->cause));
+		free(s->cause);
+	}
+}
+
+/* Probe: the result's fields from the request, the host's abilities. */
+static int
+run_probe(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct result		*r = s->r;
 
 	strv_append_all(&r->argv, &o->argv);
 	r->command = o->command ? xstrdup(o->command) : NULL;
 	r->cwd = xstrdup(o->policy.cwd);
 	r->project = xstrdup(o->policy.project);
 	r->profile = xstrdup(o->policy.profile ? o->policy.profile : "");
-	sandbox_policy_copy(&pol, &o->policy);
-	probe_init(&probe);
+	sandbox_policy_copy(&s->pol, &o->policy);
+	probe_init(&s->probe);
 	LOG("start");
-	probe_host(&probe, true);
+	probe_host(&s->probe, true);
 	LOG("probed");
-	if (!probe.userns_ok) {
-		engine_fail(r, probe.fix != NULL ? xasprintf("%s (fix: %s)",
-		    probe.error, probe.fix) : xstrdup(probe.error));
-		goto out;
+	if (!s->probe.userns_ok) {
+		engine_fail(r, s->probe.fix != NULL ? xasprintf("%s (fix: %s)",
+		    s->probe.error, s->probe.fix) : xstrdup(s->probe.error));
+		return STEP_OUT;
 	}
-	if (o->argv.n == 0 && !prestart) {
+	if (o->argv.n == 0 && !s->prestart) {
 		engine_fail(r, xstrdup("no command to run"));
-		goto out;
+		return STEP_OUT;
 	}
-	aside_start(&lim_new, engine_limiter_new, &e);
+	aside_start(&s->lim_new, engine_limiter_new, &s->e);
+	return STEP_ON;
+}
+
+/* Build the sandbox: the observer, bwrap's argv, whether the run writes
+   the project and records its calls, the status and block pipes, the cwd
+   pipe. */
+static int
+run_build(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct result		*r = s->r;
+	int			 slot;
+
 	/*
 	 * Record the file-changing calls for the change report when the
 	 * kernel can notify them; not with nested namespaces inside (their
 	 * calls are not ours to resolve) nor when a scan is asked for.
 	 */
-	writes = engine_policy_writes(&pol);
-	record = o->observe && o->snapshot && writes && !o->force_snapshot &&
-	    !pol.allow_userns && probe.seccomp_notify;
+	s->writes = engine_policy_writes(&s->pol);
+	s->record = o->observe && o->snapshot && s->writes &&
+	    !o->force_snapshot && !s->pol.allow_userns &&
+	    s->probe.seccomp_notify;
 	/* The violation observer: bwrap runs its helper first. */
-	if (o->observe && (e.obs = observe_prepare(&pol,
-	    (record ? OBSERVE_RECORD : 0) | (prestart ? OBSERVE_ARGV : 0),
-	    &cause)) == NULL) {
+	if (o->observe && (s->e.obs = observe_prepare(&s->pol,
+	    (s->record ? OBSERVE_RECORD : 0) |
+	    (s->prestart ? OBSERVE_ARGV : 0), &s->cause)) == NULL) {
 		strv_push_owned(&r->warnings, xasprintf("violations are "
-		    "inferred from error output: %s", cause));
-		free(cause);
-		cause = NULL;
+		    "inferred from error output: %s", s->cause));
+		free(s->cause);
+		s->cause = NULL;
 	}
-	if (!observe_armed(e.obs))
-		record = false;
-	if (sandbox_build(&pol, &probe, 0, &sb, &cause) != 0) {
-		engine_fail(r, cause);
-		goto out;
+	if (!observe_armed(s->e.obs))
+		s->record = false;
+	if (sandbox_build(&s->pol, &s->probe, 0, &s->sb, &s->cause) != 0) {
+		engine_fail(r, s->cause);
+		return STEP_OUT;
 	}
 	LOG("sandbox built");
-	if (!engine_sandbox_writes(&sb, pol.project))
-		writes = false;
-	else if (!writes) {
-		writes = true;	/* the mounts have the last word */
-		record = false;
+	if (!engine_sandbox_writes(&s->sb, s->pol.project))
+		s->writes = false;
+	else if (!s->writes) {
+		s->writes = true;	/* the mounts have the last word */
+		s->record = false;
 	}
-	if (prestart && !engine_prestart_possible(o, writes, e.obs)) {
-		rc = ENGINE_UNUSED;
-		goto out;
+	if (s->prestart && !engine_prestart_possible(o, s->writes, s->e.obs)) {
+		s->rc = ENGINE_UNUSED;
+		return STEP_OUT;
 	}
-	r->sandbox = engine_sandbox_json(&probe, &sb, &pol);
+	r->sandbox = engine_sandbox_json(&s->probe, &s->sb, &s->pol);
 	/* With a bound /proc the command can see our /proc entry: keep our
 	   descriptors and memory out of its reach. */
-	if (!probe.proc_fresh)
+	if (!s->probe.proc_fresh)
 		prctl(PR_SET_DUMPABLE, 0);
-	strv_append_all(&r->warnings, &sb.warnings);
-	if (pipe2(spipe, O_CLOEXEC) != 0 || pipe2(bpipe, O_CLOEXEC) != 0) {
+	strv_append_all(&r->warnings, &s->sb.warnings);
+	if (pipe2(s->spipe, O_CLOEXEC) != 0 ||
+	    pipe2(s->bpipe, O_CLOEXEC) != 0) {
 		engine_fail(r, xasprintf("cannot create a pipe: %s",
 		    strerror(errno)));
-		goto out;
+		return STEP_OUT;
 	}
-	slot = sandbox_status_slot(&sb);
-	sb.fds[slot] = spipe[1];	/* now owned by sb */
-	spipe[1] = -1;
-	slot = sandbox_fd_slot(&sb, "--block-fd");
-	sb.fds[slot] = bpipe[0];
-	bpipe[0] = -1;
-	if (engine_cwd_open(&e, &sb, &cause) != 0) {
-		engine_fail(r, cause);
-		goto out;
+	slot = sandbox_status_slot(&s->sb);
+	s->sb.fds[slot] = s->spipe[1];	/* now owned by sb */
+	s->spipe[1] = -1;
+	slot = sandbox_fd_slot(&s->sb, "--block-fd");
+	s->sb.fds[slot] = s->bpipe[0];
+	s->bpipe[0] = -1;
+	if (engine_cwd_open(&s->e, &s->sb, &s->cause) != 0) {
+		engine_fail(r, s->cause);
+		return STEP_OUT;
 	}
-	if (!prestart)
-		engine_argv_digests(&e, &sb, &o->argv);
+	if (!s->prestart)
+		engine_argv_digests(&s->e, &s->sb, &o->argv);
+	return STEP_ON;
+}
+
+/* Spawn bwrap (in the run's cgroup), its argv through a descriptor, and
+   start the network (the proxy included) for its namespace. */
+static int
+run_spawn(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct engine		*e = &s->e;
+	struct result		*r = s->r;
+	int			 slot;
 
 	/*
 	 * bwrap builds the namespaces and mounts while we take the snapshot
 	 * and start the monitor; it waits on --block-fd before running the
 	 * command, so nothing the command does is missed.
 	 */
-	e.loop = loop_new();
-	e.start_ms = loop_now_ms();
+	e->loop = loop_new();
+	e->start_ms = loop_now_ms();
 	/* Before bwrap exists: a signal from now on stops the sandbox
 	   instead of killing us and leaving it behind (nor closing
 	   --block-fd, which would release the command). */
-	loop_signal(e.loop, SIGINT, engine_signal, &e);
-	loop_signal(e.loop, SIGTERM, engine_signal, &e);
-	loop_signal(e.loop, SIGHUP, engine_signal, &e);
-	aside_join(&lim_new);
-	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(&e));
+	loop_signal(e->loop, SIGINT, engine_signal, e);
+	loop_signal(e->loop, SIGTERM, engine_signal, e);
+	loop_signal(e->loop, SIGHUP, engine_signal, e);
+	aside_join(&s->lim_new);
+	cJSON_AddItemToObject(r->sandbox, "limits", engine_limits_json(e));
 	/* A prestart's command goes to its helper later. */
-	strv_append_all(&full, &sb.argv);
-	if (!prestart) {
+	strv_append_all(&s->full, &s->sb.argv);
+	if (!s->prestart) {
 		struct strv	cmd = STRV_INIT;
 
 		strv_append_all(&cmd, &o->argv);
-		engine_cwd_wrap(&e, &cmd);
-		strv_append_all(&full, &cmd);
+		engine_cwd_wrap(e, &cmd);
+		strv_append_all(&s->full, &cmd);
 		strv_release(&cmd);
 		/* The report's argv is what ran (the digests are of the
 		   argv shown). */
-		if (e.cwd_num >= 0) {
+		if (e->cwd_num >= 0) {
 			strv_release(&r->bwrap_argv);
-			strv_append_all(&r->bwrap_argv, &full);
+			strv_append_all(&r->bwrap_argv, &s->full);
 		}
 	}
 	/* Through a descriptor: the process list shows no option. */
-	if ((slot = runner_args_memfd(&full, sb.bwrap_at, sb.opts_end,
-	    &cause)) < 0) {
-		engine_fail(r, cause);
-		goto out;
+	if ((slot = runner_args_memfd(&s->full, s->sb.bwrap_at,
+	    s->sb.opts_end, &s->cause)) < 0) {
+		engine_fail(r, s->cause);
+		return STEP_OUT;
 	}
-	runner_args_use(&full, sb.bwrap_at, sb.opts_end,
-	    sandbox_add_fd(&sb, slot));
-	if (engine_spawn(&e, &full, &sb, &cause) != 0) {
-		engine_fail(r, cause);
-		goto out;
+	runner_args_use(&s->full, s->sb.bwrap_at, s->sb.opts_end,
+	    sandbox_add_fd(&s->sb, slot));
+	if (engine_spawn(e, &s->full, &s->sb, &s->cause) != 0) {
+		engine_fail(r, s->cause);
+		return STEP_OUT;
 	}
 	/* Our copies of the sandbox's descriptors are no longer needed. */
-	for (size_t i = 0; i < sb.nfds; i++) {
-		if (sb.fds[i] > 2)
-			close(sb.fds[i]);
-		sb.fds[i] = -1;
+	for (size_t i = 0; i < s->sb.nfds; i++) {
+		if (s->sb.fds[i] > 2)
+			close(s->sb.fds[i]);
+		s->sb.fds[i] = -1;
 	}
 	LOG("spawned");
 	/* The network is started while bwrap sets the sandbox up and we
 	   take the snapshot. */
-	e.status_fd = spipe[0];
-	fcntl(e.status_fd, F_SETFL, O_NONBLOCK);
-	if (engine_prepare(&e, &pol, &cause) != 0)
-		goto kill;
-	if (o->snapshot && writes && !record) {
-		before = snapshot_take(pol.project, &snap, &cause);
-		if (before == NULL) {
-			strv_push_owned(&r->warnings, xasprintf("no change "
-			    "report: %s", cause));
-			free(cause);
-		}
-	}
+	e->status_fd = s->spipe[0];
+	fcntl(e->status_fd, F_SETFL, O_NONBLOCK);
+	if (engine_prepare(e, &s->pol, &s->cause) != 0)
+		return STEP_KILL;
+	return STEP_ON;
+}
+
+/* The snapshot before (only without recorded calls), the monitor (only
+   for a reader of live events), limits and network ready, then release
+   bwrap; a run that writes goes on only where the observer decides. */
+static int
+run_release(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct engine		*e = &s->e;
+
+	if (o->snapshot && s->writes && !s->record)
+		run_snapshot_before(s);
 	/* Live events only for a reader, and only where writes can happen. */
-	if (o->monitor && writes && o->events_fd >= 0) {
-		e.mon = monitor_start(pol.project, &o->exclude, &cause);
-		if (e.mon == NULL) {
-			strv_push_owned(&r->warnings, xasprintf("no live "
-			    "events: %s", cause));
-			free(cause);
+	if (o->monitor && s->writes && o->events_fd >= 0) {
+		e->mon = monitor_start(s->pol.project, &o->exclude, &s->cause);
+		if (e->mon == NULL) {
+			strv_push_owned(&s->r->warnings, xasprintf("no live "
+			    "events: %s", s->cause));
+			free(s->cause);
 		} else
-			loop_add(e.loop, monitor_fd(e.mon), POLLIN,
-			    engine_monitor, &e);
+			loop_add(e->loop, monitor_fd(e->mon), POLLIN,
+			    engine_monitor, e);
 	}
 	LOG("snapshot taken, monitor started");
-	if (engine_ready(&e, &cause) != 0)
-		goto kill;
+	if (engine_ready(e, &s->cause) != 0)
+		return STEP_KILL;
 	/* A kill that came while we prepared: never start the command. */
-	loop_run_once(e.loop, 0);
-	if (e.killing) {
-		cause = xstrdup("killed before the command started");
-		goto kill;
+	loop_run_once(e->loop, 0);
+	if (e->killing) {
+		s->cause = xstrdup("killed before the command started");
+		return STEP_KILL;
 	}
 	/* What is born in the project from now on may be the command's
 	   (the sweep's proof: sandbox.h). */
-	sandbox_started(&sb);
+	sandbox_started(&s->sb);
 	/* Without a helper nothing holds the command back any more. */
-	e.cmd_may_run = e.obs == NULL;
-	(void)!write(bpipe[1], "", 1);	/* go */
-	close(bpipe[1]);
-	bpipe[1] = -1;
+	e->cmd_may_run = e->obs == NULL;
+	(void)!write(s->bpipe[1], "", 1);	/* go */
+	close(s->bpipe[1]);
+	s->bpipe[1] = -1;
 	/* A run that can write the project starts only where the observer
 	   decides: nothing else keeps it from creating a protected name. */
-	if (writes && !observe_deciding(e.obs, ENGINE_HELLO_MS)) {
-		cause = xasprintf("cannot protect the project here (%s): a "
+	if (s->writes && !observe_deciding(e->obs, ENGINE_HELLO_MS)) {
+		s->cause = xasprintf("cannot protect the project here (%s): a "
 		    "profile that writes the project needs seccomp user "
 		    "notification with descriptor injection (Linux 5.14); "
 		    "only read-only profiles run (bwgate doctor)",
-		    e.obs != NULL ? observe_status(e.obs) : "no observer");
-		goto kill;
+		    e->obs != NULL ? observe_status(e->obs) : "no observer");
+		return STEP_KILL;
 	}
-	/* The helper answers, then waits for us before the command runs. */
-	if (record) {
-		if (observe_wait_ready(e.obs, ENGINE_HELLO_MS) &&
-		    (rec = snapshot_paths_new(pol.project, &snap,
-		    &cause)) != NULL) {
-			if ((undo = undo_rec_new(pol.project,
-			    o->command)) != NULL)
-				snapshot_paths_hook(rec, undo_rec_save_hook,
-				    undo);
-			observe_record(e.obs, rec, pol.project);
-			e.rec = rec;
-		} else {
-			if (rec == NULL && cause != NULL) {
-				LOG("%s", cause);
-				free(cause);
-				cause = NULL;
-			}
-			LOG("no recorded calls (%s): snapshot",
-			    observe_status(e.obs));
-			before = snapshot_take(pol.project, &snap, &cause);
-			if (before == NULL) {
-				strv_push_owned(&r->warnings, xasprintf("no "
-				    "change report: %s", cause));
-				free(cause);
-			}
-		}
-		LOG("helper answered");
-	}
-	if (prestart) {
-		if (engine_prestart_take(&e, &sb, &cause) != 0) {
-			unused = true;
-			goto kill;
-		}
-		e.opts = o = e.taken;
-		snap.exclude = &o->exclude;
-		strv_release(&r->argv);
-		strv_append_all(&r->argv, &o->argv);
-		free(r->command);
-		r->command = o->command ? xstrdup(o->command) : NULL;
-		engine_argv_digests(&e, &sb, &o->argv);
-		cJSON_AddBoolToObject(r->sandbox, "prestarted", true);
-		/* A kill while it waited: the request does not start. */
-		loop_run_once(e.loop, 0);
-		if (e.killing) {
-			cause = xstrdup("killed before the command started");
-			goto kill;
-		}
-		if (pol.git_writable)
-			git = gitops_take(pol.project);
-		e.start_ms = loop_now_ms();
-		{
-			struct strv	cmd = STRV_INIT;
+	return STEP_ON;
+}
 
-			strv_append_all(&cmd, &o->argv);
-			engine_cwd_wrap(&e, &cmd);
-			e.cmd_may_run = true;
-			(void)observe_go_argv(e.obs, &cmd);
-			strv_release(&cmd);
-		}
+/* With recorded calls: the helper answers, then waits for us before the
+   command runs; undo saves what each recorded call replaces. No listener:
+   a snapshot before after all. */
+static void
+run_record(struct run *s)
+{
+	struct engine	*e = &s->e;
+
+	if (observe_wait_ready(e->obs, ENGINE_HELLO_MS) &&
+	    (s->rec = snapshot_paths_new(s->pol.project, &s->snap,
+	    &s->cause)) != NULL) {
+		if ((s->undo = undo_rec_new(s->pol.project,
+		    s->o->command)) != NULL)
+			snapshot_paths_hook(s->rec, undo_rec_save_hook,
+			    s->undo);
+		observe_record(e->obs, s->rec, s->pol.project);
+		e->rec = s->rec;
 	} else {
-		/* The repository's refs and index, to tell what the
-		   command did to them (only git-write can). */
-		if (pol.git_writable)
-			git = gitops_take(pol.project);
-		e.cmd_may_run = true;
-		observe_go(e.obs);
+		if (s->rec == NULL && s->cause != NULL) {
+			LOG("%s", s->cause);
+			free(s->cause);
+			s->cause = NULL;
+		}
+		LOG("no recorded calls (%s): snapshot",
+		    observe_status(e->obs));
+		run_snapshot_before(s);
 	}
-	e.out_open = true;
-	e.err_open = e.run.err_fd >= 0;	/* merged: one pipe */
-	loop_add(e.loop, e.run.out_fd, POLLIN, engine_output, &e);
-	if (e.err_open)
-		loop_add(e.loop, e.run.err_fd, POLLIN, engine_output, &e);
-	loop_add(e.loop, e.status_fd, POLLIN, engine_status, &e);
-	if (e.run.pidfd >= 0)
-		loop_add(e.loop, e.run.pidfd, POLLIN, engine_bwrap_exited, &e);
+	LOG("helper answered");
+}
+
+/* A prestarted sandbox takes its request now: its options, argv and
+   digests; git operations' refs before; the command to the helper. */
+static int
+run_take(struct run *s)
+{
+	struct engine	*e = &s->e;
+	struct result	*r = s->r;
+	const struct engine_opts *o;
+
+	if (engine_prestart_take(e, &s->sb, &s->cause) != 0) {
+		s->unused = true;
+		return STEP_KILL;
+	}
+	e->opts = o = s->o = e->taken;
+	s->snap.exclude = &o->exclude;
+	strv_release(&r->argv);
+	strv_append_all(&r->argv, &o->argv);
+	free(r->command);
+	r->command = o->command ? xstrdup(o->command) : NULL;
+	engine_argv_digests(e, &s->sb, &o->argv);
+	cJSON_AddBoolToObject(r->sandbox, "prestarted", true);
+	/* A kill while it waited: the request does not start. */
+	loop_run_once(e->loop, 0);
+	if (e->killing) {
+		s->cause = xstrdup("killed before the command started");
+		return STEP_KILL;
+	}
+	if (s->pol.git_writable)
+		s->git = gitops_take(s->pol.project);
+	e->start_ms = loop_now_ms();
+	{
+		struct strv	cmd = STRV_INIT;
+
+		strv_append_all(&cmd, &o->argv);
+		engine_cwd_wrap(e, &cmd);
+		e->cmd_may_run = true;
+		(void)observe_go_argv(e->obs, &cmd);
+		strv_release(&cmd);
+	}
+	return STEP_ON;
+}
+
+/* Let the command start and run the event loop until bwrap is gone and
+   its pipes are closed; then its status, the sweep, the observer's word. */
+static void
+run_loop(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct engine		*e = &s->e;
+	struct result		*r = s->r;
+
+	e->out_open = true;
+	e->err_open = e->run.err_fd >= 0;	/* merged: one pipe */
+	loop_add(e->loop, e->run.out_fd, POLLIN, engine_output, e);
+	if (e->err_open)
+		loop_add(e->loop, e->run.err_fd, POLLIN, engine_output, e);
+	loop_add(e->loop, e->status_fd, POLLIN, engine_status, e);
+	if (e->run.pidfd >= 0)
+		loop_add(e->loop, e->run.pidfd, POLLIN, engine_bwrap_exited,
+		    e);
 	if (o->timeout_ms > 0)
-		loop_timer(e.loop, o->timeout_ms, engine_timeout, &e);
-	observe_record_exec(e.obs, &r->executed);
-	if (limiter_backend(e.lim) != LIMITS_RLIMIT && o->limits.pids > 0)
-		e.lim_timer = loop_timer(e.loop, 250, engine_limits_tick, &e);
-	observe_attach(e.obs, e.loop, &sb, &r->violations);
-	engine_loop(&e);
-	observe_finish(e.obs);
-	if (!e.bwrap_done) {
+		loop_timer(e->loop, o->timeout_ms, engine_timeout, e);
+	observe_record_exec(e->obs, &r->executed);
+	if (limiter_backend(e->lim) != LIMITS_RLIMIT && o->limits.pids > 0)
+		e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
+	observe_attach(e->obs, e->loop, &s->sb, &r->violations);
+	engine_loop(e);
+	observe_finish(e->obs);
+	if (!e->bwrap_done) {
 		/* A pipe stayed open after bwrap's pidfd vanished. */
-		runner_wait(&e.run);
-		e.bwrap_done = true;
+		runner_wait(&e->run);
+		e->bwrap_done = true;
 	}
-	r->duration_ms = loop_now_ms() - e.start_ms;
+	r->duration_ms = loop_now_ms() - e->start_ms;
 	/* What the mounts cannot stop (a new .git): removed, reported. */
-	sandbox_sweep(&sb, pol.project, &r->warnings, &swept);
-	engine_exit_status(&e);
+	sandbox_sweep(&s->sb, s->pol.project, &r->warnings, &s->swept);
+	engine_exit_status(e);
 	/* Its mounts were not what bwgate opened: it never ran. */
-	if (observe_raced(e.obs) != NULL) {
-		engine_fail(r, xstrdup(observe_raced(e.obs)));
+	if (observe_raced(e->obs) != NULL) {
+		engine_fail(r, xstrdup(observe_raced(e->obs)));
 		r->started = false;
 	}
 	if (r->killed_by == NULL)
-		r->killed_by = limiter_verdict(e.lim, r->signal);
+		r->killed_by = limiter_verdict(e->lim, r->signal);
 	if (r->killed_by != NULL)
 		r->killed = false;
+}
+
+/* What the observer saw: exact or inferred from the error output. */
+static void
+run_violations(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct observer	*obs = s->e.obs;
+	struct result		*r = s->r;
+
 	/* Without notifications, read refusals from the error output. */
-	if (o->observe && r->started && !observe_exact(e.obs))
-		observe_infer(r->err.data, r->err.len, &sb, pol.cwd,
-		    pol.network, &r->violations);
+	if (o->observe && r->started && !observe_exact(obs))
+		observe_infer(r->err.data, r->err.len, &s->sb, s->pol.cwd,
+		    s->pol.network, &r->violations);
 	if (o->observe && r->sandbox != NULL)
 		cJSON_AddStringToObject(r->sandbox, "violations",
-		    observe_exact(e.obs) ? "exact" : "inferred");
+		    observe_exact(obs) ? "exact" : "inferred");
 	if (o->observe && r->sandbox != NULL)
 		cJSON_AddNumberToObject(r->sandbox, "observed_calls",
-		    (double)observe_count(e.obs));
+		    (double)observe_count(obs));
 	/* Every report says whether calls were decided (the fallback). */
 	if (r->sandbox != NULL)
 		cJSON_AddStringToObject(r->sandbox, "decide",
-		    observe_deciding(e.obs, 0) ? "at the call" :
+		    observe_deciding(obs, 0) ? "at the call" :
 		    "fallback: read-only profiles only");
-	if (o->observe && e.obs != NULL && !observe_exact(e.obs))
+	if (o->observe && obs != NULL && !observe_exact(obs))
 		strv_push_owned(&r->warnings, xasprintf("violations are "
 		    "inferred from error output (no seccomp notification: "
-		    "%s)", observe_status(e.obs)));
+		    "%s)", observe_status(obs)));
 	LOG("command over");
-	if (e.mon != NULL) {
-		monitor_stop(e.mon, engine_event, &e);
-		engine_lossy_event(&e);
+}
+
+/* The change report: the monitor's last events, then the recorded calls
+   (and undo keeps what they replaced) or the snapshot after. */
+static void
+run_changes(struct run *s)
+{
+	const struct engine_opts *o = s->o;
+	struct engine		*e = &s->e;
+	struct result		*r = s->r;
+
+	if (e->mon != NULL) {
+		monitor_stop(e->mon, engine_event, e);
+		engine_lossy_event(e);
 		LOG("monitor stopped");
-		r->events_lossy = monitor_lossy(e.mon);
-		strv_append_all(&r->warnings, monitor_warnings(e.mon));
+		r->events_lossy = monitor_lossy(e->mon);
+		strv_append_all(&r->warnings, monitor_warnings(e->mon));
 	}
-	if (rec != NULL) {
-		snapshot_paths_diff(rec, &r->changes);
+	if (s->rec != NULL) {
+		snapshot_paths_diff(s->rec, &r->changes);
 		r->changes_known = true;
 		LOG("changes found");
-		undo_rec_commit(undo, snapshot_paths_before(rec),
-		    snapshot_paths_after(rec), &snap, r);
+		undo_rec_commit(s->undo, snapshot_paths_before(s->rec),
+		    snapshot_paths_after(s->rec), &s->snap, r);
 		LOG("undo kept");
 		r->changes_method = "syscalls";
 		/* Exact, or widened to the whole project (and why). */
-		r->changes_scope = snapshot_paths_widened(rec) ? "project" :
+		r->changes_scope = snapshot_paths_widened(s->rec) ? "project" :
 		    "exact";
-		strv_append_all(&r->changes_widened, snapshot_paths_why(rec));
-		strv_append_all(&r->warnings, snapshot_paths_warnings(rec));
-		attention_collect(r, pol.project, &o->attention,
-		    snapshot_paths_before(rec), &swept);
-		LOG("%zu paths recorded", snapshot_paths_count(rec));
-	} else if (before != NULL) {
-		after = snapshot_take(pol.project, &snap, &cause);
-		if (after == NULL) {
+		strv_append_all(&r->changes_widened,
+		    snapshot_paths_why(s->rec));
+		strv_append_all(&r->warnings, snapshot_paths_warnings(s->rec));
+		attention_collect(r, s->pol.project, &o->attention,
+		    snapshot_paths_before(s->rec), &s->swept);
+		LOG("%zu paths recorded", snapshot_paths_count(s->rec));
+	} else if (s->before != NULL) {
+		s->after = snapshot_take(s->pol.project, &s->snap, &s->cause);
+		if (s->after == NULL) {
 			strv_push_owned(&r->warnings, xasprintf("no change "
-			    "report: %s", cause));
-			free(cause);
+			    "report: %s", s->cause));
+			free(s->cause);
 		} else {
-			snapshot_diff(before, after, &r->changes);
+			snapshot_diff(s->before, s->after, &r->changes);
 			r->changes_known = true;
 			r->changes_method = "snapshot";
 			r->changes_scope = "project";
-			attention_collect(r, pol.project, &o->attention,
-			    before, &swept);
-			strv_append_all(&r->warnings, snapshot_warnings(after));
+			attention_collect(r, s->pol.project, &o->attention,
+			    s->before, &s->swept);
+			strv_append_all(&r->warnings,
+			    snapshot_warnings(s->after));
 		}
-	} else if (!writes && o->snapshot) {
+	} else if (!s->writes && o->snapshot) {
 		/* Read-only: nothing to look at, and nothing can change. */
 		r->changes_known = true;
 		r->changes_possible = false;
 		r->changes_method = "none";
 	}
-	/* Commits made, refs moved, the index changed: .git is not in the
-	   change report. */
-	if (git != NULL && r->started &&
-	    (r->git = gitops_report(git, pol.project, &r->warnings)) != NULL) {
+}
+
+/* Git operations (commits made, refs moved, the index changed: .git is
+   not in the change report), then the cwd pipe's last directory. */
+static void
+run_git_cwd(struct run *s)
+{
+	struct result	*r = s->r;
+
+	if (s->git != NULL && r->started && (r->git = gitops_report(s->git,
+	    s->pol.project, &r->warnings)) != NULL) {
 		char	*why = gitops_summary(r->git);
 
 		attentions_add(&r->attention, ".git", "git", why != NULL ?
@@ -653,61 +774,111 @@ engine_run(const struct engine_opts *o, struct result *r)
 		free(why);
 	}
 	if (r->started && r->exit_code == 0)
-		engine_cwd_read(&e, pol.project);
-	rc = r->error != NULL ? -1 : 0;
-	LOG("done");
-	goto out;
-kill:
-	/* Never run without its limits or its own network. The sandbox's
-	   first process too: killed before bwrap has set its parent-death
-	   signal, it would wait for bwrap forever. */
-	if (e.child_pid > 0)
-		kill(e.child_pid, SIGKILL);
-	runner_kill_tree(&e.run, 0, SIGKILL);
-	runner_wait(&e.run);
-	engine_fail(r, cause);
-	if (unused)
-		rc = ENGINE_UNUSED;
-out:
-	if (e.cwd_rd >= 0)
-		close(e.cwd_rd);
-	netstack_stop(e.net);
-	if (e.proxy != NULL) {
-		netproxy_stop(e.proxy);
-		cJSON_Delete(r->network);
-		r->network = netproxy_report(e.proxy);
-		netproxy_free(e.proxy);
+		engine_cwd_read(&s->e, s->pol.project);
+}
+
+/* Never run without its limits or its own network. The sandbox's first
+   process too: killed before bwrap has set its parent-death signal, it
+   would wait for bwrap forever. */
+static void
+run_kill(struct run *s)
+{
+	if (s->e.child_pid > 0)
+		kill(s->e.child_pid, SIGKILL);
+	runner_kill_tree(&s->e.run, 0, SIGKILL);
+	runner_wait(&s->e.run);
+	engine_fail(s->r, s->cause);
+	if (s->unused)
+		s->rc = ENGINE_UNUSED;
+}
+
+/* Whatever the way out: the proxy's report, then everything released
+   (the cgroups removed beside the rest). */
+static void
+run_release_all(struct run *s)
+{
+	struct engine	*e = &s->e;
+
+	if (e->cwd_rd >= 0)
+		close(e->cwd_rd);
+	netstack_stop(e->net);
+	if (e->proxy != NULL) {
+		netproxy_stop(e->proxy);
+		cJSON_Delete(s->r->network);
+		s->r->network = netproxy_report(e->proxy);
+		netproxy_free(e->proxy);
 	}
-	aside_join(&lim_new);
-	aside_start(&lim_free, engine_limiter_free, e.lim);
-	observe_free(e.obs);
-	e.rec = NULL;
-	snapshot_paths_free(rec);
-	undo_rec_free(undo);
-	gitops_free(git);
-	if (e.mon != NULL)
-		monitor_free(e.mon);
-	snapshot_free(before);
-	snapshot_free(after);
-	strv_release(&swept);
-	if (e.loop != NULL) {
-		runner_close(&e.run);
-		loop_free(e.loop);
+	aside_join(&s->lim_new);
+	aside_start(&s->lim_free, engine_limiter_free, e->lim);
+	observe_free(e->obs);
+	e->rec = NULL;
+	snapshot_paths_free(s->rec);
+	undo_rec_free(s->undo);
+	gitops_free(s->git);
+	if (e->mon != NULL)
+		monitor_free(e->mon);
+	snapshot_free(s->before);
+	snapshot_free(s->after);
+	strv_release(&s->swept);
+	if (e->loop != NULL) {
+		runner_close(&e->run);
+		loop_free(e->loop);
 	}
-	if (spipe[0] >= 0)
-		close(spipe[0]);
-	if (spipe[1] >= 0)
-		close(spipe[1]);
+	if (s->spipe[0] >= 0)
+		close(s->spipe[0]);
+	if (s->spipe[1] >= 0)
+		close(s->spipe[1]);
 	for (int i = 0; i < 2; i++)
-		if (bpipe[i] >= 0)
-			close(bpipe[i]);
-	sandbox_release(&sb);	/* removes placeholders beside lim_free */
-	aside_join(&lim_free);
-	buf_release(&e.status);
-	buf_release(&e.bwrap_err);
-	strv_release(&full);
-	strv_release(&skip);
-	sandbox_policy_release(&pol);
-	probe_release(&probe);
-	return rc;
+		if (s->bpipe[i] >= 0)
+			close(s->bpipe[i]);
+	sandbox_release(&s->sb);	/* removes placeholders beside lim_free */
+	aside_join(&s->lim_free);
+	buf_release(&e->status);
+	buf_release(&e->bwrap_err);
+	strv_release(&s->full);
+	strv_release(&s->skip);
+	sandbox_policy_release(&s->pol);
+	probe_release(&s->probe);
+}
+
+int
+engine_run(const struct engine_opts *o, struct result *r)
+{
+	struct run	 s = { .e = { .opts = o, .r = r, .status_fd = -1,
+			   .cwd_rd = -1, .cwd_num = -1 }, .o = o, .r = r,
+			   .sb = SANDBOX_INIT, .full = STRV_INIT,
+			   .swept = STRV_INIT, .skip = STRV_INIT,
+			   .lim_new = ASIDE_INIT, .lim_free = ASIDE_INIT,
+			   .spipe = { -1, -1 }, .bpipe = { -1, -1 },
+			   .prestart = o->await != NULL, .rc = -1 };
+	int		 step;
+
+	s.snap = (struct snapshot_opts){ &o->exclude, &s.skip, 0 };
+	if ((step = run_probe(&s)) == STEP_ON &&
+	    (step = run_build(&s)) == STEP_ON &&
+	    (step = run_spawn(&s)) == STEP_ON)
+		step = run_release(&s);
+	if (step == STEP_ON && s.record)
+		run_record(&s);
+	if (step == STEP_ON && s.prestart)
+		step = run_take(&s);
+	else if (step == STEP_ON) {
+		/* The repository's refs and index, to tell what the
+		   command did to them (only git-write can). */
+		if (s.pol.git_writable)
+			s.git = gitops_take(s.pol.project);
+		s.e.cmd_may_run = true;
+		observe_go(s.e.obs);
+	}
+	if (step == STEP_ON) {
+		run_loop(&s);
+		run_violations(&s);
+		run_changes(&s);
+		run_git_cwd(&s);
+		s.rc = r->error != NULL ? -1 : 0;
+		LOG("done");
+	} else if (step == STEP_KILL)
+		run_kill(&s);
+	run_release_all(&s);
+	return s.rc;
 }

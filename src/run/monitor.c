@@ -37,6 +37,7 @@
 #include "monitor.h"
 #include "path.h"
 #include "spawn.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 #define STOP_TIMEOUT_MS		10000
@@ -264,13 +265,14 @@ monitor_start(const char *project, const struct strv *exclude, char **cause)
 	memset(&o, 0, sizeof o);
 	o.project = root;
 	o.exclude = exclude;
-	if ((s = getenv("BWGATE_MONITOR_MAX_WATCHES")) != NULL && *s != '\0')
+	if ((s = testhook_get(TESTHOOK_MONITOR_MAX_WATCHES)) != NULL &&
+	    *s != '\0')
 		o.max_watches = atoi(s);
 	else if ((o.budget = monitor_watch_budget()) > 0)
 		/* One huge tree must not take the whole uid's watches
 		   (editors, other runs): a quarter per run. */
 		o.max_watches = o.budget / 4 > 1024 ? o.budget / 4 : 1024;
-	if ((s = getenv("BWGATE_MONITOR_PAUSE")) != NULL && *s == '1')
+	if ((s = testhook_get(TESTHOOK_MONITOR_PAUSE)) != NULL && *s == '1')
 		o.pause = true;
 
 	if (pipe2(p, O_CLOEXEC) != 0) {

@@ -1,5 +1,6 @@
 # sandbox: a policy and the host's probe -> the exact bwrap argv, with the
-# seccomp programs and the in-sandbox helper it needs.
+# seccomp programs and the in-sandbox helper it needs, and the runner that
+# starts bwrap with exactly the descriptors its argv names.
 noinst_LIBRARIES += %D%/libsandbox.a
 %C%_libsandbox_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(SECCOMP_CFLAGS)
 %C%_libsandbox_a_SOURCES = \
@@ -9,6 +10,7 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
 	%D%/probe.c %D%/probe.h \
+	%D%/runner.c %D%/runner.h \
 	%D%/netbackend.c %D%/netbackend.h \
 	%D%/domains.c %D%/domains.h \
 	%D%/seccomp-deny.c %D%/seccomp-deny.h \

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "netbackend.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 static const char *const netbackend_dirs[] = {
@@ -23,7 +24,7 @@ static const char *const netbackend_dirs[] = {
 char *
 netbackend_find(void)
 {
-	const char	*env = getenv("BWGATE_SLIRP4NETNS");
+	const char	*env = testhook_get(TESTHOOK_SLIRP4NETNS);
 	char		*p;
 
 	if (env != NULL) {

@@ -1,9 +1,11 @@
 # util: allocation, buffers, string vectors, paths, logging, JSON helpers,
-# the event loop, the runtime directory. Calls nothing of bwgate's.
+# the event loop, the runtime directory, the test hooks (testhook.h).
+# Calls nothing of bwgate's.
 noinst_LIBRARIES += %D%/libutil.a
 %C%_libutil_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_libutil_a_SOURCES = \
 	%D%/xalloc.c %D%/xalloc.h \
+	%D%/testhook.c %D%/testhook.h \
 	%D%/cleanup.h \
 	%D%/strv.c %D%/strv.h \
 	%D%/shquote.c %D%/shquote.h \

@@ -180,7 +180,7 @@ fi
 # sandbox's root (/proc/PID/root), not the project's (not yet moved), and
 # the delegate, which resolves inside the sandbox (helper-act.c).
 others=$(grep -l 'SYS_openat2\|__NR_openat2' "$s"/src/*/*.c |
-    grep -v -e 'src/util/beneath.c$' -e 'src/run/snapshot-paths.c$' \
+    grep -v -e 'src/util/beneath.c$' -e 'src/report/snapshot-paths.c$' \
     -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$' \
     -e 'src/sandbox/helper-act.c$')
 if [ -z "$others" ]; then

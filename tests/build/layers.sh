@@ -4,7 +4,7 @@
 # its own layer or a lower one (nm over the archives, lowest layer first).
 set -u
 b=${BWGATE_BUILDDIR:-.}
-layers="util shell sandbox policy run console"
+layers="util shell sandbox policy report undo gitops net run console"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bwgate-layers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo "1..2"

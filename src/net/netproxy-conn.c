@@ -35,6 +35,7 @@
 #include "loop.h"
 #include "netproxy.h"
 #include "netproxy-int.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 #define CONN_HEADER_MAX		(32 * 1024)
@@ -430,7 +431,7 @@ static int
 conn_resolve(struct conn *c, struct sockaddr_storage *out, socklen_t *lens,
     int max)
 {
-	const char	*file = getenv("BWGATE_NET_HOSTS");
+	const char	*file = testhook_get(TESTHOOK_NET_HOSTS);
 	struct addrinfo	 hints, *res = NULL, *ai;
 	char		 port[8];
 	int		 n = 0;

@@ -41,6 +41,7 @@
 #include "netstack.h"
 #include "runner.h"
 #include "sandbox.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 /* Why a host is refused, and the advice, once (why: who decided, or
@@ -118,7 +119,7 @@ netproxy_listen(pid_t pid, char **cause)
 	struct runner	 run;
 	struct strv	 av = STRV_INIT;
 	char		*path = libexec_find("bwgate-netlisten",
-			    "BWGATE_NETLISTEN");
+			    testhook_name(TESTHOOK_NETLISTEN));
 	int		 userns = -1, netns = -1, sp[2] = { -1, -1 };
 	int		 fds[3], devnull = -1, fd = -1;
 
@@ -250,7 +251,8 @@ netproxy_start(pid_t pid, const struct strv *domains,
 	pthread_cond_init(&np->idle, NULL);
 	strv_append_all(&np->domains, domains);
 	np->idle_ms = NETPROXY_IDLE_MS;
-	if ((idle = getenv("BWGATE_NET_IDLE_MS")) != NULL && *idle != '\0')
+	if ((idle = testhook_get(TESTHOOK_NET_IDLE_MS)) != NULL &&
+	    *idle != '\0')
 		np->idle_ms = strtoll(idle, NULL, 10) > 0 ?
 		    strtoll(idle, NULL, 10) : NETPROXY_IDLE_MS;
 	if (ask != NULL)

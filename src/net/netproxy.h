@@ -1,6 +1,12 @@
 /*
  * netproxy: the one way out of a sandbox that may reach named hosts only.
  *
+ * Folder src/net (libnet.a), the network layer: owns the proxy
+ * (netproxy*.c), its questions to the operator (netask) and the
+ * user-mode network stack (netstack). May call sandbox (domains, the
+ * runner that starts the stack and the listener) and util; the engine
+ * (run) starts it, never the other way (tests/build/layers.sh).
+ *
  * The sandbox has a network namespace of its own with nothing but
  * loopback. Once bwrap has named the sandbox's first process, and before
  * the command is released, netproxy_start() has bwgate-netlisten open a

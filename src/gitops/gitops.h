@@ -2,6 +2,11 @@
  * gitops: what a git-write run did to the project's repository: commits
  * made, refs moved, created or deleted, HEAD moved, the index changed.
  *
+ * Folder src/gitops (libgitops.a), the git operations layer: owns what a
+ * git-write run did to the repository (gitops*.c) and the repository's
+ * identity (gitid). May call util only (git itself through spawn.h); the
+ * engine (run) and the console call it (tests/build/layers.sh).
+ *
  * The change report leaves .git out (its files are git's business), so
  * without this a `git commit` in a git-write run reads "no changes in the
  * project". gitops_take() records, before the command is let go, the

@@ -1,6 +1,12 @@
 /*
  * report: the result of one sandboxed command and its JSON form.
  *
+ * Folder src/report (libreport.a), the change report layer: owns the
+ * result of a run and its JSON and text forms (report*.c) and the
+ * snapshots that compute the changes (snapshot*.c). May call policy and
+ * util; undo, the engine (run) and the console read it
+ * (tests/build/layers.sh).
+ *
  * The JSON field names are a stable interface (doc/report.md): agents,
  * the console, the audit log and the UI all read the same object.
  *

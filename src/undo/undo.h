@@ -1,6 +1,12 @@
 /*
  * undo: what a run replaced, kept so the run can be put back.
  *
+ * Folder src/undo (libundo.a), the undo layer: owns the store, the save
+ * while the recorder holds each call, the manifest, the plan and its
+ * apply, rollback and the requests for them. May call report (the
+ * snapshot and the change count), policy and util; the engine (run) and
+ * the console call it, never the other way (tests/build/layers.sh).
+ *
  * The mechanism is the recorder's (observe.h, OBSERVE_RECORD): the
  * supervisor is told of every file-changing call while the caller is
  * stopped, resolves the path itself beneath the project's descriptor, and
