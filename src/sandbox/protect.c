@@ -18,8 +18,9 @@
  * `git status`. Under git-write a command may still run git, so git must be
  * able to write its data; the names below are where it does (taken from
  * git's own sources: lockfile.c's "<name>.lock" and rename; refs/files-
- * backend.c and refs/packed-backend.c; read-cache.c's index and split
- * index "sharedindex.*"; builtin/commit.c's "next-index-<pid>.lock";
+ * backend.c and refs/packed-backend.c (packed-refs.new, the temporary
+ * that replaces packed-refs when a ref is deleted); read-cache.c's index
+ * and split index "sharedindex.*"; builtin/commit.c's "next-index-<pid>.lock";
  * builtin/stash.c's "index.stash.<pid>"; sequencer.c's rebase-merge/,
  * sequencer/, ORIG_HEAD, REBASE_HEAD, AUTO_MERGE, MERGE_MSG, SQUASH_MSG;
  * builtin/am.c's rebase-apply/; merge.c and builtin/merge.c's MERGE_HEAD,
@@ -92,6 +93,7 @@ static const char *const git_data_files[] = {
 	"CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "BISECT_HEAD",
 	"MERGE_MSG", "MERGE_MODE", "MERGE_RR", "SQUASH_MSG", "AUTO_MERGE",
 	"COMMIT_EDITMSG", "TAG_EDITMSG", "NOTES_EDITMSG", "packed-refs",
+	"packed-refs.new",
 	"shallow", "gc.pid", "gc.log", "BISECT_LOG", "BISECT_START",
 	"BISECT_TERMS", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK",
 	"BISECT_NAMES", "BISECT_RUN", "BISECT_FIRST_PARENT",

@@ -51,14 +51,15 @@ ok_unless ".bwgate.json cannot be replaced by a symlink" \
 assert_eq ".bwgate.json intact" "$(cat "$P/.bwgate.json")" "{}"
 rm -f "$P/.bwgate.json"
 # An absent .bwgate.json gets no placeholder (it would show inside and be
-# committed by `git add -A`): a file the command creates there is not
-# trusted, so its allow rules do not count.
+# committed by `git add -A`), and a command cannot create one: the
+# observer refuses the creating open, so no planted allow rule counts.
 ok_if "absent .bwgate.json: nothing visible inside" \
 	run 'test ! -e .bwgate.json'
-run 'printf "%s" "{\"version\":1,\"rules\":[{\"id\":\"evil\",\"command\":[\"evilcmd\"],\"verdict\":\"allow\",\"reason\":\"planted\"}]}" > .bwgate.json'
-ok_if "a .bwgate.json the command created lands in the project" \
-	test -s "$P/.bwgate.json"
-assert_match "its allow rule does not count (untrusted)" \
+ok_unless "a command cannot create .bwgate.json" \
+	run 'printf "%s" "{\"version\":1,\"rules\":[{\"id\":\"evil\",\"command\":[\"evilcmd\"],\"verdict\":\"allow\",\"reason\":\"planted\"}]}" > .bwgate.json'
+ok_unless "no .bwgate.json lands in the project" \
+	test -e "$P/.bwgate.json"
+assert_match "no planted allow rule counts" \
 	"$("$BWGATE" check --project "$P" -- evilcmd 2>&1 | head -1)" "ask"
 rm -f "$P/.bwgate.json"
 rmdir "$P/.git/hooks"

@@ -196,23 +196,49 @@ ok_if "planted config: a plain host git status runs core.fsmonitor" \
     test -s "$MARK"
 cp "$T/config.saved" .git/config
 
-# A repository made by the run: reported as created.
+# A repository made by the run: a new .git is refused at the call (the
+# operator entering the directory would run its config), nothing lands.
 mkdir -p "$T/fresh"
 echo x > "$T/fresh/f"
 "$BWGATE" exec --json --project "$T/fresh" --profile git-write -- sh -c \
     'git init -q -b main && git add f && git commit -qm "first ever"' \
     > "$T/report.json" 2> "$T/stderr"
-assert_eq "git init: the commit" \
+assert_eq "git init: refused at the mkdir of .git, nothing reported" \
+    "$(jq -c '[.exit_code != 0, .git, [.violations[] | select(.path ==
+    "'"$T"'/fresh/.git") | [.operation, .reason]]]' "$T/report.json")" \
+    '[true,null,[["mkdir","protected"]]]'
+ok_unless "git init: no .git lands" test -e "$T/fresh/.git"
+# A repository the host made, empty: the run's first commit is reported
+# and its branch as created.
+git -C "$T/fresh" init -q -b main
+"$BWGATE" exec --json --project "$T/fresh" --profile git-write -- sh -c \
+    'git add f && git commit -qm "first ever"' \
+    > "$T/report.json" 2> "$T/stderr"
+assert_eq "empty repository: the first commit" \
     "$(jq -r '.git.commits[0].subject' "$T/report.json")" "first ever"
-assert_eq "git init: HEAD and the branch created" \
-    "$(jq -c '[.git.refs[] | [.name, .change, .new]]' "$T/report.json")" \
-    "[[\"HEAD\",\"created\",\"refs/heads/main\"],[\"refs/heads/main\",\"created\",\"$(git -C "$T/fresh" rev-parse HEAD)\"]]"
+assert_eq "empty repository: the branch created" \
+    "$(jq -c '[.git.refs[] | [.name, .change, .old, .new]]' "$T/report.json")" \
+    "[[\"refs/heads/main\",\"created\",null,\"$(git -C "$T/fresh" rev-parse HEAD)\"]]"
 
-# An object directory that leads out of the project: git is not run (it
-# would read there), the refs are still reported, a warning says why.
+# An object directory that leads out of the project: the run cannot make
+# one (a symbolic link below .git is refused at the call) ...
 mkdir -p "$T/elsewhere"
-gexec 'git commit -q --allow-empty -m "linked out" &&
-rm -rf .git/objects/ff && ln -s "$PWD/../elsewhere" .git/objects/ff'
+gexec 'git commit -q --allow-empty -m "tries a link" &&
+ln -s "$PWD/../elsewhere" .git/objects/pack/linked'
+assert_eq "linked object store: the run's link is refused at the call" \
+    "$(jq -c '[.exit_code != 0, [.violations[] | select(.path | endswith(
+    "/.git/objects/pack/linked")) | [.operation, .reason]]]' \
+    "$T/report.json")" '[true,[["symlink","protected"]]]'
+ok_unless "linked object store: no link lands" \
+    test -L .git/objects/pack/linked
+# ... but one left by an earlier compromise (made here by the host): git
+# is not run (it would read there), the refs are still reported, a
+# warning says why.
+mv .git/objects/pack "$T/pack.saved"
+ln -s "$T/elsewhere" .git/objects/pack
+gexec 'git commit -q --allow-empty -m "linked out"'
+rm -f .git/objects/pack
+mv "$T/pack.saved" .git/objects/pack
 assert_eq "linked object store: the ref still reported" \
     "$(jq -r '.git.refs[0] | .name + " " + .change' "$T/report.json")" \
     "refs/heads/main moved"
@@ -222,7 +248,6 @@ assert_eq "linked object store: no commit listed, not counted" \
 assert_match "linked object store: a warning says why" \
     "$(jq -r '.warnings[]' "$T/report.json")" \
     'commits made are not listed: the object store leads out'
-rm -f .git/objects/ff
 
 # The agent through MCP: the run tool's result has the git object and the
 # lines (a commit approved with git-write in a headless console).

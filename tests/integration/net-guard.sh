@@ -95,28 +95,42 @@ fi
 
 # 3. Out of descriptors: the command holds 150 connections to the proxy,
 #    more than a bwgate with 100 descriptors can take; bwgate's CPU time
-#    over 2 s shows whether its accepting thread spins.
+#    over 2 s shows whether its accepting thread spins. The limit is put
+#    on bwgate alone once the command runs: inherited, it would keep the
+#    sandbox's observer from its descriptor (900) and a profile that
+#    writes the project would be refused before the start (the fallback).
+#    The command opens "held" before it connects (the observer decides
+#    that open while bwgate still has descriptors) and writes to it after.
 cat > "$T/hold.py" <<'EOF'
 import os, socket, sys, time
+held = open("held", "w")
+held.write("ready\n"); held.flush()
+while not os.path.exists("go"):
+    time.sleep(0.05)
 conns = []
 for i in range(150):
     s = socket.socket()
     s.connect(("127.0.0.1", 3128))	# queued even when not accepted
     conns.append(s)
-open("held", "w").write("1")
+held.write("held\n"); held.flush()
 while not os.path.exists("release"):
     time.sleep(0.05)
 EOF
-(ulimit -Sn 100 && exec "$BWGATE" exec --json --project "$P" \
-    --domain "$ALLOW" -- sh -c 'ulimit -Sn 1024; exec "$0" -c "$1"' "$PY" \
-    "$(cat "$T/hold.py")") \
-    > "$T/hold.json" 2> "$T/hold.err" &
+"$BWGATE" exec --json --project "$P" --domain "$ALLOW" -- \
+    "$PY" -c "$(cat "$T/hold.py")" > "$T/hold.json" 2> "$T/hold.err" &
 EX=$!
 TEARDOWN="kill $SRV ${SRV6:-} 2>/dev/null; kill $EX 2>/dev/null; touch '$P/release'"
+if wait_for 30 grep -qs '^ready' "$P/held"; then
+	prlimit --pid "$EX" --nofile=100:
+	touch "$P/go"
+fi
 ticks() { awk '{ print $14 + $15 }' "/proc/$EX/stat"; }
-if wait_for 30 test -e "$P/held"; then
+if wait_for 30 grep -qs '^held' "$P/held"; then
 	# Let it run into the limit, then a 2 s window.
 	sleep 1
+	nfd=$(ls "/proc/$EX/fd" | wc -l)
+	ok_if "EMFILE: bwgate's descriptors are used up ($nfd open)" \
+	    test "$nfd" -ge 100
 	T0=$(ticks)
 	END=$(( $(date +%s) + 2 ))
 	while [ "$(date +%s)" -lt "$END" ]; do sleep 0.1; done
@@ -126,11 +140,12 @@ if wait_for 30 test -e "$P/held"; then
 	    test $((T1 - T0)) -lt 15
 else
 	ok_if "EMFILE: the command held its connections" false
+	sed 's/^/# /' "$T/hold.err"
 fi
 touch "$P/release"
 wait $EX
 assert_eq "EMFILE: the run ends normally" "$(jq -r .exit_code "$T/hold.json")" 0
-rm -f "$P/held" "$P/release"
+rm -f "$P/held" "$P/go" "$P/release"
 
 # 4. Idle relays: a CONNECT tunnel that carries nothing for 1 s (the
 #    tests' BWGATE_NET_IDLE_MS) is closed; one in use is not.

@@ -212,6 +212,7 @@ static const struct jcase {
 	{ true, false, NULL, NULL, ".git/TAG_EDITMSG", C, 0 },
 	{ true, false, NULL, NULL, ".git/packed-refs", RT, 0 },
 	{ true, false, NULL, NULL, ".git/packed-refs.lock", C, 0 },
+	{ true, false, NULL, NULL, ".git/packed-refs.new", C, 0 },
 	{ true, false, NULL, NULL, ".git/shallow.lock", C, 0 },
 	{ true, false, NULL, NULL, ".git/gc.pid", C, 0 },
 	{ true, false, NULL, NULL, ".git/index.stash.4242", C, 0 },
@@ -419,6 +420,7 @@ test_git_data(void **state)
 	assert_true(protect_git_data("index"));
 	assert_true(protect_git_data("HEAD"));
 	assert_true(protect_git_data("packed-refs"));
+	assert_true(protect_git_data("packed-refs.new"));
 	assert_false(protect_git_data(""));
 	assert_false(protect_git_data("config"));
 	assert_false(protect_git_data("hooks"));
