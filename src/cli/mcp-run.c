@@ -163,6 +163,21 @@ mcp_run_tool(struct mcp *m, const cJSON *id, const cJSON *args,
 	free(abs);
 }
 
+/* Keep a submitted call until its answer, with its id and progress
+   token. */
+static void
+call_keep(struct mcp *m, struct mcp_call *c, const cJSON *id,
+    const cJSON *token)
+{
+	c->rpc_id = cJSON_Duplicate(id, true);
+	c->token = token != NULL ? cJSON_Duplicate(token, true) : NULL;
+	c->start_ms = loop_now_ms();
+	if (c->token != NULL)
+		c->beat_ms = c->start_ms + RUN_BEAT_MS;
+	c->next = m->calls;
+	m->calls = c;
+}
+
 /* Submit a request for a call and keep the call (NULL: answered with
    the reason it could not be submitted). */
 static struct mcp_call *
@@ -182,13 +197,7 @@ run_call(struct mcp *m, const cJSON *id, const cJSON *token,
 		free(c);
 		return NULL;
 	}
-	c->rpc_id = cJSON_Duplicate(id, true);
-	c->token = token != NULL ? cJSON_Duplicate(token, true) : NULL;
-	c->start_ms = loop_now_ms();
-	if (c->token != NULL)
-		c->beat_ms = c->start_ms + RUN_BEAT_MS;
-	c->next = m->calls;
-	m->calls = c;
+	call_keep(m, c, id, token);
 	return c;
 }
 
@@ -253,13 +262,7 @@ mcp_run_refused(struct mcp *m, const cJSON *id, const cJSON *token,
 		return;
 	}
 	free(abs);
-	c->rpc_id = cJSON_Duplicate(id, true);
-	c->token = token != NULL ? cJSON_Duplicate(token, true) : NULL;
-	c->start_ms = loop_now_ms();
-	if (c->token != NULL)
-		c->beat_ms = c->start_ms + RUN_BEAT_MS;
-	c->next = m->calls;
-	m->calls = c;
+	call_keep(m, c, id, token);
 	c->tool = tool;
 	c->path = xstrdup(rel);
 	c->bytes = len;
