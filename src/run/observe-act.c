@@ -29,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <stdio.h>
@@ -37,6 +39,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -199,8 +203,8 @@ act_umask(pid_t pid)
 /* Send one request to the delegate and take its answer: 0 or an errno;
    *out the descriptor it opened, or -1. */
 static int
-act_send(struct observer *obs, const struct observe_act *a, const char *p1,
-    const char *p2, int fd, int *out)
+act_send2(struct observer *obs, const struct observe_act *a, const char *p1,
+    const char *p2, const int fds[3], int *out)
 {
 	char			 msg[sizeof *a + OBSERVE_ACT_MAX];
 	struct observe_act_reply r;
@@ -208,7 +212,7 @@ act_send(struct observer *obs, const struct observe_act *a, const char *p1,
 	struct msghdr		 mh;
 	union {
 		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
 	struct pollfd		 pfd = { obs->delegate, POLLIN, 0 };
@@ -227,14 +231,19 @@ act_send(struct observer *obs, const struct observe_act *a, const char *p1,
 	iov.iov_len = sizeof *a + a->len1 + a->len2;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	if (fd >= 0) {
+	if (fds[0] >= 0) {
+		size_t	nfd = 1;
+
+		while (nfd < 3 && fds[nfd] >= 0)
+			nfd++;
+
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
+		mh.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+		c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
 	}
 	if (sendmsg(obs->delegate, &mh, MSG_NOSIGNAL) < 0)
 		goto gone;
@@ -262,6 +271,41 @@ gone:
 	close(obs->delegate);
 	obs->delegate = -1;
 	return EACCES;
+}
+
+/* One descriptor (or none) along. */
+static int
+act_send(struct observer *obs, const struct observe_act *a, const char *p1,
+    const char *p2, int fd, int *out)
+{
+	int	fds[3] = { fd, -1, -1 };
+
+	return act_send2(obs, a, p1, p2, fds, out);
+}
+
+/* The delegate's answer e (and descriptor out) as the call's. */
+static void
+act_answer(struct observer *obs, const struct observe_req *q, int e, int out)
+{
+	if (e != 0) {
+		if (out >= 0)
+			close(out);
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = e;
+	} else if (q->op == OBSERVE_ACT_OPEN) {
+		if (out < 0) {
+			obs->answer = ANSWER_ERROR;
+			obs->answer_error = EIO;
+		} else {
+			obs->answer = ANSWER_FD;
+			obs->answer_fd = out;
+			obs->answer_cloexec = (q->flags & O_CLOEXEC) != 0;
+		}
+	} else {
+		if (out >= 0)
+			close(out);
+		obs->answer = ANSWER_DONE;
+	}
 }
 
 /* Resolve one name of a request: the absolute path with no link on the
@@ -339,6 +383,269 @@ act_policy(struct observer *obs, const struct observe_req *q,
 	return false;
 }
 
+/*
+ * A call from another mount namespace (a nested sandbox, possible only
+ * when the policy allows user namespaces) sees another tree: its paths
+ * cannot be placed in the project by name. It is judged by identity. Its
+ * names are resolved in the caller's own root (/proc/PID/root, set as
+ * obs->rootfd by observe_foreign) to paths with no link on the way, the
+ * directory each call is made in is pinned (or the file itself, for a
+ * mode, a length, a link's source, a descriptor the call names), and a
+ * call whose directory or file is on the project's file system (the
+ * device of the project as the sandbox sees it; a bind mount keeps the
+ * device, an overlay writes elsewhere) is refused with EACCES: its place
+ * in the project cannot be known, so it fails closed. The rest (the
+ * nested sandbox's own tmpfs, its /dev) is made by the delegate on the
+ * pinned descriptors, following nothing (OBSERVE_ACT_F_AT), and an open's
+ * result is checked again (a name in a tmpfs may be a mount of a project
+ * file). Nothing is made where it was not judged.
+ */
+static bool
+act_foreign_ours(const struct observer *obs, int fd)
+{
+	struct stat	st;
+
+	return fd < 0 || fstat(fd, &st) != 0 || st.st_dev == obs->project_dev;
+}
+
+/* abs (resolved, in the caller's root) pinned: O_PATH, the file itself
+   (dir false, not following a last link unless follow) or its directory
+   (*name its last name); -1. */
+static int
+act_foreign_pin(const struct observer *obs, const char *abs, bool dir,
+    bool follow, const char **name)
+{
+	struct open_how	 how;
+	const char	*slash = abs != NULL ? strrchr(abs, '/') : NULL;
+	char		*p;
+	int		 fd;
+
+	if (slash == NULL || abs[0] != '/')
+		return -1;
+	memset(&how, 0, sizeof how);
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+	    RESOLVE_NO_MAGICLINKS;
+	how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	if (!dir)
+		return (int)syscall(SYS_openat2, obs->rootfd, abs, &how,
+		    sizeof how);
+	if (slash[1] == '\0')
+		return -1;
+	*name = slash + 1;
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	p = slash == abs ? xstrdup("/") : xstrndup(abs, (size_t)(slash - abs));
+	fd = (int)syscall(SYS_openat2, obs->rootfd, p, &how, sizeof how);
+	free(p);
+	return fd;
+}
+
+/* A copy of a last name that lives until the next request (one
+   request at a time; two names at most). */
+static const char *
+act_keep(const char *name)
+{
+	static char	buf[2][256];
+	static int	next;
+	char		*b = buf[next++ & 1];
+
+	snprintf(b, sizeof buf[0], "%s", name);
+	return strlen(name) < sizeof buf[0] ? b : "";
+}
+
+/* A relative name of a foreign call, from the caller's own descriptor
+   or working directory (pinned: the directory it is, whatever its name
+   in any view), staying beneath it: the file itself (dir false) or its
+   directory and last name; -1 (then by name, act_foreign_pin). A name
+   below /proc's self is the caller's, as its /proc numbers it. */
+static int
+act_foreign_rel(pid_t pid, const char *raw, int rawfd, bool dir, bool follow,
+    const char **name)
+{
+	struct open_how	 how;
+	struct stat	 st;
+	struct statfs	 sf;
+	char		 p[64], *d, *own = NULL;
+	const char	*slash, *last;
+	int		 base, fd;
+
+	if (raw == NULL || raw[0] == '/' || raw[0] == '\0')
+		return -1;
+	if (rawfd == AT_FDCWD)
+		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, rawfd);
+	if ((base = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	if ((strncmp(raw, "self", 4) == 0 || strncmp(raw, "thread-self",
+	    11) == 0) && fstatfs(base, &sf) == 0 &&
+	    sf.f_type == PROC_SUPER_MAGIC) {
+		own = act_proc_self(pid, xasprintf("/proc/%s", raw));
+		if (own == NULL || strncmp(own, "/proc/", 6) != 0) {
+			free(own);
+			close(base);
+			return -1;
+		}
+		raw = own + 6;
+	}
+	memset(&how, 0, sizeof how);
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	slash = strrchr(raw, '/');
+	last = slash != NULL ? slash + 1 : raw;
+	if (!dir) {
+		how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+		fd = (int)syscall(SYS_openat2, base, raw, &how, sizeof how);
+	} else if (*last == '\0' || strcmp(last, ".") == 0 ||
+	    strcmp(last, "..") == 0)
+		fd = -1;
+	else {
+		how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+		d = slash != NULL ? xstrndup(raw, (size_t)(slash - raw)) :
+		    xstrdup(".");
+		fd = (int)syscall(SYS_openat2, base, *d != '\0' ? d : "/",
+		    &how, sizeof how);
+		free(d);
+		/* A last name that is a link to follow: by name. */
+		if (fd >= 0 && follow && fstatat(fd, last, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			close(fd);
+			fd = -1;
+		}
+		/* The name must outlive own: it is in the request. */
+		if (fd >= 0)
+			*name = own != NULL ? act_keep(last) : last;
+	}
+	free(own);
+	close(base);
+	return fd;
+}
+
+/* Resolve a name of a foreign call in the caller's root. */
+static char *
+act_foreign_abs(struct observer *obs, pid_t pid, const char *path,
+    bool follow)
+{
+	char	*p;
+	bool	 missing;
+
+	if (path == NULL || (p = act_proc_self(pid, xstrdup(path))) == NULL)
+		return NULL;
+	path = observe_resolve(obs, p, follow, &missing);
+	free(p);
+	return (char *)path;
+}
+
+static void
+act_foreign(struct observer *obs, const struct seccomp_notif *n,
+    const struct observe_req *q, struct violations *vs)
+{
+	_cleanup_free_ char	*abs1 = NULL, *abs2 = NULL;
+	struct observe_act	 a;
+	const char		*n1 = NULL, *n2 = NULL, *p2 = NULL;
+	int			 fds[3] = { -1, -1, -1 }, out = -1, e, k;
+	pid_t			 pid = (pid_t)n->pid;
+	struct stat		 st;
+	char			 ns[64];
+
+	memset(&a, 0, sizeof a);
+	a.op = (uint32_t)q->op;
+	a.flags = q->flags;
+	a.mode = q->mode;
+	a.arg = q->arg;
+	abs1 = act_foreign_abs(obs, pid, q->path1, q->follow1);
+	k = q->fd1 >= 0 ? q->fd1 : abs1 != NULL ? act_proc_fd(abs1) : -1;
+	if (k >= 0 && (q->op == OBSERVE_ACT_OPEN || q->op ==
+	    OBSERVE_ACT_CHMOD || q->op == OBSERVE_ACT_TRUNCATE)) {
+		fds[0] = act_pin(pid, k);	/* the file the call names */
+		a.aflags = OBSERVE_ACT_F_FD;
+	} else if (q->op == OBSERVE_ACT_CHMOD ||
+	    q->op == OBSERVE_ACT_TRUNCATE) {
+		if ((fds[0] = act_foreign_rel(pid, q->raw1, q->rawfd1, false,
+		    q->follow1, NULL)) < 0)
+			fds[0] = act_foreign_pin(obs, abs1, false, q->follow1,
+			    NULL);
+		a.aflags = OBSERVE_ACT_F_FD;
+	} else {
+		if ((fds[0] = act_foreign_rel(pid, q->raw1, q->rawfd1, true,
+		    q->op == OBSERVE_ACT_OPEN && q->follow1, &n1)) < 0)
+			fds[0] = act_foreign_pin(obs, abs1, true, false, &n1);
+		a.aflags = OBSERVE_ACT_F_AT;
+		if (q->op == OBSERVE_ACT_SYMLINK)
+			p2 = q->path2;
+		else if (q->op == OBSERVE_ACT_RENAME) {
+			abs2 = act_foreign_abs(obs, pid, q->path2, false);
+			if ((fds[1] = act_foreign_rel(pid, q->raw2, q->rawfd2,
+			    true, false, &n2)) < 0)
+				fds[1] = act_foreign_pin(obs, abs2, true,
+				    false, &n2);
+			p2 = n2;
+		} else if (q->op == OBSERVE_ACT_LINK) {
+			if (q->fd2 >= 0)
+				fds[1] = act_pin(pid, q->fd2);
+			else if ((fds[1] = act_foreign_rel(pid, q->raw2,
+			    q->rawfd2, false, q->follow2, NULL)) < 0) {
+				abs2 = act_foreign_abs(obs, pid,
+				    q->path2, q->follow2);
+				fds[1] = act_foreign_pin(obs, abs2, false,
+				    q->follow2, NULL);
+			}
+		}
+		if ((q->op == OBSERVE_ACT_RENAME || q->op ==
+		    OBSERVE_ACT_LINK) && fds[1] < 0 && fds[0] >= 0) {
+			close(fds[0]);
+			fds[0] = -1;
+		}
+	}
+	if (fds[0] < 0 || act_foreign_ours(obs, fds[0]) || (fds[1] >= 0 &&
+	    act_foreign_ours(obs, fds[1]))) {
+		/* Not placed outside the project: refused. */
+		act_refuse(obs, abs1 != NULL ? abs1 : "?", q->op ==
+		    OBSERVE_ACT_CHMOD ? "chmod" : "write", EACCES, "a call "
+		    "from a nested namespace on the project's file system",
+		    vs);
+		goto out;
+	}
+	if (obs->delegate < 0 ||
+	    ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = EACCES;
+		goto out;
+	}
+	a.umask = act_umask(pid);
+	/* Made as the caller's user namespace (helper-act.c): a third
+	   descriptor after the two (the second may be absent). */
+	snprintf(ns, sizeof ns, "/proc/%d/ns/user", (int)pid);
+	if ((a.aflags & OBSERVE_ACT_F_AT) && fds[1] < 0 &&
+	    (fds[1] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = EACCES;
+		goto out;
+	}
+	if ((a.aflags & OBSERVE_ACT_F_AT) &&
+	    ((fds[2] = open(ns, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = EACCES;
+		goto out;
+	}
+	a.len1 = n1 != NULL ? (uint32_t)strlen(n1) + 1 : 2;
+	a.len2 = p2 != NULL ? (uint32_t)strlen(p2) + 1 : 0;
+	e = act_send2(obs, &a, n1 != NULL ? n1 : "/", p2, fds, &out);
+	/* What an open reached may be a mount of a project file. */
+	if (e == 0 && out >= 0 && (fstat(out, &st) != 0 ||
+	    st.st_dev == obs->project_dev)) {
+		close(out);
+		act_refuse(obs, abs1 != NULL ? abs1 : "?", "write", EACCES,
+		    "a call from a nested namespace on the project's file "
+		    "system", vs);
+		goto out;
+	}
+	act_answer(obs, q, e, out);
+out:
+	for (size_t i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 void
 observe_act(struct observer *obs, const struct seccomp_notif *n,
     const struct observe_req *q, struct violations *vs)
@@ -350,6 +657,10 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 	pid_t			 pid = (pid_t)n->pid;
 
 	obs->answer = ANSWER_CONTINUE;
+	if (obs->foreign) {
+		act_foreign(obs, n, q, vs);
+		return;
+	}
 	abs1 = act_resolve(obs, pid, q->path1, q->follow1, q->fd1, &pin1);
 	if (q->op == OBSERVE_ACT_RENAME || (q->op == OBSERVE_ACT_LINK &&
 	    q->fd2 < 0 && q->path2 != NULL))
@@ -393,22 +704,7 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 	a.len1 = (uint32_t)strlen(abs1) + 1;
 	a.len2 = p2 != NULL ? (uint32_t)strlen(p2) + 1 : 0;
 	e = act_send(obs, &a, abs1, p2, fd, &out);
-	if (e != 0) {
-		if (out >= 0)
-			close(out);
-		obs->answer = ANSWER_ERROR;
-		obs->answer_error = e;
-	} else if (q->op == OBSERVE_ACT_OPEN) {
-		if (out < 0) {
-			obs->answer = ANSWER_ERROR;
-			obs->answer_error = EIO;
-		} else {
-			obs->answer = ANSWER_FD;
-			obs->answer_fd = out;
-			obs->answer_cloexec = (q->flags & O_CLOEXEC) != 0;
-		}
-	} else
-		obs->answer = ANSWER_DONE;
+	act_answer(obs, q, e, out);
 out:
 	if (pin1 >= 0)
 		close(pin1);

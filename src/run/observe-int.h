@@ -100,12 +100,22 @@ struct observer {
 	bool			 answer_cloexec;
 	unsigned long		 decided;	/* calls made by the delegate */
 	unsigned long		 refused;	/* calls refused by the policy */
+	/* A call from another mount namespace being judged (obs->rootfd is
+	   then the caller's root): observe_act judges it by identity. */
+	bool			 foreign;
+	dev_t			 project_dev;	/* the project's file system */
+	bool			 project_dev_ok;
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
 struct observe_mem {
 	pid_t	pid;
 	int	fd;		/* /proc/PID/mem once needed, else -1 */
+	/* The last path argument read, as the caller wrote it, and the
+	   descriptor it is relative to (a foreign call resolves it from
+	   there: observe-act.c). */
+	char	*raw;
+	int	 raw_dirfd;
 };
 
 void	 observe_mem_release(struct observe_mem *);
@@ -174,6 +184,10 @@ struct observe_req {
 	uint64_t	 mode;
 	uint64_t	 arg;
 	const char	*path1;		/* joined, in the sandbox's view */
+	const char	*raw1;		/* as written (a foreign call) */
+	int		 rawfd1;	/* its base: AT_FDCWD or a fd */
+	const char	*raw2;
+	int		 rawfd2;
 	bool		 follow1;
 	int		 fd1;		/* or the caller's descriptor (-1) */
 	const char	*path2;		/* rename: to; link: the old name;
