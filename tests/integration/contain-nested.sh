@@ -60,10 +60,12 @@ assert_match "both refused" "$(jfield .stdout)" "refused-1.*refused-2"
 # 3. A nested bwrap binding the project elsewhere (an ordinary user only:
 #    root cannot map uid 0 without CAP_SETFCAP, exec-confine.sh).
 if [ "$(id -u)" -ne 0 ] && command -v bwrap > /dev/null; then
-	jexec --config "$T/nest.json" -- bwrap --ro-bind / / --bind "$P" /mnt \
-	    --tmpfs /tmp --unshare-user --dev /dev -- sh -c '
-		echo x > /mnt/sub/.envrc; echo y > /tmp/y && echo bwrap-tmp-ok'
-	ok_unless "nested bwrap: /mnt/sub/.envrc not made" test -e "$P/sub/.envrc"
+	jexec --config "$T/nest.json" -- bwrap --ro-bind / / --tmpfs /tmp \
+	    --bind "$P" /tmp/p --unshare-user --dev /dev -- sh -c '
+		echo x > /tmp/p/sub/.envrc; echo y > /tmp/p/plain2
+		echo y > /tmp/y && echo bwrap-tmp-ok'
+	ok_unless "nested bwrap: sub/.envrc not made" test -e "$P/sub/.envrc"
+	ok_unless "nested bwrap: plain2 not made" test -e "$P/plain2"
 	assert_match "nested bwrap: its tmpfs works" "$(jfield .stdout)" \
 	    "bwrap-tmp-ok"
 else
