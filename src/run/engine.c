@@ -284,7 +284,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct probe		 probe;
 	struct strv		 full = STRV_INIT;
 	struct snapshot		*before = NULL, *after = NULL;
-	struct strv		 swept = STRV_INIT;	/* removed .git */
 	struct snapshot_paths	*rec = NULL;
 	struct undo_rec		*undo = NULL;
 	struct gitops		*git = NULL;	/* refs before: git-write */
@@ -459,9 +458,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 		cause = xstrdup("killed before the command started");
 		goto kill;
 	}
-	/* What is born in the project from now on may be the command's
-	   (the sweep's proof: sandbox.h). */
-	sandbox_started(&sb);
 	/* Without a helper nothing holds the command back any more. */
 	e.cmd_may_run = e.obs == NULL;
 	(void)!write(bpipe[1], "", 1);	/* go */
@@ -566,8 +562,6 @@ engine_run(const struct engine_opts *o, struct result *r)
 		e.bwrap_done = true;
 	}
 	r->duration_ms = loop_now_ms() - e.start_ms;
-	/* What the mounts cannot stop (a new .git): removed, reported. */
-	sandbox_sweep(&sb, pol.project, &r->warnings, &swept);
 	engine_exit_status(&e);
 	/* Its mounts were not what bwgate opened: it never ran. */
 	if (observe_raced(e.obs) != NULL) {
@@ -619,7 +613,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 		strv_append_all(&r->changes_widened, snapshot_paths_why(rec));
 		strv_append_all(&r->warnings, snapshot_paths_warnings(rec));
 		attention_collect(r, pol.project, &o->attention,
-		    snapshot_paths_before(rec), &swept);
+		    snapshot_paths_before(rec));
 		LOG("%zu paths recorded", snapshot_paths_count(rec));
 	} else if (before != NULL) {
 		after = snapshot_take(pol.project, &snap, &cause);
@@ -633,7 +627,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 			r->changes_method = "snapshot";
 			r->changes_scope = "project";
 			attention_collect(r, pol.project, &o->attention,
-			    before, &swept);
+			    before);
 			strv_append_all(&r->warnings, snapshot_warnings(after));
 		}
 	} else if (!writes && o->snapshot) {
@@ -689,7 +683,6 @@ out:
 		monitor_free(e.mon);
 	snapshot_free(before);
 	snapshot_free(after);
-	strv_release(&swept);
 	if (e.loop != NULL) {
 		runner_close(&e.run);
 		loop_free(e.loop);
