@@ -246,6 +246,7 @@ tests_integration_decide_race_LDADD = -lpthread
 CONTAIN_TESTS = \
 	%D%/integration/contain-decide.sh \
 	%D%/integration/contain-nested.sh \
+	%D%/integration/decide-fifo.sh \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \

@@ -45,6 +45,7 @@
 
 #include "cleanup.h"
 #include "log.h"
+#include "loop.h"
 #include "observe-int.h"
 #include "observe-proto.h"
 #include "protect.h"
@@ -287,7 +288,11 @@ act_send(struct observer *obs, const struct observe_act *a, const char *p1,
 static void
 act_answer(struct observer *obs, const struct observe_req *q, int e, int out)
 {
-	if (e != 0) {
+	if (e == EINPROGRESS && out >= 0 && q->op == OBSERVE_ACT_OPEN) {
+		obs->answer = ANSWER_LATER;
+		obs->answer_fd = out;
+		obs->answer_cloexec = (q->flags & O_CLOEXEC) != 0;
+	} else if (e != 0) {
 		if (out >= 0)
 			close(out);
 		obs->answer = ANSWER_ERROR;
@@ -710,4 +715,98 @@ out:
 		close(pin1);
 	if (pin2 >= 0)
 		close(pin2);
+}
+
+/* The waiting child has the FIFO open (or failed): answer the call. */
+static void
+act_wait_cb(int fd, short revents, void *arg)
+{
+	struct observe_wait		*w = arg;
+	struct observer			*obs = w->obs;
+	struct seccomp_notif_addfd	 add;
+	struct seccomp_notif_resp	 resp;
+	struct msghdr			 mh;
+	struct iovec			 iov;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct cmsghdr			*c;
+	int				 err = EIO, got = -1;
+
+	(void)revents;
+	memset(&mh, 0, sizeof mh);
+	iov.iov_base = &err;
+	iov.iov_len = sizeof err;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof u.buf;
+	if (recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
+		err = EIO;	/* the child died: the sandbox is ending */
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&got, CMSG_DATA(c), sizeof got);
+	if (got >= 0 && obs->listener >= 0) {
+		memset(&add, 0, sizeof add);
+		add.id = w->id;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)got;
+		add.newfd_flags = w->cloexec ? O_CLOEXEC : 0;
+		if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno != ENOENT)
+			err = errno == EMFILE ? EMFILE : EACCES;
+		else
+			err = 0;
+	} else if (err == 0)
+		err = EIO;
+	if (got >= 0)
+		close(got);
+	if (err != 0 && obs->listener >= 0) {
+		/* ENOENT: the task is gone (a signal, the run's end). */
+		memset(&resp, 0, sizeof resp);
+		resp.id = w->id;
+		resp.error = -err;
+		(void)ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	loop_remove(obs->loop, fd);
+	close(fd);
+	w->sock = -1;
+}
+
+bool
+observe_act_later(struct observer *obs, uint64_t id)
+{
+	struct observe_wait	*w = NULL;
+
+	for (size_t i = 0; i < OBSERVE_WAITS_MAX && w == NULL; i++)
+		if (obs->waits[i].obs == NULL || obs->waits[i].sock < 0)
+			w = &obs->waits[i];
+	if (w == NULL || obs->loop == NULL) {
+		close(obs->answer_fd);
+		obs->answer_fd = -1;
+		return false;
+	}
+	w->obs = obs;
+	w->id = id;
+	w->sock = obs->answer_fd;
+	w->cloexec = obs->answer_cloexec;
+	obs->answer_fd = -1;
+	loop_add(obs->loop, w->sock, POLLIN, act_wait_cb, w);
+	return true;
+}
+
+void
+observe_act_waits_end(struct observer *obs)
+{
+	for (size_t i = 0; i < OBSERVE_WAITS_MAX; i++) {
+		struct observe_wait *w = &obs->waits[i];
+
+		if (w->obs == NULL || w->sock < 0)
+			continue;
+		if (obs->loop != NULL)
+			loop_remove(obs->loop, w->sock);
+		close(w->sock);
+		w->sock = -1;
+	}
 }

@@ -34,6 +34,19 @@ enum observe_answer {
 	ANSWER_ERROR,		/* fail it with answer_error */
 	ANSWER_DONE,		/* the delegate made it: return 0 */
 	ANSWER_FD,		/* the delegate opened it: inject answer_fd */
+	ANSWER_LATER,		/* a FIFO's open waits for a reader: answered
+				   when answer_fd (a socket) brings it */
+};
+
+/* FIFO opens waiting for a reader at once (observe-act.c); more fail
+   with ENXIO. */
+#define OBSERVE_WAITS_MAX	32
+
+struct observe_wait {
+	struct observer	*obs;
+	uint64_t	 id;		/* the notification to answer */
+	int		 sock;		/* the waiting child's, or -1 */
+	bool		 cloexec;
 };
 
 struct protect;
@@ -100,6 +113,7 @@ struct observer {
 	bool			 answer_cloexec;
 	unsigned long		 decided;	/* calls made by the delegate */
 	unsigned long		 refused;	/* calls refused by the policy */
+	struct observe_wait	 waits[OBSERVE_WAITS_MAX];
 	/* A call from another mount namespace being judged (obs->rootfd is
 	   then the caller's root): observe_act judges it by identity. */
 	bool			 foreign;
@@ -203,6 +217,11 @@ struct observe_req {
    make it through the delegate: sets obs->answer. */
 void	 observe_act(struct observer *, const struct seccomp_notif *,
 	    const struct observe_req *, struct violations *);
+/* ANSWER_LATER: keep the notification id to answer when the FIFO opens;
+   false when it cannot wait (the call then fails with ENXIO). */
+bool	 observe_act_later(struct observer *, uint64_t id);
+/* Drop every wait (the run ends). */
+void	 observe_act_waits_end(struct observer *);
 
 /* observe-call.c: read and judge one notification (the caller is
    stopped meanwhile); violations go to vs. */

@@ -578,6 +578,16 @@ observe_serve(struct observer *obs, const struct sandbox *sb,
 			if (obs->answer == ANSWER_FD && obs->raced == NULL &&
 			    observe_inject(obs))
 				continue;
+			if (obs->answer == ANSWER_LATER) {
+				if (obs->raced == NULL &&
+				    observe_act_later(obs, obs->req->id))
+					continue;	/* answered later */
+				if (obs->answer_fd >= 0)
+					close(obs->answer_fd);
+				obs->answer_fd = -1;
+				obs->answer = ANSWER_ERROR;
+				obs->answer_error = ENXIO;
+			}
 			memset(obs->resp, 0, obs->resp_size);
 			obs->resp->id = obs->req->id;
 			obs->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -667,6 +677,7 @@ observe_finish(struct observer *obs)
 	if (obs->loop != NULL && obs->loop_fd >= 0)
 		loop_remove(obs->loop, obs->loop_fd);
 	obs->loop_fd = -1;
+	observe_act_waits_end(obs);
 	if (obs->state == STATE_HELLO)
 		observe_hello_reply(obs);
 	if (obs->state == STATE_LISTEN && obs->sb != NULL && obs->out != NULL)

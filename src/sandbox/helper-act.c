@@ -70,6 +70,78 @@ act_parent(const char *path, const char **name)
 	return act_open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 }
 
+/*
+ * A FIFO opened for writing with no reader yet: the caller would wait
+ * until one comes. The delegate must not (it makes every call of the
+ * sandbox), so a child of it waits: it opens the FIFO bwgate judged,
+ * through pin (O_PATH, resolved following nothing: that FIFO and no other
+ * file, whatever its name leads to by then), blocking, and sends the
+ * descriptor (or its errno as 4 bytes) over a socket whose other end goes
+ * back to bwgate with EINPROGRESS. bwgate answers the call when it comes
+ * (observe-act.c). Nothing but a FIFO waits: another file keeps ENXIO.
+ */
+static int
+act_fifo_wait(int pin, int flags, int *out)
+{
+	struct stat	 st;
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct cmsghdr	*c;
+	char		 proc[64];
+	int		 sv[2], f, err = 0;
+	pid_t		 pid;
+
+	if (pin < 0 || fstat(pin, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return ENXIO;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return ENXIO;
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ENXIO;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", pin);
+		while ((f = open(proc, (flags & ~(O_CREAT | O_EXCL |
+		    O_NONBLOCK | O_TRUNC)) | O_CLOEXEC)) < 0 && errno == EINTR)
+			;
+		err = f < 0 ? errno : 0;
+		memset(&mh, 0, sizeof mh);
+		iov.iov_base = &err;
+		iov.iov_len = sizeof err;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (f >= 0) {
+			memset(&u, 0, sizeof u);
+			mh.msg_control = u.buf;
+			mh.msg_controllen = sizeof u.buf;
+			c = CMSG_FIRSTHDR(&mh);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(c), &f, sizeof f);
+		}
+		(void)sendmsg(sv[1], &mh, MSG_NOSIGNAL);
+		_exit(0);
+	}
+	close(sv[1]);
+	*out = sv[0];
+	return EINPROGRESS;
+}
+
+/* Would the caller have waited for a reader (a blocking O_WRONLY open)? */
+static bool
+act_would_wait(const struct observe_act *a, int error)
+{
+	return error == ENXIO && (a->flags & O_ACCMODE) == O_WRONLY &&
+	    (a->flags & (O_NONBLOCK | O_PATH)) == 0;
+}
+
 /* An open: never blocks the delegate (a FIFO without a reader fails with
    ENXIO, where the caller would have waited), then the caller's flags. */
 static int
@@ -87,8 +159,17 @@ act_do_open(const struct observe_act *a, const char *p1, int fd, int *out)
 	} else
 		*out = act_open(p1, (uint64_t)(flags | O_NONBLOCK |
 		    O_CLOEXEC), a->mode);
-	if (*out < 0)
-		return errno;
+	if (*out < 0) {
+		int	e = errno, pin;
+
+		if (!act_would_wait(a, e))
+			return e;
+		pin = fd >= 0 ? dup(fd) : act_open(p1, O_PATH | O_CLOEXEC, 0);
+		e = act_fifo_wait(pin, flags, out);
+		if (pin >= 0)
+			close(pin);
+		return e;
+	}
 	if ((flags & O_NONBLOCK) == 0)
 		(void)fcntl(*out, F_SETFL, flags & ~O_NONBLOCK);
 	return 0;
@@ -114,7 +195,7 @@ act_at(const struct observe_act *a, const char *n1, const char *n2,
 {
 	struct open_how	how;
 	char		proc[64];
-	int		rc;
+	int		rc, f;
 
 	if (fds[0] < 0 || !act_name_ok(n1))
 		return EACCES;
@@ -127,8 +208,18 @@ act_at(const struct observe_act *a, const char *n1, const char *n2,
 		    a->mode & 07777 : 0;
 		how.resolve = RESOLVE_BENEATH | ACT_RESOLVE;
 		if ((*out = (int)syscall(SYS_openat2, fds[0], n1, &how,
-		    sizeof how)) < 0)
-			return errno;
+		    sizeof how)) < 0) {
+			if (!act_would_wait(a, rc = errno))
+				return rc;
+			how.flags = O_PATH | O_CLOEXEC;
+			how.mode = 0;
+			f = (int)syscall(SYS_openat2, fds[0], n1, &how,
+			    sizeof how);
+			rc = act_fifo_wait(f, (int)a->flags, out);
+			if (f >= 0)
+				close(f);
+			return rc;
+		}
 		if ((a->flags & O_NONBLOCK) == 0)
 			(void)fcntl(*out, F_SETFL, (int)a->flags & ~O_NONBLOCK);
 		return 0;
@@ -369,6 +460,8 @@ helper_act_start(void)
 			_exit(0);
 		(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		(void)signal(SIGPIPE, SIG_IGN);
+		/* Its children (a FIFO's wait) reap themselves. */
+		(void)signal(SIGCHLD, SIG_IGN);
 		/* Nothing of the command's or the helper's stays open here
 		   (bwgate sees the helper's socket close when it should). */
 		if (dup2(sv[1], 3) != 3)
