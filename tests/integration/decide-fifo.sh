@@ -10,7 +10,8 @@
 
 P=$(new_project)
 cd "$P" || exit 1
-run() { "$BWGATE" exec --quiet --project "$P" "$@" 2>&1; }
+# A deadline: where opens fail at once (before), the readers would wait.
+run() { timeout 60 "$BWGATE" exec --quiet --project "$P" "$@" 2>&1; }
 
 # 1. The writer opens first and waits; the reader comes later. Meanwhile
 #    other calls (a file made) go on.
