@@ -247,6 +247,7 @@ CONTAIN_TESTS = \
 	%D%/integration/contain-decide.sh \
 	%D%/integration/contain-nested.sh \
 	%D%/integration/decide-fifo.sh \
+	%D%/integration/decide-resolve.sh \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \

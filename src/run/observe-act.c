@@ -336,6 +336,95 @@ act_resolve(struct observer *obs, pid_t pid, const char *path, bool follow,
 	return act_pin_path(*pin);
 }
 
+/*
+ * openat2's own resolve flags (RESOLVE_BENEATH, RESOLVE_IN_ROOT,
+ * RESOLVE_NO_XDEV, RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS,
+ * RESOLVE_CACHED) keep their meaning: the kernel resolves the caller's
+ * name as the caller asked, from the caller's own directory (pinned) --
+ * or from the sandbox's root for an absolute name without a scope, or for
+ * a relative one that names no mount rule (its absolute links must lead
+ * in the sandbox's view, not bwgate's) -- and its error (EXDEV, ELOOP,
+ * EAGAIN, ...) is the call's. What it reaches must be what was judged
+ * (the file, or for a name to create its directory): a scope that makes
+ * the name mean another file (RESOLVE_IN_ROOT with an absolute name) is
+ * refused with EACCES, as nothing else was judged. The delegate then
+ * opens the judged name, following nothing, as for every open: a
+ * directory renamed in between can make the check and the open see
+ * different trees only where no link is followed (ELOOP otherwise); the
+ * policy holds either way, as the judged name is what is opened.
+ */
+static int
+act_resolve_check(struct observer *obs, pid_t pid, const struct observe_req *q,
+    const char *abs1)
+{
+	const uint64_t	 scope = RESOLVE_BENEATH | RESOLVE_IN_ROOT;
+	struct open_how	 how;
+	struct stat	 a, b;
+	const char	*raw = q->raw1, *name = NULL, *slash;
+	char		 p[64], *dir = NULL;
+	int		 start = -1, fd, e = 0;
+	bool		 own = false;
+
+	if (q->resolve == 0 || raw == NULL || abs1 == NULL)
+		return 0;
+	if ((raw[0] == '/' && !(q->resolve & scope)) || (raw[0] != '/' &&
+	    !(q->resolve & (scope | RESOLVE_NO_XDEV)))) {
+		start = obs->rootfd;	/* the name as joined, in the root */
+		raw = q->path1 != NULL ? q->path1 : raw;
+		while (*raw == '/')
+			raw++;
+		if (*raw == '\0')
+			raw = ".";
+	} else {
+		if (q->rawfd1 == AT_FDCWD)
+			snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+		else
+			snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid,
+			    q->rawfd1);
+		if ((start = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return EBADF;
+		own = true;
+	}
+	memset(&how, 0, sizeof how);
+	how.resolve = q->resolve | (start == obs->rootfd ? RESOLVE_IN_ROOT :
+	    0);
+	how.flags = O_PATH | O_CLOEXEC | ((q->flags & O_NOFOLLOW) ||
+	    ((q->flags & O_CREAT) && (q->flags & O_EXCL)) ? O_NOFOLLOW : 0);
+	fd = (int)syscall(SYS_openat2, start, raw, &how, sizeof how);
+	if (fd < 0 && errno == ENOENT && (q->flags & O_CREAT)) {
+		/* To be made: its directory. */
+		slash = strrchr(raw, '/');
+		dir = slash != NULL ? xstrndup(raw, (size_t)(slash - raw)) :
+		    xstrdup(".");
+		how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+		fd = (int)syscall(SYS_openat2, start, *dir != '\0' ? dir : "/",
+		    &how, sizeof how);
+		name = abs1;
+	}
+	if (fd < 0)
+		e = errno;
+	else {
+		/* The same file (or directory) as judged? */
+		char	*j = name != NULL ? xstrdup(name) : NULL, *s;
+		const char *r = name != NULL ? j : abs1;
+
+		if (j != NULL && (s = strrchr(j, '/')) != NULL)
+			*(s == j ? s + 1 : s) = '\0';
+		while (*r == '/')
+			r++;
+		if (fstat(fd, &a) != 0 || fstatat(obs->rootfd, *r != '\0' ?
+		    r : ".", &b, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+			e = EACCES;
+		free(j);
+		close(fd);
+	}
+	free(dir);
+	if (own)
+		close(start);
+	return e;
+}
+
 /* What the policy says of one request; true when refused. */
 static bool
 act_policy(struct observer *obs, const struct observe_req *q,
@@ -682,6 +771,12 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 	}
 	if (act_policy(obs, q, abs1, abs2, q->noted ? NULL : vs))
 		goto out;
+	if (q->op == OBSERVE_ACT_OPEN && (e = act_resolve_check(obs, pid, q,
+	    abs1)) != 0) {
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = e;
+		goto out;
+	}
 	/* Still the same task, stopped: what was read is its call. */
 	if (ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
 		obs->answer = ANSWER_CONTINUE;	/* gone: nothing to answer */

@@ -614,6 +614,7 @@ observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
 		    (ssize_t)sizeof how)
 			return false;	/* the kernel says EFAULT */
 		flags = how.flags;
+		q->resolve = how.resolve;
 	} else if (c->flags >= 0)
 		flags = d->args[c->flags];
 	else

@@ -198,7 +198,9 @@ struct observe_req {
 	uint64_t	 mode;
 	uint64_t	 arg;
 	const char	*path1;		/* joined, in the sandbox's view */
-	const char	*raw1;		/* as written (a foreign call) */
+	const char	*raw1;		/* as written (a foreign call,
+					   openat2's resolve flags) */
+	uint64_t	 resolve;	/* openat2's RESOLVE_* */
 	int		 rawfd1;	/* its base: AT_FDCWD or a fd */
 	const char	*raw2;
 	int		 rawfd2;
