@@ -68,6 +68,22 @@ if [ "$(id -u)" -ne 0 ] && command -v bwrap > /dev/null; then
 	ok_unless "nested bwrap: plain2 not made" test -e "$P/plain2"
 	assert_match "nested bwrap: its tmpfs works" "$(jfield .stdout)" \
 	    "bwrap-tmp-ok"
+	# A project file bind-mounted onto a name of the nested tmpfs: the
+	# name's directory is not the project's, what it opens is.
+	jexec --config "$T/nest.json" -- unshare -Urm python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+open("/tmp/t", "w").close()
+print("mount", libc.mount(b"src/a.txt", b"/tmp/t", None, 4096, None))
+try:
+    with open("/tmp/t", "w") as f:
+        f.write("evil\n")
+    print("written")
+except OSError as e:
+    print("refused", e.errno)'
+	assert_match "a bind-mounted project file: refused" "$(jfield .stdout)" \
+	    "mount 0.*refused 13"
+	assert_eq "  src/a.txt unchanged" "$(cat "$P/src/a.txt")" hello
 else
 	skip "a nested bwrap" "as root uid 0 cannot be mapped into a nested namespace without CAP_SETFCAP"
 fi
