@@ -642,7 +642,8 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 
 	memset(&a, 0, sizeof a);
 	a.op = (uint32_t)q->op;
-	a.flags = q->flags;
+	a.flags = q->op == OBSERVE_ACT_OPEN ? q->flags & ~(uint32_t)O_TRUNC :
+	    q->flags;
 	a.mode = q->mode;
 	a.arg = q->arg;
 	abs1 = act_foreign_abs(obs, pid, q->path1, q->follow1);
@@ -724,7 +725,8 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 	a.len1 = n1 != NULL ? (uint32_t)strlen(n1) + 1 : 2;
 	a.len2 = p2 != NULL ? (uint32_t)strlen(p2) + 1 : 0;
 	e = act_send2(obs, &a, n1 != NULL ? n1 : "/", p2, fds, &out);
-	/* What an open reached may be a mount of a project file. */
+	/* What an open reached may be a mount of a project file: checked
+	   before it is truncated (the delegate opened it without O_TRUNC). */
 	if (e == 0 && out >= 0 && (fstat(out, &st) != 0 ||
 	    st.st_dev == obs->project_dev)) {
 		close(out);
@@ -732,6 +734,12 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 		    "a call from a nested namespace on the project's file "
 		    "system", vs);
 		goto out;
+	}
+	if (e == 0 && out >= 0 && (q->flags & O_TRUNC) &&
+	    S_ISREG(st.st_mode) && ftruncate(out, 0) != 0) {
+		e = errno;
+		close(out);
+		out = -1;
 	}
 	act_answer(obs, q, e, out);
 out:
