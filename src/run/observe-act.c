@@ -183,14 +183,19 @@ act_proc_self(pid_t pid, char *abs)
 	return out;
 }
 
-/* The caller's umask. */
+/* The caller's umask, for a call that makes a mode (else 0: reading
+   /proc/PID/status is the dearest part of a call that only writes). */
 static uint32_t
-act_umask(pid_t pid)
+act_umask(pid_t pid, const struct observe_req *q)
 {
 	char		 p[64], line[128];
 	FILE		*f;
 	unsigned	 u = 022;
 
+	if (q->op != OBSERVE_ACT_MKDIR && q->op != OBSERVE_ACT_MKNOD &&
+	    (q->op != OBSERVE_ACT_OPEN || (q->flags & (O_CREAT |
+	    __O_TMPFILE)) == 0))
+		return 0;
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
 	if ((f = fopen(p, "re")) == NULL)
 		return u;
@@ -705,7 +710,7 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 		obs->answer_error = EACCES;
 		goto out;
 	}
-	a.umask = act_umask(pid);
+	a.umask = act_umask(pid, q);
 	/* Made as the caller's user namespace (helper-act.c): a third
 	   descriptor after the two (the second may be absent). */
 	snprintf(ns, sizeof ns, "/proc/%d/ns/user", (int)pid);
@@ -797,7 +802,7 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 	a.flags = q->flags;
 	a.mode = q->mode;
 	a.arg = q->arg;
-	a.umask = act_umask(pid);
+	a.umask = act_umask(pid, q);
 	p2 = q->op == OBSERVE_ACT_SYMLINK ? q->path2 : abs2;
 	if (pin1 >= 0 && (q->op == OBSERVE_ACT_OPEN ||
 	    q->op == OBSERVE_ACT_CHMOD || q->op == OBSERVE_ACT_TRUNCATE)) {
