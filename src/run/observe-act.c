@@ -918,3 +918,18 @@ observe_act_waits_end(struct observer *obs)
 		w->sock = -1;
 	}
 }
+
+void
+observe_act_project_dev(struct observer *obs)
+{
+	struct stat	 st;
+	const char	*rel;
+
+	if (obs->project_dev_ok || obs->rootfd < 0 || obs->project == NULL)
+		return;
+	rel = obs->project + strspn(obs->project, "/");
+	if (fstatat(obs->rootfd, *rel != '\0' ? rel : ".", &st, 0) == 0) {
+		obs->project_dev = st.st_dev;
+		obs->project_dev_ok = true;
+	}
+}

@@ -484,10 +484,8 @@ observe_foreign(struct observer *obs, const struct seccomp_notif *n,
     struct violations *vs, const struct observe_call *c)
 {
 	struct snapshot_paths	*rec = obs->rec;
-	struct stat		 st;
 	char			 p[64];
 	int			 saved = obs->rootfd, rootc;
-	const char		*rel;
 
 	switch (c->how) {
 	case HOW_OPEN:
@@ -502,14 +500,7 @@ observe_foreign(struct observer *obs, const struct seccomp_notif *n,
 	default:
 		return;		/* creates no name */
 	}
-	if (!obs->project_dev_ok && obs->rootfd >= 0 && obs->project != NULL) {
-		rel = obs->project + strspn(obs->project, "/");
-		if (fstatat(obs->rootfd, *rel != '\0' ? rel : ".", &st, 0) ==
-		    0) {
-			obs->project_dev = st.st_dev;
-			obs->project_dev_ok = true;
-		}
-	}
+	observe_act_project_dev(obs);
 	if (obs->project == NULL)
 		return;		/* no project to keep */
 	snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);

@@ -222,6 +222,8 @@ void	 observe_act(struct observer *, const struct seccomp_notif *,
 /* ANSWER_LATER: keep the notification id to answer when the FIFO opens;
    false when it cannot wait (the call then fails with ENXIO). */
 bool	 observe_act_later(struct observer *, uint64_t id);
+/* Learn the project's device (as the sandbox sees it) once. */
+void	 observe_act_project_dev(struct observer *);
 /* Drop every wait (the run ends). */
 void	 observe_act_waits_end(struct observer *);
 
