@@ -533,7 +533,8 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	const struct seccomp_data	*d = &n->data;
 	const struct observe_call	*c;
 	struct observe_mem		 mem
-	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1, NULL, 0 };
+	    __attribute__((cleanup(observe_mem_release))) =
+	    { n->pid, -1, NULL, 0 };
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
@@ -680,6 +681,44 @@ observe_take_raw(struct observe_mem *mem, char **raw, int *dirfd)
 	mem->raw = NULL;
 }
 
+/* A link or a rename: its two names into q (joined, as written, a
+   descriptor named); *lost the first error. */
+static void
+observe_read_two(const struct observe_call *c, const struct seccomp_data *d,
+    struct observe_mem *mem, struct observe_req *q, char **path,
+    char **path2, char **raw1, char **raw2, bool *deleted, int *lost)
+{
+	bool	link = c->how == HOW_LINK;
+
+	*path = observe_arg_path(d, mem, c->dirfd, c->path, false, NULL);
+	*lost = *path == NULL ? errno : 0;
+	observe_take_raw(mem, raw1, &q->rawfd1);
+	if (link)
+		*path2 = observe_arg_path_fd(d, mem,
+		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
+		    deleted, &q->fd2);
+	else
+		*path2 = observe_arg_path(d, mem,
+		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false,
+		    NULL);
+	if (*path2 == NULL && *lost == 0)
+		*lost = errno;
+	observe_take_raw(mem, raw2, &q->rawfd2);
+	q->path1 = *path;
+	if (link) {
+		q->op = OBSERVE_ACT_LINK;
+		q->follow2 = c->flags >= 0 && (d->args[c->flags] &
+		    AT_SYMLINK_FOLLOW);
+		q->path2 = q->fd2 < 0 ? *path2 : NULL;
+	} else {
+		q->op = OBSERVE_ACT_RENAME;
+		q->path2 = *path2;
+		if (strcmp(c->name, "renameat2") == 0)
+			q->flags = (uint32_t)d->args[4];
+	}
+}
+
 /* The rest of observe_judge: one file-changing or network call. */
 static void
 observe_judge_call(struct observer *obs, const struct sandbox *sb,
@@ -688,7 +727,8 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 {
 	const struct seccomp_data	*d = &n->data;
 	struct observe_mem		 mem
-	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1, NULL, 0 };
+	    __attribute__((cleanup(observe_mem_release))) =
+	    { n->pid, -1, NULL, 0 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
 	uint64_t			 msg[2];
 	enum observe_kind		 kind;
@@ -742,45 +782,13 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		    (q.flags & O_ACCMODE) == O_WRONLY;
 		break;
 	case HOW_LINK:
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false, NULL);
-		lost = path == NULL ? errno : 0;
-		observe_take_raw(&mem, &raw1, &q.rawfd1);
-		path2 = observe_arg_path_fd(d, &mem,
-		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
-		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
-		    &deleted, &q.fd2);
-		if (path2 == NULL && lost == 0)
-			lost = errno;
-		observe_take_raw(&mem, &raw2, &q.rawfd2);
-		kind = OBSERVE_CREATE_EXCL;
-		follow = c->flags >= 0 && (d->args[c->flags] &
-		    AT_SYMLINK_FOLLOW);	/* for the old name */
-		op = c->op;
-		q.op = OBSERVE_ACT_LINK;
-		q.path1 = path;
-		q.path2 = q.fd2 < 0 ? path2 : NULL;
-		q.follow2 = follow;
-		break;
 	case HOW_RENAME:
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false, NULL);
-		lost = path == NULL ? errno : 0;
-		observe_take_raw(&mem, &raw1, &q.rawfd1);
-		path2 = observe_arg_path(d, &mem,
-		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false,
-		    NULL);
-		if (path2 == NULL && lost == 0)
-			lost = errno;
-		observe_take_raw(&mem, &raw2, &q.rawfd2);
-		kind = OBSERVE_DELETE;
-		follow = false;
+		observe_read_two(c, d, &mem, &q, &path, &path2, &raw1, &raw2,
+		    &deleted, &lost);
+		kind = c->how == HOW_LINK ? OBSERVE_CREATE_EXCL :
+		    OBSERVE_DELETE;
+		follow = c->how == HOW_LINK && q.follow2; /* the old name */
 		op = c->op;
-		q.op = OBSERVE_ACT_RENAME;
-		q.path1 = path;
-		q.path2 = path2;
-		if (strcmp(c->name, "renameat2") == 0)
-			q.flags = (uint32_t)d->args[4];
 		break;
 	case HOW_BIND:
 		kind = c->kind;
