@@ -20,7 +20,9 @@
  * atomically with the answer. The delegate is a process of the sandbox
  * itself (its user and mount namespaces, its credentials, its root): a
  * read-only bind stays read-only, a file it makes belongs to the sandbox's
- * user, as if the caller had made it. Calls the kernel may keep making
+ * user, as if the caller had made it. A call from a nested sandbox's own
+ * mount namespace is judged by identity (act_foreign, below). Calls the
+ * kernel may keep making
  * (CONTINUE) are those that create nothing (utime, chown, xattr, exec,
  * network) and opens of existing files that only read.
  */

@@ -318,8 +318,9 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 
 /*
  * Is the caller in the sandbox's mount namespace, with its root known?
- * A nested sandbox has another view of paths: not ours to judge (only
- * possible when the policy allows user namespaces inside). The first
+ * A nested sandbox has another view of paths (only possible when the
+ * policy allows user namespaces inside): observe_foreign judges its calls
+ * by identity instead. The first
  * caller in the sandbox's namespace gives us its root, shared by all
  * (chroot and pivot_root are denied); the caller is checked to be still
  * waiting, so its pid cannot have been reused.

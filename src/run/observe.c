@@ -31,8 +31,12 @@
  *		SECCOMP_IOCTL_NOTIF_ADDFD | SECCOMP_ADDFD_FLAG_SEND
  *		(observe-act.c says why a racing writer cannot win).
  *
- * Calls that create nothing (exec, chown, utime, xattr, network, opens
- * that only read) CONTINUE. Stand-in files at protected names are not
+ * A caller in a nested sandbox's own mount namespace is judged by
+ * identity (observe-act.c, act_foreign); a FIFO opened for writing waits
+ * for its reader in a child of the delegate and is answered later
+ * (ANSWER_LATER); openat2's resolve flags are checked by the kernel
+ * (act_resolve_check). Calls that create nothing (exec, chown, utime,
+ * xattr, network, opens that only read) CONTINUE. Stand-in files at protected names are not
  * needed: the project inside is exactly as it is. Where the observer
  * cannot decide (no notification, no delegate, a kernel before 5.14),
  * observe_deciding() is false and a run that can write the project does
