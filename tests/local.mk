@@ -245,6 +245,9 @@ check_PROGRAMS += tests/integration/memwrite tests/integration/decide-race
 tests_integration_decide_race_LDADD = -lpthread
 CONTAIN_TESTS = \
 	%D%/integration/contain-decide.sh \
+	%D%/integration/contain-nested.sh \
+	%D%/integration/decide-fifo.sh \
+	%D%/integration/decide-resolve.sh \
 	%D%/integration/contain-root.sh \
 	%D%/integration/contain-git.sh \
 	%D%/integration/contain-gitscan.sh \

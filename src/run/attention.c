@@ -209,16 +209,10 @@ attention_by_state(struct result *r, const char *rel, const char *project,
 /* Look at every change once. */
 void
 attention_collect(struct result *r, const char *project,
-    const struct strv *patterns, const struct snapshot *before,
-    const struct strv *swept)
+    const struct strv *patterns, const struct snapshot *before)
 {
 	const struct changes	*c = &r->changes;
 
-	/* Made by the command and removed after it (sandbox_sweep). */
-	for (size_t i = 0; swept != NULL && i < swept->n; i++)
-		attentions_add(&r->attention, swept->v[i], "git",
-		    "created under .git and removed after the run: git would "
-		    "run hooks and configuration from there");
 	for (size_t i = 0; i < c->created.n; i++) {
 		attention_by_name(r, c->created.v[i], patterns, "created");
 		attention_by_state(r, c->created.v[i], project, before, NULL,

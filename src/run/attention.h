@@ -28,11 +28,9 @@
 #include "snapshot.h"
 #include "strv.h"
 
-/* Add r->attention entries for r->changes and for the .git paths swept
-   after the run (sandbox_sweep). before and swept may be NULL. */
+/* Add r->attention entries for r->changes. before may be NULL. */
 void	 attention_collect(struct result *r, const char *project,
-	    const struct strv *patterns, const struct snapshot *before,
-	    const struct strv *swept);
+	    const struct strv *patterns, const struct snapshot *before);
 /* Does a project-relative path match one attention pattern? */
 bool	 attention_match(const char *path, const char *pattern);
 

@@ -20,7 +20,7 @@
  *	run_take (prestarted) or directly: git operations' refs before
  *	(git-write) -> let the command start ->
  *	run_loop: event loop until bwrap is gone and its pipes are closed
- *	-> the sweep -> run_violations -> run_changes: the change report
+ *	-> run_violations -> run_changes: the change report
  *	(recorded calls or snapshot after), undo kept -> run_git_cwd: git
  *	operations after, the cwd pipe's last directory ->
  *	run_kill (on a failure once bwrap runs) -> run_release_all: the
@@ -303,7 +303,6 @@ struct run {
 	struct probe		 probe;
 	struct strv		 full;		/* bwrap's argv and the command */
 	struct snapshot		*before, *after;
-	struct strv		 swept;		/* removed .git */
 	struct snapshot_paths	*rec;
 	struct undo_rec		*undo;
 	struct gitops		*git;		/* refs before: git-write */
@@ -532,9 +531,6 @@ run_release(struct run *s)
 		s->cause = xstrdup("killed before the command started");
 		return STEP_KILL;
 	}
-	/* What is born in the project from now on may be the command's
-	   (the sweep's proof: sandbox.h). */
-	sandbox_started(&s->sb);
 	/* Without a helper nothing holds the command back any more. */
 	e->cmd_may_run = e->obs == NULL;
 	(void)!write(s->bpipe[1], "", 1);	/* go */
@@ -626,7 +622,7 @@ run_take(struct run *s)
 }
 
 /* Let the command start and run the event loop until bwrap is gone and
-   its pipes are closed; then its status, the sweep, the observer's word. */
+   its pipes are closed; then its status, the observer's word. */
 static void
 run_loop(struct run *s)
 {
@@ -657,8 +653,6 @@ run_loop(struct run *s)
 		e->bwrap_done = true;
 	}
 	r->duration_ms = loop_now_ms() - e->start_ms;
-	/* What the mounts cannot stop (a new .git): removed, reported. */
-	sandbox_sweep(&s->sb, s->pol.project, &r->warnings, &s->swept);
 	engine_exit_status(e);
 	/* Its mounts were not what bwgate opened: it never ran. */
 	if (observe_raced(e->obs) != NULL) {
@@ -732,7 +726,7 @@ run_changes(struct run *s)
 		    snapshot_paths_why(s->rec));
 		strv_append_all(&r->warnings, snapshot_paths_warnings(s->rec));
 		attention_collect(r, s->pol.project, &o->attention,
-		    snapshot_paths_before(s->rec), &s->swept);
+		    snapshot_paths_before(s->rec));
 		LOG("%zu paths recorded", snapshot_paths_count(s->rec));
 	} else if (s->before != NULL) {
 		s->after = snapshot_take(s->pol.project, &s->snap, &s->cause);
@@ -746,7 +740,7 @@ run_changes(struct run *s)
 			r->changes_method = "snapshot";
 			r->changes_scope = "project";
 			attention_collect(r, s->pol.project, &o->attention,
-			    s->before, &s->swept);
+			    s->before);
 			strv_append_all(&r->warnings,
 			    snapshot_warnings(s->after));
 		}
@@ -819,7 +813,6 @@ run_release_all(struct run *s)
 		monitor_free(e->mon);
 	snapshot_free(s->before);
 	snapshot_free(s->after);
-	strv_release(&s->swept);
 	if (e->loop != NULL) {
 		runner_close(&e->run);
 		loop_free(e->loop);
@@ -847,7 +840,7 @@ engine_run(const struct engine_opts *o, struct result *r)
 	struct run	 s = { .e = { .opts = o, .r = r, .status_fd = -1,
 			   .cwd_rd = -1, .cwd_num = -1 }, .o = o, .r = r,
 			   .sb = SANDBOX_INIT, .full = STRV_INIT,
-			   .swept = STRV_INIT, .skip = STRV_INIT,
+			   .skip = STRV_INIT,
 			   .lim_new = ASIDE_INIT, .lim_free = ASIDE_INIT,
 			   .spipe = { -1, -1 }, .bpipe = { -1, -1 },
 			   .prestart = o->await != NULL, .rc = -1 };

@@ -234,6 +234,9 @@ observe_arg_path_fd(const struct seccomp_data *d, struct observe_mem *mem,
 	}
 	/* glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and others name a file by
 	   its descriptor: /proc/self/fd/N is the file open at N. */
+	free(mem->raw);
+	mem->raw = xstrdup(raw);
+	mem->raw_dirfd = dirfd;
 	if ((fd = observe_proc_fd(raw)) >= 0) {
 		*fdnum = fd;
 		return observe_base(mem->pid, fd, deleted);
@@ -315,8 +318,9 @@ observe_exec(struct observer *obs, const struct seccomp_data *d,
 
 /*
  * Is the caller in the sandbox's mount namespace, with its root known?
- * A nested sandbox has another view of paths: not ours to judge (only
- * possible when the policy allows user namespaces inside). The first
+ * A nested sandbox has another view of paths (only possible when the
+ * policy allows user namespaces inside): observe_foreign judges its calls
+ * by identity instead. The first
  * caller in the sandbox's namespace gives us its root, shared by all
  * (chroot and pivot_root are denied); the caller is checked to be still
  * waiting, so its pid cannot have been reused.
@@ -468,6 +472,60 @@ observe_judge_content(struct observer *obs, const struct sandbox *sb,
 	    path == NULL || deleted);
 }
 
+/*
+ * A caller in another mount namespace (a nested sandbox: only with user
+ * namespaces allowed): its names are resolved in its own root, and what
+ * creates, renames, links, removes, writes or changes a mode is judged by
+ * identity and made by the delegate (observe-act.c, act_foreign), or
+ * refused. Nothing is recorded for the change report: nothing it makes is
+ * on the project's file system. Network calls are judged as any other.
+ */
+static void
+observe_foreign(struct observer *obs, const struct seccomp_notif *n,
+    struct violations *vs, const struct observe_call *c)
+{
+	struct snapshot_paths	*rec = obs->rec;
+	char			 p[64];
+	int			 saved = obs->rootfd, rootc;
+
+	switch (c->how) {
+	case HOW_OPEN:
+	case HOW_OPENAT2:
+	case HOW_PATH:
+	case HOW_LINK:
+	case HOW_RENAME:
+	case HOW_CONNECT:
+	case HOW_SENDTO:
+	case HOW_SENDMSG:
+		break;
+	default:
+		return;		/* creates no name */
+	}
+	observe_act_project_dev(obs);
+	if (obs->project == NULL)
+		return;		/* no project to keep */
+	snprintf(p, sizeof p, "/proc/%d/root", (int)n->pid);
+	rootc = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!obs->project_dev_ok || rootc < 0 ||
+	    ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
+		/* Fail closed: nothing to judge by. */
+		if (rootc >= 0)
+			close(rootc);
+		obs->answer = ANSWER_ERROR;
+		obs->answer_error = EACCES;
+		return;
+	}
+	obs->rootfd = rootc;
+	obs->rec = NULL;
+	obs->foreign = true;
+	obs->cur_pid = (pid_t)n->pid;
+	observe_judge_call(obs, NULL, n, vs, c);
+	obs->foreign = false;
+	obs->rec = rec;
+	obs->rootfd = saved;
+	close(rootc);
+}
+
 /* Read and judge one notification (the caller is stopped meanwhile). */
 void
 observe_judge(struct observer *obs, const struct sandbox *sb,
@@ -476,7 +534,8 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 	const struct seccomp_data	*d = &n->data;
 	const struct observe_call	*c;
 	struct observe_mem		 mem
-	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
+	    __attribute__((cleanup(observe_mem_release))) =
+	    { n->pid, -1, NULL, 0 };
 
 	if (d->arch != obs->arch || (c = observe_lookup(d->nr)) == NULL)
 		return;
@@ -502,8 +561,10 @@ observe_judge(struct observer *obs, const struct sandbox *sb,
 			    obs->rootfd : -1);
 		return;
 	}
-	if (!observe_root(obs, n))
+	if (!observe_root(obs, n)) {
+		observe_foreign(obs, n, vs, c);
 		return;
+	}
 	obs->cur_pid = (pid_t)n->pid;
 	observe_widen_threads(obs, c);
 	if (c->how == HOW_CHDIR)
@@ -556,6 +617,7 @@ observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
 			*lost = ENOSYS;
 			return true;
 		}
+		q->resolve = how.resolve;
 	} else if (c->flags >= 0)
 		flags = d->args[c->flags];
 	else
@@ -620,6 +682,54 @@ observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
 	return true;
 }
 
+/* Take the last path argument as written (mem->raw) into *raw. */
+static void
+observe_take_raw(struct observe_mem *mem, char **raw, int *dirfd)
+{
+	free(*raw);
+	*raw = mem->raw;
+	*dirfd = mem->raw_dirfd;
+	mem->raw = NULL;
+}
+
+/* A link or a rename: its two names into q (joined, as written, a
+   descriptor named); *lost the first error. */
+static void
+observe_read_two(const struct observe_call *c, const struct seccomp_data *d,
+    struct observe_mem *mem, struct observe_req *q, char **path,
+    char **path2, char **raw1, char **raw2, bool *deleted, int *lost)
+{
+	bool	link = c->how == HOW_LINK;
+
+	*path = observe_arg_path(d, mem, c->dirfd, c->path, false, NULL);
+	*lost = *path == NULL ? errno : 0;
+	observe_take_raw(mem, raw1, &q->rawfd1);
+	if (link)
+		*path2 = observe_arg_path_fd(d, mem,
+		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
+		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
+		    deleted, &q->fd2);
+	else
+		*path2 = observe_arg_path(d, mem,
+		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false,
+		    NULL);
+	if (*path2 == NULL && *lost == 0)
+		*lost = errno;
+	observe_take_raw(mem, raw2, &q->rawfd2);
+	q->path1 = *path;
+	if (link) {
+		q->op = OBSERVE_ACT_LINK;
+		q->follow2 = c->flags >= 0 && (d->args[c->flags] &
+		    AT_SYMLINK_FOLLOW);
+		q->path2 = q->fd2 < 0 ? *path2 : NULL;
+	} else {
+		q->op = OBSERVE_ACT_RENAME;
+		q->path2 = *path2;
+		if (strcmp(c->name, "renameat2") == 0)
+			q->flags = (uint32_t)d->args[4];
+	}
+}
+
 /* The rest of observe_judge: one file-changing or network call. */
 static void
 observe_judge_call(struct observer *obs, const struct sandbox *sb,
@@ -628,7 +738,8 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 {
 	const struct seccomp_data	*d = &n->data;
 	struct observe_mem		 mem
-	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
+	    __attribute__((cleanup(observe_mem_release))) =
+	    { n->pid, -1, NULL, 0 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
 	uint64_t			 msg[2];
 	enum observe_kind		 kind;
@@ -638,9 +749,11 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	int				 lost = 0;
 	struct observe_req		 q;
 	_cleanup_free_ char		*target = NULL;
+	_cleanup_free_ char		*raw1 = NULL, *raw2 = NULL;
 
 	memset(&q, 0, sizeof q);
 	q.fd1 = q.fd2 = -1;
+	q.rawfd1 = q.rawfd2 = AT_FDCWD;
 
 	switch (c->how) {
 	case HOW_CONNECT:
@@ -666,6 +779,7 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	case HOW_OPENAT2:
 		if (!observe_read_open(c, d, &mem, &q, &path, &lost))
 			return;
+		observe_take_raw(&mem, &raw1, &q.rawfd1);
 		kind = q.kind;
 		follow = q.follow1;
 		writes = q.writes;
@@ -679,41 +793,13 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		    (q.flags & O_ACCMODE) == O_WRONLY;
 		break;
 	case HOW_LINK:
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false, NULL);
-		lost = path == NULL ? errno : 0;
-		path2 = observe_arg_path_fd(d, &mem,
-		    c->dirfd >= 0 ? 0 : -1, c->dirfd >= 0 ? 1 : 0,
-		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
-		    &deleted, &q.fd2);
-		if (path2 == NULL && lost == 0)
-			lost = errno;
-		kind = OBSERVE_CREATE_EXCL;
-		follow = c->flags >= 0 && (d->args[c->flags] &
-		    AT_SYMLINK_FOLLOW);	/* for the old name */
-		op = c->op;
-		q.op = OBSERVE_ACT_LINK;
-		q.path1 = path;
-		q.path2 = q.fd2 < 0 ? path2 : NULL;
-		q.follow2 = follow;
-		break;
 	case HOW_RENAME:
-		path = observe_arg_path(d, &mem, c->dirfd, c->path,
-		    false, NULL);
-		lost = path == NULL ? errno : 0;
-		path2 = observe_arg_path(d, &mem,
-		    c->dirfd >= 0 ? 2 : -1, c->dirfd >= 0 ? 3 : 1, false,
-		    NULL);
-		if (path2 == NULL && lost == 0)
-			lost = errno;
-		kind = OBSERVE_DELETE;
-		follow = false;
+		observe_read_two(c, d, &mem, &q, &path, &path2, &raw1, &raw2,
+		    &deleted, &lost);
+		kind = c->how == HOW_LINK ? OBSERVE_CREATE_EXCL :
+		    OBSERVE_DELETE;
+		follow = c->how == HOW_LINK && q.follow2; /* the old name */
 		op = c->op;
-		q.op = OBSERVE_ACT_RENAME;
-		q.path1 = path;
-		q.path2 = path2;
-		if (strcmp(c->name, "renameat2") == 0)
-			q.flags = (uint32_t)d->args[4];
 		break;
 	case HOW_BIND:
 		kind = c->kind;
@@ -742,6 +828,7 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		    c->flags >= 0 && (d->args[c->flags] & AT_EMPTY_PATH),
 		    &deleted, &q.fd1);
 		lost = path == NULL ? errno : 0;
+		observe_take_raw(&mem, &raw1, &q.rawfd1);
 		observe_req_path(c, d, &mem, follow, path, &q, &target);
 		break;
 	}
@@ -770,9 +857,12 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		return;
 	}
 	/* An openat2 that only reads is made by the delegate, not judged. */
-	if (q.op != OBSERVE_ACT_OPEN || q.writes || (q.flags & O_CREAT))
+	if (!obs->foreign && (q.op != OBSERVE_ACT_OPEN || q.writes ||
+	    (q.flags & O_CREAT)))
 		q.noted = observe_judge_paths(obs, sb, c, path, path2, kind,
 		    follow, writes, op, vs);
+	q.raw1 = raw1;
+	q.raw2 = raw2;
 	if (q.op != 0 && (q.path1 != NULL || q.fd1 >= 0))
 		observe_act(obs, n, &q, vs);
 	free((char *)(q.op == OBSERVE_ACT_OPEN ? q.path1 : NULL));

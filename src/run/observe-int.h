@@ -34,6 +34,19 @@ enum observe_answer {
 	ANSWER_ERROR,		/* fail it with answer_error */
 	ANSWER_DONE,		/* the delegate made it: return 0 */
 	ANSWER_FD,		/* the delegate opened it: inject answer_fd */
+	ANSWER_LATER,		/* a FIFO's open waits for a reader: answered
+				   when answer_fd (a socket) brings it */
+};
+
+/* FIFO opens waiting for a reader at once (observe-act.c); more fail
+   with ENXIO. */
+#define OBSERVE_WAITS_MAX	32
+
+struct observe_wait {
+	struct observer	*obs;
+	uint64_t	 id;		/* the notification to answer */
+	int		 sock;		/* the waiting child's, or -1 */
+	bool		 cloexec;
 };
 
 struct protect;
@@ -100,12 +113,23 @@ struct observer {
 	bool			 answer_cloexec;
 	unsigned long		 decided;	/* calls made by the delegate */
 	unsigned long		 refused;	/* calls refused by the policy */
+	struct observe_wait	 waits[OBSERVE_WAITS_MAX];
+	/* A call from another mount namespace being judged (obs->rootfd is
+	   then the caller's root): observe_act judges it by identity. */
+	bool			 foreign;
+	dev_t			 project_dev;	/* the project's file system */
+	bool			 project_dev_ok;
 };
 
 /* Another process's memory: process_vm_readv, else /proc/PID/mem. */
 struct observe_mem {
 	pid_t	pid;
 	int	fd;		/* /proc/PID/mem once needed, else -1 */
+	/* The last path argument read, as the caller wrote it, and the
+	   descriptor it is relative to (a foreign call resolves it from
+	   there: observe-act.c). */
+	char	*raw;
+	int	 raw_dirfd;
 };
 
 void	 observe_mem_release(struct observe_mem *);
@@ -174,6 +198,12 @@ struct observe_req {
 	uint64_t	 mode;
 	uint64_t	 arg;
 	const char	*path1;		/* joined, in the sandbox's view */
+	const char	*raw1;		/* as written (a foreign call,
+					   openat2's resolve flags) */
+	uint64_t	 resolve;	/* openat2's RESOLVE_* */
+	int		 rawfd1;	/* its base: AT_FDCWD or a fd */
+	const char	*raw2;
+	int		 rawfd2;
 	bool		 follow1;
 	int		 fd1;		/* or the caller's descriptor (-1) */
 	const char	*path2;		/* rename: to; link: the old name;
@@ -189,6 +219,13 @@ struct observe_req {
    make it through the delegate: sets obs->answer. */
 void	 observe_act(struct observer *, const struct seccomp_notif *,
 	    const struct observe_req *, struct violations *);
+/* ANSWER_LATER: keep the notification id to answer when the FIFO opens;
+   false when it cannot wait (the call then fails with ENXIO). */
+bool	 observe_act_later(struct observer *, uint64_t id);
+/* Learn the project's device (as the sandbox sees it) once. */
+void	 observe_act_project_dev(struct observer *);
+/* Drop every wait (the run ends). */
+void	 observe_act_waits_end(struct observer *);
 
 /* observe-call.c: read and judge one notification (the caller is
    stopped meanwhile); violations go to vs. */

@@ -33,6 +33,7 @@ observe_mem_release(struct observe_mem *mem)
 {
 	if (mem->fd >= 0)
 		close(mem->fd);
+	free(mem->raw);
 }
 
 /* Read len bytes at addr; the count read or -1. */

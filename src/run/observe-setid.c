@@ -54,7 +54,7 @@ observe_setid(struct observer *obs, const struct seccomp_notif *n,
 {
 	const struct seccomp_data	*d = &n->data;
 	struct observe_mem		 mem
-	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1 };
+	    __attribute__((cleanup(observe_mem_release))) = { n->pid, -1, NULL, 0 };
 	char				*name, *path = NULL;
 
 	(void)obs;

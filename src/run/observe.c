@@ -31,8 +31,12 @@
  *		SECCOMP_IOCTL_NOTIF_ADDFD | SECCOMP_ADDFD_FLAG_SEND
  *		(observe-act.c says why a racing writer cannot win).
  *
- * Calls that create nothing (exec, chown, utime, xattr, network, opens
- * that only read) CONTINUE. Stand-in files at protected names are not
+ * A caller in a nested sandbox's own mount namespace is judged by
+ * identity (observe-act.c, act_foreign); a FIFO opened for writing waits
+ * for its reader in a child of the delegate and is answered later
+ * (ANSWER_LATER); openat2's resolve flags are checked by the kernel
+ * (act_resolve_check). Calls that create nothing (exec, chown, utime,
+ * xattr, network, opens that only read) CONTINUE. Stand-in files at protected names are not
  * needed: the project inside is exactly as it is. Where the observer
  * cannot decide (no notification, no delegate, a kernel before 5.14),
  * observe_deciding() is false and a run that can write the project does
@@ -578,6 +582,16 @@ observe_serve(struct observer *obs, const struct sandbox *sb,
 			if (obs->answer == ANSWER_FD && obs->raced == NULL &&
 			    observe_inject(obs))
 				continue;
+			if (obs->answer == ANSWER_LATER) {
+				if (obs->raced == NULL &&
+				    observe_act_later(obs, obs->req->id))
+					continue;	/* answered later */
+				if (obs->answer_fd >= 0)
+					close(obs->answer_fd);
+				obs->answer_fd = -1;
+				obs->answer = ANSWER_ERROR;
+				obs->answer_error = ENXIO;
+			}
 			memset(obs->resp, 0, obs->resp_size);
 			obs->resp->id = obs->req->id;
 			obs->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -667,6 +681,7 @@ observe_finish(struct observer *obs)
 	if (obs->loop != NULL && obs->loop_fd >= 0)
 		loop_remove(obs->loop, obs->loop_fd);
 	obs->loop_fd = -1;
+	observe_act_waits_end(obs);
 	if (obs->state == STATE_HELLO)
 		observe_hello_reply(obs);
 	if (obs->state == STATE_LISTEN && obs->sb != NULL && obs->out != NULL)

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +70,78 @@ act_parent(const char *path, const char **name)
 	return act_open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 }
 
+/*
+ * A FIFO opened for writing with no reader yet: the caller would wait
+ * until one comes. The delegate must not (it makes every call of the
+ * sandbox), so a child of it waits: it opens the FIFO bwgate judged,
+ * through pin (O_PATH, resolved following nothing: that FIFO and no other
+ * file, whatever its name leads to by then), blocking, and sends the
+ * descriptor (or its errno as 4 bytes) over a socket whose other end goes
+ * back to bwgate with EINPROGRESS. bwgate answers the call when it comes
+ * (observe-act.c). Nothing but a FIFO waits: another file keeps ENXIO.
+ */
+static int
+act_fifo_wait(int pin, int flags, int *out)
+{
+	struct stat	 st;
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct cmsghdr	*c;
+	char		 proc[64];
+	int		 sv[2], f, err = 0;
+	pid_t		 pid;
+
+	if (pin < 0 || fstat(pin, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return ENXIO;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return ENXIO;
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ENXIO;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", pin);
+		while ((f = open(proc, (flags & ~(O_CREAT | O_EXCL |
+		    O_NONBLOCK | O_TRUNC)) | O_CLOEXEC)) < 0 && errno == EINTR)
+			;
+		err = f < 0 ? errno : 0;
+		memset(&mh, 0, sizeof mh);
+		iov.iov_base = &err;
+		iov.iov_len = sizeof err;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (f >= 0) {
+			memset(&u, 0, sizeof u);
+			mh.msg_control = u.buf;
+			mh.msg_controllen = sizeof u.buf;
+			c = CMSG_FIRSTHDR(&mh);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(c), &f, sizeof f);
+		}
+		(void)sendmsg(sv[1], &mh, MSG_NOSIGNAL);
+		_exit(0);
+	}
+	close(sv[1]);
+	*out = sv[0];
+	return EINPROGRESS;
+}
+
+/* Would the caller have waited for a reader (a blocking O_WRONLY open)? */
+static bool
+act_would_wait(const struct observe_act *a, int error)
+{
+	return error == ENXIO && (a->flags & O_ACCMODE) == O_WRONLY &&
+	    (a->flags & (O_NONBLOCK | O_PATH)) == 0;
+}
+
 /* An open: never blocks the delegate (a FIFO without a reader fails with
    ENXIO, where the caller would have waited), then the caller's flags. */
 static int
@@ -87,21 +161,112 @@ act_do_open(const struct observe_act *a, const char *p1, int fd, int *out)
 	} else
 		*out = act_open(p1, (uint64_t)(flags | nb | O_CLOEXEC),
 		    a->mode);
-	if (*out < 0)
-		return errno;
+	if (*out < 0) {
+		int	e = errno, pin;
+
+		if (!act_would_wait(a, e))
+			return e;
+		pin = fd >= 0 ? dup(fd) : act_open(p1, O_PATH | O_CLOEXEC, 0);
+		e = act_fifo_wait(pin, flags, out);
+		if (pin >= 0)
+			close(pin);
+		return e;
+	}
 	if ((flags & O_NONBLOCK) == 0)
 		(void)fcntl(*out, F_SETFL, flags & ~O_NONBLOCK);
 	return 0;
 }
 
+/* One name of a directory bwgate pinned: not empty, no '/', not . or .. */
+static bool
+act_name_ok(const char *n)
+{
+	return n != NULL && *n != '\0' && strchr(n, '/') == NULL &&
+	    strcmp(n, ".") != 0 && strcmp(n, "..") != 0;
+}
+
+/*
+ * A call from another mount namespace (OBSERVE_ACT_F_AT): bwgate resolved
+ * it in the caller's own root and pinned the directory (fds[0]; fds[1]
+ * the second directory of a rename, the existing file of a link); the
+ * call is made on one name in it, following nothing, never leaving it.
+ */
+static int
+act_at(const struct observe_act *a, const char *n1, const char *n2,
+    const int fds[3], int *out)
+{
+	struct open_how	how;
+	char		proc[64];
+	int		rc, f;
+
+	if (fds[0] < 0 || !act_name_ok(n1))
+		return EACCES;
+	switch (a->op) {
+	case OBSERVE_ACT_OPEN:
+		memset(&how, 0, sizeof how);
+		how.flags = (a->flags & ~(uint64_t)O_CLOEXEC) | O_NONBLOCK |
+		    O_CLOEXEC;
+		how.mode = (a->flags & (O_CREAT | __O_TMPFILE)) ?
+		    a->mode & 07777 : 0;
+		how.resolve = RESOLVE_BENEATH | ACT_RESOLVE;
+		if ((*out = (int)syscall(SYS_openat2, fds[0], n1, &how,
+		    sizeof how)) < 0) {
+			if (!act_would_wait(a, rc = errno))
+				return rc;
+			how.flags = O_PATH | O_CLOEXEC;
+			how.mode = 0;
+			f = (int)syscall(SYS_openat2, fds[0], n1, &how,
+			    sizeof how);
+			rc = act_fifo_wait(f, (int)a->flags, out);
+			if (f >= 0)
+				close(f);
+			return rc;
+		}
+		if ((a->flags & O_NONBLOCK) == 0)
+			(void)fcntl(*out, F_SETFL, (int)a->flags & ~O_NONBLOCK);
+		return 0;
+	case OBSERVE_ACT_MKDIR:
+		rc = mkdirat(fds[0], n1, (mode_t)a->mode);
+		break;
+	case OBSERVE_ACT_MKNOD:
+		rc = mknodat(fds[0], n1, (mode_t)a->mode, (dev_t)a->arg);
+		break;
+	case OBSERVE_ACT_SYMLINK:
+		if (n2 == NULL)
+			return EINVAL;
+		rc = symlinkat(n2, fds[0], n1);
+		break;
+	case OBSERVE_ACT_UNLINK:
+		rc = unlinkat(fds[0], n1, (int)a->flags & AT_REMOVEDIR);
+		break;
+	case OBSERVE_ACT_LINK:
+		if (fds[1] < 0)
+			return EACCES;
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fds[1]);
+		rc = linkat(AT_FDCWD, proc, fds[0], n1, AT_SYMLINK_FOLLOW);
+		break;
+	case OBSERVE_ACT_RENAME:
+		if (fds[1] < 0 || !act_name_ok(n2))
+			return EACCES;
+		rc = (int)syscall(SYS_renameat2, fds[0], n1, fds[1], n2,
+		    (unsigned)a->flags);
+		break;
+	default:
+		return EACCES;
+	}
+	return rc == 0 ? 0 : errno;
+}
+
 /* One request: 0 or the errno of the call; *out an opened descriptor. */
 static int
-act_one(const struct observe_act *a, const char *p1, const char *p2, int fd,
-    int *out)
+act_one(const struct observe_act *a, const char *p1, const char *p2,
+    const int fds[3], int *out)
 {
 	const char	*n1, *n2;
 	char		 proc[64];
 	int		 d1 = -1, d2 = -1, rc = 0, f;
+	int		 fd = (a->aflags & OBSERVE_ACT_F_FD) ? fds[0] : -1;
+	bool		 at = (a->aflags & OBSERVE_ACT_F_AT) != 0;
 
 	umask((mode_t)a->umask & 0777);
 	/* Never a setuid or setgid mode, whoever asks (the observer refuses
@@ -111,6 +276,8 @@ act_one(const struct observe_act *a, const char *p1, const char *p2, int fd,
 	    a->op == OBSERVE_ACT_MKNOD || (a->op == OBSERVE_ACT_OPEN &&
 	    (a->flags & (O_CREAT | __O_TMPFILE)) != 0)))
 		return EPERM;
+	if (at)
+		return act_at(a, p1, p2, fds, out);
 	switch (a->op) {
 	case OBSERVE_ACT_OPEN:
 		return act_do_open(a, p1, fd, out);
@@ -189,10 +356,12 @@ act_serve(int sock)
 	struct msghdr		 mh;
 	union {
 		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
 	} u;
 	struct cmsghdr		*c;
-	int			 fd = -1, out = -1;
+	int			 fds[3] = { -1, -1, -1 }, out = -1;
+	pid_t			 child = -1;
+	size_t			 nfd;
 	ssize_t			 n;
 
 	memset(&mh, 0, sizeof mh);
@@ -206,8 +375,12 @@ act_serve(int sock)
 	if (n <= 0)
 		return -1;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof fd);
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_RIGHTS) {
+			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(fds, CMSG_DATA(c), (nfd > 3 ? 3 : nfd) *
+			    sizeof(int));
+		}
 	memset(&r, 0, sizeof r);
 	memcpy(&a, msg, n >= (ssize_t)sizeof a ? sizeof a : 0);
 	if (n < (ssize_t)sizeof a || a.len1 == 0 || a.len1 > 4096 ||
@@ -215,12 +388,34 @@ act_serve(int sock)
 	    msg[sizeof a + a.len1 - 1] != '\0' || (a.len2 > 0 &&
 	    msg[sizeof a + a.len1 + a.len2 - 1] != '\0'))
 		r.error = EPROTO;
-	else
-		r.error = act_one(&a, msg + sizeof a, a.len2 > 0 ?
-		    msg + sizeof a + a.len1 : NULL,
-		    (a.aflags & OBSERVE_ACT_F_FD) ? fd : -1, &out);
-	if (fd >= 0)
-		close(fd);
+	else if ((a.aflags & OBSERVE_ACT_F_AT) && fds[2] >= 0 &&
+	    (child = fork()) != 0) {
+		/* The call is made, and answered, by the child. */
+		for (size_t i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		if (child < 0)
+			r.error = EAGAIN;
+		else {
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+				;
+			return 0;
+		}
+	} else {
+		/* A nested sandbox's call: made as its user namespace (what
+		   the kernel lets a process do, e.g. write its own uid_map,
+		   depends on who opened the file). The delegate, its
+		   ancestor's owner, may enter it. */
+		if (child == 0 && setns(fds[2], CLONE_NEWUSER) != 0 &&
+		    errno != EINVAL)
+			r.error = errno;
+		else
+			r.error = act_one(&a, msg + sizeof a, a.len2 > 0 ?
+			    msg + sizeof a + a.len1 : NULL, fds, &out);
+	}
+	for (size_t i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	iov.iov_base = &r;
 	iov.iov_len = sizeof r;
 	mh.msg_iov = &iov;
@@ -243,6 +438,8 @@ act_serve(int sock)
 		;
 	if (out >= 0)
 		close(out);
+	if (child == 0)
+		_exit(0);
 	return n < 0 ? -1 : 0;
 }
 
@@ -265,6 +462,8 @@ helper_act_start(void)
 			_exit(0);
 		(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		(void)signal(SIGPIPE, SIG_IGN);
+		/* Its children (a FIFO's wait) reap themselves. */
+		(void)signal(SIGCHLD, SIG_IGN);
 		/* Nothing of the command's or the helper's stays open here
 		   (bwgate sees the helper's socket close when it should). */
 		if (dup2(sv[1], 3) != 3)

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define OBSERVE_MAGIC		0x62776f62U	/* "bwob" */
-#define OBSERVE_VERSION		8
+#define OBSERVE_VERSION		9
 /* Where the helper keeps its socket while the filter is on. */
 #define OBSERVE_SOCK_FD		900
 /* The largest program the helper accepts (instructions). */
@@ -104,6 +104,11 @@ enum observe_act_op {
 };
 
 #define OBSERVE_ACT_F_FD	(1U << 0)	/* a descriptor comes along */
+/* A call from another mount namespace (a nested sandbox): the first
+   descriptor is the directory of path1, which is then one name; for a
+   rename the second is the directory of path2 (one name), for a link the
+   second is the existing file (path2 unused). */
+#define OBSERVE_ACT_F_AT	(1U << 1)
 
 struct observe_act {
 	uint32_t	op;

@@ -701,8 +701,6 @@ sandbox_release(struct sandbox *sb)
 	free(sb->run_as);
 	free(sb->run_home);
 	strv_release(&sb->proc_masked);
-	strv_release(&sb->sweep);
-	sandbox_gitscan_free(sb->gitscan);
 	if (sb->root_open)
 		close(sb->root_fd);
 	memset(sb, 0, sizeof *sb);

@@ -33,8 +33,9 @@ struct probe;
 struct gitscan;
 
 #define SANDBOX_FD_BASE		3
-/* Where the sweep moves git metadata it cannot prove the command made
-   (at the project's root; read-only inside every sandbox). */
+/* Where bwgate 0.3 moved git metadata it could not prove a command made
+   (at the project's root; read-only inside every sandbox, a project may
+   still hold one). */
 #define SANDBOX_QUARANTINE	".bwgate-quarantine"
 /* Where the in-sandbox helper (violation observer) is mounted. */
 #define SANDBOX_HELPER_PATH	"/run/bwgate/helper"
@@ -127,9 +128,6 @@ struct sandbox {
 	bool			 proc_readonly;	/* all of /proc read-only */
 	struct strv		 proc_masked;	/* entries masked */
 	size_t			 git_nested;	/* .git below the top level */
-	/* Checked after the run (sandbox_sweep, sandbox-git.c). */
-	struct strv		 sweep;		/* must still be absent */
-	struct gitscan		*gitscan;	/* the scan before, or NULL */
 	/* Where the helper's mount and its place before the command are
 	   in argv (0: no helper), for sandbox_shown_argv. */
 	size_t			 helper_mount_at;
@@ -140,10 +138,9 @@ struct sandbox {
 	dev_t			 project_dev;
 	ino_t			 project_ino;
 	/* The project, opened once (beneath.h): every host-side operation
-	   on it, from the build to the sweep, goes through this. */
+	   on it, from the build on, goes through this. */
 	int			 root_fd;
 	bool			 root_open;
-	struct timespec		 run_start;	/* set by sandbox_started */
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT }
 
@@ -192,16 +189,6 @@ int	 sandbox_add_fd(struct sandbox *, int fd);
    engine supplies the pipes for --block-fd and --json-status-fd. */
 int	 sandbox_fd_slot(const struct sandbox *, const char *option);
 int	 sandbox_status_slot(const struct sandbox *);
-/* Just before the command may run: the instant after which what is born
-   in the project is the command's (sandbox_sweep's proof). */
-void	 sandbox_started(struct sandbox *);
-/* Right after the command: what the mounts could not stop (a new .git,
-   git metadata git-write never allows) is removed when it was born during
-   the run and holds nothing older, else moved aside into the project's
-   SANDBOX_QUARANTINE; one warning each, and the project-relative paths
-   removed or moved; returns how many warnings. */
-int	 sandbox_sweep(struct sandbox *, const char *project,
-	    struct strv *warnings, struct strv *removed);
 /* Add kernel_uid, run_as, proc_readonly, proc_masked, ... to j. */
 void	 sandbox_facts_json(const struct sandbox *, cJSON *j);
 void	 sandbox_gitscan_free(struct gitscan *);

@@ -19,15 +19,15 @@
  * that refuses it) each component is opened in turn with O_NOFOLLOW and
  * checked to be a directory (and on the root's device for NO_XDEV).
  *
- * Walking a tree (gitscan, the .git sweep) holds a directory's descriptor
+ * Walking a tree (gitscan) holds a directory's descriptor
  * and opens one name below it (beneath_child: O_NOFOLLOW, never "..", "."
  * or a name with '/'), and climbs back with beneath_up, which checks the
  * parent is the one it left (device and inode), so a tree of any depth is
  * walked with two descriptors.
  *
  * Removal is proof-based (beneath_dispose): an entry goes only when its
- * birth time (statx) is after a given instant, the start of the command;
- * what cannot be proven new is moved aside instead, never deleted.
+ * birth time (statx) is after a given instant, the start of the command
+ * (undo); what cannot be proven new is left.
  *
  *	int root = beneath_root("/home/u/proj", &st, &cause);
  *	char *rel = beneath_relative("/home/u/proj", agent_path, &cause);
@@ -121,12 +121,4 @@ int	 beneath_move(int from, const char *name, int dir, const char *to);
    remove the file name of dir. -1 with errno (EINVAL: not one name). */
 int	 beneath_replace(int dir, const char *name, const char *to);
 int	 beneath_drop(int dir, const char *name);
-/* Call fn(parent, name, rel, arg) for every entry named .git below the
-   directory name of dfd, at any depth (.git itself is not entered; rel:
-   its path from dfd). Two descriptors at a time; a directory that moves
-   while it is walked ends the walk with -1 (errno ESTALE). Returns 0, or
-   -1 with errno. */
-int	 beneath_find_git(int dfd, const char *name,
-	    void (*fn)(int, const char *, const char *, void *), void *arg);
-
 #endif

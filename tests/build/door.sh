@@ -178,11 +178,14 @@ fi
 # openat2 is reached through syscall(): look at the sources. Besides the
 # door: the recorder's path set and the observer, which resolve inside a
 # sandbox's root (/proc/PID/root), not the project's (not yet moved), and
-# the delegate, which resolves inside the sandbox (helper-act.c).
+# the delegate, which resolves inside the sandbox (helper-act.c); the
+# observer's judgement of a nested sandbox's call and of openat2's resolve
+# flags (observe-act.c) resolves from the caller's root or its own
+# directory (/proc/PID/root, /proc/PID/cwd, /proc/PID/fd/N), O_PATH.
 others=$(grep -l 'SYS_openat2\|__NR_openat2' "$s"/src/*/*.c |
     grep -v -e 'src/util/beneath.c$' -e 'src/report/snapshot-paths.c$' \
     -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$' \
-    -e 'src/sandbox/helper-act.c$')
+    -e 'src/run/observe-act.c$' -e 'src/sandbox/helper-act.c$')
 if [ -z "$others" ]; then
 	echo "ok 2 - openat2 only in the door (and the observer's resolver)"
 else

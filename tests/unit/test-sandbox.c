@@ -456,7 +456,6 @@ test_nested_git(void **state)
 	p = path_join(f->project, "lib/x/.git/HEAD");
 	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_PROTECTED);
 	free(p);
-	assert_null(f->sb.gitscan);	/* dry: nothing to check after */
 
 	/* git-write: data writable, the metadata table not, at any depth. */
 	sandbox_release(&f->sb);
@@ -475,59 +474,6 @@ test_nested_git(void **state)
 	p = path_join(f->project, "lib/x/.git/modules/m/hooks");
 	assert_int_equal(sandbox_mount_for(&f->sb, p)->kind, MOUNT_RW);
 	free(p);
-}
-
-/* After the run: a new .git is removed, a moved one kept, both said; a
-   .git made of an older directory is moved aside, never deleted. */
-static void
-test_git_sweep(void **state)
-{
-	struct fixture	*f = *state;
-	struct strv	 warn = STRV_INIT, removed = STRV_INIT;
-	const char	*mk[] = { "a", "a/b", "a/b/.git", "c", "old", NULL };
-	char		*p, *q;
-
-	for (size_t i = 0; mk[i] != NULL; i++) {
-		p = path_join(f->project, mk[i]);
-		assert_int_equal(mkdir(p, 0755), 0);
-		free(p);
-	}
-	build_ok(f, 0);
-	assert_non_null(f->sb.gitscan);
-	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn, &removed), 0);
-	/* Birth times have a clock tick's grain: "old" is older. */
-	usleep(20000);
-	sandbox_started(&f->sb);
-	/* New: c/.git, c/new/deep/.git; moved: a/b -> c/b2; old/ (made
-	   before the run) renamed to d/.git. */
-	p = path_join(f->project, "c/new/deep/.git/hooks");
-	q = xasprintf("mkdir -p '%s' && mkdir '%s/c/.git' && mv '%s/a/b' "
-	    "'%s/c/b2' && mkdir '%s/d' && mv '%s/old' '%s/d/.git'", p,
-	    f->project, f->project, f->project, f->project, f->project,
-	    f->project);
-	assert_int_equal(system(q), 0);
-	free(q);
-	free(p);
-	assert_int_equal(sandbox_sweep(&f->sb, f->project, &warn, &removed), 4);
-	p = path_join(f->project, "c/.git");
-	assert_int_equal(access(p, F_OK), -1);
-	free(p);
-	p = path_join(f->project, "c/new/deep/.git");
-	assert_int_equal(access(p, F_OK), -1);
-	free(p);
-	p = path_join(f->project, "c/b2/.git");
-	assert_int_equal(access(p, F_OK), 0);	/* moved, kept */
-	free(p);
-	p = path_join(f->project, "d/.git");
-	assert_int_equal(access(p, F_OK), -1);	/* not a .git any more */
-	free(p);
-	q = xasprintf("test \"$(ls '%s/%s' | grep -c 'd%%.git$')\" = 1",
-	    f->project, SANDBOX_QUARANTINE);
-	assert_int_equal(system(q), 0);		/* but kept, aside */
-	free(q);
-	strv_release(&warn);
-	strv_release(&removed);
-	sandbox_finish(&f->sb);
 }
 
 static void
@@ -859,7 +805,6 @@ main(void)
 		T(test_secrets_hidden),
 		T(test_root_runs_as_owner),
 		T(test_nested_git),
-		T(test_git_sweep),
 		T(test_no_userns_refuses),
 		T(test_environment),
 		T(test_extra_paths),
