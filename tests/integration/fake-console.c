@@ -32,14 +32,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: fake-console PATH LOG\n");
 		return 2;
 	}
+	/* Bound under a temporary name and renamed into place once it
+	   listens: a test that sees the socket can connect at once. */
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
-	if (strlen(argv[1]) >= sizeof sun.sun_path)
+	if (strlen(argv[1]) + 4 >= sizeof sun.sun_path)
 		return 2;
-	strcpy(sun.sun_path, argv[1]);
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s.new", argv[1]);
+	(void)unlink(sun.sun_path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 ||
-	    chmod(argv[1], 0777) != 0 || listen(fd, 16) != 0) {
+	    chmod(sun.sun_path, 0777) != 0 || listen(fd, 16) != 0 ||
+	    rename(sun.sun_path, argv[1]) != 0) {
 		perror("fake-console");
 		return 1;
 	}

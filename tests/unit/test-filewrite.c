@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -250,6 +251,35 @@ test_open_beneath(void **state)
 	scratch_remove(dir);
 }
 
+/* beneath_dispose removes only what was born after the run began: a file
+   older than 'since' stays, whatever it is (undo's proof, beneath.h). */
+static void
+test_dispose(void **state)
+{
+	char		 dir[64], *cause = NULL;
+	struct timespec	 since;
+	struct stat	 st;
+	int		 dfd, sub;
+
+	(void)state;
+	dfd = scratch(dir);
+	assert_true(dfd >= 0);
+	sub = beneath_open(dfd, "d", O_RDONLY | O_DIRECTORY, 0, &cause);
+	assert_true(sub >= 0);
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &since), 0);
+	assert_int_equal(beneath_dispose(sub, "f", &since), 1);
+	assert_int_equal(fstatat(sub, "f", &st, AT_SYMLINK_NOFOLLOW), 0);
+	/* Born before the epoch's start: everything counts as the run's. */
+	since.tv_sec = 0;
+	since.tv_nsec = 0;
+	if (beneath_dispose(sub, "f", &since) == 0)
+		assert_int_equal(fstatat(sub, "f", &st, AT_SYMLINK_NOFOLLOW),
+		    -1);
+	close(sub);
+	close(dfd);
+	scratch_remove(dir);
+}
+
 static void
 test_diff(void **state)
 {
@@ -465,6 +495,7 @@ main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_relative),
 		cmocka_unit_test(test_open_beneath),
+		cmocka_unit_test(test_dispose),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_classify),
