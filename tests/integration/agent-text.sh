@@ -23,6 +23,7 @@ start_console --headless --auto-sandboxed
 
 # 1. A clean allowlisted reader: one line.
 out=$("$BWGATE" run -- ls 2>&1 >/dev/null); rc=$?
+out=$(unnested <<< "$out")
 assert_eq "ls: exit 0" "$rc" 0
 assert_eq "ls: one line on stderr" "$out" "bwgate: no changes in the project"
 ok_unless "  that never says read-only" grep -q "read-only" <<< "$out"
@@ -56,7 +57,8 @@ for fam, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
     s = socket.socket(fam)
     try: s.connect((host, 8123))
     except OSError: pass
-s = socket.socket(); s.bind(("0.0.0.0", 8123)); s.listen(); print("up")' 2>&1)
+s = socket.socket(); s.bind(("0.0.0.0", 8123)); s.listen(); print("up")' 2>&1 |
+	    unnested)
 	assert_eq "bind probes on 0.0.0.0 and :: are no refusal" "$out" \
 	    "up
 bwgate: no changes in the project (exact)"

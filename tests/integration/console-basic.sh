@@ -23,7 +23,7 @@ err=$("$BWGATE" run -- ls /nonexistent-x 2>&1 >/dev/null); rc=$?
 assert_eq "the command's exit status" "$rc" 2
 assert_match "its stderr streams back" "$err" "nonexistent-x"
 assert_eq "change summary on stderr: one line, nothing about a read-only project" \
-    "$("$BWGATE" run -- true 2>&1)" "bwgate: no changes in the project"
+    "$("$BWGATE" run -- true 2>&1 | unnested)" "bwgate: no changes in the project"
 printf 'a\0b\377' > "$P/bin.dat"
 "$BWGATE" run -- cat bin.dat > "$T/bin.out" 2>/dev/null
 ok_if "binary output arrives intact" cmp "$P/bin.dat" "$T/bin.out"
