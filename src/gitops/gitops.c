@@ -193,6 +193,8 @@ gitops_sort(struct gitops *g)
 {
 	size_t	k = 0;
 
+	if (g->n == 0)
+		return;		/* no refs (qsort of NULL is undefined) */
 	qsort(g->v, g->n, sizeof *g->v, gitops_cmp);
 	for (size_t i = 0; i < g->n; i++) {
 		if (i + 1 < g->n && strcmp(g->v[i].name,
