@@ -104,6 +104,7 @@ check_screen "  and the TUI's transcript shows it" 10 'not this one'
 check_screen "  with the first call's output" 5 '^[^(+]*tui-ran'
 check_screen "  and its change report" 5 'bwgate: +\+ tui\.txt'
 check_screen "  and the report on the write outside the project" 5 \
-    "discarded create '$OUT'"
+    "discarded a write outside the"
+check_screen "  naming it" 5 "home/outside\\.txt"
 agents_teardown
 done_testing
