@@ -312,22 +312,16 @@ blob_open(struct undo_plan *p, const struct ue *b, uint64_t *len)
 	return fd;
 }
 
-/* Is b's kept content there and whole (its sha256)? */
-static bool
-plan_blob_ok(struct undo_plan *p, const struct ue *b)
+/* The sha256 of the next len bytes of fd, against want (hex): 1 the
+   same, 0 another, -1 fewer bytes to read. */
+static int
+fd_digest_is(int fd, uint64_t len, const char *want)
 {
-	_cleanup_close_ int	 fd = -1;
-	char			 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
-	uint8_t			 d[SHA256_LEN];
-	struct sha256		 h;
-	uint64_t		 len;
-	ssize_t			 r;
+	char		 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
+	uint8_t		 d[SHA256_LEN];
+	struct sha256	 h;
+	ssize_t		 r;
 
-	if ((fd = blob_open(p, b, &len)) < 0)
-		return false;
-	/* A clone (undo-object.c): not read, its length checked. */
-	if (b->clone)
-		return b->pack_off < 0 && len == b->size;
 	sha256_init(&h);
 	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
 	    sizeof buf)) > 0) {
@@ -335,11 +329,26 @@ plan_blob_ok(struct undo_plan *p, const struct ue *b)
 		len -= (uint64_t)r;
 	}
 	if (len > 0)
-		return false;
+		return -1;
 	sha256_final(&h, d);
 	for (int i = 0; i < SHA256_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	return strcmp(hex, b->blob) == 0;
+	return strcmp(hex, want) == 0;
+}
+
+/* Is b's kept content there and whole (its sha256)? */
+static bool
+plan_blob_ok(struct undo_plan *p, const struct ue *b)
+{
+	_cleanup_close_ int	 fd = -1;
+	uint64_t		 len;
+
+	if ((fd = blob_open(p, b, &len)) < 0)
+		return false;
+	/* A clone (undo-object.c): not read, its length checked. */
+	if (b->clone)
+		return b->pack_off < 0 && len == b->size;
+	return fd_digest_is(fd, len, b->blob) == 1;
 }
 
 /* Can the file now at a (the run's inode) be cut back to b's length:
@@ -350,11 +359,7 @@ plan_cut_ok(struct undo_plan *p, const struct ue *a, const struct ue *b)
 {
 	_cleanup_close_ int	 fd = -1;
 	_cleanup_free_ char	*cause = NULL;
-	char			 buf[1 << 16], hex[SHA256_HEX_LEN + 1];
-	uint8_t			 d[SHA256_LEN];
-	struct sha256		 h;
-	uint64_t		 len = b->size;
-	ssize_t			 r;
+	int			 same;
 
 	if (a->ctime < 0 || (int64_t)a->st.st_ctim.tv_sec * 1000000000 +
 	    a->st.st_ctim.tv_nsec != a->ctime || (uint64_t)a->st.st_size !=
@@ -365,21 +370,10 @@ plan_cut_ok(struct undo_plan *p, const struct ue *a, const struct ue *b)
 	if (b->prefix == NULL)
 		return NULL;
 	if ((fd = beneath_open(p->root, a->path, O_RDONLY | O_NOFOLLOW |
-	    O_CLOEXEC, 0, &cause)) < 0)
+	    O_CLOEXEC, 0, &cause)) < 0 ||
+	    (same = fd_digest_is(fd, b->size, b->prefix)) < 0)
 		return "it cannot be read";
-	sha256_init(&h);
-	while (len > 0 && (r = read(fd, buf, len < sizeof buf ? len :
-	    sizeof buf)) > 0) {
-		sha256_update(&h, buf, (size_t)r);
-		len -= (uint64_t)r;
-	}
-	if (len > 0)
-		return "it cannot be read";
-	sha256_final(&h, d);
-	for (int i = 0; i < SHA256_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	return strcmp(hex, b->prefix) == 0 ? NULL :
-	    "its start is not what it was";
+	return same ? NULL : "its start is not what it was";
 }
 
 /* The after entry (present now, not claimed) holding b's inode,
