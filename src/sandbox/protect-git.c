@@ -244,21 +244,33 @@ gitread_section(const char *p, char *sect, size_t size, const char **end)
 	return 0;
 }
 
-/* A hooksPath value: the directory it names inside the project. */
-static void
-gitread_hooks(struct gitread *g, const char *v)
+/* A path value of git's config as git reads it (~/ is the home, a
+   relative one is from base), normalised. */
+static char *
+gitread_path(const char *base, const char *v)
 {
 	char	*abs, *norm;
 
-	if (*v == '\0')
-		return;
 	if (strncmp(v, "~/", 2) == 0)
 		abs = path_expand_home(v);
 	else if (*v == '/')
 		abs = xstrdup(v);
 	else
-		abs = path_join(g->worktree, v);
+		abs = path_join(base, v);
 	norm = gitread_normal(abs);
+	free(abs);
+	return norm;
+}
+
+/* A hooksPath value: the directory it names inside the project. */
+static void
+gitread_hooks(struct gitread *g, const char *v)
+{
+	char	*norm;
+
+	if (*v == '\0')
+		return;
+	norm = gitread_path(g->worktree, v);
 	if (strcmp(norm, g->project) == 0) {
 		/* Hooks in the root itself: the names git runs. */
 		static const char *const names[] = { "applypatch-msg",
@@ -282,7 +294,6 @@ gitread_hooks(struct gitread *g, const char *v)
 		free(rel);
 	}
 	free(norm);
-	free(abs);
 }
 
 /* An include's path (from the file in dir): protected when inside the
@@ -291,17 +302,11 @@ static void
 gitread_include(struct gitread *g, const char *dir, const char *v,
     int depth)
 {
-	char	*abs, *norm;
+	char	*norm;
 
 	if (*v == '\0')
 		return;
-	if (strncmp(v, "~/", 2) == 0)
-		abs = path_expand_home(v);
-	else if (*v == '/')
-		abs = xstrdup(v);
-	else
-		abs = path_join(dir, v);
-	norm = gitread_normal(abs);
+	norm = gitread_path(dir, v);
 	if (path_is_under(norm, g->project) && strcmp(norm, g->project) != 0) {
 		char *rel = path_relative(norm, g->project);
 
@@ -310,7 +315,6 @@ gitread_include(struct gitread *g, const char *dir, const char *v,
 	}
 	gitread_file(g, norm, depth + 1);
 	free(norm);
-	free(abs);
 }
 
 /* Parse one config file's text (dir: where it lies, for includes). */
