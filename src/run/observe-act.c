@@ -71,16 +71,17 @@ act_rel(const struct observer *obs, const char *abs)
 	return abs + obs->project_len + 1;
 }
 
-/* Fail the call: recorded as a refusal with its rule (once: the mounts'
-   judgement may have recorded it, vs is then NULL). */
+/* Fail the call: recorded as a refusal with its rule and reason (once:
+   the mounts' judgement may have recorded it, vs is then NULL). */
 static void
 act_refuse(struct observer *obs, const char *abs, const char *name,
-    int error, const char *rule, struct violations *vs)
+    int error, const char *rule, enum violation_reason reason,
+    struct violations *vs)
 {
 	LOG("refused %s %s: %s", name, abs, rule);
 	obs->refused++;
 	if (vs != NULL)
-		observe_add(vs, abs, name, VIOLATION_PROTECTED, true);
+		observe_add(vs, abs, name, reason, true);
 	obs->answer = ANSWER_ERROR;
 	obs->answer_error = error;
 }
@@ -98,7 +99,7 @@ act_judge(struct observer *obs, const char *abs, enum protect_op op,
 	if ((e = protect_judge(obs->protect, rel, op, &rule)) == 0)
 		return false;
 	act_refuse(obs, abs, name, op == PROTECT_MODE ? EPERM : e,
-	    rule != NULL ? rule : "protected", vs);
+	    rule != NULL ? rule : "protected", VIOLATION_PROTECTED, vs);
 	return true;
 }
 
@@ -110,6 +111,21 @@ act_pin(pid_t pid, int fd)
 
 	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, fd);
 	return open(p, O_PATH | O_CLOEXEC);
+}
+
+/* The caller's socket sockfd itself (a bind: the delegate binds it),
+   ours, or -1 (its task cannot be reached: the call fails closed). */
+static int
+act_socket(pid_t pid, uint64_t sockfd)
+{
+	int	pidfd, fd;
+
+	if (sockfd > INT_MAX ||
+	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		return -1;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)sockfd, 0);
+	close(pidfd);
+	return fd;
 }
 
 /* The path of a descriptor we hold, in the sandbox's view, or NULL (no
@@ -195,7 +211,7 @@ act_umask(pid_t pid, const struct observe_req *q)
 	unsigned	 u = 022;
 
 	if (q->op != OBSERVE_ACT_MKDIR && q->op != OBSERVE_ACT_MKNOD &&
-	    (q->op != OBSERVE_ACT_OPEN || (q->flags & (O_CREAT |
+	    q->op != OBSERVE_ACT_BIND && (q->op != OBSERVE_ACT_OPEN || (q->flags & (O_CREAT |
 	    __O_TMPFILE)) == 0))
 		return 0;
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
@@ -457,6 +473,8 @@ act_policy(struct observer *obs, const struct observe_req *q,
 		return act_judge(obs, abs1, PROTECT_MKDIR, "mkdir", vs);
 	case OBSERVE_ACT_MKNOD:
 		return act_judge(obs, abs1, PROTECT_CREATE, "mknod", vs);
+	case OBSERVE_ACT_BIND:	/* a unix socket's name */
+		return act_judge(obs, abs1, PROTECT_CREATE, "create", vs);
 	case OBSERVE_ACT_SYMLINK:
 		return act_judge(obs, abs1, PROTECT_SYMLINK, "symlink", vs);
 	case OBSERVE_ACT_LINK:
@@ -620,6 +638,33 @@ act_foreign_rel(pid_t pid, const char *raw, int rawfd, bool dir, bool follow,
 	return fd;
 }
 
+/* What a refused request is called in the report. */
+static const char *
+act_op_name(const struct observe_req *q)
+{
+	switch (q->op) {
+	case OBSERVE_ACT_MKDIR:
+		return "mkdir";
+	case OBSERVE_ACT_MKNOD:
+		return "mknod";
+	case OBSERVE_ACT_SYMLINK:
+		return "symlink";
+	case OBSERVE_ACT_LINK:
+		return "link";
+	case OBSERVE_ACT_RENAME:
+		return "rename";
+	case OBSERVE_ACT_UNLINK:
+		return "delete";
+	case OBSERVE_ACT_TRUNCATE:
+		return "truncate";
+	case OBSERVE_ACT_CHMOD:
+		return "chmod";
+	case OBSERVE_ACT_BIND:
+		return "create";
+	}
+	return "write";
+}
+
 /* Resolve a name of a foreign call in the caller's root. */
 static char *
 act_foreign_abs(struct observer *obs, pid_t pid, const char *path,
@@ -700,13 +745,14 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 	if (fds[0] < 0 || act_foreign_ours(obs, fds[0]) || (fds[1] >= 0 &&
 	    act_foreign_ours(obs, fds[1]))) {
 		/* Not placed outside the project: refused. */
-		act_refuse(obs, abs1 != NULL ? abs1 : "?", q->op ==
-		    OBSERVE_ACT_CHMOD ? "chmod" : "write", EACCES, "a call "
-		    "from a nested namespace on the project's file system",
-		    vs);
+		act_refuse(obs, abs1 != NULL ? abs1 : "?", act_op_name(q),
+		    EACCES, "a call from a nested namespace on the project's "
+		    "file system", VIOLATION_NESTED, vs);
 		goto out;
 	}
-	if (obs->delegate < 0 ||
+	if (q->op == OBSERVE_ACT_BIND)
+		fds[1] = act_socket(pid, q->arg);
+	if (obs->delegate < 0 || (q->op == OBSERVE_ACT_BIND && fds[1] < 0) ||
 	    ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
 		obs->answer = ANSWER_ERROR;
 		obs->answer_error = EACCES;
@@ -739,7 +785,7 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 		close(out);
 		act_refuse(obs, abs1 != NULL ? abs1 : "?", "write", EACCES,
 		    "a call from a nested namespace on the project's file "
-		    "system", vs);
+		    "system", VIOLATION_NESTED, vs);
 		goto out;
 	}
 	if (e == 0 && out >= 0 && (q->flags & O_TRUNC) &&
@@ -811,6 +857,16 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 		fd = pin1;
 		a.aflags |= OBSERVE_ACT_F_FD;
 	} else if (pin2 >= 0 && q->op == OBSERVE_ACT_LINK && abs2 == NULL) {
+		fd = pin2;
+		a.aflags |= OBSERVE_ACT_F_FD;
+	} else if (q->op == OBSERVE_ACT_BIND) {
+		/* The delegate binds the caller's socket at the name judged
+		   (the address in the caller's memory is never read again). */
+		if ((pin2 = act_socket(pid, q->arg)) < 0) {
+			obs->answer = ANSWER_ERROR;
+			obs->answer_error = EACCES;
+			goto out;
+		}
 		fd = pin2;
 		a.aflags |= OBSERVE_ACT_F_FD;
 	}

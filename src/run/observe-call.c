@@ -475,7 +475,8 @@ observe_judge_content(struct observer *obs, const struct sandbox *sb,
 /*
  * A caller in another mount namespace (a nested sandbox: only with user
  * namespaces allowed): its names are resolved in its own root, and what
- * creates, renames, links, removes, writes or changes a mode is judged by
+ * creates, binds a unix socket to a name, renames, links, removes, writes
+ * or changes a mode is judged by
  * identity and made by the delegate (observe-act.c, act_foreign), or
  * refused. Nothing is recorded for the change report: nothing it makes is
  * on the project's file system. Network calls are judged as any other.
@@ -497,6 +498,7 @@ observe_foreign(struct observer *obs, const struct seccomp_notif *n,
 	case HOW_CONNECT:
 	case HOW_SENDTO:
 	case HOW_SENDMSG:
+	case HOW_BIND:
 		break;
 	default:
 		return;		/* creates no name */
@@ -653,11 +655,12 @@ observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
 	return true;
 }
 
-/* A unix socket bound to a path: the path (joined), false when the
-   address is not one (abstract, IP). */
+/* A unix socket bound to a path: the path (joined; *raw as written)
+   into q for the delegate, false when the address is not one (abstract,
+   IP). */
 static bool
 observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
-    char **path, int *lost)
+    struct observe_req *q, char **path, char **raw, int *lost)
 {
 	struct sockaddr_un	 sun;
 	size_t			 len = (size_t)d->args[2];
@@ -670,15 +673,17 @@ observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
 	    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
 		return false;
 	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
-	if (sun.sun_path[0] == '/') {
+	q->op = OBSERVE_ACT_BIND;
+	q->arg = d->args[0];		/* the socket */
+	*raw = xstrdup(sun.sun_path);
+	q->rawfd1 = AT_FDCWD;
+	if (sun.sun_path[0] == '/')
 		*path = pathwalk_join(NULL, sun.sun_path);
-		return true;
-	}
-	if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) == NULL) {
+	else if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) != NULL)
+		*path = pathwalk_join(base, sun.sun_path);
+	else
 		*lost = errno;
-		return true;
-	}
-	*path = pathwalk_join(base, sun.sun_path);
+	q->path1 = *path;
 	return true;
 }
 
@@ -805,7 +810,7 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		kind = c->kind;
 		op = c->op;
 		follow = false;
-		if (!observe_read_bind(d, &mem, &path, &lost))
+		if (!observe_read_bind(d, &mem, &q, &path, &raw1, &lost))
 			return;
 		break;
 	case HOW_FD:

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +178,31 @@ act_do_open(const struct observe_act *a, const char *p1, int fd, int *out)
 	return 0;
 }
 
+/* Bind the socket sock at name in the directory dir (bind takes no
+   directory descriptor: the delegate goes there, and back to its root);
+   -1 with errno. */
+static int
+act_bind(int dir, const char *name, int sock)
+{
+	struct sockaddr_un	sun;
+	int			rc, e;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (sock < 0 || strlen(name) >= sizeof sun.sun_path) {
+		errno = sock < 0 ? EACCES : ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, name, strlen(name));
+	if (fchdir(dir) != 0)
+		return -1;
+	rc = bind(sock, (struct sockaddr *)&sun, sizeof sun);
+	e = errno;
+	(void)chdir("/");
+	errno = e;
+	return rc;
+}
+
 /* One name of a directory bwgate pinned: not empty, no '/', not . or .. */
 static bool
 act_name_ok(const char *n)
@@ -238,6 +264,9 @@ act_at(const struct observe_act *a, const char *n1, const char *n2,
 		break;
 	case OBSERVE_ACT_UNLINK:
 		rc = unlinkat(fds[0], n1, (int)a->flags & AT_REMOVEDIR);
+		break;
+	case OBSERVE_ACT_BIND:
+		rc = act_bind(fds[0], n1, fds[1]);
 		break;
 	case OBSERVE_ACT_LINK:
 		if (fds[1] < 0)
@@ -314,6 +343,9 @@ act_one(const struct observe_act *a, const char *p1, const char *p2,
 		break;
 	case OBSERVE_ACT_UNLINK:
 		rc = unlinkat(d1, n1, (int)a->flags & AT_REMOVEDIR);
+		break;
+	case OBSERVE_ACT_BIND:
+		rc = act_bind(d1, n1, fd);
 		break;
 	case OBSERVE_ACT_LINK:
 		if (fd >= 0) {
