@@ -735,6 +735,31 @@ observe_read_two(const struct observe_call *c, const struct seccomp_data *d,
 	}
 }
 
+/* A network call: the address it names (connect, sendto, sendmsg). */
+static void
+observe_judge_address(struct observer *obs, const struct seccomp_data *d,
+    struct observe_mem *mem, const struct observe_call *c,
+    struct violations *vs)
+{
+	uint64_t	msg[2];
+
+	switch (c->how) {
+	case HOW_CONNECT:
+		observe_judge_net(obs, mem, d->args[1], d->args[2], c->op, vs);
+		break;
+	case HOW_SENDTO:
+		observe_judge_net(obs, mem, d->args[4], d->args[5], c->op, vs);
+		break;
+	default:
+		/* struct msghdr starts with msg_name, msg_namelen. */
+		if (observe_peek(mem, msg, sizeof msg, d->args[1]) ==
+		    (ssize_t)sizeof msg)
+			observe_judge_net(obs, mem, msg[0], (uint32_t)msg[1],
+			    c->op, vs);
+		break;
+	}
+}
+
 /* The rest of observe_judge: one file-changing or network call. */
 static void
 observe_judge_call(struct observer *obs, const struct sandbox *sb,
@@ -746,7 +771,6 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	    __attribute__((cleanup(observe_mem_release))) =
 	    { n->pid, -1, NULL, 0 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	uint64_t			 msg[2];
 	enum observe_kind		 kind;
 	bool				 follow, writes = false;
 	bool				 deleted = false;
@@ -762,20 +786,9 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 
 	switch (c->how) {
 	case HOW_CONNECT:
-		observe_judge_net(obs, &mem, d->args[1], d->args[2],
-		    c->op, vs);
-		return;
 	case HOW_SENDTO:
-		observe_judge_net(obs, &mem, d->args[4], d->args[5],
-		    c->op, vs);
-		return;
 	case HOW_SENDMSG:
-		/* struct msghdr starts with msg_name, msg_namelen. */
-		if (observe_peek(&mem, msg, sizeof msg, d->args[1]) !=
-		    (ssize_t)sizeof msg)
-			return;
-		observe_judge_net(obs, &mem, msg[0],
-		    (uint32_t)msg[1], c->op, vs);
+		observe_judge_address(obs, d, &mem, c, vs);
 		return;
 	case HOW_CONTENT:
 		observe_judge_content(obs, sb, n, c);
