@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdpass.h"
 #include "log.h"
 #include "loop.h"
 #include "observe-int.h"
@@ -232,14 +233,8 @@ act_send2(struct observer *obs, const struct observe_act *a, const char *p1,
 {
 	char			 msg[sizeof *a + OBSERVE_ACT_MAX];
 	struct observe_act_reply r;
-	struct iovec		 iov;
-	struct msghdr		 mh;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct cmsghdr		*c;
 	struct pollfd		 pfd = { obs->delegate, POLLIN, 0 };
+	size_t			 nfd = 0;
 	ssize_t			 n;
 
 	*out = -1;
@@ -249,44 +244,22 @@ act_send2(struct observer *obs, const struct observe_act *a, const char *p1,
 	memcpy(msg + sizeof *a, p1, a->len1);
 	if (a->len2 > 0)
 		memcpy(msg + sizeof *a + a->len1, p2, a->len2);
-	memset(&mh, 0, sizeof mh);
-	memset(&u, 0, sizeof u);
-	iov.iov_base = msg;
-	iov.iov_len = sizeof *a + a->len1 + a->len2;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (fds[0] >= 0) {
-		size_t	nfd = 1;
-
-		while (nfd < 3 && fds[nfd] >= 0)
-			nfd++;
-
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
-	}
-	if (sendmsg(obs->delegate, &mh, MSG_NOSIGNAL) < 0)
+	/* The descriptors up to the first absent one. */
+	while (nfd < 3 && fds[nfd] >= 0)
+		nfd++;
+	if (fdpass_send(obs->delegate, msg, sizeof *a + a->len1 + a->len2,
+	    fds, nfd) != 0)
 		goto gone;
 	if (poll(&pfd, 1, ACT_TIMEOUT_MS) != 1)
 		goto gone;
-	memset(&mh, 0, sizeof mh);
 	memset(&r, 0, sizeof r);
-	iov.iov_base = &r;
-	iov.iov_len = sizeof r;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof u.buf;
-	n = recvmsg(obs->delegate, &mh, MSG_CMSG_CLOEXEC);
-	if (n != (ssize_t)sizeof r)
+	n = fdpass_recv(obs->delegate, &r, sizeof r, out, 1, 0);
+	if (n != (ssize_t)sizeof r) {
+		if (*out >= 0)
+			close(*out);
+		*out = -1;
 		goto gone;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(out, CMSG_DATA(c), sizeof *out);
+	}
 	obs->decided++;
 	return r.error;
 gone:
@@ -891,28 +864,11 @@ act_wait_cb(int fd, short revents, void *arg)
 	struct observer			*obs = w->obs;
 	struct seccomp_notif_addfd	 add;
 	struct seccomp_notif_resp	 resp;
-	struct msghdr			 mh;
-	struct iovec			 iov;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct cmsghdr			*c;
 	int				 err = EIO, got = -1;
 
 	(void)revents;
-	memset(&mh, 0, sizeof mh);
-	iov.iov_base = &err;
-	iov.iov_len = sizeof err;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof u.buf;
-	if (recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
+	if (fdpass_recv(fd, &err, sizeof err, &got, 1, MSG_DONTWAIT) <= 0)
 		err = EIO;	/* the child died: the sandbox is ending */
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&got, CMSG_DATA(c), sizeof got);
 	if (got >= 0 && obs->listener >= 0) {
 		memset(&add, 0, sizeof add);
 		add.id = w->id;

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "helper-act.h"
 #include "observe-proto.h"
 
@@ -85,13 +86,6 @@ static int
 act_fifo_wait(int pin, int flags, int *out)
 {
 	struct stat	 st;
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct cmsghdr	*c;
 	char		 proc[64];
 	int		 sv[2], f, err = 0;
 	pid_t		 pid;
@@ -112,22 +106,7 @@ act_fifo_wait(int pin, int flags, int *out)
 		    O_NONBLOCK | O_TRUNC)) | O_CLOEXEC)) < 0 && errno == EINTR)
 			;
 		err = f < 0 ? errno : 0;
-		memset(&mh, 0, sizeof mh);
-		iov.iov_base = &err;
-		iov.iov_len = sizeof err;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		if (f >= 0) {
-			memset(&u, 0, sizeof u);
-			mh.msg_control = u.buf;
-			mh.msg_controllen = sizeof u.buf;
-			c = CMSG_FIRSTHDR(&mh);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(c), &f, sizeof f);
-		}
-		(void)sendmsg(sv[1], &mh, MSG_NOSIGNAL);
+		(void)fdpass_send(sv[1], &err, sizeof err, &f, f >= 0);
 		_exit(0);
 	}
 	close(sv[1]);
@@ -384,35 +363,16 @@ act_serve(int sock)
 				    OBSERVE_ACT_MAX];
 	struct observe_act	 a;
 	struct observe_act_reply r;
-	struct iovec		 iov = { msg, sizeof msg };
-	struct msghdr		 mh;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct cmsghdr		*c;
-	int			 fds[3] = { -1, -1, -1 }, out = -1;
+	int			 fds[3], out = -1;
 	pid_t			 child = -1;
-	size_t			 nfd;
 	ssize_t			 n;
 
-	memset(&mh, 0, sizeof mh);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof u.buf;
-	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 &&
-	    errno == EINTR)
-		;
-	if (n <= 0)
+	if ((n = fdpass_recv(sock, msg, sizeof msg, fds, 3, 0)) <= 0) {
+		for (size_t i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return -1;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET &&
-		    c->cmsg_type == SCM_RIGHTS) {
-			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			memcpy(fds, CMSG_DATA(c), (nfd > 3 ? 3 : nfd) *
-			    sizeof(int));
-		}
+	}
 	memset(&r, 0, sizeof r);
 	memcpy(&a, msg, n >= (ssize_t)sizeof a ? sizeof a : 0);
 	if (n < (ssize_t)sizeof a || a.len1 == 0 || a.len1 > 4096 ||
@@ -448,26 +408,7 @@ act_serve(int sock)
 	for (size_t i = 0; i < 3; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	iov.iov_base = &r;
-	iov.iov_len = sizeof r;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_flags = 0;
-	if (out >= 0) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &out, sizeof(int));
-	} else {
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-	}
-	while ((n = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
+	n = fdpass_send(sock, &r, sizeof r, &out, out >= 0);
 	if (out >= 0)
 		close(out);
 	if (child == 0)
