@@ -1,6 +1,8 @@
 /*
- * observe-act: the observer decides. Every call that creates a name,
- * renames, links, removes, opens for writing or changes a mode is judged
+ * observe-act: the observer decides. Every call that creates a name
+ * (a unix socket's bind included: the delegate binds the caller's own
+ * socket, taken with pidfd_getfd, at the name judged), renames, links,
+ * removes, opens for writing or changes a mode is judged
  * against one policy (protect.h) before it runs, and where the sandbox has
  * a delegate (helper-act.c) bwgate makes the call itself.
  *
