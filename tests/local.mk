@@ -89,6 +89,11 @@ check_PROGRAMS += tests/unit/test-domains
 tests_unit_test_domains_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_domains_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-domains
+# fdpass: descriptors over a unix socket, none leaked
+check_PROGRAMS += tests/unit/test-fdpass
+tests_unit_test_fdpass_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_fdpass_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-fdpass
 # file: atomic writes and mkdir -p; sizes in one unit system (units.h)
 check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
