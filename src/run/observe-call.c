@@ -662,25 +662,31 @@ static bool
 observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
     struct observe_req *q, char **path, char **raw, int *lost)
 {
-	struct sockaddr_un	 sun;
+	/* A name may fill sun_path with no NUL (the kernel takes it):
+	   the byte after it ends it. */
+	struct {
+		struct sockaddr_un	sun;
+		char			end;
+	}			 a;
+	struct sockaddr_un	*sun = &a.sun;
 	size_t			 len = (size_t)d->args[2];
 	_cleanup_free_ char	*base = NULL;
 
-	if (len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof sun)
+	if (len <= offsetof(struct sockaddr_un, sun_path) ||
+	    len > sizeof a.sun)
 		return false;
-	memset(&sun, 0, sizeof sun);
-	if (observe_peek(mem, &sun, len, d->args[1]) != (ssize_t)len ||
-	    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+	memset(&a, 0, sizeof a);
+	if (observe_peek(mem, sun, len, d->args[1]) != (ssize_t)len ||
+	    sun->sun_family != AF_UNIX || sun->sun_path[0] == '\0')
 		return false;
-	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
 	q->op = OBSERVE_ACT_BIND;
 	q->arg = d->args[0];		/* the socket */
-	*raw = xstrdup(sun.sun_path);
+	*raw = xstrdup(sun->sun_path);
 	q->rawfd1 = AT_FDCWD;
-	if (sun.sun_path[0] == '/')
-		*path = pathwalk_join(NULL, sun.sun_path);
+	if (sun->sun_path[0] == '/')
+		*path = pathwalk_join(NULL, sun->sun_path);
 	else if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) != NULL)
-		*path = pathwalk_join(base, sun.sun_path);
+		*path = pathwalk_join(base, sun->sun_path);
 	else
 		*lost = errno;
 	q->path1 = *path;
