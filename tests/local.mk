@@ -549,6 +549,8 @@ TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh
 # one way to start a program: only spawn.c forks or execs (nm)
 TESTS += %D%/build/spawn.sh
+TESTS += %D%/build/fdpass.sh
+EXTRA_DIST += %D%/build/fdpass.sh
 EXTRA_DIST += %D%/build/spawn.sh %D%/build/lib-imports.sh
 # runs from two pid namespaces (both PID 1) keep their cgroups apart
 TESTS += %D%/integration/contain-cgroup-ns.sh
