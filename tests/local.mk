@@ -89,6 +89,11 @@ check_PROGRAMS += tests/unit/test-domains
 tests_unit_test_domains_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_domains_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-domains
+# fdpass: descriptors over a unix socket, none leaked
+check_PROGRAMS += tests/unit/test-fdpass
+tests_unit_test_fdpass_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_fdpass_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test-fdpass
 # file: atomic writes and mkdir -p; sizes in one unit system (units.h)
 check_PROGRAMS += tests/unit/test-file
 tests_unit_test_file_CFLAGS = $(UNIT_CFLAGS)
@@ -544,6 +549,8 @@ TESTS += %D%/integration/violations-hostinfo.sh
 EXTRA_DIST += %D%/integration/violations-hostinfo.sh
 # one way to start a program: only spawn.c forks or execs (nm)
 TESTS += %D%/build/spawn.sh
+TESTS += %D%/build/fdpass.sh
+EXTRA_DIST += %D%/build/fdpass.sh
 EXTRA_DIST += %D%/build/spawn.sh %D%/build/lib-imports.sh
 # runs from two pid namespaces (both PID 1) keep their cgroups apart
 TESTS += %D%/integration/contain-cgroup-ns.sh

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fdpass.h"
 #include "domains.h"
 #include "libexec.h"
 #include "log.h"
@@ -65,29 +66,15 @@ static int
 netproxy_recv_fd(int sock, int timeout_ms)
 {
 	char		 byte;
-	struct iovec	 iov = { &byte, 1 };
-	struct msghdr	 msg;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct cmsghdr	*c;
 	struct pollfd	 pfd = { .fd = sock, .events = POLLIN };
 	int		 fd = -1;
 
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return -1;
-	memset(&msg, 0, sizeof msg);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
-	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (fdpass_recv(sock, &byte, 1, &fd, 1, 0) != 1 && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
 	return fd;
 }
 

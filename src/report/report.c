@@ -24,6 +24,7 @@ static const char *const violation_reason_names[] = {
 	[VIOLATION_LOCAL] = "local-port",
 	[VIOLATION_DISCARDED] = "discarded",
 	[VIOLATION_SETID] = "setid",
+	[VIOLATION_NESTED] = "nested",
 };
 
 /* What the agent can do about each kind of refusal. */
@@ -51,6 +52,10 @@ static const char *const violation_hints[] = {
 	    "write under the project to keep it",
 	[VIOLATION_SETID] = "no command may set a setuid or setgid bit, in "
 	    "any profile: use an ordinary mode (0755, not 4755 or 2775)",
+	[VIOLATION_NESTED] = "a nested sandbox cannot change the "
+	    "project (a call from another mount namespace, such as unshare "
+	    "or a nested bwrap, on the project's file system): make the "
+	    "change from the command itself, outside the nested sandbox",
 };
 
 void

@@ -51,6 +51,8 @@ enum violation_reason {
 	VIOLATION_DISCARDED,	/* done inside a place private to the sandbox
 				   (its empty $HOME), thrown away at the end */
 	VIOLATION_SETID,	/* a setuid or setgid bit, in any profile */
+	VIOLATION_NESTED,	/* a nested sandbox's call on the project's
+				   file system (its place there unknown) */
 };
 
 /* One thing the sandbox refused, merged with its repeats. */

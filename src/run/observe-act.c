@@ -1,6 +1,8 @@
 /*
- * observe-act: the observer decides. Every call that creates a name,
- * renames, links, removes, opens for writing or changes a mode is judged
+ * observe-act: the observer decides. Every call that creates a name
+ * (a unix socket's bind included: the delegate binds the caller's own
+ * socket, taken with pidfd_getfd, at the name judged), renames, links,
+ * removes, opens for writing or changes a mode is judged
  * against one policy (protect.h) before it runs, and where the sandbox has
  * a delegate (helper-act.c) bwgate makes the call itself.
  *
@@ -46,6 +48,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdpass.h"
 #include "log.h"
 #include "loop.h"
 #include "observe-int.h"
@@ -71,16 +74,17 @@ act_rel(const struct observer *obs, const char *abs)
 	return abs + obs->project_len + 1;
 }
 
-/* Fail the call: recorded as a refusal with its rule (once: the mounts'
-   judgement may have recorded it, vs is then NULL). */
+/* Fail the call: recorded as a refusal with its rule and reason (once:
+   the mounts' judgement may have recorded it, vs is then NULL). */
 static void
 act_refuse(struct observer *obs, const char *abs, const char *name,
-    int error, const char *rule, struct violations *vs)
+    int error, const char *rule, enum violation_reason reason,
+    struct violations *vs)
 {
 	LOG("refused %s %s: %s", name, abs, rule);
 	obs->refused++;
 	if (vs != NULL)
-		observe_add(vs, abs, name, VIOLATION_PROTECTED, true);
+		observe_add(vs, abs, name, reason, true);
 	obs->answer = ANSWER_ERROR;
 	obs->answer_error = error;
 }
@@ -98,7 +102,7 @@ act_judge(struct observer *obs, const char *abs, enum protect_op op,
 	if ((e = protect_judge(obs->protect, rel, op, &rule)) == 0)
 		return false;
 	act_refuse(obs, abs, name, op == PROTECT_MODE ? EPERM : e,
-	    rule != NULL ? rule : "protected", vs);
+	    rule != NULL ? rule : "protected", VIOLATION_PROTECTED, vs);
 	return true;
 }
 
@@ -110,6 +114,21 @@ act_pin(pid_t pid, int fd)
 
 	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, fd);
 	return open(p, O_PATH | O_CLOEXEC);
+}
+
+/* The caller's socket sockfd itself (a bind: the delegate binds it),
+   ours, or -1 (its task cannot be reached: the call fails closed). */
+static int
+act_socket(pid_t pid, uint64_t sockfd)
+{
+	int	pidfd, fd;
+
+	if (sockfd > INT_MAX ||
+	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		return -1;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)sockfd, 0);
+	close(pidfd);
+	return fd;
 }
 
 /* The path of a descriptor we hold, in the sandbox's view, or NULL (no
@@ -195,7 +214,7 @@ act_umask(pid_t pid, const struct observe_req *q)
 	unsigned	 u = 022;
 
 	if (q->op != OBSERVE_ACT_MKDIR && q->op != OBSERVE_ACT_MKNOD &&
-	    (q->op != OBSERVE_ACT_OPEN || (q->flags & (O_CREAT |
+	    q->op != OBSERVE_ACT_BIND && (q->op != OBSERVE_ACT_OPEN || (q->flags & (O_CREAT |
 	    __O_TMPFILE)) == 0))
 		return 0;
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
@@ -216,14 +235,8 @@ act_send2(struct observer *obs, const struct observe_act *a, const char *p1,
 {
 	char			 msg[sizeof *a + OBSERVE_ACT_MAX];
 	struct observe_act_reply r;
-	struct iovec		 iov;
-	struct msghdr		 mh;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct cmsghdr		*c;
 	struct pollfd		 pfd = { obs->delegate, POLLIN, 0 };
+	size_t			 nfd = 0;
 	ssize_t			 n;
 
 	*out = -1;
@@ -233,44 +246,22 @@ act_send2(struct observer *obs, const struct observe_act *a, const char *p1,
 	memcpy(msg + sizeof *a, p1, a->len1);
 	if (a->len2 > 0)
 		memcpy(msg + sizeof *a + a->len1, p2, a->len2);
-	memset(&mh, 0, sizeof mh);
-	memset(&u, 0, sizeof u);
-	iov.iov_base = msg;
-	iov.iov_len = sizeof *a + a->len1 + a->len2;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (fds[0] >= 0) {
-		size_t	nfd = 1;
-
-		while (nfd < 3 && fds[nfd] >= 0)
-			nfd++;
-
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
-	}
-	if (sendmsg(obs->delegate, &mh, MSG_NOSIGNAL) < 0)
+	/* The descriptors up to the first absent one. */
+	while (nfd < 3 && fds[nfd] >= 0)
+		nfd++;
+	if (fdpass_send(obs->delegate, msg, sizeof *a + a->len1 + a->len2,
+	    fds, nfd) != 0)
 		goto gone;
 	if (poll(&pfd, 1, ACT_TIMEOUT_MS) != 1)
 		goto gone;
-	memset(&mh, 0, sizeof mh);
 	memset(&r, 0, sizeof r);
-	iov.iov_base = &r;
-	iov.iov_len = sizeof r;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof u.buf;
-	n = recvmsg(obs->delegate, &mh, MSG_CMSG_CLOEXEC);
-	if (n != (ssize_t)sizeof r)
+	n = fdpass_recv(obs->delegate, &r, sizeof r, out, 1, 0);
+	if (n != (ssize_t)sizeof r) {
+		if (*out >= 0)
+			close(*out);
+		*out = -1;
 		goto gone;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(out, CMSG_DATA(c), sizeof *out);
+	}
 	obs->decided++;
 	return r.error;
 gone:
@@ -457,6 +448,8 @@ act_policy(struct observer *obs, const struct observe_req *q,
 		return act_judge(obs, abs1, PROTECT_MKDIR, "mkdir", vs);
 	case OBSERVE_ACT_MKNOD:
 		return act_judge(obs, abs1, PROTECT_CREATE, "mknod", vs);
+	case OBSERVE_ACT_BIND:	/* a unix socket's name */
+		return act_judge(obs, abs1, PROTECT_CREATE, "create", vs);
 	case OBSERVE_ACT_SYMLINK:
 		return act_judge(obs, abs1, PROTECT_SYMLINK, "symlink", vs);
 	case OBSERVE_ACT_LINK:
@@ -620,6 +613,33 @@ act_foreign_rel(pid_t pid, const char *raw, int rawfd, bool dir, bool follow,
 	return fd;
 }
 
+/* What a refused request is called in the report. */
+static const char *
+act_op_name(const struct observe_req *q)
+{
+	switch (q->op) {
+	case OBSERVE_ACT_MKDIR:
+		return "mkdir";
+	case OBSERVE_ACT_MKNOD:
+		return "mknod";
+	case OBSERVE_ACT_SYMLINK:
+		return "symlink";
+	case OBSERVE_ACT_LINK:
+		return "link";
+	case OBSERVE_ACT_RENAME:
+		return "rename";
+	case OBSERVE_ACT_UNLINK:
+		return "delete";
+	case OBSERVE_ACT_TRUNCATE:
+		return "truncate";
+	case OBSERVE_ACT_CHMOD:
+		return "chmod";
+	case OBSERVE_ACT_BIND:
+		return "create";
+	}
+	return "write";
+}
+
 /* Resolve a name of a foreign call in the caller's root. */
 static char *
 act_foreign_abs(struct observer *obs, pid_t pid, const char *path,
@@ -700,13 +720,14 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 	if (fds[0] < 0 || act_foreign_ours(obs, fds[0]) || (fds[1] >= 0 &&
 	    act_foreign_ours(obs, fds[1]))) {
 		/* Not placed outside the project: refused. */
-		act_refuse(obs, abs1 != NULL ? abs1 : "?", q->op ==
-		    OBSERVE_ACT_CHMOD ? "chmod" : "write", EACCES, "a call "
-		    "from a nested namespace on the project's file system",
-		    vs);
+		act_refuse(obs, abs1 != NULL ? abs1 : "?", act_op_name(q),
+		    EACCES, "a call from a nested namespace on the project's "
+		    "file system", VIOLATION_NESTED, vs);
 		goto out;
 	}
-	if (obs->delegate < 0 ||
+	if (q->op == OBSERVE_ACT_BIND)
+		fds[1] = act_socket(pid, q->arg);
+	if (obs->delegate < 0 || (q->op == OBSERVE_ACT_BIND && fds[1] < 0) ||
 	    ioctl(obs->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
 		obs->answer = ANSWER_ERROR;
 		obs->answer_error = EACCES;
@@ -739,7 +760,7 @@ act_foreign(struct observer *obs, const struct seccomp_notif *n,
 		close(out);
 		act_refuse(obs, abs1 != NULL ? abs1 : "?", "write", EACCES,
 		    "a call from a nested namespace on the project's file "
-		    "system", vs);
+		    "system", VIOLATION_NESTED, vs);
 		goto out;
 	}
 	if (e == 0 && out >= 0 && (q->flags & O_TRUNC) &&
@@ -813,6 +834,16 @@ observe_act(struct observer *obs, const struct seccomp_notif *n,
 	} else if (pin2 >= 0 && q->op == OBSERVE_ACT_LINK && abs2 == NULL) {
 		fd = pin2;
 		a.aflags |= OBSERVE_ACT_F_FD;
+	} else if (q->op == OBSERVE_ACT_BIND) {
+		/* The delegate binds the caller's socket at the name judged
+		   (the address in the caller's memory is never read again). */
+		if ((pin2 = act_socket(pid, q->arg)) < 0) {
+			obs->answer = ANSWER_ERROR;
+			obs->answer_error = EACCES;
+			goto out;
+		}
+		fd = pin2;
+		a.aflags |= OBSERVE_ACT_F_FD;
 	}
 	if (abs1 == NULL)
 		abs1 = xstrdup("/");	/* the descriptor says it all */
@@ -835,28 +866,11 @@ act_wait_cb(int fd, short revents, void *arg)
 	struct observer			*obs = w->obs;
 	struct seccomp_notif_addfd	 add;
 	struct seccomp_notif_resp	 resp;
-	struct msghdr			 mh;
-	struct iovec			 iov;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct cmsghdr			*c;
 	int				 err = EIO, got = -1;
 
 	(void)revents;
-	memset(&mh, 0, sizeof mh);
-	iov.iov_base = &err;
-	iov.iov_len = sizeof err;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof u.buf;
-	if (recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
+	if (fdpass_recv(fd, &err, sizeof err, &got, 1, MSG_DONTWAIT) <= 0)
 		err = EIO;	/* the child died: the sandbox is ending */
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&got, CMSG_DATA(c), sizeof got);
 	if (got >= 0 && obs->listener >= 0) {
 		memset(&add, 0, sizeof add);
 		add.id = w->id;

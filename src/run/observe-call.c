@@ -475,7 +475,8 @@ observe_judge_content(struct observer *obs, const struct sandbox *sb,
 /*
  * A caller in another mount namespace (a nested sandbox: only with user
  * namespaces allowed): its names are resolved in its own root, and what
- * creates, renames, links, removes, writes or changes a mode is judged by
+ * creates, binds a unix socket to a name, renames, links, removes, writes
+ * or changes a mode is judged by
  * identity and made by the delegate (observe-act.c, act_foreign), or
  * refused. Nothing is recorded for the change report: nothing it makes is
  * on the project's file system. Network calls are judged as any other.
@@ -497,6 +498,7 @@ observe_foreign(struct observer *obs, const struct seccomp_notif *n,
 	case HOW_CONNECT:
 	case HOW_SENDTO:
 	case HOW_SENDMSG:
+	case HOW_BIND:
 		break;
 	default:
 		return;		/* creates no name */
@@ -653,32 +655,41 @@ observe_read_open(const struct observe_call *c, const struct seccomp_data *d,
 	return true;
 }
 
-/* A unix socket bound to a path: the path (joined), false when the
-   address is not one (abstract, IP). */
+/* A unix socket bound to a path: the path (joined; *raw as written)
+   into q for the delegate, false when the address is not one (abstract,
+   IP). */
 static bool
 observe_read_bind(const struct seccomp_data *d, struct observe_mem *mem,
-    char **path, int *lost)
+    struct observe_req *q, char **path, char **raw, int *lost)
 {
-	struct sockaddr_un	 sun;
+	/* A name may fill sun_path with no NUL (the kernel takes it):
+	   the byte after it ends it. */
+	struct {
+		struct sockaddr_un	sun;
+		char			end;
+	}			 a;
+	struct sockaddr_un	*sun = &a.sun;
 	size_t			 len = (size_t)d->args[2];
 	_cleanup_free_ char	*base = NULL;
 
-	if (len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof sun)
+	if (len <= offsetof(struct sockaddr_un, sun_path) ||
+	    len > sizeof a.sun)
 		return false;
-	memset(&sun, 0, sizeof sun);
-	if (observe_peek(mem, &sun, len, d->args[1]) != (ssize_t)len ||
-	    sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+	memset(&a, 0, sizeof a);
+	if (observe_peek(mem, sun, len, d->args[1]) != (ssize_t)len ||
+	    sun->sun_family != AF_UNIX || sun->sun_path[0] == '\0')
 		return false;
-	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
-	if (sun.sun_path[0] == '/') {
-		*path = pathwalk_join(NULL, sun.sun_path);
-		return true;
-	}
-	if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) == NULL) {
+	q->op = OBSERVE_ACT_BIND;
+	q->arg = d->args[0];		/* the socket */
+	*raw = xstrdup(sun->sun_path);
+	q->rawfd1 = AT_FDCWD;
+	if (sun->sun_path[0] == '/')
+		*path = pathwalk_join(NULL, sun->sun_path);
+	else if ((base = observe_base(mem->pid, AT_FDCWD, NULL)) != NULL)
+		*path = pathwalk_join(base, sun->sun_path);
+	else
 		*lost = errno;
-		return true;
-	}
-	*path = pathwalk_join(base, sun.sun_path);
+	q->path1 = *path;
 	return true;
 }
 
@@ -730,6 +741,31 @@ observe_read_two(const struct observe_call *c, const struct seccomp_data *d,
 	}
 }
 
+/* A network call: the address it names (connect, sendto, sendmsg). */
+static void
+observe_judge_address(struct observer *obs, const struct seccomp_data *d,
+    struct observe_mem *mem, const struct observe_call *c,
+    struct violations *vs)
+{
+	uint64_t	msg[2];
+
+	switch (c->how) {
+	case HOW_CONNECT:
+		observe_judge_net(obs, mem, d->args[1], d->args[2], c->op, vs);
+		break;
+	case HOW_SENDTO:
+		observe_judge_net(obs, mem, d->args[4], d->args[5], c->op, vs);
+		break;
+	default:
+		/* struct msghdr starts with msg_name, msg_namelen. */
+		if (observe_peek(mem, msg, sizeof msg, d->args[1]) ==
+		    (ssize_t)sizeof msg)
+			observe_judge_net(obs, mem, msg[0], (uint32_t)msg[1],
+			    c->op, vs);
+		break;
+	}
+}
+
 /* The rest of observe_judge: one file-changing or network call. */
 static void
 observe_judge_call(struct observer *obs, const struct sandbox *sb,
@@ -741,7 +777,6 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 	    __attribute__((cleanup(observe_mem_release))) =
 	    { n->pid, -1, NULL, 0 };
 	_cleanup_free_ char		*path = NULL, *path2 = NULL;
-	uint64_t			 msg[2];
 	enum observe_kind		 kind;
 	bool				 follow, writes = false;
 	bool				 deleted = false;
@@ -757,20 +792,9 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 
 	switch (c->how) {
 	case HOW_CONNECT:
-		observe_judge_net(obs, &mem, d->args[1], d->args[2],
-		    c->op, vs);
-		return;
 	case HOW_SENDTO:
-		observe_judge_net(obs, &mem, d->args[4], d->args[5],
-		    c->op, vs);
-		return;
 	case HOW_SENDMSG:
-		/* struct msghdr starts with msg_name, msg_namelen. */
-		if (observe_peek(&mem, msg, sizeof msg, d->args[1]) !=
-		    (ssize_t)sizeof msg)
-			return;
-		observe_judge_net(obs, &mem, msg[0],
-		    (uint32_t)msg[1], c->op, vs);
+		observe_judge_address(obs, d, &mem, c, vs);
 		return;
 	case HOW_CONTENT:
 		observe_judge_content(obs, sb, n, c);
@@ -805,7 +829,7 @@ observe_judge_call(struct observer *obs, const struct sandbox *sb,
 		kind = c->kind;
 		op = c->op;
 		follow = false;
-		if (!observe_read_bind(d, &mem, &path, &lost))
+		if (!observe_read_bind(d, &mem, &q, &path, &raw1, &lost))
 			return;
 		break;
 	case HOW_FD:

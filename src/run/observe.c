@@ -79,6 +79,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "fdpass.h"
 #include "libexec.h"
 #include "log.h"
 #include "loop.h"
@@ -378,38 +379,17 @@ static void
 observe_hello_reply(struct observer *obs)
 {
 	struct observe_reply	 r;
-	struct iovec		 iov = { &r, sizeof r };
-	struct msghdr		 msg;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	struct cmsghdr		*c;
-	int			 fd = -1, sizes_ok, fds[2] = { -1, -1 };
+	int			 fd = -1, sizes_ok, fds[2];
 	struct seccomp_notif_sizes sizes;
 	ssize_t			 n;
 
-	memset(&msg, 0, sizeof msg);
 	memset(&r, 0, sizeof r);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	n = recvmsg(obs->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	/* The listener, and the delegate's socket (bwgate-helper.c). */
+	n = fdpass_recv(obs->sock, &r, sizeof r, fds, 2, MSG_DONTWAIT);
+	if (n < 0 && errno == EAGAIN)
 		return;
-	for (c = CMSG_FIRSTHDR(&msg); n > 0 && c != NULL;
-	    c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET)
-			continue;
-		if (c->cmsg_type == SCM_RIGHTS && c->cmsg_len >=
-		    CMSG_LEN(sizeof fds)) {
-			memcpy(fds, CMSG_DATA(c), sizeof fds);
-			fd = fds[0];
-			obs->delegate = fds[1];
-		} else if (c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	}
+	fd = fds[0];
+	obs->delegate = fds[1];
 	/* With a listener the helper does not wait: the command's execve
 	   waits for us instead (observe-proto.h). */
 	if (n == (ssize_t)sizeof r && r.error == 0 && fd >= 0 &&

@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "helper-act.h"
 #include "helper-write.h"
 #include "observe-proto.h"
@@ -51,19 +52,10 @@ static int
 helper_reply(int sock, int listener, int delegate, int error, const char *why)
 {
 	struct observe_reply	 r;
-	struct iovec		 iov = { &r, sizeof r };
-	struct msghdr		 msg;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	struct cmsghdr		*c;
 	struct stat		 st;
 	int			 fds[2] = { listener, delegate };
 
 	memset(&r, 0, sizeof r);
-	memset(&msg, 0, sizeof msg);
-	memset(&u, 0, sizeof u);
 	r.magic = OBSERVE_MAGIC;
 	r.error = error;
 	/* Which mount namespace is the sandbox's (bwgate checks callers). */
@@ -71,22 +63,9 @@ helper_reply(int sock, int listener, int delegate, int error, const char *why)
 		r.mntns = st.st_ino;
 	if (why != NULL)
 		snprintf(r.why, sizeof r.why, "%s", why);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
 	/* The listener, and the delegate's socket (helper-act.c). */
-	if (listener >= 0 && delegate >= 0) {
-		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof u.buf;
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof fds);
-		memcpy(CMSG_DATA(c), fds, sizeof fds);
-	}
-	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
+	return fdpass_send(sock, &r, sizeof r, fds,
+	    listener >= 0 && delegate >= 0 ? 2 : 0);
 }
 
 /* Load the program bwgate sent; the listener or -1 with errno and *why. */

@@ -25,9 +25,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "helper-act.h"
 #include "observe-proto.h"
 
@@ -84,13 +86,6 @@ static int
 act_fifo_wait(int pin, int flags, int *out)
 {
 	struct stat	 st;
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct cmsghdr	*c;
 	char		 proc[64];
 	int		 sv[2], f, err = 0;
 	pid_t		 pid;
@@ -111,22 +106,7 @@ act_fifo_wait(int pin, int flags, int *out)
 		    O_NONBLOCK | O_TRUNC)) | O_CLOEXEC)) < 0 && errno == EINTR)
 			;
 		err = f < 0 ? errno : 0;
-		memset(&mh, 0, sizeof mh);
-		iov.iov_base = &err;
-		iov.iov_len = sizeof err;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		if (f >= 0) {
-			memset(&u, 0, sizeof u);
-			mh.msg_control = u.buf;
-			mh.msg_controllen = sizeof u.buf;
-			c = CMSG_FIRSTHDR(&mh);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(c), &f, sizeof f);
-		}
-		(void)sendmsg(sv[1], &mh, MSG_NOSIGNAL);
+		(void)fdpass_send(sv[1], &err, sizeof err, &f, f >= 0);
 		_exit(0);
 	}
 	close(sv[1]);
@@ -175,6 +155,31 @@ act_do_open(const struct observe_act *a, const char *p1, int fd, int *out)
 	if ((flags & O_NONBLOCK) == 0)
 		(void)fcntl(*out, F_SETFL, flags & ~O_NONBLOCK);
 	return 0;
+}
+
+/* Bind the socket sock at name in the directory dir (bind takes no
+   directory descriptor: the delegate goes there, and back to its root);
+   -1 with errno. */
+static int
+act_bind(int dir, const char *name, int sock)
+{
+	struct sockaddr_un	sun;
+	int			rc, e;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (sock < 0 || strlen(name) >= sizeof sun.sun_path) {
+		errno = sock < 0 ? EACCES : ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, name, strlen(name));
+	if (fchdir(dir) != 0)
+		return -1;
+	rc = bind(sock, (struct sockaddr *)&sun, sizeof sun);
+	e = errno;
+	(void)chdir("/");
+	errno = e;
+	return rc;
 }
 
 /* One name of a directory bwgate pinned: not empty, no '/', not . or .. */
@@ -238,6 +243,9 @@ act_at(const struct observe_act *a, const char *n1, const char *n2,
 		break;
 	case OBSERVE_ACT_UNLINK:
 		rc = unlinkat(fds[0], n1, (int)a->flags & AT_REMOVEDIR);
+		break;
+	case OBSERVE_ACT_BIND:
+		rc = act_bind(fds[0], n1, fds[1]);
 		break;
 	case OBSERVE_ACT_LINK:
 		if (fds[1] < 0)
@@ -315,6 +323,9 @@ act_one(const struct observe_act *a, const char *p1, const char *p2,
 	case OBSERVE_ACT_UNLINK:
 		rc = unlinkat(d1, n1, (int)a->flags & AT_REMOVEDIR);
 		break;
+	case OBSERVE_ACT_BIND:
+		rc = act_bind(d1, n1, fd);
+		break;
 	case OBSERVE_ACT_LINK:
 		if (fd >= 0) {
 			snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
@@ -352,35 +363,16 @@ act_serve(int sock)
 				    OBSERVE_ACT_MAX];
 	struct observe_act	 a;
 	struct observe_act_reply r;
-	struct iovec		 iov = { msg, sizeof msg };
-	struct msghdr		 mh;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct cmsghdr		*c;
-	int			 fds[3] = { -1, -1, -1 }, out = -1;
+	int			 fds[3], out = -1;
 	pid_t			 child = -1;
-	size_t			 nfd;
 	ssize_t			 n;
 
-	memset(&mh, 0, sizeof mh);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof u.buf;
-	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 &&
-	    errno == EINTR)
-		;
-	if (n <= 0)
+	if ((n = fdpass_recv(sock, msg, sizeof msg, fds, 3, 0)) <= 0) {
+		for (size_t i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return -1;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET &&
-		    c->cmsg_type == SCM_RIGHTS) {
-			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			memcpy(fds, CMSG_DATA(c), (nfd > 3 ? 3 : nfd) *
-			    sizeof(int));
-		}
+	}
 	memset(&r, 0, sizeof r);
 	memcpy(&a, msg, n >= (ssize_t)sizeof a ? sizeof a : 0);
 	if (n < (ssize_t)sizeof a || a.len1 == 0 || a.len1 > 4096 ||
@@ -416,26 +408,7 @@ act_serve(int sock)
 	for (size_t i = 0; i < 3; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	iov.iov_base = &r;
-	iov.iov_len = sizeof r;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_flags = 0;
-	if (out >= 0) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &out, sizeof(int));
-	} else {
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-	}
-	while ((n = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
+	n = fdpass_send(sock, &r, sizeof r, &out, out >= 0);
 	if (out >= 0)
 		close(out);
 	if (child == 0)

@@ -30,6 +30,7 @@ bwgate_helper_LDADD = src/util/libutil.a $(HELPER_CRYPTO_LIBS)
 pkglibexec_PROGRAMS += bwgate-netlisten
 bwgate_netlisten_CFLAGS = $(AM_CFLAGS)
 bwgate_netlisten_SOURCES = %D%/netlisten.c
+bwgate_netlisten_LDADD = src/util/libutil.a
 # The project watcher (gitwatch.h), exec'd by the first writable run.
 pkglibexec_PROGRAMS += bwgate-gitwatch
 bwgate_gitwatch_SOURCES = %D%/gitwatch-main.c

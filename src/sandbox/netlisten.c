@@ -28,6 +28,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fdpass.h"
+
 /* A descriptor argument, or -1. */
 static int
 netlisten_fd(const char *s)
@@ -40,36 +42,6 @@ netlisten_fd(const char *s)
 	if (errno != 0 || *end != '\0' || v < 0 || v > INT_MAX)
 		return -1;
 	return (int)v;
-}
-
-/* Send fd over sock. */
-static int
-netlisten_send(int sock, int fd)
-{
-	char		 byte = 'L';
-	struct iovec	 iov = { &byte, 1 };
-	struct msghdr	 msg;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct cmsghdr	*c;
-
-	memset(&msg, 0, sizeof msg);
-	memset(&u, 0, sizeof u);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
 }
 
 int
@@ -114,7 +86,7 @@ main(int argc, char **argv)
 		    "sandbox: %s\n", port, strerror(errno));
 		return 1;
 	}
-	if (netlisten_send(sock, fd) != 0) {
+	if (fdpass_send(sock, "L", 1, &fd, 1) != 0) {
 		fprintf(stderr, "cannot hand the socket to bwgate: %s\n",
 		    strerror(errno));
 		return 1;

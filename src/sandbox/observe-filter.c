@@ -97,10 +97,12 @@ static const struct filter_rule filter_rules[] = {
 	ALWAYS("utimensat"),
 	ALWAYS("setxattr"), ALWAYS("lsetxattr"),
 	ALWAYS("removexattr"), ALWAYS("lremovexattr"),
+	/* A unix socket bound to a path makes a name: judged as a create
+	   (its family is in memory: every bind). */
+	ALWAYS("bind"),
 	/* Recording changes: calls on a descriptor open for reading. */
 	RECORD("fchmod"), RECORD("fchown"),
 	RECORD("fsetxattr"), RECORD("fremovexattr"),
-	RECORD("bind"),	/* a unix socket's file */
 	/* What can change a file opened to append anywhere (undo keeps
 	   only its old length; write only, so it cannot be mapped):
 	   ftruncate, fallocate and its ioctls (hole punching and zeroing),

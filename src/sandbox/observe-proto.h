@@ -84,7 +84,8 @@ struct observe_reply {
  * or changes a mode, bwgate sends one struct observe_act followed by
  * len1 + len2 bytes (two NUL-ended paths, absolute in the sandbox's view,
  * with no symbolic link on the way: what bwgate judged), and optionally
- * one descriptor (OBSERVE_ACT_F_FD: the file itself, pinned by bwgate).
+ * one descriptor (OBSERVE_ACT_F_FD: the file itself, pinned by bwgate;
+ * for a bind, the caller's socket, taken with pidfd_getfd).
  * The delegate makes the call on exactly those names, refusing to follow
  * any link (so a name changed meanwhile fails, it never leads elsewhere),
  * and answers one struct observe_act_reply, with the opened descriptor
@@ -101,6 +102,8 @@ enum observe_act_op {
 	OBSERVE_ACT_UNLINK,	/* path1, flags (AT_REMOVEDIR) */
 	OBSERVE_ACT_TRUNCATE,	/* path1, arg = length */
 	OBSERVE_ACT_CHMOD,	/* path1 (or the fd), mode */
+	OBSERVE_ACT_BIND,	/* path1, the caller's socket (the fd; with
+				   OBSERVE_ACT_F_AT the second): bound there */
 };
 
 #define OBSERVE_ACT_F_FD	(1U << 0)	/* a descriptor comes along */

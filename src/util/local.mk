@@ -25,6 +25,7 @@ noinst_LIBRARIES += %D%/libutil.a
 	%D%/proctree.c %D%/proctree.h \
 	%D%/aside.c %D%/aside.h \
 	%D%/file.c %D%/file.h \
+	%D%/fdpass.c %D%/fdpass.h \
 	%D%/libexec.c %D%/libexec.h \
 	%D%/display.c %D%/display.h \
 	%D%/jsoncheck.c %D%/jsoncheck.h

@@ -114,7 +114,31 @@ wait "$gw"
 ok_unless "no .git/commondir after the run" test -e "$P/.git/commondir"
 rm -rf "$P/evil" "$P/done" "$P/started"
 
-# 6. Where the observer cannot decide (BWGATE_NO_NOTIFY stands for a
+# 6. A unix socket bound at a protected name (bind makes the name):
+#    refused like a create; an ordinary name is bound by the delegate and
+#    the socket works. Before, sub/.envrc was made as a socket.
+jexec -- python3 -c '
+import socket
+for p in ("sub/.envrc", "ok.sock"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.bind(p)
+        s.listen(1)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(p)
+        print("bound", p)
+    except OSError as e:
+        print("refused", p, e.errno)'
+ok_unless "bind: sub/.envrc not made on the host" test -e "$P/sub/.envrc"
+assert_match "bind: refused, the ordinary name bound" "$(jfield .stdout)" \
+    "refused sub/.envrc 13.*bound ok.sock"
+ok_if "bind: ok.sock is a socket on the host" test -S "$P/ok.sock"
+assert_match "bind: reported as protected" \
+    "$(jfield '[.violations[] | select(.reason == "protected") | .path]')" \
+    "sub/.envrc"
+rm -f "$P/ok.sock"
+
+# 7. Where the observer cannot decide (BWGATE_NO_NOTIFY stands for a
 #    kernel without notification): a profile that writes the project is
 #    refused before the command runs; read-only ones run and say so.
 BWGATE_NO_NOTIFY=1 jexec -- sh -c 'echo x > sub/.envrc; echo y > fallback.txt'

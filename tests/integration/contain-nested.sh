@@ -47,6 +47,19 @@ assert_match "the nested namespace's own tmpfs works" "$(jfield .stdout)" \
 assert_match "the command saw EACCES" "$(jfield .stderr)" "Permission denied"
 assert_match "refusals reported" \
     "$(jfield '[.violations[] | .path]')" "sub/.envrc"
+# What the agent reads says what happened: an ordinary file is not
+# "protected", the nested sandbox cannot change the project.
+assert_eq "plain.txt's refusal is a nested one" \
+    "$(jfield '[.violations[] | select(.path | endswith("/plain.txt")) | .reason]')" \
+    '["nested"]'
+assert_match "  with words that say so" \
+    "$(jfield '.violations[] | select(.path | endswith("/plain.txt")) | .hint')" \
+    "a nested sandbox cannot change the project"
+"$BWGATE" exec --project "$P" --config "$T/nest.json" -- unshare -Um \
+    sh -c 'echo plain > plain.txt' > "$T/text" 2>&1
+assert_match "  in the summary" "$(cat "$T/text")" \
+    "refused write '.*plain.txt' \\(nested\\)"
+ok_unless "  never \"protected\" for it" grep -q "plain.txt.*protected" "$T/text"
 
 # 2. A descriptor of the project opened before the namespace, named
 #    through /proc: identity, not names, decides.
@@ -57,7 +70,36 @@ ok_unless "sub/.envrc not made through a descriptor" test -e "$P/sub/.envrc"
 ok_unless "x.txt not made through a descriptor" test -e "$P/x.txt"
 assert_match "both refused" "$(jfield .stdout)" "refused-1.*refused-2"
 
-# 3. A nested bwrap binding the project elsewhere (an ordinary user only:
+# 3. A unix socket bound to a path makes a name (bind): judged as a
+#    create. Nested, on the project's file system: refused; in the
+#    nested namespace's own tmpfs: made, and the socket works. Before, a
+#    nested bind made sub/.envrc and s.sock on the host.
+BIND='
+import os, socket, sys
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.bind(p)
+        s.listen(1)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(p)
+        print("bound", p)
+    except OSError as e:
+        print("refused", p, e.errno)'
+jexec --config "$T/nest.json" -- unshare -Um python3 -c "$BIND" \
+    sub/.envrc s.sock "$P/abs.sock" /tmp/own.sock
+for f in sub/.envrc s.sock abs.sock; do
+	ok_unless "nested bind: $f not made on the host" test -e "$P/$f" \
+	    -o -L "$P/$f"
+done
+assert_match "nested bind: refused with EACCES" "$(jfield .stdout)" \
+    "refused sub/.envrc 13.*refused s.sock 13.*refused $P/abs.sock 13"
+assert_match "nested bind: its own tmpfs works" "$(jfield .stdout)" \
+    "bound /tmp/own.sock"
+assert_match "nested bind: reported" \
+    "$(jfield '[.violations[] | .path]')" "s.sock"
+
+# 4. A nested bwrap binding the project elsewhere (an ordinary user only:
 #    root cannot map uid 0 without CAP_SETFCAP, exec-confine.sh).
 if [ "$(id -u)" -ne 0 ] && command -v bwrap > /dev/null; then
 	jexec --config "$T/nest.json" -- bwrap --ro-bind / / --tmpfs /tmp \
