@@ -279,6 +279,7 @@ CONSOLE_TESTS = \
 	%D%/integration/console-history.sh \
 	%D%/integration/console-rerun.sh \
 	%D%/integration/console-warm.sh \
+	%D%/integration/console-processes.sh \
 	%D%/integration/console-prestart.sh \
 	%D%/integration/console-prestart-idle.sh \
 	%D%/integration/console-exact.sh \
