@@ -45,7 +45,7 @@ allowed() {
 	console-listen.o) echo "open unlink lstat stat chmod mkfifo" ;;
 					# its sockets, FIFO, lock (runtime)
 	console-link.o) echo "unlink lstat readlink symlink" ;; # its link
-	history.o) echo "fopen access" ;;		# the state directory
+	history.o) echo "fopen access open" ;;	# the state directory
 	allowlist-layers.o) echo "lstat stat" ;;	# configuration files;
 					# a profile's writable paths, for
 					# bwrap to bind (a project profile's
