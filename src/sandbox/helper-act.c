@@ -33,7 +33,10 @@
 
 #define ACT_RESOLVE	(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
-/* openat2 from the root, following nothing; -1 with errno. */
+/* openat2 from the root, following nothing; -1 with errno. Not the door
+   (beneath.h): the delegate runs inside the sandbox and makes the call
+   the observer judged, on the sandbox's own mounts and root, which the
+   host-side door never sees (tests/build/resolve.sh allows this file). */
 static int
 act_open(const char *path, uint64_t flags, uint64_t mode)
 {
