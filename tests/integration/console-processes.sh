@@ -33,6 +33,7 @@ if ! strace -f -qq -o /dev/null -e trace=clone true 2> /dev/null; then
 	exit 0
 fi
 BWGATE="$T/straced"
+export BWGATE_LOG="$T/exec.log"	# the warm execs say when they are ready
 start_console --headless --auto-allowlisted
 BWGATE=$REAL
 CON=$(pgrep -P "$CPID")
@@ -61,6 +62,11 @@ waiting_for_policy_of() {
 	local CPID=$CON
 	waiting_for_policy "$1"
 }
+# Sandboxes made ahead that are ready (their helper and delegate up, the
+# helper answered): at least $1.
+ready() {
+	[ "$(grep -c 'prestarted: waiting for a request' "$T/exec.log")" -ge "$1" ]
+}
 # Quiet: no process made for a second (the sandbox made ahead is ready).
 quiet() {
 	local a b
@@ -75,6 +81,7 @@ field() { jq -r "$1" "$T/r.json"; }
 "$BWGATE" run --json -- true > "$T/r.json" 2> /dev/null < /dev/null
 assert_eq "a first request runs" "$(field .exit_code)" 0
 ok_if "a sandbox is made ahead" wait_for 20 prestarted
+ok_if "  and is ready" wait_for 20 ready 1
 ok_if "  and the console is quiet" wait_for 20 quiet
 w=$(prestarted)
 
@@ -84,6 +91,7 @@ assert_eq "the next one runs" "$(field .exit_code)" 0
 assert_eq "  in the prestarted sandbox" "$(field .sandbox.prestarted)" true
 next() { prestarted "$w"; }
 ok_if "  another sandbox is made ahead" wait_for 20 next
+ok_if "  and is ready" wait_for 20 ready 2
 ok_if "  and the console is quiet" wait_for 20 quiet
 n1=$(made)
 echo "# a request taking the prestarted sandbox made $((n1 - n0)) processes"
@@ -96,6 +104,7 @@ w=$(prestarted)
 assert_eq "a request from another directory runs" "$(field .exit_code)" 0
 assert_eq "  in a sandbox of its own" "$(field .sandbox.prestarted)" null
 ok_if "  another sandbox is made ahead" wait_for 20 next
+ok_if "  and is ready" wait_for 20 ready 3
 ok_if "  and the console is quiet" wait_for 20 quiet
 n2=$(made)
 echo "# a request missing the prestarted sandbox made $((n2 - n1)) processes"
