@@ -133,8 +133,8 @@ phases() {
 	/ queued \(/ { mark("c") }
 	/: warm exec pid|: exec pid .* started/ { mark("d") }
 	/prestarted sandbox taken/ { mark("p") }
-	/engine_run: start/ { mark("e") }
-	/engine_run: spawned/ { mark("f") }
+	/engine_run: start|run_probe: start/ { mark("e") }
+	/engine_run: spawned|run_spawn: spawned/ { mark("f") }
 	/observe_hello_reply/ { mark("g") }
 	/engine_bwrap_exited/ { mark("h") }
 	/engine_run: done/ { mark("i") }
