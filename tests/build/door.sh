@@ -142,13 +142,12 @@ allowed() {
 	helper-write.o) echo "open" ;;
 	gitwatch-main.o) echo "chdir open" ;;	# "/" and /dev/null
 	# Not yet through the door (issue 25, left for the helpers changing
-	# them): the recorder's observer, the live monitor,
-	# attention's look at changed paths. Each opens one name at a time
-	# below a descriptor, or looks without following a link.
+	# them): the recorder's observer, the live monitor. Each opens one
+	# name at a time below a descriptor, or looks without following a
+	# link.
 	observe-judge.o) echo "fopen open fstatat readlinkat readlink lstat stat" ;;
 					# and /proc/PID/{maps,mem,fd}
 	monitor-watch.o) echo "open fstatat opendir inotify_add_watch" ;;
-	attention.o) echo "lstat readlink" ;;
 	# The observer deciding (issue 36): it looks inside the sandbox's
 	# root (/proc/PID/root), one name at a time without following a
 	# link; the delegate makes the judged calls inside the sandbox, on
