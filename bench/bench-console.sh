@@ -70,6 +70,30 @@ printf '  bwgate run -- true (console) %8.3f ms\n' "$m_run"
 ratio=$(awk -v a="$m_run" -v b="$m_bare" 'BEGIN { printf "%.2f", a / b }')
 ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.5) ? "ok" : "OVER TARGET" }')
 echo "  run / bare bwrap: ${ratio}x (target <= 1.5x: $ok)"
+# Pairs: bare bwrap then bwgate run, one after the other N times, so a
+# shared machine's load falls on both alike; the ratio of each pair, its
+# median and spread (10th to 90th percentile).
+pairs() {
+	local i t0 t1 t1b t2
+	for i in $(seq 1 "$N"); do
+		[ -n "${GAP:-}" ] && sleep "$GAP"
+		t0=$(date +%s%N)
+		bash -c "$BARE_LINE" >/dev/null 2>&1
+		t1=$(date +%s%N)
+		bare_clean
+		[ -n "${GAP:-}" ] && sleep "$GAP"
+		t1b=$(date +%s%N)
+		"$BWGATE" run -- true >/dev/null 2>"$T/stderr"
+		t2=$(date +%s%N)
+		echo "$(( t1 - t0 )) $(( t2 - t1b ))"
+	done | awk '{ printf "%.4f\n", $2 / $1 }' | sort -n | awk '
+	{ r[NR] = $1 } END {
+		printf "%.2fx (pairs %.2f to %.2f, 10th to 90th percentile, %d pairs)",
+		    r[int((NR + 1) / 2)], r[int(NR * 0.1) + 1], r[int(NR * 0.9)], NR
+	}'
+}
+echo "  run / bare bwrap in pairs: $(pairs)"
+echo "  paced 50 ms apart, in pairs: $(GAP=0.05 pairs)"
 # Paced as an agent runs commands (50 ms apart, so the console's
 # prestarted sandbox is ready and the CPUs idle between runs).
 m_pbare=$(GAP=0.05 AFTER=bare_clean median bash -c "$BARE_LINE")
@@ -109,8 +133,8 @@ phases() {
 	/ queued \(/ { mark("c") }
 	/: warm exec pid|: exec pid .* started/ { mark("d") }
 	/prestarted sandbox taken/ { mark("p") }
-	/engine_run: start/ { mark("e") }
-	/engine_run: spawned/ { mark("f") }
+	/engine_run: start|run_probe: start/ { mark("e") }
+	/engine_run: spawned|run_spawn: spawned/ { mark("f") }
 	/observe_hello_reply/ { mark("g") }
 	/engine_bwrap_exited/ { mark("h") }
 	/engine_run: done/ { mark("i") }

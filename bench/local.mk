@@ -36,6 +36,10 @@ EXTRA_DIST += %D%/bench-classify.sh
 # and 1,000 queued requests answered.
 EXTRA_DIST += %D%/bench-console.sh %D%/bench-soak.sh
 
+# What the project's git watcher saves on a large project (run by
+# bench/run, or alone: BWGATE=_build/bwgate bash bench/bench-gitwatch.sh).
+EXTRA_DIST += %D%/bench-gitwatch.sh
+
 # Project size, writers side by side, notification cost on a real build
 # (run by bench/run).
 EXTRA_DIST += %D%/bench-scale.sh

@@ -284,6 +284,7 @@ CONSOLE_TESTS = \
 	%D%/integration/console-history.sh \
 	%D%/integration/console-rerun.sh \
 	%D%/integration/console-warm.sh \
+	%D%/integration/console-processes.sh \
 	%D%/integration/console-prestart.sh \
 	%D%/integration/console-prestart-idle.sh \
 	%D%/integration/console-exact.sh \
@@ -356,6 +357,9 @@ EXTRA_DIST += $(UI_TESTS) %D%/integration/ui-lib.sh
 TESTS += %D%/build/layers.sh
 TESTS += %D%/build/door.sh
 EXTRA_DIST += %D%/build/door.sh
+# One way to resolve a path: realpath, openat2, pathwalk only where named.
+TESTS += %D%/build/resolve.sh
+EXTRA_DIST += %D%/build/resolve.sh
 EXTRA_DIST += %D%/build/layers.sh
 # The agent setups the real-client tests run are the ones doc/agents.md shows.
 TESTS += %D%/build/agents-doc.sh

@@ -91,7 +91,11 @@ hook_path_resolve(const char *fp, const char *cwd, const char *home,
 		abs = xasprintf("%s/%s", cwd, fp);
 	hook_path_split(abs, &c);
 	free(abs);
-	/* The longest prefix that exists, with its links followed. */
+	/* The longest prefix that exists, with its links followed. Not the
+	   door (beneath.h), which follows no link: this resolver must
+	   reach the file Claude Code's own write will reach, as the
+	   kernel resolves it, to judge it (tests/build/resolve.sh lets
+	   this file call realpath). */
 	for (k = c.n + 1; k-- > 0;) {
 		pre = hook_path_prefix(&c, k);
 		real = realpath(pre, NULL);

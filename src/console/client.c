@@ -88,7 +88,7 @@ client_socket_above(const char *dir, const char *here)
 		}
 		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) &&
 		    stat(p, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		    (real = realpath(p, NULL)) != NULL) {
+		    (real = path_real(p)) != NULL) {
 			free(p);
 			free(cur);
 			return real;
@@ -125,7 +125,7 @@ client_socket_path(const char *opt, char **cause)
 	   with a socket, in our runtime directory, else in the one found
 	   from the user id alone (a harness may have dropped
 	   XDG_RUNTIME_DIR, or passed another). */
-	if ((here = realpath(".", NULL)) != NULL) {
+	if ((here = path_real(".")) != NULL) {
 		if ((p = client_socket_above(dir, here)) != NULL)
 			return p;
 		def = rundir_default(false, &why);

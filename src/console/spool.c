@@ -205,7 +205,9 @@ spool_job(struct console *c, struct job *jb)
 	free(p);
 	for (size_t i = 0; i < 2 && rep != NULL; i++) {
 		s = cJSON_GetObjectItem(rep, spool_streams[i]);
-		if (!cJSON_IsString(s))
+		/* An empty one stays in the report (spool_report uses what
+		   is there): no file to make per request for nothing. */
+		if (!cJSON_IsString(s) || s->valuestring[0] == '\0')
 			continue;
 		p = spool_path(c, jb->r->id, spool_streams[i]);
 		/* One that cannot be written stays in memory. */

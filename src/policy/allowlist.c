@@ -41,6 +41,7 @@
 #include "xalloc.h"
 
 #include "allowlist-int.h"
+#include "pathglob.h"
 
 /* The decision for one simple command. */
 struct decision {
@@ -145,7 +146,8 @@ allowlist_pattern(const struct strv *pat, const struct cmdview *cv)
 	for (k = 1; k < pat->n; k++) {
 		if (k == pat->n - 1 && strcmp(pat->v[k], "*") == 0)
 			return true;
-		if (k >= cv->argc || fnmatch(pat->v[k], cv->argv[k], 0) != 0)
+		if (k >= cv->argc ||
+		    !pathglob_fnmatch(pat->v[k], cv->argv[k]))
 			return false;
 	}
 	return k == cv->argc;

@@ -118,8 +118,8 @@ config_datadir(void)
 	/* Run from the build tree (not installed): the source tree's data,
 	   so `_build/bwgate check` works before `make install`. */
 	if (in_build == -1) {
-		char	*exe = realpath("/proc/self/exe", NULL);
-		char	*dir = realpath(BUILDDIR, NULL), *slash;
+		char	*exe = path_real("/proc/self/exe");
+		char	*dir = path_real(BUILDDIR), *slash;
 
 		in_build = 0;
 		if (exe != NULL && dir != NULL &&
@@ -135,7 +135,7 @@ config_datadir(void)
 		   names carry it: "FILE:ID"). */
 		static char *src;
 
-		if (src == NULL && (src = realpath(SRCDATADIR, NULL)) == NULL)
+		if (src == NULL && (src = path_real(SRCDATADIR)) == NULL)
 			src = xstrdup(SRCDATADIR);
 		return src;
 	}
@@ -144,12 +144,12 @@ config_datadir(void)
 	/* Installed with `make install prefix=DIR` (a prefix other than the
 	   configured one): DIR/share/bwgate beside DIR/bin/bwgate. */
 	if (beside == NULL) {
-		char	*exe = realpath("/proc/self/exe", NULL), *slash, *f;
+		char	*exe = path_real("/proc/self/exe"), *slash, *f;
 
 		if (exe != NULL && (slash = strrchr(exe, '/')) != NULL) {
 			*slash = '\0';
 			f = xasprintf("%s/../share/bwgate", exe);
-			if ((beside = realpath(f, NULL)) == NULL)
+			if ((beside = path_real(f)) == NULL)
 				beside = xstrdup(f);
 			free(f);
 			f = xasprintf("%s/allowlist.json", beside);

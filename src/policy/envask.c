@@ -4,7 +4,6 @@
  */
 #include "autoconf.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include "envask.h"
 #include "jsonutil.h"
 #include "path.h"
+#include "pathglob.h"
 #include "xalloc.h"
 
 #define ENVASK_MAX	4096	/* entries, all files together */
@@ -125,7 +125,7 @@ const char *
 envask_match(const struct envask *e, const char *name, const char *value)
 {
 	for (size_t i = 0; i < e->n; i++)
-		if (fnmatch(e->v[i].name, name, 0) == 0 &&
+		if (pathglob_fnmatch(e->v[i].name, name) &&
 		    !strv_contains(&e->v[i].harmless, value))
 			return e->v[i].reason;
 	return NULL;

@@ -14,30 +14,6 @@
 #include "rundir.h"
 #include "xalloc.h"
 
-/* Canonical form of a path that may not exist yet (walk up to a parent
-   that does, keep the rest); caller frees. */
-static char *
-guard_canonical(const char *path)
-{
-	char	*copy = xstrdup(path), *slash, *real, *res;
-	size_t	 cut;
-
-	for (;;) {
-		if ((real = realpath(copy, NULL)) != NULL)
-			break;
-		if ((slash = strrchr(copy, '/')) == NULL || slash == copy) {
-			free(copy);
-			return xstrdup(path);
-		}
-		*slash = '\0';
-	}
-	cut = strlen(copy);
-	res = xasprintf("%s%s", real, path + cut);
-	free(real);
-	free(copy);
-	return res;
-}
-
 int
 guard_project(const char *project, char **cause)
 {
@@ -48,7 +24,7 @@ guard_project(const char *project, char **cause)
 	int		 rc = 0;
 
 	if (home != NULL && home[0] == '/' &&
-	    (home_real = guard_canonical(home)) != NULL &&
+	    (home_real = path_canonical_prefix(home)) != NULL &&
 	    strcmp(home_real, project) == 0) {
 		*cause = xasprintf("'%s' is your home directory and cannot be "
 		    "the project (a command could rewrite your shell start-up "
@@ -67,7 +43,7 @@ guard_project(const char *project, char **cause)
 
 		if (dirs[i] == NULL)
 			continue;
-		real = guard_canonical(dirs[i]);
+		real = path_canonical_prefix(dirs[i]);
 		if (path_is_under(real, project)) {
 			*cause = xasprintf("'%s' cannot be the project: it "
 			    "holds bwgate's %s '%s', which a command could "
@@ -87,7 +63,7 @@ int
 guard_socket(const char *path, const char *project, const struct strv *extra,
     char **cause)
 {
-	char	*real = guard_canonical(path);
+	char	*real = path_canonical_prefix(path);
 	int	 rc = 0;
 
 	if (path_is_under(real, project)) {
@@ -97,7 +73,7 @@ guard_socket(const char *path, const char *project, const struct strv *extra,
 		rc = -1;
 	}
 	for (size_t i = 0; rc == 0 && extra != NULL && i < extra->n; i++) {
-		char *e = guard_canonical(extra->v[i]);
+		char *e = path_canonical_prefix(extra->v[i]);
 
 		if (path_is_under(real, e)) {
 			*cause = xasprintf("socket '%s' is inside '%s', which "

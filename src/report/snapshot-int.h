@@ -51,6 +51,8 @@ struct scan_shared {
 void		 scan_shared_init(struct scan_shared *,
 		    const struct snapshot_opts *);
 void		 scan_shared_release(struct scan_shared *);
+/* Open the project's root to read, through the door; -1 with cause. */
+int		 scan_open_root(const char *root, char **cause);
 /* True when an entry's path (len bytes) or its name makes it opaque. */
 int		 scan_is_opaque(const struct scan_shared *, const char *path,
 		    size_t len, const char *name, size_t namelen);

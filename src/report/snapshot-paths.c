@@ -17,12 +17,10 @@
 #include "autoconf.h"
 
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "beneath.h"
 #include "snapshot-int.h"
 #include "snapshot.h"
 #include "xalloc.h"
@@ -64,9 +63,13 @@ struct snapshot_paths {
 
 static bool	paths_under_moved(const struct snapshot_paths *, const char *);
 
-/* Is rel under a skipped or opaque tree (not the hook's)? */
-static bool
-paths_hidden(const struct snapshot_paths *sp, const char *p)
+/* The scan's view of rel (one walk over its ancestors, lowest first):
+   PATHS_SKIPPED when a skipped tree holds it, PATHS_OPAQUE when an opaque
+   one does (*top: the length of that tree's path), else PATHS_PLAIN. */
+enum paths_view { PATHS_PLAIN, PATHS_OPAQUE, PATHS_SKIPPED };
+
+static enum paths_view
+paths_view(const struct snapshot_paths *sp, const char *p, size_t *top)
 {
 	const char	*name, *end;
 
@@ -74,24 +77,36 @@ paths_hidden(const struct snapshot_paths *sp, const char *p)
 		end = strchr(name, '/');
 		if (end == NULL)
 			end = name + strlen(name);
-		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)) ||
-		    scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
-		    (size_t)(end - name)))
-			return true;
+		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)))
+			return PATHS_SKIPPED;
+		if (scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
+		    (size_t)(end - name))) {
+			*top = (size_t)(end - p);
+			return PATHS_OPAQUE;
+		}
 		if (*end == '\0')
-			return false;
+			return PATHS_PLAIN;
 	}
 }
 
-/* Open the directory part of rel beneath the root, following nothing. */
+/* Is rel under a skipped or opaque tree (not the hook's)? */
+static bool
+paths_hidden(const struct snapshot_paths *sp, const char *p)
+{
+	size_t	top;
+
+	return paths_view(sp, p, &top) != PATHS_PLAIN;
+}
+
+/* Open the directory part of rel beneath the root through the door
+   (beneath.h: no link followed, no mount crossed). */
 static int
 paths_open_parent(const struct snapshot_paths *sp, const char *rel,
     const char **name)
 {
-	struct open_how	 how;
 	const char	*slash = strrchr(rel, '/');
-	char		*dir;
-	int		 fd;
+	char		*dir, *cause = NULL;
+	int		 fd, err;
 
 	if (slash == NULL) {
 		*name = rel;
@@ -99,15 +114,12 @@ paths_open_parent(const struct snapshot_paths *sp, const char *rel,
 	}
 	*name = slash + 1;
 	dir = xstrndup(rel, (size_t)(slash - rel));
-	memset(&how, 0, sizeof how);
-	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-	    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-	fd = (int)syscall(SYS_openat2, sp->sh.rootfd, dir, &how, sizeof how);
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-		fd = openat(sp->sh.rootfd, dir,
-		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = beneath_open_how(sp->sh.rootfd, dir, O_PATH | O_DIRECTORY, 0,
+	    BENEATH_NO_XDEV, &cause);
+	err = errno;
+	free(cause);
 	free(dir);
+	errno = err;
 	return fd;
 }
 
@@ -253,10 +265,7 @@ snapshot_paths_new(const char *root, const struct snapshot_opts *opts,
 	sp->opts = opts != NULL ? *opts : defaults;
 	sp->root = xstrdup(root);
 	scan_shared_init(&sp->sh, &sp->opts);
-	sp->sh.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sp->sh.rootfd < 0) {
-		*cause = xasprintf("cannot open '%s': %s", root,
-		    strerror(errno));
+	if ((sp->sh.rootfd = scan_open_root(root, cause)) < 0) {
 		snapshot_paths_free(sp);
 		return NULL;
 	}
@@ -271,7 +280,8 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 {
 	struct snapshot_entry	 e;
 	char			*p;
-	const char		*name, *end, *full = rel;
+	const char		*full = rel;
+	size_t			 top;
 	bool			 opaque = false;
 
 	if (sp == NULL)
@@ -289,20 +299,15 @@ snapshot_paths_add(struct snapshot_paths *sp, const char *rel)
 		    (sp->in_tree || paths_hidden(sp, p) ?
 		    SNAPSHOT_HOOK_SEEN : 0));
 	/* The scan's view: stop at a skipped or opaque ancestor. */
-	for (name = p; ; name = end + 1) {
-		end = strchr(name, '/');
-		if (end == NULL)
-			end = name + strlen(name);
-		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)))
-			goto out;
-		if (scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
-		    (size_t)(end - name))) {
-			p[end - p] = '\0';
-			opaque = true;
-			break;
-		}
-		if (*end == '\0')
-			break;
+	switch (paths_view(sp, p, &top)) {
+	case PATHS_SKIPPED:
+		goto out;
+	case PATHS_OPAQUE:
+		p[top] = '\0';
+		opaque = true;
+		break;
+	case PATHS_PLAIN:
+		break;
 	}
 	if (!paths_see(sp, p)) {
 		/* Seen before: it may have gained a name since. */
@@ -385,8 +390,8 @@ paths_add_below(struct snapshot_paths *sp, int fd, const char *from,
 			    "than 64 levels deep");
 		if (de->d_type == DT_DIR && depth > 0 &&
 		    !scan_is_opaque(&sp->sh, f, strlen(f), de->d_name,
-		    strlen(de->d_name)) && (sub = openat(dirfd(d), de->d_name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+		    strlen(de->d_name)) && (sub = beneath_child(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY)) >= 0)
 			paths_add_below(sp, sub, f, t, depth - 1, fresh);
 		free(f);
 		free(t);
@@ -422,8 +427,7 @@ snapshot_paths_add_tree(struct snapshot_paths *sp, const char *from,
 		return;
 	if ((pfd = paths_open_parent(sp, from, &name)) < 0)
 		return;
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
+	fd = beneath_child(pfd, name, O_RDONLY | O_DIRECTORY);
 	close(pfd);
 	if (fd < 0)
 		return;
@@ -587,25 +591,19 @@ static void
 paths_add_absent(struct snapshot_paths *sp, const char *rel)
 {
 	char		*p = xstrdup(rel);
-	const char	*name, *end;
+	size_t		 top;
 
-	for (name = p; ; name = end + 1) {
-		end = strchr(name, '/');
-		if (end == NULL)
-			end = name + strlen(name);
-		if (scan_is_skipped(&sp->sh, p, (size_t)(end - p)))
-			goto out;
-		if (scan_is_opaque(&sp->sh, p, (size_t)(end - p), name,
-		    (size_t)(end - name))) {
-			p[end - p] = '\0';
-			break;
-		}
-		if (*end == '\0')
-			break;
+	switch (paths_view(sp, p, &top)) {
+	case PATHS_SKIPPED:
+		break;
+	case PATHS_OPAQUE:
+		p[top] = '\0';
+		/* FALLTHROUGH */
+	case PATHS_PLAIN:
+		if (paths_see(sp, p))
+			strv_push(&sp->paths, p);
+		break;
 	}
-	if (paths_see(sp, p))
-		strv_push(&sp->paths, p);
-out:
 	free(p);
 }
 
@@ -632,8 +630,7 @@ paths_walk_moved(struct snapshot_paths *sp)
 	for (size_t i = 0; i < queue.n; i++) {
 		if ((pfd = paths_open_parent(sp, queue.v[i], &name)) < 0)
 			continue;
-		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		fd = beneath_child(pfd, name, O_RDONLY | O_DIRECTORY);
 		close(pfd);
 		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 			if (fd >= 0)

@@ -364,6 +364,20 @@ scan_openat(int dfd, const char *name)
 	return beneath_child(dfd, name, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 }
 
+/* The project's root, to read (the door's beneath_root, then "."). */
+int
+scan_open_root(const char *root, char **cause)
+{
+	struct stat	 rst;
+	int		 r = beneath_root(root, &rst, cause), fd;
+
+	fd = r < 0 ? -1 : beneath_open(r, ".", O_RDONLY | O_DIRECTORY, 0,
+	    cause);
+	if (r >= 0)
+		close(r);
+	return fd;
+}
+
 /* Open a relative path from the root one component at a time. */
 static int
 scan_open_path(int rootfd, const char *path)
@@ -687,15 +701,7 @@ snapshot_take(const char *root, const struct snapshot_opts *opts,
 	if (opts == NULL)
 		opts = &defaults;
 	scan_shared_init(&sh, opts);
-	{
-		struct stat	 rst;
-		int		 r = beneath_root(root, &rst, cause);
-
-		sh.rootfd = r < 0 ? -1 : beneath_open(r, ".", O_RDONLY |
-		    O_DIRECTORY, 0, cause);
-		if (r >= 0)
-			close(r);
-	}
+	sh.rootfd = scan_open_root(root, cause);
 	if (sh.rootfd < 0) {
 		scan_shared_release(&sh);
 		return NULL;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "attention.h"
+#include "beneath.h"
 #include "buf.h"
 #include "path.h"
 #include "pathglob.h"
@@ -101,12 +102,14 @@ attention_normalize(char *p)
 	*out = '\0';
 }
 
-/* Where a symbolic link at abs points, if that is outside the project. */
+/* Where the symbolic link rel (at abs) points, if that is outside the
+   project (read through the door: root is the project's). */
 static char *
-attention_link_outside(const char *abs, const char *project)
+attention_link_outside(int root, const char *rel, const char *abs,
+    const char *project)
 {
 	char	 target[PATH_MAX], *dir, *full;
-	ssize_t	 n = readlink(abs, target, sizeof target - 1);
+	ssize_t	 n = beneath_readlink(root, rel, target, sizeof target - 1);
 
 	if (n < 0)
 		return NULL;
@@ -160,23 +163,24 @@ attention_by_name(struct result *r, const char *rel,
 	}
 }
 
-/* The kinds that depend on the file as it is now. from: its path before
-   (a rename), or NULL for a new file. */
+/* The kinds that depend on the file as it is now, looked at through the
+   door (root: the project's, or -1 when it cannot be opened). from: its
+   path before (a rename), or NULL for a new file. */
 static void
-attention_by_state(struct result *r, const char *rel, const char *project,
-    const struct snapshot *before, const char *from, bool created)
+attention_by_state(struct result *r, const char *rel, int root,
+    const char *project, const struct snapshot *before, const char *from,
+    bool created)
 {
 	const struct snapshot_entry	*old;
 	struct stat			 st;
 	char				*abs, *t, *why;
 
-	abs = path_join(project, rel);
-	if (lstat(abs, &st) != 0) {
-		free(abs);
+	if (root < 0 || beneath_lstat(root, rel, &st) != 0)
 		return;
-	}
+	abs = path_join(project, rel);
 	if (S_ISLNK(st.st_mode)) {
-		if ((t = attention_link_outside(abs, project)) != NULL) {
+		if ((t = attention_link_outside(root, rel, abs, project)) !=
+		    NULL) {
 			why = xasprintf("a symbolic link pointing outside the "
 			    "project, to %s", t);
 			attentions_add(&r->attention, rel, "symlink", why);
@@ -212,15 +216,22 @@ attention_collect(struct result *r, const char *project,
     const struct strv *patterns, const struct snapshot *before)
 {
 	const struct changes	*c = &r->changes;
+	struct stat		 rst;
+	char			*cause = NULL;
+	int			 root = -1;
 
+	if (c->created.n > 0 || c->modified.n > 0 || c->nrenamed > 0) {
+		root = beneath_root(project, &rst, &cause);
+		free(cause);
+	}
 	for (size_t i = 0; i < c->created.n; i++) {
 		attention_by_name(r, c->created.v[i], patterns, "created");
-		attention_by_state(r, c->created.v[i], project, before, NULL,
-		    true);
+		attention_by_state(r, c->created.v[i], root, project, before,
+		    NULL, true);
 	}
 	for (size_t i = 0; i < c->modified.n; i++) {
 		attention_by_name(r, c->modified.v[i], patterns, "modified");
-		attention_by_state(r, c->modified.v[i], project, before,
+		attention_by_state(r, c->modified.v[i], root, project, before,
 		    c->modified.v[i], false);
 	}
 	for (size_t i = 0; i < c->deleted.n; i++)
@@ -230,7 +241,9 @@ attention_collect(struct result *r, const char *project,
 		    "renamed away");
 		attention_by_name(r, c->renamed[i].to, patterns,
 		    "renamed here");
-		attention_by_state(r, c->renamed[i].to, project, before,
-		    c->renamed[i].from, false);
+		attention_by_state(r, c->renamed[i].to, root, project,
+		    before, c->renamed[i].from, false);
 	}
+	if (root >= 0)
+		close(root);
 }

@@ -134,6 +134,10 @@ read_int(const char *path)
 /*
  * Watch one directory and remember its path. Returns 0, or -1 when it is
  * not watched (gone, unreadable, or the watch limit is reached).
+ *
+ * By path, not through the door (beneath.h): what the live monitor sees
+ * is shown while a command runs and decides nothing; the report and undo
+ * look through the door (doc/HACKING.md).
  */
 int
 watch_add(struct watcher *w, const char *rel)

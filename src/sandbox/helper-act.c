@@ -35,7 +35,10 @@
 
 #define ACT_RESOLVE	(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
-/* openat2 from the root, following nothing; -1 with errno. */
+/* openat2 from the root, following nothing; -1 with errno. Not the door
+   (beneath.h): the delegate runs inside the sandbox and makes the call
+   the observer judged, on the sandbox's own mounts and root, which the
+   host-side door never sees (tests/build/resolve.sh allows this file). */
 static int
 act_open(const char *path, uint64_t flags, uint64_t mode)
 {
@@ -416,6 +419,31 @@ act_serve(int sock)
 	return n < 0 ? -1 : 0;
 }
 
+/*
+ * Start the delegate so that the command does not find a child it did
+ * not make: as the helper's sibling (CLONE_PARENT: a child of the
+ * sandbox's init, bwrap's, which reaps it), one process. Only an init
+ * cannot do that (EINVAL): then a fork twice, the middle one ending at
+ * once. Like fork(): 0 in the delegate, else its pid or -1.
+ */
+static pid_t
+delegate_fork(void)
+{
+	pid_t	pid;
+	int	st;
+
+	pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL,
+	    NULL, NULL);
+	if (pid >= 0 || errno != EINVAL)
+		return pid;
+	if ((pid = fork()) == 0)
+		return fork() != 0 ? (_exit(0), 0) : 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	return pid;
+}
+
 int
 helper_act_start(void)
 {
@@ -424,15 +452,12 @@ helper_act_start(void)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return -1;
-	if ((pid = fork()) < 0) {
+	if ((pid = delegate_fork()) < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
 	}
 	if (pid == 0) {
-		/* Twice: the command must not find a child it did not make. */
-		if (fork() != 0)
-			_exit(0);
 		(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		(void)signal(SIGPIPE, SIG_IGN);
 		/* Its children (a FIFO's wait) reap themselves. */
@@ -455,7 +480,5 @@ helper_act_start(void)
 		_exit(0);
 	}
 	close(sv[1]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	return sv[0];
 }

@@ -9,7 +9,6 @@
  */
 #include "autoconf.h"
 
-#include <fnmatch.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "cleanup.h"
 #include "domains.h"
 #include "path.h"
+#include "pathglob.h"
 #include "sandbox.h"
 #include "sandbox-int.h"
 #include "xalloc.h"
@@ -43,7 +43,7 @@ bool
 sandbox_env_is_secret(const char *name)
 {
 	for (const char *const *g = sandbox_env_secret; *g != NULL; g++)
-		if (fnmatch(*g, name, 0) == 0)
+		if (pathglob_fnmatch(*g, name))
 			return true;
 	return false;
 }
@@ -53,7 +53,7 @@ static bool
 env_allowed(const char *name)
 {
 	for (const char *const *g = sandbox_env_allow; *g != NULL; g++)
-		if (fnmatch(*g, name, 0) == 0)
+		if (pathglob_fnmatch(*g, name))
 			return !sandbox_env_is_secret(name);
 	return false;
 }

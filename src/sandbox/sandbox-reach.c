@@ -192,7 +192,7 @@ build_reach(struct build *b, uid_t uid, gid_t gid, char **cause)
 				    false };
 		}
 	if (pol->helper != NULL &&
-	    (t[n].path = realpath(pol->helper, NULL)) != NULL) {
+	    (t[n].path = path_real(pol->helper)) != NULL) {
 		t[n].what = "bwgate's helper";
 		t[n++].exec = true;
 	}

@@ -436,7 +436,7 @@ build_system(struct build *b)
 static void
 build_resolv(struct build *b)
 {
-	char	*real = realpath("/etc/resolv.conf", NULL);
+	char	*real = path_real("/etc/resolv.conf");
 	char	*dir, *slash;
 
 	if (real == NULL)

@@ -311,6 +311,24 @@ beneath_lstat(int dirfd, const char *rel, struct stat *st)
 	return rc;
 }
 
+ssize_t
+beneath_readlink(int dirfd, const char *rel, char *buf, size_t size)
+{
+	char	*cause = NULL;
+	ssize_t	 n;
+	int	 fd, err;
+
+	fd = beneath_open(dirfd, rel, O_PATH | O_NOFOLLOW, 0, &cause);
+	free(cause);
+	if (fd < 0)
+		return -1;
+	n = readlinkat(fd, "", buf, size);
+	err = errno;
+	close(fd);
+	errno = err;
+	return n;
+}
+
 int
 beneath_mkdir(int dirfd, const char *rel, mode_t mode, char **cause)
 {

@@ -70,6 +70,10 @@ int	 beneath_parent(int dirfd, const char *rel, bool mkdirs,
 	    const char **name, char **cause);
 /* lstat of rel beneath dirfd; -1 with errno. */
 int	 beneath_lstat(int dirfd, const char *rel, struct stat *st);
+/* readlink of the symbolic link rel beneath dirfd (the link itself is
+   opened, nothing followed): its length, or -1 with errno (EINVAL: not a
+   link). No NUL is added. */
+ssize_t	 beneath_readlink(int dirfd, const char *rel, char *buf, size_t size);
 /* Make rel a new directory (never an existing one); -1 with cause and
    errno. */
 int	 beneath_mkdir(int dirfd, const char *rel, mode_t mode, char **cause);

@@ -62,6 +62,34 @@ path_canonical(const char *p, char **cause)
 }
 
 char *
+path_real(const char *p)
+{
+	return realpath(p, NULL);
+}
+
+char *
+path_canonical_prefix(const char *path)
+{
+	char	*copy = xstrdup(path), *slash, *real, *res;
+	size_t	 cut;
+
+	for (;;) {
+		if ((real = realpath(copy, NULL)) != NULL)
+			break;
+		if ((slash = strrchr(copy, '/')) == NULL || slash == copy) {
+			free(copy);
+			return xstrdup(path);
+		}
+		*slash = '\0';
+	}
+	cut = strlen(copy);
+	res = xasprintf("%s%s", real, path + cut);
+	free(real);
+	free(copy);
+	return res;
+}
+
+char *
 path_canonical_maybe(const char *p, char **cause)
 {
 	char	*dir, *base, *slash, *r, *out;
@@ -116,7 +144,7 @@ path_git_ours(const char *dir, const struct stat *git, dev_t dev)
 
 	/* A home directory kept in git (dotfiles) is no project of what
 	   lies below it. */
-	if (home != NULL && *home == '/' && (h = realpath(home, NULL)) !=
+	if (home != NULL && *home == '/' && (h = path_real(home)) !=
 	    NULL) {
 		is_home = strcmp(h, dir) == 0;
 		free(h);
@@ -206,7 +234,7 @@ path_env_clean(const char *value, const char *skip1, const char *skip2)
 
 		if (e[0] != '/')
 			continue;
-		real = realpath(e, NULL);
+		real = path_real(e);
 		if ((skip1 != NULL && (path_is_under(e, skip1) ||
 		    (real != NULL && path_is_under(real, skip1)))) ||
 		    (skip2 != NULL && (path_is_under(e, skip2) ||

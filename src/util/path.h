@@ -15,8 +15,23 @@ char	*path_join(const char *, const char *);
 bool	 path_is_under(const char *path, const char *dir);
 /* path relative to dir ("." for dir itself); path must be under dir. */
 char	*path_relative(const char *path, const char *dir);
+/*
+ * Canonical paths (realpath(3), links followed) live here and only here:
+ * for bwgate's own files, the system's (/proc/self/exe, /etc, PATH,
+ * what bwrap binds) and for finding which directory is the project.
+ * Inside the project every lookup goes through the door (beneath.h),
+ * which never follows a link; the hook's Claude-compatible resolver
+ * (cli/hook-path.c) and the observer's (pathwalk.h, in a traced
+ * process's root) are the two others. tests/build/resolve.sh checks it.
+ */
 /* realpath() of an existing path; NULL with cause when it is missing. */
 char	*path_canonical(const char *, char **cause);
+/* The same without a message: NULL with errno. */
+char	*path_real(const char *);
+/* Canonical form of a path whose end may not exist (any number of
+   components): the longest existing prefix resolved, the rest kept as
+   written; path itself when not even "/" resolves. */
+char	*path_canonical_prefix(const char *path);
 /* Canonicalise a path that may not exist yet (its parent must). */
 char	*path_canonical_maybe(const char *, char **cause);
 /* The git top level containing dir, else NULL: dir itself when it has a

@@ -2,9 +2,46 @@
 #include "autoconf.h"
 
 #include <fnmatch.h>
+#include <locale.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "pathglob.h"
+
+static locale_t		c_locale = (locale_t)0;
+static pthread_once_t	c_once = PTHREAD_ONCE_INIT;
+
+static void
+c_locale_make(void)
+{
+	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+static bool
+ascii(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+bool
+pathglob_fnmatch(const char *pattern, const char *s)
+{
+	locale_t	old;
+	int		rc;
+
+	if (!ascii(pattern) || !ascii(s))
+		return fnmatch(pattern, s, 0) == 0;
+	pthread_once(&c_once, c_locale_make);
+	if (c_locale == (locale_t)0)
+		return fnmatch(pattern, s, 0) == 0;
+	old = uselocale(c_locale);
+	rc = fnmatch(pattern, s, 0);
+	uselocale(old);
+	return rc == 0;
+}
 
 /* Does the component s (n bytes) match the entry component p (pn)? */
 static bool
@@ -20,7 +57,7 @@ pathglob_comp(const char *p, size_t pn, const char *s, size_t n)
 	pb[pn] = '\0';
 	memcpy(sb, s, n);
 	sb[n] = '\0';
-	return fnmatch(pb, sb, 0) == 0;
+	return pathglob_fnmatch(pb, sb);
 }
 
 /* The entry against the path from s on. */

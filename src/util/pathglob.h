@@ -28,4 +28,10 @@ enum pathglob_match {
 enum pathglob_match	pathglob_match(const char *entry, bool any,
 			    const char *rel);
 
+/* fnmatch(pattern, s, 0), in bytes (the C locale) when both are ASCII: the
+   same answer without the conversion to wide characters a UTF-8 locale
+   makes on every call (the console matches every environment variable
+   against every pattern of a table per request). */
+bool			pathglob_fnmatch(const char *pattern, const char *s);
+
 #endif

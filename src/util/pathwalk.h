@@ -2,6 +2,13 @@
  * pathwalk: lexical path normalising and symlink resolution through a
  * caller-supplied readlink (the observer resolves inside /proc/PID/root).
  * Both return a new absolute path (caller frees).
+ *
+ * For the observer only (src/run/observe*.c): it resolves a traced
+ * process's paths as that process sees them (its root, its working
+ * directory, links followed as the kernel will), which is not the
+ * project's view, so it cannot be the door (beneath.h), which follows no
+ * link. Every other path inside the project goes through the door
+ * (tests/build/resolve.sh).
  */
 #ifndef BWGATE_PATHWALK_H
 #define BWGATE_PATHWALK_H

@@ -38,14 +38,14 @@ allowed() {
 	# state (audit, history, undo store), configuration, share/.
 	cmd-consoles.o) echo "opendir" ;;		# the runtime directory
 	audit.o) echo "open unlink rename link" ;;	# the state directory
-	client.o) echo "access lstat stat realpath" ;;	# the runtime dir's
+	client.o) echo "access lstat stat" ;;	# the runtime dir's
 					# sockets and links; the working
 					# directory's canonical path (which
 					# project); /proc/self/fd
 	console-listen.o) echo "open unlink lstat stat chmod mkfifo" ;;
 					# its sockets, FIFO, lock (runtime)
 	console-link.o) echo "unlink lstat readlink symlink" ;; # its link
-	history.o) echo "fopen access" ;;		# the state directory
+	history.o) echo "fopen access open" ;;	# the state directory
 	allowlist-layers.o) echo "lstat stat" ;;	# configuration files;
 					# a profile's writable paths, for
 					# bwrap to bind (a project profile's
@@ -53,7 +53,7 @@ allowed() {
 	allowlist-hosts.o) echo "open" ;;		# the user's project
 					# file (configuration, O_NOFOLLOW)
 	allowlist-trust.o) echo "stat" ;;		# the trust table
-	config.o) echo "access realpath stat" ;;	# share/, configuration,
+	config.o) echo "access stat" ;;	# share/, configuration,
 					# /proc/self/exe
 	danger.o|envask.o|netgroups.o) echo "stat" ;;	# their user tables
 	rules.o) echo "open" ;;			# the operator's rule files;
@@ -117,10 +117,10 @@ allowed() {
 	probe.o) echo "access lstat open stat" ;; # /proc, system files,
 					# bwrap
 	sandbox-proc.o) echo "stat" ;;		# /proc, /sys to mask
-	sandbox-reach.o) echo "realpath stat" ;; # the directories bwrap
+	sandbox-reach.o) echo "stat" ;; # the directories bwrap
 					# binds, as bwrap resolves them
 					# (search permission, no read)
-	sandbox.o) echo "lstat open readlink realpath stat" ;; # system
+	sandbox.o) echo "lstat open readlink stat" ;; # system
 					# directories, /etc/resolv.conf, the
 					# helper; the root and working
 					# directory as named; bind sources
@@ -135,8 +135,6 @@ allowed() {
 	hook-path.o) echo "readlink realpath" ;;	# where Claude Code
 					# would write, resolved as the
 					# kernel will (nothing opened)
-	guard.o) echo "realpath" ;;		# canonical form of a
-					# policy's path (nothing opened)
 	engine-prestart.o) echo "stat" ;;	# the root itself
 	# Inside the sandbox: the helper and its file writes see only the
 	# sandbox's view (bwrap); its "." is the project's root there.
@@ -144,14 +142,12 @@ allowed() {
 	helper-write.o) echo "open" ;;
 	gitwatch-main.o) echo "chdir open" ;;	# "/" and /dev/null
 	# Not yet through the door (issue 25, left for the helpers changing
-	# them): the recorder's observer and path set, the live monitor,
-	# attention's look at changed paths. Each opens one name at a time
-	# below a descriptor, or looks without following a link.
+	# them): the recorder's observer, the live monitor. Each opens one
+	# name at a time below a descriptor, or looks without following a
+	# link.
 	observe-judge.o) echo "fopen open fstatat readlinkat readlink lstat stat" ;;
 					# and /proc/PID/{maps,mem,fd}
-	snapshot-paths.o) echo "open openat" ;;
 	monitor-watch.o) echo "open fstatat opendir inotify_add_watch" ;;
-	attention.o) echo "lstat readlink" ;;
 	# The observer deciding (issue 36): it looks inside the sandbox's
 	# root (/proc/PID/root), one name at a time without following a
 	# link; the delegate makes the judged calls inside the sandbox, on
@@ -176,14 +172,13 @@ fi
     echo "not ok 1 - an object opens, stats, walks or removes by name outside the door"
 
 # openat2 is reached through syscall(): look at the sources. Besides the
-# door: the recorder's path set and the observer, which resolve inside a
-# sandbox's root (/proc/PID/root), not the project's (not yet moved), and
-# the delegate, which resolves inside the sandbox (helper-act.c); the
+# door: the observer, which resolves inside a sandbox's root
+# (/proc/PID/root), not the project's, and the delegate, which resolves inside the sandbox (helper-act.c); the
 # observer's judgement of a nested sandbox's call and of openat2's resolve
 # flags (observe-act.c) resolves from the caller's root or its own
 # directory (/proc/PID/root, /proc/PID/cwd, /proc/PID/fd/N), O_PATH.
 others=$(grep -l 'SYS_openat2\|__NR_openat2' "$s"/src/*/*.c |
-    grep -v -e 'src/util/beneath.c$' -e 'src/report/snapshot-paths.c$' \
+    grep -v -e 'src/util/beneath.c$' \
     -e 'src/run/observe-call.c$' -e 'src/run/observe-judge.c$' \
     -e 'src/run/observe-act.c$' -e 'src/sandbox/helper-act.c$')
 if [ -z "$others" ]; then

@@ -19,6 +19,9 @@ allowed() {
 	helper-act.o) echo "fork" ;;		# the observer's delegate: a
 					# copy of the helper made before
 					# the filter, no program started
+					# (clone with CLONE_PARENT through
+					# syscall(), which nm cannot see;
+					# fork when the helper is an init)
 	*) echo "" ;;
 	esac
 }
