@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "path.h"
 #include "stake.h"
+#include "undo.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -22,6 +23,8 @@ struct stake_count {
 	unsigned long long	 bytes;
 	size_t			 seen;		/* entries, for the cap */
 	bool			 capped;
+	bool			 failed;	/* an entry not looked at */
+	unsigned long long	 largest;	/* bytes of the largest file */
 };
 
 /* Count what is beneath the open directory fd (closed here). */
@@ -34,6 +37,7 @@ stake_walk(int fd, struct stake_count *n)
 	int		 sub;
 
 	if (d == NULL) {
+		n->failed = true;
 		close(fd);
 		return;
 	}
@@ -45,17 +49,23 @@ stake_walk(int fd, struct stake_count *n)
 			n->capped = true;
 			break;
 		}
-		if (beneath_child_stat(dirfd(d), de->d_name, &st) != 0)
+		if (beneath_child_stat(dirfd(d), de->d_name, &st) != 0) {
+			n->failed = true;
 			continue;
+		}
 		if (!S_ISDIR(st.st_mode)) {
 			n->files++;
 			n->bytes += (unsigned long long)st.st_size;
+			if ((unsigned long long)st.st_size > n->largest)
+				n->largest = (unsigned long long)st.st_size;
 			continue;
 		}
 		sub = beneath_child(dirfd(d), de->d_name, O_RDONLY |
 		    O_DIRECTORY);
 		if (sub >= 0)
 			stake_walk(sub, n);
+		else
+			n->failed = true;
 	}
 	closedir(d);
 }
@@ -76,7 +86,7 @@ stake_target(int root, const char *project, const char *cwd,
     struct strv *notes)
 {
 	char			*abs, *rel, *cause = NULL;
-	struct stake_count	 n = { 0, 0, 0, false };
+	struct stake_count	 n = { 0, 0, 0, false, false, 0 };
 	struct stat		 st;
 	int			 fd;
 
@@ -125,7 +135,7 @@ stake_describe(const char *project, const char *cwd, const char *stake,
 {
 	struct buf		 b = BUF_INIT, what = BUF_INIT;
 	struct strv		 notes = STRV_INIT;
-	struct stake_count	 all = { 0, 0, 0, false };
+	struct stake_count	 all = { 0, 0, 0, false, false, 0 };
 	struct stat		 st;
 	int			 root;
 	char			*s, *cause = NULL;
@@ -155,4 +165,73 @@ stake_describe(const char *project, const char *cwd, const char *stake,
 	buf_release(&what);
 	strv_release(&notes);
 	return buf_detach(&b);
+}
+
+/* Would undo keep one operand's all (stake_undo_restores)? Adds to all. */
+static bool
+stake_target_kept(int root, const char *project, const char *cwd,
+    const char *target, struct stake_count *all)
+{
+	char		*abs, *rel, *cause = NULL;
+	struct stat	 st;
+	int		 fd;
+	bool		 ok = false;
+
+	if (strpbrk(target, "*?[") != NULL)
+		return false;
+	abs = target[0] == '/' ? xstrdup(target) : path_join(cwd, target);
+	if ((rel = beneath_relative(project, abs, &cause)) == NULL) {
+		free(cause);
+		free(abs);
+		return false;	/* outside: not the project's undo */
+	}
+	if (strcmp(rel, ".") == 0) {
+		free(rel);
+		free(abs);
+		return false;	/* the whole project: always asked */
+	}
+	fd = beneath_open(root, rel, O_RDONLY | O_NOFOLLOW, 0, &cause);
+	if (fd < 0) {
+		ok = errno == ENOENT;	/* deletes nothing */
+		free(cause);
+	} else if (fstat(fd, &st) != 0) {
+		close(fd);
+	} else if (S_ISDIR(st.st_mode)) {
+		stake_walk(fd, all);
+		ok = true;
+	} else {
+		all->files++;
+		all->bytes += (unsigned long long)st.st_size;
+		if ((unsigned long long)st.st_size > all->largest)
+			all->largest = (unsigned long long)st.st_size;
+		close(fd);
+		ok = true;
+	}
+	free(rel);
+	free(abs);
+	return ok;
+}
+
+bool
+stake_undo_restores(const char *project, const char *cwd,
+    const struct strv *targets)
+{
+	struct stake_count	 all = { 0, 0, 0, false, false, 0 };
+	struct undo_limits	 l;
+	struct stat		 st;
+	char			*cause = NULL;
+	bool			 ok = targets->n > 0 && undo_enabled();
+	int			 root = -1;
+
+	if (ok && (root = beneath_root(project, &st, &cause)) < 0) {
+		free(cause);
+		ok = false;
+	}
+	for (size_t i = 0; ok && i < targets->n; i++)
+		ok = stake_target_kept(root, project, cwd, targets->v[i], &all);
+	if (root >= 0)
+		close(root);
+	undo_limits_get(&l);
+	return ok && !all.capped && !all.failed && all.largest <= l.file_max &&
+	    all.bytes <= l.run_max;
 }

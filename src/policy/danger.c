@@ -792,6 +792,92 @@ danger_check_project(const struct danger *d, const struct sh_script *s,
 	return found;
 }
 
+/* Words that change the directory the rest of the script runs in (a
+   delete's operands after one are not where they seem), or run words the
+   script does not show (eval, source): no delete beside them is
+   measured. */
+static const char *const danger_unmeasured[] = { "cd", "pushd", "popd",
+    "eval", "source", ".", "exec", NULL };
+
+/* Is the command (after wrappers) one of danger_unmeasured or a shell? */
+static bool
+danger_unmeasurable(const struct sh_cmd *c)
+{
+	size_t		 i = danger_skip_wrappers(c);
+	const char	*n;
+
+	if (i >= c->nwords)
+		return false;
+	if (!SH_WORD_LITERAL(&c->words[i]))
+		return true;
+	n = danger_base(c->words[i].text);
+	for (size_t k = 0; danger_unmeasured[k] != NULL; k++)
+		if (strcmp(danger_unmeasured[k], n) == 0)
+			return true;
+	for (size_t k = 0; danger_shells[k] != NULL; k++)
+		if (strcmp(danger_shells[k], n) == 0)
+			return true;
+	return false;
+}
+
+/* One command of a measurable delete (danger_measurable): true when no
+   entry holds for it, or only deletes by the program itself, every word
+   literal; their operands are pushed to targets. */
+static bool
+danger_measure_cmd(const struct danger *d, const struct sh_cmd *c,
+    bool allowed, struct strv *targets, bool *any)
+{
+	struct danger_hit	 h = DANGER_HIT_INIT;
+	bool			 ok = true;
+
+	for (size_t k = 0; ok && k < d->n; k++) {
+		const struct danger_entry *e = &d->e[k];
+
+		if (e->writes.n > 0 && danger_writes(e, c, allowed))
+			ok = false;
+		else if (danger_command(e, c, NULL, &h)) {
+			ok = strcmp(e->stake, "delete") == 0 &&
+			    danger_skip_wrappers(c) == 0 && h.targets.n > 0;
+			for (size_t i = 0; ok && i < c->nwords; i++)
+				ok = SH_WORD_LITERAL(&c->words[i]);
+			for (size_t i = 0; ok && i < h.targets.n; i++)
+				strv_push(targets, h.targets.v[i]);
+			*any = true;
+		}
+		danger_hit_release(&h);
+	}
+	return ok;
+}
+
+bool
+danger_measurable(const struct danger *d, const struct sh_script *s,
+    const bool *allowed, struct strv *targets)
+{
+	bool	 any = false;
+
+	strv_release(targets);
+	for (size_t k = 0; d != NULL && k < d->n; k++)
+		if (d->e[k].fetch.n > 0 && d->e[k].run.n > 0 &&
+		    danger_fetch_run(&d->e[k], s))
+			return false;
+	for (size_t i = 0; d != NULL && i < s->ncmds; i++) {
+		const struct sh_cmd *c = &s->cmds[i];
+
+		/* A shell's script is one of its own, not read here. */
+		if ((c->nwords > 0 && !SH_WORD_LITERAL(&c->words[0])) ||
+		    danger_unmeasurable(c))
+			goto no;
+		if (!danger_measure_cmd(d, c, allowed != NULL && allowed[i],
+		    targets, &any))
+			goto no;
+	}
+	if (any)
+		return true;
+no:
+	strv_release(targets);
+	return false;
+}
+
 int
 danger_examples(const struct danger *d, int (*fn)(const char *, const char *,
     bool, void *), void *arg)
