@@ -36,6 +36,8 @@ struct danger_entry {
 	bool		 at_once;	/* needs: sandboxed mode runs it at
 					   once (git-write's protections
 					   hold, undo covers it) */
+	bool		 opaque;	/* holds for words not known before
+					   the command runs (danger_opaque) */
 };
 
 struct danger {
@@ -240,11 +242,18 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 			goto out;
 		}
 		e->at_once = cJSON_IsTrue(s);
+		s = cJSON_GetObjectItem(o, "opaque");
+		if (s != NULL && !cJSON_IsBool(s)) {
+			*cause = xasprintf("'%s': %s: \"opaque\" must be "
+			    "true or false", path, e->id);
+			goto out;
+		}
+		e->opaque = cJSON_IsTrue(s);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
 		if (e->command.n == 0 && (e->fetch.n == 0 || e->run.n == 0) &&
-		    e->writes.n == 0) {
+		    e->writes.n == 0 && !e->opaque) {
 			*cause = xasprintf("'%s': %s: needs \"command\", "
 			    "\"fetch\" with \"run\", or \"writes\"", path,
 			    e->id);
@@ -675,6 +684,54 @@ danger_shell_string(const struct sh_cmd *c)
 	return NULL;
 }
 
+/*
+ * Words not known before the command runs (an "opaque" entry): a command
+ * name built by expansion or substitution ($x, $(echo rm), {rm,-rf,x}),
+ * a program of the entry's "command" (eval), or a shell that reads its
+ * script from stdin (no script operand, -s) or is given a -c string that
+ * is not literal. A literal -c string is read through as a script.
+ */
+static bool
+danger_opaque(const struct danger_entry *e, const struct sh_cmd *c)
+{
+	size_t			 i = danger_skip_wrappers(c);
+	const char *const	*sh;
+	const char		*n;
+
+	if (i >= c->nwords)
+		return false;
+	if (!SH_WORD_LITERAL(&c->words[i]))
+		return true;
+	n = danger_base(c->words[i].text);
+	if (strv_contains(&e->command, n))
+		return true;
+	for (sh = danger_shells; *sh != NULL; sh++)
+		if (strcmp(*sh, n) == 0)
+			break;
+	if (*sh == NULL || strcmp(n, "busybox") == 0)
+		return false;
+	for (i++; i < c->nwords; i++) {
+		const char *t = c->words[i].text;
+
+		if (!SH_WORD_LITERAL(&c->words[i]))
+			return true;
+		if (strcmp(t, "--") == 0 || (t[0] != '-' && t[0] != '+'))
+			return strcmp(t, "--") == 0 ? i + 1 >= c->nwords :
+			    false;
+		if (t[1] != '-' && strchr(t, 's') != NULL)
+			return true;
+		if (t[1] != '-' && strchr(t, 'c') != NULL)
+			return i + 1 >= c->nwords ||
+			    !SH_WORD_LITERAL(&c->words[i + 1]);
+		if (strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0 ||
+		    strcmp(t, "-O") == 0 || strcmp(t, "+O") == 0 ||
+		    strcmp(t, "--rcfile") == 0 ||
+		    strcmp(t, "--init-file") == 0)
+			i++;
+	}
+	return true;	/* no script named: it reads stdin */
+}
+
 /* Entry e held, its hit in hit: with ctx->all, note it and go on (the
    first hit stays in ctx->first, every profile in its profiles); true
    to stop here. */
@@ -729,6 +786,14 @@ danger_check_depth(const struct danger *d, const struct sh_script *s,
 		}
 		for (size_t i = 0; i < s->ncmds; i++) {
 			h = ctx != NULL && ctx->found ? &spare : hit;
+			if (e->opaque) {
+				if (!danger_opaque(e, &s->cmds[i]))
+					continue;
+				danger_fill(e, NULL, 0, h);
+				if (danger_held(e, ctx, h))
+					return true;
+				continue;
+			}
 			if (danger_command(e, &s->cmds[i], ctx, h)) {
 				if (danger_held(e, ctx, h))
 					return true;
@@ -792,12 +857,16 @@ danger_check_project(const struct danger *d, const struct sh_script *s,
 	return found;
 }
 
-/* Words that change the directory the rest of the script runs in (a
-   delete's operands after one are not where they seem), or run words the
-   script does not show (eval, source): no delete beside them is
-   measured. */
-static const char *const danger_unmeasured[] = { "cd", "pushd", "popd",
-    "eval", "source", ".", "exec", NULL };
+/* Words that change the directory in ways not followed here (pushd,
+   popd), or run words the script does not show (eval, source): no delete
+   beside them is measured. */
+static const char *const danger_unmeasured[] = { "pushd", "popd", "eval",
+    "source", ".", "exec", NULL };
+
+/* The directories a measured script's deletes may run in, relative to
+   where it starts ("" is there): each `cd DIR` adds DIR under every one
+   so far, as the cd may fail and the script go on where it was. */
+#define DANGER_MEASURE_DIRS	8
 
 /* Is the command (after wrappers) one of danger_unmeasured or a shell? */
 static bool
@@ -820,12 +889,39 @@ danger_unmeasurable(const struct sh_cmd *c)
 	return false;
 }
 
+/* A `cd DIR` (one literal operand, no option): DIR added under every
+   directory in dirs; false when it cannot be followed (cd -, cd alone,
+   too many directories). Another command: true, dirs unchanged. */
+static bool
+danger_measure_cd(const struct sh_cmd *c, struct strv *dirs)
+{
+	const char	*d;
+	size_t		 n = dirs->n;
+
+	if (c->nwords == 0 || strcmp(c->words[0].text, "cd") != 0)
+		return true;
+	if (c->nwords != 2 || !SH_WORD_LITERAL(&c->words[1]))
+		return false;
+	d = c->words[1].text;
+	if (d[0] == '-' || d[0] == '\0' || d[0] == '~')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char *j = d[0] == '/' || dirs->v[i][0] == '\0' ? xstrdup(d) :
+		    xasprintf("%s/%s", dirs->v[i], d);
+
+		if (!strv_contains(dirs, j))
+			strv_push(dirs, j);
+		free(j);
+	}
+	return dirs->n <= DANGER_MEASURE_DIRS;
+}
+
 /* One command of a measurable delete (danger_measurable): true when no
    entry holds for it, or only deletes by the program itself, every word
-   literal; their operands are pushed to targets. */
+   literal; their operands, under each of dirs, are pushed to targets. */
 static bool
 danger_measure_cmd(const struct danger *d, const struct sh_cmd *c,
-    bool allowed, struct strv *targets, bool *any)
+    bool allowed, const struct strv *dirs, struct strv *targets, bool *any)
 {
 	struct danger_hit	 h = DANGER_HIT_INIT;
 	bool			 ok = true;
@@ -833,15 +929,25 @@ danger_measure_cmd(const struct danger *d, const struct sh_cmd *c,
 	for (size_t k = 0; ok && k < d->n; k++) {
 		const struct danger_entry *e = &d->e[k];
 
-		if (e->writes.n > 0 && danger_writes(e, c, allowed))
+		if (e->opaque && danger_opaque(e, c))
 			ok = false;
-		else if (danger_command(e, c, NULL, &h)) {
+		else if (e->writes.n > 0 && danger_writes(e, c, allowed))
+			ok = false;
+		else if (!e->opaque && danger_command(e, c, NULL, &h)) {
 			ok = strcmp(e->stake, "delete") == 0 &&
 			    danger_skip_wrappers(c) == 0 && h.targets.n > 0;
 			for (size_t i = 0; ok && i < c->nwords; i++)
 				ok = SH_WORD_LITERAL(&c->words[i]);
 			for (size_t i = 0; ok && i < h.targets.n; i++)
-				strv_push(targets, h.targets.v[i]);
+				for (size_t j = 0; j < dirs->n; j++) {
+					const char *t = h.targets.v[i];
+
+					if (t[0] == '/' || dirs->v[j][0] == '\0')
+						strv_push(targets, t);
+					else
+						strv_pushf(targets, "%s/%s",
+						    dirs->v[j], t);
+				}
 			*any = true;
 		}
 		danger_hit_release(&h);
@@ -853,27 +959,32 @@ bool
 danger_measurable(const struct danger *d, const struct sh_script *s,
     const bool *allowed, struct strv *targets)
 {
-	bool	 any = false;
+	struct strv	 dirs = STRV_INIT;
+	bool		 any = false;
 
 	strv_release(targets);
+	strv_push(&dirs, "");
 	for (size_t k = 0; d != NULL && k < d->n; k++)
 		if (d->e[k].fetch.n > 0 && d->e[k].run.n > 0 &&
 		    danger_fetch_run(&d->e[k], s))
-			return false;
+			goto no;
 	for (size_t i = 0; d != NULL && i < s->ncmds; i++) {
 		const struct sh_cmd *c = &s->cmds[i];
 
 		/* A shell's script is one of its own, not read here. */
 		if ((c->nwords > 0 && !SH_WORD_LITERAL(&c->words[0])) ||
-		    danger_unmeasurable(c))
+		    danger_unmeasurable(c) || !danger_measure_cd(c, &dirs))
 			goto no;
 		if (!danger_measure_cmd(d, c, allowed != NULL && allowed[i],
-		    targets, &any))
+		    &dirs, targets, &any))
 			goto no;
 	}
-	if (any)
+	if (any) {
+		strv_release(&dirs);
 		return true;
+	}
 no:
+	strv_release(&dirs);
 	strv_release(targets);
 	return false;
 }

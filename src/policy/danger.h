@@ -74,10 +74,12 @@ bool		 danger_check_project(const struct danger *,
 void		 danger_hit_release(struct danger_hit *);
 /* Can what the script deletes be measured before it runs? True when every
    command an entry holds for is a delete (stake "delete") by the program
-   itself (no wrapper: xargs, sudo), every word literal, and no command
-   changes the directory (cd), runs words it does not show (eval, source)
-   or is a shell; targets (released first) are then every operand of every
-   delete, as written. */
+   itself (no wrapper: xargs, sudo), every word literal, no command runs
+   words it does not show (eval, source, a shell, an "opaque" entry) and
+   the directory changes only by `cd DIR`; targets (released first) are
+   then every operand of every delete, as written, and again under each
+   directory a cd may have reached (DIR/operand: the cd may fail and the
+   script go on). */
 bool		 danger_measurable(const struct danger *,
 		    const struct sh_script *, const bool *allowed,
 		    struct strv *targets);
