@@ -262,6 +262,11 @@ def main():
                   h, len(idx),
                   100.0 * sum(verdicts[i].get('verdict') == 'allow' for i in idx) / len(idx),
                   100.0 * sum(reaches_operator(verdicts[i]) for i in idx) / len(idx)))
+        top = collections.Counter(reason_class(verdicts[i]) for i in idx
+                                  if reaches_operator(verdicts[i]))
+        if top:
+            print('  %-12s what reaches the operator: %s' % ('', ', '.join(
+                '%s %d' % kv for kv in top.most_common(6))))
     # What the operator is asked about in sandboxed mode, by what is at
     # stake (needs.json's "stake"; danger is its own).
     stakes = {}
