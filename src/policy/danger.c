@@ -684,6 +684,14 @@ danger_shell_string(const struct sh_cmd *c)
 	return NULL;
 }
 
+/* Is the word built by expansion or substitution when the command runs
+   (a home directory's ~ is known)? */
+static bool
+danger_built(const struct sh_word *w)
+{
+	return (w->flags & ~(SH_W_QUOTED | SH_W_TILDE)) != 0;
+}
+
 /*
  * Words not known before the command runs (an "opaque" entry): a command
  * name built by expansion or substitution ($x, $(echo rm), {rm,-rf,x}),
@@ -700,7 +708,7 @@ danger_opaque(const struct danger_entry *e, const struct sh_cmd *c)
 
 	if (i >= c->nwords)
 		return false;
-	if (!SH_WORD_LITERAL(&c->words[i]))
+	if (danger_built(&c->words[i]))
 		return true;
 	n = danger_base(c->words[i].text);
 	if (strv_contains(&e->command, n))
@@ -713,7 +721,7 @@ danger_opaque(const struct danger_entry *e, const struct sh_cmd *c)
 	for (i++; i < c->nwords; i++) {
 		const char *t = c->words[i].text;
 
-		if (!SH_WORD_LITERAL(&c->words[i]))
+		if (danger_built(&c->words[i]))
 			return true;
 		if (strcmp(t, "--") == 0 || (t[0] != '-' && t[0] != '+'))
 			return strcmp(t, "--") == 0 ? i + 1 >= c->nwords :
@@ -722,7 +730,7 @@ danger_opaque(const struct danger_entry *e, const struct sh_cmd *c)
 			return true;
 		if (t[1] != '-' && strchr(t, 'c') != NULL)
 			return i + 1 >= c->nwords ||
-			    !SH_WORD_LITERAL(&c->words[i + 1]);
+			    danger_built(&c->words[i + 1]);
 		if (strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0 ||
 		    strcmp(t, "-O") == 0 || strcmp(t, "+O") == 0 ||
 		    strcmp(t, "--rcfile") == 0 ||

@@ -71,7 +71,7 @@ for c in "eval 'rm -rf src'" 'x=rm; $x -rf src' '$(echo rm) -rf src' \
 	assert_eq "danger: $c" "$(field .verdict) $(field .danger.id)" \
 	    "danger opaque-words"
 done
-for c in 'sh build.sh' "bash -lc 'ls'" 'echo eval'; do
+for c in 'sh build.sh' "bash -lc 'ls'" 'echo eval' "zsh -lc '~/bin/tool list'"; do
 	check "$c"
 	ok_unless "not opaque: $c" test "$(field .danger.id)" = opaque-words
 done
