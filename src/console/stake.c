@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,6 +168,82 @@ stake_describe(const char *project, const char *cwd, const char *stake,
 	return buf_detach(&b);
 }
 
+/* Would undo keep all a pattern's matches in the directory rel ("" the
+   top) would delete? Matched with fnmatch's widest reading (dot files,
+   either case: shopt may widen bash's), so what the shell expands is among
+   them; a link among them, or one not looked at, is not measured. */
+static bool
+stake_pattern_kept(int root, const char *rel, const char *pat,
+    struct stake_count *all)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	char		*cause = NULL;
+	DIR		*d;
+	int		 fd, sub;
+	bool		 ok = true;
+
+	fd = beneath_open(root, rel[0] == '\0' ? "." : rel, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW, 0, &cause);
+	if (fd < 0) {
+		ok = errno == ENOENT;	/* matches nothing */
+		free(cause);
+		return ok;
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			ok = errno == 0;	/* the end, not an error */
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    fnmatch(pat, de->d_name, FNM_CASEFOLD) != 0)
+			continue;
+		if (++all->seen > STAKE_MAX_ENTRIES ||
+		    beneath_child_stat(dirfd(d), de->d_name, &st) != 0 ||
+		    S_ISLNK(st.st_mode)) {
+			ok = false;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			all->files++;
+			all->bytes += (unsigned long long)st.st_size;
+			if ((unsigned long long)st.st_size > all->largest)
+				all->largest = (unsigned long long)st.st_size;
+		} else if ((sub = beneath_child(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY)) >= 0)
+			stake_walk(sub, all);
+		else {
+			ok = false;
+			break;
+		}
+	}
+	closedir(d);
+	return ok;
+}
+
+/* A pattern operand, rel beneath the project: only its last component may
+   be one, and at the top only after a literal start (`rm -rf *` is the
+   whole project). */
+static bool
+stake_glob_kept(int root, char *rel, struct stake_count *all)
+{
+	char	*slash = strrchr(rel, '/'), *pat = slash != NULL ? slash + 1 :
+		    rel;
+
+	if (slash != NULL)
+		*slash = '\0';
+	if (pat[0] == '\0' || (slash != NULL && strpbrk(rel, "*?[\\") !=
+	    NULL) || (slash == NULL && strchr("*?[", pat[0]) != NULL))
+		return false;
+	return stake_pattern_kept(root, slash != NULL ? rel : "", pat, all);
+}
+
 /* Would undo keep one operand's all (stake_undo_restores)? Adds to all. */
 static bool
 stake_target_kept(int root, const char *project, const char *cwd,
@@ -177,8 +254,6 @@ stake_target_kept(int root, const char *project, const char *cwd,
 	int		 fd;
 	bool		 ok = false;
 
-	if (strpbrk(target, "*?[") != NULL)
-		return false;
 	abs = target[0] == '/' ? xstrdup(target) : path_join(cwd, target);
 	if ((rel = beneath_relative(project, abs, &cause)) == NULL) {
 		free(cause);
@@ -189,6 +264,12 @@ stake_target_kept(int root, const char *project, const char *cwd,
 		free(rel);
 		free(abs);
 		return false;	/* the whole project: always asked */
+	}
+	if (strpbrk(rel, "*?[") != NULL) {
+		ok = stake_glob_kept(root, rel, all);
+		free(rel);
+		free(abs);
+		return ok;
 	}
 	fd = beneath_open(root, rel, O_RDONLY | O_NOFOLLOW, 0, &cause);
 	if (fd < 0) {

@@ -944,8 +944,14 @@ danger_measure_cmd(const struct danger *d, const struct sh_cmd *c,
 		else if (!e->opaque && danger_command(e, c, NULL, &h)) {
 			ok = strcmp(e->stake, "delete") == 0 &&
 			    danger_skip_wrappers(c) == 0 && h.targets.n > 0;
+			/* A pattern operand is measured by its matches
+			   (stake.h); it must be one of the operands. */
 			for (size_t i = 0; ok && i < c->nwords; i++)
-				ok = SH_WORD_LITERAL(&c->words[i]);
+				ok = SH_WORD_LITERAL(&c->words[i]) ||
+				    (i > 0 && (c->words[i].flags &
+				    ~(SH_W_QUOTED | SH_W_GLOB)) == 0 &&
+				    strv_contains(&h.targets,
+				    c->words[i].text));
 			for (size_t i = 0; ok && i < h.targets.n; i++)
 				for (size_t j = 0; j < dirs->n; j++) {
 					const char *t = h.targets.v[i];

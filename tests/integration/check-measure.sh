@@ -43,8 +43,16 @@ check 'cd src && rm -rf big'
 assert_eq "  measured where the cd leads and where it may fail" \
     "$(field '.danger.targets|join(",")')" "big,src/big"
 
+assert_eq "a pattern, by what it matches now" \
+    "$(restores 'rm -rf build/s*')" "danger true"
+assert_eq "a pattern that matches nothing" "$(restores 'rm -rf build/x*')" \
+    "danger true"
+assert_eq "a pattern whose matches are over undo's limit" \
+    "$(BWGATE_UNDO_RUN_MAX=2K restores 'rm -rf build/s*')" "danger false"
+
 # --- what still asks in sandboxed mode ---------------------------------------
-for c in 'rm -rf build/*' 'xargs rm -rf build' 'rm -rf link' 'rm -rf .' \
+for c in 'rm -rf *' 'rm -rf lin*' 'rm -rf b*/sub' 'rm -rf -* build' \
+    'xargs rm -rf build' 'rm -rf link' 'rm -rf .' \
     'rm -rf ./' "rm -rf $T" 'cd .. && rm -rf build' 'cd - && rm -rf build' \
     'D=build; rm -rf $D' 'rm -rf build && bash -c "$X"' \
     'rm -rf build; eval x' 'rm -rf build && echo x > .github/workflows/c.yml' \
