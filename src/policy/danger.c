@@ -759,8 +759,18 @@ danger_held(const struct danger_entry *e, struct danger_ctx *ctx,
 			*f = *hit;
 			*hit = (struct danger_hit)DANGER_HIT_INIT;
 		}
-	} else if (hit != f)
+	} else if (hit != f) {
+		/* The verdict names what makes it ask: git add && git push
+		   needs git-network, not git-local's at once. */
+		if (ctx->at_once && !e->at_once) {
+			char *t;
+
+			t = f->id; f->id = hit->id; hit->id = t;
+			t = f->reason; f->reason = hit->reason; hit->reason = t;
+			t = f->stake; f->stake = hit->stake; hit->stake = t;
+		}
 		danger_hit_release(hit);
+	}
 	ctx->found = true;
 	ctx->at_once = ctx->at_once && e->at_once;
 	if (e->profile != NULL) {

@@ -96,4 +96,7 @@ for c in 'git reset --hard HEAD~1' 'git rebase --abort' \
 	check "$c"
 	assert_eq "asks: $c" "$(field .needs.at_once)" false
 done
+check 'git add . && git commit -qm x && git push'
+assert_eq "a commit and a push: the verdict names the push" \
+    "$(field .needs.id) $(field .profile)" "git-network git-write+network"
 done_testing
