@@ -50,6 +50,18 @@ assert_eq "a pattern that matches nothing" "$(restores 'rm -rf build/x*')" \
 assert_eq "a pattern whose matches are over undo's limit" \
     "$(BWGATE_UNDO_RUN_MAX=2K restores 'rm -rf build/s*')" "danger false"
 
+# A pattern at the top with no literal start is the whole project, however
+# small: it asks.
+P2=$(new_project small)
+for c in 'rm -rf *' 'rm -rf *.txt' 'rm -rf ?rc'; do
+	v=$(cd "$P2" && "$BWGATE" check --json --project "$P2" -- "$c" |
+	    jq -r '.danger.undo_restores')
+	assert_eq "a pattern at the project's top asks: $c" "$v" false
+done
+v=$(cd "$P2" && "$BWGATE" check --json --project "$P2" -- 'rm -rf s*' |
+    jq -r '.danger.undo_restores')
+assert_eq "  but not after a literal start" "$v" true
+
 # --- what still asks in sandboxed mode ---------------------------------------
 for c in 'rm -rf *' 'rm -rf lin*' 'rm -rf b*/sub' 'rm -rf -* build' \
     'xargs rm -rf build' 'rm -rf link' 'rm -rf .' \
