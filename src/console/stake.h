@@ -25,11 +25,12 @@ char	*stake_describe(const char *project, const char *cwd,
 
 /* Would undo put back everything a delete of targets (their operands, as
    written, relative to cwd) removes? Every operand inside the project
-   but not the whole project, no pattern, none a symbolic link, every
+   but not the whole project, none a symbolic link, every
    entry looked at (at most STAKE_MAX_ENTRIES), no file over undo's limit
    for one file and all within its limit for one run (undo_limits_get),
-   undo on; an operand that does not exist deletes nothing. Sandboxed mode runs such a delete at
-   once (issue 41). */
+   undo on; an operand that does not exist deletes nothing; a pattern in
+   the last component is measured by what it matches now. Sandboxed mode
+   runs such a delete at once (issue 41). */
 bool	 stake_undo_restores(const char *project, const char *cwd,
 	    const struct strv *targets);
 
