@@ -9,8 +9,9 @@ figures are printed:
     network), or the run fails;
   - reaching the operator in sandboxed mode (--auto-sandboxed), as
     request_fits_project in src/console/console-request.c decides: deny,
-    danger, an ask with a "needs" object (but git-write "at_once": git
-    add, commit, stash, switch), with network, with a rule, or a profile
+    danger (but a delete undo puts back whole: danger.undo_restores), an
+    ask with a "needs" object (but git-write "at_once": git add, commit,
+    stash, switch, checkout, merge, cherry-pick, revert), with network, with a rule, or a profile
     other than project/readonly (target <= 2 %);
   - the trap sets of tests/policy/semantics.txt, in a project that keeps
     secrets: a command that must not be allowed and is, a false allow,
@@ -78,6 +79,12 @@ def classify(bwgate, project, cmd):
 def reaches_operator(v):
     """Mirror of request_fits_project: True when sandboxed mode asks."""
     verdict = v.get('verdict')
+    # A delete inside the project that undo puts back whole, or that
+    # deletes nothing (bwgate check measures it: danger.undo_restores).
+    if verdict == 'danger' and (v.get('danger') or {}).get('undo_restores'):
+        return bool(v.get('needs') or v.get('rule') or v.get('mounts') or
+                    v.get('network') not in (None, False, 'off') or
+                    (v.get('profile') or 'project') != 'project')
     if verdict not in ('ask', 'allow'):
         return True
     # git add, commit, stash, switch: git-write at once (needs.json
@@ -255,6 +262,11 @@ def main():
                   h, len(idx),
                   100.0 * sum(verdicts[i].get('verdict') == 'allow' for i in idx) / len(idx),
                   100.0 * sum(reaches_operator(verdicts[i]) for i in idx) / len(idx)))
+        top = collections.Counter(reason_class(verdicts[i]) for i in idx
+                                  if reaches_operator(verdicts[i]))
+        if top:
+            print('  %-12s what reaches the operator: %s' % ('', ', '.join(
+                '%s %d' % kv for kv in top.most_common(6))))
     # What the operator is asked about in sandboxed mode, by what is at
     # stake (needs.json's "stake"; danger is its own).
     stakes = {}

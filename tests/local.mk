@@ -320,6 +320,8 @@ EXTRA_DIST += %D%/integration/check.sh
 # what a command needs, verdict gaps, secrets (issue 41)
 TESTS += %D%/integration/check-needs.sh
 EXTRA_DIST += %D%/integration/check-needs.sh
+TESTS += %D%/integration/check-measure.sh
+EXTRA_DIST += %D%/integration/check-measure.sh
 TESTS += %D%/integration/display-cli.sh
 EXTRA_DIST += %D%/integration/display-cli.sh
 TESTS += %D%/integration/trust-narrow.sh

@@ -21,6 +21,7 @@
 #include "jsonutil.h"
 #include "probe.h"
 #include "sandbox.h"
+#include "stake.h"
 #include "xalloc.h"
 
 /* How a command string is run inside the sandbox. */
@@ -92,8 +93,11 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 		rc = 0;
 		goto out;
 	}
-	/* As the console judges it: git only at the project's top. */
+	/* As the console judges it: git only at the project's top, and a
+	   delete measured against undo (sandboxed mode runs it at once). */
 	classification_at(c, pol.project, pol.cwd);
+	c->undo_restores = c->verdict == VERDICT_DANGER && c->measured &&
+	    stake_undo_restores(pol.project, pol.cwd, &c->targets);
 	if (allowlist_profile_apply(*alp, c->profile, &pol, cause) != 0)
 		goto out;
 	/* Named hosts: with those the operator allowed for the project. */

@@ -238,6 +238,15 @@ request_classify(struct console *c, struct request *r)
 	free(r->at_stake);
 	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
 	    c->project, r->cwd, cl.stake, &cl.targets) : NULL;
+	r->undo_restores = cl.verdict == VERDICT_DANGER && cl.measured &&
+	    stake_undo_restores(c->project, r->cwd, &cl.targets);
+	if (r->undo_restores) {
+		char *s = xasprintf("%s; undo puts all of it back",
+		    r->at_stake != NULL ? r->at_stake : "deletes");
+
+		free(r->at_stake);
+		r->at_stake = s;
+	}
 	classification_release(&cl);
 	if (r->op_profile != NULL) {
 		free(r->profile);
@@ -409,6 +418,13 @@ request_fits_project(const struct request *r)
 {
 	const char	*p = r->profile != NULL ? r->profile : "project";
 
+	/* A delete inside the project that undo puts back whole (or that
+	   deletes nothing) is no danger here; what a rule named is. */
+	if (r->verdict == VERDICT_DANGER && r->undo_restores &&
+	    r->rule == NULL)
+		return r->error == NULL && !r->network &&
+		    r->op_profile == NULL && r->needs == NULL &&
+		    proto_mounts_empty(&r->asked) && strcmp(p, "project") == 0;
 	if (r->verdict != VERDICT_ASK && r->verdict != VERDICT_ALLOW)
 		return false;
 	if (r->error != NULL || r->network || r->op_profile != NULL ||

@@ -101,6 +101,9 @@ struct request {
 	char			*reason;
 	char			*at_stake;	/* danger: what it puts at stake
 						   (stake.h), or NULL */
+	bool			 undo_restores;	/* danger: only deletes that
+						   undo puts back
+						   (stake_undo_restores) */
 	char			*profile;
 	char			*needs;		/* more than the project profile,
 						   by its words (allowlist.h) */

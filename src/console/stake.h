@@ -12,6 +12,8 @@
 #ifndef BWGATE_STAKE_H
 #define BWGATE_STAKE_H
 
+#include <stdbool.h>
+
 #include "strv.h"
 
 #define STAKE_MAX_ENTRIES	100000
@@ -20,5 +22,16 @@
    all there is (not a delete). */
 char	*stake_describe(const char *project, const char *cwd,
 	    const char *stake, const struct strv *targets);
+
+/* Would undo put back everything a delete of targets (their operands, as
+   written, relative to cwd) removes? Every operand inside the project
+   but not the whole project, none a symbolic link, every
+   entry looked at (at most STAKE_MAX_ENTRIES), no file over undo's limit
+   for one file and all within its limit for one run (undo_limits_get),
+   undo on; an operand that does not exist deletes nothing; a pattern in
+   the last component is measured by what it matches now. Sandboxed mode
+   runs such a delete at once (issue 41). */
+bool	 stake_undo_restores(const char *project, const char *cwd,
+	    const struct strv *targets);
 
 #endif

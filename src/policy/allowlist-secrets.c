@@ -59,6 +59,54 @@ secrets_grep_recursive(const struct cmdview *cv)
 	return false;
 }
 
+/* Searchers whose first operand is the pattern, not a file, and the
+   short options each takes without a value (-e and -f name patterns;
+   anything else, a long option included, and no operand is skipped). */
+static const struct secrets_searcher {
+	const char	*name;
+	const char	*flags;
+} secrets_searchers[] = {
+	{ "grep", "iIvncHhoqslLwxEFGPrRaUzTZy" },
+	{ "egrep", "iIvncHhoqslLwxrRaUzTZy" },
+	{ "fgrep", "iIvncHhoqslLwxrRaUzTZy" },
+	{ "rg", "iIvncHhoqslLwxFPSuUzN." },
+	{ NULL, NULL }
+};
+
+/*
+ * The index of a searcher's pattern operand (grep PATTERN FILE...), which
+ * it does not read as a file, or 0. Only when every word before it is a
+ * cluster of options without a value (or "--"), and it is plain text: a
+ * word the shell expands ($x, a glob) may be no word or several.
+ */
+static size_t
+secrets_pattern_arg(const struct cmdview *cv)
+{
+	const struct secrets_searcher	*s;
+	const char			*a;
+
+	for (s = secrets_searchers; s->name != NULL; s++)
+		if (strcmp(s->name, cv->name) == 0)
+			break;
+	if (s->name == NULL)
+		return 0;
+	for (size_t i = 1; i < cv->argc; i++) {
+		a = cv->argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			a = i < cv->argc ? cv->argv[i] : NULL;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			if (a[1] == '-' || a[1 + strspn(a + 1, s->flags)] != '\0')
+				return 0;
+			continue;
+		}
+		if (a == NULL || cv->globs[i] || strpbrk(a, "$`*?[{~") != NULL)
+			return 0;
+		return i;
+	}
+	return 0;
+}
+
 /* The last component of a word, after a path, "REV:" or "--opt=". */
 static const char *
 secrets_last(const char *w)
@@ -82,6 +130,7 @@ allowlist_secret_read(const struct allowlist *al, const struct cmdview *cv)
 {
 	char		*found = NULL, *cause = NULL, *r;
 	const char	*last;
+	size_t		 pattern;
 
 	if (al->secrets == NULL || cv->argc == 0 ||
 	    secrets_in(secrets_names_only, cv->name))
@@ -90,7 +139,10 @@ allowlist_secret_read(const struct allowlist *al, const struct cmdview *cv)
 	if (strcmp(cv->name, "git") == 0 && cv->argc > 1 &&
 	    secrets_in(secrets_git_names, cv->argv[1]))
 		return NULL;
+	pattern = secrets_pattern_arg(cv);
 	for (size_t i = 1; i < cv->argc; i++) {
+		if (i == pattern)
+			continue;	/* grep PATTERN: not a file */
 		last = secrets_last(cv->argv[i]);
 		if (!cv->globs[i] && secrets_name(al->secrets, last))
 			return xasprintf("%s: reads the secret '%s' (a secret "

@@ -88,6 +88,7 @@ classification_release(struct classification *c)
 	free(c->needs_profile);
 	c->needs_profile = NULL;
 	c->needs_at_once = false;
+	c->measured = c->undo_restores = false;
 	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = c->danger = c->stake = NULL;
@@ -119,6 +120,8 @@ classification_json(const struct classification *c)
 		cJSON_AddStringToObject(d, "id", c->danger);
 		cJSON_AddStringToObject(d, "stake", c->stake);
 		cJSON_AddItemToObject(d, "targets", json_strv(&c->targets));
+		cJSON_AddBoolToObject(d, "measured", c->measured);
+		cJSON_AddBoolToObject(d, "undo_restores", c->undo_restores);
 	}
 	if (c->needs != NULL) {
 		cJSON	*n = cJSON_AddObjectToObject(j, "needs");
@@ -537,6 +540,7 @@ allowlist_danger(const struct allowlist *al, const struct sh_script *s,
     const struct decision *ds, struct classification *c)
 {
 	struct danger_hit	 hit = DANGER_HIT_INIT;
+	struct strv		 all = STRV_INIT;
 	bool			*allowed = xcalloc(s->ncmds + 1, sizeof *allowed);
 	char			*reason;
 
@@ -556,7 +560,17 @@ allowlist_danger(const struct allowlist *al, const struct sh_script *s,
 		hit.targets = (struct strv)STRV_INIT;
 		strv_release(&c->runs);
 		c->project_root = false;
+		/* Only deletes, each operand known: the caller can measure
+		   them against undo (stake_undo_restores). */
+		if (strcmp(c->stake, "delete") == 0 &&
+		    danger_measurable(al->danger, s, allowed, &all)) {
+			strv_release(&c->targets);
+			c->targets = all;
+			all = (struct strv)STRV_INIT;
+			c->measured = true;
+		}
 	}
+	strv_release(&all);
 	danger_hit_release(&hit);
 	free(allowed);
 }

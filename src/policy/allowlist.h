@@ -59,10 +59,15 @@ struct classification {
 	bool		 needs_at_once;	/* all it needs is git metadata that
 					   git-write's protections and undo
 					   cover: sandboxed mode runs it */
+	bool		 measured;	/* danger: only deletes, every operand
+					   in targets (danger_measurable) */
+	bool		 undo_restores;	/* measured, and undo keeps all they
+					   delete: set by the caller that
+					   looked (stake_undo_restores) */
 };
 #define CLASSIFICATION_INIT \
 	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false, \
-	  NULL, NULL, STRV_INIT, NULL, NULL, NULL, false }
+	  NULL, NULL, STRV_INIT, NULL, NULL, NULL, false, false, false }
 
 struct allowlist;
 

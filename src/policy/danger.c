@@ -12,36 +12,13 @@
 #include "beneath.h"
 #include "config.h"
 #include "danger.h"
+#include "danger-int.h"
 #include "jsonutil.h"
 #include "path.h"
 #include "xalloc.h"
 
 /* Strings handed to a shell are parsed again, to this depth. */
 #define DANGER_MAX_DEPTH	4
-
-struct danger_entry {
-	char		*id;
-	char		*reason;
-	char		*stake;
-	struct strv	 command;	/* names, or empty */
-	struct strv	 subcommand;	/* or empty: any */
-	struct strv	 options;	/* any of them, or empty: always */
-	struct strv	 words;		/* glob(7) patterns: any of them */
-	struct strv	 fetch, run;	/* download-and-run */
-	struct strv	 writes;	/* path prefixes */
-	struct strv	 match, no_match;
-	char		*unless_local;	/* project-relative directory: no hit
-					   when the program run is there */
-	char		*profile;	/* needs: the profile that gives it */
-	bool		 at_once;	/* needs: sandboxed mode runs it at
-					   once (git-write's protections
-					   hold, undo covers it) */
-};
-
-struct danger {
-	struct danger_entry	*e;
-	size_t			 n;
-};
 
 /* Programs that run the command after their own options. */
 static const struct wrapper {
@@ -85,7 +62,7 @@ static const struct {
 };
 
 /* Shells whose -c string is parsed and checked too. */
-static const char *const danger_shells[] = {
+const char *const danger_shells[] = {
 	"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", NULL
 };
 
@@ -240,11 +217,18 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 			goto out;
 		}
 		e->at_once = cJSON_IsTrue(s);
+		s = cJSON_GetObjectItem(o, "opaque");
+		if (s != NULL && !cJSON_IsBool(s)) {
+			*cause = xasprintf("'%s': %s: \"opaque\" must be "
+			    "true or false", path, e->id);
+			goto out;
+		}
+		e->opaque = cJSON_IsTrue(s);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
 		if (e->command.n == 0 && (e->fetch.n == 0 || e->run.n == 0) &&
-		    e->writes.n == 0) {
+		    e->writes.n == 0 && !e->opaque) {
 			*cause = xasprintf("'%s': %s: needs \"command\", "
 			    "\"fetch\" with \"run\", or \"writes\"", path,
 			    e->id);
@@ -302,7 +286,7 @@ danger_load(char **cause)
 }
 
 /* The basename of a command word. */
-static const char *
+const char *
 danger_base(const char *w)
 {
 	const char	*s = strrchr(w, '/');
@@ -327,7 +311,7 @@ danger_in(const char *list, const char *w)
 
 /* The index of the command word after wrappers (sudo, env, xargs ...),
    or argc when there is none. */
-static size_t
+size_t
 danger_skip_wrappers(const struct sh_cmd *c)
 {
 	size_t	 i = 0;
@@ -534,7 +518,7 @@ danger_local(const struct danger_entry *e, const struct sh_cmd *c,
 }
 
 /* Does one simple command match a command entry? */
-static bool
+bool
 danger_command(const struct danger_entry *e, const struct sh_cmd *c,
     struct danger_ctx *ctx, struct danger_hit *hit)
 {
@@ -580,7 +564,7 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 
 /* Does the command write one of e's paths (a redirection, or a word of a
    command no rule allows)? */
-static bool
+bool
 danger_writes(const struct danger_entry *e, const struct sh_cmd *c,
     bool allowed)
 {
@@ -624,7 +608,7 @@ danger_formats_only(const struct sh_cmd *c)
 }
 
 /* A download piped into, or substituted into, a program that runs it. */
-static bool
+bool
 danger_fetch_run(const struct danger_entry *e, const struct sh_script *s)
 {
 	bool	 piped = false, subst = false, run_piped = false, run = false;
@@ -694,8 +678,18 @@ danger_held(const struct danger_entry *e, struct danger_ctx *ctx,
 			*f = *hit;
 			*hit = (struct danger_hit)DANGER_HIT_INIT;
 		}
-	} else if (hit != f)
+	} else if (hit != f) {
+		/* The verdict names what makes it ask: git add && git push
+		   needs git-network, not git-local's at once. */
+		if (ctx->at_once && !e->at_once) {
+			char *t;
+
+			t = f->id; f->id = hit->id; hit->id = t;
+			t = f->reason; f->reason = hit->reason; hit->reason = t;
+			t = f->stake; f->stake = hit->stake; hit->stake = t;
+		}
 		danger_hit_release(hit);
+	}
 	ctx->found = true;
 	ctx->at_once = ctx->at_once && e->at_once;
 	if (e->profile != NULL) {
@@ -729,6 +723,14 @@ danger_check_depth(const struct danger *d, const struct sh_script *s,
 		}
 		for (size_t i = 0; i < s->ncmds; i++) {
 			h = ctx != NULL && ctx->found ? &spare : hit;
+			if (e->opaque) {
+				if (!danger_opaque(e, &s->cmds[i]))
+					continue;
+				danger_fill(e, NULL, 0, h);
+				if (danger_held(e, ctx, h))
+					return true;
+				continue;
+			}
 			if (danger_command(e, &s->cmds[i], ctx, h)) {
 				if (danger_held(e, ctx, h))
 					return true;

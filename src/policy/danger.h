@@ -72,6 +72,17 @@ bool		 danger_check_project(const struct danger *,
 		    const struct sh_script *, const bool *allowed,
 		    const char *project, struct danger_hit *hit, char **local);
 void		 danger_hit_release(struct danger_hit *);
+/* Can what the script deletes be measured before it runs? True when every
+   command an entry holds for is a delete (stake "delete") by the program
+   itself (no wrapper: xargs, sudo), every word literal, no command runs
+   words it does not show (eval, source, a shell, an "opaque" entry) and
+   the directory changes only by `cd DIR`; targets (released first) are
+   then every operand of every delete, as written, and again under each
+   directory a cd may have reached (DIR/operand: the cd may fail and the
+   script go on). */
+bool		 danger_measurable(const struct danger *,
+		    const struct sh_script *, const bool *allowed,
+		    struct strv *targets);
 /* Does an entry's "writes" name the project-relative path rel (an
    agent's direct file write)? The first hit fills hit. */
 bool		 danger_check_write(const struct danger *, const char *rel,

@@ -134,6 +134,16 @@ for c in 'cat .env.example' 'ls -la' 'cat README' 'grep SECRET README' \
 	check "$c"
 	assert_eq "still allowed: $c" "$(field .verdict)" allow
 done
+# A searcher's pattern is no file it reads (grep PATTERN FILE).
+for c in 'ls -la | grep .env' 'grep -i .env' 'grep -- .env' 'ls | grep -v .env'; do
+	check "$c"
+	assert_eq "a pattern is not read: $c" "$(field .verdict)" allow
+done
+for c in 'grep .env .env' 'grep -e .env x' 'grep -f .env x' 'grep -- x .env' \
+    'grep -A 3 KEY .env' 'grep .env*' 'rg -r X .env' 'grep -- -x .env'; do
+	check "$c"
+	assert_eq "a file still asks: $c" "$(field .needs.id)" secret
+done
 # The operator's own.
 mkdir -p "$XDG_CONFIG_HOME/bwgate"
 echo 'token' > "$P/deploy.secret"

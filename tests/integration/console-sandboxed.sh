@@ -15,12 +15,14 @@ cat > "$XDG_CONFIG_HOME/bwgate/allowlist.json" <<'JSON'
 {"version":1,"rules":[
  {"id":"see-make","pattern":"make *","verdict":"ask","profile":"project","reason":"the operator reads every build"},
  {"id":"see-amend","pattern":"git commit --amend *","verdict":"ask","profile":"git-write","reason":"the operator reads every amend"},
- {"id":"no-rm","command":["rm"],"verdict":"deny","reason":"never delete in tests"}
+ {"id":"no-rm","pattern":"rm made.txt","verdict":"deny","reason":"never delete in tests"}
 ]}
 JSON
 # The console takes the host's git identity when it starts.
 git config --global user.name "Host Operator"
 git config --global user.email "operator@example.org"
+# Undo keeps 64 KiB a run: a larger delete is one undo cannot put back.
+export BWGATE_UNDO_RUN_MAX=64K
 start_console --headless --auto-sandboxed || exit 1
 assert_match "the console says what runs at once" "$(cat "$T/console.err")" \
 	"what fits the project sandbox runs at once"
@@ -60,6 +62,28 @@ assert_eq "git switch -c runs at once" "$rc" 0
 assert_eq "  and the branch is checked out" \
 	"$(git rev-parse --abbrev-ref HEAD)" topic
 "$BWGATE" run -- git checkout -q - > /dev/null 2>&1
+"$BWGATE" run -- git merge -q topic > /dev/null 2>&1; rc=$?
+assert_eq "git merge runs at once" "$rc" 0
+assert_match "  decided by sandboxed mode" \
+	"$(grep '"decision"' "$AUDIT" | tail -1)" '"by":"sandboxed"'
+# A delete in the project that undo puts back whole runs at once, and
+# undo puts it back; one larger than undo keeps still asks (issue 41).
+mkdir -p build/sub huge && echo kept > build/sub/f
+head -c 100000 /dev/zero > huge/f
+"$BWGATE" run -- rm -rf build > /dev/null 2>&1; rc=$?
+assert_eq "rm -rf of what undo keeps runs at once" "$rc" 0
+ok_unless "  build is gone" test -e build
+rec=$(grep '"decision"' "$AUDIT" | tail -1)
+assert_match "  decided by sandboxed mode" "$rec" '"by":"sandboxed"'
+"$BWGATE" undo "$(jq -r .id <<<"$rec")" > "$T/undo.out" 2>&1
+assert_eq "  and undo puts it back" "$(cat build/sub/f 2>&1)" kept
+err=$("$BWGATE" run -- rm -rf huge 2>&1); rc=$?
+assert_eq "a delete larger than undo keeps: refused headless (77)" "$rc" 77
+assert_match "  naming the danger" "$err" "danger"
+ok_if "  and huge is still there" test -f huge/f
+err=$("$BWGATE" run -- sh -c 'eval "rm -rf build"' 2>&1); rc=$?
+assert_eq "eval of a delete: refused headless (77)" "$rc" 77
+ok_if "  and build is still there" test -f build/sub/f
 # What needs more goes to a person (headless: refused, saying what).
 err=$("$BWGATE" run -- git push origin topic 2>&1); rc=$?
 assert_eq "git push needs the network: refused headless (77)" "$rc" 77
