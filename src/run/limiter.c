@@ -34,7 +34,6 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,8 +50,6 @@ struct limiter {
 	char			*dir[2];	/* v2: dir[0]; v1: memory, pids */
 	int			 lock[2];	/* each dir, flock'd, or -1 */
 	int			 join[2];	/* membership files, or -1 */
-	int			 first;		/* pidfd of the sandbox's first
-						   process, or -1 */
 	char			*hit;
 	bool			 nproc_exempt;	/* RLIMIT_NPROC does not apply */
 };
@@ -356,7 +353,6 @@ limiter_new(const struct limits *lim)
 	l->lim = *lim;
 	l->join[0] = l->join[1] = -1;
 	l->lock[0] = l->lock[1] = -1;
-	l->first = -1;
 	limiter_make(l);
 	return l;
 }
@@ -517,12 +513,8 @@ limiter_attach(struct limiter *l, pid_t pid, char **cause)
 	if (l->lim.cpu_s > 0 && limiter_prlimit(pid, RLIMIT_CPU,
 	    (rlim_t)l->lim.cpu_s, (rlim_t)l->lim.cpu_s + 2, cause) != 0)
 		return -1;
-	if (l->backend != LIMITS_RLIMIT) {
-		/* Its end is when the cgroup empties (limiter_free). */
-		if (l->first < 0)
-			l->first = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (l->backend != LIMITS_RLIMIT)
 		return 0;	/* bwrap joined the cgroup before it started */
-	}
 	if (l->lim.memory > 0 && limiter_prlimit(pid, RLIMIT_AS,
 	    l->lim.memory, l->lim.memory, cause) != 0)
 		return -1;
@@ -579,58 +571,35 @@ cg_kill(const char *dir)
 	fclose(f);
 }
 
-/*
- * Remove a cgroup of ours, killing what is left in it. It is still busy
- * when bwrap, which exits before the sandbox's first process, is gone
- * while that process takes the rest of its pid namespace down (a
- * millisecond or so, more under load): then wait for that process's end
- * (first, its pidfd) rather than look again and again; look again (soon,
- * then less often) only for what may be left after it, until deadline.
- */
-static void
-cg_remove(const char *dir, int first, int64_t deadline)
-{
-	struct pollfd	pfd = { first, POLLIN, 0 };
-	int64_t		left;
-	long		wait_us = 50;
-
-	if (rmdir(dir) == 0 || errno != EBUSY)
-		return;
-	cg_kill(dir);
-	if (first >= 0 && (left = deadline - loop_now_ms()) > 0) {
-		while (poll(&pfd, 1, (int)left) < 0 && errno == EINTR &&
-		    (left = deadline - loop_now_ms()) > 0)
-			;
-		LOG("cgroup busy: waited for the sandbox's first process");
-	}
-	while (rmdir(dir) != 0 && errno == EBUSY &&
-	    loop_now_ms() < deadline) {
-		cg_kill(dir);
-		usleep((useconds_t)wait_us);
-		if (wait_us < 10000)
-			wait_us *= 2;
-	}
-}
-
 void
 limiter_free(struct limiter *l)
 {
 	if (l == NULL)
 		return;
 	for (int i = 0; i < 2; i++) {
+		int64_t deadline = loop_now_ms() + 2000;
+		long	wait_us = 50;
+
 		if (l->join[i] >= 0)
 			close(l->join[i]);
 		if (l->dir[i] == NULL)
 			continue;
-		cg_remove(l->dir[i], l->first, loop_now_ms() + 2000);
+		/* Removal fails while dying processes are still in it: they
+		   are gone within a millisecond or so, so look again soon
+		   (one run in six met it), then less often. */
+		while (rmdir(l->dir[i]) != 0 && errno == EBUSY &&
+		    loop_now_ms() < deadline) {
+			cg_kill(l->dir[i]);
+			usleep((useconds_t)wait_us);
+			if (wait_us < 10000)
+				wait_us *= 2;
+		}
 		free(l->dir[i]);
 		/* Only now: a cgroup still busy is left to a later run's
 		   cg_reap, which may take it once nobody holds the lock. */
 		if (l->lock[i] >= 0)
 			close(l->lock[i]);
 	}
-	if (l->first >= 0)
-		close(l->first);
 	LOG("limits released");
 	free(l);
 }

@@ -69,8 +69,7 @@ int		 limiter_renew(struct limiter *);
 size_t		 limiter_join_fds(const struct limiter *, int fds[2]);
 /* The resource limits of the sandbox's only process (bwrap's child, still
    held on --block-fd) where there is no cgroup, and always its CPU time;
-   with a cgroup, a pidfd on it, whose end limiter_free waits for rather
-   than retry the removal; -1 with cause. */
+   -1 with cause. */
 int		 limiter_attach(struct limiter *, pid_t pid, char **cause);
 /* After limiter_attach: is the process limit enforced (not when the
    sandbox runs as root with resource limits only)? What is not covered

@@ -2,8 +2,7 @@
    second limiter's reaper spares a live one's empty cgroups, a limiter
    whose cgroups were removed by another before bwrap joined makes new
    ones (limiter_renew), and freeing removes them, killing what is left in
-   them (a busy cgroup: its first process's end is waited for, then what
-   remains). Needs a cgroup bwgate
+   them. Needs a cgroup bwgate
    may write (root, or a delegated subtree); skipped without one. */
 #include "autoconf.h"
 
