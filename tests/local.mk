@@ -81,7 +81,7 @@ TESTS += tests/unit/test-helper-write
 # pipe2 wrapped so they can be made to fail)
 check_PROGRAMS += tests/unit/test-spawn
 tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=pipe2
+tests_unit_test_spawn_LDFLAGS = -Wl,--wrap=fork,--wrap=clone,--wrap=pipe2
 tests_unit_test_spawn_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test-spawn
 # domains: host patterns and address classes for the proxy

@@ -1,7 +1,9 @@
 /*
- * spawn: the one way bwgate starts another program (fork + exec), or a
- * process of its own (fork + a function: the live monitor); as a daemon
- * with SPAWN_DETACH (the git watcher). tests/build/spawn.sh checks that no
+ * spawn: the one way bwgate starts another program (exec from a child
+ * that shares our memory until then, clone(CLONE_VM | CLONE_VFORK) as
+ * posix_spawn does: no page tables copied), or a process of its own (fork
+ * + a function: the live monitor); as a daemon with SPAWN_DETACH (the git
+ * watcher, forked). tests/build/spawn.sh checks that no
  * other object forks or execs.
  *
  * The caller names, for each descriptor number the child should have, the

@@ -1,7 +1,8 @@
 /* test-limiter: a run's cgroups (limiter.c) are its own and locked: a
    second limiter's reaper spares a live one's empty cgroups, a limiter
    whose cgroups were removed by another before bwrap joined makes new
-   ones (limiter_renew), and freeing removes them. Needs a cgroup bwgate
+   ones (limiter_renew), and freeing removes them, killing what is left in
+   them. Needs a cgroup bwgate
    may write (root, or a delegated subtree); skipped without one. */
 #include "autoconf.h"
 
@@ -13,12 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "limiter.h"
+#include "spawn.h"
 #include "strv.h"
 
 /* The cgroups named bwgate-OURPID-* below dir (depth levels). */
@@ -134,12 +139,80 @@ test_renew(void **state)
 	strv_release(&now);
 }
 
+/* Lines in dir's cgroup.procs (processes in it), or -1. */
+static int
+procs_in(const char *dir)
+{
+	char	 path[4096];
+	int	 n = 0, c;
+	FILE	*f;
+
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		if (c == '\n')
+			n++;
+	fclose(f);
+	return n;
+}
+
+static long
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A cgroup with processes in it at the end (a killed run, or a sandbox
+   still going down): freeing kills them all and removes it, soon. */
+static void
+test_busy_removed(void **state)
+{
+	struct limiter	*l = cgroup_limiter_or_skip();
+	struct strv	 dirs = STRV_INIT;
+	struct spawn	 sp = SPAWN_INIT;
+	char		*argv[] = { (char *)"/bin/sh", (char *)"-c",
+			    (char *)"sleep 60 & sleep 60 & wait", NULL };
+	char		*cause = NULL;
+	int		 fds[3] = { SPAWN_DEVNULL, SPAWN_DEVNULL,
+			    SPAWN_DEVNULL }, join[2];
+	long		 t0;
+
+	(void)state;
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 3;
+	sp.join = join;
+	sp.njoin = limiter_join_fds(l, join);
+	assert_true(sp.njoin >= 1);
+	assert_int_equal(spawn_start(&sp, &cause), 0);
+	assert_int_equal(limiter_attach(l, sp.pid, &cause), 0);
+	ours(&dirs);
+	assert_true(dirs.n >= 1);
+	for (t0 = now_ms(); procs_in(dirs.v[0]) < 3 && now_ms() - t0 < 10000;)
+		usleep(10000);
+	assert_int_equal(procs_in(dirs.v[0]), 3);
+	t0 = now_ms();
+	limiter_free(l);
+	assert_true(now_ms() - t0 < 1900);	/* not the 2 s deadline */
+	assert_true(all_gone(&dirs));
+	spawn_wait(&sp);
+	assert_true(WIFSIGNALED(sp.status));
+	assert_int_equal(WTERMSIG(sp.status), SIGKILL);
+	spawn_release(&sp);
+	strv_release(&dirs);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_and_spared),
 		cmocka_unit_test(test_renew),
+		cmocka_unit_test(test_busy_removed),
 	};
 
 	struct limiter	*probe = limiter_new(&lim);

@@ -31,11 +31,14 @@
 
 pid_t	__real_fork(void);
 pid_t	__wrap_fork(void);
+int	__real_clone(int (*)(void *), void *, int, void *, ...);
+int	__wrap_clone(int (*)(void *), void *, int, void *, ...);
 int	__wrap_pipe2(int[2], int);
 int	__real_pipe2(int[2], int);
 
-static int	fail_fork;		/* fork fails with EAGAIN */
+static int	fail_fork;		/* fork and clone fail with EAGAIN */
 static int	pipe2_ok = -1;		/* pipe2 calls that succeed; -1: all */
+static int	forks, clones;		/* calls that went through */
 
 pid_t
 __wrap_fork(void)
@@ -44,7 +47,20 @@ __wrap_fork(void)
 		errno = EAGAIN;
 		return -1;
 	}
+	forks++;
 	return __real_fork();
+}
+
+/* spawn.c starts a child that only execs with clone (CLONE_VFORK). */
+int
+__wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	if (fail_fork) {
+		errno = EAGAIN;
+		return -1;
+	}
+	clones++;
+	return __real_clone(fn, stack, flags, arg);
 }
 
 int
@@ -422,6 +438,41 @@ test_proctree(void **state)
 	spawn_release(&sp);
 }
 
+/* A child that only execs shares our memory until exec (clone with
+   CLONE_VFORK: no page tables copied); one that runs a function gets a
+   fork. AddressSanitizer builds fork always (spawn.c says why). */
+static void
+test_exec_by_clone(void **state)
+{
+	char	*argv[] = { (char *)"/bin/true", NULL }, *cause = NULL;
+	char	*name[] = { (char *)"fn", NULL };
+	struct buf b = BUF_INIT;
+	struct spawn sp = SPAWN_INIT;
+	int	 fds[1] = { SPAWN_DEVNULL }, f = forks, c = clones;
+
+	(void)state;
+	assert_int_equal(spawn_capture(argv, 0, 1, &b, 0, &cause), 0);
+	buf_release(&b);
+#if defined(__SANITIZE_ADDRESS__)
+	assert_int_equal(forks, f + 1);
+#else
+	assert_int_equal(clones, c + 1);
+	assert_int_equal(forks, f);
+#endif
+	f = forks;
+	c = clones;
+	sp.argv = name;
+	sp.fds = fds;
+	sp.nfds = 1;
+	sp.fn = child_fn;
+	sp.fn_arg = (void *)"x";
+	assert_int_equal(spawn_start(&sp, &cause), 0);
+	spawn_wait(&sp);
+	spawn_release(&sp);
+	assert_int_equal(forks, f + 1);
+	assert_int_equal(clones, c);
+}
+
 /* A fork failure in the runner leaves no descriptor behind. */
 static void
 test_runner_fork_fails(void **state)
@@ -520,6 +571,7 @@ main(void)
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_pgroup),
 		cmocka_unit_test(test_proctree),
+		cmocka_unit_test(test_exec_by_clone),
 		cmocka_unit_test(test_runner_fork_fails),
 		cmocka_unit_test(test_probe_pipe_fails),
 		cmocka_unit_test(test_no_close_range),
