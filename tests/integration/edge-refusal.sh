@@ -91,6 +91,8 @@ assert_match "bwgate log lists the refusals" "$(cat "$T/log")" \
     '^- +[^ ]+ +refused +- +deny +.+ +write_file \.envrc'
 assert_match "  the hook's too" "$(cat "$T/log")" \
     '^- +[^ ]+ +refused +- +deny +claude-code +Write \.envrc'
+assert_match "  and its block for want of a console" "$(cat "$T/log")" \
+    '^- +[^ ]+ +refused +- +deny +claude-code +.*echo unreached'
 
 # With a console: a request the console refuses by its verdict.
 start_console --headless || { ok_if "the console starts" false; done_testing; exit; }
