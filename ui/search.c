@@ -79,7 +79,7 @@ filter_changed(struct ui *ui, const char *text)
 {
 	free(ui->filter);
 	ui->filter = *text != '\0' ? xstrdup(text) : NULL;
-	ui->qtop = 0;
+	ui->qtop = ui->qgtop = 0;
 	if (ui->sel != 0 && ui_selected(ui) != NULL &&
 	    !ui_visible(ui, ui_selected(ui)))
 		ui->follow_paused = false;
@@ -254,7 +254,7 @@ ui_agent_filter(struct ui *ui)
 		ui->agent = xstrdup(r->agent);
 		ui_message(ui, false, "only this agent's requests (@: all)");
 	}
-	ui->qtop = 0;
+	ui->qtop = ui->qgtop = 0;
 	ui_dirty_panes(ui);
 }
 
