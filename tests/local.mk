@@ -222,6 +222,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-changes.sh \
 	%D%/integration/undo.sh \
 	%D%/integration/undo-rollback.sh \
+	%D%/integration/undo-excluded.sh \
 	%D%/integration/undo-append.sh \
 	%D%/integration/undo-clone.sh \
 	%D%/integration/undo-console.sh \
@@ -464,6 +465,7 @@ AGENT_TESTS = \
 	%D%/agents/codex-mcp.sh \
 	%D%/agents/codex-wait.sh \
 	%D%/agents/gemini-mcp.sh \
+	%D%/agents/gemini-wait.sh \
 	%D%/agents/planted.sh \
 	%D%/agents/waits.sh
 if AGENT_TESTS_IN_CHECK

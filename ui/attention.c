@@ -104,38 +104,29 @@ ui_follow_label(const struct ui *ui)
 	return ui->follow_paused ? "follow paused" : "follow";
 }
 
-/* p, P: select the next (dir 1) or previous (-1) pending request the
-   queue shows (a filter never hides one that arrived after it), after or
-   before the selection, going round. */
+/* p, P: select the next (dir 1) or previous (-1) request waiting for the
+   operator, in the queue's order (those waiting outside a filter first),
+   after or before the selection, going round. */
 void
 ui_select_pending(struct ui *ui, int dir)
 {
-	struct queue	*q = console_queue(ui->c);
-	struct request	*cur = ui_selected(ui), *r, *to = NULL;
+	struct request	**rows, *to = NULL;
+	size_t		 n, apart;
+	long		 cur, i, k;
 
-	r = cur;
-	for (;;) {
-		if (r == NULL)
-			r = dir > 0 ? TAILQ_FIRST(&q->requests) :
-			    TAILQ_LAST(&q->requests, request_list);
-		else
-			r = dir > 0 ? TAILQ_NEXT(r, entry) :
-			    TAILQ_PREV(r, request_list, entry);
-		if (r == NULL && cur == NULL)
-			break;
-		if (r == NULL)
-			continue;	/* go round */
-		if (fmt_needs_operator(r) && ui_visible(ui, r)) {
-			to = r;
-			break;
-		}
-		if (r == cur)
-			break;
+	n = ui_rows(ui, &rows, &apart);
+	for (cur = 0; cur < (long)n && rows[cur]->id != ui->sel; cur++)
+		;
+	if (cur == (long)n)	/* none selected in sight: from an end */
+		cur = dir > 0 ? -1 : (long)n;
+	for (k = 1; k <= (long)n && to == NULL; k++) {
+		i = ((cur + dir * k) % (long)n + (long)n) % (long)n;
+		if (fmt_needs_operator(rows[i]))
+			to = rows[i];
 	}
+	free(rows);
 	if (to == NULL) {
-		ui_message(ui, false, "nothing waits for you%s",
-		    ui->filter != NULL || ui->agent != NULL ?
-		    " (among the filtered requests)" : "");
+		ui_message(ui, false, "nothing waits for you");
 		return;
 	}
 	ui_follow_pause(ui);

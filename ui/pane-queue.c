@@ -114,63 +114,135 @@ queue_title(struct ui *ui, struct pane *p, size_t pending, size_t running,
 	return buf_detach(&b);
 }
 
-/* Draw the queue: the rows that fit around the selection. */
+/* The queue's rows in order: with a filter (or the one-agent view), the
+   requests waiting for the operator that it does not let through come
+   first, a group of their own (*apart of them); then the requests it
+   lets through. A filter never hides work that waits. The caller frees
+   *rowsp (not the requests). */
+size_t
+ui_rows(struct ui *ui, struct request ***rowsp, size_t *apart)
+{
+	struct request	*r, **rows;
+	size_t		 n = 0, a = 0, all = 0;
+
+	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry)
+		all++;
+	rows = xreallocarray(NULL, all > 0 ? all : 1, sizeof *rows);
+	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
+		if (!ui_matches(ui, r) && fmt_needs_operator(r))
+			rows[a++] = r;
+	}
+	n = a;
+	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
+		if (ui_matches(ui, r))
+			rows[n++] = r;
+	}
+	*rowsp = rows;
+	*apart = a;
+	return n;
+}
+
+/* A heading line inside the queue: what the rows below it are. */
+static void
+queue_heading(struct ui *ui, struct pane *p, int y, enum ui_color c,
+    const char *text)
+{
+	wattrset(p->win, ui_attr(ui, c));
+	mvwaddnstr(p->win, y, 1, text, p->w - 1);
+	wattrset(p->win, A_NORMAL);
+}
+
+/* Keep index sel (-1: none) of n rows in a window of h starting at *top. */
+static void
+queue_scroll(int *top, int sel, int n, int h)
+{
+	if (sel >= 0) {
+		if (sel < *top)
+			*top = sel;
+		if (sel >= *top + h)
+			*top = sel - h + 1;
+	}
+	if (*top > n - h)
+		*top = n - h;
+	if (*top < 0)
+		*top = 0;
+}
+
+/* Draw rows[0..n) from *top in h lines from line y; the requests waiting
+   that are out of sight are added to *away. Returns the lines used. */
+static int
+queue_draw_rows(struct ui *ui, struct pane *p, int y, int h,
+    struct request **rows, int n, int *top, size_t *away, int64_t now)
+{
+	int	sel = -1, i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i]->id == ui->sel)
+			sel = i;
+	queue_scroll(top, sel, n, h);
+	for (i = 0; i < h && *top + i < n; i++) {
+		queue_draw_row(ui, p, y + i, rows[*top + i], *top + i == sel,
+		    now);
+		if (y + i - 1 < ui->nqrow)
+			ui->qrow_id[y + i - 1] = rows[*top + i]->id;
+	}
+	for (int j = 0; j < n; j++)
+		if ((j < *top || j >= *top + h) && fmt_needs_operator(rows[j]))
+			(*away)++;
+	return i;
+}
+
+/* Draw the queue: the rows that fit around the selection. With a filter,
+   the requests waiting outside it first, under a heading of their own
+   (a third of the pane at most, scrolled to the selection; p and j reach
+   every one), then those the filter lets through. */
 void
 pane_queue_draw(struct ui *ui, struct pane *p)
 {
-	struct queue	*q = console_queue(ui->c);
-	struct request	*r, **rows = NULL;
-	size_t		 n = 0, cap = 0, pending, running, done, away = 0;
-	size_t		 apart = 0;
-	int		 h = p->h - 1, sel = -1, i;
+	struct request	**rows;
+	size_t		 n, apart, pending, running, done, away = 0, unseen = 0;
+	int		 h = p->h - 1, y = 1, g, heads;
+	bool		 narrow = p->w < 64;
 	int64_t		 now;
-	char		*extra;
+	char		*extra, *s;
 
 	/* Wall clock: ages are against submit times (ms since epoch). */
 	now = ui_now();
-	TAILQ_FOREACH(r, &q->requests, entry) {
-		/* Waiting outside the filter, shown or not: counted. */
-		if (fmt_needs_operator(r) && !ui_matches(ui, r))
-			apart++;
-		if (!ui_visible(ui, r))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			rows = xreallocarray(rows, cap, sizeof *rows);
+	n = ui_rows(ui, &rows, &apart);
+	if (ui->nqrow != (h > 0 ? h : 0)) {
+		ui->nqrow = h > 0 ? h : 0;
+		ui->qrow_id = xreallocarray(ui->qrow_id,
+		    ui->nqrow > 0 ? (size_t)ui->nqrow : 1, sizeof *ui->qrow_id);
+	}
+	memset(ui->qrow_id, 0, (size_t)ui->nqrow * sizeof *ui->qrow_id);
+	if (apart > 0 && h > 0) {
+		heads = h >= 5 ? 2 : 0;
+		g = h / 3 < 1 ? 1 : h / 3;
+		if (g > (int)apart)
+			g = (int)apart;
+		if (g > h - heads)
+			g = h - heads;
+		if (heads > 0) {
+			s = xasprintf(narrow ? "%zu waiting outside the filter" :
+			    "%zu waiting outside the filter (p: the next)",
+			    apart);
+			queue_heading(ui, p, y++, UC_PENDING, s);
+			free(s);
 		}
-		if (r->id == ui->sel)
-			sel = (int)n;
-		rows[n++] = r;
+		/* Their count is in the heading, not counted again. */
+		y += queue_draw_rows(ui, p, y, g, rows, (int)apart,
+		    &ui->qgtop, &unseen, now);
+		if (heads > 0)
+			queue_heading(ui, p, y++, UC_DIM, narrow ? "matching" :
+			    "matching the filter");
 	}
-	/* Keep the selection on screen, a little context around it. */
-	if (sel >= 0) {
-		if (sel < ui->qtop)
-			ui->qtop = sel;
-		if (sel >= ui->qtop + h)
-			ui->qtop = sel - h + 1;
-	}
-	if (ui->qtop > (int)n - h)
-		ui->qtop = (int)n - h;
-	if (ui->qtop < 0)
-		ui->qtop = 0;
-	for (i = 0; i < h && ui->qtop + i < (int)n; i++)
-		queue_draw_row(ui, p, i + 1, rows[ui->qtop + i],
-		    ui->qtop + i == sel, now);
-	/* Pending requests scrolled out of view are counted in the title
-	   (p jumps to them). */
-	for (i = 0; i < (int)n; i++) {
-		if ((i < ui->qtop || i >= ui->qtop + h) &&
-		    fmt_needs_operator(rows[i]))
-			away++;
-	}
-	if (n == 0) {
-		wattrset(p->win, ui_attr(ui, UC_DIM));
-		mvwaddnstr(p->win, 1, 1, ui->filter != NULL ?
-		    "no request matches the filter" :
-		    "no requests yet: agents run 'bwgate run -- CMD'",
-		    p->w - 1);
-		wattrset(p->win, A_NORMAL);
-	}
+	if (n > apart && y <= h)
+		queue_draw_rows(ui, p, y, h - y + 1, rows + apart,
+		    (int)(n - apart), &ui->qtop, &away, now);
+	else if (n == apart && y <= h)
+		queue_heading(ui, p, y, UC_DIM, apart > 0 || ui->filter != NULL ||
+		    ui->agent != NULL ? "no request matches the filter" :
+		    "no requests yet: agents run 'bwgate run -- CMD'");
 	ui_counts(ui, &pending, &running, &done);
 	extra = queue_title(ui, p, pending, running, done, away, apart);
 	p->total = (int)n;

@@ -79,8 +79,7 @@ filter_changed(struct ui *ui, const char *text)
 {
 	free(ui->filter);
 	ui->filter = *text != '\0' ? xstrdup(text) : NULL;
-	ui_filter_set(ui);
-	ui->qtop = 0;
+	ui->qtop = ui->qgtop = 0;
 	if (ui->sel != 0 && ui_selected(ui) != NULL &&
 	    !ui_visible(ui, ui_selected(ui)))
 		ui->follow_paused = false;
@@ -253,10 +252,9 @@ ui_agent_filter(struct ui *ui)
 		ui_message(ui, true, "no request with an agent selected");
 	else {
 		ui->agent = xstrdup(r->agent);
-		ui_filter_set(ui);
 		ui_message(ui, false, "only this agent's requests (@: all)");
 	}
-	ui->qtop = 0;
+	ui->qtop = ui->qgtop = 0;
 	ui_dirty_panes(ui);
 }
 
@@ -268,22 +266,15 @@ ui_zoom(struct ui *ui)
 	ui_layout(ui);
 }
 
-/* The request on row y of the queue pane, or NULL. */
+/* The request on row y of the queue pane, as last drawn, or NULL. */
 static struct request *
 search_queue_row(struct ui *ui, int y)
 {
-	struct request	*r;
-	int		 n = 0, want = ui->qtop + y - ui->panes[PANE_QUEUE].y - 1;
+	int	row = y - ui->panes[PANE_QUEUE].y - 1;
 
-	if (want < ui->qtop)
+	if (row < 0 || row >= ui->nqrow || ui->qrow_id[row] == 0)
 		return NULL;
-	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
-		if (!ui_visible(ui, r))
-			continue;
-		if (n++ == want)
-			return r;
-	}
-	return NULL;
+	return queue_find(console_queue(ui->c), ui->qrow_id[row]);
 }
 
 /* A mouse event. */

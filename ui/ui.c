@@ -193,25 +193,13 @@ ui_matches(const struct ui *ui, const struct request *r)
 }
 
 /* Does the queue show this request? What the filter lets through, and
-   work that starts waiting after the filter was set: a request that
-   arrives pending, and every host question. Those waiting already when
-   the operator typed the filter stay filtered (a filter through a flood
-   must still find one request); the queue title counts every waiting
-   request outside the filter. */
+   every request waiting for the operator whatever the filter: those it
+   does not let through are a group of their own at the top of the queue
+   (ui_rows). */
 bool
 ui_visible(const struct ui *ui, const struct request *r)
 {
-	if (ui_matches(ui, r) || r->wants != NULL)
-		return true;
-	return r->state == REQUEST_PENDING && r->id >= ui->filter_from;
-}
-
-/* The filter (or the one-agent view) changed: the requests waiting now
-   were in sight when it was set; whatever arrives later is shown. */
-void
-ui_filter_set(struct ui *ui)
-{
-	ui->filter_from = console_queue(ui->c)->next_id;
+	return ui_matches(ui, r) || fmt_needs_operator(r);
 }
 
 /* The selected request, or NULL. */
@@ -252,14 +240,17 @@ ui_select(struct ui *ui, uint32_t id, bool by_operator)
 void
 ui_follow(struct ui *ui)
 {
-	struct request	*r, *pending = NULL, *running = NULL, *last = NULL;
-	struct request	*recent = NULL;
+	struct request	**rows, *r, *pending = NULL, *running = NULL;
+	struct request	*last = NULL, *recent = NULL;
+	size_t		 n, apart, i;
 
 	if (!ui->follow || ui->follow_paused)
 		return;
-	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
-		if (!ui_visible(ui, r))
-			continue;
+	n = ui_rows(ui, &rows, &apart);
+	/* What the filter lets through first: what waits outside it is
+	   followed when nothing inside it does. */
+	for (i = apart; i < n; i++) {
+		r = rows[i];
 		if (pending == NULL && fmt_needs_operator(r))
 			pending = r;
 		if (r->state == REQUEST_RUNNING)
@@ -268,8 +259,11 @@ ui_follow(struct ui *ui)
 			recent = r;
 		last = r;
 	}
+	if (pending == NULL && apart > 0)
+		pending = rows[0];
 	r = pending != NULL ? pending : running != NULL ? running :
 	    recent != NULL ? recent : last;
+	free(rows);
 	ui_select(ui, r != NULL ? r->id : 0, false);
 }
 
@@ -277,27 +271,29 @@ ui_follow(struct ui *ui)
 void
 ui_move(struct ui *ui, int delta)
 {
-	struct queue	*q = console_queue(ui->c);
-	struct request	*r, *cur = ui_selected(ui), *to = NULL;
+	struct request	**rows;
+	size_t		 n, apart, i;
+	long		 to;
 
 	ui_follow_pause(ui);
-	if (cur == NULL || !ui_visible(ui, cur)) {
-		TAILQ_FOREACH(r, &q->requests, entry)
-			if (ui_visible(ui, r))
-				to = r;
-		ui_select(ui, to != NULL ? to->id : 0, true);
+	n = ui_rows(ui, &rows, &apart);
+	if (n == 0) {
+		free(rows);
+		ui_select(ui, 0, true);
 		return;
 	}
-	to = cur;
-	for (r = cur; r != NULL && delta != 0;) {
-		r = delta > 0 ? TAILQ_NEXT(r, entry) :
-		    TAILQ_PREV(r, request_list, entry);
-		if (r != NULL && ui_visible(ui, r)) {
-			to = r;
-			delta += delta > 0 ? -1 : 1;
-		}
-	}
-	ui_select(ui, to->id, true);
+	for (i = 0; i < n && rows[i]->id != ui->sel; i++)
+		;
+	if (i == n)	/* nothing selected in sight: the last row */
+		to = (long)n - 1;
+	else
+		to = (long)i + delta;
+	if (to < 0)
+		to = 0;
+	if (to >= (long)n)
+		to = (long)n - 1;
+	ui_select(ui, rows[to]->id, true);
+	free(rows);
 }
 
 /* Waiting for the operator (requests pending, and every host question a
@@ -771,6 +767,7 @@ ui_main(struct console *c, struct loop *l, char **cause)
 	free(ui->filter);
 	strv_release(&ui->undo_preview);
 	free(ui->agent);
+	free(ui->qrow_id);
 	free(ui->search.text);
 	free(ui->message);
 	fprintf(stderr, "bwgate: console stopped (%zu requests handled)\n",

@@ -222,10 +222,13 @@ struct ui {
 	bool		 in_key;	/* handling the operator's key */
 	bool		 sel_was_pending; /* as last drawn */
 	int		 qtop;		/* first visible queue row */
+	int		 qgtop;		/* first row of the group waiting
+					   outside the filter in sight */
+	uint32_t	*qrow_id;	/* the request on each queue row as
+					   drawn (0: none, a heading) */
+	int		 nqrow;
 	char		*filter;
 	char		*agent;		/* only this agent's requests (@) */
-	uint32_t	 filter_from;	/* pending from this id on: shown
-					   whatever the filter */
 	struct ui_search search;
 	bool		 zoom;		/* the focused pane fills the screen */
 
@@ -273,11 +276,13 @@ void		 ui_follow(struct ui *);
 const char	*ui_project_name(const struct ui *);
 bool		 ui_matches(const struct ui *, const struct request *);
 bool		 ui_visible(const struct ui *, const struct request *);
-void		 ui_filter_set(struct ui *);
 void		 ui_counts(struct ui *, size_t *pending, size_t *running,
 		    size_t *done);
 void		 ui_request_quit(struct ui *);
 void		 ui_restore(void);
+
+/* pane-queue.c */
+size_t		 ui_rows(struct ui *, struct request ***rows, size_t *apart);
 
 /* attention.c */
 void		 ui_attention_event(struct ui *, const struct request *);

@@ -245,6 +245,7 @@ hook_bash(const cJSON *input, const char *cwd, const char *session,
 	if (jsoncheck_string("tool_input.command", command, HOOK_MAX_COMMAND,
 	    &cause) != 0)
 		hook_block("%s; the command is refused, not cut short", cause);
+	hook_guard_context(NULL, NULL, command, NULL);
 	if ((perm = hook_perms_check(command, cwd, &rule)) == HOOK_PERM_DENY) {
 		/* The user's own Claude Code rule: on the record too. */
 		hook_refused(socket, cwd, command, rule);
@@ -525,6 +526,7 @@ hook_file(const char *tool, const cJSON *input, const char *cwd,
 	    fp[0] == '\0')
 		hook_block("%s", cause != NULL ? cause : "field "
 		    "'tool_input.file_path' is empty");
+	hook_guard_context(NULL, NULL, NULL, fp);
 	memset(&m, 0, sizeof m);
 	m.project = path_project_of(cwd != NULL ? cwd : ".", &cause);
 	if (m.project == NULL)
@@ -630,6 +632,7 @@ hook_claude_code(const char *socket, bool pass, bool route)
 	if (tool != NULL && tool[0] != '/')
 		hook_block("the hook input: field 'cwd' must be an absolute "
 		    "path");
+	hook_guard_context(tool, NULL, NULL, NULL);
 	event = cJSON_GetStringValue(cJSON_GetObjectItem(j,
 	    "hook_event_name"));
 	tool = cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool_name"));
@@ -637,6 +640,9 @@ hook_claude_code(const char *socket, bool pass, bool route)
 	    tool != NULL) {
 		const cJSON *in = cJSON_GetObjectItem(j, "tool_input");
 
+		if (strcmp(tool, "Bash") == 0 || strcmp(tool, "Write") == 0 ||
+		    strcmp(tool, "Edit") == 0 || strcmp(tool, "MultiEdit") == 0)
+			hook_guard_context(NULL, tool, NULL, NULL);
 		if (strcmp(tool, "Bash") == 0)
 			hook_bash(in, cJSON_GetStringValue(
 			    cJSON_GetObjectItem(j, "cwd")),

@@ -4,7 +4,10 @@
  * crashes or times out (unless the hook is configured with onFailure:
  * "block", doc/agents.md), so the hook itself turns each of those into
  * exit 2 with the reason on stderr: a fatal signal it can catch, running
- * out of memory, its own deadline, a decision it cannot write.
+ * out of memory, its own deadline, a decision it cannot write. A block
+ * the hook decides (bad input, no console) is on the record too: a
+ * "refused" record in the audit log (edge-refusal.h) with what the hook
+ * knew of the call by then (hook_guard_context).
  */
 #include "autoconf.h"
 
@@ -15,11 +18,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "edge-refusal.h"
 #include "hook-guard.h"
+#include "path.h"
 #include "xalloc.h"
 
 /* Made at install: the signal handler only writes it. */
 static char	hook_deadline_msg[160];
+
+/* What the hook knows of the call, checked input only (copies). */
+static struct {
+	char	*cwd;
+	char	*tool;
+	char	*command;
+	char	*path;
+} hook_ctx;
 
 /* Write a constant line and leave blocking; async-signal-safe. */
 static void
@@ -79,6 +92,48 @@ hook_guard_install(unsigned deadline_s)
 	alarm(deadline_s);
 }
 
+/* Replace one field of the context. */
+static void
+hook_ctx_set(char **field, const char *value)
+{
+	free(*field);
+	*field = value != NULL ? xstrdup(value) : NULL;
+}
+
+void
+hook_guard_context(const char *cwd, const char *tool, const char *command,
+    const char *path)
+{
+	if (cwd != NULL)
+		hook_ctx_set(&hook_ctx.cwd, cwd);
+	if (tool != NULL)
+		hook_ctx_set(&hook_ctx.tool, tool);
+	if (command != NULL)
+		hook_ctx_set(&hook_ctx.command, command);
+	if (path != NULL)
+		hook_ctx_set(&hook_ctx.path, path);
+}
+
+/* The block on the record: once (a failure while writing it blocks
+   without another try). */
+static void
+hook_block_audit(const char *reason)
+{
+	static int	 done;
+	char		*proj = NULL, *cause = NULL;
+
+	if (done++)
+		return;
+	if (hook_ctx.cwd != NULL)
+		proj = path_project_of(hook_ctx.cwd, &cause);
+	free(cause);
+	(void)edge_refusal_audit(&(struct edge_refusal){ .project = proj,
+	    .edge = "hook", .agent = "claude-code", .tool = hook_ctx.tool,
+	    .command = hook_ctx.command, .path = hook_ctx.path,
+	    .reason = reason });
+	free(proj);
+}
+
 void
 hook_block(const char *fmt, ...)
 {
@@ -91,6 +146,9 @@ hook_block(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "bwgate: hook: %s\n", msg);
 	fflush(stderr);
+	/* A record that cannot be written soon still leaves a block. */
+	alarm(10);
+	hook_block_audit(msg);
 	free(msg);
 	_exit(HOOK_EXIT_BLOCK);
 }

@@ -15,8 +15,13 @@
    caught, out of memory and the deadline (seconds, 0: none) end the hook
    with HOOK_EXIT_BLOCK and a line on stderr. */
 void	hook_guard_install(unsigned deadline_s);
-/* Block the tool call: "bwgate: hook: <reason>" on stderr, exit
-   HOOK_EXIT_BLOCK. */
+/* What the hook has checked of the call so far (NULL: unchanged): the
+   call's cwd, the tool, its command or file path. Copied. */
+void	hook_guard_context(const char *cwd, const char *tool,
+	    const char *command, const char *path);
+/* Block the tool call: "bwgate: hook: <reason>" on stderr, a "refused"
+   record in the audit log (edge-refusal.h: the project of the context's
+   cwd, its tool, command or path, the reason), exit HOOK_EXIT_BLOCK. */
 void	hook_block(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 /* After the answer is printed: block if it could not be written whole. */

@@ -715,8 +715,7 @@ run_changes(struct run *s)
 		snapshot_paths_diff(s->rec, &r->changes);
 		r->changes_known = true;
 		LOG("changes found");
-		undo_rec_commit(s->undo, snapshot_paths_before(s->rec),
-		    snapshot_paths_after(s->rec), &s->snap, r);
+		undo_rec_commit(s->undo, s->rec, &s->snap, r);
 		LOG("undo kept");
 		r->changes_method = "syscalls";
 		/* Exact, or widened to the whole project (and why). */

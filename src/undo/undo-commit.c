@@ -68,9 +68,8 @@ undo_rec_sync(struct undo_rec *u, const char *dir, char **cause)
 }
 
 void
-undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
-    const struct snapshot *after, const struct snapshot_opts *opts,
-    struct result *r)
+undo_rec_commit(struct undo_rec *u, const struct snapshot_paths *rec,
+    const struct snapshot_opts *opts, struct result *r)
 {
 	cJSON		*unsaved, *rep;
 	char		*text, *path, *cause = NULL, *dir;
@@ -101,7 +100,7 @@ undo_rec_commit(struct undo_rec *u, const struct snapshot *before,
 		cJSON_AddStringToObject(rep, "why", u->broken);
 		goto out;
 	}
-	text = undo_manifest_text(u, r, before, after, opts, &unsaved);
+	text = undo_manifest_text(u, r, rec, opts, &unsaved);
 	/* The pack and the objects first, then the manifest that trusts
 	   them. */
 	dir = undo_run_dir(u->store, u->id);

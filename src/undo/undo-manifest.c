@@ -283,11 +283,35 @@ undo_json_print(const cJSON *j, struct buf *b)
 		buf_puts(b, "null");
 }
 
+/*
+ * May the run have changed what excluded tree e (after; b before, NULL:
+ * none) holds? Its contents are not recorded, so undo names it when the
+ * run made, removed or replaced it, changed its own entries, or a call
+ * named a path below it. A tree the run left alone is no news: a widened
+ * report looks at every tree of the project, node_modules and .git too.
+ */
+static bool
+undo_opaque_touched(const struct snapshot_paths *rec,
+    const struct snapshot_entry *b, const struct snapshot_entry *a)
+{
+	if (b == NULL || a == NULL)
+		return true;
+	if (b->dev != a->dev || b->ino != a->ino ||
+	    ((b->mode ^ a->mode) & S_IFMT) ||
+	    ((b->flags & a->flags & SNAPSHOT_BTIME) && b->btime != a->btime))
+		return true;
+	if (b->mtime != a->mtime || b->ctime != a->ctime)
+		return true;
+	return snapshot_paths_claims(rec, a->path);
+}
+
 char *
 undo_manifest_text(struct undo_rec *u, const struct result *r,
-    const struct snapshot *before, const struct snapshot *after,
-    const struct snapshot_opts *opts, cJSON **unsavedp)
+    const struct snapshot_paths *rec, const struct snapshot_opts *opts,
+    cJSON **unsavedp)
 {
+	const struct snapshot *before = snapshot_paths_before(rec);
+	const struct snapshot *after = snapshot_paths_after(rec);
 	cJSON		*barr;
 	cJSON		*m, *arr, *unsaved;
 	char		*text;
@@ -329,7 +353,8 @@ undo_manifest_text(struct undo_rec *u, const struct result *r,
 		if (e->flags & SNAPSHOT_DUPLICATE)
 			continue;
 		cJSON_AddItemToArray(arr, undo_entry_json(u, e, false, NULL));
-		if (e->flags & SNAPSHOT_OPAQUE)
+		if ((e->flags & SNAPSHOT_OPAQUE) && undo_opaque_touched(rec,
+		    snapshot_find(before, e->path), e))
 			undo_unsaved_add(unsaved, e->path, "an excluded tree: "
 			    "its contents are not recorded");
 	}

@@ -118,7 +118,7 @@ void	 undo_object_keep(struct undo_rec *, struct undo_kept *, int fd,
 /* undo-manifest.c: the run's manifest as JSON text (caller frees), and
    in *unsaved (caller deletes) what undo will not restore, {path, why}. */
 char	*undo_manifest_text(struct undo_rec *, const struct result *r,
-	    const struct snapshot *before, const struct snapshot *after,
-	    const struct snapshot_opts *, cJSON **unsaved);
+	    const struct snapshot_paths *rec, const struct snapshot_opts *,
+	    cJSON **unsaved);
 
 #endif

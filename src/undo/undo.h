@@ -30,8 +30,7 @@
  *	struct undo_rec *u = undo_rec_new(project, command);
  *	snapshot_paths_hook(rec, undo_rec_save_hook, u);
  *	... run; snapshot_paths_diff(rec, &r->changes) ...
- *	undo_rec_commit(u, snapshot_paths_before(rec),
- *	    snapshot_paths_after(rec), &opts, r);	fills r->undo
+ *	undo_rec_commit(u, rec, &opts, r);		fills r->undo
  *	undo_rec_free(u);
  *
  * Before-states: a path's state when a call first named it, except that
@@ -76,10 +75,12 @@ struct undo_rec	*undo_rec_new(const char *project, const char *command);
    file whose inode is not kept yet. */
 void		 undo_rec_save_hook(void *arg, int rootfd, const char *rel,
 		    unsigned how);
-/* Write the manifest; fill r's "undo" (report.h). */
-void		 undo_rec_commit(struct undo_rec *, const struct snapshot *before,
-		    const struct snapshot *after, const struct snapshot_opts *,
-		    struct result *r);
+/* Write the manifest from the recorded paths' states before and after
+   (snapshot_paths_before/after, after snapshot_paths_diff); fill r's
+   "undo" (report.h). */
+void		 undo_rec_commit(struct undo_rec *,
+		    const struct snapshot_paths *rec,
+		    const struct snapshot_opts *, struct result *r);
 void		 undo_rec_free(struct undo_rec *);
 
 /* Store access (undo-store.c). */

@@ -3,7 +3,8 @@
 # write_file and edit_file, the Claude Code hook's Write) to a protected
 # file (.envrc), and a Bash command the user's Claude Code deny rule
 # refuses in the hook, are on the record like a command a deny rule
-# refuses: with
+# refuses, and so are the hook's own blocks (no console, unreadable input):
+# with
 # a console, a request with verdict deny in the queue, `bwgate log` and
 # the audit log; with none, a "refused" record in the audit log that
 # `bwgate log` lists. Nothing is written either way.
@@ -69,11 +70,29 @@ assert_eq "no console: the hook denies touch (the user's deny rule)" \
 ok_if "  the audit log has it" test "$(jq -c \
     'select(.record == "refused" and .command == "touch cut-one")' \
     "$AUDIT" | wc -l)" = 1
+# The hook's own blocks: a Bash call with no console to run it, input it
+# cannot read.
+jq -cn --arg cwd "$P" '{cwd: $cwd, hook_event_name: "PreToolUse",
+    tool_name: "Bash", tool_input: {command: "echo unreached"}}' |
+    BWGATE_SOCKET="$S" "$BWGATE" hook claude-code > /dev/null 2>&1
+assert_eq "no console: the hook blocks a Bash call (exit 2)" "$?" 2
+ok_if "  the audit log has it: project, tool, command and why" test "$(jq -c \
+    --arg p "$P" 'select(.record == "refused" and .edge == "hook" and
+    .project == $p and .tool == "Bash" and .command == "echo unreached" and
+    (.reason | test("console")))' "$AUDIT" | wc -l)" = 1
+printf '{"cwd": "%s", "tool_name": "Ba' "$P" |
+    BWGATE_SOCKET="$S" "$BWGATE" hook claude-code > /dev/null 2>&1
+assert_eq "hook input that is no JSON: blocked (exit 2)" "$?" 2
+ok_if "  the audit log has that too" test "$(jq -c 'select(.record ==
+    "refused" and .edge == "hook" and (.reason | test("hook input")))' \
+    "$AUDIT" | wc -l)" = 1
 "$BWGATE" log > "$T/log"
 assert_match "bwgate log lists the refusals" "$(cat "$T/log")" \
     '^- +[^ ]+ +refused +- +deny +.+ +write_file \.envrc'
 assert_match "  the hook's too" "$(cat "$T/log")" \
     '^- +[^ ]+ +refused +- +deny +claude-code +Write \.envrc'
+assert_match "  and its block for want of a console" "$(cat "$T/log")" \
+    '^- +[^ ]+ +refused +- +deny +claude-code +.*echo unreached'
 
 # With a console: a request the console refuses by its verdict.
 start_console --headless || { ok_if "the console starts" false; done_testing; exit; }

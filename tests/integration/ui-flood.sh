@@ -48,9 +48,17 @@ keys f
 keys -l 'flood-250'
 keys Enter
 check_screen "filter shows the one match" 5 'touch flood-250 +ask +pending'
-ok_unless "and hides the others, waiting before the filter was set" bash -c \
-    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'touch flood-251'"
+check_screen "  the others still waiting are a group of their own" 5 \
+    '^ 499 waiting outside the filter'
 check_screen "  which the title counts" 5 '\(499 (outside the filter|unfiltered)\)'
+ok_if "  and the match is selected, below them" wait_for 5 sh -c \
+    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -Eq '^ ?detail +#251'"
+echo 'touch late-one' > "$T/fifo"
+check_screen "a request arriving under the filter joins the group" 10 \
+    '^ 500 waiting outside the filter'
+keys p
+check_screen "p goes on from the match to the first waiting outside it" 5 \
+    'detail +#2 '
 
 keys f Enter
 check_screen "f starts empty: Enter shows all again" 5 'touch flood-1 '

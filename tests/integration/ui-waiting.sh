@@ -1,7 +1,8 @@
 #!/bin/bash
 # ui-waiting: nothing that waits for the operator is ever hidden, and the
 # console says where it is (issue 37). A kept filter (f seq Enter) still
-# shows an arriving pending request, counted apart in the title, and p
+# shows a request that was pending when it was typed, in a group of its own
+# above the rows the filter matches, counted apart in the title, and p
 # finds it; a host question counts as pending in the queue title, the tmux
 # pane title, the window name and @bwgate_pending, and with two questions
 # at once the a/A/d keys stay on the status line; the queue title and the
@@ -54,12 +55,18 @@ run_layout() {
 		    '^ +2 claude… +[0-9]+s seq 4 6'
 	fi
 
-	# A kept filter never hides an arriving pending request.
+	# A filter never hides work that waits: a request already pending
+	# when the filter is typed is shown apart, above what it matches.
+	agent three --agent codex -- sh -c 'echo x > y.txt'
+	check_screen "$L: #3 waits" 10 '^! +3 codex .*sh -c'
 	keys f s e q Enter
 	check_screen "$L: the filter is kept" 5 'filter: seq'
-	agent three --agent codex -- sh -c 'echo x > y.txt'
-	check_screen "$L: the pending request has its row under the filter" \
-	    10 '^! +3 codex .*sh -c'
+	check_screen "$L: the waiting request is shown apart, under a heading" \
+	    10 '^ 1 waiting outside the filter'
+	ok_if "$L: its row first, then what the filter matches" wait_for 5 \
+	    sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+	    sed -n '2,/detail /p' | tr '\n' '|' | grep -Eq \
+	    '^ 1 waiting outside[^|]*\|! +3 codex [^|]*sh -c[^|]*\| matching[^|]*\| +1 codex +[^|]*seq 1 3[^|]*\| +2 claude'"
 	if [ "$cols" -ge 100 ]; then
 		check_screen "$L: the title counts it apart" 5 \
 		    'shop +1 pending \(1 outside the filter\)'
@@ -67,6 +74,9 @@ run_layout() {
 		check_screen "$L: the title counts it apart" 5 \
 		    'shop +1 pending \(1 unfiltered\)'
 	fi
+	keys j
+	check_screen "$L: j goes on to what the filter matches" 5 \
+	    '^request #1 '
 	keys p
 	check_screen "$L: p finds it" 5 '^request #3 '
 	ok_unless "$L: no 'nothing waits' answer" sh -c \
