@@ -1,0 +1,60 @@
+/*
+ * sandbox-pod: the project's shared world in the argv (pod.h). A sandbox
+ * without network of its own runs in the pod's network namespace
+ * (--share-net; the runner enters it before bwrap starts); every sandbox
+ * gets the pod's /tmp. A pod that cannot be joined leaves the sandbox as
+ * it was (its own namespace, a private tmpfs), with a warning: a
+ * sandbox is never given more than its own world.
+ */
+#include "autoconf.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pod.h"
+#include "probe.h"
+#include "sandbox-int.h"
+#include "xalloc.h"
+
+/* Join the pod (a dry build: as a run would, without joining). */
+void
+build_pod(struct build *b, const struct stat *st)
+{
+	struct sandbox	*sb = b->sb;
+	char		*cause = NULL;
+
+	if (!pod_enabled())
+		return;
+	if (!b->dry && pod_join(st, sb->kernel_uid, sb->kernel_gid, &sb->pod,
+	    &cause) != 0) {
+		strv_pushf(&sb->warnings, "no shared world for the project "
+		    "(%s): this sandbox has its own loopback and /tmp", cause);
+		free(cause);
+		return;
+	}
+	sb->pod_net = !b->pol->network && !sandbox_policy_proxied(b->pol);
+	/* Root running a user's project: the user could not reach the
+	   pod's /tmp in root's state directory. */
+	sb->pod_tmp = sb->run_as == NULL;
+}
+
+/* Bind the pod's /tmp at /tmp; false when the sandbox has none. */
+bool
+build_pod_tmp(struct build *b)
+{
+	char	num[16];
+	int	n;
+
+	if (!b->sb->pod_tmp)
+		return false;
+	n = build_fd(b, b->dry ? -1 :
+	    fcntl(b->sb->pod.tmp, F_DUPFD_CLOEXEC, 3));
+	snprintf(num, sizeof num, "%d", n);
+	build_arg3(b, "--bind-fd", num, "/tmp");
+	build_mount(b, MOUNT_RW, "/tmp", "the project's own /tmp, shared by "
+	    "its sandboxes");
+	if (!b->dry)
+		build_mount_id(b, b->sb->pod.tmp);
+	return true;
+}
