@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "config.h"
 #include "file.h"
 #include "gitscan.h"
 #include "libexec.h"
@@ -42,6 +41,9 @@ pod_leave(struct pod *p)
 {
 	int	*fds[] = { &p->conn, &p->userns, &p->netns, &p->tmp };
 
+	if (!p->held)
+		return;
+	p->held = false;
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
@@ -103,6 +105,7 @@ pod_connect(const char *sock, struct pod *p)
 		return -1;
 	}
 	p->conn = fd;
+	p->held = true;
 	return 0;
 }
 
@@ -124,6 +127,21 @@ pod_listen(const char *sock)
 		return -1;
 	}
 	return fd;
+}
+
+/* $XDG_STATE_HOME/bwgate/pods, or $HOME/.local/state/bwgate/pods, as
+   config_state_dir() says (the policy layer's, which tests of this layer
+   do not link). */
+static char *
+pod_dir(void)
+{
+	const char	*v = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (v != NULL && v[0] == '/')
+		return xasprintf("%s/bwgate/pods", v);
+	if (home == NULL || home[0] != '/' || strcmp(home, "/") == 0)
+		home = "";
+	return xasprintf("%s/.local/state/bwgate/pods", home);
 }
 
 /* The idle limit's argument (BWGATE_POD_IDLE, seconds). */
@@ -149,8 +167,7 @@ pod_start(int lockfd, const char *sock, const char *tmpname, long uid,
     long gid, char **cause)
 {
 	_cleanup_free_ char *prog = libexec_find("bwgate-pod", NULL);
-	_cleanup_free_ char *state = config_state_dir();
-	_cleanup_free_ char *pods = NULL, *rundir = xstrdup(sock);
+	_cleanup_free_ char *pods = pod_dir(), *rundir = xstrdup(sock);
 	char		 idle[16], u[24], g[24];
 	char		*argv[] = { prog, idle, strrchr(sock, '/') + 1,
 			    (char *)tmpname, u, g, NULL };
@@ -164,7 +181,6 @@ pod_start(int lockfd, const char *sock, const char *tmpname, long uid,
 		*cause = xstrdup("bwgate-pod is not installed");
 		return -1;
 	}
-	pods = xasprintf("%s/pods", state);
 	if (mkdir_p(pods, 0700, cause) != 0)
 		return -1;
 	*strrchr(rundir, '/') = '\0';

@@ -37,12 +37,14 @@
 #define POD_IDLE_SEC	600
 
 struct pod {
+	bool	held;		/* the descriptors below are ours (a zeroed
+				   struct holds nothing) */
 	int	conn;		/* to the holder, open while the run lasts */
 	int	userns;		/* the pod's user namespace */
 	int	netns;		/* its network namespace */
 	int	tmp;		/* its /tmp (a directory) */
 };
-#define POD_INIT { -1, -1, -1, -1 }
+#define POD_INIT { false, -1, -1, -1, -1 }
 
 /* Are pods on (BWGATE_POD not "0")? */
 bool	pod_enabled(void);

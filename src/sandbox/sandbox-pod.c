@@ -8,9 +8,14 @@
  */
 #include "autoconf.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "pod.h"
 #include "probe.h"
@@ -26,6 +31,15 @@ build_pod(struct build *b, const struct stat *st)
 
 	if (!pod_enabled())
 		return;
+	/* Where a filter of the host's refuses setns (we inherit it, as the
+	   runner's child would), no pod: a bad descriptor is EBADF where the
+	   call is allowed. */
+	if (syscall(SYS_setns, -1, CLONE_NEWNET) == 0 || errno != EBADF) {
+		strv_pushf(&sb->warnings, "no shared world for the project "
+		    "(cannot enter a namespace here: %s): this sandbox has its "
+		    "own loopback and /tmp", strerror(errno));
+		return;
+	}
 	if (!b->dry && pod_join(st, sb->kernel_uid, sb->kernel_gid, &sb->pod,
 	    &cause) != 0) {
 		strv_pushf(&sb->warnings, "no shared world for the project "
