@@ -36,6 +36,9 @@ struct danger_entry {
 	bool		 at_once;	/* needs: sandboxed mode runs it at
 					   once (git-write's protections
 					   hold, undo covers it) */
+	bool		 unless_loopback; /* needs: no hit when the words
+					   name only the loopback (the
+					   project's pod: danger-loopback.c) */
 };
 
 struct danger {
@@ -240,6 +243,13 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 			goto out;
 		}
 		e->at_once = cJSON_IsTrue(s);
+		s = cJSON_GetObjectItem(o, "unless_loopback");
+		if (s != NULL && !cJSON_IsBool(s)) {
+			*cause = xasprintf("'%s': %s: \"unless_loopback\" must "
+			    "be true or false", path, e->id);
+			goto out;
+		}
+		e->unless_loopback = cJSON_IsTrue(s);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
@@ -555,6 +565,14 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 	/* npx TOOL, pnpm exec TOOL: the program follows the subcommand. */
 	if (danger_local(e, c, from - 1, ctx))
 		return false;
+	/* curl localhost:3000: the project's own loopback (its pod). */
+	if (e->unless_loopback && ctx != NULL && danger_loopback_only(c, from)) {
+		if (ctx->local == NULL)
+			ctx->local = xasprintf("%s reaches only the project's "
+			    "own loopback, without the network",
+			    danger_base(c->words[first].text));
+		return false;
+	}
 	if (e->options.n == 0 && e->words.n == 0) {
 		danger_fill(e, c, from, hit);
 		return true;

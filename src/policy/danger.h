@@ -72,6 +72,9 @@ bool		 danger_check_project(const struct danger *,
 		    const struct sh_script *, const bool *allowed,
 		    const char *project, struct danger_hit *hit, char **local);
 void		 danger_hit_release(struct danger_hit *);
+/* danger-loopback.c: do the words of c from "from" on name a loopback URL
+   and nothing that may be another host ("unless_loopback")? */
+bool		 danger_loopback_only(const struct sh_cmd *c, size_t from);
 /* Does an entry's "writes" name the project-relative path rel (an
    agent's direct file write)? The first hit fills hit. */
 bool		 danger_check_write(const struct danger *, const char *rel,
