@@ -49,8 +49,10 @@ build_pod(struct build *b, const struct stat *st)
 	}
 	sb->pod_net = !b->pol->network && !sandbox_policy_proxied(b->pol);
 	/* Root running a user's project: the user could not reach the
-	   pod's /tmp in root's state directory. */
-	sb->pod_tmp = sb->run_as == NULL;
+	   pod's /tmp in root's state directory. Nested sandboxes allowed:
+	   their calls are judged by device, and the pod's /tmp may share
+	   the project's (observe-act.c refuses those); a tmpfs has its own. */
+	sb->pod_tmp = sb->run_as == NULL && !b->pol->allow_userns;
 }
 
 /* Bind the pod's /tmp at /tmp; false when the sandbox has none. */
@@ -66,9 +68,7 @@ build_pod_tmp(struct build *b)
 	    fcntl(b->sb->pod.tmp, F_DUPFD_CLOEXEC, 3));
 	snprintf(num, sizeof num, "%d", n);
 	build_arg3(b, "--bind-fd", num, "/tmp");
-	build_mount(b, MOUNT_RW, "/tmp", "the project's own /tmp, shared by "
+	build_mount(b, MOUNT_TMPFS, "/tmp", "the project's own /tmp, shared by "
 	    "its sandboxes");
-	if (!b->dry)
-		build_mount_id(b, b->sb->pod.tmp);
 	return true;
 }
