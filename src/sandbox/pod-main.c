@@ -178,12 +178,23 @@ pod_remove(int dirfd, const char *name, int depth)
 	DIR		*d;
 	int		 fd;
 
+	char		 self[64];
+	int		 pin;
+
 	if (unlinkat(dirfd, name, 0) == 0 || (errno != EISDIR &&
 	    errno != EPERM) || depth > POD_TREE_DEPTH)
 		return;
-	(void)fchmodat(dirfd, name, 0700, 0);
-	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	/* A directory the sandbox made unreadable: its mode changed on the
+	   directory itself, pinned first (a name swapped for a link in
+	   between changes nothing of the host's). */
+	if ((pin = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
+		return;
+	snprintf(self, sizeof self, "/proc/self/fd/%d", pin);
+	(void)chmod(self, 0700);
+	fd = openat(pin, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(pin);
+	if (fd < 0)
 		return;
 	if ((d = fdopendir(fd)) == NULL) {
 		close(fd);

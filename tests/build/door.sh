@@ -88,7 +88,7 @@ allowed() {
 					# /proc/sys
 	pod.o) echo "open unlink" ;;		# its socket, lock (runtime)
 					# and pods directory (state)
-	bwgate_pod-pod-main.o) echo "chdir fchmodat fstatat mkdirat open \
+	bwgate_pod-pod-main.o) echo "chdir chmod fstatat mkdirat open \
 	    openat unlinkat" ;;			# the pod's /tmp (state, by
 					# descriptor, no link followed),
 					# its socket (runtime), /proc/PID

@@ -80,6 +80,16 @@ ok_unless "project B cannot read A's /tmp" grep -q "$SECRET" "$T/b-tmp.out"
 ok_unless "nor see the pods' sockets or directories" \
 	grep -q -e 'pod-' "$T/b-tmp.out"
 
+# What a request leaves in /tmp for the pod's cleanup: an unreadable
+# tree, and links to a host file (which must be left as it is).
+echo victim > "$T/victim"
+chmod 644 "$T/victim"
+"$BWGATE" exec --quiet --project "$A" -- sh -c "
+	mkdir -p /tmp/locked/sub && echo x > /tmp/locked/sub/f &&
+	chmod 000 /tmp/locked/sub /tmp/locked &&
+	ln -s '$T/victim' /tmp/victim-link &&
+	mkdir /tmp/d2 && ln -s '$T/victim' /tmp/d2/l && chmod 000 /tmp/d2" 2>&1
+
 # 4. Node likewise (its own port: the python server still runs).
 if [ -n "$NODE" ]; then
 	NPORT=$(( PORT + 1 ))
@@ -113,6 +123,8 @@ ok_if "the pods end when idle" wait_for 30 sh -c \
 	"! ls '$XDG_RUNTIME_DIR'/bwgate/pod-*.sock >/dev/null 2>&1"
 ok_if "and remove their /tmp" wait_for 10 sh -c \
 	"[ -z \"\$(ls -A '$XDG_STATE_HOME/bwgate/pods')\" ]"
+assert_eq "the cleanup follows no link: the host file is as it was" \
+	"$(cat "$T/victim") $(stat -c %a "$T/victim")" "victim 644"
 for lock in "$XDG_RUNTIME_DIR"/bwgate/pod-*.lock; do
 	pid=$(cat "$lock" 2>/dev/null)
 	[ -n "$pid" ] || continue
