@@ -17,7 +17,8 @@
  * itself), the child brings the loopback up and exits; the holder keeps
  * the namespaces by descriptor. Each run that connects gets the user and
  * network namespaces and the /tmp directory (SCM_RIGHTS) and stays
- * connected while it runs.
+ * connected while it runs; a console stays connected while it lives and
+ * says it owns the pod ('o'): the pod ends with it.
  */
 #include "autoconf.h"
 
@@ -28,6 +29,7 @@
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,11 +246,16 @@ pod_sock_here(const char *name, const struct stat *was)
 	    st.st_dev == was->st_dev && st.st_ino == was->st_ino;
 }
 
-/* Serve runs until idle (or the socket is gone). */
+/*
+ * Serve runs until idle (or the socket is gone). A run that sends 'o'
+ * owns the pod (the console): once an owner left and nobody is
+ * connected, the pod ends at once instead of after the idle limit.
+ */
 static void
 pod_serve(long idle_ms, const char *sockname, const int give[3])
 {
 	struct pollfd	 pfd[1 + POD_MAX_CONN];
+	bool		 owner[1 + POD_MAX_CONN], owner_left = false;
 	struct stat	 sock;
 	size_t		 n = 1;
 	long		 last = pod_now_ms();
@@ -261,7 +268,7 @@ pod_serve(long idle_ms, const char *sockname, const int give[3])
 		long	left = idle_ms - (pod_now_ms() - last);
 		int	wait = n > 1 || left > 1000 ? 1000 : (int)left;
 
-		if (n == 1 && left <= 0)
+		if (n == 1 && (left <= 0 || owner_left))
 			break;
 		if (poll(pfd, n, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
 			break;
@@ -270,11 +277,16 @@ pod_serve(long idle_ms, const char *sockname, const int give[3])
 		for (size_t i = n; i-- > 1;) {
 			char	c;
 
-			if (pfd[i].revents == 0 ||
-			    ((pfd[i].revents & POLLIN) &&
-			    recv(pfd[i].fd, &c, 1, MSG_DONTWAIT) > 0))
+			if (pfd[i].revents == 0)
 				continue;
+			if ((pfd[i].revents & POLLIN) &&
+			    recv(pfd[i].fd, &c, 1, MSG_DONTWAIT) > 0) {
+				owner[i] = owner[i] || c == 'o';
+				continue;
+			}
 			close(pfd[i].fd);	/* the run ended */
+			owner_left = owner_left || owner[i];
+			owner[i] = owner[n - 1];
 			pfd[i] = pfd[--n];
 			last = pod_now_ms();
 		}
@@ -288,7 +300,8 @@ pod_serve(long idle_ms, const char *sockname, const int give[3])
 			else {
 				pfd[n].fd = c;
 				pfd[n].events = POLLIN;
-				pfd[n++].revents = 0;
+				pfd[n].revents = 0;
+				owner[n++] = false;
 			}
 			last = pod_now_ms();
 		}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,30 @@ pod_enabled(void)
 	const char	*v = getenv("BWGATE_POD");
 
 	return v == NULL || strcmp(v, "0") != 0;
+}
+
+int
+pod_own(const struct stat *st, struct pod *p, char **cause)
+{
+	struct passwd	*pw;
+	long		 uid = (long)geteuid(), gid = (long)getegid();
+
+	/* As build_identity (sandbox-user.c) decides who runs: root runs
+	   a user's project as its owner. */
+	if (getuid() == 0 && st->st_uid != 0) {
+		pw = getpwuid(st->st_uid);
+		uid = (long)st->st_uid;
+		gid = pw != NULL ? (long)pw->pw_gid : (long)st->st_gid;
+	}
+	if (pod_join(st, uid, gid, p, cause) != 0)
+		return -1;
+	if (send(p->conn, "o", 1, MSG_NOSIGNAL) != 1) {
+		*cause = xasprintf("cannot hold the project's pod: %s",
+		    strerror(errno));
+		pod_leave(p);
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -20,7 +20,8 @@
  * /tmp as descriptors. A run stays connected while it runs; the holder
  * leaves (and removes its /tmp) when nobody was connected for
  * BWGATE_POD_IDLE seconds (default POD_IDLE_SEC), or when its socket is
- * gone. BWGATE_POD=0 turns pods off: each sandbox has its own network
+ * gone. The console holds its project's pod while it lives (pod_own);
+ * the pod ends with the console. BWGATE_POD=0 turns pods off: each sandbox has its own network
  * namespace and a private tmpfs at /tmp, as before.
  *
  *	struct pod pod = POD_INIT;
@@ -52,6 +53,11 @@ bool	pod_enabled(void);
    runs as kernel uid/gid. 0, or -1 with *cause (nothing held). */
 int	pod_join(const struct stat *st, long uid, long gid, struct pod *,
 	    char **cause);
+/* The console: join as the pod's owner, for the project whose root is
+   st, mapping the ids its runs may have (the project owner's too when
+   root runs a user's project); the pod lives while it is held and ends
+   when the owner leaves and no run is connected. 0, or -1 with *cause. */
+int	pod_own(const struct stat *st, struct pod *, char **cause);
 /* Close what pod_join gave. */
 void	pod_leave(struct pod *);
 
