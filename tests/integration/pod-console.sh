@@ -43,11 +43,22 @@ sleep 2		# past BWGATE_POD_IDLE, the point of this check
 assert_eq "a scratch file outlives the pod's idle limit with the console" \
 	"$("$BWGATE" run -- cat /tmp/x.ts 2>/dev/null)" kept
 
-# The pod ends with the console, /tmp with it.
 stop_console
 TEARDOWN=
 ok_if "the pod ends with the console" wait_for 10 sh -c \
 	"! ls '$XDG_RUNTIME_DIR'/bwgate/pod-*.sock"
+
+# With the console, not after the idle limit: a console whose pod would
+# idle for a minute, stopped; the pod and its /tmp go at once.
+export BWGATE_POD_IDLE=60
+start_console --headless --auto-sandboxed || exit 1
+"$BWGATE" run -- sh -c 'echo kept > /tmp/x.ts' > /dev/null 2>&1
+assert_eq "the pod's /tmp is a directory under the state directory" \
+	"$(cat "$XDG_STATE_HOME/bwgate/pods/"*/x.ts 2>/dev/null)" kept
+stop_console
+TEARDOWN=
+ok_if "the pod ends with the console, not after its idle limit" \
+	wait_for 10 sh -c "! ls '$XDG_RUNTIME_DIR'/bwgate/pod-*.sock"
 ok_if "  and its /tmp is removed" wait_for 10 sh -c \
 	"[ -z \"\$(ls -A '$XDG_STATE_HOME/bwgate/pods')\" ]"
 done_testing
