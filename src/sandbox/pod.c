@@ -241,12 +241,17 @@ int
 pod_join(const struct stat *st, long uid, long gid, struct pod *p,
     char **cause)
 {
-	_cleanup_free_ char *sock = gitscan_rundir_file(st, "pod", ".sock");
-	_cleanup_free_ char *lock = gitscan_rundir_file(st, "pod", ".lock");
-	char		 tmpname[64];
+	/* One pod per project and sandbox identity: a project that changed
+	   owners gets a pod that maps the new one. */
+	char		 usock[32], ulock[32], tmpname[96];
+	_cleanup_free_ char *sock = NULL, *lock = NULL;
 	int		 lfd;
 
 	*p = (struct pod)POD_INIT;
+	snprintf(usock, sizeof usock, "-u%ld.sock", uid);
+	snprintf(ulock, sizeof ulock, "-u%ld.lock", uid);
+	sock = gitscan_rundir_file(st, "pod", usock);
+	lock = gitscan_rundir_file(st, "pod", ulock);
 	if (sock == NULL || lock == NULL) {
 		*cause = xstrdup("no runtime directory for the project's pod");
 		return -1;

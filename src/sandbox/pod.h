@@ -15,8 +15,8 @@
  * two pods and share nothing.
  *
  * The first run of a project starts the holder (keyed, like the git
- * watcher, by the project directory's device and inode, its socket in the
- * runtime directory); later runs connect and receive its namespaces and
+ * watcher, by the project directory's device and inode, and by the uid
+ * the sandboxes run as; its socket in the runtime directory); later runs connect and receive its namespaces and
  * /tmp as descriptors. A run stays connected while it runs; the holder
  * leaves (and removes its /tmp) when nobody was connected for
  * BWGATE_POD_IDLE seconds (default POD_IDLE_SEC), or when its socket is
