@@ -244,6 +244,7 @@ pod_join(const struct stat *st, long uid, long gid, struct pod *p,
 	/* One pod per project and sandbox identity: a project that changed
 	   owners gets a pod that maps the new one. */
 	char		 usock[32], ulock[32], tmpname[96];
+	bool		 started = false;
 	_cleanup_free_ char *sock = NULL, *lock = NULL;
 	int		 lfd;
 
@@ -267,8 +268,17 @@ pod_join(const struct stat *st, long uid, long gid, struct pod *p,
 			return -1;
 		}
 		if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
-			/* Nobody holds the pod: start its holder, which
-			   takes the lock over. */
+			/* Nobody holds the pod. When the holder we started
+			   is gone already, it could not make the namespaces
+			   here (no user namespaces for it, say). */
+			if (started) {
+				close(lfd);
+				*cause = xstrdup("the project's pod could not "
+				    "be made here");
+				return -1;
+			}
+			/* Start its holder, which takes the lock over. */
+			started = true;
 			snprintf(tmpname, sizeof tmpname, "%s",
 			    strrchr(sock, '/') + 1);
 			*strrchr(tmpname, '.') = '\0';
