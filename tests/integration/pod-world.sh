@@ -52,6 +52,10 @@ assert_eq "python server of one request reached by another (localhost)" \
 	"$out" "project a"
 assert_eq "and by 127.0.0.1" "$("$BWGATE" exec --quiet --project "$A" -- \
 	curl -sS "http://127.0.0.1:$PORT/who" 2>&1)" "project a"
+P=$A
+jexec -- curl -sS "http://127.0.0.1:$PORT/who"
+assert_eq "the report names the project's port it reached" \
+	"$(jfield .project_ports)" "[$PORT]"
 
 # 2. Project B, as an attacker: A's server port is B's own, empty loopback;
 #    the host's service on it is not reached either.
@@ -105,7 +109,6 @@ else
 fi
 
 # 5. The argv says so: the pod's network, its /tmp.
-P=$A
 jexec true
 assert_match "the argv shares the pod's network" \
 	"$(jfield '.bwrap_argv | join(" ")')" '--unshare-all --share-net '
