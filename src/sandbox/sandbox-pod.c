@@ -22,6 +22,20 @@
 #include "sandbox-int.h"
 #include "xalloc.h"
 
+/*
+ * Does the policy give more than the project profile (git metadata, the
+ * agents' configuration, host paths)? Such a sandbox keeps a loopback of
+ * its own: a server it runs is not one a narrower command of the project
+ * could drive (a command that reaches a project service gains at most
+ * what the project profile gives).
+ */
+static bool
+build_pod_wider(const struct sandbox_policy *pol)
+{
+	return pol->git_writable || pol->agent_config_writable ||
+	    pol->rw_paths.n > 0 || pol->ro_paths.n > 0;
+}
+
 /* Join the pod (a dry build: as a run would, without joining). */
 void
 build_pod(struct build *b, const struct stat *st)
@@ -47,7 +61,8 @@ build_pod(struct build *b, const struct stat *st)
 		free(cause);
 		return;
 	}
-	sb->pod_net = !b->pol->network && !sandbox_policy_proxied(b->pol);
+	sb->pod_net = !b->pol->network && !sandbox_policy_proxied(b->pol) &&
+	    !build_pod_wider(b->pol);
 	/* Root running a user's project: the user could not reach the
 	   pod's /tmp in root's state directory. Nested sandboxes allowed:
 	   their calls are judged by device, and the pod's /tmp may share

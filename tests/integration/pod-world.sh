@@ -68,6 +68,19 @@ assert_eq "B's curl: connection refused (7)" "$rc" 7
 assert_eq "the host's service saw no connection" \
 	"$(grep -c GET "$T/host.log")" "$HOSTGETS"
 
+# 2b. A server of a wider profile (git-write) is not on the project's
+#    loopback: a narrower command cannot drive it.
+GPORT=$(( PORT + 2 ))
+"$BWGATE" exec --quiet --project "$A" --profile git-write -- "$PY" -u -m \
+    http.server "$GPORT" --bind 127.0.0.1 > "$T/a-git.log" 2>&1 &
+SERVERS="$SERVERS $!"
+ok_if "the git-write server listens (in a loopback of its own)" \
+	wait_for 20 grep -q "Serving HTTP" "$T/a-git.log"
+"$BWGATE" exec --quiet --project "$A" -- curl -sS --max-time 5 \
+    "http://127.0.0.1:$GPORT/who" > "$T/a-git-curl.out" 2>&1
+ok_unless "a project-profile command does not reach a git-write server" \
+	grep -q "project a" "$T/a-git-curl.out"
+
 # 3. /tmp: written by one request, read by the next; not the host's /tmp,
 #    not project B's.
 "$BWGATE" exec --quiet --project "$A" -- sh -c \

@@ -781,6 +781,14 @@ test_pod_shape(void **state)
 	unsetenv("BWGATE_SLIRP4NETNS");
 	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
 	assert_true(find_seq(&f->sb, "--bind-fd", "3", "/tmp", NULL) > 0);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+	/* More than the project profile: a loopback of its own. */
+	f->pol.network = false;
+	f->pol.git_writable = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
+	assert_true(find_seq(&f->sb, "--bind-fd", "3", "/tmp", NULL) > 0);
 	setenv("BWGATE_POD", "0", 1);
 }
 
