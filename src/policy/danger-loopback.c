@@ -96,7 +96,9 @@ danger_loopback_only(const struct sh_cmd *c, size_t from)
 			    strncmp(t, "--proxy", 7) == 0 ||
 			    strncmp(t, "--url", 5) == 0 ||
 			    strncmp(t, "--resolve", 9) == 0 ||
-			    strncmp(t, "--connect-to", 12) == 0)
+			    strncmp(t, "--connect-to", 12) == 0 ||
+			    strncmp(t, "--unix-socket", 13) == 0 ||
+			    strncmp(t, "--abstract-unix-socket", 22) == 0)
 				return false;
 			continue;
 		}
