@@ -100,10 +100,17 @@ pod_receive(int fd, struct pod *p)
 	msg.msg_controllen = sizeof u.buf;
 	if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != 1 ||
 	    (c = CMSG_FIRSTHDR(&msg)) == NULL ||
-	    c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
+	    c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 		return -1;
 	memcpy(got, CMSG_DATA(c), sizeof got);
+	if (c->cmsg_len != CMSG_LEN(3 * sizeof(int)) ||
+	    (msg.msg_flags & MSG_CTRUNC)) {
+		/* Not the holder's three: none kept. */
+		for (size_t i = 0; c->cmsg_len >= CMSG_LEN((i + 1) *
+		    sizeof(int)) && i < 3; i++)
+			close(got[i]);
+		return -1;
+	}
 	p->userns = got[0];
 	p->netns = got[1];
 	p->tmp = got[2];
