@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "pod.h"
 #include "probe.h"
 #include "sandbox-int.h"
@@ -34,6 +35,25 @@ build_pod_wider(const struct sandbox_policy *pol)
 {
 	return pol->git_writable || pol->agent_config_writable ||
 	    pol->rw_paths.n > 0 || pol->ro_paths.n > 0;
+}
+
+/*
+ * Is an extra path of the policy under /tmp? bwrap makes its mount point
+ * in the /tmp it bound first, and in the pod's /tmp that directory would
+ * stay for every later sandbox (where a write to the path would then land
+ * instead of being refused): such a sandbox keeps a private tmpfs.
+ */
+static bool
+build_pod_tmp_paths(const struct sandbox_policy *pol)
+{
+	const struct strv	*lists[] = { &pol->rw_paths, &pol->ro_paths,
+				    &pol->hide_paths };
+
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < lists[k]->n; i++)
+			if (path_is_under(lists[k]->v[i], "/tmp"))
+				return true;
+	return false;
 }
 
 /* Join the pod (a dry build: as a run would, without joining). */
@@ -67,7 +87,8 @@ build_pod(struct build *b, const struct stat *st)
 	   pod's /tmp in root's state directory. Nested sandboxes allowed:
 	   their calls are judged by device, and the pod's /tmp may share
 	   the project's (observe-act.c refuses those); a tmpfs has its own. */
-	sb->pod_tmp = sb->run_as == NULL && !b->pol->allow_userns;
+	sb->pod_tmp = sb->run_as == NULL && !b->pol->allow_userns &&
+	    !build_pod_tmp_paths(b->pol);
 }
 
 /* Bind the pod's /tmp at /tmp; false when the sandbox has none. */

@@ -5,10 +5,6 @@
 # has none; with notification disabled the same refusals are inferred from
 # the error output.
 . "$(dirname "$0")/libtest.sh"
-# Each sandbox's own private tmpfs at /tmp, as judged here: the project's
-# shared /tmp keeps the mount points bwrap makes in it, so a link to the
-# host's /tmp could land there (pod-world.sh covers the shared /tmp).
-export BWGATE_POD=0
 
 P=$(new_project)
 cd "$P" || exit 1
