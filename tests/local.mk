@@ -209,6 +209,8 @@ ENGINE_TESTS = \
 	%D%/integration/exec-basic.sh \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/contain-net.sh \
+	%D%/integration/pod-world.sh \
+	%D%/integration/pod-console.sh \
 	%D%/integration/net-domains.sh \
 	%D%/integration/net-console.sh \
 	%D%/integration/net-clients.sh \

@@ -412,6 +412,9 @@ cmd_doctor(int argc, char **argv)
 	   directory's project must not start that project's watcher (a
 	   daemon that outlives it; gitwatch.h). */
 	setenv("BWGATE_GITWATCH", "0", 1);
+	/* Nor a project's pod (pod.h): its named-hosts run is in a probe
+	   project of its own, and a pod would outlive it. */
+	setenv("BWGATE_POD", "0", 1);
 	probe_init(&p);
 	probe_host(&p, false);
 	if (p.bwrap_ok)

@@ -17,6 +17,7 @@
 #include "audit.h"
 #include "buf.h"
 #include "config.h"
+#include "pod.h"
 #include "console.h"
 #include "probe.h"
 #include "protocol.h"
@@ -136,6 +137,7 @@ struct console_sub {
 
 struct console {
 	struct loop		*loop;
+	struct pod		 pod;		/* the project's world, held */
 	uint32_t		 ids_saved;	/* the last id in the state dir */
 	struct digestcache	*digests;	/* of rule and config files */
 	char			*project;

@@ -31,6 +31,7 @@
 #include "history.h"
 #include "log.h"
 #include "path.h"
+#include "pod.h"
 #include "probe.h"
 #include "proctree.h"
 #include "xalloc.h"
@@ -208,6 +209,7 @@ console_load(struct console *c, const struct console_opts *o, char **cause)
 	char		 exe[PATH_MAX];
 	ssize_t		 n;
 	unsigned long	 last_id = 0;
+	char		*why = NULL;
 
 	if ((c->project = console_find_project(o->project, cause)) == NULL)
 		return -1;
@@ -259,6 +261,11 @@ console_load(struct console *c, const struct console_opts *o, char **cause)
 		    c->probe.fix != NULL ? "; fix: " : "",
 		    c->probe.fix != NULL ? c->probe.fix : "");
 		return -1;
+	}
+	/* The project's world lives as long as the console (pod.h). */
+	if (pod_enabled() && pod_own(&st, &c->pod, &why) != 0) {
+		LOG("no pod held: %s", why);
+		free(why);
 	}
 	c->q.writers_alone = console_writers_alone(o->writers, &c->probe);
 	LOG("writers %s", c->q.writers_alone ? "alone" : "side by side");
@@ -472,6 +479,7 @@ console_free(struct console *c)
 		loop_cancel(c->loop, c->outside_timer);
 	cJSON_Delete(c->outside);
 	cJSON_Delete(c->outside_held);
+	pod_leave(&c->pod);
 	free(c->project);
 	free(c->socket_path);
 	free(c->console_id);

@@ -4,7 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,13 +104,6 @@ history_scan(const char *path, const char *project, history_fn fn,
 	return rc == 0 ? 0 : -1;
 }
 
-/* The file the last id was written to, kept open (one console, one
-   project). */
-static struct {
-	char	*path;
-	int	 fd;
-} ids = { NULL, -1 };
-
 /* Where a project's last id is kept. */
 static char *
 history_id_path(const char *project)
@@ -159,36 +152,23 @@ history_set_last_id(const char *project, unsigned long id, char **cause)
 	_cleanup_free_ char	*path = history_id_path(project);
 	_cleanup_free_ char	*dir = xstrdup(path);
 	char			 buf[32];
-	int			 n;
-
-	struct stat		 st;
+	int			 n, fd;
 
 	n = snprintf(buf, sizeof buf, "%lu\n", id);
-	/* Rewritten in place, once the file is there: one write at its
-	   start and fdatasync (the number and its newline fit one sector;
-	   what a shorter number leaves after its newline is not read), not
-	   a file, a rename and a directory to sync, on the path of every
-	   request (console_commit). A file removed or replaced meanwhile is
-	   written anew. */
-	if (ids.fd >= 0 && (ids.path == NULL || strcmp(ids.path, path) != 0 ||
-	    fstat(ids.fd, &st) != 0 || st.st_nlink == 0)) {
-		close(ids.fd);
-		ids.fd = -1;
-	}
-	if (ids.fd >= 0) {
-		if (pwrite(ids.fd, buf, (size_t)n, 0) == n &&
-		    fdatasync(ids.fd) == 0)
+	/* Rewritten in place once the file is there: one write at its start
+	   and fdatasync (the number and its newline fit one sector; only the
+	   first line is read), not a new file, a rename and a directory to
+	   sync, on the path of every request (console_commit). */
+	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		bool ok = pwrite(fd, buf, (size_t)n, 0) == n &&
+		    fdatasync(fd) == 0;
+
+		close(fd);
+		if (ok)
 			return 0;
-		close(ids.fd);
-		ids.fd = -1;
 	}
 	*strrchr(dir, '/') = '\0';
 	if (mkdir_p(dir, 0700, cause) != 0)
 		return -1;
-	if (file_write_atomic(path, buf, (size_t)n, 0600, cause) != 0)
-		return -1;
-	free(ids.path);
-	ids.path = xstrdup(path);
-	ids.fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	return 0;
+	return file_write_atomic(path, buf, (size_t)n, 0600, cause);
 }

@@ -133,7 +133,7 @@ netproxy_listen(pid_t pid, char **cause)
 	strv_pushf(&av, "%d", SANDBOX_FD_BASE + 1);
 	strv_pushf(&av, "%d", SANDBOX_FD_BASE + 2);
 	strv_pushf(&av, "%d", DOMAINS_PROXY_PORT);
-	if (runner_spawn(&av, fds, 3, devnull, false, NULL, 0, &run,
+	if (runner_spawn(&av, fds, 3, devnull, false, NULL, 0, NULL, 0, &run,
 	    cause) != 0)
 		goto out;
 	close(sp[1]);

@@ -151,7 +151,7 @@ netstack_start(pid_t pid, char **cause)
 	fds[3] = netns;
 	netbackend_argv(&av, path, SANDBOX_FD_BASE + 2, SANDBOX_FD_BASE + 3,
 	    SANDBOX_FD_BASE, SANDBOX_FD_BASE + 1);
-	if (runner_spawn(&av, fds, 4, devnull, false, NULL, 0, &ns->run,
+	if (runner_spawn(&av, fds, 4, devnull, false, NULL, 0, NULL, 0, &ns->run,
 	    cause) != 0)
 		goto fail;
 	LOG("%s started for pid %d", NETBACKEND_NAME, (int)pid);

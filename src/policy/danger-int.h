@@ -30,6 +30,9 @@ struct danger_entry {
 					   hold, undo covers it) */
 	bool		 opaque;	/* holds for words not known before
 					   the command runs (danger_opaque) */
+	bool		 unless_loopback; /* needs: no hit when the words
+					   name only the loopback (the
+					   project's pod: danger-loopback.c) */
 };
 
 struct danger {

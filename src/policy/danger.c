@@ -224,6 +224,13 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 			goto out;
 		}
 		e->opaque = cJSON_IsTrue(s);
+		s = cJSON_GetObjectItem(o, "unless_loopback");
+		if (s != NULL && !cJSON_IsBool(s)) {
+			*cause = xasprintf("'%s': %s: \"unless_loopback\" must "
+			    "be true or false", path, e->id);
+			goto out;
+		}
+		e->unless_loopback = cJSON_IsTrue(s);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
@@ -539,6 +546,14 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 	/* npx TOOL, pnpm exec TOOL: the program follows the subcommand. */
 	if (danger_local(e, c, from - 1, ctx))
 		return false;
+	/* curl localhost:3000: the project's own loopback (its pod). */
+	if (e->unless_loopback && ctx != NULL && danger_loopback_only(c, from)) {
+		if (ctx->local == NULL)
+			ctx->local = xasprintf("%s reaches only the project's "
+			    "own loopback, without the network",
+			    danger_base(c->words[first].text));
+		return false;
+	}
 	if (e->options.n == 0 && e->words.n == 0) {
 		danger_fill(e, c, from, hit);
 		return true;

@@ -83,6 +83,9 @@ void		 danger_hit_release(struct danger_hit *);
 bool		 danger_measurable(const struct danger *,
 		    const struct sh_script *, const bool *allowed,
 		    struct strv *targets);
+/* danger-loopback.c: do the words of c from "from" on name a loopback URL
+   and nothing that may be another host ("unless_loopback")? */
+bool		 danger_loopback_only(const struct sh_cmd *c, size_t from);
 /* Does an entry's "writes" name the project-relative path rel (an
    agent's direct file write)? The first hit fills hit. */
 bool		 danger_check_write(const struct danger *, const char *rel,

@@ -15,6 +15,7 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \
 	%D%/filewrite.c %D%/filewrite.h \
 	%D%/danger.c %D%/danger.h %D%/danger-int.h %D%/danger-measure.c \
+	%D%/danger-loopback.c \
 	%D%/secrets.c %D%/secrets.h \
 	%D%/agentshape.c %D%/agentshape.h \
 	%D%/envask.c %D%/envask.h \

@@ -400,6 +400,7 @@ result_release(struct result *r)
 	violations_release(&r->violations);
 	attentions_release(&r->attention);
 	executions_release(&r->executed);
+	strv_release(&r->project_ports);
 	cJSON_Delete(r->sandbox);
 	cJSON_Delete(r->undo);
 	r->undo = NULL;
@@ -439,7 +440,7 @@ result_undo_json(const struct result *r)
 cJSON *
 result_json(const struct result *r)
 {
-	cJSON	*j = cJSON_CreateObject();
+	cJSON	*j = cJSON_CreateObject(), *ports;
 
 	cJSON_AddItemToObject(j, "argv", json_strv(&r->argv));
 	if (r->command != NULL)
@@ -504,6 +505,10 @@ result_json(const struct result *r)
 	cJSON_AddBoolToObject(j, "executed_truncated", r->executed.truncated);
 	cJSON_AddNumberToObject(j, "executed_total",
 	    (double)r->executed.total);
+	ports = cJSON_AddArrayToObject(j, "project_ports");
+	for (size_t i = 0; i < r->project_ports.n; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(
+		    strtod(r->project_ports.v[i], NULL)));
 	for (size_t i = 0; i < r->violations.n; i++)
 		cJSON_ReplaceItemInObject(cJSON_GetArrayItem(
 		    cJSON_GetObjectItem(j, "violations"), (int)i), "hint",

@@ -128,6 +128,9 @@ struct result {
 	struct violations violations;
 	struct attentions attention;	/* changes that need a look */
 	struct executions executed;	/* what actually ran inside */
+	struct strv	 project_ports;	/* ports of the project's own
+					   loopback it connected to, where a
+					   server listened (pod.h) */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	cJSON		*network;	/* the proxy's story (netproxy.h), or

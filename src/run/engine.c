@@ -275,9 +275,12 @@ engine_spawn(struct engine *e, const struct strv *argv,
 	const struct engine_opts *o = e->opts;
 	int			 join[2];
 	size_t			 njoin = limiter_join_fds(e->lim, join);
+	/* The project's loopback: its pod's namespaces (pod.h). */
+	const int		 ns[2] = { sb->pod.userns, sb->pod.netns };
+	size_t			 nns = sb->pod_net ? 2 : 0;
 
 	if (runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
-	    o->merge_output, join, njoin, &e->run, cause) == 0)
+	    o->merge_output, join, njoin, ns, nns, &e->run, cause) == 0)
 		return 0;
 	if (limiter_renew(e->lim) != 0)
 		return -1;
@@ -285,7 +288,7 @@ engine_spawn(struct engine *e, const struct strv *argv,
 	*cause = NULL;
 	njoin = limiter_join_fds(e->lim, join);
 	return runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
-	    o->merge_output, join, njoin, &e->run, cause);
+	    o->merge_output, join, njoin, ns, nns, &e->run, cause);
 }
 
 /*
@@ -642,6 +645,7 @@ run_loop(struct run *s)
 	if (o->timeout_ms > 0)
 		loop_timer(e->loop, o->timeout_ms, engine_timeout, e);
 	observe_record_exec(e->obs, &r->executed);
+	observe_record_ports(e->obs, &r->project_ports);
 	if (limiter_backend(e->lim) != LIMITS_RLIMIT && o->limits.pids > 0)
 		e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
 	observe_attach(e->obs, e->loop, &s->sb, &r->violations);

@@ -89,6 +89,7 @@ struct observer {
 	size_t			 rec_len;
 	bool			 rec_append;	/* an open to append */
 	struct executions	*exec_out;	/* or NULL: not recorded */
+	struct strv		*ports_out;	/* or NULL: not recorded */
 	/* The call being judged, and what its resolution met. */
 	pid_t			 cur_pid;
 	bool			 res_unsound;	/* a /proc name unreadable */

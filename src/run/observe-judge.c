@@ -781,8 +781,17 @@ observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
 		return;
 	/* The sandbox's own loopback works: only unbound ports count, and
 	   as what they are (a server not up yet, or one of the host's). */
-	if (loopback && observe_port_bound(mem->pid, port))
+	if (loopback && observe_port_bound(mem->pid, port)) {
+		char	num[16];
+
+		/* A server of the project's (its pod's loopback): named in
+		   the report, as what the command reached. */
+		snprintf(num, sizeof num, "%u", port);
+		if (obs->ports_out != NULL && obs->ports_out->n < 64 &&
+		    !strv_contains(obs->ports_out, num))
+			strv_push(obs->ports_out, num);
 		return;
+	}
 	LOG("%s %s: %s", op, what, loopback ? "local port" : "network");
 	observe_add(vs, what, op, loopback ? VIOLATION_LOCAL :
 	    VIOLATION_NETWORK, true);

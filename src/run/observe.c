@@ -640,6 +640,13 @@ observe_record_exec(struct observer *obs, struct executions *es)
 }
 
 void
+observe_record_ports(struct observer *obs, struct strv *ports)
+{
+	if (obs != NULL)
+		obs->ports_out = ports;
+}
+
+void
 observe_attach(struct observer *obs, struct loop *l, const struct sandbox *sb,
     struct violations *vs)
 {

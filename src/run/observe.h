@@ -93,6 +93,10 @@ void		 observe_attach(struct observer *, struct loop *,
 /* Record every execve/execveat of the sandbox into es (report
    "executed"); recording only, the call always continues. */
 void		 observe_record_exec(struct observer *, struct executions *);
+/* Record into ports each port of the sandbox's loopback (the project's
+   pod: pod.h) that a connection reached with a server listening (report
+   "project_ports"). */
+void		 observe_record_ports(struct observer *, struct strv *ports);
 /* Handle what is still pending, then close the listener and socket. */
 void		 observe_finish(struct observer *);
 void		 observe_free(struct observer *);

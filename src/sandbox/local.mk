@@ -7,7 +7,8 @@ noinst_LIBRARIES += %D%/libsandbox.a
 	%D%/sandbox.c %D%/sandbox.h %D%/sandbox-int.h \
 	%D%/sandbox-project.c %D%/sandbox-env.c %D%/sandbox-proc.c \
 	%D%/sandbox-user.c %D%/sandbox-reach.c %D%/sandbox-verify.c \
-	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
+	%D%/sandbox-git.c %D%/sandbox-agents.c %D%/sandbox-pod.c \
+	%D%/pod.c %D%/pod.h %D%/gitscan.c %D%/gitscan-cache.c %D%/gitscan.h \
 	%D%/gitwatch-client.c %D%/gitwatch-daemon.c %D%/gitwatch.h \
 	%D%/probe.c %D%/probe.h \
 	%D%/runner.c %D%/runner.h \
@@ -31,6 +32,11 @@ pkglibexec_PROGRAMS += bwgate-netlisten
 bwgate_netlisten_CFLAGS = $(AM_CFLAGS)
 bwgate_netlisten_SOURCES = %D%/netlisten.c
 bwgate_netlisten_LDADD = src/util/libutil.a
+# Holds a project's shared world (pod.h): namespaces and /tmp.
+pkglibexec_PROGRAMS += bwgate-pod
+bwgate_pod_CFLAGS = $(AM_CFLAGS)
+bwgate_pod_SOURCES = %D%/pod-main.c
+bwgate_pod_LDADD = src/util/libutil.a
 # The project watcher (gitwatch.h), exec'd by the first writable run.
 pkglibexec_PROGRAMS += bwgate-gitwatch
 bwgate_gitwatch_SOURCES = %D%/gitwatch-main.c

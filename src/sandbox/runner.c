@@ -74,7 +74,7 @@ runner_args_use(struct strv *argv, size_t at, size_t opts_end, int num)
 int
 runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
     int stdin_fd, bool merge, const int *join, size_t njoin,
-    struct runner *r, char **cause)
+    const int *ns, size_t nns, struct runner *r, char **cause)
 {
 	struct spawn	 sp = SPAWN_INIT;
 	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -104,6 +104,8 @@ runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	sp.deathsig = SIGKILL;	/* bwrap adds its own too */
 	sp.join = join;
 	sp.njoin = njoin;
+	sp.setns = ns;
+	sp.nsetns = nns;
 	if (spawn_start(&sp, cause) != 0) {
 		free(map);
 		goto fail;

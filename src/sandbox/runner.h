@@ -7,8 +7,8 @@
  * missing" is told apart from a command's own status.
  *
  *	struct runner r;
- *	if (runner_spawn(&argv, sb.fds, sb.nfds, 0, false, NULL, 0, &r,
- *	    &cause) != 0) ...
+ *	if (runner_spawn(&argv, sb.fds, sb.nfds, 0, false, NULL, 0, NULL, 0,
+ *	    &r, &cause) != 0) ...
  *	poll r.out_fd, r.err_fd, r.pidfd ...
  *	runner_kill_tree(&r, pidns, SIGTERM);
  *	runner_wait(&r);  r.status
@@ -43,9 +43,10 @@ int	runner_args_memfd(const struct strv *argv, size_t at, size_t opts_end,
 	    char **cause);
 void	runner_args_use(struct strv *argv, size_t at, size_t opts_end,
 	    int num);
+/* ns: namespaces bwrap starts in (the project's pod: pod.h), or NULL. */
 int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	    int stdin_fd, bool merge, const int *join, size_t njoin,
-	    struct runner *, char **cause);
+	    const int *ns, size_t nns, struct runner *, char **cause);
 /* Signal every process in the sandbox's pid namespace (by inode); with
    SIGKILL, or before the namespace is known, bwrap's process group too. */
 int	runner_kill_tree(const struct runner *, uint64_t pidns, int sig);

@@ -10,6 +10,7 @@
 #define BWGATE_SANDBOX_INT_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "aside.h"
@@ -42,6 +43,8 @@ int	build_bind_fd(struct build *, const char *, bool, enum mount_kind,
 int	build_bind_rel(struct build *, const char *, bool, enum mount_kind,
 	    const char *, char **);
 int	build_protect(struct build *, const char *, bool, char **);
+/* Record what the last mount was opened as (sandbox_verify checks). */
+void	build_mount_id(struct build *, int);
 /* Hand fd to bwrap; the number it will have there. */
 int	build_fd(struct build *, int);
 /* Cover a path with something empty and read-only (file or directory). */
@@ -69,6 +72,11 @@ void	build_secrets_end(struct build *);
    directory, the extra paths and the helper? 0, or -1 with *cause: the
    refusal, naming the first directory it cannot search and the fix. */
 int	build_reach(struct build *, uid_t, gid_t, char **);
+
+/* sandbox-pod.c: join the project's pod (st: the project root) and
+   bind its /tmp (pod.h). */
+void	build_pod(struct build *, const struct stat *);
+bool	build_pod_tmp(struct build *);
 
 /* sandbox-git.c */
 int	build_git(struct build *, char **);

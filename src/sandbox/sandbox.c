@@ -271,7 +271,7 @@ build_mount(struct build *b, enum mount_kind kind, const char *path,
  * the observer check, before the command runs, that what is mounted at
  * each place is what was opened (sandbox_verify).
  */
-static void
+void
 build_mount_id(struct build *b, int fd)
 {
 	struct sandbox_mount	*m = &b->sb->mounts[b->sb->nmounts - 1];
@@ -377,6 +377,10 @@ build_namespaces(struct build *b)
 	/* Network on still means a namespace of its own: the engine attaches
 	   user-mode networking to it (netbackend.h), never the host's. */
 	add(b, "--unshare-all");
+	/* The project's own loopback: the pod's namespace, entered before
+	   bwrap starts (runner.h). */
+	if (b->sb->pod_net)
+		add(b, "--share-net");
 	add(b, "--unshare-user");
 	add(b, "--die-with-parent");
 	add(b, "--new-session");
@@ -462,6 +466,8 @@ build_private(struct build *b)
 	build_mount(b, MOUNT_TMPFS, "/dev/shm", "private (fresh /dev)");
 	build_proc(b);
 	for (const char *const *p = sandbox_private_tmpfs; *p != NULL; p++) {
+		if (strcmp(*p, "/tmp") == 0 && build_pod_tmp(b))
+			continue;
 		add2(b, "--tmpfs", *p);
 		build_mount(b, MOUNT_TMPFS, *p, "private, discarded");
 	}
@@ -597,6 +603,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 		sandbox_finish(sb);
 		return -1;
 	}
+	build_pod(&b, &st);
 	if (pol->network && build_network(&b, cause) != 0) {
 		sandbox_finish(sb);
 		return -1;
@@ -701,9 +708,11 @@ sandbox_release(struct sandbox *sb)
 	free(sb->run_as);
 	free(sb->run_home);
 	strv_release(&sb->proc_masked);
+	pod_leave(&sb->pod);
 	if (sb->root_open)
 		close(sb->root_fd);
 	memset(sb, 0, sizeof *sb);
+	sb->pod = (struct pod)POD_INIT;
 }
 
 cJSON *

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "pod.h"
 #include "strv.h"
 
 struct probe;
@@ -141,8 +142,14 @@ struct sandbox {
 	   on it, from the build on, goes through this. */
 	int			 root_fd;
 	bool			 root_open;
+	/* The project's shared world (pod.h): its network namespace
+	   (entered before bwrap starts, --share-net) and its /tmp. */
+	struct pod		 pod;
+	bool			 pod_net;
+	bool			 pod_tmp;
 };
-#define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT }
+#define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
+	.pod = POD_INIT }
 
 enum sandbox_flags {
 	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,7 @@
 #endif
 
 /* What the child failed at, with its errno, through the error pipe. */
-enum spawn_stage { SPAWN_AT_EXEC, SPAWN_AT_JOIN };
+enum spawn_stage { SPAWN_AT_EXEC, SPAWN_AT_JOIN, SPAWN_AT_SETNS };
 struct spawn_error {
 	int	stage;
 	int	err;
@@ -125,6 +126,9 @@ spawn_child(const struct spawn *sp, const char *path, int devnull,
 	for (size_t i = 0; i < sp->njoin; i++)
 		if (write(sp->join[i], "0", 1) != 1)
 			spawn_fail_at(errpipe, SPAWN_AT_JOIN, errno);
+	for (size_t i = 0; i < sp->nsetns; i++)
+		if (setns(sp->setns[i], 0) != 0)
+			spawn_fail_at(errpipe, SPAWN_AT_SETNS, errno);
 	if ((sp->flags & (SPAWN_SETSID | SPAWN_DETACH)) && setsid() < 0)
 		spawn_fail(errpipe, errno);
 	if (sp->flags & SPAWN_DETACH) {
@@ -310,8 +314,10 @@ spawn_start(struct spawn *sp, char **cause)
 		spawn_wait(sp);
 		*cause = err.stage == SPAWN_AT_JOIN ? xasprintf("cannot run "
 		    "'%s': cannot join its cgroup: %s", path,
-		    strerror(err.err)) : xasprintf("cannot run '%s': %s", path,
-		    strerror(err.err));
+		    strerror(err.err)) : err.stage == SPAWN_AT_SETNS ?
+		    xasprintf("cannot run '%s': cannot enter the project's "
+		    "namespaces: %s", path, strerror(err.err)) :
+		    xasprintf("cannot run '%s': %s", path, strerror(err.err));
 		free(path);
 		sp->pid = -1;
 		return -1;

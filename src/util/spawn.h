@@ -82,9 +82,13 @@ struct spawn {
 	/* in: the environment (NAME=VALUE, NULL-terminated), or NULL for
 	   this process's own */
 	char *const	*envp;
+	/* in: namespaces to enter (setns, in this order) after the cgroup
+	   join and before anything else (a project's pod: pod.h) */
+	const int	*setns;
+	size_t		 nsetns;
 };
 #define SPAWN_INIT { NULL, NULL, 0, 0, 0, NULL, 0, NULL, NULL, -1, -1, 0, \
-	false, NULL }
+	false, NULL, NULL, 0 }
 
 /* Start the program; 0, or -1 with *cause (nothing is left behind). */
 int	spawn_start(struct spawn *, char **cause);

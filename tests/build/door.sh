@@ -86,6 +86,12 @@ allowed() {
 					# /proc/self/exe
 	gitwatch-client.o) echo "openat opendir lstat open" ;; # runtime;
 					# /proc/sys
+	pod.o) echo "open unlink" ;;		# its socket, lock (runtime)
+					# and pods directory (state)
+	bwgate_pod-pod-main.o) echo "chdir chmod fstatat mkdirat open \
+	    openat unlinkat" ;;			# the pod's /tmp (state, by
+					# descriptor, no link followed),
+					# its socket (runtime), /proc/PID
 	gitwatch-daemon.o) echo "open unlink lstat stat inotify_add_watch" ;;
 					# its socket and file (runtime);
 					# watches /proc/self/fd/N of what

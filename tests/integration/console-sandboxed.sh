@@ -100,7 +100,8 @@ rm .env
 err=$("$BWGATE" run -- git rebase -q topic 2>&1); rc=$?
 assert_eq "git rebase: refused headless (77)" "$rc" 77
 assert_match "  naming what it needs" "$err" "git-write"
-err=$("$BWGATE" run -- sh -c 'curl -fsS http://127.0.0.1:9/x' 2>&1); rc=$?
+# (curl of the loopback alone is the project's own: pod-console.sh)
+err=$("$BWGATE" run -- sh -c 'curl -fsS http://example.com:9/x' 2>&1); rc=$?
 assert_eq "curl needs the network: refused (77)" "$rc" 77
 assert_match "  naming it" "$err" "network"
 err=$("$BWGATE" run -- bash -lc 'npm install left-pad' 2>&1); rc=$?

@@ -53,6 +53,8 @@ setup(void **state)
 	mkdir(p, 0700);
 	setenv("XDG_RUNTIME_DIR", p, 1);
 	free(p);
+	/* The shape of one sandbox alone; the pod's in test_pod_shape. */
+	setenv("BWGATE_POD", "0", 1);
 	sandbox_policy_init(&f->pol);
 	assert_int_equal(sandbox_policy_set_dirs(&f->pol, f->project, NULL,
 	    &cause), 0);
@@ -750,6 +752,46 @@ env_value(const struct strv *env, const char *name)
 
 /* An agent's environment: secrets out unless named, HOME the sandbox's,
    PATH only visible absolute entries, the project's last. */
+/* With pods on (pod.h): the pod's network for a sandbox without network
+   of its own, the pod's /tmp for every sandbox; a dry build joins none. */
+static void
+test_pod_shape(void **state)
+{
+	struct fixture	*f = *state;
+	int		 tmp;
+
+	unsetenv("BWGATE_POD");
+	build_ok(f, SANDBOX_DRY);
+	assert_int_equal(find_seq(&f->sb, f->probe.bwrap, "--unshare-all",
+	    "--share-net", "--unshare-user", NULL), 0);
+	assert_true((tmp = find_seq(&f->sb, "--bind-fd", "3", "/tmp",
+	    NULL)) > 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", "/tmp", NULL) < 0);
+	assert_true(find_seq(&f->sb, "--tmpfs", "/var/tmp", NULL) > 0);
+	/* Before the project, which may lie under /tmp. */
+	assert_true(find_seq(&f->sb, "--bind-fd", "4", f->project, NULL) >
+	    tmp);
+	assert_false(f->sb.pod.held);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+	/* Network of its own: not the pod's loopback, still its /tmp. */
+	f->pol.network = true;
+	setenv("BWGATE_SLIRP4NETNS", "/bin/true", 1);
+	build_ok(f, SANDBOX_DRY);
+	unsetenv("BWGATE_SLIRP4NETNS");
+	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
+	assert_true(find_seq(&f->sb, "--bind-fd", "3", "/tmp", NULL) > 0);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+	/* More than the project profile: a loopback of its own. */
+	f->pol.network = false;
+	f->pol.git_writable = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
+	assert_true(find_seq(&f->sb, "--bind-fd", "3", "/tmp", NULL) > 0);
+	setenv("BWGATE_POD", "0", 1);
+}
+
 static void
 test_agent_env(void **state)
 {
@@ -793,6 +835,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_default_shape),
+		T(test_pod_shape),
 		T(test_agent_env),
 		T(test_usr_merge_symlinks),
 		T(test_network_on),

@@ -485,14 +485,14 @@ test_runner_fork_fails(void **state)
 	(void)state;
 	strv_push(&argv, "/bin/true");
 	fail_fork = 1;
-	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, NULL, 0, &r,
+	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, NULL, 0, NULL, 0, &r,
 	    &cause), -1);
 	fail_fork = 0;
 	assert_non_null(strstr(cause, "cannot fork"));
 	free(cause);
 	assert_int_equal(count_fds(), before);
 	/* And the runner's success path still works. */
-	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, NULL, 0, &r,
+	assert_int_equal(runner_spawn(&argv, NULL, 0, 0, false, NULL, 0, NULL, 0, &r,
 	    &cause), 0);
 	assert_int_equal(runner_wait(&r), 0);
 	runner_close(&r);
