@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
+
 #include "spawn.h"
 
 #define POD_MAX_CONN	256
@@ -213,27 +215,7 @@ pod_remove(int dirfd, const char *name, int depth)
 static int
 pod_send(int conn, const int fds[3])
 {
-	char		 byte = 'P';
-	struct iovec	 iov = { &byte, 1 };
-	struct msghdr	 msg;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct cmsghdr	*c;
-
-	memset(&msg, 0, sizeof msg);
-	memset(&u, 0, sizeof u);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
-	return sendmsg(conn, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return fdpass_send(conn, "P", 1, fds, 3);
 }
 
 /* Is our socket still at its name (not removed, not replaced)? */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdpass.h"
 #include "file.h"
 #include "gitscan.h"
 #include "libexec.h"
@@ -81,34 +82,17 @@ static int
 pod_receive(int fd, struct pod *p)
 {
 	char		 byte;
-	struct iovec	 iov = { &byte, 1 };
-	struct msghdr	 msg;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct cmsghdr	*c;
 	struct pollfd	 pfd = { .fd = fd, .events = POLLIN };
 	int		 got[3];
 
-	if (poll(&pfd, 1, POD_ANSWER_MS) != 1)
+	if (poll(&pfd, 1, POD_ANSWER_MS) != 1 ||
+	    fdpass_recv(fd, &byte, 1, got, 3, 0) != 1)
 		return -1;
-	memset(&msg, 0, sizeof msg);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != 1 ||
-	    (c = CMSG_FIRSTHDR(&msg)) == NULL ||
-	    c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(got, CMSG_DATA(c), sizeof got);
-	if (c->cmsg_len != CMSG_LEN(3 * sizeof(int)) ||
-	    (msg.msg_flags & MSG_CTRUNC)) {
+	if (got[0] < 0 || got[1] < 0 || got[2] < 0) {
 		/* Not the holder's three: none kept. */
-		for (size_t i = 0; c->cmsg_len >= CMSG_LEN((i + 1) *
-		    sizeof(int)) && i < 3; i++)
-			close(got[i]);
+		for (size_t i = 0; i < 3; i++)
+			if (got[i] >= 0)
+				close(got[i]);
 		return -1;
 	}
 	p->userns = got[0];
@@ -248,16 +232,22 @@ int
 pod_join(const struct stat *st, long uid, long gid, struct pod *p,
     char **cause)
 {
-	/* One pod per project and sandbox identity: a project that changed
-	   owners gets a pod that maps the new one. */
-	char		 usock[32], ulock[32], tmpname[96];
+	/* One pod per project, sandbox identity and our own user namespace:
+	   a project that changed owners gets a pod that maps the new one,
+	   and a bwgate nested in another user namespace (an outer sandbox)
+	   one it may enter, not the outer bwgate's. */
+	char		 usock[64], ulock[64], tmpname[96];
 	bool		 started = false;
 	_cleanup_free_ char *sock = NULL, *lock = NULL;
+	struct stat	 ns;
+	unsigned long	 nsid = 0;
 	int		 lfd;
 
 	*p = (struct pod)POD_INIT;
-	snprintf(usock, sizeof usock, "-u%ld.sock", uid);
-	snprintf(ulock, sizeof ulock, "-u%ld.lock", uid);
+	if (stat("/proc/self/ns/user", &ns) == 0)
+		nsid = (unsigned long)ns.st_ino;
+	snprintf(usock, sizeof usock, "-u%ld-n%lu.sock", uid, nsid);
+	snprintf(ulock, sizeof ulock, "-u%ld-n%lu.lock", uid, nsid);
 	sock = gitscan_rundir_file(st, "pod", usock);
 	lock = gitscan_rundir_file(st, "pod", ulock);
 	if (sock == NULL || lock == NULL) {
