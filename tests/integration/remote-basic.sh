@@ -15,7 +15,7 @@ if [ -n "$why" ]; then
 	done_testing; exit
 fi
 if ! start_sshd; then
-	skip "remote links over ssh" "sshd cannot run here: $(head -c 300 "$T/ssh/sshd.err" "$T/ssh/login.err" 2>/dev/null | tr '\n' ' ')"
+	skip "remote links over ssh" "sshd cannot run here: $(sshd_why)"
 	stop_sshd; done_testing; exit
 fi
 mkdir -p "$T/machine-a" "$T/machine-b" "$T/machine-c"

@@ -95,6 +95,12 @@ EOF
 	ssh -F "$SSHCFG" machine-a true 2> "$T/ssh/login.err" || return 1
 }
 
+# Why start_sshd failed, in one line.
+sshd_why() {
+	{ grep -v kex_exchange "$T/ssh/sshd.err"; cat "$T/ssh/login.err"; } \
+	    2>/dev/null | tail -n 2 | tr '\n' ' '
+}
+
 stop_sshd() {
 	[ -n "${SSHD_PID:-}" ] && kill "$SSHD_PID" 2>/dev/null &&
 	    wait "$SSHD_PID" 2>/dev/null
