@@ -405,6 +405,7 @@ executor_try(void *arg)
 {
 	struct executor		*e = arg;
 	struct sockaddr_un	 sun;
+	struct stat		 before, after;
 	char			*cause = NULL;
 	int			 fd;
 	cJSON			*j;
@@ -419,8 +420,20 @@ executor_try(void *arg)
 	if (executor_check_socket(e->uplink, -1, &cause) != 0)
 		goto again;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0)
+	if (fd < 0)
 		goto again;
+	if (lstat(e->uplink, &before) != 0)
+		goto again;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		/* A dead ssh's socket: nobody listens. Remove it (ours, in
+		   our directory; the same one we tried), so the next ssh can
+		   bind it where sshd lacks StreamLocalBindUnlink. */
+		if (errno == ECONNREFUSED && lstat(e->uplink, &after) == 0 &&
+		    after.st_ino == before.st_ino &&
+		    after.st_dev == before.st_dev)
+			(void)unlink(e->uplink);
+		goto again;
+	}
 	if (executor_check_socket(e->uplink, fd, &cause) != 0)
 		goto again;
 	e->up = true;

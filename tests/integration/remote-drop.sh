@@ -4,7 +4,8 @@
 # executor, `bwgate connect` starts ssh again, and the console then shows
 # the run's end and the waiting request, in order. With connect gone for
 # longer than the executor's --linger, a waiting request is denied,
-# never run.
+# never run. sshd runs without StreamLocalBindUnlink: the executor removes
+# the socket the dead ssh left.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/remote-lib.sh"
 
@@ -13,7 +14,9 @@ if [ -n "$why" ]; then
 	skip "remote links over ssh" "$why"
 	done_testing; exit
 fi
-if ! start_sshd; then
+# Without StreamLocalBindUnlink: the new ssh's socket can only be made
+# once the executor removed the dead one's.
+if ! start_sshd nounlink; then
 	skip "remote links over ssh" "sshd cannot run here: $(sshd_why)"
 	stop_sshd; done_testing; exit
 fi

@@ -1,7 +1,7 @@
 # remote-lib.sh: a real sshd on loopback, executors standing in for other
 # machines, and the operator's console (source after libtest.sh).
 #
-#	start_sshd || { skip ...; done_testing; exit; }
+#	start_sshd [nounlink] || { skip ...; done_testing; exit; }
 #		sshd on 127.0.0.1 with a throwaway host key and user key,
 #		a private sshd_config (no PAM); sets SSHCFG, BWGATE_SSH.
 #		Every host name (machine-a, machine-b...) leads to it.
@@ -27,7 +27,10 @@ sshd_missing() {
 }
 
 start_sshd() {
-	local port tries=0 user
+	local port tries=0 user unlink=yes
+	# "nounlink": sshd does not replace a socket a dead ssh left (the
+	# executor must remove it for the next link).
+	[ "${1:-}" = nounlink ] && unlink=no
 	user=$(id -un) || return 1
 	mkdir -p -m 0700 "$T/ssh"
 	ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/host" || return 1
@@ -55,7 +58,7 @@ PermitRootLogin prohibit-password
 UsePAM no
 StrictModes no
 AllowStreamLocalForwarding yes
-StreamLocalBindUnlink yes
+StreamLocalBindUnlink $unlink
 X11Forwarding no
 PrintMotd no
 LogLevel ERROR
