@@ -293,7 +293,8 @@ EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 # Executors on other machines, linked over a real sshd (issue 40).
 REMOTE_TESTS = \
 	%D%/integration/remote-basic.sh \
-	%D%/integration/remote-drop.sh
+	%D%/integration/remote-drop.sh \
+	%D%/integration/remote-host.sh
 TESTS += $(REMOTE_TESTS)
 EXTRA_DIST += $(REMOTE_TESTS) %D%/integration/remote-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.

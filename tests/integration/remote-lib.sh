@@ -125,7 +125,7 @@ JSON
 machine_env() {
 	echo "HOME=$T/$1/home XDG_RUNTIME_DIR=$T/$1/run" \
 	    "XDG_CONFIG_HOME=$T/$1/config XDG_STATE_HOME=$T/$1/state" \
-	    "BWGATE_DATADIR=$BWGATE_DATADIR"
+	    "BWGATE_DATADIR=$BWGATE_DATADIR" ${MACHINE_ENV_EXTRA:-}
 }
 
 # The wrapper that gives a machine its own network and mount namespaces:
