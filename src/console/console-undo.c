@@ -15,6 +15,7 @@
 #include "console.h"
 #include "log.h"
 #include "queue.h"
+#include "remote.h"
 #include "undo.h"
 #include "xalloc.h"
 
@@ -40,6 +41,12 @@ undo_id_of(struct console *c, uint32_t id, struct request **rp, char **cause)
 	if ((r = console_find(c, id, cause)) == NULL)
 		return 0;
 	*rp = r;
+	/* Its undo record is on its own machine (remote.h). */
+	if (remote_is(r)) {
+		*cause = xasprintf("#%u ran on %s: undo it there (bwgate undo "
+		    "%u in its project)", id, r->host, remote_id(r));
+		return 0;
+	}
 	if (!request_ended(r) || r->report == NULL) {
 		*cause = xasprintf("#%u has no report: nothing to undo", id);
 		return 0;

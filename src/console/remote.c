@@ -649,6 +649,14 @@ remote_decide(struct console *c, struct request *r, struct proto_msg *pm,
 	return 0;
 }
 
+uint32_t
+remote_id(const struct request *r)
+{
+	const struct rmirror	*m = r->remote;
+
+	return m != NULL ? m->rid : 0;
+}
+
 const struct buf *
 remote_output(const struct request *r)
 {

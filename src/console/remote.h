@@ -89,6 +89,8 @@ int	 remote_decide(struct console *, struct request *,
 /* A pending mirror's profile or mounts, sent with its approval. */
 int	 remote_set_profile(struct request *, const char *profile);
 int	 remote_set_mounts(struct request *, const struct proto_mounts *);
+/* The executor's id of a mirror. */
+uint32_t remote_id(const struct request *);
 /* A mirror's kept output and events. */
 const struct buf *remote_output(const struct request *);
 const cJSON	*remote_events(const struct request *);

@@ -54,6 +54,9 @@ ok_unless "  nothing ran on the console's machine" test -e "$OP/proj/made"
 ok_if "  the console shows it finished" wait_for 10 oid machine-a finished made
 assert_match "  the agent got the change report" "$(cat "$T/a.err")" "1 created"
 
+out=$(cd "$OP/proj" && "$BWGATE" show "$(oid machine-a finished made)" 2>&1)
+assert_match "  bwgate show names its host" "$out" "machine-a"
+
 # Deny on machine-b.
 mrun machine-b -- sh -c 'echo x > denied' > /dev/null 2> "$T/b.err" &
 RB=$!
