@@ -294,7 +294,8 @@ EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
 REMOTE_TESTS = \
 	%D%/integration/remote-basic.sh \
 	%D%/integration/remote-drop.sh \
-	%D%/integration/remote-host.sh
+	%D%/integration/remote-host.sh \
+	%D%/integration/remote-pin.sh
 TESTS += $(REMOTE_TESTS)
 EXTRA_DIST += $(REMOTE_TESTS) %D%/integration/remote-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
