@@ -133,6 +133,8 @@ machine_env() {
 # hidden), else unshare as root, else none (said in NS_NOTE).
 machine_ns() {
 	local name=$1 other hide=""
+	# REMOTE_SAME_NS=1: none (bench-remote measures the link alone).
+	[ -n "${REMOTE_SAME_NS:-}" ] && return
 	for other in "$T"/machine-*; do
 		[ -d "$other" ] && [ "$other" != "$T/$name" ] &&
 		    hide="$hide --tmpfs $other"
