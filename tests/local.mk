@@ -295,7 +295,8 @@ REMOTE_TESTS = \
 	%D%/integration/remote-basic.sh \
 	%D%/integration/remote-drop.sh \
 	%D%/integration/remote-host.sh \
-	%D%/integration/remote-pin.sh
+	%D%/integration/remote-pin.sh \
+	%D%/integration/remote-ui.sh
 TESTS += $(REMOTE_TESTS)
 EXTRA_DIST += $(REMOTE_TESTS) %D%/integration/remote-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.

@@ -113,6 +113,9 @@ executor_send_request(struct executor *e, const struct request *r)
 	char	 n[16];
 
 	cJSON_AddItemToObject(rq, "bwrap_argv", json_strv(&r->bwrap_argv));
+	if (r->mounts != NULL)
+		cJSON_AddItemToObject(rq, "mounts", cJSON_Duplicate(r->mounts,
+		    true));
 	cJSON_AddStringToObject(j, "type", "request");
 	cJSON_AddItemToObject(j, "request", rq);
 	rchan_send(&e->ch, j);

@@ -233,7 +233,8 @@ mirror_fill(struct request *r, struct rlink *lk, const cJSON *j)
 	r->by = (enum request_by)by_by_name(cJSON_GetStringValue(
 	    cJSON_GetObjectItem(j, "by")));
 	free(r->agent);
-	r->agent = xasprintf("%s@%s", agent != NULL ? agent : "?", lk->host);
+	/* The host first: it is what a narrow queue column keeps. */
+	r->agent = xasprintf("%s:%s", lk->host, agent != NULL ? agent : "?");
 	free(r->host);
 	r->host = xstrdup(lk->host);
 	set_str(&r->command, j, "command");
@@ -263,6 +264,10 @@ mirror_fill(struct request *r, struct rlink *lk, const cJSON *j)
 	cJSON_ArrayForEach(v, cJSON_GetObjectItem(j, "bwrap_argv"))
 		if (cJSON_IsString(v))
 			strv_push(&r->bwrap_argv, v->valuestring);
+	cJSON_Delete(r->mounts);
+	v = cJSON_GetObjectItem(j, "mounts");
+	r->mounts = cJSON_IsArray(v) || cJSON_IsObject(v) ?
+	    cJSON_Duplicate(v, true) : NULL;
 	return 0;
 }
 

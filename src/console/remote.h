@@ -8,7 +8,7 @@
  * agent socket (<name>.link.sock). This module accepts those links and
  * mirrors each executor's requests into the console's queue, keyed by host:
  * the front end shows them like local ones (their agent reads
- * "AGENT@HOST"), and the operator actions (console_approve, console_deny,
+ * "HOST:AGENT"), and the operator actions (console_approve, console_deny,
  * console_kill, console_host_answer, console_undo) on a mirror send the
  * decision over the link instead of doing anything here. A mirror never
  * runs on this machine: queue_next skips every request with a host.

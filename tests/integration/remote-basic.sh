@@ -40,7 +40,7 @@ ok_if "a's request shows in the console, keyed by its host" \
     wait_for 20 oid machine-a pending made
 id=$(oid machine-a pending made)
 assert_match "  its agent is named with the host" \
-    "$(olist | jq -r ".[] | select(.id == $id) | .agent")" '@machine-a$'
+    "$(olist | jq -r ".[] | select(.id == $id) | .agent")" '^machine-a:pid '
 assert_match "  with the argv the executor built" \
     "$(olist | jq -r ".[] | select(.id == $id) | .command")" "made"
 ok_unless "  it has not run" test -e "$T/machine-a/proj/made"

@@ -123,7 +123,7 @@ JSON
 
 # The environment of machine NAME (for its executor and its agents).
 machine_env() {
-	echo "HOME=$T/$1/home XDG_RUNTIME_DIR=$T/$1/run" \
+	echo "-u BWGATE_SOCKET HOME=$T/$1/home XDG_RUNTIME_DIR=$T/$1/run" \
 	    "XDG_CONFIG_HOME=$T/$1/config XDG_STATE_HOME=$T/$1/state" \
 	    "BWGATE_DATADIR=$BWGATE_DATADIR" ${MACHINE_ENV_EXTRA:-}
 }
