@@ -81,6 +81,14 @@ ok_if "the audit log records a's approval with host and project" \
     jq -e -s "any(.[]; .record == \"remote-decision\" and .host == \"machine-a\" and .project == \"$T/machine-a/proj\")" "$A"
 ok_if "  and b's end" jq -e -s 'any(.[]; .record == "remote-ended" and .host == "machine-b" and .request.state == "denied")' "$A"
 
+log=$(cd "$OP/proj" && "$BWGATE" log --json 2>/dev/null)
+assert_eq "bwgate log lists a's request by host, finished" \
+    "$(jq -r '.[] | select(.command | contains("made")) | "\(.agent | sub(":.*"; "")) \(.state) \(.exit_status)"' <<<"$log")" \
+    "machine-a finished 0"
+assert_eq "  and b's, denied" \
+    "$(jq -r '.[] | select(.command | contains("denied")) | "\(.agent | sub(":.*"; "")) \(.state)"' <<<"$log")" \
+    "machine-b denied"
+
 # machine-c was never linked: its request waits, then is denied after
 # --linger (3 s), never run.
 mrun machine-c -- sh -c 'echo x > never' > /dev/null 2> "$T/c.err"
