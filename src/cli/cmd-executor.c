@@ -116,6 +116,16 @@ executor_send_request(struct executor *e, const struct request *r)
 	if (r->mounts != NULL)
 		cJSON_AddItemToObject(rq, "mounts", cJSON_Duplicate(r->mounts,
 		    true));
+	/* The change report, for the console's report pane: its output
+	   went as output messages, and its undo is this machine's. */
+	if (request_ended(r) && r->report != NULL) {
+		cJSON	*rep = cJSON_Duplicate(r->report, true);
+
+		cJSON_ReplaceItemInObject(rep, "stdout", cJSON_CreateString(""));
+		cJSON_ReplaceItemInObject(rep, "stderr", cJSON_CreateString(""));
+		cJSON_DeleteItemFromObject(rep, "undo");
+		cJSON_AddItemToObject(rq, "report", rep);
+	}
 	cJSON_AddStringToObject(j, "type", "request");
 	cJSON_AddItemToObject(j, "request", rq);
 	rchan_send(&e->ch, j);

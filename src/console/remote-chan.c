@@ -94,6 +94,9 @@ rchan_open(struct rchan *ch, struct loop *l, int fd,
 	ch->loop = l;
 	ch->fd = fd;
 	ch->rd = (struct proto_reader)PROTO_READER_INIT;
+	/* A request carries an agent's whole submit (up to a protocol
+	   line) and its report: more than one line of the agent's. */
+	ch->rd.max = RCHAN_MAX_OUT;
 	ch->out = (struct buf)BUF_INIT;
 	ch->on_msg = on_msg;
 	ch->on_close = on_close;

@@ -264,6 +264,13 @@ mirror_fill(struct request *r, struct rlink *lk, const cJSON *j)
 	cJSON_ArrayForEach(v, cJSON_GetObjectItem(j, "bwrap_argv"))
 		if (cJSON_IsString(v))
 			strv_push(&r->bwrap_argv, v->valuestring);
+	v = cJSON_GetObjectItem(j, "report");
+	if (cJSON_IsObject(v)) {
+		/* Never an undo of ours: its undo record is over there. */
+		cJSON_Delete(r->report);
+		r->report = cJSON_Duplicate(v, true);
+		cJSON_DeleteItemFromObject(r->report, "undo");
+	}
 	cJSON_Delete(r->mounts);
 	v = cJSON_GetObjectItem(j, "mounts");
 	r->mounts = cJSON_IsArray(v) || cJSON_IsObject(v) ?

@@ -38,4 +38,5 @@ assert_eq "approved at the terminal, it ran on machine-a" \
     "$?/$(cat "$T/machine-a/proj/made" 2>/dev/null)" 0/from-ui
 ok_unless "  not here" test -e "$P/made"
 check_screen "the queue shows its exit status" 10 'machine-a:p.* exit 0'
+check_screen "the report pane has the change report made there" 10 '1 created, 0 modified'
 done_testing
