@@ -105,6 +105,33 @@ executor_uplink_path(const char *agent)
 
 /* ---- what goes up ---- */
 
+/* What undoing an ended request would do here, for the console's u:
+   its lines and conflicts now (the undo itself checks again), or why it
+   cannot be undone. */
+static void
+executor_undo_preview(struct executor *e, const struct request *r,
+    cJSON *rq)
+{
+	struct strv	 lines = STRV_INIT;
+	char		*cause = NULL;
+	int		 n;
+	cJSON		*u;
+
+	if (r->undone || r->report == NULL || !cJSON_IsTrue(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(r->report, "undo"),
+	    "possible")))
+		return;
+	u = cJSON_AddObjectToObject(rq, "undo_preview");
+	if ((n = console_undo_preview(e->c, r->id, &lines, &cause)) < 0) {
+		cJSON_AddStringToObject(u, "error", cause);
+		free(cause);
+	} else {
+		cJSON_AddItemToObject(u, "lines", json_strv(&lines));
+		cJSON_AddNumberToObject(u, "conflicts", n);
+	}
+	strv_release(&lines);
+}
+
 /* A request's state, with the argv it would run with. */
 static void
 executor_send_request(struct executor *e, const struct request *r)
@@ -125,6 +152,7 @@ executor_send_request(struct executor *e, const struct request *r)
 		cJSON_ReplaceItemInObject(rep, "stderr", cJSON_CreateString(""));
 		cJSON_DeleteItemFromObject(rep, "undo");
 		cJSON_AddItemToObject(rq, "report", rep);
+		executor_undo_preview(e, r, rq);
 	}
 	cJSON_AddStringToObject(j, "type", "request");
 	cJSON_AddItemToObject(j, "request", rq);
@@ -344,6 +372,32 @@ out:
 	proto_msg_release(&m);
 }
 
+/* The operator's u on a request that ran here: undone here, as the
+   terminal's u would (audited, its agent told with its next result). */
+static void
+executor_undo(struct executor *e, const cJSON *j)
+{
+	const cJSON	*id = cJSON_GetObjectItem(j, "id");
+	const char	*w = cJSON_GetStringValue(cJSON_GetObjectItem(j, "who"));
+	char		*who, *cause = NULL;
+	struct request	*r;
+
+	if (!cJSON_IsNumber(id) || id->valuedouble < 1 ||
+	    id->valuedouble > PROTO_MAX_ID) {
+		executor_refuse(e, 0, "an undo without a request id");
+		return;
+	}
+	who = xasprintf("console %s: %s", e->pin, w != NULL ? w : "?");
+	if (console_undo(e->c, (uint32_t)id->valuedouble, who, cJSON_IsTrue(
+	    cJSON_GetObjectItem(j, "force")), &cause) != 0) {
+		executor_refuse(e, (uint32_t)id->valuedouble, cause);
+		free(cause);
+	} else if ((r = queue_find(console_queue(e->c),
+	    (uint32_t)id->valuedouble)) != NULL)
+		executor_send_request(e, r);
+	free(who);
+}
+
 static void
 executor_msg(struct rchan *ch, const cJSON *j, void *arg)
 {
@@ -360,6 +414,8 @@ executor_msg(struct rchan *ch, const cJSON *j, void *arg)
 		fprintf(stderr, "bwgate: the console refused: %s\n",
 		    display_str(cJSON_GetStringValue(cJSON_GetObjectItem(j,
 		    "message"))));
+	else if (strcmp(t, "undo") == 0)
+		executor_undo(e, j);
 	else
 		executor_decision(e, j);
 }

@@ -41,12 +41,6 @@ undo_id_of(struct console *c, uint32_t id, struct request **rp, char **cause)
 	if ((r = console_find(c, id, cause)) == NULL)
 		return 0;
 	*rp = r;
-	/* Its undo record is on its own machine (remote.h). */
-	if (remote_is(r)) {
-		*cause = xasprintf("#%u ran on %s: undo it there (bwgate undo "
-		    "%u in its project)", id, r->host, remote_id(r));
-		return 0;
-	}
 	if (!request_ended(r) || r->report == NULL) {
 		*cause = xasprintf("#%u has no report: nothing to undo", id);
 		return 0;
@@ -73,6 +67,9 @@ console_undo_preview(struct console *c, uint32_t id, struct strv *lines,
 	cJSON			*m;
 	int			 n;
 
+	/* Its undo record is on its own machine (remote.h). */
+	if ((r = queue_find(&c->q, id)) != NULL && remote_is(r))
+		return remote_undo_preview(r, lines, cause);
 	if ((uid = undo_id_of(c, id, &r, cause)) == 0)
 		return -1;
 	if ((m = undo_manifest_read(c->project, uid, cause)) == NULL)
@@ -108,6 +105,8 @@ console_undo(struct console *c, uint32_t id, const char *who, bool force,
 	cJSON			*m, *rec;
 	int			 rc;
 
+	if ((r = queue_find(&c->q, id)) != NULL && remote_is(r))
+		return remote_undo(c, r, who, force, cause);
 	if ((uid = undo_id_of(c, id, &r, cause)) == 0)
 		return -1;
 	if (undo_is_undone(c->project, uid)) {

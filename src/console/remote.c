@@ -52,6 +52,10 @@ struct rmirror {
 	char			*profile;	/* sent with the approval */
 	struct proto_mounts	 mounts;
 	bool			 ended_audited;
+	bool			 has_undo;	/* the executor's preview: */
+	struct strv		 undo_lines;
+	int			 undo_conflicts;
+	char			*undo_error;	/* or why it cannot be */
 };
 
 char *
@@ -218,7 +222,8 @@ by_by_name(const char *s)
 static int
 mirror_fill(struct request *r, struct rlink *lk, const cJSON *j)
 {
-	const cJSON	*v;
+	const cJSON	*v, *u;
+	struct rmirror	*m;
 	int		 st = state_by_name(cJSON_GetStringValue(
 			    cJSON_GetObjectItem(j, "state")));
 	int		 vd = verdict_by_name(cJSON_GetStringValue(
@@ -264,6 +269,21 @@ mirror_fill(struct request *r, struct rlink *lk, const cJSON *j)
 	cJSON_ArrayForEach(v, cJSON_GetObjectItem(j, "bwrap_argv"))
 		if (cJSON_IsString(v))
 			strv_push(&r->bwrap_argv, v->valuestring);
+	m = r->remote;
+	m->has_undo = false;
+	strv_release(&m->undo_lines);
+	m->undo_lines = (struct strv)STRV_INIT;
+	free(m->undo_error);
+	m->undo_error = NULL;
+	if (cJSON_IsObject(v = cJSON_GetObjectItem(j, "undo_preview"))) {
+		m->has_undo = true;
+		set_str(&m->undo_error, v, "error");
+		m->undo_conflicts = (int)cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(v, "conflicts"));
+		cJSON_ArrayForEach(u, cJSON_GetObjectItem(v, "lines"))
+			if (cJSON_IsString(u))
+				strv_push(&m->undo_lines, u->valuestring);
+	}
 	v = cJSON_GetObjectItem(j, "report");
 	if (cJSON_IsObject(v)) {
 		/* Never an undo of ours: its undo record is over there. */
@@ -606,6 +626,8 @@ remote_forget(struct request *r)
 	free(m->project);
 	free(m->profile);
 	proto_mounts_release(&m->mounts);
+	strv_release(&m->undo_lines);
+	free(m->undo_error);
 	free(m);
 	r->remote = NULL;
 }
@@ -658,6 +680,48 @@ remote_decide(struct console *c, struct request *r, struct proto_msg *pm,
 	mirror_audit(c, "remote-decision", r, who);
 	LOG("request %u (%s #%u): %s sent", r->id, r->host, m->rid,
 	    proto_type_name(pm->type));
+	return 0;
+}
+
+int
+remote_undo_preview(struct request *r, struct strv *lines, char **cause)
+{
+	struct rmirror	*m = r->remote;
+
+	if (!m->has_undo) {
+		*cause = xasprintf("#%u cannot be undone (%s did not offer "
+		    "it)", r->id, r->host);
+		return -1;
+	}
+	if (m->undo_error != NULL) {
+		*cause = xasprintf("#%u on %s: %s", r->id, r->host,
+		    m->undo_error);
+		return -1;
+	}
+	strv_append_all(lines, &m->undo_lines);
+	return m->undo_conflicts;
+}
+
+int
+remote_undo(struct console *c, struct request *r, const char *who,
+    bool force, char **cause)
+{
+	struct rmirror	*m = r->remote;
+	cJSON		*j;
+
+	if (m->link == NULL || m->link->ch.dead) {
+		*cause = xasprintf("request %u ran on %s, which is not linked "
+		    "now: link it again to undo it", r->id, r->host);
+		return -1;
+	}
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "type", "undo");
+	cJSON_AddNumberToObject(j, "id", m->rid);
+	if (force)
+		cJSON_AddBoolToObject(j, "force", true);
+	cJSON_AddStringToObject(j, "who", who != NULL ? who : "terminal");
+	rchan_send(&m->link->ch, j);
+	mirror_audit(c, "remote-undo", r, who);
 	return 0;
 }
 

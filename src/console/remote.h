@@ -89,6 +89,13 @@ int	 remote_decide(struct console *, struct request *,
 /* A pending mirror's profile or mounts, sent with its approval. */
 int	 remote_set_profile(struct request *, const char *profile);
 int	 remote_set_mounts(struct request *, const struct proto_mounts *);
+/* Undo a mirror on its machine: the preview its executor sent with the
+   ended request (lines and conflicts, as console_undo_preview), and the
+   undo itself, sent over the link (its executor checks again). */
+int	 remote_undo_preview(struct request *, struct strv *lines,
+	    char **cause);
+int	 remote_undo(struct console *, struct request *, const char *who,
+	    bool force, char **cause);
 /* The executor's id of a mirror. */
 uint32_t remote_id(const struct request *);
 /* A mirror's kept output and events. */

@@ -2,7 +2,8 @@
 # remote-ui: the terminal console with an ssh-linked executor. The other
 # machine's request shows in the queue with its host in the agent name
 # and the sandbox built there (its mounts) in the detail pane; `a a` approves it,
-# it runs on that machine, and the queue shows its exit status.
+# it runs on that machine, the queue shows its exit status and the report
+# pane its change report, and u undoes it there after the preview.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
 UI_TEARDOWN=$TEARDOWN
@@ -39,4 +40,16 @@ assert_eq "approved at the terminal, it ran on machine-a" \
 ok_unless "  not here" test -e "$P/made"
 check_screen "the queue shows its exit status" 10 'machine-a:p.* exit 0'
 check_screen "the report pane has the change report made there" 10 '1 created, 0 modified'
+
+# u: the preview made there, then the undo done there.
+keys u
+check_screen "u shows what undo would do on machine-a" 10 'Undo #1 \('
+check_screen "  the preview: removed" 5 'remove: made'
+ok_if "  nothing undone before the answer" test -e "$T/machine-a/proj/made"
+keys y
+ok_if "y: undone on machine-a" wait_for 20 sh -c "! test -e '$T/machine-a/proj/made'"
+ok_if "  recorded there, by the console" jq -e -s \
+    'any(.[]; .record == "undo" and (.who | startswith("console ")))' \
+    "$T/machine-a/state/bwgate/audit.jsonl"
+ok_if "  and here" jq -e -s 'any(.[]; .record == "remote-undo" and .host == "machine-a")' "$A"
 done_testing
