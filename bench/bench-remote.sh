@@ -54,8 +54,11 @@ median() {
 		echo $(( (t1 - t0) / 1000 ))
 	done | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] / 1000 }'
 }
-here() { (cd "$OP/proj" && "$BWGATE" run -- sh -c true); }
-there() { mrun machine-a -- sh -c true; }
+# The same shape both ways: a subshell, env, bwgate run.
+here() { (cd "$OP/proj" && exec env "$BWGATE" run -- sh -c true); }
+# shellcheck disable=SC2046
+there() { (cd "$T/machine-a/proj" && exec env $(machine_env machine-a) \
+    "$BWGATE" run -- sh -c true); }
 here > /dev/null 2>&1; there > /dev/null 2>&1	# warm both
 l=$(median here)
 r=$(median there)
