@@ -296,7 +296,8 @@ REMOTE_TESTS = \
 	%D%/integration/remote-drop.sh \
 	%D%/integration/remote-host.sh \
 	%D%/integration/remote-pin.sh \
-	%D%/integration/remote-ui.sh
+	%D%/integration/remote-ui.sh \
+	%D%/integration/remote-trust.sh
 TESTS += $(REMOTE_TESTS)
 EXTRA_DIST += $(REMOTE_TESTS) %D%/integration/remote-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
