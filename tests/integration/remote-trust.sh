@@ -42,6 +42,9 @@ PY
 TEARDOWN='kill $FAKE 2>/dev/null; wait $FAKE 2>/dev/null; remote_teardown'
 
 fake 0666
+# Time for the executor to try it (it looks every 250 ms): a mutant links
+# here and its request is approved; the executor never connects.
+wait_for 2 test -s "$T/fake.log"
 mrun machine-a -- sh -c 'echo x > pwned' > /dev/null 2> "$T/a.err"
 assert_eq "a link socket others may use is not taken: denied (77)" "$?" 77
 ok_unless "  the command did not run" test -e "$T/machine-a/proj/pwned"
@@ -56,6 +59,7 @@ if [ "$(id -u)" = 0 ] && id bwtest > /dev/null 2>&1; then
 	    { kill "$FAKE"; wait "$FAKE" 2>/dev/null; }
 fi
 if [ -n "$other" ]; then
+	wait_for 2 test -s "$T/fake.log"
 	mrun machine-a -- sh -c 'echo x > pwned2' > /dev/null 2> "$T/b.err"
 	assert_eq "a link socket of another uid is not taken: denied (77)" "$?" 77
 	ok_unless "  the command did not run" test -e "$T/machine-a/proj/pwned2"
