@@ -15,14 +15,20 @@ start_executor machine-a --linger 4 ||
 UP=$(sed -n "s/.*waiting for a console link at '\([^']*\)'.*/\1/p" "$T/machine-a/executor.err")
 ok_if "the executor names its link socket" test -n "$UP"
 
-# fake MODE [OWNER]: a console at the link path that greets and approves
+# fake MODE [UID]: a console at the link path that greets and approves
 # every request it is shown; each connection is logged to $T/fake.log.
+# Mode and owner are set before it listens (never a moment as ours).
 fake() {
-	rm -f "$UP" "$T/fake.log"
-	python3 - "$UP" "$1" "$T/fake.log" <<'PY' &
+	rm -f "$UP" "$T/fake.log" "$T/fake.log.ready"
+	python3 - "$UP" "$1" "$T/fake.log" "${2:--1}" <<'PY' &
 import json, os, socket, sys
-p, mode, log = sys.argv[1], int(sys.argv[2], 8), sys.argv[3]
-s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, mode); s.listen(4)
+p, mode, log, uid = sys.argv[1], int(sys.argv[2], 8), sys.argv[3], int(sys.argv[4])
+s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, mode)
+try:
+    os.chown(p, uid, -1)
+except OSError:
+    sys.exit(3)
+s.listen(4)
 open(log + ".ready", "w").close()
 while True:
     c, _ = s.accept()
@@ -37,7 +43,6 @@ while True:
 PY
 	FAKE=$!
 	wait_for 10 test -e "$T/fake.log.ready"
-	rm -f "$T/fake.log.ready"
 }
 TEARDOWN='kill $FAKE 2>/dev/null; wait $FAKE 2>/dev/null; remote_teardown'
 
@@ -54,9 +59,12 @@ kill "$FAKE"; wait "$FAKE" 2>/dev/null
 
 other=
 if [ "$(id -u)" = 0 ] && id bwtest > /dev/null 2>&1; then
-	fake 0600
-	chown bwtest "$UP" 2> /dev/null && other=bwtest ||
-	    { kill "$FAKE"; wait "$FAKE" 2>/dev/null; }
+	fake 0600 "$(id -u bwtest)"
+	if [ -e "$T/fake.log.ready" ]; then
+		other=bwtest
+	else
+		wait "$FAKE" 2>/dev/null	# chown failed (a user namespace)
+	fi
 fi
 if [ -n "$other" ]; then
 	wait_for 2 test -s "$T/fake.log"
