@@ -10,8 +10,8 @@
 #		an executor for the project $T/NAME/proj, its own runtime
 #		directory $T/NAME/run, in its own network namespace (and
 #		mount namespace where bwrap can make one): sets EPID_NAME
-#	link NAME	bwgate connect NAME:PROJECT in the background;
-#		sets LPID_NAME
+#	link NAME	bwgate connect NAME:PROJECT in the background (with
+#		--ssh "$LINK_SSH" when set); sets LPID_NAME
 #	olist		the operator's queue as JSON
 #	oid NAME STATE	the operator's id of NAME's first request in STATE
 
@@ -222,7 +222,7 @@ TEARDOWN=remote_teardown
 # bwgate connect NAME:PROJECT from the operator's project.
 link() {
 	local name=$1
-	(cd "$OP/proj" && exec "$BWGATE" connect --remote-bwgate \
+	(cd "$OP/proj" && exec "$BWGATE" connect ${LINK_SSH:+--ssh "$LINK_SSH"} --remote-bwgate \
 	    "env $(machine_env "$name") $BWGATE" "$name:$T/$name/proj" \
 	    2>> "$T/$name/connect.err") &
 	eval "LPID_${name//-/_}=$!"

@@ -44,9 +44,10 @@ ok_if "  the executor says so" grep -q 'refused console' "$T/machine-a/executor.
 kill -TERM "$LPID_machine_a"; wait "$LPID_machine_a" 2>/dev/null
 kill -TERM "$OPID2"; wait "$OPID2" 2>/dev/null
 
-# The first console links again and decides.
+# The first console links again and decides (this time its ssh named
+# with --ssh, BWGATE_SSH naming none that works).
 OP=$OP1 OPID=$OPID1
-link machine-a
+LINK_SSH=$BWGATE_SSH BWGATE_SSH=false link machine-a
 ok_if "the first console links again" wait_for 20 sh -c \
     "[ \$(grep -c 'machine-a: executor linked' '$OP/console.err') -ge 2 ]"
 ok_if "  the request still waits there" wait_for 10 oid machine-a pending first
