@@ -1,5 +1,5 @@
 # Benchmarks: run by hand with 'make bench' (never part of 'make check').
-EXTRA_DIST += %D%/run %D%/bench-exec.sh %D%/bare-bwrap.sh %D%/bench-proxy.sh
+EXTRA_DIST += %D%/run %D%/bench-exec.sh %D%/bare-bwrap.sh %D%/bench-proxy.sh %D%/bench-remote.sh
 bench: all
 	$(SHELL) $(srcdir)/%D%/run $(abs_top_builddir) $(abs_top_srcdir)
 .PHONY: bench

@@ -299,6 +299,16 @@ CONSOLE_TESTS = \
 	%D%/integration/project-socket.sh
 TESTS += $(CONSOLE_TESTS)
 EXTRA_DIST += $(CONSOLE_TESTS) %D%/integration/console-lib.sh
+# Executors on other machines, linked over a real sshd (issue 40).
+REMOTE_TESTS = \
+	%D%/integration/remote-basic.sh \
+	%D%/integration/remote-drop.sh \
+	%D%/integration/remote-host.sh \
+	%D%/integration/remote-pin.sh \
+	%D%/integration/remote-ui.sh \
+	%D%/integration/remote-trust.sh
+TESTS += $(REMOTE_TESTS)
+EXTRA_DIST += $(REMOTE_TESTS) %D%/integration/remote-lib.sh
 # Violation observer (seccomp user notification), through bwgate exec.
 TESTS += %D%/integration/violations.sh
 EXTRA_DIST += %D%/integration/violations.sh

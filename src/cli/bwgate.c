@@ -32,6 +32,10 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list the console's requests" },
 	{ "consoles", cmd_consoles, "list the running consoles (one per "
 	  "project)" },
+	{ "executor", cmd_executor, "serve a project's agents on this machine "
+	  "for a console on another" },
+	{ "connect", cmd_connect, "link an executor on HOST to this console "
+	  "over ssh" },
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },

@@ -278,6 +278,8 @@ cmd_console(int argc, char **argv)
 		fprintf(stderr, "bwgate: cannot open '%s'\n", logfile);
 		return EXIT_BWGATE_FAILED;
 	}
+	/* Executors on other machines may link to it (remote.h). */
+	o.link = true;
 	/* With no terminal there is nobody to ask: headless. */
 	if (!o.headless && !isatty(STDOUT_FILENO))
 		o.headless = true;

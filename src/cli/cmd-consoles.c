@@ -96,7 +96,9 @@ cmd_consoles(int argc, char **argv)
 			n = strlen(de->d_name);
 			if (strncmp(de->d_name, "agent", 5) != 0 || n < 10 ||
 			    strcmp(de->d_name + n - 5, ".sock") != 0 ||
-			    strstr(de->d_name, ".control.") != NULL)
+			    strstr(de->d_name, ".control.") != NULL ||
+			    strstr(de->d_name, ".link.") != NULL ||
+			    strstr(de->d_name, ".uplink.") != NULL)
 				continue;
 			path = path_join(dir, de->d_name);
 			if ((e = consoles_ask(path)) != NULL)

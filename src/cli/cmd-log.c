@@ -152,6 +152,10 @@ log_record(const cJSON *r, const char *project, void *arg)
 	}
 	if (what == NULL || console == NULL || !cJSON_IsNumber(id))
 		return 0;
+	/* Another machine's request, as its console mirrored it
+	   (remote.h): its agent names the host. */
+	if (strcmp(what, "remote-queued") == 0)
+		what = "request";
 	e = log_find(l, console, id->valuedouble,
 	    strcmp(what, "request") == 0);
 	if (e == NULL)
@@ -184,6 +188,13 @@ log_record(const cJSON *r, const char *project, void *arg)
 			    "id"));
 	} else if (strcmp(what, "withdrawn") == 0)
 		log_set(&e->state, "withdrawn");
+	else if (strcmp(what, "remote-ended") == 0) {
+		req = cJSON_GetObjectItem(r, "request");
+		log_set(&e->state, log_str(req, "state"));
+		f = cJSON_GetObjectItem(req, "exit_status");
+		if (cJSON_IsNumber(f))
+			e->exit_status = f->valuedouble;
+	}
 	return 0;
 }
 

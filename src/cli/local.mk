@@ -25,7 +25,7 @@ bwgate_SOURCES = \
 	%D%/mcp-run.c \
 	%D%/mcp-path.c \
 	%D%/mcp-files.c \
-	%D%/cmd-consoles.c
+	%D%/cmd-consoles.c %D%/cmd-executor.c %D%/cmd-connect.c
 # `bwgate-sh` is `bwgate sh` (bwgate.c looks at its own name).
 install-exec-hook: install-exec-bwgate-sh
 install-exec-bwgate-sh:

@@ -143,6 +143,7 @@ struct console {
 	char			*project;
 	char			*socket_path;
 	char			*link_path;	/* console-link.c */
+	struct remote		*remote;	/* remote.c: executors' links */
 	char			*control_path;
 	char			*session_rules;	/* the A form's "this session"
 						   rules (allowlist.h) */

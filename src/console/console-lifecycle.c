@@ -33,6 +33,7 @@
 #include "path.h"
 #include "pod.h"
 #include "probe.h"
+#include "remote.h"
 #include "proctree.h"
 #include "xalloc.h"
 
@@ -103,6 +104,9 @@ console_shutdown(struct console *c, const char *why)
 	for (r = TAILQ_FIRST(&c->q.requests); r != NULL; r = next) {
 		next = TAILQ_NEXT(r, entry);
 		jb = r->owner;
+		/* A mirror waits on its own machine (remote.h). */
+		if (remote_is(r))
+			continue;
 		if (r->state == REQUEST_PENDING) {
 			if (queue_decide(&c->q, r, false, BY_CONSOLE, NULL,
 			    note, &cause) == 0)
@@ -326,6 +330,8 @@ console_open_sockets(struct console *c, const struct console_opts *o, char **cau
 	    cause);
 	if (c->control_fd < 0)
 		return -1;
+	if (o->link && remote_listen(c, cause) != 0)
+		return -1;
 	/* Found from the user id and the project alone, too. */
 	if (o->socket == NULL && getenv("BWGATE_SOCKET") == NULL)
 		console_link_default(c);
@@ -466,6 +472,7 @@ console_free(struct console *c)
 		console_audit(c, rec);
 		audit_close(c->audit);
 	}
+	remote_free(c);
 	while ((r = TAILQ_FIRST(&c->q.requests)) != NULL) {
 		job_free(r->owner);
 		queue_remove(&c->q, r);

@@ -32,6 +32,7 @@
 #include "netgroups.h"
 #include "path.h"
 #include "probe.h"
+#include "remote.h"
 #include "sha256.h"
 #include "spawn.h"
 #include "stake.h"
@@ -597,6 +598,7 @@ console_prune(struct console *c)
 		console_emit_request(c, CONSOLE_EV_REMOVED, r);
 		spool_drop(c, r->id);
 		job_free(r->owner);
+		remote_forget(r);
 		queue_remove(&c->q, r);
 		ended--;
 	}

@@ -15,6 +15,7 @@
 #include "console.h"
 #include "log.h"
 #include "queue.h"
+#include "remote.h"
 #include "undo.h"
 #include "xalloc.h"
 
@@ -66,6 +67,9 @@ console_undo_preview(struct console *c, uint32_t id, struct strv *lines,
 	cJSON			*m;
 	int			 n;
 
+	/* Its undo record is on its own machine (remote.h). */
+	if ((r = queue_find(&c->q, id)) != NULL && remote_is(r))
+		return remote_undo_preview(r, lines, cause);
 	if ((uid = undo_id_of(c, id, &r, cause)) == 0)
 		return -1;
 	if ((m = undo_manifest_read(c->project, uid, cause)) == NULL)
@@ -101,6 +105,8 @@ console_undo(struct console *c, uint32_t id, const char *who, bool force,
 	cJSON			*m, *rec;
 	int			 rc;
 
+	if ((r = queue_find(&c->q, id)) != NULL && remote_is(r))
+		return remote_undo(c, r, who, force, cause);
 	if ((uid = undo_id_of(c, id, &r, cause)) == 0)
 		return -1;
 	if (undo_is_undone(c->project, uid)) {

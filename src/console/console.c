@@ -59,6 +59,7 @@
 #include "log.h"
 #include "path.h"
 #include "probe.h"
+#include "remote.h"
 #include "xalloc.h"
 
 /*
@@ -120,15 +121,38 @@ console_check_done(struct console *c)
 
 /* ---- operator actions ---- */
 
+/* A mirror's decision goes to its executor (remote.h): nothing of it is
+   done here. */
+static int
+console_remote(struct console *c, struct request *r, enum proto_type t,
+    const char *who, const char *note, const char *answer, bool danger,
+    char **cause)
+{
+	struct proto_msg	m = PROTO_MSG_INIT;
+	int			rc;
+
+	m.type = t;
+	m.note = note != NULL && *note != '\0' ? xstrdup(note) : NULL;
+	m.answer = answer != NULL ? xstrdup(answer) : NULL;
+	m.danger = danger;
+	rc = remote_decide(c, r, &m, who != NULL ? who : "terminal", cause);
+	proto_msg_release(&m);
+	return rc;
+}
+
 /* The answer to a request's host question (hostask.c); an answer that
    adds the host to the project's rules reloads them. */
 int
 console_host_answer(struct console *c, uint32_t id, const char *answer,
     const char *who, const char *note, char **cause)
 {
-	bool	 reload = false;
-	char	*why;
+	bool		 reload = false;
+	char		*why;
+	struct request	*r = queue_find(&c->q, id);
 
+	if (r != NULL && remote_is(r))
+		return console_remote(c, r, PROTO_HOST, who, note, answer,
+		    false, cause);
 	if (hostask_answer(c, id, answer, who, note, &reload, cause) != 0)
 		return -1;
 	/* Later requests see it. */
@@ -160,6 +184,9 @@ console_approve_as(struct console *c, uint32_t id, const char *who,
 		    r->error);
 		return -1;
 	}
+	if (remote_is(r))
+		return console_remote(c, r, PROTO_APPROVE, who, note, NULL,
+		    danger, cause);
 	if (queue_decide(&c->q, r, true, BY_OPERATOR, who, note, cause) != 0)
 		return -1;
 	request_decided(c, r);
@@ -189,6 +216,9 @@ console_deny(struct console *c, uint32_t id, const char *who,
 
 	if (r == NULL)
 		return -1;
+	if (remote_is(r))
+		return console_remote(c, r, PROTO_DENY, who, note, NULL,
+		    false, cause);
 	if (queue_decide(&c->q, r, false, BY_OPERATOR, who,
 	    note != NULL && *note != '\0' ? note : NULL, cause) != 0)
 		return -1;
@@ -210,6 +240,9 @@ console_kill(struct console *c, uint32_t id, const char *who, char **cause)
 		    request_state_name(r->state));
 		return -1;
 	}
+	if (remote_is(r))
+		return console_remote(c, r, PROTO_KILL, who, NULL, NULL,
+		    false, cause);
 	free(r->who);
 	r->who = xstrdup(who);
 	why = xasprintf("killed by %s", who);
@@ -237,6 +270,12 @@ console_rerun(struct console *c, uint32_t id, const char *who, char **cause)
 	if (!request_ended(old)) {
 		*cause = xasprintf("cannot re-run request %u: it is %s", id,
 		    request_state_name(old->state));
+		return 0;
+	}
+	/* Its command would run here, not where its files are. */
+	if (remote_is(old)) {
+		*cause = xasprintf("request %u ran on %s: re-run it there "
+		    "(the agent asks again)", id, old->host);
 		return 0;
 	}
 	if (c->shutting_down) {
@@ -305,6 +344,9 @@ console_set_profile(struct console *c, uint32_t id, const char *profile,
 		    "it is %s", id, request_state_name(r->state));
 		return -1;
 	}
+	/* Its executor checks and applies it with the approval. */
+	if (remote_is(r))
+		return remote_set_profile(r, profile);
 	if (r->file_write && strcmp(profile, "project") != 0) {
 		*cause = xasprintf("request %u is a file write: it runs with "
 		    "the 'project' profile only", id);
@@ -349,6 +391,8 @@ console_set_mounts(struct console *c, uint32_t id,
 		    "it is %s", id, request_state_name(r->state));
 		return -1;
 	}
+	if (remote_is(r))
+		return remote_set_mounts(r, mo);
 	{
 		struct proto_mounts	old = PROTO_MOUNTS_INIT;
 		bool			was = r->edited;
@@ -451,6 +495,8 @@ console_output(struct console *c, const struct request *r)
 {
 	const struct job	*jb = r->owner;
 
+	if (remote_is(r))
+		return remote_output(r);
 	if (jb != NULL && jb->log_spooled)
 		return spool_output(c, jb);
 	return jb != NULL ? &jb->log : NULL;
@@ -461,6 +507,8 @@ console_events(const struct console *c, const struct request *r)
 {
 	const struct job	*jb = r->owner;
 
+	if (remote_is(r))
+		return remote_events(r);
 	return jb != NULL ? jb->events : NULL;
 }
 

@@ -81,9 +81,10 @@ struct console_opts {
 					   runs at once (console-request.c) */
 	bool		 unlisted_wait;	/* headless, auto-allowlisted: the
 					   rest waits for the operator */
+	bool		 link;		/* take executors' links (remote.h) */
 };
 #define CONSOLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, \
-	false, 0, 0, CONSOLE_WRITERS_AUTO, false, false }
+	false, 0, 0, CONSOLE_WRITERS_AUTO, false, false, false }
 #define CONSOLE_MAX_RUNNING	16
 
 enum console_event_type {

@@ -182,7 +182,9 @@ hostask_question(struct job *jb, const char *line)
 		hostask_deny(hq, "console", "the console is shutting down");
 		return;
 	}
-	if (c->headless && c->auto_allowlisted) {
+	/* --unlisted wait (and an executor, whose operator is a linked
+	   console): the question waits like the rest. */
+	if (c->headless && c->auto_allowlisted && !c->unlisted_wait) {
 		hostask_deny(hq, "headless", "no rule allows this host and "
 		    "this console runs headless with --auto-allowlisted, "
 		    "which never allows a new host");

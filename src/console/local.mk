@@ -15,4 +15,5 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/request-env.c \
 	%D%/console-job.c %D%/console-outside.c %D%/console-warm.c %D%/console-undo.c \
-	%D%/console-lifecycle.c %D%/console-link.c
+	%D%/console-lifecycle.c %D%/console-link.c \
+	%D%/remote.c %D%/remote-chan.c %D%/remote.h

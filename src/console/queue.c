@@ -118,6 +118,7 @@ request_free(struct request *r)
 	cJSON_Delete(r->mounts);
 	cJSON_Delete(r->spec);
 	cJSON_Delete(r->sources);
+	free(r->host);
 	free(r->who);
 	free(r->note);
 	cJSON_Delete(r->report);
@@ -248,7 +249,8 @@ queue_next(const struct queue *q)
 	if (q->max_running != 0 && q->running >= q->max_running)
 		return NULL;
 	TAILQ_FOREACH(r, &q->requests, entry) {
-		if (r->state != REQUEST_APPROVED)
+		/* A mirror runs on its own machine, never here. */
+		if (r->state != REQUEST_APPROVED || r->host != NULL)
 			continue;
 		if (!q->writers_alone)
 			return r;
@@ -318,6 +320,7 @@ request_json(const struct request *r)
 	cJSON	*j = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(j, "id", r->id);
+	add_string(j, "host", r->host);
 	if (r->rerun_of != 0)
 		cJSON_AddNumberToObject(j, "rerun_of", r->rerun_of);
 	add_string(j, "agent", r->agent);

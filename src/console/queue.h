@@ -142,6 +142,9 @@ struct request {
 	bool			 write_exec;	/* the file has an execute bit */
 	bool			 undo_told;	/* its agent heard it was undone */
 	bool			 undone;	/* its run was put back */
+	char			*host;		/* the machine it runs on (a
+						   mirror, remote.h), or NULL */
+	void			*remote;	/* remote.c's record of it */
 	void			*owner;		/* the server's (connection) */
 	void			*data;		/* the front end's */
 	TAILQ_ENTRY(request)	 entry;

@@ -45,6 +45,12 @@ allowed() {
 	console-listen.o) echo "open unlink lstat stat chmod mkfifo" ;;
 					# its sockets, FIFO, lock (runtime)
 	console-link.o) echo "unlink lstat readlink symlink" ;; # its link
+	# Links from other machines (remote.h): the link sockets in the
+	# runtime directory; /proc of the peer that linked (is it connect's
+	# ssh?); the executor's own runtime directory.
+	remote.o) echo "unlink stat open fopen" ;;
+	cmd-executor.o) echo "lstat unlink" ;;
+	cmd-connect.o) echo "stat" ;;
 	history.o) echo "fopen access open" ;;	# the state directory
 	allowlist-layers.o) echo "lstat stat" ;;	# configuration files;
 					# a profile's writable paths, for

@@ -322,6 +322,30 @@ test_json_and_names(void **state)
 	queue_release(&q);
 }
 
+/* A mirror of another machine's request (remote.h) is never started
+   here, approved or not, writer or reader; the request behind it is. */
+static void
+test_mirror_never_starts(void **state)
+{
+	struct queue	 q;
+	struct request	*m, *r;
+	cJSON		*j;
+
+	(void)state;
+	queue_init(&q);
+	q.writers_alone = false;
+	m = add_approved(&q, false);
+	m->host = xstrdup("build-box");
+	assert_null(queue_next(&q));
+	r = add_approved(&q, true);
+	assert_ptr_equal(queue_next(&q), r);
+	j = request_json(m);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "host")), "build-box");
+	cJSON_Delete(j);
+	queue_release(&q);
+}
+
 int
 main(void)
 {
@@ -337,6 +361,7 @@ main(void)
 		cmocka_unit_test(test_finish_rules),
 		cmocka_unit_test(test_remove_running),
 		cmocka_unit_test(test_json_and_names),
+		cmocka_unit_test(test_mirror_never_starts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

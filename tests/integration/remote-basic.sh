@@ -1,0 +1,121 @@
+#!/bin/bash
+# remote-basic: one console, two executors standing in for two machines
+# (their own projects, runtime directories and network namespaces),
+# linked by `bwgate connect` through a real sshd on loopback. Approve on
+# one, deny on the other, an allowlisted command at once; each machine's
+# requests keyed by its host; nothing runs on the console's machine; a
+# never-linked executor's request is denied after its --linger, and a
+# process that is no `bwgate connect` ssh cannot link.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/remote-lib.sh"
+
+why=$(sshd_missing)
+if [ -n "$why" ]; then
+	skip "remote links over ssh" "$why"
+	done_testing; exit
+fi
+if ! start_sshd; then
+	skip "remote links over ssh" "sshd cannot run here: $(sshd_why)"
+	stop_sshd; done_testing; exit
+fi
+mkdir -p "$T/machine-a" "$T/machine-b" "$T/machine-c"
+
+start_operator || { ok_if "the console starts" false; done_testing; exit; }
+start_executor machine-a || { ok_if "executor a starts" false; done_testing; exit; }
+start_executor machine-b || { ok_if "executor b starts" false; done_testing; exit; }
+start_executor machine-c --linger 3 ||
+    { ok_if "executor c starts" false; done_testing; exit; }
+[ -n "${NS_NOTE:-}" ] && echo "# $NS_NOTE"
+link machine-a
+link machine-b
+ok_if "machine-a links through ssh" wait_for 20 linked machine-a
+ok_if "machine-b links through ssh" wait_for 20 linked machine-b
+cat "$T"/machine-*/connect.err | sed 's/^/# connect: /'
+
+# Approve on machine-a: it runs there, in a's project.
+mrun machine-a -- sh -c 'echo made on $(cat file.txt) > made' \
+    > "$T/a.out" 2> "$T/a.err" &
+RA=$!
+ok_if "a's request shows in the console, keyed by its host" \
+    wait_for 20 oid machine-a pending made
+id=$(oid machine-a pending made)
+assert_match "  its agent is named with the host" \
+    "$(olist | jq -r ".[] | select(.id == $id) | .agent")" '^machine-a:pid '
+assert_match "  with the argv the executor built" \
+    "$(olist | jq -r ".[] | select(.id == $id) | .command")" "made"
+ok_unless "  it has not run" test -e "$T/machine-a/proj/made"
+(cd "$OP/proj" && "$BWGATE" approve "$id") > /dev/null 2>&1
+assert_eq "  approved in the console" "$?" 0
+wait "$RA"; rc=$?
+assert_eq "a's agent: exit 0" "$rc" 0
+assert_eq "  it ran on machine-a, in its project" \
+    "$(cat "$T/machine-a/proj/made" 2>/dev/null)" "made on data of machine-a"
+ok_unless "  nothing ran on the console's machine" test -e "$OP/proj/made"
+ok_if "  the console shows it finished" wait_for 10 oid machine-a finished made
+assert_match "  the agent got the change report" "$(cat "$T/a.err")" "1 created"
+
+out=$(cd "$OP/proj" && "$BWGATE" show "$(oid machine-a finished made)" 2>&1)
+assert_match "  bwgate show names its host" "$out" "machine-a"
+
+# Deny on machine-b.
+mrun machine-b -- sh -c 'echo x > denied' > /dev/null 2> "$T/b.err" &
+RB=$!
+ok_if "b's request shows, keyed by machine-b" wait_for 20 oid machine-b pending denied
+id=$(oid machine-b pending denied)
+(cd "$OP/proj" && "$BWGATE" deny --note "not on b" "$id") > /dev/null 2>&1
+wait "$RB"; rc=$?
+assert_eq "b's agent: denied (77)" "$rc" 77
+assert_match "  with the operator's note" "$(cat "$T/b.err")" "not on b"
+ok_unless "  nothing ran on b" test -e "$T/machine-b/proj/denied"
+ok_unless "  a's requests are not b's" \
+    ohas '.[] | select(.host == "machine-b" and (.command | contains("made")))'
+
+# An allowlisted command runs at once on its machine, and is shown.
+out=$(mrun machine-b -- cat file.txt 2>/dev/null)
+assert_eq "an allowlisted command runs at once on b" "$out" "data of machine-b"
+ok_if "  and the console shows it" wait_for 10 oid machine-b finished cat
+
+# The audit log keys remote records by host and project.
+A="$XDG_STATE_HOME/bwgate/audit.jsonl"
+ok_if "the audit log records a's approval with host and project" \
+    jq -e -s "any(.[]; .record == \"remote-decision\" and .host == \"machine-a\" and .project == \"$T/machine-a/proj\")" "$A"
+ok_if "  and b's end" jq -e -s 'any(.[]; .record == "remote-ended" and .host == "machine-b" and .request.state == "denied")' "$A"
+
+log=$(cd "$OP/proj" && "$BWGATE" log --json 2>/dev/null)
+assert_eq "bwgate log lists a's request by host, finished" \
+    "$(jq -r '.[] | select(.command | contains("made")) | "\(.agent | sub(":.*"; "")) \(.state) \(.exit_status)"' <<<"$log")" \
+    "machine-a finished 0"
+assert_eq "  and b's, denied" \
+    "$(jq -r '.[] | select(.command | contains("denied")) | "\(.agent | sub(":.*"; "")) \(.state)"' <<<"$log")" \
+    "machine-b denied"
+
+# machine-c was never linked: its request waits, then is denied after
+# --linger (3 s), never run.
+mrun machine-c -- sh -c 'echo x > never' > /dev/null 2> "$T/c.err"
+assert_eq "a never-linked machine's request is denied (77)" "$?" 77
+assert_match "  naming the limit" "$(cat "$T/c.err")" "no console linked for 3 seconds"
+ok_unless "  it did not run" test -e "$T/machine-c/proj/never"
+ok_unless "  the console never saw it" \
+    ohas '.[] | select(.command | contains("never"))'
+
+# A process that is no ssh of `bwgate connect` cannot link, even with
+# the link socket at hand.
+LS=$(ls "$XDG_RUNTIME_DIR"/bwgate/*.link.sock)
+python3 - "$LS" > "$T/py.out" 2>&1 <<'EOF'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+try:
+  s.sendall(b'{"type":"link","executor":"x","project":"/p"}\n' +
+      json.dumps({"type": "request", "request": {"id": 1, "state": "pending",
+      "verdict": "ask", "command": "forged"}}).encode() + b'\n')
+  s.settimeout(10)
+  print("closed" if s.recv(4096) == b"" else "answered")
+except (BrokenPipeError, ConnectionResetError):
+  print("closed")
+EOF
+assert_eq "a direct link is closed at once" "$(cat "$T/py.out")" closed
+ok_if "  and refused on the record" jq -e -s 'any(.[]; .record == "refused" and .socket == "link")' "$A"
+ok_unless "  its request never shows" ohas '.[] | select(.command == "forged")'
+
+done_testing
