@@ -50,6 +50,7 @@
 #define GITOPS_COMMITS		20	/* listed with their subjects */
 #define GITOPS_MAX_REFS		100000	/* more: refs are not compared */
 #define GITOPS_TIMEOUT_MS	10000	/* for each git run */
+#define GITOPS_TRACKED_BYTES	(8 << 20)	/* gitops_tracked's output */
 
 struct gitops;
 
@@ -64,5 +65,11 @@ cJSON		*gitops_report(const struct gitops *before,
    changed"), from a report object; NULL for none. */
 char		*gitops_summary(const cJSON *git);
 void		 gitops_free(struct gitops *);
+/* The paths git tracks under pathspecs (literal, relative to the
+   project's top: `git ls-files -z -- PATHSPECS`, run as above), appended
+   to out; -1 when not known (no .git directory or index, git failed, the
+   list over GITOPS_TRACKED_BYTES). */
+int		 gitops_tracked(const char *project,
+		    const struct strv *pathspecs, struct strv *out);
 
 #endif
