@@ -16,6 +16,9 @@
  * the project), no git involved; taken only when the profile makes .git
  * writable. gitops_report() takes them again after the run and compares.
  *
+ * gitops_tracked() asks the same hardened git which paths its index
+ * holds (`ls-files`), for what a delete puts at stake (stake.h).
+ *
  * Only when refs changed is git run on the host, for the commits' ids and
  * subjects (`git log` of the new tips, minus every tip before) and to
  * tell a fast-forward from a forced move (`merge-base --is-ancestor`):
