@@ -255,13 +255,51 @@ stake_glob(struct stake_run *r, const char *target, char *rel)
 	stake_expand(r, slash != NULL ? rel : "", pat);
 }
 
+/* A literal operand, rel beneath the project: the entry looked at in its
+   directory, through the door. */
+static void
+stake_literal(struct stake_run *r, const char *target, char *rel,
+    bool whole)
+{
+	struct stat	 st;
+	char		*cause = NULL, *slash = whole ? NULL : strrchr(rel, '/');
+	const char	*name = slash != NULL ? slash + 1 : rel;
+	int		 dfd, err = 0;
+
+	if (slash != NULL)
+		*slash = '\0';
+	dfd = beneath_open(r->root, slash != NULL ? rel : ".", O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW, 0, &cause);
+	if (dfd < 0)
+		err = errno;
+	if (slash != NULL)
+		*slash = '/';
+	free(cause);
+	if (dfd >= 0 && whole) {
+		stake_item_whole(r, dfd);	/* closes dfd */
+		return;
+	}
+	if (dfd >= 0 && beneath_child_stat(dfd, name, &st) == 0) {
+		strv_push(&r->specs, rel);
+		stake_item_add(r, dfd, name, rel);
+	} else if (dfd >= 0)
+		err = errno;
+	if (dfd >= 0)
+		close(dfd);
+	if (err == ENOENT)
+		strv_pushf(&r->notes, "'%s' does not exist", target);
+	else if (err != 0) {
+		strv_pushf(&r->notes, "'%s' cannot be looked at", target);
+		r->kept = false;
+	}
+}
+
 /* One operand of a delete, relative to cwd: its items, or why none. */
 static void
 stake_operand(struct stake_run *r, const char *target)
 {
 	struct stake_op	*op;
-	char		*abs, *rel, *cause = NULL, *slash;
-	int		 dfd;
+	char		*abs, *rel, *cause = NULL;
 
 	abs = target[0] == '/' ? xstrdup(target) : path_join(r->cwd, target);
 	if ((rel = beneath_relative(r->project, abs, &cause)) == NULL) {
@@ -282,51 +320,8 @@ stake_operand(struct stake_run *r, const char *target)
 	if (strpbrk(rel, "*?[") != NULL) {
 		op->pattern = xstrdup(target);
 		stake_glob(r, target, rel);
-	} else {
-		/* The entry in its directory, through the door. */
-		slash = strrchr(rel, '/');
-		if (op->whole)
-			dfd = beneath_open(r->root, ".", O_RDONLY |
-			    O_DIRECTORY, 0, &cause);
-		else if (slash != NULL) {
-			*slash = '\0';
-			dfd = beneath_open(r->root, rel, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW, 0, &cause);
-			*slash = '/';
-		} else
-			dfd = beneath_open(r->root, ".", O_RDONLY |
-			    O_DIRECTORY, 0, &cause);
-		free(cause);
-		cause = NULL;
-		if (dfd >= 0 && op->whole) {
-			stake_item_whole(r, dfd);
-			dfd = -1;	/* closed by the walk */
-		} else if (dfd >= 0) {
-			struct stat st;
-
-			if (beneath_child_stat(dfd, slash != NULL ?
-			    slash + 1 : rel, &st) == 0) {
-				strv_push(&r->specs, rel);
-				stake_item_add(r, dfd, slash != NULL ?
-				    slash + 1 : rel, rel);
-			} else if (errno == ENOENT)
-				strv_pushf(&r->notes, "'%s' does not exist",
-				    target);
-			else {
-				strv_pushf(&r->notes, "'%s' cannot be "
-				    "looked at", target);
-				r->kept = false;
-			}
-		} else if (errno == ENOENT)
-			strv_pushf(&r->notes, "'%s' does not exist", target);
-		else {
-			strv_pushf(&r->notes, "'%s' cannot be looked at",
-			    target);
-			r->kept = false;
-		}
-		if (dfd >= 0)
-			close(dfd);
-	}
+	} else
+		stake_literal(r, target, rel, op->whole);
 	op->n = r->nitems - op->first;
 	free(rel);
 	free(abs);
