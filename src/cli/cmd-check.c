@@ -96,8 +96,9 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 	/* As the console judges it: git only at the project's top, and a
 	   delete measured against undo (sandboxed mode runs it at once). */
 	classification_at(c, pol.project, pol.cwd);
-	c->undo_restores = c->verdict == VERDICT_DANGER && c->measured &&
-	    stake_undo_restores(pol.project, pol.cwd, &c->targets);
+	if (c->verdict == VERDICT_DANGER)
+		c->at_stake = stake_judge(pol.project, pol.cwd, c->stake,
+		    &c->targets, c->measured, &c->undo_restores);
 	if (allowlist_profile_apply(*alp, c->profile, &pol, cause) != 0)
 		goto out;
 	/* Named hosts: with those the operator allowed for the project. */
@@ -144,6 +145,8 @@ check_print(const struct allowlist *al, const struct classification *c,
 	printf("rule:     %s\n", c->rule != NULL ? display_str(c->rule) :
 	    "(none)");
 	printf("reason:   %s\n", display_str(c->reason));
+	if (c->at_stake != NULL)
+		printf("at stake: %s\n", display_str(c->at_stake));
 	for (i = 0; i < c->commands.n; i++)
 		printf("command:  %s\n", display_str(c->commands.v[i]));
 	printf("profile:  %s\n", display_str(c->profile));

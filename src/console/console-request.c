@@ -237,17 +237,10 @@ request_classify(struct console *c, struct request *r)
 	needs_net = cl.needs_profile != NULL && r->verdict != VERDICT_ALLOW &&
 	    strstr(cl.needs_profile, "network") != NULL;
 	free(r->at_stake);
-	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_describe(
-	    c->project, r->cwd, cl.stake, &cl.targets) : NULL;
-	r->undo_restores = cl.verdict == VERDICT_DANGER && cl.measured &&
-	    stake_undo_restores(c->project, r->cwd, &cl.targets);
-	if (r->undo_restores) {
-		char *s = xasprintf("%s; undo puts all of it back",
-		    r->at_stake != NULL ? r->at_stake : "deletes");
-
-		free(r->at_stake);
-		r->at_stake = s;
-	}
+	r->undo_restores = false;
+	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_judge(c->project,
+	    r->cwd, cl.stake, &cl.targets, cl.measured, &r->undo_restores) :
+	    NULL;
 	classification_release(&cl);
 	if (r->op_profile != NULL) {
 		free(r->profile);

@@ -103,7 +103,7 @@ struct request {
 						   (stake.h), or NULL */
 	bool			 undo_restores;	/* danger: only deletes that
 						   undo puts back
-						   (stake_undo_restores) */
+						   (stake_judge) */
 	char			*profile;
 	char			*needs;		/* more than the project profile,
 						   by its words (allowlist.h) */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include "beneath.h"
 #include "buf.h"
+#include "gitops.h"
 #include "path.h"
 #include "stake.h"
 #include "undo.h"
@@ -80,158 +82,161 @@ stake_size(struct buf *b, unsigned long long bytes)
 	buf_printf(b, "%s", size_text(bytes, s));
 }
 
-/* One operand of a delete, relative to cwd: counted, or why not. */
-static void
-stake_target(int root, const char *project, const char *cwd,
-    const char *target, struct buf *b, struct stake_count *all,
-    struct strv *notes)
-{
-	char			*abs, *rel, *cause = NULL;
-	struct stake_count	 n = { 0, 0, 0, false, false, 0 };
-	struct stat		 st;
-	int			 fd;
+/* One thing a delete would remove, beneath the project. */
+struct stake_item {
+	char			*rel;
+	bool			 dir;
+	bool			 link;
+	unsigned long long	 files, bytes, tracked;
+};
 
-	if (strpbrk(target, "*?[") != NULL) {
-		strv_pushf(notes, "'%s' is a pattern", target);
-		return;
-	}
-	abs = target[0] == '/' ? xstrdup(target) : path_join(cwd, target);
-	if ((rel = beneath_relative(project, abs, &cause)) == NULL) {
-		free(cause);
-		strv_pushf(notes, "'%s' is outside the project (the sandbox "
-		    "keeps it)", target);
-		free(abs);
-		return;
-	}
-	fd = beneath_open(root, rel, O_RDONLY | O_NOFOLLOW, 0, &cause);
-	if (fd < 0) {
-		strv_pushf(notes, "'%s' %s", target, errno == ENOENT ?
-		    "does not exist" : "cannot be looked at");
-		free(cause);
-	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		stake_walk(fd, &n);
-		buf_printf(b, "%s%llu file%s (", b->len > 0 ? ", " : "",
-		    n.files, n.files == 1 ? "" : "s");
-		stake_size(b, n.bytes);
-		buf_printf(b, ") under %s/", strcmp(rel, ".") == 0 ?
-		    "the whole project" : rel);
-	} else {
-		n.files = 1;
-		n.bytes = fd >= 0 && fstat(fd, &st) == 0 ?
-		    (unsigned long long)st.st_size : 0;
-		buf_printf(b, "%s%s (", b->len > 0 ? ", " : "", rel);
-		stake_size(b, n.bytes);
-		buf_puts(b, ")");
-		close(fd);
-	}
-	all->files += n.files;
-	all->capped |= n.capped;
-	free(rel);
-	free(abs);
-}
+/* One operand: its items first .. first + n; pattern when it is one. */
+struct stake_op {
+	size_t			 first, n;
+	char			*pattern;	/* as written, or NULL */
+	bool			 whole;		/* the project's top */
+};
 
-char *
-stake_describe(const char *project, const char *cwd, const char *stake,
-    const struct strv *targets)
-{
-	struct buf		 b = BUF_INIT, what = BUF_INIT;
-	struct strv		 notes = STRV_INIT;
-	struct stake_count	 all = { 0, 0, 0, false, false, 0 };
-	struct stat		 st;
+/* One measure of a delete's operands: what the text says and what undo is
+   judged on come from the same walk. */
+struct stake_run {
 	int			 root;
-	char			*s, *cause = NULL;
+	const char		*project, *cwd;
+	struct stake_item	*items;
+	size_t			 nitems, capitems;
+	struct stake_op		*ops;
+	size_t			 nops;
+	struct stake_count	 all;
+	bool			 kept;		/* undo keeps all, so far */
+	struct strv		 notes;
+	struct strv		 specs;		/* where git is asked */
+};
 
-	if (strcmp(stake, "delete") != 0 || targets->n == 0)
-		return NULL;	/* the reason says it */
-	if ((root = beneath_root(project, &st, &cause)) < 0)
-		free(cause);
-	for (size_t i = 0; root >= 0 && i < targets->n; i++)
-		stake_target(root, project, cwd, targets->v[i], &what, &all,
-		    &notes);
-	if (root >= 0)
-		close(root);
-	buf_puts(&b, "deletes ");
-	if (what.len > 0)
-		buf_add(&b, what.data, what.len);
-	else
-		buf_puts(&b, "nothing that exists now");
-	if (all.capped)
-		buf_printf(&b, " (counted up to %d entries: more)",
-		    STAKE_MAX_ENTRIES);
-	if (notes.n > 0) {
-		s = strv_join(&notes, "; ", false);
-		buf_printf(&b, "; %s", s);
-		free(s);
+/* Measure the entry name of the open directory dfd as an item. */
+static void
+stake_item_add(struct stake_run *r, int dfd, const char *name,
+    const char *rel)
+{
+	struct stake_item	*it;
+	struct stat		 st;
+	unsigned long long	 files = r->all.files, bytes = r->all.bytes;
+	int			 sub;
+
+	if (++r->all.seen > STAKE_MAX_ENTRIES) {
+		r->all.capped = true;
+		return;
 	}
-	buf_release(&what);
-	strv_release(&notes);
-	return buf_detach(&b);
+	if (beneath_child_stat(dfd, name, &st) != 0) {
+		r->all.failed = true;
+		return;
+	}
+	if (r->nitems == r->capitems) {
+		r->capitems = r->capitems * 2 + 8;
+		r->items = xreallocarray(r->items, r->capitems,
+		    sizeof *r->items);
+	}
+	it = &r->items[r->nitems++];
+	memset(it, 0, sizeof *it);
+	it->rel = xstrdup(rel);
+	it->link = S_ISLNK(st.st_mode);
+	it->dir = S_ISDIR(st.st_mode);
+	if (it->link)
+		r->kept = false;	/* not measured */
+	if (!it->dir) {
+		r->all.files++;
+		r->all.bytes += (unsigned long long)st.st_size;
+		if ((unsigned long long)st.st_size > r->all.largest)
+			r->all.largest = (unsigned long long)st.st_size;
+	} else if ((sub = beneath_child(dfd, name, O_RDONLY |
+	    O_DIRECTORY)) >= 0)
+		stake_walk(sub, &r->all);
+	else {
+		r->all.failed = true;
+		r->kept = false;
+	}
+	it->files = r->all.files - files;
+	it->bytes = r->all.bytes - bytes;
 }
 
-/* Would undo keep all a pattern's matches in the directory rel ("" the
-   top) would delete? Matched with fnmatch's widest reading (dot files,
-   either case: shopt may widen bash's), so what the shell expands is among
-   them; a link among them, or one not looked at, is not measured. */
-static bool
-stake_pattern_kept(int root, const char *rel, const char *pat,
-    struct stake_count *all)
+/* The project's top, open at dfd (closed here), as one item. */
+static void
+stake_item_whole(struct stake_run *r, int dfd)
 {
-	struct dirent	*de;
-	struct stat	 st;
-	char		*cause = NULL;
-	DIR		*d;
-	int		 fd, sub;
-	bool		 ok = true;
+	struct stake_item	*it;
+	unsigned long long	 files = r->all.files, bytes = r->all.bytes;
 
-	fd = beneath_open(root, rel[0] == '\0' ? "." : rel, O_RDONLY |
+	stake_walk(dfd, &r->all);
+	r->items = xreallocarray(r->items, r->nitems + 1, sizeof *r->items);
+	r->capitems = r->nitems + 1;
+	it = &r->items[r->nitems++];
+	memset(it, 0, sizeof *it);
+	it->rel = xstrdup(".");
+	it->dir = true;
+	it->files = r->all.files - files;
+	it->bytes = r->all.bytes - bytes;
+	strv_push(&r->specs, ".");
+}
+
+static int
+stake_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A pattern's matches in the directory dir ("" the top), each an item,
+   in order. Matched with fnmatch's widest reading (dot files, either
+   case: shopt may widen bash's), so what the shell expands is among
+   them. */
+static void
+stake_expand(struct stake_run *r, const char *dir, const char *pat)
+{
+	struct strv	 names = STRV_INIT;
+	struct dirent	*de;
+	char		*cause = NULL, *rel;
+	DIR		*d;
+	int		 fd;
+
+	fd = beneath_open(r->root, dir[0] == '\0' ? "." : dir, O_RDONLY |
 	    O_DIRECTORY | O_NOFOLLOW, 0, &cause);
 	if (fd < 0) {
-		ok = errno == ENOENT;	/* matches nothing */
+		r->kept &= errno == ENOENT;	/* matches nothing */
 		free(cause);
-		return ok;
+		return;
 	}
 	if ((d = fdopendir(fd)) == NULL) {
 		close(fd);
-		return false;
+		r->kept = false;
+		return;
 	}
 	for (;;) {
 		errno = 0;
 		if ((de = readdir(d)) == NULL) {
-			ok = errno == 0;	/* the end, not an error */
+			r->kept &= errno == 0;	/* the end, not an error */
 			break;
 		}
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 ||
-		    fnmatch(pat, de->d_name, FNM_CASEFOLD) != 0)
-			continue;
-		if (++all->seen > STAKE_MAX_ENTRIES ||
-		    beneath_child_stat(dirfd(d), de->d_name, &st) != 0 ||
-		    S_ISLNK(st.st_mode)) {
-			ok = false;
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0 &&
+		    fnmatch(pat, de->d_name, FNM_CASEFOLD) == 0)
+			strv_push(&names, de->d_name);
+		if (names.n > STAKE_MAX_ENTRIES)
 			break;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			all->files++;
-			all->bytes += (unsigned long long)st.st_size;
-			if ((unsigned long long)st.st_size > all->largest)
-				all->largest = (unsigned long long)st.st_size;
-		} else if ((sub = beneath_child(dirfd(d), de->d_name,
-		    O_RDONLY | O_DIRECTORY)) >= 0)
-			stake_walk(sub, all);
-		else {
-			ok = false;
-			break;
-		}
+	}
+	qsort(names.v, names.n, sizeof *names.v, stake_cmp);
+	for (size_t i = 0; i < names.n && !r->all.capped; i++) {
+		rel = dir[0] == '\0' ? xstrdup(names.v[i]) :
+		    path_join(dir, names.v[i]);
+		stake_item_add(r, dirfd(d), names.v[i], rel);
+		free(rel);
 	}
 	closedir(d);
-	return ok;
+	strv_release(&names);
 }
 
-/* A pattern operand, rel beneath the project: only its last component may
-   be one, and at the top only after a literal start (`rm -rf *` is the
-   whole project). */
-static bool
-stake_glob_kept(int root, char *rel, struct stake_count *all)
+/* A pattern operand, rel beneath the project: only its last component is
+   expanded; undo is judged on it only after a literal start at the top
+   (`rm -rf *` is the whole project). */
+static void
+stake_glob(struct stake_run *r, const char *target, char *rel)
 {
 	char	*slash = strrchr(rel, '/'), *pat = slash != NULL ? slash + 1 :
 		    rel;
@@ -239,80 +244,262 @@ stake_glob_kept(int root, char *rel, struct stake_count *all)
 	if (slash != NULL)
 		*slash = '\0';
 	if (pat[0] == '\0' || (slash != NULL && strpbrk(rel, "*?[\\") !=
-	    NULL) || (slash == NULL && strchr("*?[", pat[0]) != NULL))
-		return false;
-	return stake_pattern_kept(root, slash != NULL ? rel : "", pat, all);
+	    NULL)) {
+		strv_pushf(&r->notes, "'%s' is a pattern", target);
+		r->kept = false;
+		return;
+	}
+	if (slash == NULL && strchr("*?[", pat[0]) != NULL)
+		r->kept = false;
+	strv_push(&r->specs, slash != NULL ? rel : ".");
+	stake_expand(r, slash != NULL ? rel : "", pat);
 }
 
-/* Would undo keep one operand's all (stake_undo_restores)? Adds to all. */
-static bool
-stake_target_kept(int root, const char *project, const char *cwd,
-    const char *target, struct stake_count *all)
+/* A literal operand, rel beneath the project: the entry looked at in its
+   directory, through the door. */
+static void
+stake_literal(struct stake_run *r, const char *target, char *rel,
+    bool whole)
 {
-	char		*abs, *rel, *cause = NULL;
 	struct stat	 st;
-	int		 fd;
-	bool		 ok = false;
+	char		*cause = NULL, *slash = whole ? NULL : strrchr(rel, '/');
+	const char	*name = slash != NULL ? slash + 1 : rel;
+	int		 dfd, err = 0;
 
-	abs = target[0] == '/' ? xstrdup(target) : path_join(cwd, target);
-	if ((rel = beneath_relative(project, abs, &cause)) == NULL) {
+	if (slash != NULL)
+		*slash = '\0';
+	dfd = beneath_open(r->root, slash != NULL ? rel : ".", O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW, 0, &cause);
+	if (dfd < 0)
+		err = errno;
+	if (slash != NULL)
+		*slash = '/';
+	free(cause);
+	if (dfd >= 0 && whole) {
+		stake_item_whole(r, dfd);	/* closes dfd */
+		return;
+	}
+	if (dfd >= 0 && beneath_child_stat(dfd, name, &st) == 0) {
+		strv_push(&r->specs, rel);
+		stake_item_add(r, dfd, name, rel);
+	} else if (dfd >= 0)
+		err = errno;
+	if (dfd >= 0)
+		close(dfd);
+	if (err == ENOENT)
+		strv_pushf(&r->notes, "'%s' does not exist", target);
+	else if (err != 0) {
+		strv_pushf(&r->notes, "'%s' cannot be looked at", target);
+		r->kept = false;
+	}
+}
+
+/* One operand of a delete, relative to cwd: its items, or why none. */
+static void
+stake_operand(struct stake_run *r, const char *target)
+{
+	struct stake_op	*op;
+	char		*abs, *rel, *cause = NULL;
+
+	abs = target[0] == '/' ? xstrdup(target) : path_join(r->cwd, target);
+	if ((rel = beneath_relative(r->project, abs, &cause)) == NULL) {
 		free(cause);
+		strv_pushf(&r->notes, "'%s' is outside the project (the "
+		    "sandbox keeps it)", target);
+		r->kept = false;
 		free(abs);
-		return false;	/* outside: not the project's undo */
+		return;
 	}
-	if (strcmp(rel, ".") == 0) {
-		free(rel);
-		free(abs);
-		return false;	/* the whole project: always asked */
-	}
+	r->ops = xreallocarray(r->ops, r->nops + 1, sizeof *r->ops);
+	op = &r->ops[r->nops++];
+	op->first = r->nitems;
+	op->pattern = NULL;
+	op->whole = strcmp(rel, ".") == 0;
+	if (op->whole)
+		r->kept = false;	/* the whole project: always asked */
 	if (strpbrk(rel, "*?[") != NULL) {
-		ok = stake_glob_kept(root, rel, all);
-		free(rel);
-		free(abs);
-		return ok;
-	}
-	fd = beneath_open(root, rel, O_RDONLY | O_NOFOLLOW, 0, &cause);
-	if (fd < 0) {
-		ok = errno == ENOENT;	/* deletes nothing */
-		free(cause);
-	} else if (fstat(fd, &st) != 0) {
-		close(fd);
-	} else if (S_ISDIR(st.st_mode)) {
-		stake_walk(fd, all);
-		ok = true;
-	} else {
-		all->files++;
-		all->bytes += (unsigned long long)st.st_size;
-		if ((unsigned long long)st.st_size > all->largest)
-			all->largest = (unsigned long long)st.st_size;
-		close(fd);
-		ok = true;
-	}
+		op->pattern = xstrdup(target);
+		stake_glob(r, target, rel);
+	} else
+		stake_literal(r, target, rel, op->whole);
+	op->n = r->nitems - op->first;
 	free(rel);
 	free(abs);
-	return ok;
 }
 
-bool
-stake_undo_restores(const char *project, const char *cwd,
-    const struct strv *targets)
+/* How many of the index's paths (sorted) are rel or beneath it. */
+static unsigned long long
+stake_tracked_under(const struct strv *idx, const char *rel)
 {
-	struct stake_count	 all = { 0, 0, 0, false, false, 0 };
-	struct undo_limits	 l;
-	struct stat		 st;
-	char			*cause = NULL;
-	bool			 ok = targets->n > 0 && undo_enabled();
-	int			 root = -1;
+	unsigned long long	 n = 0;
+	size_t			 lo = 0, hi = idx->n, len;
+	char			*key;
 
-	if (ok && (root = beneath_root(project, &st, &cause)) < 0) {
-		free(cause);
-		ok = false;
+	if (strcmp(rel, ".") == 0)
+		return idx->n;
+	key = xasprintf("%s/", rel);
+	len = strlen(key);
+	while (lo < hi) {	/* the first path not before rel */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(idx->v[mid], rel) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (size_t i = 0; ok && i < targets->n; i++)
-		ok = stake_target_kept(root, project, cwd, targets->v[i], &all);
-	if (root >= 0)
-		close(root);
+	for (; lo < idx->n && strncmp(idx->v[lo], rel, len - 1) == 0; lo++)
+		if (idx->v[lo][len - 1] == '\0' ||
+		    strncmp(idx->v[lo], key, len) == 0)
+			n++;
+	free(key);
+	return n;
+}
+
+/* Tracked or untracked, in words ("" when git was not asked). */
+static const char *
+stake_tracked_words(unsigned long long files, unsigned long long tracked,
+    bool known, char *s, size_t len)
+{
+	if (!known || files == 0)
+		return "";
+	if (tracked == 0)
+		return ", untracked";
+	if (tracked >= files)
+		return ", tracked";
+	snprintf(s, len, ", %llu tracked", tracked);
+	return s;
+}
+
+/* One item in words: "a.txt (6 B, tracked)", "3 files (4.0 KiB,
+   untracked) under build/". */
+static void
+stake_item_text(struct buf *b, const struct stake_item *it, bool known)
+{
+	char	t[48];
+
+	if (b->len > 0)
+		buf_puts(b, ", ");
+	if (it->link) {
+		buf_printf(b, "%s (a symbolic link%s)", it->rel,
+		    stake_tracked_words(1, it->tracked, known, t, sizeof t));
+		return;
+	}
+	if (!it->dir) {
+		buf_printf(b, "%s (", it->rel);
+		stake_size(b, it->bytes);
+		buf_printf(b, "%s)", stake_tracked_words(1, it->tracked,
+		    known, t, sizeof t));
+		return;
+	}
+	buf_printf(b, "%llu file%s (", it->files, it->files == 1 ? "" : "s");
+	stake_size(b, it->bytes);
+	buf_printf(b, "%s) ", stake_tracked_words(it->files, it->tracked,
+	    known, t, sizeof t));
+	if (strcmp(it->rel, ".") == 0)
+		buf_puts(b, "in the whole project");
+	else
+		buf_printf(b, "under %s/", it->rel);
+}
+
+/* One operand in words: its items, a pattern's first STAKE_NAMED named
+   and the rest counted. */
+static void
+stake_op_text(struct buf *b, struct strv *notes, const struct stake_run *r,
+    const struct stake_op *op, bool known)
+{
+	struct stake_item	 rest = { NULL, false, false, 0, 0, 0 };
+	size_t			 named = op->pattern != NULL &&
+				     op->n > STAKE_NAMED ? STAKE_NAMED - 1 :
+				     op->n;
+	char			 t[48];
+
+	if (op->pattern != NULL && op->n == 0)
+		strv_pushf(notes, "'%s' matches nothing now", op->pattern);
+	for (size_t i = 0; i < named; i++)
+		stake_item_text(b, &r->items[op->first + i], known);
+	if (named == op->n)
+		return;
+	for (size_t i = named; i < op->n; i++) {
+		const struct stake_item *it = &r->items[op->first + i];
+
+		rest.files += it->link ? 1 : it->files;
+		rest.bytes += it->bytes;
+		rest.tracked += it->tracked;
+	}
+	buf_printf(b, ", %zu more matching %s (%llu file%s, ", op->n - named,
+	    op->pattern, rest.files, rest.files == 1 ? "" : "s");
+	stake_size(b, rest.bytes);
+	buf_printf(b, "%s)", stake_tracked_words(rest.files, rest.tracked,
+	    known, t, sizeof t));
+}
+
+char *
+stake_judge(const char *project, const char *cwd, const char *stake,
+    const struct strv *targets, bool measured, bool *undo_restores)
+{
+	struct stake_run	 r;
+	struct strv		 idx = STRV_INIT;
+	struct undo_limits	 l;
+	struct buf		 b = BUF_INIT, what = BUF_INIT;
+	struct stat		 st;
+	char			*s, *cause = NULL;
+	bool			 known = false;
+
+	*undo_restores = false;
+	if (strcmp(stake, "delete") != 0 || targets->n == 0)
+		return NULL;	/* the reason says it */
+	memset(&r, 0, sizeof r);
+	r.project = project;
+	r.cwd = cwd;
+	r.kept = true;
+	if ((r.root = beneath_root(project, &st, &cause)) < 0) {
+		free(cause);
+		r.kept = false;
+	}
+	for (size_t i = 0; r.root >= 0 && i < targets->n; i++)
+		stake_operand(&r, targets->v[i]);
+	if (r.root >= 0)
+		close(r.root);
+	/* Tracked or not: one question to git for every operand. */
+	if (r.nitems > 0 && r.specs.n > 0 &&
+	    gitops_tracked(project, &r.specs, &idx) == 0) {
+		known = true;
+		qsort(idx.v, idx.n, sizeof *idx.v, stake_cmp);
+		for (size_t i = 0; i < r.nitems; i++)
+			r.items[i].tracked = stake_tracked_under(&idx,
+			    r.items[i].rel);
+	}
+	for (size_t i = 0; i < r.nops; i++)
+		stake_op_text(&what, &r.notes, &r, &r.ops[i], known);
 	undo_limits_get(&l);
-	return ok && !all.capped && !all.failed && all.largest <= l.file_max &&
-	    all.bytes <= l.run_max;
+	*undo_restores = measured && r.kept && r.root >= 0 && undo_enabled() &&
+	    !r.all.capped && !r.all.failed && r.all.largest <= l.file_max &&
+	    r.all.bytes <= l.run_max;
+
+	buf_puts(&b, "deletes ");
+	if (what.len > 0)
+		buf_add(&b, what.data, what.len);
+	else
+		buf_puts(&b, "nothing that exists now");
+	if (r.all.capped)
+		buf_printf(&b, " (counted up to %d entries: more)",
+		    STAKE_MAX_ENTRIES);
+	if (r.notes.n > 0) {
+		s = strv_join(&r.notes, "; ", false);
+		buf_printf(&b, "; %s", s);
+		free(s);
+	}
+	if (*undo_restores)
+		buf_puts(&b, "; undo puts all of it back");
+	for (size_t i = 0; i < r.nitems; i++)
+		free(r.items[i].rel);
+	for (size_t i = 0; i < r.nops; i++)
+		free(r.ops[i].pattern);
+	free(r.items);
+	free(r.ops);
+	strv_release(&r.notes);
+	strv_release(&r.specs);
+	strv_release(&idx);
+	buf_release(&what);
+	return buf_detach(&b);
 }

@@ -7,7 +7,7 @@
  * tree cannot stall the console; other stakes are said by the danger's
  * reason alone.
  *
- *	char *s = stake_describe(project, cwd, "delete", &targets);
+ *	char *s = stake_judge(project, cwd, "delete", &targets, true, &keep);
  */
 #ifndef BWGATE_STAKE_H
 #define BWGATE_STAKE_H
@@ -17,21 +17,26 @@
 #include "strv.h"
 
 #define STAKE_MAX_ENTRIES	100000
+#define STAKE_NAMED		3	/* a pattern's matches named */
 
-/* The description (caller frees), or NULL when the danger's reason says
-   all there is (not a delete). */
-char	*stake_describe(const char *project, const char *cwd,
-	    const char *stake, const struct strv *targets);
-
-/* Would undo put back everything a delete of targets (their operands, as
-   written, relative to cwd) removes? Every operand inside the project
-   but not the whole project, none a symbolic link, every
-   entry looked at (at most STAKE_MAX_ENTRIES), no file over undo's limit
-   for one file and all within its limit for one run (undo_limits_get),
-   undo on; an operand that does not exist deletes nothing; a pattern in
-   the last component is measured by what it matches now. Sandboxed mode
-   runs such a delete at once (issue 41). */
-bool	 stake_undo_restores(const char *project, const char *cwd,
-	    const struct strv *targets);
+/* What a dangerous command puts at stake, measured in one walk of a
+   delete's operands (targets: as written, relative to cwd): the
+   description (caller frees: "deletes out1.txt (6 B, tracked), 3 files
+   (4.0 KiB, untracked) under build/"), or NULL when the danger's reason
+   says all there is (not a delete). A pattern in an operand's last
+   component is expanded against the project as it is now, the first
+   STAKE_NAMED - 1 matches named and the rest counted when there are more
+   than STAKE_NAMED; in a git project each says whether git tracks it
+   (gitops_tracked). *undo_restores: measured (danger_measurable), and
+   undo would put back everything the delete removes: every operand
+   inside the project but not the whole project, none a symbolic link,
+   every entry looked at (at most STAKE_MAX_ENTRIES), no file over undo's
+   limit for one file and all within its limit for one run
+   (undo_limits_get), undo on; an operand that does not exist deletes
+   nothing; a pattern at the top only after a literal start. Sandboxed
+   mode runs such a delete at once (issue 41). */
+char	*stake_judge(const char *project, const char *cwd,
+	    const char *stake, const struct strv *targets, bool measured,
+	    bool *undo_restores);
 
 #endif

@@ -609,3 +609,44 @@ gitops_summary(const cJSON *git)
 	}
 	return buf_detach(&b);
 }
+
+/* The index's paths under pathspecs (git ls-files): the host's git, run as
+   gitops_git runs it, and only when .git is a directory whose index is a
+   regular file, both reached through the door. */
+int
+gitops_tracked(const char *project, const struct strv *pathspecs,
+    struct strv *out)
+{
+	struct strv	 av = STRV_INIT;
+	struct buf	 b = BUF_INIT;
+	struct stat	 st;
+	char		*cause = NULL;
+	int		 root, git = -1, rc = -1;
+
+	if ((root = beneath_root(project, &st, &cause)) < 0)
+		goto out;
+	git = beneath_open(root, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+	    0, &cause);
+	if (git < 0 || beneath_child_stat(git, "index", &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		goto out;
+	strv_push(&av, "ls-files");
+	strv_push(&av, "-z");
+	strv_push(&av, "--");
+	strv_append_all(&av, pathspecs);
+	if (gitops_git(project, (const char *const *)av.v, NULL, 0, &b,
+	    GITOPS_TRACKED_BYTES, &cause) != 0)
+		goto out;
+	for (size_t i = 0; i < b.len; i += strlen(b.data + i) + 1)
+		strv_push(out, b.data + i);
+	rc = 0;
+out:
+	if (git >= 0)
+		close(git);
+	if (root >= 0)
+		close(root);
+	free(cause);
+	buf_release(&b);
+	strv_release(&av);
+	return rc;
+}

@@ -16,6 +16,9 @@
  * the project), no git involved; taken only when the profile makes .git
  * writable. gitops_report() takes them again after the run and compares.
  *
+ * gitops_tracked() asks the same hardened git which paths its index
+ * holds (`ls-files`), for what a delete puts at stake (stake.h).
+ *
  * Only when refs changed is git run on the host, for the commits' ids and
  * subjects (`git log` of the new tips, minus every tip before) and to
  * tell a fast-forward from a forced move (`merge-base --is-ancestor`):
@@ -50,6 +53,7 @@
 #define GITOPS_COMMITS		20	/* listed with their subjects */
 #define GITOPS_MAX_REFS		100000	/* more: refs are not compared */
 #define GITOPS_TIMEOUT_MS	10000	/* for each git run */
+#define GITOPS_TRACKED_BYTES	(8 << 20)	/* gitops_tracked's output */
 
 struct gitops;
 
@@ -64,5 +68,11 @@ cJSON		*gitops_report(const struct gitops *before,
    changed"), from a report object; NULL for none. */
 char		*gitops_summary(const cJSON *git);
 void		 gitops_free(struct gitops *);
+/* The paths git tracks under pathspecs (literal, relative to the
+   project's top: `git ls-files -z -- PATHSPECS`, run as above), appended
+   to out; -1 when not known (no .git directory or index, git failed, the
+   list over GITOPS_TRACKED_BYTES). */
+int		 gitops_tracked(const char *project,
+		    const struct strv *pathspecs, struct strv *out);
 
 #endif

@@ -89,6 +89,8 @@ classification_release(struct classification *c)
 	c->needs_profile = NULL;
 	c->needs_at_once = false;
 	c->measured = c->undo_restores = false;
+	free(c->at_stake);
+	c->at_stake = NULL;
 	c->project_root = false;
 	c->verdict = VERDICT_ASK;
 	c->rule = c->reason = c->profile = c->danger = c->stake = NULL;
@@ -122,6 +124,8 @@ classification_json(const struct classification *c)
 		cJSON_AddItemToObject(d, "targets", json_strv(&c->targets));
 		cJSON_AddBoolToObject(d, "measured", c->measured);
 		cJSON_AddBoolToObject(d, "undo_restores", c->undo_restores);
+		if (c->at_stake != NULL)
+			cJSON_AddStringToObject(d, "at_stake", c->at_stake);
 	}
 	if (c->needs != NULL) {
 		cJSON	*n = cJSON_AddObjectToObject(j, "needs");
@@ -561,7 +565,7 @@ allowlist_danger(const struct allowlist *al, const struct sh_script *s,
 		strv_release(&c->runs);
 		c->project_root = false;
 		/* Only deletes, each operand known: the caller can measure
-		   them against undo (stake_undo_restores). */
+		   them against undo (stake_judge). */
 		if (strcmp(c->stake, "delete") == 0 &&
 		    danger_measurable(al->danger, s, allowed, &all)) {
 			strv_release(&c->targets);

@@ -63,11 +63,14 @@ struct classification {
 					   in targets (danger_measurable) */
 	bool		 undo_restores;	/* measured, and undo keeps all they
 					   delete: set by the caller that
-					   looked (stake_undo_restores) */
+					   looked (stake_judge) */
+	char		*at_stake;	/* danger: what it puts at stake, in
+					   words, or NULL: set by the same
+					   caller (stake_judge) */
 };
 #define CLASSIFICATION_INIT \
 	{ VERDICT_ASK, NULL, NULL, STRV_INIT, NULL, STRV_INIT, false, \
-	  NULL, NULL, STRV_INIT, NULL, NULL, NULL, false, false, false }
+	  NULL, NULL, STRV_INIT, NULL, NULL, NULL, false, false, false, NULL }
 
 struct allowlist;
 

@@ -62,6 +62,39 @@ v=$(cd "$P2" && "$BWGATE" check --json --project "$P2" -- 'rm -rf s*' |
     jq -r '.danger.undo_restores')
 assert_eq "  but not after a literal start" "$v" true
 
+# --- what is at stake: what would be deleted, not the flag ------------------
+# In a git project the at-stake line names a pattern's matches (the first
+# few, the rest counted) and says which git tracks (issue 41 item 3).
+P3=$(new_project tracked)
+git -C "$P3" init -q 2>/dev/null
+(cd "$P3" && printf x > file.txt && printf 1 > out1.txt && printf 2 > out2.txt &&
+    printf 3 > out3.txt && for i in 1 2 3 4 5; do printf $i > w1_$i.txt; done &&
+    mkdir -p lib && printf a > lib/a.c && printf b > lib/b.c &&
+    git add file.txt out1.txt w1_2.txt lib/a.c)
+stake() {
+	OUT=$(cd "$P3" && "$BWGATE" check --json --project "$P3" -- "$1")
+	field "$2"
+}
+assert_eq "rm -r of a file: the file, tracked" \
+    "$(stake 'rm -r file.txt' .danger.at_stake)" \
+    "deletes file.txt (1 B, tracked); undo puts all of it back"
+ok_unless "  and no word of directories" grep -qi director <<<"$OUT"
+assert_eq "a pattern's matches named, tracked or untracked" \
+    "$(stake 'rm -rf out*.txt' .danger.at_stake)" \
+    "deletes out1.txt (1 B, tracked), out2.txt (1 B, untracked), out3.txt (1 B, untracked); undo puts all of it back"
+assert_eq "more matches than named: the rest counted" \
+    "$(stake 'rm -rf w1_*.txt' .danger.at_stake)" \
+    "deletes w1_1.txt (1 B, untracked), w1_2.txt (1 B, tracked), 3 more matching w1_*.txt (3 files, 3 B, untracked); undo puts all of it back"
+assert_eq "a directory: how many of its files git tracks" \
+    "$(stake 'rm -rf lib' .danger.at_stake)" \
+    "deletes 2 files (2 B, 1 tracked) under lib/; undo puts all of it back"
+assert_eq "a pattern that matches nothing says so" \
+    "$(stake 'rm -rf zz*.txt' .danger.at_stake)" \
+    "deletes nothing that exists now; 'zz*.txt' matches nothing now; undo puts all of it back"
+assert_match "the text output has the at-stake line" \
+    "$(cd "$P3" && "$BWGATE" check --project "$P3" -- 'rm -rf out*.txt')" \
+    'at stake: deletes out1.txt \(1 B, tracked\)'
+
 # --- what still asks in sandboxed mode ---------------------------------------
 for c in 'rm -rf *' 'rm -rf lin*' 'rm -rf b*/sub' 'rm -rf -* build' \
     'xargs rm -rf build' 'rm -rf link' 'rm -rf .' \

@@ -81,6 +81,9 @@ err=$("$BWGATE" run -- rm -rf huge 2>&1); rc=$?
 assert_eq "a delete larger than undo keeps: refused headless (77)" "$rc" 77
 assert_match "  naming the danger" "$err" "danger"
 ok_if "  and huge is still there" test -f huge/f
+assert_eq "  the console's at-stake line: what is there, and git does not track it" \
+	"$(grep '"at_stake"' "$AUDIT" | tail -1 | jq -r .request.at_stake)" \
+	"deletes 1 file (97.7 KiB, untracked) under huge/"
 err=$("$BWGATE" run -- sh -c 'eval "rm -rf build"' 2>&1); rc=$?
 assert_eq "eval of a delete: refused headless (77)" "$rc" 77
 ok_if "  and build is still there" test -f build/sub/f

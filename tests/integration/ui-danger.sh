@@ -23,7 +23,7 @@ run_layout() {
 	check_screen "$L: the queue badges it DANGER" 10 '1 .*DANGER +pending'
 	check_screen "$L: the detail says what is at stake, counted" 5 \
 	    'at stake.*deletes 3 files'
-	check_screen "$L: and why" 5 'deletes whole directories'
+	check_screen "$L: and why" 5 'deletes recursively'
 	keys a Enter
 	check_screen "$L: a, Enter: not approved" 5 'not approved \(type yes'
 	ok_unless "$L: the agent still waits" test -s "$T/one.rc"

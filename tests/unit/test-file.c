@@ -170,6 +170,7 @@ test_size_text(void **state)
 	char	s[SIZE_TEXT_MAX], *d, *p;
 	struct strv t = STRV_INIT;
 	int	fd;
+	bool	keep;
 
 	(void)state;
 	assert_string_equal(size_text(0, s), "0 B");
@@ -191,7 +192,7 @@ test_size_text(void **state)
 	close(fd);
 	strv_push(&t, "big");
 	free(p);
-	p = stake_describe(d, d, "delete", &t);
+	p = stake_judge(d, d, "delete", &t, false, &keep);
 	assert_non_null(p);
 	assert_non_null(strstr(p, "15.6 KiB"));
 	assert_null(strstr(p, "kB"));
