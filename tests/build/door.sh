@@ -92,8 +92,9 @@ allowed() {
 					# /proc/self/exe
 	gitwatch-client.o) echo "openat opendir lstat open" ;; # runtime;
 					# /proc/sys
-	pod.o) echo "open unlink" ;;		# its socket, lock (runtime)
-					# and pods directory (state)
+	pod.o) echo "open unlink stat" ;;	# its socket, lock (runtime)
+					# and pods directory (state); our
+					# own /proc/self/ns/user
 	bwgate_pod-pod-main.o) echo "chdir chmod fstatat mkdirat open \
 	    openat unlinkat" ;;			# the pod's /tmp (state, by
 					# descriptor, no link followed),
