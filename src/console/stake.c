@@ -221,7 +221,8 @@ stake_expand(struct stake_run *r, const char *dir, const char *pat)
 		if (names.n > STAKE_MAX_ENTRIES)
 			break;
 	}
-	qsort(names.v, names.n, sizeof *names.v, stake_cmp);
+	if (names.n > 1)	/* (v is NULL when empty: no qsort) */
+		qsort(names.v, names.n, sizeof *names.v, stake_cmp);
 	for (size_t i = 0; i < names.n && !r->all.capped; i++) {
 		rel = dir[0] == '\0' ? xstrdup(names.v[i]) :
 		    path_join(dir, names.v[i]);
@@ -464,7 +465,8 @@ stake_judge(const char *project, const char *cwd, const char *stake,
 	if (r.nitems > 0 && r.specs.n > 0 &&
 	    gitops_tracked(project, &r.specs, &idx) == 0) {
 		known = true;
-		qsort(idx.v, idx.n, sizeof *idx.v, stake_cmp);
+		if (idx.n > 1)
+			qsort(idx.v, idx.n, sizeof *idx.v, stake_cmp);
 		for (size_t i = 0; i < r.nitems; i++)
 			r.items[i].tracked = stake_tracked_under(&idx,
 			    r.items[i].rel);
