@@ -57,6 +57,36 @@ assert_match "  the agent got the change report" "$(cat "$T/a.err")" "1 created"
 out=$(cd "$OP/proj" && "$BWGATE" show "$(oid machine-a finished made)" 2>&1)
 assert_match "  bwgate show names its host" "$out" "machine-a"
 
+# Approved with another profile and an extra mount: the executor runs
+# exactly that (its audit log has the profile and the argv it ran).
+mkdir -p "$T/machine-a/extra"
+echo "extra of machine-a" > "$T/machine-a/extra/note"
+mrun machine-a --json -- sh -c "cat '$T/machine-a/extra/note'; echo x > edited" \
+    > "$T/a2.out" 2> "$T/a2.err" &
+RA=$!
+ok_if "a's second request shows" wait_for 20 oid machine-a pending edited
+(cd "$OP/proj" && "$BWGATE" approve --profile readonly \
+    --ro "$T/machine-a/extra" "$(oid machine-a pending edited)") > /dev/null 2>&1
+assert_eq "  approved with --profile readonly --ro EXTRA" "$?" 0
+wait "$RA"
+EA="$T/machine-a/state/bwgate/audit.jsonl"
+ran() {	# the executor's report of the run, as it recorded it
+	jq -c -s 'last(.[] | select(.record == "result" and
+	    (.report.argv[-1] | contains("edited")))) | .report' "$EA"
+}
+assert_eq "  the executor ran it with the readonly profile" \
+    "$(ran | jq -r '.profile + " " + .sandbox.profile')" "readonly readonly"
+assert_eq "  the project read-only, the extra path mounted read-only" \
+    "$(ran | jq -r --arg p "$T/machine-a/proj" --arg e "$T/machine-a/extra" \
+    '[.sandbox.mounts[] | select(.path == $p or .path == $e) | .mode] | join(" ")')" \
+    "ro ro"
+assert_eq "  the argv it ran binds the extra path" \
+    "$(ran | jq -r --arg e "$T/machine-a/extra" \
+    '[.bwrap_argv | indices($e)[] as $i | .[$i - 2]] | join(" ")')" "--ro-bind-fd"
+assert_eq "  its agent read the extra path" \
+    "$(jq -r .stdout "$T/a2.out")" "extra of machine-a"
+ok_unless "  and could not write the project" test -e "$T/machine-a/proj/edited"
+
 # Deny on machine-b.
 mrun machine-b -- sh -c 'echo x > denied' > /dev/null 2> "$T/b.err" &
 RB=$!
