@@ -57,6 +57,21 @@ assert_match "  the agent got the change report" "$(cat "$T/a.err")" "1 created"
 out=$(cd "$OP/proj" && "$BWGATE" show "$(oid machine-a finished made)" 2>&1)
 assert_match "  bwgate show names its host" "$out" "machine-a"
 
+# bwgate undo on the operator's machine never undoes a remote run here:
+# it says where and how, and the line it gives works there.
+ida=$(oid machine-a finished made)
+out=$(cd "$OP/proj" && "$BWGATE" undo "$ida" 2>&1)
+assert_eq "bwgate undo of a's run here fails" "$?" 125
+assert_match "  naming the machine and the two ways" "$out" \
+    "request #$ida ran on machine-a, not here: undo it from the console \(select it, u\), or there: bwgate undo --project [^ ]*machine-a/proj [0-9]+$"
+ok_if "  nothing undone on machine-a" test -e "$T/machine-a/proj/made"
+there=$(sed -n 's/.*or there: //p' <<<"$out")
+# shellcheck disable=SC2046,SC2086
+out=$(cd "$T/machine-a/proj" && env $(machine_env machine-a) \
+    ${there/bwgate/$BWGATE} 2>&1)
+assert_match "  the line it gives undoes it on machine-a" "$out" "undone"
+ok_unless "  there" test -e "$T/machine-a/proj/made"
+
 # Approved with another profile and an extra mount: the executor runs
 # exactly that (its audit log has the profile and the argv it ran).
 mkdir -p "$T/machine-a/extra"
