@@ -157,6 +157,7 @@ executor_send_request(struct executor *e, const struct request *r)
 	cJSON_AddStringToObject(j, "type", "request");
 	cJSON_AddItemToObject(j, "request", rq);
 	rchan_send(&e->ch, j);
+	LOG("request %u: %s sent", r->id, request_state_name(r->state));
 	snprintf(n, sizeof n, "%u", r->id);
 	if (!strv_contains(&e->shown, n))
 		strv_push(&e->shown, n);
