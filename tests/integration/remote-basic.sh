@@ -111,6 +111,9 @@ id=$(oid machine-b pending denied)
 wait "$RB"; rc=$?
 assert_eq "b's agent: denied (77)" "$rc" 77
 assert_match "  with the operator's note" "$(cat "$T/b.err")" "not on b"
+# Queued, then waiting, in one loop pass of the executor: sent once.
+assert_eq "  its waiting state crossed the link once" \
+    "$(grep -c '(machine-b #[0-9]*): pending received' "$OP/console.log")" 1
 ok_unless "  nothing ran on b" test -e "$T/machine-b/proj/denied"
 ok_unless "  a's requests are not b's" \
     ohas '.[] | select(.host == "machine-b" and (.command | contains("made")))'
