@@ -28,11 +28,14 @@ python3 - "$ctl" <<'EOF' &
 import json, socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
-f = s.makefile("rwb", buffering=0)
+# Read buffered: an unbuffered readline reads a byte per system call, and
+# the list grows with every request (the second series paid for it).
+rf = s.makefile("rb")
+wf = s.makefile("wb", buffering=0)
 def ask(m):
-    f.write((json.dumps(m) + "\n").encode())
+    wf.write((json.dumps(m) + "\n").encode())
     while True:
-        r = json.loads(f.readline())
+        r = json.loads(rf.readline())
         if r.get("type") != "hello":
             return r
 done = set()

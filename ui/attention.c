@@ -4,8 +4,9 @@
  * A request that starts waiting rings the terminal bell (tmux turns it
  * into a window alert; "console": {"bell": false} turns it off) and,
  * inside tmux, the console's pane title and the window option
- * @bwgate_pending carry the number waiting (only that number: no agent
- * text ever reaches tmux).
+ * @bwgate_pending carry the number waiting (only that number, and in the
+ * title the machine the next decision goes to, as the operator named it
+ * to `bwgate connect`: no agent text ever reaches tmux).
  *
  * Follow (F) is sticky: it stays on until the operator turns it off.
  * Moving the selection by hand pauses it; the next request that starts
@@ -17,6 +18,7 @@
 #include "autoconf.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "config.h"
 #include "format.h"
@@ -52,20 +54,43 @@ ui_attention_event(struct ui *ui, const struct request *r)
 	ui_follow(ui);
 }
 
+/* The machine the next decision goes to: the selected request's when it
+   waits for the operator, else the oldest waiting one's; NULL when that
+   is this machine's (or nothing waits). */
+static const char *
+attention_host(struct ui *ui)
+{
+	struct request	*r = ui_selected(ui);
+
+	if (r != NULL && fmt_needs_operator(r))
+		return r->host;
+	TAILQ_FOREACH(r, &console_queue(ui->c)->requests, entry) {
+		if (fmt_needs_operator(r))
+			return r->host;
+	}
+	return NULL;
+}
+
 /* After a draw: ring, and keep the tmux marker in step. */
 void
 ui_attention_flush(struct ui *ui)
 {
-	size_t	pending, running, done;
+	size_t		 pending, running, done;
+	const char	*host;
 
 	if (ui->ring) {
 		ui->ring = false;
 		beep();
 	}
 	ui_counts(ui, &pending, &running, &done);
-	if (pending != ui->marked) {
+	host = pending == 0 ? NULL : attention_host(ui);
+	if (pending != ui->marked || (host == NULL) !=
+	    (ui->marked_host == NULL) || (host != NULL &&
+	    strcmp(host, ui->marked_host) != 0)) {
 		ui->marked = pending;
-		ui_tmux_mark(ui_project_name(ui), pending, false);
+		free(ui->marked_host);
+		ui->marked_host = host != NULL ? xstrdup(host) : NULL;
+		ui_tmux_mark(ui_project_name(ui), pending, host, false);
 	}
 }
 

@@ -99,7 +99,7 @@ tmux_run(struct strv *args, char **out)
 /* The project's name as tmux gets it: letters, digits and ._+- only (a
    directory name is no tmux format and no terminal text), at most 32. */
 static void
-tmux_safe_name(char *out, size_t size, const char *name)
+tmux_safe_name(char *out, size_t size, const char *name, const char *also)
 {
 	size_t	i;
 
@@ -107,7 +107,8 @@ tmux_safe_name(char *out, size_t size, const char *name)
 		unsigned char	ch = (unsigned char)name[i];
 
 		out[i] = (ch < 128 && (isalnum(ch) || strchr("._+-", ch) !=
-		    NULL)) ? (char)ch : '_';
+		    NULL || (also != NULL && strchr(also, ch) != NULL))) ?
+		    (char)ch : '_';
 	}
 	out[i] = '\0';
 }
@@ -138,27 +139,37 @@ tmux_window_alone(const char *pane)
 /*
  * Inside tmux: which project the console serves and how much waits for
  * the operator (pending requests and host questions), in the console
- * pane's title ("bwgate NAME: 2 pending"), in the window's name when the
- * console has the window to itself, and the count in the window option
- * @bwgate_pending, for status formats. Only the project's name, made
- * safe, and a number ever go to tmux, never agent text. With stop, the
- * console ends: the option goes and the window names itself again.
+ * pane's title ("bwgate NAME: 2 pending"), with the machine the next
+ * decision goes to when it is another (host: "bwgate NAME: 2 pending
+ * (build-box)"), in the window's name when the console has the window to
+ * itself, and the count in the window option @bwgate_pending, for status
+ * formats. Only the project's name and the host the operator gave
+ * `bwgate connect`, both made safe, and a number ever go to tmux, never
+ * agent text. With stop, the console ends: the option goes and the
+ * window names itself again.
  */
 void
-ui_tmux_mark(const char *project, size_t pending, bool stop)
+ui_tmux_mark(const char *project, size_t pending, const char *host,
+    bool stop)
 {
 	static int	 owns_window = -1;
 	const char	*pane = getenv("TMUX_PANE"), *v = getenv("TMUX");
 	struct strv	 t = STRV_INIT;
-	char		 name[40], *title;
+	char		 name[40], hname[40], *title;
 
 	if (pane == NULL || *pane == '\0' || v == NULL || *v == '\0')
 		return;
 	if (owns_window == -1)
 		owns_window = tmux_window_alone(pane);
-	tmux_safe_name(name, sizeof name, project);
-	title = pending == 0 ? xasprintf("bwgate %s", name) :
-	    xasprintf("bwgate %s: %zu pending", name, pending);
+	tmux_safe_name(name, sizeof name, project, NULL);
+	if (pending == 0)
+		title = xasprintf("bwgate %s", name);
+	else if (host != NULL) {
+		tmux_safe_name(hname, sizeof hname, host, "@");
+		title = xasprintf("bwgate %s: %zu pending (%s)", name,
+		    pending, hname);
+	} else
+		title = xasprintf("bwgate %s: %zu pending", name, pending);
 	strv_push(&t, "tmux");
 	strv_push(&t, "set-option");
 	strv_push(&t, "-w");

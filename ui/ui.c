@@ -752,7 +752,9 @@ ui_main(struct console *c, struct loop *l, char **cause)
 		loop_cancel(l, ui->draw_timer);
 	prompt_close_all(ui);
 	if (ui->marked != SIZE_MAX)
-		ui_tmux_mark(ui_project_name(ui), 0, true);
+		ui_tmux_mark(ui_project_name(ui), 0, NULL, true);
+	free(ui->marked_host);
+	ui->marked_host = NULL;
 	ui_restore();
 	ui_global = NULL;
 	for (int i = 0; i < PANE_COUNT; i++)

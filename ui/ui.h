@@ -218,6 +218,7 @@ struct ui {
 	bool		 ring;		/* ring the bell after the draw */
 	size_t		 marked;	/* pending count tmux shows
 					   (SIZE_MAX: not shown yet) */
+	char		*marked_host;	/* and the host it shows, or NULL */
 	int64_t		 autosel_ms;	/* when it last moved by itself */
 	bool		 in_key;	/* handling the operator's key */
 	bool		 sel_was_pending; /* as last drawn */
@@ -387,10 +388,11 @@ void		 ui_help_draw(struct ui *);
 const char	*ui_hints(const struct ui *, size_t cols);
 
 /* tmux.c */
-/* Inside tmux: show the pending count in the pane title and the window
-   option @bwgate_pending (0 clears them). */
+/* Inside tmux: show the pending count (and the host the next decision
+   goes to, or NULL) in the pane title and the window option
+   @bwgate_pending (0 clears them). */
 void		 ui_tmux_mark(const char *project, size_t pending,
-		    bool stop);
+		    const char *host, bool stop);
 
 /* prompt.c */
 void		 prompt_line(struct ui *, const char *label, const char *init,

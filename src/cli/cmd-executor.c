@@ -63,6 +63,10 @@ struct executor {
 	int		 linger_timer;
 	struct strv	 shown;		/* ids the pinned console saw, as
 					   "%u" (unended ones keep the pin) */
+	cJSON		*outbox;	/* messages of this loop pass */
+	uint32_t	 outbox_req;	/* its last is this request's state
+					   (0: none) */
+	int		 flush_timer;
 };
 
 enum { OPT_LINGER = 256, OPT_UPLINK_PATH, OPT_AUDIT, OPT_ASK_ALL };
@@ -82,6 +86,7 @@ static const struct option executor_options[] = {
 
 static void	executor_try(void *);
 static void	executor_linger(void *);
+static void	executor_post(struct executor *, cJSON *, uint32_t req);
 
 static void
 executor_usage(FILE *f)
@@ -132,6 +137,48 @@ executor_undo_preview(struct executor *e, const struct request *r,
 	strv_release(&lines);
 }
 
+/*
+ * What goes up is sent once per loop pass, in order: a request whose state
+ * changes twice in one pass (queued, then waiting) goes once, as it is
+ * last (it carries the argv, kilobytes), and the pass's messages leave
+ * together, after the pass.
+ */
+static void
+executor_flush(void *arg)
+{
+	struct executor	*e = arg;
+	cJSON		*j;
+
+	e->flush_timer = 0;
+	e->outbox_req = 0;
+	while ((j = cJSON_DetachItemFromArray(e->outbox, 0)) != NULL)
+		rchan_send(&e->ch, j);
+}
+
+/* Send what is queued now (before the link is closed). */
+static void
+executor_flush_now(struct executor *e)
+{
+	if (e->flush_timer != 0)
+		loop_cancel(e->l, e->flush_timer);
+	executor_flush(e);
+}
+
+/* Queue a message for this pass's send; req: it is that request's
+   state, which replaces its state queued just before. */
+static void
+executor_post(struct executor *e, cJSON *j, uint32_t req)
+{
+	int	n = cJSON_GetArraySize(e->outbox);
+
+	if (req != 0 && req == e->outbox_req && n > 0)
+		cJSON_DeleteItemFromArray(e->outbox, n - 1);
+	cJSON_AddItemToArray(e->outbox, j);
+	e->outbox_req = req;
+	if (e->flush_timer == 0)
+		e->flush_timer = loop_timer(e->l, 0, executor_flush, e);
+}
+
 /* A request's state, with the argv it would run with. */
 static void
 executor_send_request(struct executor *e, const struct request *r)
@@ -156,7 +203,8 @@ executor_send_request(struct executor *e, const struct request *r)
 	}
 	cJSON_AddStringToObject(j, "type", "request");
 	cJSON_AddItemToObject(j, "request", rq);
-	rchan_send(&e->ch, j);
+	executor_post(e, j, r->id);
+	LOG("request %u: %s sent", r->id, request_state_name(r->state));
 	snprintf(n, sizeof n, "%u", r->id);
 	if (!strv_contains(&e->shown, n))
 		strv_push(&e->shown, n);
@@ -184,7 +232,7 @@ executor_send_output(struct executor *e, uint32_t id, const char *stream,
 		cJSON_AddStringToObject(j, "data_base64", t);
 	}
 	free(t);
-	rchan_send(&e->ch, j);
+	executor_post(e, j, 0);
 }
 
 /* Everything again, oldest first (a new link). */
@@ -239,7 +287,7 @@ executor_event(struct console *c, const struct console_event *ev, void *arg)
 		cJSON_AddNumberToObject(j, "id", ev->r->id);
 		cJSON_AddItemToObject(j, "event", cJSON_Duplicate(ev->json,
 		    true));
-		rchan_send(&e->ch, j);
+		executor_post(e, j, 0);
 		break;
 	case CONSOLE_EV_MESSAGE:
 	case CONSOLE_EV_QUIT:
@@ -261,7 +309,8 @@ executor_refuse(struct executor *e, uint32_t id, const char *why)
 	cJSON_AddStringToObject(j, "type", "refused");
 	cJSON_AddNumberToObject(j, "id", id);
 	cJSON_AddStringToObject(j, "message", why);
-	rchan_send(&e->ch, j);
+	executor_post(e, j, 0);
+	executor_flush_now(e);	/* a refusal may close the link next */
 }
 
 /* May a console other than the pinned one take over? Only once nothing
@@ -433,6 +482,10 @@ executor_closed(struct rchan *ch, const char *why, void *arg)
 	fflush(stderr);
 	e->up = e->linked = false;
 	e->down_since = loop_now_ms();
+	/* What was not sent goes again with the next link. */
+	cJSON_Delete(e->outbox);
+	e->outbox = cJSON_CreateArray();
+	e->outbox_req = 0;
 	if (e->retry_timer == 0)
 		e->retry_timer = loop_timer(e->l, EXECUTOR_RETRY_MS,
 		    executor_try, e);
@@ -658,6 +711,7 @@ cmd_executor(int argc, char **argv)
 		return EXIT_BWGATE_FAILED;
 	}
 	e.uplink = executor_uplink_path(console_socket_path(e.c));
+	e.outbox = cJSON_CreateArray();
 	e.down_since = loop_now_ms();
 	console_subscribe(e.c, executor_event, &e);
 	q = shell_quote(console_socket_path(e.c));
@@ -674,6 +728,7 @@ cmd_executor(int argc, char **argv)
 	while (!console_done(e.c))
 		loop_run_once(e.l, -1);
 	if (e.up) {
+		executor_flush_now(&e);
 		e.ch.on_close = NULL;
 		rchan_close(&e.ch, "the executor ends");
 	}
@@ -681,6 +736,9 @@ cmd_executor(int argc, char **argv)
 		loop_cancel(e.l, e.retry_timer);
 	if (e.linger_timer != 0)
 		loop_cancel(e.l, e.linger_timer);
+	if (e.flush_timer != 0)
+		loop_cancel(e.l, e.flush_timer);
+	cJSON_Delete(e.outbox);
 	console_free(e.c);
 	loop_free(e.l);
 	free(e.uplink);

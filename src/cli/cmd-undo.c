@@ -6,7 +6,9 @@
  * request (undo_run_of_request), and for runs recorded before it did, the
  * audit log does (history.h). --run takes the store's own run ids (a
  * `bwgate exec` without a console has no request). Each undo is audited
- * ("undo" record, with the request's "id").
+ * ("undo" record, with the request's "id"). A request that ran on another
+ * machine (the console's remote-* records, remote.h) is never undone here:
+ * its run and undo record are there; the refusal names the two ways.
  */
 #include "autoconf.h"
 
@@ -23,6 +25,7 @@
 #include "console.h"
 #include "display.h"
 #include "history.h"
+#include "shquote.h"
 #include "undo.h"
 #include "xalloc.h"
 
@@ -72,7 +75,34 @@ struct undo_req {
 	unsigned long	 undo;
 	char		*why;
 	bool		 seen;
+	char		*host;		/* it ran on another machine (a
+					   remote-* record is the newest) */
+	char		*rproject;	/* its project there */
+	unsigned long	 rid;		/* its executor's id */
 };
+
+/* A console's record of a mirror (remote.h): the request ran on another
+   machine, whose executor keeps its undo. */
+static bool
+undo_req_remote(struct undo_req *q, const cJSON *r, const char *what)
+{
+	const char	*h = cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "host"));
+	const char	*p = cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "project"));
+	const cJSON	*rid = cJSON_GetObjectItem(r, "remote_id");
+
+	if (strncmp(what, "remote-", 7) != 0 || h == NULL)
+		return false;
+	q->seen = true;
+	q->undo = 0;
+	free(q->host);
+	free(q->rproject);
+	q->host = xstrdup(h);
+	q->rproject = p != NULL ? xstrdup(p) : NULL;
+	q->rid = cJSON_IsNumber(rid) ? (unsigned long)rid->valuedouble : 0;
+	return true;
+}
 
 static int
 undo_req_record(const cJSON *r, const char *project, void *arg)
@@ -84,12 +114,15 @@ undo_req_record(const cJSON *r, const char *project, void *arg)
 
 	(void)project;
 	if (!cJSON_IsNumber(f) || f->valuedouble != (double)q->id ||
-	    what == NULL || strcmp(what, "result") != 0)
+	    what == NULL || undo_req_remote(q, r, what) ||
+	    strcmp(what, "result") != 0)
 		return 0;
 	q->seen = true;
 	q->undo = 0;
 	free(q->why);
 	q->why = NULL;
+	free(q->host);
+	q->host = NULL;
 	u = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "report"), "undo");
 	if (cJSON_IsTrue(cJSON_GetObjectItem(u, "possible")) &&
 	    cJSON_IsNumber(cJSON_GetObjectItem(u, "id")))
@@ -109,6 +142,7 @@ undo_of_request(const char *project, unsigned long id, char **cause)
 {
 	struct undo_req	 q = { .id = id };
 	unsigned long	 run;
+	char		*pq;
 
 	if ((run = undo_run_of_request(project, id)) != 0)
 		return run;
@@ -118,10 +152,21 @@ undo_of_request(const char *project, unsigned long id, char **cause)
 		    "undo store or the audit log; bwgate undo --list shows "
 		    "the runs kept, --run ID takes a run's own id)", id,
 		    project);
-	else if (q.undo == 0)
+	else if (q.host != NULL) {
+		/* Never here: its run and its undo are on that machine. */
+		pq = shell_quote(q.rproject != NULL ? q.rproject : "PROJECT");
+		*cause = xasprintf("request #%lu ran on %s, not here: undo "
+		    "it from the console (select it, u), or there: bwgate "
+		    "undo --project %s %lu", id, q.host, pq, q.rid);
+		free(pq);
+	} else if (q.undo == 0)
 		*cause = xasprintf("request #%lu cannot be undone: %s", id,
 		    q.why);
+	if (q.host != NULL)
+		q.undo = 0;
 	free(q.why);
+	free(q.host);
+	free(q.rproject);
 	return q.undo;
 }
 

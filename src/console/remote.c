@@ -351,6 +351,8 @@ link_request(struct rlink *lk, const cJSON *j)
 			return;
 		r->state = REQUEST_FAILED;
 	}
+	LOG("request %u (%s #%u): %s received", r->id, lk->host, m->rid,
+	    request_state_name(r->state));
 	if (added) {
 		mirror_audit(c, "remote-queued", r, NULL);
 		console_emit_request(c, CONSOLE_EV_ADDED, r);

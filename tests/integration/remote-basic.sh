@@ -57,6 +57,51 @@ assert_match "  the agent got the change report" "$(cat "$T/a.err")" "1 created"
 out=$(cd "$OP/proj" && "$BWGATE" show "$(oid machine-a finished made)" 2>&1)
 assert_match "  bwgate show names its host" "$out" "machine-a"
 
+# bwgate undo on the operator's machine never undoes a remote run here:
+# it says where and how, and the line it gives works there.
+ida=$(oid machine-a finished made)
+out=$(cd "$OP/proj" && "$BWGATE" undo "$ida" 2>&1)
+assert_eq "bwgate undo of a's run here fails" "$?" 125
+assert_match "  naming the machine and the two ways" "$out" \
+    "request #$ida ran on machine-a, not here: undo it from the console \(select it, u\), or there: bwgate undo --project [^ ]*machine-a/proj [0-9]+$"
+ok_if "  nothing undone on machine-a" test -e "$T/machine-a/proj/made"
+there=$(sed -n 's/.*or there: //p' <<<"$out")
+# shellcheck disable=SC2046,SC2086
+out=$(cd "$T/machine-a/proj" && env $(machine_env machine-a) \
+    ${there/bwgate/$BWGATE} 2>&1)
+assert_match "  the line it gives undoes it on machine-a" "$out" "undone"
+ok_unless "  there" test -e "$T/machine-a/proj/made"
+
+# Approved with another profile and an extra mount: the executor runs
+# exactly that (its audit log has the profile and the argv it ran).
+mkdir -p "$T/machine-a/extra"
+echo "extra of machine-a" > "$T/machine-a/extra/note"
+mrun machine-a --json -- sh -c "cat '$T/machine-a/extra/note'; echo x > edited" \
+    > "$T/a2.out" 2> "$T/a2.err" &
+RA=$!
+ok_if "a's second request shows" wait_for 20 oid machine-a pending edited
+(cd "$OP/proj" && "$BWGATE" approve --profile readonly \
+    --ro "$T/machine-a/extra" "$(oid machine-a pending edited)") > /dev/null 2>&1
+assert_eq "  approved with --profile readonly --ro EXTRA" "$?" 0
+wait "$RA"
+EA="$T/machine-a/state/bwgate/audit.jsonl"
+ran() {	# the executor's report of the run, as it recorded it
+	jq -c -s 'last(.[] | select(.record == "result" and
+	    (.report.argv[-1] | contains("edited")))) | .report' "$EA"
+}
+assert_eq "  the executor ran it with the readonly profile" \
+    "$(ran | jq -r '.profile + " " + .sandbox.profile')" "readonly readonly"
+assert_eq "  the project read-only, the extra path mounted read-only" \
+    "$(ran | jq -r --arg p "$T/machine-a/proj" --arg e "$T/machine-a/extra" \
+    '[.sandbox.mounts[] | select(.path == $p or .path == $e) | .mode] | join(" ")')" \
+    "ro ro"
+assert_eq "  the argv it ran binds the extra path" \
+    "$(ran | jq -r --arg e "$T/machine-a/extra" \
+    '[.bwrap_argv | indices($e)[] as $i | .[$i - 2]] | join(" ")')" "--ro-bind-fd"
+assert_eq "  its agent read the extra path" \
+    "$(jq -r .stdout "$T/a2.out")" "extra of machine-a"
+ok_unless "  and could not write the project" test -e "$T/machine-a/proj/edited"
+
 # Deny on machine-b.
 mrun machine-b -- sh -c 'echo x > denied' > /dev/null 2> "$T/b.err" &
 RB=$!
@@ -66,6 +111,9 @@ id=$(oid machine-b pending denied)
 wait "$RB"; rc=$?
 assert_eq "b's agent: denied (77)" "$rc" 77
 assert_match "  with the operator's note" "$(cat "$T/b.err")" "not on b"
+# Queued, then waiting, in one loop pass of the executor: sent once.
+assert_eq "  its waiting state crossed the link once" \
+    "$(grep -c '(machine-b #[0-9]*): pending received' "$OP/console.log")" 1
 ok_unless "  nothing ran on b" test -e "$T/machine-b/proj/denied"
 ok_unless "  a's requests are not b's" \
     ohas '.[] | select(.host == "machine-b" and (.command | contains("made")))'

@@ -4,7 +4,9 @@
 # right machine's request, and the operator's answer (bwgate host) goes to
 # that machine's executor: deny on machine-a (its agent is told who
 # denied it), allow once on machine-b (its executor's audit log has the
-# console's decision).
+# console's decision), then allow for the project on machine-a: the rule
+# is written there, in that executor's rules, not the operator's, and
+# a's next request to that host is not asked about.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/remote-lib.sh"
 
@@ -60,4 +62,37 @@ ok_if "b's request ends" wait_for 30 test -s "$T/machine-b.rc"
 ok_if "b's executor recorded the console's allow-once" \
     jq -e -s 'any(.[]; .record == "host" and .decision == "allow-once" and (.by | startswith("console ")))' \
     "$T/machine-b/state/bwgate/audit.jsonl"
+
+# "project" on a's second question: the rule goes to a's rules.
+rm -f "$T/machine-a.rc"
+(mrun machine-a --json --domain "private:reg.test:$PORT" -- \
+    sh -c "curl -sS -m 20 http://other.test:$PORT/y" > "$T/machine-a.out" \
+    2> "$T/machine-a.err"; echo $? > "$T/machine-a.rc") &
+ok_if "a's second request waits" wait_for 20 oid machine-a pending /y
+(cd "$OP/proj" && "$BWGATE" approve "$(oid machine-a pending /y)") > /dev/null 2>&1
+ok_if "  it asks about the host again" wait_for 20 wants machine-a "other.test:$PORT"
+ida=$(olist | jq -r 'first(.[] | select(.host == "machine-a" and .wants != null) | .id)')
+ok_if "bwgate host allows it for a's project" \
+    sh -c "cd '$OP/proj' && '$BWGATE' host $ida project"
+ok_if "  the request ends" wait_for 30 test -s "$T/machine-a.rc"
+ok_if "  the rule is in a's rules, on machine-a" \
+    grep -rqs "other.test:$PORT" "$T/machine-a/config/bwgate"
+ok_unless "  not in the operator's" grep -rqs "other.test" "$XDG_CONFIG_HOME"
+ok_if "  a's executor recorded allow-project by the console" \
+    jq -e -s 'any(.[]; .record == "host" and .decision == "allow-project" and (.by | startswith("console ")))' \
+    "$T/machine-a/state/bwgate/audit.jsonl"
+# a's next request to that host: no question, it ends on its own.
+rm -f "$T/machine-a.rc"
+(mrun machine-a --json --domain "private:reg.test:$PORT" -- \
+    sh -c "curl -sS -m 20 http://other.test:$PORT/z" > "$T/machine-a.out" \
+    2> "$T/machine-a.err"; echo $? > "$T/machine-a.rc") &
+ok_if "a's third request waits for approval" wait_for 20 oid machine-a pending /z
+(cd "$OP/proj" && "$BWGATE" approve "$(oid machine-a pending /z)") > /dev/null 2>&1
+ok_if "  it ends without a question (the rule holds there)" \
+    wait_for 15 test -s "$T/machine-a.rc"
+# Nothing listens on the port: the proxy let it through and the
+# connection itself failed.
+assert_eq "  the proxy let it through (nothing listens there)" \
+    "$(jq -r '[.network.refused[] | .why] | join(",")' "$T/machine-a.out")" \
+    "cannot connect to other.test:$PORT: Connection refused"
 done_testing

@@ -3,7 +3,8 @@
 # machine's request shows in the queue with its host in the agent name
 # and the sandbox built there (its mounts) in the detail pane; `a a` approves it,
 # it runs on that machine, the queue shows its exit status and the report
-# pane its change report, and u undoes it there after the preview.
+# pane its change report, and u undoes it there after the preview. The
+# tmux pane title names the machine the next decision goes to.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
 UI_TEARDOWN=$TEARDOWN
@@ -33,12 +34,33 @@ R=$!
 check_screen "the queue shows the request with its host" 20 'machine-a:p.* ask +pending'
 check_screen "the detail pane names the machine" 5 '^request #1 from machine-a:pid'
 check_screen "  and shows the sandbox built there" 5 '^rw +[^ ]*/machine-a/proj +project'
+title_is() {
+	[ "$(tm display -p -t ui '#{pane_title}')" = "$1" ]
+}
+ok_if "the tmux title names the machine the decision goes to" \
+    wait_for 10 title_is "bwgate proj: 1 pending (machine-a)"
+# A local request waits too: the selection stays on machine-a's.
+agent here -- touch here.txt
+check_screen "a local request waits too" 10 '^! +2 .*touch here'
+ok_if "  the title still names machine-a" \
+    wait_for 10 title_is "bwgate proj: 2 pending (machine-a)"
 keys a a
 wait "$R"
 assert_eq "approved at the terminal, it ran on machine-a" \
     "$?/$(cat "$T/machine-a/proj/made" 2>/dev/null)" 0/from-ui
 ok_unless "  not here" test -e "$P/made"
 check_screen "the queue shows its exit status" 10 'machine-a:p.* exit 0'
+ok_if "what waits now is this machine's: no host in the title" \
+    wait_for 10 title_is "bwgate proj: 1 pending"
+# d right after follow moved the selection only says so (the guard):
+# again then.
+keys d
+wait_screen 3 'deny #2, note' || keys d
+keys Enter
+ok_if "  denied, the title has nothing waiting" \
+    wait_for 10 title_is "bwgate proj"
+wait_agent 10 here
+keys g
 check_screen "the report pane has the change report made there" 10 '1 created, 0 modified'
 
 # u: the preview made there, then the undo done there.
