@@ -83,7 +83,8 @@ queue_draw_row(struct ui *ui, struct pane *p, int y, const struct request *r,
 	fmt_row_release(&row);
 }
 
-/* The queue's title: the project the console serves, then the counts.
+/* The queue's title: the project the console serves, then the counts
+   and the machines linked.
    Narrow, the counts are short (the status line has them all). Requests
    that wait but do not match the filter are shown apart: counted here. */
 static char *
@@ -94,8 +95,15 @@ queue_title(struct ui *ui, struct pane *p, size_t pending, size_t running,
 	bool		 narrow = p->w < 64;
 	bool		 filtered = ui->filter != NULL || ui->agent != NULL;
 	struct buf	 b = BUF_INIT;
+	size_t		 down, hosts = console_machines(ui->c, &down);
 
 	buf_printf(&b, "%s  %zu pending", name, pending);
+	/* The machines linked (bwgate hosts): before what a narrow title
+	   may cut. */
+	if (hosts > 0)
+		buf_printf(&b, "  %zu host%s", hosts, hosts == 1 ? "" : "s");
+	if (down > 0)
+		buf_printf(&b, " (%zu down)", down);
 	if (filtered && apart > 0)
 		buf_printf(&b, narrow ? " (%zu unfiltered)" :
 		    " (%zu outside the filter)", apart);

@@ -36,6 +36,7 @@ static const struct command commands[] = {
 	  "for a console on another" },
 	{ "connect", cmd_connect, "link an executor on HOST to this console "
 	  "over ssh" },
+	{ "hosts", cmd_hosts, "the machines linked to the console" },
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },

@@ -1,7 +1,7 @@
 /*
  * cmd-control: the operator's command-line clients of the control socket:
  * `bwgate list`, `bwgate approve ID`, `bwgate deny ID`, `bwgate kill ID`,
- * `bwgate host ID once|project|deny`, `bwgate reload`.
+ * `bwgate host ID once|project|deny`, `bwgate reload`, `bwgate hosts`.
  * Exit status: 0 done, 1 the console refused (the reason on stderr), 125
  * the console cannot be reached.
  */
@@ -38,6 +38,7 @@ static const struct control_cmd control_cmds[] = {
 	{ "kill", PROTO_KILL, true, false, false, false },
 	{ "host", PROTO_HOST, true, true, false, true },
 	{ "reload", PROTO_RELOAD, false, false, false, false },
+	{ "hosts", PROTO_HOSTS, false, false, false, false },
 	{ NULL, PROTO_LIST, false, false, false, false }
 };
 
@@ -59,8 +60,9 @@ static const struct option control_options[] = {
 static void
 control_usage(FILE *f, const struct control_cmd *cc)
 {
-	if (strcmp(cc->name, "list") == 0)
-		fprintf(f, "usage: bwgate list [--socket PATH] [--json]\n");
+	if (strcmp(cc->name, "list") == 0 || strcmp(cc->name, "hosts") == 0)
+		fprintf(f, "usage: bwgate %s [--socket PATH] [--json]\n",
+		    cc->name);
 	else if (!cc->takes_id)
 		fprintf(f, "usage: bwgate %s [--socket PATH]\n", cc->name);
 	else if (cc->takes_answer)
@@ -138,6 +140,46 @@ control_print_list(const cJSON *reply)
 	}
 }
 
+/* The linked machines, one line each (bwgate hosts). */
+static void
+control_print_hosts(const cJSON *reply)
+{
+	const cJSON	*a = cJSON_GetObjectItem(reply, "hosts"), *h;
+	char		 when[64], since[96];
+	struct tm	 tm;
+	time_t		 t;
+
+	if (cJSON_GetArraySize(a) == 0) {
+		printf("no machine linked (bwgate connect HOST:PROJECT links "
+		    "one)\n");
+		return;
+	}
+	printf("%-20s %-26s %7s %7s %s\n", "HOST", "LINK", "PENDING",
+	    "RUNNING", "PROJECT");
+	cJSON_ArrayForEach(h, a) {
+		const char *project = cJSON_GetStringValue(
+		    cJSON_GetObjectItem(h, "project"));
+		char *host = control_display(cJSON_GetStringValue(
+		    cJSON_GetObjectItem(h, "host")));
+		char *proj = control_display(project != NULL ? project : "?");
+
+		t = (time_t)(cJSON_GetNumberValue(cJSON_GetObjectItem(h,
+		    "since_ms")) / 1000);
+		if (localtime_r(&t, &tm) == NULL ||
+		    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+			snprintf(when, sizeof when, "?");
+		snprintf(since, sizeof since, "%s %s", strcmp(
+		    display_str(cJSON_GetStringValue(cJSON_GetObjectItem(h,
+		    "state"))), "linked") == 0 ? "linked" : "DOWN", when);
+		printf("%-20s %-26s %7.0f %7.0f %s\n", host, since,
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(h, "pending")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(h, "running")),
+		    proj);
+		free(host);
+		free(proj);
+	}
+}
+
 /* Run one control action. */
 static int
 control_run(const struct control_cmd *cc, int argc, char **argv)
@@ -181,7 +223,8 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	if ((note != NULL && !cc->takes_note) || (!cc->takes_mounts &&
 	    (network || rw.n > 0 || ro.n > 0 || hide.n > 0 ||
 	    domains.n > 0 || profile != NULL || danger)) ||
-	    (json && strcmp(cc->name, "list") != 0)) {
+	    (json && strcmp(cc->name, "list") != 0 &&
+	    strcmp(cc->name, "hosts") != 0)) {
 		fprintf(stderr, "bwgate: %s: option not accepted here\n",
 		    cc->name);
 		control_usage(stderr, cc);
@@ -264,6 +307,14 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		fprintf(stderr, "bwgate: %s\n", display_str(
 		    cJSON_GetStringValue(cJSON_GetObjectItem(j, "message"))));
 		status = 1;
+	} else if (rt == PROTO_R_HOSTS) {
+		if (json) {
+			s = json_line(cJSON_GetObjectItem(j, "hosts"));
+			printf("%s\n", s);
+			free(s);
+		} else
+			control_print_hosts(j);
+		status = 0;
 	} else if (rt == PROTO_R_LIST) {
 		if (json) {
 			s = json_line(cJSON_GetObjectItem(j, "requests"));
@@ -326,6 +377,12 @@ int
 cmd_host(int argc, char **argv)
 {
 	return control_dispatch("host", argc, argv);
+}
+
+int
+cmd_hosts(int argc, char **argv)
+{
+	return control_dispatch("hosts", argc, argv);
 }
 
 int

@@ -32,6 +32,7 @@ int	cmd_list(int, char **);
 int	cmd_consoles(int, char **);
 int	cmd_executor(int, char **);
 int	cmd_connect(int, char **);
+int	cmd_hosts(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "path.h"
 #include "probe.h"
+#include "remote.h"
 #include "xalloc.h"
 
 static void	conn_read(int, short, void *);
@@ -348,6 +349,13 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		    .type = PROTO_R_LIST, .tag = m->tag,
 		    .project = c->project, .clients = &nconns,
 		    .requests = a }));
+		cJSON_Delete(a);
+		free(who);
+		return;
+	case PROTO_HOSTS:
+		a = remote_hosts(c);
+		conn_send(cn, proto_out_json(&(struct proto_out){
+		    .type = PROTO_R_HOSTS, .tag = m->tag, .hosts = a }));
 		cJSON_Delete(a);
 		free(who);
 		return;

@@ -145,6 +145,8 @@ const char	*console_socket_path(const struct console *);
 const char	*console_control_path(const struct console *);
 const char	*console_audit_path(const struct console *);
 size_t		 console_clients(const struct console *);
+/* Machines linked (bwgate hosts), *down of them with the link down. */
+size_t		 console_machines(struct console *, size_t *down);
 struct config;
 /* The configuration in force (reloaded by console_reload). */
 const struct config *console_config(const struct console *);

@@ -17,7 +17,7 @@
 /* Reply types, in enum proto_reply order. */
 static const char *const proto_reply_names[] = {
 	"hello", "queued", "decided", "withdrawn", "started", "output",
-	"event", "result", "list", "ok", "error", "show"
+	"event", "result", "list", "ok", "error", "show", "hosts"
 };
 
 #define RT(t)	(1u << (t))
@@ -87,6 +87,8 @@ static const struct out_member {
 	  RT(PROTO_R_LIST) },
 	{ "requests", OUT_JSON, offsetof(struct proto_out, requests),
 	  RT(PROTO_R_LIST) },
+	{ "hosts", OUT_JSON, offsetof(struct proto_out, hosts),
+	  RT(PROTO_R_HOSTS) },
 	{ "request", OUT_JSON, offsetof(struct proto_out, request),
 	  RT(PROTO_R_SHOW) },
 	{ "report", OUT_JSON, offsetof(struct proto_out, report),

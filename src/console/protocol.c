@@ -32,6 +32,7 @@ static const struct {
 	{ "input",	PROTO_INPUT,	true },
 	{ "input-end",	PROTO_INPUT_END, true },
 	{ "host",	PROTO_HOST,	true },
+	{ "hosts",	PROTO_HOSTS,	false },
 };
 
 /*

@@ -58,6 +58,7 @@ enum proto_type {
 	PROTO_INPUT,		/* agent: bytes for a request's stdin */
 	PROTO_INPUT_END,	/* agent: end of a request's stdin */
 	PROTO_HOST,		/* control: answer a request's host question */
+	PROTO_HOSTS,		/* control: the linked machines */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */
@@ -187,6 +188,7 @@ enum proto_reply {
 	PROTO_R_OK,		/* control: done */
 	PROTO_R_ERROR,		/* code and message */
 	PROTO_R_SHOW,		/* control: one request and its report */
+	PROTO_R_HOSTS,		/* control: the linked machines */
 	PROTO_R_UNKNOWN		/* anything else (a newer console) */
 };
 
@@ -217,6 +219,7 @@ struct proto_out {
 	const char		*note, *error;
 	const int		*clients;			/* list */
 	const cJSON		*requests, *request, *report;
+	const cJSON		*hosts;				/* hosts */
 	const char		*action;			/* ok */
 	const char		*code, *message;		/* error */
 };

@@ -33,7 +33,7 @@ static const char *request_by_names[] = {
 };
 
 /* Wall-clock milliseconds. */
-static int64_t
+int64_t
 queue_wall_ms(void)
 {
 	struct timespec	ts;

@@ -186,6 +186,8 @@ int		 queue_finish(struct queue *, struct request *,
 		    enum request_state, char **cause);
 
 bool		 request_ended(const struct request *);
+/* Wall-clock milliseconds (the times requests carry). */
+int64_t		 queue_wall_ms(void);
 const char	*request_state_name(enum request_state);
 const char	*request_by_name(enum request_by);
 /* The request for lists, the UI and the audit log (no report). */

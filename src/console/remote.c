@@ -30,6 +30,7 @@ struct rlink {
 	char			*project;	/* the executor's, for people */
 	char			*exec_id;	/* the executor's run */
 	bool			 linked;	/* its "link" message came */
+	int64_t			 since;		/* linked at (wall ms) */
 	LIST_ENTRY(rlink)	 entry;
 };
 LIST_HEAD(rlink_list, rlink);
@@ -44,6 +45,7 @@ struct remote {
 /* One mirror (r->remote). */
 struct rmirror {
 	struct rlink		*link;		/* NULL while it is down */
+	int64_t			 down_since;	/* the link went (wall ms) */
 	char			*exec_id;
 	char			*project;
 	uint32_t		 rid;		/* the executor's id */
@@ -439,6 +441,7 @@ link_hello(struct rlink *lk, const cJSON *j)
 	lk->exec_id = xstrdup(id);
 	set_str(&lk->project, j, "project");
 	lk->linked = true;
+	lk->since = queue_wall_ms();
 	rec = audit_record("remote-link", NULL);
 	cJSON_AddStringToObject(rec, "host", lk->host);
 	cJSON_AddStringToObject(rec, "executor", lk->exec_id);
@@ -485,6 +488,123 @@ link_msg(struct rchan *ch, const cJSON *j, void *arg)
 		    "a decision was refused");
 }
 
+/* ---- the machines, for bwgate hosts and the queue title ---- */
+
+/* Does a mirror wait or run on its machine (as last told)? */
+static bool
+mirror_open(const struct request *r)
+{
+	return r->state == REQUEST_PENDING || r->state == REQUEST_APPROVED ||
+	    r->state == REQUEST_RUNNING;
+}
+
+/* A live link of this executor, or NULL. */
+static struct rlink *
+link_of(struct console *c, const char *exec_id)
+{
+	struct rlink	*lk;
+
+	LIST_FOREACH(lk, &c->remote->links, entry)
+		if (lk->linked && !lk->ch.dead &&
+		    strcmp(lk->exec_id, exec_id) == 0)
+			return lk;
+	return NULL;
+}
+
+/* The entry of executor exec_id in a, or a new one. */
+static cJSON *
+host_entry(cJSON *a, const char *exec_id, const char *host,
+    const char *project, bool linked, int64_t since)
+{
+	cJSON	*h;
+
+	cJSON_ArrayForEach(h, a)
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(h,
+		    "executor")), exec_id) == 0) {
+			/* Down: since the first of its mirrors lost it. */
+			if (!linked && since < (int64_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(h, "since_ms")))
+				cJSON_SetNumberValue(cJSON_GetObjectItem(h,
+				    "since_ms"), (double)since);
+			return h;
+		}
+	h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "host", host != NULL ? host : "?");
+	if (project != NULL)
+		cJSON_AddStringToObject(h, "project", project);
+	cJSON_AddStringToObject(h, "executor", exec_id);
+	cJSON_AddStringToObject(h, "state", linked ? "linked" : "down");
+	cJSON_AddNumberToObject(h, "since_ms", (double)since);
+	cJSON_AddNumberToObject(h, "pending", 0);
+	cJSON_AddNumberToObject(h, "running", 0);
+	cJSON_AddItemToArray(a, h);
+	return h;
+}
+
+static void
+count_up(cJSON *h, const char *name)
+{
+	cJSON	*v = cJSON_GetObjectItem(h, name);
+
+	cJSON_SetNumberValue(v, v->valuedouble + 1);
+}
+
+/*
+ * The linked machines: each live link, then each executor whose link is
+ * down while a request of it still waits or runs there (as last told);
+ * with nothing left there it is gone. Pending and running count its
+ * mirrors in the queue.
+ */
+cJSON *
+remote_hosts(struct console *c)
+{
+	cJSON		*a = cJSON_CreateArray(), *t = cJSON_CreateArray(), *h;
+	struct rlink	*lk;
+	struct request	*r;
+	struct rmirror	*m;
+
+	if (c->remote == NULL) {
+		cJSON_Delete(t);
+		return a;
+	}
+	/* Oldest link first (they are inserted at the head). */
+	LIST_FOREACH(lk, &c->remote->links, entry)
+		if (lk->linked && !lk->ch.dead)
+			host_entry(t, lk->exec_id, lk->host, lk->project, true,
+			    lk->since);
+	while (cJSON_GetArraySize(t) > 0)
+		cJSON_AddItemToArray(a, cJSON_DetachItemFromArray(t,
+		    cJSON_GetArraySize(t) - 1));
+	cJSON_Delete(t);
+	TAILQ_FOREACH(r, &c->q.requests, entry) {
+		if ((m = r->remote) == NULL || !mirror_open(r))
+			continue;
+		lk = link_of(c, m->exec_id);
+		h = host_entry(a, m->exec_id, r->host, m->project, lk != NULL,
+		    lk != NULL ? lk->since : m->down_since);
+		count_up(h, r->state == REQUEST_PENDING ? "pending" :
+		    "running");
+	}
+	return a;
+}
+
+size_t
+console_machines(struct console *c, size_t *down)
+{
+	cJSON		*a = remote_hosts(c), *h;
+	size_t		 n = 0;
+
+	*down = 0;
+	cJSON_ArrayForEach(h, a) {
+		n++;
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(h,
+		    "state")), "down") == 0)
+			(*down)++;
+	}
+	cJSON_Delete(a);
+	return n;
+}
+
 /* Free closed links (from a timer: their reader may still run). */
 static void
 remote_reap(void *arg)
@@ -517,6 +637,7 @@ link_closed(struct rchan *ch, const char *why, void *arg)
 		if ((m = r->remote) == NULL || m->link != lk)
 			continue;
 		m->link = NULL;
+		m->down_since = queue_wall_ms();
 		console_emit_request(c, CONSOLE_EV_CHANGED, r);
 	}
 	if (lk->linked)

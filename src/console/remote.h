@@ -96,6 +96,10 @@ int	 remote_undo_preview(struct request *, struct strv *lines,
 	    char **cause);
 int	 remote_undo(struct console *, struct request *, const char *who,
 	    bool force, char **cause);
+/* The linked machines, as `bwgate hosts --json` gives them: host,
+   project, executor, state ("linked" or "down": its requests wait
+   there), since_ms, pending, running. Caller frees. */
+cJSON	*remote_hosts(struct console *);
 /* The executor's id of a mirror. */
 uint32_t remote_id(const struct request *);
 /* A mirror's kept output and events. */

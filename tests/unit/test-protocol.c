@@ -440,7 +440,7 @@ test_msg_roundtrip(void **state)
 {
 	static const enum proto_type types[] = { PROTO_SUBMIT, PROTO_CANCEL,
 	    PROTO_LIST, PROTO_APPROVE, PROTO_DENY, PROTO_KILL, PROTO_RERUN,
-	    PROTO_INPUT, PROTO_INPUT_END };
+	    PROTO_INPUT, PROTO_INPUT_END, PROTO_HOSTS };
 	struct proto_msg m;
 
 	(void)state;
@@ -482,7 +482,7 @@ test_msg_roundtrip(void **state)
 			m.note = xstrdup("why");
 			/* FALLTHROUGH */
 		default:
-			if (m.type != PROTO_LIST)
+			if (m.type != PROTO_LIST && m.type != PROTO_HOSTS)
 				m.id = 42;
 			break;
 		}
