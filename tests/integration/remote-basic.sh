@@ -26,10 +26,25 @@ start_executor machine-b || { ok_if "executor b starts" false; done_testing; exi
 start_executor machine-c --linger 3 ||
     { ok_if "executor c starts" false; done_testing; exit; }
 [ -n "${NS_NOTE:-}" ] && echo "# $NS_NOTE"
+assert_eq "bwgate hosts: none linked yet" "$(ohosts)" \
+    "no machine linked (bwgate connect HOST:PROJECT links one)"
+assert_eq "  --json: an empty array" "$(ohosts --json)" "[]"
 link machine-a
 link machine-b
 ok_if "machine-a links through ssh" wait_for 20 linked machine-a
 ok_if "machine-b links through ssh" wait_for 20 linked machine-b
+# Both listed, linked, each with the project it serves there.
+hosts_are() {
+	[ "$(ohosts --json | jq -r 'map("\(.host) \(.state) \(.project) \(.pending)") | sort | join(",")')" = "$1" ]
+}
+ok_if "bwgate hosts --json lists machine-a and machine-b, linked, with their projects" \
+    wait_for 10 hosts_are "machine-a linked $T/machine-a/proj 0,machine-b linked $T/machine-b/proj 0"
+out=$(ohosts)
+assert_match "  the text names machine-a, linked since, its project" "$out" \
+    "machine-a +linked [0-9-]+ [0-9:]+ +0 +0 $T/machine-a/proj"
+assert_match "  and machine-b" "$out" \
+    "machine-b +linked [0-9-]+ [0-9:]+ +0 +0 $T/machine-b/proj"
+assert_eq "  one line each, under a header" "$(wc -l <<<"$out")" 3
 cat "$T"/machine-*/connect.err | sed 's/^/# connect: /'
 
 # Approve on machine-a: it runs there, in a's project.
@@ -39,6 +54,8 @@ RA=$!
 ok_if "a's request shows in the console, keyed by its host" \
     wait_for 20 oid machine-a pending made
 id=$(oid machine-a pending made)
+assert_eq "  bwgate hosts counts it pending on machine-a" \
+    "$(ohosts --json | jq -r '.[] | select(.host == "machine-a") | "\(.pending) \(.running)"')" "1 0"
 assert_match "  its agent is named with the host" \
     "$(olist | jq -r ".[] | select(.id == $id) | .agent")" '^machine-a:pid '
 assert_match "  with the argv the executor built" \

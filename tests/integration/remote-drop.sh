@@ -39,6 +39,10 @@ id1=$(oid machine-a running late)
 SSH=$(pgrep -P "$LPID_machine_a" ssh)
 kill -TERM $SSH
 ok_if "the console sees the link go" wait_for 10 grep -q 'machine-a: link down' "$OP/console.err"
+# Before connect's next ssh (2 s): bwgate hosts says the link is down,
+# with the run that goes on there.
+assert_match "bwgate hosts: machine-a down since, its run counted" "$(ohosts)" \
+    "machine-a +DOWN [0-9-]+ [0-9:]+ +0 +1 $T/machine-a/proj"
 out=$(cd "$OP/proj" && "$BWGATE" kill "$id1" 2>&1)
 assert_match "a decision on its request is refused while it is down" "$out" "not linked now"
 mrun machine-a -- sh -c 'echo w > waited' > /dev/null 2>&1 &
@@ -49,6 +53,8 @@ ok_if "a request made meanwhile waits on the executor" \
 # connect starts ssh again by itself.
 ok_if "the link comes back" wait_for 20 sh -c \
     "[ \$(grep -c 'machine-a: executor linked' '$OP/console.err') -ge 2 ]"
+assert_eq "  bwgate hosts: machine-a linked again" \
+    "$(ohosts --json | jq -r 'map("\(.host) \(.state)") | join(",")')" "machine-a linked"
 wait "$R1"
 assert_eq "the run went on through the drop: exit 0" "$?/$(cat "$T/machine-a/proj/late" 2>/dev/null)" 0/done
 ok_if "the console shows its end" wait_for 10 oid machine-a finished late
@@ -66,4 +72,8 @@ mrun machine-a -- sh -c 'echo x > never' > /dev/null 2> "$T/never.err"
 assert_eq "with no console past --linger, a request is denied (77)" "$?" 77
 assert_match "  saying why" "$(cat "$T/never.err")" "no console linked for 8 seconds"
 ok_unless "  it did not run" test -e "$T/machine-a/proj/never"
+# connect gone and nothing of machine-a waits or runs: it is no longer
+# listed.
+assert_eq "bwgate hosts: machine-a gone once its link is down with nothing there" \
+    "$(ohosts --json)" "[]"
 done_testing

@@ -233,6 +233,11 @@ olist() {
 	(cd "$OP/proj" && "$BWGATE" list --json 2>/dev/null)
 }
 
+# The console's machines (bwgate hosts), as text or with --json.
+ohosts() {
+	(cd "$OP/proj" && "$BWGATE" hosts "$@" 2>&1)
+}
+
 # Does the operator's queue match a jq filter?
 ohas() {
 	olist | jq -e "$1" > /dev/null

@@ -4,7 +4,8 @@
 # and the sandbox built there (its mounts) in the detail pane; `a a` approves it,
 # it runs on that machine, the queue shows its exit status and the report
 # pane its change report, and u undoes it there after the preview. The
-# tmux pane title names the machine the next decision goes to.
+# tmux pane title names the machine the next decision goes to; the queue
+# title counts the machines linked, at 200 and at 50 columns.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
 UI_TEARDOWN=$TEARDOWN
@@ -29,6 +30,7 @@ link machine-a
 A="$XDG_STATE_HOME/bwgate/audit.jsonl"
 ok_if "machine-a links" wait_for 20 jq -e -s \
     'any(.[]; .record == "remote-link" and .host == "machine-a")' "$A"
+check_screen "the queue title counts the machine linked" 10 '^ queue +proj +0 pending +1 host +follow'
 mrun machine-a -- sh -c 'echo from-ui > made' > /dev/null 2>&1 &
 R=$!
 check_screen "the queue shows the request with its host" 20 'machine-a:p.* ask +pending'
@@ -74,4 +76,8 @@ ok_if "  recorded there, by the console" jq -e -s \
     'any(.[]; .record == "undo" and (.who | startswith("console ")))' \
     "$T/machine-a/state/bwgate/audit.jsonl"
 ok_if "  and here" jq -e -s 'any(.[]; .record == "remote-undo" and .host == "machine-a")' "$A"
+# 50 columns (a tmux side pane): the count of machines stays in the title.
+tm resize-window -t ui -x 50 -y 40
+check_screen "50 columns: the queue title still counts the machine" 10 \
+    '^ queue +proj +0 pending +1 host +follow'
 done_testing
