@@ -29,6 +29,10 @@ start_executor machine-c --linger 3 ||
 assert_eq "bwgate hosts: none linked yet" "$(ohosts)" \
     "no machine linked (bwgate connect HOST:PROJECT links one)"
 assert_eq "  --json: an empty array" "$(ohosts --json)" "[]"
+out=$(cd "$T" && BWGATE_SOCKET="$T/none/agent.sock" "$BWGATE" hosts 2>&1)
+assert_eq "no console: bwgate hosts exits 125, as list does" "$?" 125
+assert_match "  in one line saying so" "$out" "^bwgate: no console at [^
+]*$"
 link machine-a
 link machine-b
 ok_if "machine-a links through ssh" wait_for 20 linked machine-a
@@ -45,6 +49,7 @@ assert_match "  the text names machine-a, linked since, its project" "$out" \
 assert_match "  and machine-b" "$out" \
     "machine-b +linked [0-9-]+ [0-9:]+ +0 +0 $T/machine-b/proj"
 assert_eq "  one line each, under a header" "$(wc -l <<<"$out")" 3
+sed 's/^/# /' <<<"$out"
 cat "$T"/machine-*/connect.err | sed 's/^/# connect: /'
 
 # Approve on machine-a: it runs there, in a's project.
