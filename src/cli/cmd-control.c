@@ -180,6 +180,32 @@ control_print_hosts(const cJSON *reply)
 	}
 }
 
+/* Print the console's answer (a list, the hosts, an error, or a plain
+   yes); the exit status. */
+static int
+control_print_reply(const cJSON *j, enum proto_reply rt, bool json)
+{
+	const char	*key = rt == PROTO_R_HOSTS ? "hosts" : "requests";
+	char		*s;
+
+	if (rt == PROTO_R_ERROR) {
+		fprintf(stderr, "bwgate: %s\n", display_str(
+		    cJSON_GetStringValue(cJSON_GetObjectItem(j, "message"))));
+		return 1;
+	}
+	if (rt != PROTO_R_HOSTS && rt != PROTO_R_LIST)
+		return 0;
+	if (json) {
+		s = json_line(cJSON_GetObjectItem(j, key));
+		printf("%s\n", s);
+		free(s);
+	} else if (rt == PROTO_R_HOSTS)
+		control_print_hosts(j);
+	else
+		control_print_list(j);
+	return 0;
+}
+
 /* Run one control action. */
 static int
 control_run(const struct control_cmd *cc, int argc, char **argv)
@@ -190,7 +216,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 	struct strv	 domains = STRV_INIT;
 	const char	*answer = NULL;
 	struct client	*cl = NULL;
-	char		*path = NULL, *ctl = NULL, *cause = NULL, *end, *s;
+	char		*path = NULL, *ctl = NULL, *cause = NULL, *end;
 	bool		 json = false, network = false, danger = false;
 	long		 id = 0;
 	int		 c, status = EXIT_BWGATE_FAILED;
@@ -303,28 +329,7 @@ control_run(const struct control_cmd *cc, int argc, char **argv)
 		    display_str(cause) : "the console closed the connection");
 		goto out;
 	}
-	if (rt == PROTO_R_ERROR) {
-		fprintf(stderr, "bwgate: %s\n", display_str(
-		    cJSON_GetStringValue(cJSON_GetObjectItem(j, "message"))));
-		status = 1;
-	} else if (rt == PROTO_R_HOSTS) {
-		if (json) {
-			s = json_line(cJSON_GetObjectItem(j, "hosts"));
-			printf("%s\n", s);
-			free(s);
-		} else
-			control_print_hosts(j);
-		status = 0;
-	} else if (rt == PROTO_R_LIST) {
-		if (json) {
-			s = json_line(cJSON_GetObjectItem(j, "requests"));
-			printf("%s\n", s);
-			free(s);
-		} else
-			control_print_list(j);
-		status = 0;
-	} else
-		status = 0;
+	status = control_print_reply(j, rt, json);
 	cJSON_Delete(j);
 out:
 	client_free(cl);

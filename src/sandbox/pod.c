@@ -24,6 +24,7 @@
 #include "libexec.h"
 #include "log.h"
 #include "pod.h"
+#include "rundir.h"
 #include "spawn.h"
 #include "xalloc.h"
 
@@ -105,18 +106,11 @@ pod_receive(int fd, struct pod *p)
 static int
 pod_connect(const char *sock, struct pod *p)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct ucred	 cred;
-	socklen_t	 len = sizeof cred;
-	int		 fd;
+	int	fd;
 
-	if (strlen(sock) >= sizeof sa.sun_path ||
-	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+	if ((fd = rundir_connect_own(sock)) < 0)
 		return -1;
-	strcpy(sa.sun_path, sock);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
-	    cred.uid != geteuid() || pod_receive(fd, p) != 0) {
+	if (pod_receive(fd, p) != 0) {
 		close(fd);
 		return -1;
 	}

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -193,4 +195,25 @@ rundir_get(bool create, char **cause)
 	if (xdg == NULL || xdg[0] != '/')
 		return rundir_default(create, cause);
 	return rundir_settle(path_join(xdg, "bwgate"), create, cause);
+}
+
+int
+rundir_connect_own(const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred	 cred;
+	socklen_t	 len = sizeof cred;
+	int		 fd;
+
+	if (strlen(sock) >= sizeof sa.sun_path ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	strcpy(sa.sun_path, sock);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+	    cred.uid != geteuid()) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -24,4 +24,10 @@ int	 rundir_check(const char *dir, char **cause);
    unless sticky; the descriptor, or -1 with cause (one line). */
 int	 rundir_open_trusted(const char *dir, char **cause);
 
+/* Connect to the stream socket at sock, accepted only when the process
+   listening there is of our uid (SO_PEERCRED): a helper of our own (the
+   git watcher, a project's pod) in our runtime directory. The socket
+   (close-on-exec), or -1. */
+int	 rundir_connect_own(const char *sock);
+
 #endif
