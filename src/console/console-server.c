@@ -42,20 +42,9 @@ static void	conn_lines(struct conn *);
 static void
 conn_write_out(struct conn *cn)
 {
-	ssize_t	n;
-
-	while (cn->out.len > 0 && !cn->dead) {
-		n = send(cn->fd, cn->out.data, cn->out.len,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0) {
-			conn_kill(cn);
-			return;
-		}
-		buf_consume(&cn->out, (size_t)n);
+	if (!cn->dead && buf_send(cn->fd, &cn->out) != 0) {
+		conn_kill(cn);
+		return;
 	}
 	if (cn->dead)
 		return;

@@ -19,20 +19,9 @@ static void	rchan_io(int, short, void *);
 static void
 rchan_write(struct rchan *ch)
 {
-	ssize_t	n;
-
-	while (ch->out.len > 0 && !ch->dead) {
-		n = send(ch->fd, ch->out.data, ch->out.len,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0) {
-			rchan_close(ch, "the link was cut");
-			return;
-		}
-		buf_consume(&ch->out, (size_t)n);
+	if (!ch->dead && buf_send(ch->fd, &ch->out) != 0) {
+		rchan_close(ch, "the link was cut");
+		return;
 	}
 	if (!ch->dead)
 		loop_set_events(ch->loop, ch->fd, POLLIN |

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -143,6 +144,24 @@ write_full(int fd, const void *p, size_t n)
 			return -1;
 		c += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+buf_send(int fd, struct buf *b)
+{
+	ssize_t	n;
+
+	while (b->len > 0) {
+		n = send(fd, b->data, b->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -1;
+		buf_consume(b, (size_t)n);
 	}
 	return 0;
 }

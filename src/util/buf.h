@@ -27,6 +27,10 @@ void	 buf_printf(struct buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 /* Drop the first n bytes (for consumed input). */
 void	 buf_consume(struct buf *, size_t);
+/* Send what the non-blocking stream socket fd takes of b now (consumed
+   as sent; EINTR retried, no SIGPIPE): 0, or -1 when the peer is gone or
+   the socket broke. */
+int	 buf_send(int fd, struct buf *b);
 void	 buf_reset(struct buf *);
 char	*buf_detach(struct buf *);
 void	 buf_release(struct buf *);
