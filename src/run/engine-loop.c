@@ -116,6 +116,40 @@ engine_status(int fd, short revents, void *arg)
 	}
 }
 
+/*
+ * Signal the run's processes and only them. A sandbox with a pid
+ * namespace of its own: everything in it (and bwrap's group). One in the
+ * project's pid namespace (pod.h), which holds every request of the
+ * project: the run's cgroup, which holds exactly what this request
+ * started (the sandbox is never put there without one: sandbox-pod.c);
+ * bwrap itself only with SIGKILL, as runner_kill_tree does.
+ */
+void
+engine_signal_run(struct engine *e, int sig)
+{
+	if (!e->pod_pid) {
+		runner_kill_tree(&e->run, e->pidns, sig);
+		return;
+	}
+	limiter_kill(e->lim, sig, sig == SIGKILL ? 0 : e->run.pid);
+	if (sig == SIGKILL)
+		runner_kill_tree(&e->run, 0, SIGKILL);
+}
+
+/*
+ * The command exited: what remains of the request. In a pid namespace of
+ * its own it died with the namespace; in the project's, its background
+ * processes (`server &`) are still in the request's cgroup and are ended
+ * here, as they would have been (and their pipes close now, not at the
+ * drain deadline).
+ */
+static void
+engine_end_leftovers(struct engine *e)
+{
+	if (e->pod_pid)
+		limiter_kill(e->lim, SIGKILL, 0);
+}
+
 void
 engine_bwrap_exited(int fd, short revents, void *arg)
 {
@@ -126,6 +160,7 @@ engine_bwrap_exited(int fd, short revents, void *arg)
 	e->bwrap_done = true;
 	LOG("bwrap exited after %lld ms", (long long)(loop_now_ms() -
 	    e->start_ms));
+	engine_end_leftovers(e);
 	/* Pipes close when the pid namespace is gone; do not wait forever
 	   for a descriptor something leaked outside it. */
 	e->drain_deadline = loop_now_ms() + 2000;
@@ -138,7 +173,7 @@ engine_grace_over(void *arg)
 
 	e->grace_timer = 0;
 	LOG("grace period over: SIGKILL");
-	runner_kill_tree(&e->run, e->pidns, SIGKILL);
+	engine_signal_run(e, SIGKILL);
 }
 
 static void
@@ -151,7 +186,7 @@ engine_kill(struct engine *e, bool timeout)
 		e->r->timed_out = true;
 	else
 		e->r->killed = true;
-	runner_kill_tree(&e->run, e->pidns, SIGTERM);
+	engine_signal_run(e, SIGTERM);
 	e->grace_timer = loop_timer(e->loop, e->opts->grace_ms,
 	    engine_grace_over, e);
 }
