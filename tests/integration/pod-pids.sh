@@ -44,6 +44,13 @@ case "$LIMITS $PROC" in
 *"by cgroup"*"fresh /proc"*) SHARED=1 ;;
 *) SHARED=0 ;;
 esac
+# Where no fresh /proc can be mounted (some nested setups) the sandbox has
+# the enclosing /proc bound, with its processes (bwgate warns): no
+# visibility check applies there.
+case "$PROC" in
+*"fresh /proc"*) FRESH=1 ;;
+*) FRESH=0 ;;
+esac
 echo "# limits: $LIMITS; /proc: $PROC; shared expected: $SHARED"
 P=$A
 jexec true
@@ -56,9 +63,14 @@ if [ "$SHARED" = 1 ]; then
 		grep -q -e '--unshare-all' -e '--unshare-pid' <<< "$ARGV"
 	assert_match "the warnings say nested namespaces rest on the filter" \
 		"$WARN" 'refused by the seccomp filter only'
-else
+elif [ "$FRESH" = 1 ]; then
 	assert_match "without a shared pid namespace the run says why" \
 		"$WARN" 'does not see the project.s other processes'
+	assert_match "and keeps a pid namespace of its own" "$ARGV" \
+		'--unshare-all'
+else
+	assert_match "a bound /proc: the run says what it shows" "$WARN" \
+		'processes outside the sandbox are visible'
 	assert_match "and keeps a pid namespace of its own" "$ARGV" \
 		'--unshare-all'
 fi
@@ -80,12 +92,16 @@ if [ "$SHARED" = 1 ]; then
 	assert_eq "pgrep in request 2 finds it" "$("$BWGATE" exec --quiet \
 	    --project "$A" -- sh -c "pgrep -x -f 'sleep $N1' >/dev/null && \
 	    echo found" 2>&1)" "found"
-else
+elif [ "$FRESH" = 1 ]; then
 	ok_unless "request 2's ps does not see request 1's process" \
 		grep -q "sleep $N1" "$T/r2.out"
 fi
-ok_unless "nor the host's processes" grep -q "sleep $NH" "$T/r2.out"
-ok_unless "nor bwgate of the host" grep -q 'bwgate exec' "$T/r2.out"
+if [ "$FRESH" = 1 ]; then
+	ok_unless "nor the host's processes" grep -q "sleep $NH" "$T/r2.out"
+	ok_unless "nor bwgate of the host" grep -q 'bwgate exec' "$T/r2.out"
+else
+	skip "what ps shows" "no fresh /proc here: $PROC"
+fi
 
 # The pod (project A's only, now): its holder, the keeper of its
 # namespaces, the owner of the pid namespace, and its init; all end with
@@ -109,8 +125,10 @@ done
 # 3. Another project sees nothing of project A's.
 "$BWGATE" exec --quiet --project "$B" -- ps ax -o pid=,args= \
     > "$T/b.out" 2>&1
-ok_unless "project B's ps does not see project A's process" \
-	grep -q "sleep $N1" "$T/b.out"
+if [ "$FRESH" = 1 ]; then
+	ok_unless "project B's ps does not see project A's process" \
+		grep -q "sleep $N1" "$T/b.out"
+fi
 assert_eq "nor can B's pkill end it" "$("$BWGATE" exec --quiet \
     --project "$B" -- pkill -x -f "sleep $N1"; echo $?)" "1"
 ok_if "A's process still runs" running "$N1"
@@ -118,8 +136,10 @@ ok_if "A's process still runs" running "$N1"
 # 4. A wider profile (git-write) keeps a pid namespace of its own.
 "$BWGATE" exec --quiet --project "$A" --profile git-write -- \
     ps ax -o pid=,args= > "$T/git.out" 2>&1
-ok_unless "a git-write sandbox does not see the project's processes" \
-	grep -q "sleep $N1" "$T/git.out"
+if [ "$FRESH" = 1 ]; then
+	ok_unless "a git-write sandbox does not see the project's processes" \
+		grep -q "sleep $N1" "$T/git.out"
+fi
 
 # 5. Killing a request (its timeout) kills its processes only.
 "$BWGATE" exec --quiet --timeout 2 --project "$A" -- sh -c \
