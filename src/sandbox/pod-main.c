@@ -93,8 +93,15 @@ pod_init(void)
 	struct pollfd	pfd = { .fd = 3, .events = POLLIN };
 	sigset_t	chld;
 
-	if (getpid() != 1 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
-	    poll(&pfd, 1, 0) != 0)
+	/*
+	 * Not dumpable: it runs in the host's mount namespace, and the
+	 * sandboxes see it as pid 1; /proc/1/root, /cwd and /fd of a
+	 * dumpable process of their uid would be the host's files to them.
+	 * Not dumpable, its /proc entries need CAP_SYS_PTRACE in its user
+	 * namespace, which no sandbox has.
+	 */
+	if (getpid() != 1 || prctl(PR_SET_DUMPABLE, 0) != 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || poll(&pfd, 1, 0) != 0)
 		return 1;
 	close(3);
 	sigemptyset(&chld);
@@ -169,12 +176,16 @@ pod_pidns_child(void *arg)
 	struct spawn	 sp = SPAWN_INIT;
 	char		*cause = NULL;
 	ssize_t		 n;
+	pid_t		 parent = getppid();
 
+	/* A change of ids clears the parent-death signal: set again, and
+	   the parent checked to be still there. */
 	if (ids->uid != ids->own_uid &&
 	    (setgroups(0, NULL) != 0 || setresgid((gid_t)ids->gid,
 	    (gid_t)ids->gid, (gid_t)ids->gid) != 0 ||
 	    setresuid((uid_t)ids->uid, (uid_t)ids->uid,
-	    (uid_t)ids->uid) != 0))
+	    (uid_t)ids->uid) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+	    getppid() != parent))
 		return 1;
 	/* The init is started from our own program, read before the new
 	   user namespace changes who may read it. */

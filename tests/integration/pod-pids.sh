@@ -183,9 +183,52 @@ if [ "$SHARED" = 1 ]; then
 		"! pgrep -f -x 'sleep $N1'"
 	ok_if "and request 1 ended" wait_for 10 sh -c "! kill -0 $R1"
 fi
+
+# 8b. Through /proc no sandbox reaches a file of the host's: not by pid 1
+#     (the pod's init runs in the host's mount namespace), not by any
+#     other pid it sees (their root, cwd, descriptors).
+echo "host secret $N" > "$T/hostsecret"
+chmod 644 "$T/hostsecret"
+# Every /proc/PID/{root,cwd} and descriptor of every process it sees.
+PROC_ATTACK="for d in /proc/[0-9]*; do
+	cat \$d/root$T/hostsecret \$d/cwd/../hostsecret 2>/dev/null
+	for f in \$d/fd/*; do cat \$f/hostsecret 2>/dev/null; done
+done; true"
+"$BWGATE" exec --quiet --project "$A" -- sh -c "$PROC_ATTACK" \
+    > "$T/attack.out" 2>&1
+ok_unless "no sandbox reads a host file through /proc/PID/root" \
+	grep -q "host secret" "$T/attack.out"
 kill $PIDS 2>/dev/null
 wait 2>/dev/null
 PIDS=
+
+# 10. Root running a user's project: the pod's init runs as that user,
+#     like the sandboxes, and its /proc entries stay closed to them (a
+#     dumpable init of their uid would open the host's files to them).
+if [ "$(id -u)" -eq 0 ] && [ "$SHARED" = 1 ] && uid_reaches 4242 "$T" &&
+    use_installed_copy; then
+	U=$(new_project user)
+	chown -R 4242:4242 "$U"
+	"$BWGATE" exec --quiet --project "$U" -- sleep "$N2" \
+	    > "$T/u1.out" 2>&1 &
+	PIDS="$PIDS $!"
+	ok_if "the user's request runs" wait_for 20 running "$N2"
+	"$BWGATE" exec --quiet --project "$U" -- sh -c \
+	    "ps ax -o user=,args=; $PROC_ATTACK" > "$T/u2.out" 2>&1
+	ok_if "the user's project shares its pid namespace too" \
+		grep -q "sleep $N2" "$T/u2.out"
+	ok_if "its init runs as the user" grep -q '^4242 .*bwgate-pod init' \
+		"$T/u2.out"
+	ok_unless "no sandbox of the user reads a host file through /proc" \
+		grep -q "host secret" "$T/u2.out"
+	kill $PIDS 2>/dev/null
+	wait 2>/dev/null
+	PIDS=
+	ok_if "the user's pod ends when idle, its init with it" wait_for 30 \
+		sh -c "! pgrep -f '^$T/inst/.*bwgate-pod'"
+else
+	skip "root running a user's project" "not root, not shared here, or uid 4242 cannot reach $T"
+fi
 
 # 9. The pod ends when idle, and with it its keeper, owner and init.
 ok_if "the pods end when idle" wait_for 30 sh -c \
