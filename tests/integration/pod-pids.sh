@@ -126,8 +126,8 @@ done
 "$BWGATE" exec --quiet --project "$B" -- ps ax -o pid=,args= \
     > "$T/b.out" 2>&1
 if [ "$FRESH" = 1 ]; then
-	ok_unless "project B's ps does not see project A's process" \
-		grep -q "sleep $N1" "$T/b.out"
+	ok_if "project B's ps does not see project A's process" \
+		sh -c "grep -q 'ps ax' '$T/b.out' && ! grep -q 'sleep $N1' '$T/b.out'"
 fi
 assert_eq "nor can B's pkill end it" "$("$BWGATE" exec --quiet \
     --project "$B" -- pkill -x -f "sleep $N1"; echo $?)" "1"
@@ -137,8 +137,21 @@ ok_if "A's process still runs" running "$N1"
 "$BWGATE" exec --quiet --project "$A" --profile git-write -- \
     ps ax -o pid=,args= > "$T/git.out" 2>&1
 if [ "$FRESH" = 1 ]; then
-	ok_unless "a git-write sandbox does not see the project's processes" \
-		grep -q "sleep $N1" "$T/git.out"
+	ok_if "a git-write sandbox does not see the project's processes" \
+		sh -c "grep -q 'ps ax' '$T/git.out' && ! grep -q 'sleep $N1' '$T/git.out'"
+fi
+
+# 4b. Nor a read-only one, nor one that hides a path (through another
+#     request's /proc/PID/root it would see what it hides).
+"$BWGATE" exec --quiet --project "$A" --profile readonly -- \
+    ps ax -o pid=,args= > "$T/ro.out" 2>&1
+"$BWGATE" exec --quiet --project "$A" --hide "$A/src" -- \
+    ps ax -o pid=,args= > "$T/hide.out" 2>&1
+if [ "$FRESH" = 1 ]; then
+	ok_if "a read-only sandbox does not see the project's processes" \
+		sh -c "grep -q 'ps ax' '$T/ro.out' && ! grep -q 'sleep $N1' '$T/ro.out'"
+	ok_if "a sandbox hiding a path does not see them" \
+		sh -c "grep -q 'ps ax' '$T/hide.out' && ! grep -q 'sleep $N1' '$T/hide.out'"
 fi
 
 # 5. Killing a request (its timeout) kills its processes only.
