@@ -12,13 +12,22 @@
  * its arguments or environment: a test's leftovers check does not take
  * it for a process of the test, and it leaves when its socket is gone.
  *
- * A child it starts makes the namespaces (unshare), the holder writes the
- * child's id maps from outside (so root can map the project owner beside
- * itself), the child brings the loopback up and exits; the holder keeps
- * the namespaces by descriptor. Each run that connects gets the user and
- * network namespaces and the /tmp directory (SCM_RIGHTS) and stays
- * connected while it runs; a console stays connected while it lives and
- * says it owns the pod ('o'): the pod ends with it.
+ * A child it starts (the keeper) makes the namespaces (unshare), the
+ * holder writes the child's id maps from outside (so root can map the
+ * project owner beside itself), the child brings the loopback up. Then,
+ * inside, a child of its own (the owner) becomes the sandboxes' user,
+ * makes a nested user namespace and a pid namespace that one owns (the
+ * keeper writes its maps), and starts the pod's init in it
+ * (`bwgate-pod init`: pid 1, reaps orphans, not dumpable). Each dies
+ * with its parent, so all of it, and every process in the pid namespace,
+ * ends with the holder; the holder ends when the keeper does. Without a
+ * pid namespace (it could not be made) the pod is what it was.
+ *
+ * Each run that connects gets the user and network namespaces, the /tmp
+ * directory, and the pid namespace's user and pid namespaces when there
+ * are (SCM_RIGHTS) and stays connected while it runs; a console stays
+ * connected while it lives and says it owns the pod ('o'): the pod ends
+ * with it.
  */
 #include "autoconf.h"
 
