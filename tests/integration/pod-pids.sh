@@ -75,6 +75,12 @@ else
 		'--unshare-all'
 fi
 
+# No namespace descriptor reaches the command (bwrap leaves those it
+# joined open; the helper closes them).
+assert_eq "the command holds no namespace descriptor" "$("$BWGATE" exec \
+    --quiet --project "$A" -- sh -c 'ls -l /proc/self/fd/' 2>&1 |
+    grep -c -e 'user:\[' -e 'pid:\[' -e 'net:\[')" "0"
+
 # 1. Request 1 runs a long process in the background.
 "$BWGATE" exec --quiet --project "$A" -- sleep "$N1" > "$T/r1.out" 2>&1 &
 R1=$!
@@ -121,6 +127,24 @@ for lock in "$XDG_RUNTIME_DIR"/bwgate/pod-*.lock; do
 	fi
 	CHAIN="$CHAIN $one"
 done
+
+# 2b. lsof -i :PORT in one request names the server another one runs.
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+if [ "$SHARED" = 1 ] && [ -n "$PY" ] && command -v lsof >/dev/null; then
+	PORT=$(( 20000 + RANDOM % 20000 ))
+	"$BWGATE" exec --quiet --project "$A" -- "$PY" -u -m http.server \
+	    "$PORT" --bind 127.0.0.1 > "$T/srv.out" 2>&1 &
+	SRV=$!
+	PIDS="$PIDS $SRV"
+	wait_for 20 grep -q "Serving HTTP" "$T/srv.out"
+	assert_match "lsof -i :PORT in request 2 names request 1's server" \
+		"$("$BWGATE" exec --quiet --project "$A" -- lsof -i ":$PORT" \
+		    2>&1)" 'python3 .*LISTEN'
+	kill "$SRV" 2>/dev/null
+	wait "$SRV" 2>/dev/null
+else
+	skip "lsof of another request's server" "not shared here, or no python3 or lsof"
+fi
 
 # 3. Another project sees nothing of project A's.
 "$BWGATE" exec --quiet --project "$B" -- ps ax -o pid=,args= \
