@@ -63,6 +63,7 @@ if [ "$SHARED" = 1 ]; then
 		grep -q -e '--unshare-all' -e '--unshare-pid' <<< "$ARGV"
 	assert_match "the warnings say nested namespaces rest on the filter" \
 		"$WARN" 'refused by the seccomp filter only'
+	assert_eq "the report says so" "$(jfield .sandbox.project_pids)" true
 elif [ "$FRESH" = 1 ]; then
 	assert_match "without a shared pid namespace the run says why" \
 		"$WARN" 'does not see the project.s other processes'
@@ -73,6 +74,7 @@ else
 		'processes outside the sandbox are visible'
 	assert_match "and keeps a pid namespace of its own" "$ARGV" \
 		'--unshare-all'
+	assert_eq "the report says so" "$(jfield .sandbox.project_pids)" false
 fi
 
 # No namespace descriptor reaches the command (bwrap leaves those it
