@@ -197,6 +197,20 @@ assert_eq "the request with a background process returned" \
 ok_if "its background process is gone" wait_for 10 sh -c \
 	"! pgrep -f -x 'sleep $N5'"
 
+# 6b. A request killed outright (its bwgate gets SIGKILL) leaves nothing
+#     in the project's pid namespace: the pod ends what is left in its
+#     cgroup once the run is gone.
+N6=$(( N + 6 )); N7=$(( N + 7 ))
+"$BWGATE" exec --quiet --project "$A" -- sh -c "sleep $N6 & exec sleep $N7" \
+    > "$T/r6.out" 2>&1 &
+R6=$!
+ok_if "the request's background process runs" wait_for 20 running "$N6"
+kill -KILL "$R6"
+wait "$R6" 2>/dev/null
+ok_if "its processes end with it" wait_for 10 sh -c \
+	"! pgrep -f -x 'sleep $N6' && ! pgrep -f -x 'sleep $N7'"
+ok_if "request 1's process still runs" running "$N1"
+
 # 7. /proc stays read-only: no request writes pid 1's or another's memory,
 #    and pid 1 (the pod's init) does not die from a sandbox's signal.
 "$BWGATE" exec --quiet --project "$A" -- sh -c "
