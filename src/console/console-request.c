@@ -245,6 +245,14 @@ request_classify(struct console *c, struct request *r)
 	if (r->op_profile != NULL) {
 		free(r->profile);
 		r->profile = xstrdup(r->op_profile);	/* the operator's */
+	} else if (c->auto_sandboxed && r->profile != NULL &&
+	    strcmp(r->profile, "readonly") == 0) {
+		/* Sandboxed mode runs what it runs unasked with the project
+		   profile: a read-only command is then in the project's
+		   world (its services, its /tmp), as any other command of
+		   the project would be without a question (pod.h). */
+		free(r->profile);
+		r->profile = xstrdup("project");
 	}
 
 	/* More than the profile gives always needs a person. */
@@ -426,10 +434,13 @@ request_fits_project(const struct request *r)
 	    !proto_mounts_empty(&r->asked))
 		return false;
 	/* git add, commit, stash, switch: git metadata that git-write's
-	   protections keep to data and undo covers (needs.json at_once;
-	   never with a rule of verdict ask). */
+	   protections keep to data and undo covers; curl localhost:PORT:
+	   the project's services, reached with their access, the project
+	   profile this mode gives anyway (needs.json at_once; never with a
+	   rule of verdict ask). */
 	if (r->needs_at_once)
-		return strcmp(p, "git-write") == 0;
+		return strcmp(p, "git-write") == 0 ||
+		    strcmp(p, "project") == 0;
 	/* A rule that did not cover the command names a reason to look:
 	   only asks that no rule made are the sandbox's to take. */
 	if (r->verdict == VERDICT_ASK && r->rule != NULL)

@@ -514,7 +514,9 @@ result_json(const struct result *r)
 		    cJSON_GetObjectItem(j, "violations"), (int)i), "hint",
 		    cJSON_CreateString(r->network != NULL &&
 		    r->violations.v[i].reason == VIOLATION_NETWORK ?
-		    REPORT_PROXY_HINT : violation_hint_in(&r->violations.v[i],
+		    REPORT_PROXY_HINT : r->loopback_apart &&
+		    r->violations.v[i].reason == VIOLATION_LOCAL ?
+		    REPORT_APART_HINT : violation_hint_in(&r->violations.v[i],
 		    r->project)));
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?

@@ -397,6 +397,9 @@ run_build(struct run *s)
 		return STEP_OUT;
 	}
 	LOG("sandbox built");
+	/* Off the project's loopback by its access: a refused local port
+	   is then said as what it is (report.h). */
+	r->loopback_apart = s->sb.pod.held && !s->sb.pod_peer;
 	if (!engine_sandbox_writes(&s->sb, s->pol.project))
 		s->writes = false;
 	else if (!s->writes) {

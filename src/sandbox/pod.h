@@ -4,15 +4,19 @@
  * Like the pause container of a Kubernetes pod, a small process per
  * project (bwgate-pod, pod-main.c) holds a user namespace, a network
  * namespace whose loopback is up, and a private /tmp (a directory under
- * $XDG_STATE_HOME/bwgate/pods/). Every sandbox of the project that has no
- * network of its own (no --network, no --domain) enters that user and
- * network namespace before bwrap starts (spawn.h, setns) and runs with
- * --share-net, so a server one request starts on 127.0.0.1:PORT is
- * reached by another request's `curl localhost:PORT`; the host's loopback
- * is another namespace and stays out of reach. Every sandbox of the
- * project, networked ones too, gets the pod's /tmp bound at /tmp, so a
- * scratch file one command writes is read by the next. Two projects have
- * two pods and share nothing.
+ * $XDG_STATE_HOME/bwgate/pods/). Every sandbox of the project whose
+ * access is the project profile's (sandbox_pod_peer: writable project,
+ * nothing more) and that has no network of its own (no --network, no
+ * --domain) enters that user and network namespace before bwrap starts
+ * (spawn.h, setns) and runs with --share-net, so a server one request
+ * starts on 127.0.0.1:PORT is reached by another request's
+ * `curl localhost:PORT`; the host's loopback is another namespace and
+ * stays out of reach. A read-only or wider sandbox keeps a loopback of
+ * its own: reaching a service is acting with the service's access.
+ * Every sandbox that may write the project, networked ones too, gets the
+ * pod's /tmp bound at /tmp, so a scratch file one command writes is read
+ * by the next; a read-only one has a private tmpfs (sandbox-pod.c says
+ * why). Two projects have two pods and share nothing.
  *
  * The first run of a project starts the holder (keyed, like the git
  * watcher, by the project directory's device and inode, and by the uid
