@@ -111,7 +111,7 @@ pending_id() {
 	    jq -e -r '[.[] | select(.state == "pending")][0].id'
 }
 (cd "$P" && exec "$BWGATE" run -- sh -c "$PY svc.py $PORT &
-	$poll_get >/dev/null; sleep 30") > /dev/null 2>&1 &
+	( $poll_get ) >/dev/null; sleep 30") > /dev/null 2>&1 &
 RPID=$!
 ok_if "the service's request waits for the operator" wait_for 20 pending_id
 (cd "$P" && "$BWGATE" approve "$(pending_id)") > /dev/null
@@ -133,7 +133,7 @@ stop_console
 start_console --headless --auto-allowlisted --unlisted wait ||
     { ok_if "the console starts again" false; done_testing; exit; }
 (cd "$P" && exec "$BWGATE" run -- sh -c "$PY svc.py $PORT &
-	$poll_get >/dev/null; sleep 30") > /dev/null 2>&1 &
+	( $poll_get ) >/dev/null; sleep 30") > /dev/null 2>&1 &
 RPID=$!
 ok_if "the service's request waits again" wait_for 20 pending_id
 (cd "$P" && "$BWGATE" approve "$(pending_id)") > /dev/null
