@@ -131,6 +131,8 @@ struct result {
 	struct strv	 project_ports;	/* ports of the project's own
 					   loopback it connected to, where a
 					   server listened (pod.h) */
+	struct strv	 project_services; /* for each, the command line of
+					   what listened there, "" unknown */
 	bool		 loopback_apart; /* the project has a shared loopback
 					   and this sandbox is not on it: its
 					   access is not the project profile's

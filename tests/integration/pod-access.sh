@@ -7,7 +7,7 @@
 # project's commands read. In the default mode `curl localhost:PORT` asks,
 # its verdict says it needs the services' access, and a plain yes gives
 # the project profile, which reaches the service (the report names the
-# port). A read-only run told "nothing listened" is told how to ask.
+# port and what listens there). A read-only run told "nothing listened" is told how to ask.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/console-lib.sh"
 
@@ -90,6 +90,9 @@ assert_eq "a project-profile POST reaches the service" \
 	"$(jq -r .stdout "$T/rw.json")" "deleted"
 assert_eq "  the report names the port" \
 	"$(jq -c .project_ports "$T/rw.json")" "[$PORT]"
+assert_match "  and the service that listens there (its command line)" \
+	"$(jq -r '.project_services[] | "\(.port) \(.command)"' "$T/rw.json")" \
+	"^$PORT .*python3? svc\.py $PORT\$"
 ok_unless "  the service deleted the file" test -e "$P/victim"
 kill $SERVERS 2>/dev/null
 wait 2>/dev/null
@@ -156,6 +159,9 @@ assert_eq "  a plain yes reaches the service" \
 	"$(jq -r .stdout "$T/ask.json" 2>/dev/null)" deleted
 assert_eq "  the report names the port reached" \
 	"$(jq -c .project_ports "$T/ask.json" 2>/dev/null)" "[$PORT]"
+assert_match "  and the service reached" \
+	"$(jq -r '.project_services[0].command' "$T/ask.json" 2>/dev/null)" \
+	"svc\.py $PORT\$"
 ok_unless "  the service deleted the file" test -e "$P/victim"
 kill "$RPID" 2>/dev/null; wait "$RPID"
 stop_console
