@@ -26,14 +26,13 @@
 
 /*
  * Does the policy give more than the project profile (git metadata, the
- * agents' configuration, host paths, debuggers, no system-call filter)?
+ * agents' configuration, host paths, debuggers)?
  */
 static bool
 build_pod_wider(const struct sandbox_policy *pol)
 {
 	return pol->git_writable || pol->agent_config_writable ||
-	    pol->rw_paths.n > 0 || pol->ro_paths.n > 0 || pol->allow_ptrace ||
-	    !pol->seccomp;
+	    pol->rw_paths.n > 0 || pol->ro_paths.n > 0 || pol->allow_ptrace;
 }
 
 /*

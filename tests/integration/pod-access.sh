@@ -56,6 +56,12 @@ assert_match "  its hint says the services need their access and how to ask" \
 	    "$T/ro.json")" "only a command run with the 'project' profile"
 ok_unless "  the read-only argv has no --share-net" \
 	grep -q -- '"--share-net"' "$T/ro.json"
+# A wider sandbox (debuggers allowed) keeps its own loopback as well.
+echo '{"sandbox":{"allow_debuggers":true}}' > "$T/debug.json"
+(cd "$P" && "$BWGATE" exec --json --project "$P" --config "$T/debug.json" \
+    -- curl -sS --max-time 5 "http://127.0.0.1:$PORT/") > "$T/dbg.json" 2>&1
+assert_eq "a sandbox that allows debuggers does not reach the service" \
+	"$(jq -r '.exit_code' "$T/dbg.json")" 7
 # The other interpreters the same way, by construction, not by words.
 (cd "$P" && "$BWGATE" exec --quiet --project "$P" --profile readonly -- \
     "$PY" -c "import urllib.request as u
