@@ -193,6 +193,25 @@ request_overlaps_protected(const struct proto_mounts *m,
 	return 0;
 }
 
+/* The profile a request runs with: the operator's, else the verdict's;
+   sandboxed mode runs what it runs unasked with the project profile, so
+   a read-only command is then in the project's world (its services, its
+   /tmp), as any command of the project would be without a question
+   (pod.h). */
+static void
+request_profile(struct console *c, struct request *r)
+{
+	const char	*p = r->op_profile;
+
+	if (p == NULL && c->auto_sandboxed && r->profile != NULL &&
+	    strcmp(r->profile, "readonly") == 0)
+		p = "project";
+	if (p == NULL)
+		return;
+	free(r->profile);
+	r->profile = xstrdup(p);
+}
+
 /* Classify a request's command and build its dry-run sandbox argv. */
 void
 request_classify(struct console *c, struct request *r)
@@ -242,18 +261,7 @@ request_classify(struct console *c, struct request *r)
 	    r->cwd, cl.stake, &cl.targets, cl.measured, &r->undo_restores) :
 	    NULL;
 	classification_release(&cl);
-	if (r->op_profile != NULL) {
-		free(r->profile);
-		r->profile = xstrdup(r->op_profile);	/* the operator's */
-	} else if (c->auto_sandboxed && r->profile != NULL &&
-	    strcmp(r->profile, "readonly") == 0) {
-		/* Sandboxed mode runs what it runs unasked with the project
-		   profile: a read-only command is then in the project's
-		   world (its services, its /tmp), as any other command of
-		   the project would be without a question (pod.h). */
-		free(r->profile);
-		r->profile = xstrdup("project");
-	}
+	request_profile(c, r);
 
 	/* More than the profile gives always needs a person. */
 	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(&r->asked)) {
