@@ -10,8 +10,9 @@ figures are printed:
   - reaching the operator in sandboxed mode (--auto-sandboxed), as
     request_fits_project in src/console/console-request.c decides: deny,
     danger (but a delete undo puts back whole: danger.undo_restores), an
-    ask with a "needs" object (but git-write "at_once": git add, commit,
-    stash, switch, checkout, merge, cherry-pick, revert), with network, with a rule, or a profile
+    ask with a "needs" object (but "at_once": git-write for git add,
+    commit, stash, switch, checkout, merge, cherry-pick, revert; the
+    project profile for curl of the loopback), with network, with a rule, or a profile
     other than project/readonly (target <= 2 %);
   - the trap sets of tests/policy/semantics.txt, in a project that keeps
     secrets: a command that must not be allowed and is, a false allow,
@@ -87,11 +88,13 @@ def reaches_operator(v):
                     (v.get('profile') or 'project') != 'project')
     if verdict not in ('ask', 'allow'):
         return True
-    # git add, commit, stash, switch: git-write at once (needs.json
-    # "at_once"), unless a rule of verdict ask is behind it.
+    # git add, commit, stash, switch: git-write at once; curl
+    # localhost:PORT: the project profile, the services' access
+    # (needs.json "at_once"), unless a rule of verdict ask is behind it.
     if (v.get('needs') or {}).get('at_once') and v.get('network') in \
             (None, False, 'off') and not v.get('mounts'):
-        return (v.get('profile') or 'project') != 'git-write'
+        return (v.get('profile') or 'project') not in ('git-write',
+                                                       'project')
     # 'bwgate check' says the network as "off", "any host" or "only ...".
     if v.get('needs') or v.get('network') not in (None, False, 'off') \
             or v.get('mounts'):

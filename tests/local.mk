@@ -210,6 +210,7 @@ ENGINE_TESTS = \
 	%D%/integration/exec-confine.sh \
 	%D%/integration/contain-net.sh \
 	%D%/integration/pod-world.sh \
+	%D%/integration/pod-access.sh \
 	%D%/integration/pod-console.sh \
 	%D%/integration/pod-pids.sh \
 	%D%/integration/net-domains.sh \

@@ -194,6 +194,25 @@ request_overlaps_protected(const struct proto_mounts *m,
 	return 0;
 }
 
+/* The profile a request runs with: the operator's, else the verdict's;
+   sandboxed mode runs what it runs unasked with the project profile, so
+   a read-only command is then in the project's world (its services, its
+   /tmp), as any command of the project would be without a question
+   (pod.h). */
+static void
+request_profile(struct console *c, struct request *r)
+{
+	const char	*p = r->op_profile;
+
+	if (p == NULL && c->auto_sandboxed && r->profile != NULL &&
+	    strcmp(r->profile, "readonly") == 0)
+		p = "project";
+	if (p == NULL)
+		return;
+	free(r->profile);
+	r->profile = xstrdup(p);
+}
+
 /* Classify a request's command and build its dry-run sandbox argv. */
 void
 request_classify(struct console *c, struct request *r)
@@ -243,10 +262,7 @@ request_classify(struct console *c, struct request *r)
 	    r->cwd, cl.stake, &cl.targets, cl.measured, &r->undo_restores) :
 	    NULL;
 	classification_release(&cl);
-	if (r->op_profile != NULL) {
-		free(r->profile);
-		r->profile = xstrdup(r->op_profile);	/* the operator's */
-	}
+	request_profile(c, r);
 
 	/* More than the profile gives always needs a person. */
 	if (r->verdict == VERDICT_ALLOW && !proto_mounts_empty(&r->asked)) {
@@ -428,10 +444,13 @@ request_fits_project(const struct request *r)
 	    !proto_mounts_empty(&r->asked))
 		return false;
 	/* git add, commit, stash, switch: git metadata that git-write's
-	   protections keep to data and undo covers (needs.json at_once;
-	   never with a rule of verdict ask). */
+	   protections keep to data and undo covers; curl localhost:PORT:
+	   the project's services, reached with their access, the project
+	   profile this mode gives anyway (needs.json at_once; never with a
+	   rule of verdict ask). */
 	if (r->needs_at_once)
-		return strcmp(p, "git-write") == 0;
+		return strcmp(p, "git-write") == 0 ||
+		    strcmp(p, "project") == 0;
 	/* A rule that did not cover the command names a reason to look:
 	   only asks that no rule made are the sandbox's to take. */
 	if (r->verdict == VERDICT_ASK && r->rule != NULL)

@@ -387,6 +387,7 @@ request_json(const struct request *r)
 	add_string(j, "rule", r->rule);
 	add_string(j, "reason", r->reason);
 	add_string(j, "at_stake", r->at_stake);
+	add_string(j, "needs", r->needs);
 	add_string(j, "profile", r->profile);
 	cJSON_AddBoolToObject(j, "writes_project", r->writes);
 	cJSON_AddStringToObject(j, "state", request_state_name(r->state));

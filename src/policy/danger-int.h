@@ -33,6 +33,9 @@ struct danger_entry {
 	bool		 unless_loopback; /* needs: no hit when the words
 					   name only the loopback (the
 					   project's pod: danger-loopback.c) */
+	bool		 only_loopback;	/* needs: a hit only when they do (the
+					   project's services, reached with
+					   their access) */
 };
 
 struct danger {

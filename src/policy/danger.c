@@ -231,6 +231,13 @@ danger_add_file(struct danger *d, const char *path, const char *key,
 			goto out;
 		}
 		e->unless_loopback = cJSON_IsTrue(s);
+		s = cJSON_GetObjectItem(o, "only_loopback");
+		if (s != NULL && !cJSON_IsBool(s)) {
+			*cause = xasprintf("'%s': %s: \"only_loopback\" must "
+			    "be true or false", path, e->id);
+			goto out;
+		}
+		e->only_loopback = cJSON_IsTrue(s);
 		s = cJSON_GetObjectItem(o, "stake");
 		e->stake = xstrdup(cJSON_IsString(s) ? s->valuestring :
 		    "other");
@@ -554,6 +561,10 @@ danger_command(const struct danger_entry *e, const struct sh_cmd *c,
 			    danger_base(c->words[first].text));
 		return false;
 	}
+	/* ... and reaching them is the services' own access. */
+	if (e->only_loopback && (ctx == NULL || !danger_loopback_only(c,
+	    from)))
+		return false;
 	if (e->options.n == 0 && e->words.n == 0) {
 		danger_fill(e, c, from, hit);
 		return true;

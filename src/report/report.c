@@ -401,6 +401,7 @@ result_release(struct result *r)
 	attentions_release(&r->attention);
 	executions_release(&r->executed);
 	strv_release(&r->project_ports);
+	strv_release(&r->project_services);
 	cJSON_Delete(r->sandbox);
 	cJSON_Delete(r->undo);
 	r->undo = NULL;
@@ -509,12 +510,28 @@ result_json(const struct result *r)
 	for (size_t i = 0; i < r->project_ports.n; i++)
 		cJSON_AddItemToArray(ports, cJSON_CreateNumber(
 		    strtod(r->project_ports.v[i], NULL)));
+	/* The services reached, named by what listened (a project
+	   service, when that was not found). */
+	ports = cJSON_AddArrayToObject(j, "project_services");
+	for (size_t i = 0; i < r->project_ports.n; i++) {
+		cJSON	*o = cJSON_CreateObject();
+		const char *who = i < r->project_services.n ?
+		    r->project_services.v[i] : "";
+
+		cJSON_AddNumberToObject(o, "port",
+		    strtod(r->project_ports.v[i], NULL));
+		cJSON_AddStringToObject(o, "command", *who != '\0' ? who :
+		    "a project service");
+		cJSON_AddItemToArray(ports, o);
+	}
 	for (size_t i = 0; i < r->violations.n; i++)
 		cJSON_ReplaceItemInObject(cJSON_GetArrayItem(
 		    cJSON_GetObjectItem(j, "violations"), (int)i), "hint",
 		    cJSON_CreateString(r->network != NULL &&
 		    r->violations.v[i].reason == VIOLATION_NETWORK ?
-		    REPORT_PROXY_HINT : violation_hint_in(&r->violations.v[i],
+		    REPORT_PROXY_HINT : r->loopback_apart &&
+		    r->violations.v[i].reason == VIOLATION_LOCAL ?
+		    REPORT_APART_HINT : violation_hint_in(&r->violations.v[i],
 		    r->project)));
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?

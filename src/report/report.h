@@ -131,6 +131,12 @@ struct result {
 	struct strv	 project_ports;	/* ports of the project's own
 					   loopback it connected to, where a
 					   server listened (pod.h) */
+	struct strv	 project_services; /* for each, the command line of
+					   what listened there, "" unknown */
+	bool		 loopback_apart; /* the project has a shared loopback
+					   and this sandbox is not on it: its
+					   access is not the project profile's
+					   (sandbox_pod_peer) */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	cJSON		*network;	/* the proxy's story (netproxy.h), or
@@ -151,6 +157,12 @@ size_t	 changes_count(const struct changes *);
 cJSON	*changes_json(const struct changes *);
 
 /* The hint of a direct connection where only the proxy leads out. */
+/* A local port refused in a sandbox off the project's loopback. */
+#define REPORT_APART_HINT "the project's services are not on this " \
+	"sandbox's loopback: reaching one acts with its access, so only a " \
+	"command run with the 'project' profile reaches them; ask the " \
+	"operator to approve the command with that profile (its verdict " \
+	"names it)"
 #define REPORT_PROXY_HINT "direct connections are refused: the allowed " \
 	"hosts are reached only through the proxy http://127.0.0.1:3128 " \
 	"(HTTP_PROXY, HTTPS_PROXY, ALL_PROXY are set to it); tell the " \

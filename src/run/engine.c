@@ -424,6 +424,9 @@ run_build(struct run *s)
 	}
 	s->e.pod_pid = s->sb.pod_pid;
 	LOG("sandbox built");
+	/* Off the project's loopback by its access: a refused local port
+	   is then said as what it is (report.h). */
+	r->loopback_apart = s->sb.pod.held && !s->sb.pod_peer;
 	if (!engine_sandbox_writes(&s->sb, s->pol.project))
 		s->writes = false;
 	else if (!s->writes) {
@@ -672,7 +675,7 @@ run_loop(struct run *s)
 	if (o->timeout_ms > 0)
 		loop_timer(e->loop, o->timeout_ms, engine_timeout, e);
 	observe_record_exec(e->obs, &r->executed);
-	observe_record_ports(e->obs, &r->project_ports);
+	observe_record_ports(e->obs, &r->project_ports, &r->project_services);
 	if (limiter_backend(e->lim) != LIMITS_RLIMIT && o->limits.pids > 0)
 		e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
 	observe_attach(e->obs, e->loop, &s->sb, &r->violations);

@@ -13,4 +13,5 @@ noinst_LIBRARIES += %D%/librun.a
 	%D%/monitor.c %D%/monitor.h %D%/monitor-child.c %D%/monitor-int.h \
 	%D%/monitor-watch.c %D%/monitor-watcher.h \
 	%D%/observe.c %D%/observe.h %D%/observe-int.h \
-	%D%/observe-call.c %D%/observe-act.c %D%/observe-flight.c %D%/observe-setid.c %D%/observe-judge.c %D%/observe-infer.c
+	%D%/observe-call.c %D%/observe-act.c %D%/observe-flight.c %D%/observe-setid.c %D%/observe-judge.c %D%/observe-infer.c \
+	%D%/observe-listener.c

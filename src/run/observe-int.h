@@ -90,6 +90,8 @@ struct observer {
 	bool			 rec_append;	/* an open to append */
 	struct executions	*exec_out;	/* or NULL: not recorded */
 	struct strv		*ports_out;	/* or NULL: not recorded */
+	struct strv		*names_out;	/* what listens on each, "" when
+					   unknown (observe-listener.c) */
 	/* The call being judged, and what its resolution met. */
 	pid_t			 cur_pid;
 	bool			 res_unsound;	/* a /proc name unreadable */
@@ -233,5 +235,9 @@ void	 observe_act_waits_end(struct observer *);
 struct seccomp_notif;
 void	 observe_judge(struct observer *, const struct sandbox *,
 	    const struct seccomp_notif *, struct violations *);
+
+/* The command line of the process of pid's network namespace holding
+   the socket of this inode (a listener), or NULL (observe-listener.c). */
+char	*observe_listener(pid_t pid, unsigned long inode);
 
 #endif

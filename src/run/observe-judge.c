@@ -682,14 +682,16 @@ observe_judge_link(struct observer *obs, const struct sandbox *sb,
 	observe_add(vs, old, "link", reason, true);
 }
 
-/* Is something in pid's network namespace bound to this port? */
+/* Is something in pid's network namespace bound to this port? Its
+   socket's inode in *inode. */
 static bool
-observe_port_bound(pid_t pid, unsigned port)
+observe_port_bound(pid_t pid, unsigned port, unsigned long *inode)
 {
 	static const char *const tables[] = { "tcp", "tcp6", "udp", "udp6" };
 	char	 p[64], line[512];
 	FILE	*f;
 	unsigned lport, state;
+	unsigned long ino;
 	bool	 found = false;
 
 	for (size_t i = 0; !found && i < 4; i++) {
@@ -697,12 +699,18 @@ observe_port_bound(pid_t pid, unsigned port)
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
 		while (!found && fgets(line, sizeof line, f) != NULL) {
-			/* "  0: 0100007F:1F90 00000000:0000 0A ..." */
+			/* "  0: 0100007F:1F90 00000000:0000 0A
+			   00000000:00000000 00:00000000 00000000 1000 0
+			   12345 ..." (the last: the socket's inode) */
+			ino = 0;
 			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x "
-			    "%*[0-9A-Fa-f]:%*x %x", &lport, &state) != 2)
+			    "%*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u "
+			    "%*u %lu", &lport, &state, &ino) < 2)
 				continue;
-			if (lport == port && (i >= 2 || state == 0x0a))
+			if (lport == port && (i >= 2 || state == 0x0a)) {
 				found = true;
+				*inode = ino;
+			}
 		}
 		fclose(f);
 	}
@@ -766,6 +774,7 @@ observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
 	_cleanup_free_ char	*what = NULL;
 	bool			 loopback;
 	unsigned		 port;
+	unsigned long		 inode = 0;
 
 	if (obs->network || addr == 0 || len < sizeof(sa_family_t))
 		return;
@@ -781,15 +790,22 @@ observe_judge_net(struct observer *obs, struct observe_mem *mem, uint64_t addr,
 		return;
 	/* The sandbox's own loopback works: only unbound ports count, and
 	   as what they are (a server not up yet, or one of the host's). */
-	if (loopback && observe_port_bound(mem->pid, port)) {
-		char	num[16];
+	if (loopback && observe_port_bound(mem->pid, port, &inode)) {
+		char	num[16], *who;
 
 		/* A server of the project's (its pod's loopback): named in
-		   the report, as what the command reached. */
+		   the report, as what the command reached, with what
+		   listens there (observe-listener.c). */
 		snprintf(num, sizeof num, "%u", port);
 		if (obs->ports_out != NULL && obs->ports_out->n < 64 &&
-		    !strv_contains(obs->ports_out, num))
+		    !strv_contains(obs->ports_out, num)) {
 			strv_push(obs->ports_out, num);
+			who = observe_listener(mem->pid, inode);
+			if (obs->names_out != NULL)
+				strv_push(obs->names_out, who != NULL ? who :
+				    "");
+			free(who);
+		}
 		return;
 	}
 	LOG("%s %s: %s", op, what, loopback ? "local port" : "network");

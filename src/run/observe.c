@@ -640,10 +640,13 @@ observe_record_exec(struct observer *obs, struct executions *es)
 }
 
 void
-observe_record_ports(struct observer *obs, struct strv *ports)
+observe_record_ports(struct observer *obs, struct strv *ports,
+    struct strv *names)
 {
-	if (obs != NULL)
+	if (obs != NULL) {
 		obs->ports_out = ports;
+		obs->names_out = names;
+	}
 }
 
 void

@@ -95,8 +95,10 @@ void		 observe_attach(struct observer *, struct loop *,
 void		 observe_record_exec(struct observer *, struct executions *);
 /* Record into ports each port of the sandbox's loopback (the project's
    pod: pod.h) that a connection reached with a server listening (report
-   "project_ports"). */
-void		 observe_record_ports(struct observer *, struct strv *ports);
+   "project_ports"), and into names what listens on each, "" when unknown
+   (report "project_services"). */
+void		 observe_record_ports(struct observer *, struct strv *ports,
+		    struct strv *names);
 /* Handle what is still pending, then close the listener and socket. */
 void		 observe_finish(struct observer *);
 void		 observe_free(struct observer *);

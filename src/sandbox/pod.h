@@ -4,18 +4,22 @@
  * Like the pause container of a Kubernetes pod, a small process per
  * project (bwgate-pod, pod-main.c) holds a user namespace, a network
  * namespace whose loopback is up, and a private /tmp (a directory under
- * $XDG_STATE_HOME/bwgate/pods/). Every sandbox of the project that has no
- * network of its own (no --network, no --domain) enters that user and
- * network namespace before bwrap starts (spawn.h, setns) and runs with
- * --share-net, so a server one request starts on 127.0.0.1:PORT is
- * reached by another request's `curl localhost:PORT`; the host's loopback
- * is another namespace and stays out of reach. Every sandbox of the
- * project, networked ones too, gets the pod's /tmp bound at /tmp, so a
- * scratch file one command writes is read by the next. The pod also holds
- * a pid namespace (its init, pid 1, reaps orphans): a sandbox that shares
- * its network, writes the project, hides nothing and has a cgroup of its
- * own (sandbox-pod.c, build_pod_pids) runs in it (bwrap --userns
- * --pidns), so `ps`, `pkill` and `lsof` see the project's other
+ * $XDG_STATE_HOME/bwgate/pods/). Every sandbox of the project whose
+ * access is the project profile's (sandbox_pod_peer: writable project,
+ * nothing more) and that has no network of its own (no --network, no
+ * --domain) enters that user and network namespace before bwrap starts
+ * (spawn.h, setns) and runs with --share-net, so a server one request
+ * starts on 127.0.0.1:PORT is reached by another request's
+ * `curl localhost:PORT`; the host's loopback is another namespace and
+ * stays out of reach. A read-only or wider sandbox keeps a loopback of
+ * its own: reaching a service is acting with the service's access.
+ * Every sandbox that may write the project, networked ones too, gets the
+ * pod's /tmp bound at /tmp, so a scratch file one command writes is read
+ * by the next; a read-only one has a private tmpfs (sandbox-pod.c says
+ * why). The pod also holds a pid namespace (its init, pid 1, reaps
+ * orphans): a sandbox that shares its network, hides nothing and has a
+ * cgroup of its own (sandbox-pod.c, build_pod_pids) runs in it (bwrap
+ * --userns --pidns), so `ps`, `pkill` and `lsof` see the project's other
  * requests; such a run is ended by its cgroup (engine-loop.c), never by
  * the pid namespace. Two projects have two pods and share nothing.
  *

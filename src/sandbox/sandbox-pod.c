@@ -1,10 +1,11 @@
 /*
  * sandbox-pod: the project's shared world in the argv (pod.h). A sandbox
- * without network of its own runs in the pod's network namespace
- * (--share-net; the runner enters it before bwrap starts); every sandbox
- * gets the pod's /tmp. A pod that cannot be joined leaves the sandbox as
- * it was (its own namespace, a private tmpfs), with a warning: a
- * sandbox is never given more than its own world.
+ * whose access is the project profile's (sandbox_pod_peer) and that has
+ * no network of its own runs in the pod's network namespace (--share-net;
+ * the runner enters it before bwrap starts); a sandbox that may write the
+ * project gets the pod's /tmp. A pod that cannot be joined leaves the
+ * sandbox as it was (its own namespace, a private tmpfs), with a warning:
+ * a sandbox is never given more than its own world.
  */
 #include "autoconf.h"
 
@@ -25,16 +26,35 @@
 
 /*
  * Does the policy give more than the project profile (git metadata, the
- * agents' configuration, host paths)? Such a sandbox keeps a loopback of
- * its own: a server it runs is not one a narrower command of the project
- * could drive (a command that reaches a project service gains at most
- * what the project profile gives).
+ * agents' configuration, host paths, debuggers)?
  */
 static bool
 build_pod_wider(const struct sandbox_policy *pol)
 {
 	return pol->git_writable || pol->agent_config_writable ||
-	    pol->rw_paths.n > 0 || pol->ro_paths.n > 0;
+	    pol->rw_paths.n > 0 || pol->ro_paths.n > 0 || pol->allow_ptrace;
+}
+
+/*
+ * Who joins the project's shared world (its loopback, and every namespace
+ * the pod shares beyond it): only a sandbox whose access is exactly what
+ * the project's services run with, the writable project profile. The
+ * world is a channel between its members: a command that connects to a
+ * service (or signals it, or opens its /proc entries: a process sees only
+ * the processes of its own pid namespace) acts with the service's access.
+ * So a read-only sandbox, which the default mode runs at once for an
+ * allowlisted command, keeps a loopback of its own where nothing listens
+ * (a service reached from it would lend it the project's write access,
+ * such as a dev server that deletes files on a POST), and a wider one
+ * (git-write, extra paths) keeps its own so that no command of the
+ * project drives a server that has more than the project profile. This is
+ * decided by the sandbox's access, never by what the command's words
+ * seem to do (python3 -c can connect as well as curl can).
+ */
+bool
+sandbox_pod_peer(const struct sandbox_policy *pol)
+{
+	return !pol->project_readonly && !build_pod_wider(pol);
 }
 
 /*
@@ -120,8 +140,9 @@ build_pod(struct build *b, const struct stat *st, bool own_cgroup)
 		free(cause);
 		return;
 	}
-	sb->pod_net = !b->pol->network && !sandbox_policy_proxied(b->pol) &&
-	    !build_pod_wider(b->pol);
+	sb->pod_peer = sandbox_pod_peer(b->pol);
+	sb->pod_net = sb->pod_peer && !b->pol->network &&
+	    !sandbox_policy_proxied(b->pol);
 	sb->pod_pid = build_pod_pids(b, own_cgroup);
 	if (sb->pod_net && !sb->pod_pid && !own_cgroup)
 		strv_push(&sb->warnings, "this sandbox does not see the "
@@ -133,12 +154,27 @@ build_pod(struct build *b, const struct stat *st, bool own_cgroup)
 		strv_push(&sb->warnings, "this sandbox does not see the "
 		    "project's other processes: the project's pod has no pid "
 		    "namespace here");
-	/* Root running a user's project: the user could not reach the
-	   pod's /tmp in root's state directory. Nested sandboxes allowed:
-	   their calls are judged by device, and the pod's /tmp may share
-	   the project's (observe-act.c refuses those); a tmpfs has its own. */
-	sb->pod_tmp = sb->run_as == NULL && !b->pol->allow_userns &&
-	    !build_pod_tmp_paths(b->pol);
+	/*
+	 * The pod's /tmp is where the project's writable commands and its
+	 * services put scratch files, sockets and what they read next. A
+	 * read-only sandbox gets a private tmpfs instead: with the pod's
+	 * /tmp writable it could plant data a running service or a later
+	 * command reads (a read-only command would then steer one that
+	 * writes), and a read-only view would still let it connect to a
+	 * service's Unix socket there (a read-only mount does not stop
+	 * connect(2)); bwrap 0.8 has no overlay to give it both a view and
+	 * scratch space of its own. It loses what earlier commands left in
+	 * /tmp, which it could only have read. A networked or wider sandbox
+	 * writes the project anyway: it shares the /tmp (a download read by
+	 * the next command, a commit message for git commit -F).
+	 *
+	 * Root running a user's project: the user could not reach the
+	 * pod's /tmp in root's state directory. Nested sandboxes allowed:
+	 * their calls are judged by device, and the pod's /tmp may share
+	 * the project's (observe-act.c refuses those); a tmpfs has its own.
+	 */
+	sb->pod_tmp = !b->pol->project_readonly && sb->run_as == NULL &&
+	    !b->pol->allow_userns && !build_pod_tmp_paths(b->pol);
 }
 
 /*

@@ -143,8 +143,12 @@ struct sandbox {
 	int			 root_fd;
 	bool			 root_open;
 	/* The project's shared world (pod.h): its network namespace
-	   (entered before bwrap starts, --share-net) and its /tmp. */
+	   (entered before bwrap starts, --share-net) and its /tmp.
+	   pod_peer: the sandbox's access is the project profile's
+	   (sandbox_pod_peer), the one test for every namespace the pod
+	   shares; pod_net: it is, and has no network of its own. */
 	struct pod		 pod;
+	bool			 pod_peer;
 	bool			 pod_net;
 	bool			 pod_tmp;
 	/* Its pid namespace too (sandbox-pod.c, build_pod_pids): the
@@ -162,6 +166,10 @@ enum sandbox_flags {
 };
 
 void	 sandbox_policy_init(struct sandbox_policy *);
+/* Does a sandbox of this policy join the project's shared world (pod.h):
+   is its access exactly the project profile's, what the project's
+   services run with? */
+bool	 sandbox_pod_peer(const struct sandbox_policy *);
 /* Does the command reach named hosts through the proxy (domains, and
    not any host)? */
 static inline bool

@@ -125,6 +125,10 @@ allowed() {
 	netproxy.o|netstack.o|observe-flight.o) echo "open" ;; # /dev/null,
 					# /proc/PID/ns, /proc/PID/mem
 	observe-call.o) echo "open stat" ;;	# /proc/PID/root, /proc/PID/ns
+	observe-listener.o) echo "opendir openat fstatat readlinkat stat" ;;
+					# /proc: a port's listener, by its
+					# socket in /proc/N/fd (report
+					# project_services)
 	netbackend.o|libexec.o) echo "access readlink" ;; # programs:
 					# /proc/self/exe, PATH
 	spawn.o) echo "access open" ;;		# PATH, /dev/null

@@ -3,7 +3,9 @@
 # A commit asks with the profile git-write; a plain `a` then Enter, bulk
 # approval (M, a, y), `bwgate approve ID` and the rule `A` saves all run it
 # with git-write, so the commit is made (on the old code each got the
-# project profile, .git read-only, and git exited 128).
+# project profile, .git read-only, and git exited 128). `curl localhost`
+# says it needs the services' access, and `a`, Enter give the project
+# profile.
 . "$(dirname "$0")/libtest.sh"
 . "$(dirname "$0")/ui-lib.sh"
 
@@ -80,5 +82,20 @@ agent six -- git commit --allow-empty -qm five
 wait_agent 60 six
 assert_eq "the rule's command runs unasked" "$(agent_rc six)" 0
 assert_match "and commits" "$(subjects)" '^five five four'
+
+# curl of the loopback: the project's services, reached with their access
+# (the project profile; a read-only sandbox has a loopback of its own).
+agent seven -- curl -sS --max-time 5 http://127.0.0.1:9/
+check_screen "curl localhost waits" 10 '^! +7 '
+check_screen "the detail says it needs the services' access" 5 \
+    "needs +services: reaches the project's services: runs with their access"
+keys a
+check_screen "the prompt offers the project profile" 5 \
+    'approve #7: a/Enter project'
+keys Enter
+wait_agent 60 seven
+assert_match "a, Enter: it ran with the project profile" \
+    "$("$BWGATE" list --json | jq -r '.[] | select(.id == 7) |
+    "\(.profile) \(.state)"')" '^project (finished|failed)'
 ui_stop
 done_testing
