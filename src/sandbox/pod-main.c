@@ -167,6 +167,26 @@ pod_maps(pid_t pid, const struct pod_ids *ids)
 }
 
 /*
+ * No user namespace can be made in U2 or below it (its
+ * max_user_namespaces is 0; Linux checks the limit of every ancestor).
+ * bwrap's --disable-userns does the same for a user namespace of the
+ * sandbox's own, which a sandbox in U2 does not have: this keeps that
+ * layer beside the deny filter's. 0, or -1 (then no pid namespace).
+ */
+static int
+pod_no_userns(void)
+{
+	int	fd, rc;
+
+	if ((fd = open("/proc/sys/user/max_user_namespaces",
+	    O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = write(fd, "0\n", 2) == 2 ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+/*
  * In the pod's user namespace U1: become the sandboxes' user (root
  * running a user's project: the user's bwrap, which has no capability in
  * U1, then owns the namespace it joins), make a nested user namespace U2
@@ -203,7 +223,7 @@ pod_pidns_child(void *arg)
 	self[n] = '\0';
 	if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0 ||
 	    write(3, "u", 1) != 1 || read(4, &c, 1) != 1 ||
-	    pipe2(alive, O_CLOEXEC) != 0)
+	    pod_no_userns() != 0 || pipe2(alive, O_CLOEXEC) != 0)
 		return 1;
 	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
 	fds[3] = alive[0];

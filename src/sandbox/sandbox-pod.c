@@ -184,8 +184,9 @@ build_pod(struct build *b, const struct stat *st, bool own_cgroup)
  * pid namespace U2 owns, so its fresh /proc is the pod's. Every other
  * namespace is still its own, spelled out (--unshare-all would make a
  * pid namespace of its own). bwrap's --disable-userns needs a user
- * namespace of the sandbox's own: here nested namespaces are refused by
- * the deny filter (build_pod_pids requires it).
+ * namespace of the sandbox's own: here the pod made U2 with a limit of
+ * no user namespaces (pod-main.c, pod_no_userns), and the deny filter
+ * refuses them too (build_pod_pids requires it).
  */
 void
 build_pod_pid_namespaces(struct build *b)
@@ -205,9 +206,6 @@ build_pod_pid_namespaces(struct build *b)
 	build_arg(b, "--unshare-uts");
 	build_arg(b, "--unshare-cgroup-try");
 	build_arg(b, "--share-net");
-	strv_push(&b->sb->warnings, "nested user namespaces rest on the "
-	    "seccomp filter alone: the sandbox shares the project's pid "
-	    "namespace, where bwrap's --disable-userns does not apply");
 }
 
 /* Bind the pod's /tmp at /tmp; false when the sandbox has none. */

@@ -62,8 +62,11 @@ if [ "$SHARED" = 1 ]; then
 		"$ARGV" '--userns [0-9]+ --pidns [0-9]+ --unshare-ipc --unshare-uts --unshare-cgroup-try --share-net '
 	ok_unless "and makes no pid namespace of its own" \
 		grep -q -e '--unshare-all' -e '--unshare-pid' <<< "$ARGV"
-	assert_match "the warnings say nested namespaces rest on the filter" \
-		"$WARN" 'nested user namespaces rest on the seccomp filter alone'
+	assert_eq "and adds no warning to the report the agent reads" \
+		"$WARN" '""'
+	jexec cat /proc/sys/user/max_user_namespaces
+	assert_eq "no user namespace can be made in it (as --disable-userns)" \
+		"$(jq -r .stdout < "$T/report.json")" "0"
 	assert_eq "the report says so" "$(jfield .sandbox.project_pids)" true
 elif [ "$FRESH" = 1 ]; then
 	assert_match "without a shared pid namespace the run says why" \
