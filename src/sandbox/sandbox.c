@@ -375,24 +375,23 @@ build_namespaces(struct build *b)
 	const struct sandbox_policy	*pol = b->pol;
 
 	/* The project's processes: the pod's pid namespace. */
-	if (b->sb->pod_pid) {
+	if (b->sb->pod_pid)
 		build_pod_pid_namespaces(b);
-		add(b, "--die-with-parent");
-		add(b, "--new-session");
-		add2(b, "--cap-drop", "ALL");
-		return;
+	else {
+		/* Network on still means a namespace of its own: the engine
+		   attaches user-mode networking to it (netbackend.h), never
+		   the host's. */
+		add(b, "--unshare-all");
+		/* The project's own loopback: the pod's namespace, entered
+		   before bwrap starts (runner.h). */
+		if (b->sb->pod_net)
+			add(b, "--share-net");
+		add(b, "--unshare-user");
 	}
-	/* Network on still means a namespace of its own: the engine attaches
-	   user-mode networking to it (netbackend.h), never the host's. */
-	add(b, "--unshare-all");
-	/* The project's own loopback: the pod's namespace, entered before
-	   bwrap starts (runner.h). */
-	if (b->sb->pod_net)
-		add(b, "--share-net");
-	add(b, "--unshare-user");
 	add(b, "--die-with-parent");
 	add(b, "--new-session");
-	if (!pol->allow_userns) {
+	/* In the pod's U2 no user namespace can be made (pod-main.c). */
+	if (!pol->allow_userns && !b->sb->pod_pid) {
 		if (b->probe->disable_userns)
 			add(b, "--disable-userns");
 		else
