@@ -239,22 +239,28 @@ int
 pod_join(const struct stat *st, long uid, long gid, struct pod *p,
     char **cause)
 {
-	/* One pod per project, sandbox identity and our own user namespace:
-	   a project that changed owners gets a pod that maps the new one,
-	   and a bwgate nested in another user namespace (an outer sandbox)
-	   one it may enter, not the outer bwgate's. */
+	/* One pod per project, sandbox identity and our own user and pid
+	   namespaces: a project that changed owners gets a pod that maps
+	   the new one, a bwgate nested in another user namespace (an outer
+	   sandbox) one it may enter, not the outer bwgate's, and one in
+	   another pid namespace a pod whose pid namespace it may join
+	   (Linux joins only one below the caller's). */
 	char		 usock[64], ulock[64], tmpname[96];
 	bool		 started = false;
 	_cleanup_free_ char *sock = NULL, *lock = NULL;
 	struct stat	 ns;
-	unsigned long	 nsid = 0;
+	unsigned long	 nsid = 0, pidid = 0;
 	int		 lfd;
 
 	*p = (struct pod)POD_INIT;
 	if (stat("/proc/self/ns/user", &ns) == 0)
 		nsid = (unsigned long)ns.st_ino;
-	snprintf(usock, sizeof usock, "-u%ld-n%lu.sock", uid, nsid);
-	snprintf(ulock, sizeof ulock, "-u%ld-n%lu.lock", uid, nsid);
+	if (stat("/proc/self/ns/pid", &ns) == 0)
+		pidid = (unsigned long)ns.st_ino;
+	snprintf(usock, sizeof usock, "-u%ld-n%lu-p%lu.sock", uid, nsid,
+	    pidid);
+	snprintf(ulock, sizeof ulock, "-u%ld-n%lu-p%lu.lock", uid, nsid,
+	    pidid);
 	sock = gitscan_rundir_file(st, "pod", usock);
 	lock = gitscan_rundir_file(st, "pod", ulock);
 	if (sock == NULL || lock == NULL) {
