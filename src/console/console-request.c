@@ -70,6 +70,7 @@ request_spec(struct console *c, struct request *r,
 	o.stdin_fd = r->stdin_stream ? 0 : SPAWN_DEVNULL;
 	o.merge_output = r->merge_output;
 	o.track_cwd = r->track_cwd;
+	o.keep_services = true;		/* the console lists and stops them */
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	/* Nobody watches a headless console: never run forever. */

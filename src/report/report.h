@@ -131,6 +131,9 @@ struct result {
 	struct strv	 project_ports;	/* ports of the project's own
 					   loopback it connected to, where a
 					   server listened (pod.h) */
+	int		 service;	/* background processes kept as the
+					   project's service (engine.h), or 0 */
+	int		 background_killed; /* left behind and killed */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	cJSON		*network;	/* the proxy's story (netproxy.h), or

@@ -16,6 +16,7 @@
 struct fs_event;
 struct probe;
 struct sandbox;
+struct sandbox_policy;
 struct strv;
 
 /* How long the helper may take to answer (bwrap's setup included). */
@@ -50,6 +51,14 @@ struct engine {
 	int64_t			 drain_deadline;
 	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
 	struct engine_opts	*taken;		/* a prestart's request (await) */
+	/* Services (engine-service.c). */
+	bool			 may_keep;	/* its leftovers may be kept */
+	bool			 serving;	/* reported; serving them */
+	bool			 served;	/* none left: the run ends */
+	bool			 stopping;	/* SIGTERM sent to the service */
+	int			 timeout_timer;
+	int			 serve_timer;
+	int			 serve_grace;
 	int			 cwd_rd;	/* where the shell ended: our end */
 	int			 cwd_num;	/* its descriptor in the sandbox */
 };
@@ -68,6 +77,14 @@ void	engine_fail(struct result *r, char *cause);
 void	engine_exit_status(struct engine *e);
 void	engine_loop(struct engine *e);
 
+/* engine-service.c: the command's background processes kept as the
+   project's service, or killed. */
+bool	engine_service_possible(const struct engine *e,
+	    const struct sandbox *sb);
+int	engine_service_keep(struct engine *e);
+void	engine_service_leftovers(struct engine *e);
+void	engine_serve(struct engine *e, struct sandbox_policy *pol);
+void	engine_service_stop(struct engine *e);
 /* engine-cwd.c: the command's final working directory (track_cwd). */
 int	engine_cwd_open(struct engine *e, struct sandbox *sb, char **cause);
 void	engine_cwd_wrap(const struct engine *e, struct strv *argv);

@@ -69,6 +69,8 @@ engine_output(int fd, short revents, void *arg)
 	}
 	if (e->opts->passthrough)
 		(void)write_full(is_err ? 2 : 1, chunk, (size_t)n);
+	if (e->serving)
+		return;		/* a service's: the report is out */
 	if (is_err)
 		engine_capture(e, &e->r->err, &e->r->err_truncated, chunk,
 		    (size_t)n, true);
@@ -127,8 +129,10 @@ engine_bwrap_exited(int fd, short revents, void *arg)
 	LOG("bwrap exited after %lld ms", (long long)(loop_now_ms() -
 	    e->start_ms));
 	/* Pipes close when the pid namespace is gone; do not wait forever
-	   for a descriptor something leaked outside it. */
-	e->drain_deadline = loop_now_ms() + 2000;
+	   for a descriptor something leaked outside it. Processes left in
+	   its cgroup hold them: what the command wrote is there now. */
+	e->drain_deadline = loop_now_ms() + (limiter_procs(e->lim, 0) > 0 ?
+	    200 : 2000);
 }
 
 static void
@@ -184,8 +188,15 @@ engine_limits_tick(void *arg)
 void
 engine_signal(int signo, void *arg)
 {
+	struct engine	*e = arg;
+
+	if (e->serving) {
+		LOG("signal %d: stopping the service", signo);
+		engine_service_stop(e);
+		return;
+	}
 	LOG("signal %d: killing the sandbox", signo);
-	engine_kill(arg, false);
+	engine_kill(e, false);
 }
 
 /* One JSON line on the events descriptor (takes j). */

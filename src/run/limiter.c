@@ -571,6 +571,30 @@ cg_kill(const char *dir)
 	fclose(f);
 }
 
+int
+limiter_procs(const struct limiter *l, int sig)
+{
+	char	path[4096];
+	FILE	*f;
+	int	pid, n = 0;
+
+	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+		return -1;
+	/* v1: every controller's cgroup holds them all; one is enough. */
+	snprintf(path, sizeof path, "%s/cgroup.procs", l->dir[0]);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (pid <= 0)
+			continue;
+		n++;
+		if (sig != 0)
+			kill(pid, sig);
+	}
+	fclose(f);
+	return n;
+}
+
 void
 limiter_free(struct limiter *l)
 {

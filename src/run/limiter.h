@@ -82,6 +82,10 @@ const char	*limiter_hit(struct limiter *);
    NULL; sig is the signal that ended it (0: none). */
 const char	*limiter_verdict(struct limiter *, int sig);
 /* Kill what is left in the cgroup and remove it. */
+/* How many processes the cgroup holds, each sent sig unless it is 0
+   (services: the command's background processes); -1 without a cgroup
+   (resource limits only: they cannot be told apart). */
+int		 limiter_procs(const struct limiter *, int sig);
 void		 limiter_free(struct limiter *);
 
 #endif

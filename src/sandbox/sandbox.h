@@ -147,6 +147,7 @@ struct sandbox {
 	struct pod		 pod;
 	bool			 pod_net;
 	bool			 pod_tmp;
+	bool			 pod_pid;	/* in the pod's pid namespace */
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
 	.pod = POD_INIT }
