@@ -334,10 +334,15 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		TAILQ_FOREACH(r, &c->q.requests, entry)
 			cJSON_AddItemToArray(a, request_json(r));
 		nconns = (int)c->nconns;
-		conn_send(cn, proto_out_json(&(struct proto_out){
-		    .type = PROTO_R_LIST, .tag = m->tag,
-		    .project = c->project, .clients = &nconns,
-		    .requests = a }));
+		{
+			cJSON *sv = console_services_json(c);
+
+			conn_send(cn, proto_out_json(&(struct proto_out){
+			    .type = PROTO_R_LIST, .tag = m->tag,
+			    .project = c->project, .clients = &nconns,
+			    .requests = a, .services = sv }));
+			cJSON_Delete(sv);
+		}
 		cJSON_Delete(a);
 		free(who);
 		return;
@@ -384,6 +389,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		break;
 	case PROTO_KILL:
 		rc = console_kill(c, m->id, who, &cause);
+		break;
+	case PROTO_STOP:
+		rc = console_service_stop(c, m->id, who, &cause);
 		break;
 	case PROTO_RERUN:
 		id = console_rerun(c, m->id, who, &cause);
