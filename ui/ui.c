@@ -404,6 +404,10 @@ ui_on_event(struct console *c, const struct console_event *ev, void *arg)
 	case CONSOLE_EV_CLIENTS:
 		ui->dirty_status = true;
 		break;
+	case CONSOLE_EV_SERVICE:
+		ui->panes[PANE_QUEUE].dirty = true;
+		ui->panes[PANE_OUTPUT].dirty = true;
+		break;
 	}
 }
 

@@ -334,6 +334,12 @@ service_tail(const struct buf *b, int n)
 	return b->data + i;
 }
 
+const struct service *
+console_service(struct console *c, uint32_t id)
+{
+	return service_find(c, id);
+}
+
 size_t
 console_services(struct console *c, const struct service **v, size_t max)
 {

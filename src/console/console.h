@@ -246,6 +246,8 @@ struct service {
 /* The services (at most max into v, oldest first); how many there are. */
 size_t		 console_services(struct console *,
 		    const struct service **v, size_t max);
+/* The service request id started, or NULL. */
+const struct service *console_service(struct console *, uint32_t id);
 /* Where the last n lines of b begin. */
 const char	*service_tail(const struct buf *b, int n);
 /* Stop service id (SIGTERM to its processes, SIGKILL after the grace
