@@ -328,5 +328,6 @@ void	service_stop_all(struct console *c, const char *who);
 void	service_free_all(struct console *c);
 void	service_free(struct console *c, struct service *s);
 cJSON	*console_services_json(struct console *c);
+cJSON	*service_json(const struct service *s);
 
 #endif

@@ -90,6 +90,10 @@ job_finish(struct job *jb)
 	r->exit_status = code;
 	cJSON_Delete(r->report);
 	r->report = report;
+	/* Its service is known by the request's id (console-service.c). */
+	if (cJSON_IsObject(cJSON_GetObjectItem(report, "service")))
+		cJSON_AddNumberToObject(cJSON_GetObjectItem(report, "service"),
+		    "id", r->id);
 	console_undo_tag(c, r);
 
 	/* The audit copy leaves out the output itself. */

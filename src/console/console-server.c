@@ -331,8 +331,16 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	case PROTO_LIST:
 		console_undo_refresh(c);
 		a = cJSON_CreateArray();
-		TAILQ_FOREACH(r, &c->q.requests, entry)
-			cJSON_AddItemToArray(a, request_json(r));
+		TAILQ_FOREACH(r, &c->q.requests, entry) {
+			cJSON			*rj = request_json(r);
+			const struct service	*sv = console_service(c, r->id);
+
+			/* The service it left running (bwgate list --json). */
+			if (sv != NULL)
+				cJSON_AddItemToObject(rj, "service",
+				    service_json(sv));
+			cJSON_AddItemToArray(a, rj);
+		}
 		nconns = (int)c->nconns;
 		{
 			cJSON *sv = console_services_json(c);

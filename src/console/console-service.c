@@ -288,31 +288,37 @@ service_free(struct console *c, struct service *s)
 	free(s);
 }
 
-/* The services as JSON (bwgate list): id, command, since, processes,
+/* One service as JSON (bwgate list): id, command, since, processes,
    stopping, the last lines of output. */
+cJSON *
+service_json(const struct service *s)
+{
+	cJSON		*j = cJSON_CreateObject();
+	const char	*tail = service_tail(&s->out, CONSOLE_SERVICE_TAIL);
+
+	cJSON_AddNumberToObject(j, "id", s->id);
+	cJSON_AddStringToObject(j, "command", s->command);
+	if (s->agent != NULL)
+		cJSON_AddStringToObject(j, "agent", s->agent);
+	cJSON_AddNumberToObject(j, "since", (double)s->started);
+	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddBoolToObject(j, "stopping", s->stopping);
+	cJSON_AddNumberToObject(j, "output_bytes", (double)s->out_seen);
+	cJSON_AddItemToObject(j, "output_tail", json_bytes(tail,
+	    s->out.len - (size_t)(tail - (s->out.data != NULL ? s->out.data :
+	    tail))));
+	return j;
+}
+
+/* Every service, oldest first. */
 cJSON *
 console_services_json(struct console *c)
 {
-	cJSON		*a = cJSON_CreateArray(), *j;
+	cJSON		*a = cJSON_CreateArray();
 	struct service	*s;
 
-	TAILQ_FOREACH(s, &c->services, entry) {
-		j = cJSON_CreateObject();
-		cJSON_AddNumberToObject(j, "id", s->id);
-		cJSON_AddStringToObject(j, "command", s->command);
-		if (s->agent != NULL)
-			cJSON_AddStringToObject(j, "agent", s->agent);
-		cJSON_AddNumberToObject(j, "since", (double)s->started);
-		cJSON_AddNumberToObject(j, "processes", s->processes);
-		cJSON_AddBoolToObject(j, "stopping", s->stopping);
-		cJSON_AddNumberToObject(j, "output_bytes",
-		    (double)s->out_seen);
-		cJSON_AddItemToObject(j, "output_tail", json_bytes(
-		    service_tail(&s->out, CONSOLE_SERVICE_TAIL),
-		    s->out.len - (size_t)(service_tail(&s->out,
-		    CONSOLE_SERVICE_TAIL) - s->out.data)));
-		cJSON_AddItemToArray(a, j);
-	}
+	TAILQ_FOREACH(s, &c->services, entry)
+		cJSON_AddItemToArray(a, service_json(s));
 	return a;
 }
 

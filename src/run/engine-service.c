@@ -73,11 +73,7 @@ engine_service_leftovers(struct engine *e)
 	/* A killed run's are part of the kill. */
 	if ((n = limiter_procs(e->lim, SIGKILL)) <= 0 || e->killing)
 		return;
-	r->background_killed = n;
-	strv_push_owned(&r->warnings, xasprintf("%d background process%s "
-	    "killed when the command ended (only a console's sandbox in "
-	    "the project's shared world keeps them as a service)", n,
-	    n == 1 ? " was" : "es were"));
+	r->background_killed = n;	/* a line of the report says so */
 	LOG("%d leftover process(es) killed", n);
 }
 

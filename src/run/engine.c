@@ -787,13 +787,8 @@ run_serve(struct run *s, const struct engine_opts *given)
 {
 	struct result	*r = s->r;
 
-	strv_push_owned(&r->warnings, xasprintf("%d background process%s "
-	    "of the command keep%s running as the project's service (listed "
-	    "in the console; stopped there or by `bwgate stop` and this "
-	    "request's id): what %s change%s from now on is in neither this "
-	    "report nor its undo", r->service, r->service == 1 ? "" : "es",
-	    r->service == 1 ? "s" : "", r->service == 1 ? "it" : "they",
-	    r->service == 1 ? "s" : ""));
+	/* The report says so (report-text.c: what changes later is in
+	   neither this report nor its undo). */
 	if (given->report_ready != NULL)
 		given->report_ready(given->report_arg, r);
 	engine_serve(&s->e, &s->pol);
