@@ -599,9 +599,9 @@ rt_service(const cJSON *rep, struct report_text *t)
 			    id, id);
 		rt_add(t, RL_NOTE, xasprintf("%.0f background process%s "
 		    "keep%s running as the project's service%s: what %s "
-		    "changes from now on is in neither this report nor its "
+		    "change%s from now on is in neither this report nor its "
 		    "undo", n, n == 1 ? "" : "es", n == 1 ? "s" : "", stop,
-		    n == 1 ? "it" : "they"), false);
+		    n == 1 ? "it" : "they", n == 1 ? "s" : ""), false);
 	}
 	if (k >= 1)
 		rt_add(t, RL_NOTE, xasprintf("%.0f background process%s "

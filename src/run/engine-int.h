@@ -59,6 +59,8 @@ struct engine {
 	int			 timeout_timer;
 	int			 serve_timer;
 	int			 serve_grace;
+	dev_t			 helper_dev;	/* bwgate-helper's file */
+	ino_t			 helper_ino;
 	int			 cwd_rd;	/* where the shell ended: our end */
 	int			 cwd_num;	/* its descriptor in the sandbox */
 };
@@ -79,7 +81,7 @@ void	engine_loop(struct engine *e);
 
 /* engine-service.c: the command's background processes kept as the
    project's service, or killed. */
-bool	engine_service_possible(const struct engine *e,
+bool	engine_service_possible(struct engine *e,
 	    const struct sandbox *sb);
 int	engine_service_keep(struct engine *e);
 void	engine_service_leftovers(struct engine *e);

@@ -131,8 +131,8 @@ engine_bwrap_exited(int fd, short revents, void *arg)
 	/* Pipes close when the pid namespace is gone; do not wait forever
 	   for a descriptor something leaked outside it. Processes left in
 	   its cgroup hold them: what the command wrote is there now. */
-	e->drain_deadline = loop_now_ms() + (limiter_procs(e->lim, 0) > 0 ?
-	    200 : 2000);
+	e->drain_deadline = loop_now_ms() + (e->may_keep &&
+	    engine_service_keep(e) > 0 ? 200 : 2000);
 }
 
 static void

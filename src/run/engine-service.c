@@ -20,9 +20,12 @@
 #include "autoconf.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "engine-int.h"
+#include "libexec.h"
 #include "limiter.h"
 #include "log.h"
 #include "loop.h"
@@ -34,6 +37,27 @@
 #define SERVICE_TICK_MS	250
 
 /*
+ * Is pid bwgate's helper (bwgate-helper.c: the observer's delegate in the
+ * sandbox, there as long as the observer is)? Known by its executable's
+ * file. A command that runs the helper's program itself only makes that
+ * process count as not its own: then it is not kept, and killed with the
+ * rest when the run ends (limiter_free).
+ */
+static bool
+engine_is_helper(pid_t pid, void *arg)
+{
+	const struct engine	*e = arg;
+	char			 path[64];
+	struct stat		 st;
+
+	if (e->helper_ino == 0)
+		return false;
+	snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
+	return stat(path, &st) == 0 && st.st_dev == e->helper_dev &&
+	    st.st_ino == e->helper_ino;
+}
+
+/*
  * May this run keep what its command leaves behind? Only a console's run
  * (keep_services: somebody lists and stops it), in the project's shared
  * world (a service nobody else can reach serves nothing, and in a pid
@@ -41,15 +65,27 @@
  * processes are known by it, limits included).
  */
 bool
-engine_service_possible(const struct engine *e, const struct sandbox *sb)
+engine_service_possible(struct engine *e, const struct sandbox *sb)
 {
+	char		*helper;
+	struct stat	 st;
+
+	/* Which process is bwgate's, whatever is decided. */
+	if ((helper = libexec_find("bwgate-helper", "BWGATE_HELPER")) != NULL &&
+	    stat(helper, &st) == 0) {
+		e->helper_dev = st.st_dev;
+		e->helper_ino = st.st_ino;
+	}
+	free(helper);
 	return e->opts->keep_services && sb->pod_net && sb->pod_pid &&
-	    limiter_procs(e->lim, 0) >= 0;
+	    limiter_procs(e->lim, 0, NULL, NULL) >= 0;
 }
 
 /*
  * The command is over: are processes of it left? With may_keep, their
- * number (the run becomes a service); else 0.
+ * number (the run becomes a service); else 0. The sandbox's first
+ * process is bwgate's helper, the observer's delegate inside (it stays
+ * while the observer does): not the command's.
  */
 int
 engine_service_keep(struct engine *e)
@@ -58,7 +94,7 @@ engine_service_keep(struct engine *e)
 
 	if (!e->may_keep || e->killing || e->r->error != NULL)
 		return 0;
-	if ((n = limiter_procs(e->lim, 0)) <= 0)
+	if ((n = limiter_procs(e->lim, 0, engine_is_helper, e)) <= 0)
 		return 0;
 	return n;
 }
@@ -70,8 +106,10 @@ engine_service_leftovers(struct engine *e)
 	struct result	*r = e->r;
 	int		 n;
 
-	/* A killed run's are part of the kill. */
-	if ((n = limiter_procs(e->lim, SIGKILL)) <= 0 || e->killing)
+	/* A killed run's are part of the kill; the helper ends with the
+	   observer. */
+	if ((n = limiter_procs(e->lim, SIGKILL, engine_is_helper, e)) <= 0 ||
+	    e->killing)
 		return;
 	r->background_killed = n;	/* a line of the report says so */
 	LOG("%d leftover process(es) killed", n);
@@ -84,7 +122,7 @@ engine_service_grace_over(void *arg)
 
 	e->serve_grace = 0;
 	LOG("service: grace period over: SIGKILL");
-	(void)limiter_procs(e->lim, SIGKILL);
+	(void)limiter_procs(e->lim, SIGKILL, NULL, NULL);
 }
 
 /* Stop the service: SIGTERM now, SIGKILL after the grace period. */
@@ -92,12 +130,13 @@ void
 engine_service_stop(struct engine *e)
 {
 	if (e->stopping) {
-		(void)limiter_procs(e->lim, SIGKILL);	/* asked again */
+		/* Asked again: now. */
+		(void)limiter_procs(e->lim, SIGKILL, NULL, NULL);
 		return;
 	}
 	e->stopping = true;
 	LOG("service: stopping");
-	(void)limiter_procs(e->lim, SIGTERM);
+	(void)limiter_procs(e->lim, SIGTERM, engine_is_helper, e);
 	e->serve_grace = loop_timer(e->loop, e->opts->grace_ms,
 	    engine_service_grace_over, e);
 }
@@ -110,14 +149,14 @@ engine_service_tick(void *arg)
 	const char	*why;
 
 	e->serve_timer = 0;
-	if (limiter_procs(e->lim, 0) <= 0) {
+	if (limiter_procs(e->lim, 0, engine_is_helper, e) <= 0) {
 		e->served = true;
 		return;
 	}
 	if ((why = limiter_hit(e->lim)) != NULL && !e->stopping) {
 		LOG("service: %s reached: killing it", why);
 		e->stopping = true;
-		(void)limiter_procs(e->lim, SIGKILL);
+		(void)limiter_procs(e->lim, SIGKILL, NULL, NULL);
 	}
 	e->serve_timer = loop_timer(e->loop, SERVICE_TICK_MS,
 	    engine_service_tick, e);

@@ -646,6 +646,9 @@ run_loop(struct run *s)
 		e->timeout_timer = loop_timer(e->loop, o->timeout_ms,
 		    engine_timeout, e);
 	e->may_keep = engine_service_possible(e, &s->sb);
+	/* Whether its background processes may stay (engine-service.c). */
+	if (r->sandbox != NULL && o->keep_services)
+		cJSON_AddBoolToObject(r->sandbox, "services", e->may_keep);
 	observe_record_exec(e->obs, &r->executed);
 	observe_record_ports(e->obs, &r->project_ports);
 	if (limiter_backend(e->lim) != LIMITS_RLIMIT && o->limits.pids > 0)

@@ -572,7 +572,8 @@ cg_kill(const char *dir)
 }
 
 int
-limiter_procs(const struct limiter *l, int sig)
+limiter_procs(const struct limiter *l, int sig,
+    bool (*skip)(pid_t, void *), void *arg)
 {
 	char	path[4096];
 	FILE	*f;
@@ -585,7 +586,7 @@ limiter_procs(const struct limiter *l, int sig)
 	if ((f = fopen(path, "re")) == NULL)
 		return -1;
 	while (fscanf(f, "%d", &pid) == 1) {
-		if (pid <= 0)
+		if (pid <= 0 || (skip != NULL && skip(pid, arg)))
 			continue;
 		n++;
 		if (sig != 0)

@@ -82,10 +82,12 @@ const char	*limiter_hit(struct limiter *);
    NULL; sig is the signal that ended it (0: none). */
 const char	*limiter_verdict(struct limiter *, int sig);
 /* Kill what is left in the cgroup and remove it. */
-/* How many processes the cgroup holds, each sent sig unless it is 0
-   (services: the command's background processes); -1 without a cgroup
-   (resource limits only: they cannot be told apart). */
-int		 limiter_procs(const struct limiter *, int sig);
+/* How many processes the cgroup holds but those skip says (may be NULL),
+   each sent sig unless it is 0 (services: the command's background
+   processes); -1 without a cgroup (resource limits only: they cannot be
+   told apart). */
+int		 limiter_procs(const struct limiter *, int sig,
+		    bool (*skip)(pid_t, void *), void *arg);
 void		 limiter_free(struct limiter *);
 
 #endif

@@ -1,0 +1,122 @@
+#!/bin/bash
+# pod-services (issue 41): a request's background processes stay as the
+# project's service. A dev server one request starts with `&` is reached
+# by the next request's curl; the first request's result comes at once
+# (the server holds its output pipes) and says the service stays and how
+# to stop it; `bwgate list` shows it with its last output; a service that
+# creates a protected name after its request ended is still refused by
+# the observer (not ENOSYS: the listener lives); `bwgate stop ID` ends it
+# and nothing of it is left on the host; the audit log has its start and
+# stop; a service ends when the console ends.
+. "$(dirname "$0")/libtest.sh"
+. "$(dirname "$0")/console-lib.sh"
+
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+if [ -z "$PY" ] || ! command -v curl > /dev/null; then
+	skip "services" "python3 or curl not installed"
+	done_testing; exit
+fi
+P=$(new_project)
+cd "$P" || exit 1
+echo "project p" > who
+start_console --headless --auto-sandboxed || exit 1
+
+# Pids of live processes whose command line names the port (the host's
+# view: nothing of the service may be left there).
+port_procs() {
+	local d a
+	for d in /proc/[0-9]*; do
+		{ IFS= read -r -d '' a; while IFS= read -r -d '' a; do
+			case "$a" in *"$1"*) echo "${d#/proc/}"; break;; esac
+		done; } < "$d/cmdline" 2>/dev/null
+	done | grep -v "^$$\$"
+}
+# One field of the last JSON line of a file (python3: the oracle).
+jget() {
+	"$PY" -c 'import json,sys
+j=json.loads(open(sys.argv[1]).read().splitlines()[-1])
+for k in sys.argv[2].split("."):
+	j = j.get(k) if isinstance(j, dict) else None
+print(json.dumps(j) if not isinstance(j, str) else j)' "$1" "$2"
+}
+
+PORT=$(( 20000 + RANDOM % 20000 ))
+# The server logs each request on stderr: the request's own pipe, which it
+# keeps open after the request ended.
+t0=$(date +%s)
+"$BWGATE" run --json -- sh -c "'$PY' -m http.server $PORT --bind 127.0.0.1 & echo started" \
+    > "$T/r1.json" 2> "$T/r1.err"
+rc=$?
+t1=$(date +%s)
+if [ "$(jget "$T/r1.json" sandbox.services)" != true ]; then
+	skip "services" "this sandbox is not in a shared pid namespace with a cgroup of its own (report: $(jget "$T/r1.json" sandbox.warnings))"
+	for p in $(port_procs "$PORT"); do kill -KILL "$p"; done
+	done_testing; exit
+fi
+assert_eq "the request that starts a server ends with its command" "$rc" 0
+ok_if "  its result comes at once, not when the server ends" \
+	test $((t1 - t0)) -lt 20
+assert_match "  its output" "$(jget "$T/r1.json" stdout)" "^started"
+assert_match "  its report: the processes kept as a service" \
+	"$(jget "$T/r1.json" service.processes)" "^[1-9]"
+assert_eq "  known by the request's id" \
+	"$(jget "$T/r1.json" service.id)" 1
+"$BWGATE" show 1 > "$T/show1" 2>&1
+assert_match "  the report's line says so, and how to stop it" \
+	"$(cat "$T/show1")" "running as the project's service 1 \\(bwgate stop 1\\): what (it changes|they change) from now on is in neither this report nor its undo"
+
+out=$("$BWGATE" run -- sh -c "for i in \$(seq 200); do
+	curl -sf http://localhost:$PORT/who && exit 0; sleep 0.05; done; exit 1" 2>/dev/null)
+assert_eq "the next request's curl reaches the service" "$out" "project p"
+
+ok_if "bwgate list shows the service with its last output" wait_for 10 \
+	sh -c "'$BWGATE' list | grep -A3 '^SERVICE' | grep -q 'GET /who'"
+"$BWGATE" list > "$T/list" 2>&1
+assert_match "  its id, processes and command" "$(cat "$T/list")" \
+	"1 +[0-9]+m[0-9]+s +[1-9] +sh -c .*http.server $PORT"
+"$BWGATE" list --json > "$T/list.json"
+assert_eq "bwgate list --json: the request's service" "$("$PY" -c '
+import json,sys
+r=[x for x in json.load(open(sys.argv[1])) if x["id"]==1][0]
+print(r["service"]["id"], r["service"]["processes"] >= 1)' "$T/list.json")" "1 True"
+ok_if "the audit log has the service's start" \
+	grep -q '"record":"service-start","id":1' "$AUDIT"
+
+# A service is still judged: after its request ended it creates a
+# protected name (an agent's configuration: agent-config.json).
+"$BWGATE" run -- sh -c '(sleep 1; echo x > .mcp.json; echo "rc=$?" > bgres; sleep 300) > bg.log 2>&1 & echo bg' \
+    > /dev/null 2>&1
+ok_if "a service that creates a protected name" wait_for 20 test -s bgres
+assert_match "  is refused" "$(cat bgres)" "rc=[1-9]"
+ok_unless "  by the observer (the listener lives: no ENOSYS)" \
+	grep -q "Function not implemented" bg.log
+ok_unless "  and the name is not there" test -e .mcp.json
+"$BWGATE" list > "$T/list" 2>&1
+assert_match "two services listed" "$(sed -n '/^SERVICE/,$p' "$T/list" | grep -c '^[0-9]')" "^2$"
+
+# Stopped with bwgate stop: gone from the host and from the list.
+"$BWGATE" stop 1
+assert_eq "bwgate stop 1 is accepted" "$?" 0
+ok_if "  the server is gone from the host" wait_for 20 \
+	sh -c "[ -z \"\$(cd / && $(declare -f port_procs); port_procs 'http.server $PORT')\" ]"
+ok_unless "  it no longer answers" curl -sf "http://127.0.0.1:$PORT/who"
+ok_if "  it leaves the list" wait_for 10 sh -c \
+	"! '$BWGATE' list --json | grep -q '\"service\":{\"id\":1,'"
+ok_if "  the audit log has its stop, by whom" wait_for 10 \
+	grep -q '"record":"service-stop","id":1,"by":"uid ' "$AUDIT"
+"$BWGATE" stop 1 > /dev/null 2> "$T/stop.err"
+assert_eq "a second stop is refused" "$?" 1
+assert_match "  saying there is no such service" "$(cat "$T/stop.err")" \
+	"no service 1"
+
+# The console ends: so does the other service.
+ok_if "the other service still runs" test -n \
+	"$(port_procs 'sleep 300')"
+stop_console
+TEARDOWN=
+ok_if "the console ends its services: none left on the host" \
+	wait_for 20 sh -c "[ -z \"\$($(declare -f port_procs); port_procs 'sleep 300')\" ]"
+ok_if "  the audit log has the stop by the console" \
+	grep -q '"record":"service-stop","id":3,"by":"the console"' "$AUDIT"
+ok_if "every audit line is JSON" audit_valid
+done_testing
