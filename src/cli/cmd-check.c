@@ -19,6 +19,7 @@
 #include "config.h"
 #include "domains.h"
 #include "jsonutil.h"
+#include "limiter.h"
 #include "probe.h"
 #include "sandbox.h"
 #include "stake.h"
@@ -113,7 +114,8 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 		rc = 0;
 		goto out;
 	}
-	if (sandbox_build(&pol, &probe, SANDBOX_DRY, &sb,
+	if (sandbox_build(&pol, &probe, SANDBOX_DRY |
+	    (limits_own_cgroup() ? SANDBOX_OWN_CGROUP : 0), &sb,
 	    sandbox_error) != 0) {
 		rc = 0;
 		goto out;

@@ -35,6 +35,9 @@ struct engine {
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;
+	/* In the project's pid namespace (sandbox.h pod_pid): the run is
+	   ended by its cgroup, never by the pid namespace. */
+	bool			 pod_pid;
 	pid_t			 child_pid;	/* sandbox's first process */
 	struct netstack		*net;		/* user-mode network, or NULL */
 	struct netproxy		*proxy;		/* named hosts only, or NULL */
@@ -69,6 +72,8 @@ struct engine {
 void	engine_output(int fd, short revents, void *arg);
 void	engine_status(int fd, short revents, void *arg);
 void	engine_bwrap_exited(int fd, short revents, void *arg);
+/* Signal the run's processes, only its own (engine-loop.c). */
+void	engine_signal_run(struct engine *, int sig);
 void	engine_timeout(void *arg);
 void	engine_limits_tick(void *arg);
 void	engine_signal(int signo, void *arg);

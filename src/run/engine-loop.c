@@ -118,6 +118,45 @@ engine_status(int fd, short revents, void *arg)
 	}
 }
 
+/*
+ * Signal the run's processes and only them. A sandbox with a pid
+ * namespace of its own: everything in it (and bwrap's group). One in the
+ * project's pid namespace (pod.h), which holds every request of the
+ * project: the run's cgroup, which holds exactly what this request
+ * started (the sandbox is never put there without one: sandbox-pod.c);
+ * bwrap itself only with SIGKILL, as runner_kill_tree does.
+ */
+void
+engine_signal_run(struct engine *e, int sig)
+{
+	if (!e->pod_pid) {
+		runner_kill_tree(&e->run, e->pidns, sig);
+		return;
+	}
+	limiter_kill(e->lim, sig, sig == SIGKILL ? 0 : e->run.pid);
+	if (sig == SIGKILL)
+		runner_kill_tree(&e->run, 0, SIGKILL);
+}
+
+/*
+ * The command exited: what remains of the request. In a pid namespace of
+ * its own it died with the namespace; in the project's, its background
+ * processes (`server &`) are still in the request's cgroup: a console's
+ * run keeps them as the project's service (engine-service.c); else they
+ * are ended here, counted for the report, as they would have been (and
+ * their pipes close now, not at the drain deadline).
+ */
+static void
+engine_end_leftovers(struct engine *e)
+{
+	if (!e->pod_pid)
+		return;
+	if (e->may_keep && engine_service_keep(e) > 0)
+		return;
+	engine_service_leftovers(e);
+	limiter_kill(e->lim, SIGKILL, 0);
+}
+
 void
 engine_bwrap_exited(int fd, short revents, void *arg)
 {
@@ -128,6 +167,7 @@ engine_bwrap_exited(int fd, short revents, void *arg)
 	e->bwrap_done = true;
 	LOG("bwrap exited after %lld ms", (long long)(loop_now_ms() -
 	    e->start_ms));
+	engine_end_leftovers(e);
 	/* Pipes close when the pid namespace is gone; do not wait forever
 	   for a descriptor something leaked outside it. Processes left in
 	   its cgroup hold them: what the command wrote is there now. */
@@ -142,7 +182,7 @@ engine_grace_over(void *arg)
 
 	e->grace_timer = 0;
 	LOG("grace period over: SIGKILL");
-	runner_kill_tree(&e->run, e->pidns, SIGKILL);
+	engine_signal_run(e, SIGKILL);
 }
 
 static void
@@ -155,7 +195,7 @@ engine_kill(struct engine *e, bool timeout)
 		e->r->timed_out = true;
 	else
 		e->r->killed = true;
-	runner_kill_tree(&e->run, e->pidns, SIGTERM);
+	engine_signal_run(e, SIGTERM);
 	e->grace_timer = loop_timer(e->loop, e->opts->grace_ms,
 	    engine_grace_over, e);
 }

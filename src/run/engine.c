@@ -275,7 +275,8 @@ engine_spawn(struct engine *e, const struct strv *argv,
 	const struct engine_opts *o = e->opts;
 	int			 join[2];
 	size_t			 njoin = limiter_join_fds(e->lim, join);
-	/* The project's loopback: its pod's namespaces (pod.h). */
+	/* The project's loopback: its pod's namespaces (pod.h); bwrap
+	   joins the pid namespace itself (--userns, --pidns). */
 	const int		 ns[2] = { sb->pod.userns, sb->pod.netns };
 	size_t			 nns = sb->pod_net ? 2 : 0;
 
@@ -392,10 +393,15 @@ run_build(struct run *s)
 	}
 	if (!observe_armed(s->e.obs))
 		s->record = false;
-	if (sandbox_build(&s->pol, &s->probe, 0, &s->sb, &s->cause) != 0) {
+	/* Whether the run has a cgroup of its own decides whether it may
+	   share the project's pid namespace (sandbox-pod.c). */
+	aside_join(&s->lim_new);
+	if (sandbox_build(&s->pol, &s->probe, limiter_backend(s->e.lim) !=
+	    LIMITS_RLIMIT ? SANDBOX_OWN_CGROUP : 0, &s->sb, &s->cause) != 0) {
 		engine_fail(r, s->cause);
 		return STEP_OUT;
 	}
+	s->e.pod_pid = s->sb.pod_pid;
 	LOG("sandbox built");
 	if (!engine_sandbox_writes(&s->sb, s->pol.project))
 		s->writes = false;
@@ -807,6 +813,8 @@ run_kill(struct run *s)
 	if (s->e.child_pid > 0)
 		kill(s->e.child_pid, SIGKILL);
 	runner_kill_tree(&s->e.run, 0, SIGKILL);
+	if (s->e.pod_pid)
+		engine_signal_run(&s->e, SIGKILL);
 	runner_wait(&s->e.run);
 	engine_fail(s->r, s->cause);
 	if (s->unused)

@@ -388,6 +388,16 @@ limiter_backend(const struct limiter *l)
 	return l->backend;
 }
 
+bool
+limits_own_cgroup(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+		known = limits_probe() != LIMITS_RLIMIT;
+	return known == 1;
+}
+
 enum limits_backend
 limits_probe(void)
 {
@@ -594,6 +604,38 @@ limiter_procs(const struct limiter *l, int sig,
 	}
 	fclose(f);
 	return n;
+}
+
+int
+limiter_kill(struct limiter *l, int sig, pid_t except)
+{
+	char	path[4096];
+	FILE	*f;
+	int	pid, n;
+
+	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+		return -1;
+	/* All of it at once where the kernel can (v2, Linux 5.14). */
+	if (sig == SIGKILL && except == 0 && l->backend == LIMITS_CGROUP2 &&
+	    write_file(l->dir[0], "cgroup.kill", "1") == 0)
+		return 0;
+	/* Else by the list: a process that forks meanwhile has its child
+	   born in the cgroup, found by the next reading (SIGKILL: until
+	   none is left; a SIGTERM is followed by a SIGKILL anyway). */
+	snprintf(path, sizeof path, "%s/cgroup.procs", l->dir[0]);
+	for (int round = 0; round < 20; round++) {
+		if ((f = fopen(path, "re")) == NULL)
+			return -1;
+		n = 0;
+		while (fscanf(f, "%d", &pid) == 1)
+			if (pid > 0 && pid != except && kill(pid, sig) == 0)
+				n++;
+		fclose(f);
+		if (n == 0 || sig != SIGKILL)
+			break;
+		usleep(1000);
+	}
+	return 0;
 }
 
 void

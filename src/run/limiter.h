@@ -43,6 +43,10 @@ struct limiter;
 /* Which enforcement this host gives (tries a cgroup and removes it). */
 enum limits_backend limits_probe(void);
 const char	*limits_backend_name(enum limits_backend);
+/* Does a run here get a cgroup of its own (with limits: the default)?
+   Probed once per process; for builds that only show the sandbox
+   (sandbox.h SANDBOX_OWN_CGROUP). */
+bool		 limits_own_cgroup(void);
 /* "2 GiB", for people (caller frees). */
 char		*limits_describe(const struct limits *);
 
@@ -81,6 +85,10 @@ const char	*limiter_hit(struct limiter *);
 /* Why the command died: "memory limit", "pids limit", "time limit" or
    NULL; sig is the signal that ended it (0: none). */
 const char	*limiter_verdict(struct limiter *, int sig);
+/* Signal every process in the run's cgroup but except (0: none): how a
+   run in the project's shared pid namespace is ended. 0, or -1 without
+   a cgroup. */
+int		 limiter_kill(struct limiter *, int sig, pid_t except);
 /* Kill what is left in the cgroup and remove it. */
 /* How many processes the cgroup holds but those skip says (may be NULL),
    each sent sig unless it is 0 (services: the command's background

@@ -21,16 +21,19 @@
  */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/nsfs.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -161,6 +164,28 @@ helper_argv(char *msg, ssize_t n)
 	return av[0][0] != '\0' ? av : NULL;
 }
 
+/*
+ * No namespace descriptor reaches the command: bwrap keeps those it
+ * joined (--userns, --pidns: the project's pid namespace, sandbox-pod.c)
+ * open in the sandbox. NS_GET_NSTYPE answers for those only.
+ */
+static void
+helper_close_namespaces(void)
+{
+	DIR		*d = opendir("/proc/self/fd");
+	struct dirent	*de;
+	int		 fd;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		fd = atoi(de->d_name);
+		if (fd > 2 && fd != dirfd(d) && ioctl(fd, NS_GET_NSTYPE) >= 0)
+			close(fd);
+	}
+	closedir(d);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -180,6 +205,7 @@ main(int argc, char **argv)
 	   helper ran first and execs this one. */
 	if (argc == 2 && strcmp(argv[1], WRITE_PROTO_ARG) == 0)
 		return helper_write(0);
+	helper_close_namespaces();
 	if (argc != 2 && (argc < 4 || strcmp(argv[2], "--") != 0)) {
 		fprintf(stderr, "usage: bwgate-helper FD [-- COMMAND [ARG...]]\n");
 		return 125;

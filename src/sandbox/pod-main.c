@@ -34,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -71,28 +74,37 @@ pod_now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The child: make the namespaces, wait for the maps, bring lo up. */
-static int
-pod_child(void *arg)
-{
-	struct ifreq	ifr;
-	char		c;
-	int		s;
+/* Ids of the pod: the holder's own and the sandboxes'. */
+struct pod_ids {
+	long	own_uid, own_gid, uid, gid;
+};
 
-	(void)arg;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0 ||
-	    write(3, "u", 1) != 1 || read(4, &c, 1) != 1)
+/*
+ * The pod's init: pid 1 of its pid namespace (bwgate-pod init, started
+ * by pod_pidns_child). Orphans of every sandbox of the project come to
+ * it and are reaped here; it dies with its parent (and with it, the
+ * kernel ends every process of the namespace). Fd 3 is a pipe its
+ * parent holds open: closed already, the parent died before the death
+ * signal was set.
+ */
+static int
+pod_init(void)
+{
+	struct pollfd	pfd = { .fd = 3, .events = POLLIN };
+	sigset_t	chld;
+
+	if (getpid() != 1 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+	    poll(&pfd, 1, 0) != 0)
 		return 1;
-	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
-		return 1;
-	memset(&ifr, 0, sizeof ifr);
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0)
-		return 1;
-	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
-		return 1;
-	return 0;
+	close(3);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		(void)sigwaitinfo(&chld, NULL);
+	}
 }
 
 /* Write one map file of pid: own id, and id when it differs. */
@@ -116,17 +128,161 @@ pod_map(pid_t pid, const char *file, long own, long id)
 	return rc;
 }
 
-/* Make the namespaces; their descriptors in ns[0] (user), ns[1] (net). */
+/* Write pid's uid and gid maps (setgroups off for an ordinary user, who
+   may map a group only so; root keeps it: setpriv --clear-groups). */
 static int
-pod_namespaces(long uid, long gid, int ns[2])
+pod_maps(pid_t pid, const struct pod_ids *ids)
 {
+	char	path[64];
+	int	fd, rc = 0;
+
+	if (pod_map(pid, "uid_map", ids->own_uid, ids->uid) != 0)
+		return -1;
+	if (ids->own_uid != 0) {
+		snprintf(path, sizeof path, "/proc/%ld/setgroups", (long)pid);
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+			return -1;
+		rc = write(fd, "deny", 4) == 4 ? 0 : -1;
+		close(fd);
+	}
+	if (rc != 0 || pod_map(pid, "gid_map", ids->own_gid, ids->gid) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * In the pod's user namespace U1: become the sandboxes' user (root
+ * running a user's project: the user's bwrap, which has no capability in
+ * U1, then owns the namespace it joins), make a nested user namespace U2
+ * (its maps, the same ids, written by our parent, which has the
+ * capabilities in U1) and a pid namespace it owns, and start the pod's
+ * init in it. Fd 3 writes to the parent, 4 reads from it; the init's pid
+ * goes to 3. Lives as long as the init does.
+ */
+static int
+pod_pidns_child(void *arg)
+{
+	const struct pod_ids *ids = arg;
+	char		 c, *argv[] = { "bwgate-pod", "init", NULL };
+	char		 self[PATH_MAX];
+	int		 alive[2], fds[4];
+	struct spawn	 sp = SPAWN_INIT;
+	char		*cause = NULL;
+	ssize_t		 n;
+
+	if (ids->uid != ids->own_uid &&
+	    (setgroups(0, NULL) != 0 || setresgid((gid_t)ids->gid,
+	    (gid_t)ids->gid, (gid_t)ids->gid) != 0 ||
+	    setresuid((uid_t)ids->uid, (uid_t)ids->uid,
+	    (uid_t)ids->uid) != 0))
+		return 1;
+	/* The init is started from our own program, read before the new
+	   user namespace changes who may read it. */
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0)
+		return 1;
+	self[n] = '\0';
+	if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0 ||
+	    write(3, "u", 1) != 1 || read(4, &c, 1) != 1 ||
+	    pipe2(alive, O_CLOEXEC) != 0)
+		return 1;
+	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
+	fds[3] = alive[0];
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 4;
+	argv[0] = self;
+	if (spawn_start(&sp, &cause) != 0)
+		return 1;
+	argv[0] = "bwgate-pod";
+	close(alive[0]);
+	if (write(3, &sp.pid, sizeof sp.pid) != sizeof sp.pid)
+		return 1;
+	close(3);
+	close(4);
+	spawn_wait(&sp);
+	return 0;
+}
+
+/*
+ * The child: make the namespaces, wait for the maps, bring lo up; then
+ * the pid namespace (pod_pidns_child), whose maps it writes. Writes 'u'
+ * once it has the namespaces, then the init's pid (0: no pid namespace)
+ * and stays while the init lives.
+ */
+static int
+pod_child(void *arg)
+{
+	const struct pod_ids *ids = arg;
+	struct ifreq	ifr;
+	char		c;
+	int		s, up[2], go[2], fds[5];
+	pid_t		init = 0;
+	struct spawn	sp = SPAWN_INIT;
+	char		*argv[] = { "bwgate-pod: pid namespace", NULL };
+	char		*cause = NULL;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0 ||
+	    write(3, "u", 1) != 1 || read(4, &c, 1) != 1)
+		return 1;
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return 1;
+	memset(&ifr, 0, sizeof ifr);
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0)
+		return 1;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
+		return 1;
+	close(s);
+	if (pipe2(up, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0)
+		return 1;
+	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
+	fds[3] = up[1];
+	fds[4] = go[0];
+	sp.argv = argv;
+	sp.fds = fds;
+	sp.nfds = 5;
+	sp.fn = pod_pidns_child;
+	sp.fn_arg = (void *)ids;
+	sp.deathsig = SIGKILL;
+	if (spawn_start(&sp, &cause) == 0) {
+		close(up[1]);
+		close(go[0]);
+		if (read(up[0], &c, 1) != 1 || pod_maps(sp.pid, ids) != 0 ||
+		    write(go[1], "g", 1) != 1 ||
+		    read(up[0], &init, sizeof init) != sizeof init)
+			init = 0;
+	}
+	if (write(3, &init, sizeof init) != sizeof init || init <= 0)
+		return init <= 0 ? 0 : 1;
+	close(3);
+	close(4);
+	close(up[0]);
+	close(go[1]);
+	spawn_wait(&sp);
+	return 0;
+}
+
+/*
+ * Make the namespaces: their descriptors in ns[0] (user), ns[1] (net),
+ * and when the pid namespace could be made ns[2] (its user namespace)
+ * and ns[3] (the pid namespace), else -1 there. *keeper: the child that
+ * holds them (it ends when the pod's init does), still running.
+ */
+static int
+pod_namespaces(long uid, long gid, int ns[4], struct spawn *keeper)
+{
+	static struct pod_ids ids;
 	int		 up[2], go[2], fds[5];
 	char		*argv[] = { "bwgate-pod: namespaces", NULL };
 	char		 path[64], c;
 	struct spawn	 sp = SPAWN_INIT;
 	char		*cause = NULL;
-	int		 fd, rc = -1;
+	pid_t		 init = 0;
+	int		 rc = -1;
 
+	ids = (struct pod_ids){ (long)geteuid(), (long)getegid(), uid, gid };
+	ns[0] = ns[1] = ns[2] = ns[3] = -1;
 	if (pipe2(up, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0)
 		return -1;
 	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
@@ -136,6 +292,8 @@ pod_namespaces(long uid, long gid, int ns[2])
 	sp.fds = fds;
 	sp.nfds = 5;
 	sp.fn = pod_child;
+	sp.fn_arg = &ids;
+	sp.deathsig = SIGKILL;
 	if (spawn_start(&sp, &cause) != 0) {
 		free(cause);
 		return -1;
@@ -148,29 +306,33 @@ pod_namespaces(long uid, long gid, int ns[2])
 	ns[0] = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)sp.pid);
 	ns[1] = open(path, O_RDONLY | O_CLOEXEC);
-	if (ns[0] < 0 || ns[1] < 0 ||
-	    pod_map(sp.pid, "uid_map", (long)geteuid(), uid) != 0)
-		goto out;
-	/* An ordinary user may map a group only with setgroups off; root
-	   keeps it (setpriv --clear-groups needs it). */
-	if (geteuid() != 0) {
-		snprintf(path, sizeof path, "/proc/%ld/setgroups",
-		    (long)sp.pid);
-		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 ||
-		    write(fd, "deny", 4) != 4)
-			goto out;
-		close(fd);
-	}
-	if (pod_map(sp.pid, "gid_map", (long)getegid(), gid) != 0 ||
-	    write(go[1], "g", 1) != 1)
+	if (ns[0] < 0 || ns[1] < 0 || pod_maps(sp.pid, &ids) != 0 ||
+	    write(go[1], "g", 1) != 1 ||
+	    read(up[0], &init, sizeof init) != sizeof init)
 		goto out;
 	rc = 0;
+	if (init > 0) {
+		snprintf(path, sizeof path, "/proc/%ld/ns/user", (long)init);
+		ns[2] = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof path, "/proc/%ld/ns/pid", (long)init);
+		ns[3] = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (ns[2] < 0 || ns[3] < 0) {
+		for (int i = 2; i < 4; i++)
+			if (ns[i] >= 0)
+				close(ns[i]);
+		ns[2] = ns[3] = -1;
+	}
 out:
 	close(up[0]);
 	close(go[1]);
-	if (spawn_wait(&sp) != 0)
-		rc = -1;
-	spawn_release(&sp);
+	if (rc != 0 || ns[3] < 0) {
+		/* Nothing to hold: the child leaves (or is told to). */
+		kill(sp.pid, SIGKILL);
+		spawn_wait(&sp);
+		spawn_release(&sp);
+	} else
+		*keeper = sp;
 	return rc;
 }
 
@@ -211,11 +373,12 @@ pod_remove(int dirfd, const char *name, int depth)
 	(void)unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
-/* Send the three descriptors with one byte. */
+/* Send the descriptors with one byte: user, net, /tmp, and the pid
+   namespace's user and pid namespaces when there is one. */
 static int
-pod_send(int conn, const int fds[3])
+pod_send(int conn, const int fds[5])
 {
-	return fdpass_send(conn, "P", 1, fds, 3);
+	return fdpass_send(conn, "P", 1, fds, fds[4] >= 0 ? 5 : 3);
 }
 
 /* Is our socket still at its name (not removed, not replaced)? */
@@ -234,29 +397,33 @@ pod_sock_here(const char *name, const struct stat *was)
  * connected, the pod ends at once instead of after the idle limit.
  */
 static void
-pod_serve(long idle_ms, const char *sockname, const int give[3])
+pod_serve(long idle_ms, const char *sockname, const int give[5], int keeper)
 {
-	struct pollfd	 pfd[1 + POD_MAX_CONN];
-	bool		 owner[1 + POD_MAX_CONN], owner_left = false;
+	struct pollfd	 pfd[2 + POD_MAX_CONN];
+	bool		 owner[2 + POD_MAX_CONN], owner_left = false;
 	struct stat	 sock;
-	size_t		 n = 1;
+	size_t		 n = 2;
 	long		 last = pod_now_ms();
 
 	if (fstatat(5, sockname, &sock, AT_SYMLINK_NOFOLLOW) != 0)
 		return;
 	pfd[0].fd = 4;
 	pfd[0].events = POLLIN;
+	/* The pid namespace's keeper (-1: none, ignored by poll): gone, the
+	   namespace is (its init died), and so is the pod. */
+	pfd[1].fd = keeper;
+	pfd[1].events = POLLIN;
 	for (;;) {
 		long	left = idle_ms - (pod_now_ms() - last);
-		int	wait = n > 1 || left > 1000 ? 1000 : (int)left;
+		int	wait = n > 2 || left > 1000 ? 1000 : (int)left;
 
-		if (n == 1 && (left <= 0 || owner_left))
+		if (n == 2 && (left <= 0 || owner_left))
 			break;
 		if (poll(pfd, n, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
 			break;
-		if (!pod_sock_here(sockname, &sock))
+		if (!pod_sock_here(sockname, &sock) || pfd[1].revents != 0)
 			return;
-		for (size_t i = n; i-- > 1;) {
+		for (size_t i = n; i-- > 2;) {
 			char	c;
 
 			if (pfd[i].revents == 0)
@@ -277,7 +444,7 @@ pod_serve(long idle_ms, const char *sockname, const int give[3])
 
 			if (c < 0)
 				continue;
-			if (pod_send(c, give) != 0 || n == 1 + POD_MAX_CONN)
+			if (pod_send(c, give) != 0 || n == 2 + POD_MAX_CONN)
 				close(c);
 			else {
 				pfd[n].fd = c;
@@ -296,8 +463,11 @@ main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	long		 idle, uid, gid;
-	int		 give[3];
+	int		 give[5], ns[4];
+	struct spawn	 keeper = SPAWN_INIT;
 
+	if (argc == 2 && strcmp(argv[1], "init") == 0)
+		return pod_init();
 	if (argc != 6 || (idle = pod_num(argv[1])) < 0 ||
 	    (uid = pod_num(argv[4])) < 0 || (gid = pod_num(argv[5])) < 0 ||
 	    strchr(argv[2], '/') != NULL || strchr(argv[3], '/') != NULL) {
@@ -319,11 +489,17 @@ main(int argc, char **argv)
 	if (geteuid() == 0 && (uid != 0 || gid != 0) &&
 	    fchown(give[2], (uid_t)uid, (gid_t)gid) != 0)
 		goto out;
-	if (pod_namespaces(uid, gid, give) != 0)
+	if (pod_namespaces(uid, gid, ns, &keeper) != 0)
 		goto out;
+	give[0] = ns[0];
+	give[1] = ns[1];
+	give[3] = ns[2];
+	give[4] = ns[3];
 	if (ftruncate(3, 0) == 0)
 		dprintf(3, "%ld\n", (long)getpid());
-	pod_serve(idle * 1000, argv[2], give);
+	pod_serve(idle * 1000, argv[2], give, keeper.pidfd);
+	/* The keeper, its child and the init die with us (their death
+	   signals), and with the init every process of the namespace. */
 out:
 	pod_remove(6, argv[3], 0);
 	return 0;

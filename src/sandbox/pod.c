@@ -66,7 +66,8 @@ pod_own(const struct stat *st, struct pod *p, char **cause)
 void
 pod_leave(struct pod *p)
 {
-	int	*fds[] = { &p->conn, &p->userns, &p->netns, &p->tmp };
+	int	*fds[] = { &p->conn, &p->userns, &p->netns, &p->tmp,
+		    &p->pid_userns, &p->pidns };
 
 	if (!p->held)
 		return;
@@ -78,20 +79,22 @@ pod_leave(struct pod *p)
 	}
 }
 
-/* Receive the holder's three descriptors on fd; 0 or -1. */
+/* Receive the holder's descriptors on fd (three, or five with a pid
+   namespace); 0 or -1. */
 static int
 pod_receive(int fd, struct pod *p)
 {
 	char		 byte;
 	struct pollfd	 pfd = { .fd = fd, .events = POLLIN };
-	int		 got[3];
+	int		 got[5];
 
 	if (poll(&pfd, 1, POD_ANSWER_MS) != 1 ||
-	    fdpass_recv(fd, &byte, 1, got, 3, 0) != 1)
+	    fdpass_recv(fd, &byte, 1, got, 5, 0) != 1)
 		return -1;
-	if (got[0] < 0 || got[1] < 0 || got[2] < 0) {
-		/* Not the holder's three: none kept. */
-		for (size_t i = 0; i < 3; i++)
+	if (got[0] < 0 || got[1] < 0 || got[2] < 0 ||
+	    (got[3] < 0) != (got[4] < 0)) {
+		/* Not the holder's: none kept. */
+		for (size_t i = 0; i < 5; i++)
 			if (got[i] >= 0)
 				close(got[i]);
 		return -1;
@@ -99,6 +102,8 @@ pod_receive(int fd, struct pod *p)
 	p->userns = got[0];
 	p->netns = got[1];
 	p->tmp = got[2];
+	p->pid_userns = got[3];
+	p->pidns = got[4];
 	return 0;
 }
 

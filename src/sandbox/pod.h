@@ -44,8 +44,13 @@ struct pod {
 	int	userns;		/* the pod's user namespace */
 	int	netns;		/* its network namespace */
 	int	tmp;		/* its /tmp (a directory) */
+	/* Its pid namespace (-1: none here) and the user namespace that
+	   owns it, a child of userns: bwrap joins both (--userns, --pidns)
+	   from userns. */
+	int	pid_userns;
+	int	pidns;
 };
-#define POD_INIT { false, -1, -1, -1, -1 }
+#define POD_INIT { false, -1, -1, -1, -1, -1, -1 }
 
 /* Are pods on (BWGATE_POD not "0")? */
 bool	pod_enabled(void);

@@ -56,9 +56,41 @@ build_pod_tmp_paths(const struct sandbox_policy *pol)
 	return false;
 }
 
+/*
+ * Does the sandbox run in the pod's pid namespace, where `ps`, `pkill`
+ * and `lsof` see the project's other requests (and nothing of the
+ * host's)? The rule, in one place:
+ *  - only a sandbox that already shares the pod's network (pod_net: the
+ *    project profile, no network, no hosts, nothing wider): a wider one
+ *    must not reach (signal) what narrower commands started, nor be
+ *    reached by them;
+ *  - only with the deny filter on and no debugger or nested namespaces
+ *    allowed: ptrace, process_vm_writev and pidfd_getfd stay refused
+ *    between requests, and /proc stays read-only (a nested-namespace
+ *    profile has a writable /proc: /proc/PID/mem of the others);
+ *  - only with a fresh /proc (a bound one is not the pod's);
+ *  - only with the observer's helper, which closes the namespace
+ *    descriptors bwrap leaves open before the command runs (a dry build
+ *    has no helper: it answers as a run with one);
+ *  - only when the run has a cgroup of its own (own_cgroup): a request
+ *    is then ended by its cgroup, not by its pid namespace, which now
+ *    holds the whole project; without one nothing could end exactly its
+ *    processes.
+ * A dry build answers as the run would where the pod has a pid namespace.
+ */
+static bool
+build_pod_pids(const struct build *b, bool own_cgroup)
+{
+	const struct sandbox_policy	*pol = b->pol;
+
+	return b->sb->pod_net && pol->seccomp && !pol->allow_ptrace &&
+	    !pol->allow_userns && b->probe->proc_fresh && own_cgroup &&
+	    (b->dry || (pol->helper != NULL && b->sb->pod.pidns >= 0));
+}
+
 /* Join the pod (a dry build: as a run would, without joining). */
 void
-build_pod(struct build *b, const struct stat *st)
+build_pod(struct build *b, const struct stat *st, bool own_cgroup)
 {
 	struct sandbox	*sb = b->sb;
 	char		*cause = NULL;
@@ -83,12 +115,56 @@ build_pod(struct build *b, const struct stat *st)
 	}
 	sb->pod_net = !b->pol->network && !sandbox_policy_proxied(b->pol) &&
 	    !build_pod_wider(b->pol);
+	sb->pod_pid = build_pod_pids(b, own_cgroup);
+	if (sb->pod_net && !sb->pod_pid && !own_cgroup)
+		strv_push(&sb->warnings, "this sandbox does not see the "
+		    "project's other processes: it has no cgroup of its own "
+		    "(limits by resource limits here), and only a cgroup ends "
+		    "exactly its processes in a shared pid namespace");
+	else if (sb->pod_net && !sb->pod_pid && !b->dry &&
+	    sb->pod.pidns < 0 && b->probe->proc_fresh)
+		strv_push(&sb->warnings, "this sandbox does not see the "
+		    "project's other processes: the project's pod has no pid "
+		    "namespace here");
 	/* Root running a user's project: the user could not reach the
 	   pod's /tmp in root's state directory. Nested sandboxes allowed:
 	   their calls are judged by device, and the pod's /tmp may share
 	   the project's (observe-act.c refuses those); a tmpfs has its own. */
 	sb->pod_tmp = sb->run_as == NULL && !b->pol->allow_userns &&
 	    !build_pod_tmp_paths(b->pol);
+}
+
+/*
+ * The pod's pid namespace (build_pod_pids): bwrap joins its user
+ * namespace U2 (a child of the pod's U1, which the runner entered: bwrap
+ * may join it, and owns it when it runs as the project's owner) and the
+ * pid namespace U2 owns, so its fresh /proc is the pod's. Every other
+ * namespace is still its own, spelled out (--unshare-all would make a
+ * pid namespace of its own). bwrap's --disable-userns needs a user
+ * namespace of the sandbox's own: here nested namespaces are refused by
+ * the deny filter (build_pod_pids requires it).
+ */
+void
+build_pod_pid_namespaces(struct build *b)
+{
+	char	num[16];
+	int	n;
+
+	n = build_fd(b, b->dry ? -1 :
+	    fcntl(b->sb->pod.pid_userns, F_DUPFD_CLOEXEC, 3));
+	snprintf(num, sizeof num, "%d", n);
+	build_arg2(b, "--userns", num);
+	n = build_fd(b, b->dry ? -1 :
+	    fcntl(b->sb->pod.pidns, F_DUPFD_CLOEXEC, 3));
+	snprintf(num, sizeof num, "%d", n);
+	build_arg2(b, "--pidns", num);
+	build_arg(b, "--unshare-ipc");
+	build_arg(b, "--unshare-uts");
+	build_arg(b, "--unshare-cgroup-try");
+	build_arg(b, "--share-net");
+	strv_push(&b->sb->warnings, "nested user namespaces are refused by "
+	    "the seccomp filter only: the sandbox shares the project's pid "
+	    "namespace, where bwrap's --disable-userns does not apply");
 }
 
 /* Bind the pod's /tmp at /tmp; false when the sandbox has none. */

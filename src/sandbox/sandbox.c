@@ -374,6 +374,14 @@ build_namespaces(struct build *b)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
+	/* The project's processes: the pod's pid namespace. */
+	if (b->sb->pod_pid) {
+		build_pod_pid_namespaces(b);
+		add(b, "--die-with-parent");
+		add(b, "--new-session");
+		add2(b, "--cap-drop", "ALL");
+		return;
+	}
 	/* Network on still means a namespace of its own: the engine attaches
 	   user-mode networking to it (netbackend.h), never the host's. */
 	add(b, "--unshare-all");
@@ -603,7 +611,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 		sandbox_finish(sb);
 		return -1;
 	}
-	build_pod(&b, &st);
+	build_pod(&b, &st, (flags & SANDBOX_OWN_CGROUP) != 0);
 	if (pol->network && build_network(&b, cause) != 0) {
 		sandbox_finish(sb);
 		return -1;

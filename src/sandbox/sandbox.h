@@ -147,13 +147,18 @@ struct sandbox {
 	struct pod		 pod;
 	bool			 pod_net;
 	bool			 pod_tmp;
-	bool			 pod_pid;	/* in the pod's pid namespace */
+	/* Its pid namespace too (sandbox-pod.c, build_pod_pids): the
+	   run is ended by its cgroup, never by the pid namespace. */
+	bool			 pod_pid;
 };
 #define SANDBOX_INIT { .argv = STRV_INIT, .warnings = STRV_INIT, \
 	.pod = POD_INIT }
 
 enum sandbox_flags {
 	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */
+	/* The run has a cgroup of its own (limiter.h): it may share the
+	   project's pid namespace (sandbox-pod.c). */
+	SANDBOX_OWN_CGROUP = (1 << 1),
 };
 
 void	 sandbox_policy_init(struct sandbox_policy *);

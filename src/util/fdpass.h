@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 /* The most descriptors one message carries. */
-#define FDPASS_MAX	4
+#define FDPASS_MAX	5
 
 /* Send len bytes of buf with nfds (0 to FDPASS_MAX) descriptors, in one
    message (EINTR retried, no SIGPIPE): 0, or -1 with errno. */

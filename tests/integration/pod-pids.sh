@@ -1,0 +1,176 @@
+#!/bin/bash
+# A project's processes (issue 41, pod.h): the sandboxes of one project
+# (project profile) run in one pid namespace held by the project's pod, so
+# `ps`, `pgrep` and `pkill` in one request see and reach what another
+# request of the project runs, and nothing of the host's or of another
+# project's. A request is still ended by itself alone: a timeout kills
+# its own processes (by its cgroup), never the project's others, and its
+# background processes end with it. Where a run has no cgroup of its own
+# (resource limits only: an ordinary user without a delegated cgroup, some
+# nested setups) the sandbox keeps a pid namespace of its own, says so,
+# and sees only itself.
+. "$(dirname "$0")/libtest.sh"
+
+for tool in pgrep pkill ps; do
+	if ! command -v "$tool" >/dev/null; then
+		skip "a project's processes" "$tool not installed (procps)"
+		done_testing; exit
+	fi
+done
+export BWGATE_POD_IDLE=2
+A=$(new_project a)
+B=$(new_project b)
+# Distinct numbers: each request's process is found by its command line.
+N=$(( 100000 + RANDOM % 800000 ))
+N1=$N; N2=$(( N + 1 )); N3=$(( N + 2 )); N4=$(( N + 3 )); NH=$(( N + 4 ))
+N5=$(( N + 5 ))
+PIDS=
+TEARDOWN='kill $PIDS 2>/dev/null; wait 2>/dev/null'
+
+# Does the host run "sleep SECONDS" (exactly)?
+running() { pgrep -x -f "sleep $1" >/dev/null; }
+
+# The host's own process: never seen from a sandbox.
+sleep "$NH" &
+PIDS="$PIDS $!"
+
+# Shared here? Where a run gets a cgroup of its own and a fresh /proc
+# (bwgate doctor says), it must be; the argv and warnings say what is.
+DOC=$("$BWGATE" doctor --json 2>/dev/null)
+LIMITS=$(jq -r '.checks[] | select(.name == "resource limits") | .detail' \
+    <<< "$DOC")
+PROC=$(jq -r '.checks[] | select(.name == "/proc") | .detail' <<< "$DOC")
+case "$LIMITS $PROC" in
+*"by cgroup"*"fresh /proc"*) SHARED=1 ;;
+*) SHARED=0 ;;
+esac
+echo "# limits: $LIMITS; /proc: $PROC; shared expected: $SHARED"
+P=$A
+jexec true
+ARGV=$(jfield '.bwrap_argv | join(" ")')
+WARN=$(jfield '.warnings | join(" ")')
+if [ "$SHARED" = 1 ]; then
+	assert_match "the argv joins the pod's user and pid namespaces" \
+		"$ARGV" '--userns [0-9]+ --pidns [0-9]+ --unshare-ipc --unshare-uts --unshare-cgroup-try --share-net '
+	ok_unless "and makes no pid namespace of its own" \
+		grep -q -e '--unshare-all' -e '--unshare-pid' <<< "$ARGV"
+	assert_match "the warnings say nested namespaces rest on the filter" \
+		"$WARN" 'refused by the seccomp filter only'
+else
+	assert_match "without a shared pid namespace the run says why" \
+		"$WARN" 'does not see the project.s other processes'
+	assert_match "and keeps a pid namespace of its own" "$ARGV" \
+		'--unshare-all'
+fi
+
+# 1. Request 1 runs a long process in the background.
+"$BWGATE" exec --quiet --project "$A" -- sleep "$N1" > "$T/r1.out" 2>&1 &
+R1=$!
+PIDS="$PIDS $R1"
+ok_if "request 1's process runs" wait_for 20 running "$N1"
+
+# 2. Request 2 of the same project: ps sees it (shared) or not (own).
+"$BWGATE" exec --quiet --project "$A" -- ps ax -o pid=,args= \
+    > "$T/r2.out" 2>&1
+if [ "$SHARED" = 1 ]; then
+	ok_if "request 2's ps sees request 1's process" \
+		grep -qx " *[0-9]* sleep $N1" "$T/r2.out"
+	ok_if "pid 1 is the pod's init" grep -qx " *1 .*bwgate-pod init" \
+		"$T/r2.out"
+	assert_eq "pgrep in request 2 finds it" "$("$BWGATE" exec --quiet \
+	    --project "$A" -- sh -c "pgrep -x -f 'sleep $N1' >/dev/null && \
+	    echo found" 2>&1)" "found"
+else
+	ok_unless "request 2's ps does not see request 1's process" \
+		grep -q "sleep $N1" "$T/r2.out"
+fi
+ok_unless "nor the host's processes" grep -q "sleep $NH" "$T/r2.out"
+ok_unless "nor bwgate of the host" grep -q 'bwgate exec' "$T/r2.out"
+
+# The pod (project A's only, now): its holder, the keeper of its
+# namespaces, the owner of the pid namespace, and its init; all end with
+# the holder (their parent-death signals), checked at the end.
+CHAIN=
+for lock in "$XDG_RUNTIME_DIR"/bwgate/pod-*.lock; do
+	p=$(cat "$lock" 2>/dev/null)
+	one=
+	while [ -n "$p" ]; do
+		one="$one $p"
+		p=$(pgrep -P "$p" | head -1)
+	done
+	echo "# pod processes: $one"
+	if [ "$SHARED" = 1 ]; then
+		assert_eq "a pod is holder, keeper, namespace owner, init" \
+			"$(echo $one | wc -w)" "4"
+	fi
+	CHAIN="$CHAIN $one"
+done
+
+# 3. Another project sees nothing of project A's.
+"$BWGATE" exec --quiet --project "$B" -- ps ax -o pid=,args= \
+    > "$T/b.out" 2>&1
+ok_unless "project B's ps does not see project A's process" \
+	grep -q "sleep $N1" "$T/b.out"
+assert_eq "nor can B's pkill end it" "$("$BWGATE" exec --quiet \
+    --project "$B" -- pkill -x -f "sleep $N1"; echo $?)" "1"
+ok_if "A's process still runs" running "$N1"
+
+# 4. A wider profile (git-write) keeps a pid namespace of its own.
+"$BWGATE" exec --quiet --project "$A" --profile git-write -- \
+    ps ax -o pid=,args= > "$T/git.out" 2>&1
+ok_unless "a git-write sandbox does not see the project's processes" \
+	grep -q "sleep $N1" "$T/git.out"
+
+# 5. Killing a request (its timeout) kills its processes only.
+"$BWGATE" exec --quiet --timeout 2 --project "$A" -- sh -c \
+    "sleep $N3 & sleep $N4" > "$T/r3.out" 2>&1
+ok_if "a timed-out request's processes end" wait_for 10 sh -c \
+	"! pgrep -f -x 'sleep $N3' && ! pgrep -f -x 'sleep $N4'"
+ok_if "request 1's process outlives another request's timeout" \
+	running "$N1"
+ok_if "and request 1 still runs" kill -0 "$R1"
+
+# 6. A request's background process ends with the request, as before.
+"$BWGATE" exec --quiet --project "$A" -- sh -c "sleep $N5 & echo started" \
+    > "$T/r5.out" 2>&1
+assert_eq "the request with a background process returned" \
+	"$(cat "$T/r5.out")" "started"
+ok_if "its background process is gone" wait_for 10 sh -c \
+	"! pgrep -f -x 'sleep $N5'"
+
+# 7. /proc stays read-only: no request writes pid 1's or another's memory,
+#    and pid 1 (the pod's init) does not die from a sandbox's signal.
+"$BWGATE" exec --quiet --project "$A" -- sh -c "
+	p=\$(pgrep -x -f 'sleep $N1' || echo 1)
+	for f in /proc/1/mem /proc/\$p/mem; do
+		if printf x 2>/dev/null 1<> \$f; then echo wrote \$f; fi
+	done
+	kill -KILL 1 2>/dev/null; sleep 0.2
+	ps -o args= -p 1" > "$T/mem.out" 2>&1
+ok_unless "no memory file is writable" grep -q '^wrote' "$T/mem.out"
+if [ "$SHARED" = 1 ]; then
+	assert_match "the pod's init survives kill -9 1 from a sandbox" \
+		"$(tail -1 "$T/mem.out")" 'bwgate-pod init$'
+
+fi
+
+# 8. pkill in another request ends request 1's process (shared only).
+if [ "$SHARED" = 1 ]; then
+	assert_eq "pkill -f in request 2 ends request 1's process" \
+		"$("$BWGATE" exec --quiet --project "$A" -- \
+		    pkill -x -f "sleep $N1"; echo $?)" "0"
+	ok_if "request 1's process is gone" wait_for 10 sh -c \
+		"! pgrep -f -x 'sleep $N1'"
+	ok_if "and request 1 ended" wait_for 10 sh -c "! kill -0 $R1"
+fi
+kill $PIDS 2>/dev/null
+wait 2>/dev/null
+PIDS=
+
+# 9. The pod ends when idle, and with it its keeper, owner and init.
+ok_if "the pods end when idle" wait_for 30 sh -c \
+	"! ls '$XDG_RUNTIME_DIR'/bwgate/pod-*.sock >/dev/null 2>&1"
+for p in $CHAIN; do
+	ok_if "no pod process left (pid $p)" wait_for 10 sh -c "! kill -0 $p"
+done
+done_testing
