@@ -356,6 +356,7 @@ UI_TESTS = \
 	%D%/integration/ui-live-owner.sh \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
+	%D%/integration/ui-services.sh \
 	%D%/integration/ui-demo.sh \
 	%D%/integration/ui-rule.sh \
 	%D%/integration/ui-tmux.sh \
