@@ -45,7 +45,7 @@ PORT=$(( 20000 + RANDOM % 20000 ))
 # The server logs each request on stderr: the request's own pipe, which it
 # keeps open after the request ended.
 t0=$(date +%s)
-"$BWGATE" run --json -- sh -c "'$PY' -m http.server $PORT --bind 127.0.0.1 & echo started" \
+timeout 120 "$BWGATE" run --json -- sh -c "'$PY' -m http.server $PORT --bind 127.0.0.1 & echo started" \
     > "$T/r1.json" 2> "$T/r1.err"
 rc=$?
 t1=$(date +%s)
@@ -110,6 +110,29 @@ ok_if "  the audit log has its stop, by whom" wait_for 10 \
 assert_eq "a second stop is refused" "$?" 1
 assert_match "  saying there is no such service" "$(cat "$T/stop.err")" \
 	"no service 1"
+
+# Held to its request's limits: a service that forks beyond its process
+# limit after its request ended is stopped (pids limit), all of it.
+timeout 60 "$BWGATE" run --pids 8 -- sh -c '(sleep 1; for i in $(seq 20); do sleep 302.25 & done; wait) > /dev/null 2>&1 & echo bg' \
+    > /dev/null 2>&1
+ok_if "a service that forks beyond its process limit" wait_for 10 \
+	grep -q '"record":"service-start","id":4' "$AUDIT"
+ok_if "  is stopped when it reaches it" wait_for 20 \
+	grep -q '"record":"service-stop","id":4' "$AUDIT"
+ok_if "  and none of it is left on the host" wait_for 20 \
+	no_procs "sleep 302.25"
+
+# Without a console nothing lists a service: what a command leaves behind
+# in the project's pid namespace is killed, and its report says so.
+timeout 60 "$BWGATE" exec --json --project "$P" -- sh -c 'sleep 302.5 & echo x' \
+    > "$T/exec.json" 2> /dev/null
+assert_eq "bwgate exec: the background process is killed" \
+	"$(jget "$T/exec.json" background_killed)" 1
+ok_if "  none of it is left on the host" wait_for 20 no_procs "sleep 302.5"
+timeout 60 "$BWGATE" exec --project "$P" -- sh -c 'sleep 302.5 & echo x' \
+    > /dev/null 2> "$T/exec.err"
+assert_match "  its summary says so in one line" "$(cat "$T/exec.err")" \
+	"1 background process was killed when the command ended"
 
 # The console ends: so does the other service.
 ok_unless "the other service still runs" no_procs "sleep 301.5"
