@@ -122,6 +122,16 @@ ok_if "  is stopped when it reaches it" wait_for 20 \
 ok_if "  and none of it is left on the host" wait_for 20 \
 	no_procs "sleep 302.25"
 
+# One that ignores SIGTERM is killed after the grace period.
+timeout 60 "$BWGATE" run -- sh -c "(trap '' TERM; sleep 303.5) > /dev/null 2>&1 & echo bg" \
+    > /dev/null 2>&1
+ok_if "a service that ignores SIGTERM" wait_for 10 \
+	grep -q '"record":"service-start","id":5' "$AUDIT"
+ok_unless "  runs" no_procs "sleep 303.5"
+"$BWGATE" stop 5
+ok_if "  is killed after the grace period by bwgate stop" wait_for 30 \
+	no_procs "sleep 303.5"
+
 # Without a console nothing lists a service: what a command leaves behind
 # in the project's pid namespace is killed, and its report says so.
 timeout 60 "$BWGATE" exec --json --project "$P" -- sh -c 'sleep 302.5 & echo x' \
