@@ -220,7 +220,7 @@ queue_services(struct ui *ui, struct pane *p, int64_t now)
 	size_t			 n = console_services(ui->c, v, 3), shown;
 	int			 lines, y;
 	char			*s, *t, *age, *cmd;
-	struct buf		 last = BUF_INIT;
+	struct buf		 last = BUF_INIT, pbuf = BUF_INIT;
 
 	if (n == 0 || p->h < 8)
 		return 0;
@@ -244,7 +244,14 @@ queue_services(struct ui *ui, struct pane *p, int64_t now)
 		fmt_output_line(&last, tail, tlen);
 		age = fmt_age(now - (int64_t)v[i]->started * 1000);
 		cmd = fmt_escape(v[i]->command);
-		s = xasprintf(" %3u %-4s %s%s%s%s", v[i]->id, age, cmd,
+		buf_reset(&pbuf);
+		for (size_t k = 0; k < v[i]->nports; k++)
+			buf_printf(&pbuf, "%s%d", k > 0 ? "," : ":",
+			    v[i]->ports[k]);
+		if (pbuf.len > 0)
+			buf_putc(&pbuf, ' ');
+		s = xasprintf(" %3u %-4s %s%s%s%s%s", v[i]->id, age,
+		    pbuf.len > 0 ? pbuf.data : "", cmd,
 		    v[i]->stopping ? " (stopping)" : "",
 		    last.len > 0 ? "  | " : "", last.len > 0 ? last.data : "");
 		t = fmt_trim(s, (size_t)(p->w > 1 ? p->w - 1 : 1), true);
@@ -258,6 +265,7 @@ queue_services(struct ui *ui, struct pane *p, int64_t now)
 		free(t);
 	}
 	buf_release(&last);
+	buf_release(&pbuf);
 	return lines;
 }
 

@@ -152,8 +152,8 @@ control_print_services(const cJSON *reply)
 
 	if (cJSON_GetArraySize(a) == 0)
 		return;
-	printf("\n%-6s %-8s %-9s %s\n", "SERVICE", "AGE", "PROCESSES",
-	    "COMMAND");
+	printf("\n%-7s %-8s %-9s %-12s %s\n", "SERVICE", "AGE", "PROCESSES",
+	    "PORTS", "COMMAND");
 	cJSON_ArrayForEach(sv, a) {
 		char	*cmd = control_display(cJSON_GetStringValue(
 			    cJSON_GetObjectItem(sv, "command")));
@@ -161,7 +161,9 @@ control_print_services(const cJSON *reply)
 			    cJSON_GetObjectItem(sv, "since")));
 		const char *tail = cJSON_GetStringValue(
 			    cJSON_GetObjectItem(sv, "output_tail"));
-		char	 ages[32];
+		char	 ages[32], ports[64] = "-";
+		const cJSON *pt;
+		size_t	 pl = 0;
 
 		if (age < 0)
 			age = 0;
@@ -171,9 +173,14 @@ control_print_services(const cJSON *reply)
 		else
 			snprintf(ages, sizeof ages, "%ldh%02ldm", age / 3600,
 			    age / 60 % 60);
-		printf("%-7.0f %-8s %-9.0f %s%s\n", cJSON_GetNumberValue(
+		cJSON_ArrayForEach(pt, cJSON_GetObjectItem(sv, "ports"))
+			if (pl + 8 < sizeof ports)
+				pl += (size_t)snprintf(ports + pl, sizeof ports -
+				    pl, "%s%.0f", pl > 0 ? "," : "",
+				    cJSON_GetNumberValue(pt));
+		printf("%-7.0f %-8s %-9.0f %-12s %s%s\n", cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(sv, "id")), ages, cJSON_GetNumberValue(
-		    cJSON_GetObjectItem(sv, "processes")), cmd,
+		    cJSON_GetObjectItem(sv, "processes")), ports, cmd,
 		    cJSON_IsTrue(cJSON_GetObjectItem(sv, "stopping")) ?
 		    " (stopping)" : "");
 		free(cmd);

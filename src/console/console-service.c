@@ -30,6 +30,7 @@
 #include "xalloc.h"
 
 static void	service_end_check(struct service *);
+static void	service_events(struct service *, const char *, size_t);
 
 /* Find a service by its request's id. */
 static struct service *
@@ -41,6 +42,38 @@ service_find(struct console *c, uint32_t id)
 		if (s->id == id)
 			return s;
 	return NULL;
+}
+
+/* exec's lines about the service: {"event":"service","ports":[...]}, the
+   ports it listens on (engine-service.c). */
+static void
+service_events(struct service *s, const char *data, size_t len)
+{
+	char		*nl;
+	cJSON		*j, *p;
+	const cJSON	*a;
+
+	buf_add(&s->evin, data, len);
+	while ((nl = memchr(s->evin.data, '\n', s->evin.len)) != NULL) {
+		j = cJSON_ParseWithLength(s->evin.data, (size_t)(nl -
+		    s->evin.data));
+		buf_consume(&s->evin, (size_t)(nl - s->evin.data) + 1);
+		a = cJSON_GetObjectItem(j, "ports");
+		if (cJSON_IsArray(a) && cJSON_IsString(cJSON_GetObjectItem(j,
+		    "event"))) {
+			s->nports = 0;
+			cJSON_ArrayForEach(p, a)
+				if (cJSON_IsNumber(p) && s->nports <
+				    sizeof s->ports / sizeof s->ports[0])
+					s->ports[s->nports++] = p->valueint;
+			console_emit(s->c, &(struct console_event){
+			    .type = CONSOLE_EV_SERVICE });
+		}
+		cJSON_Delete(j);
+	}
+	/* A line never ends: drop it. */
+	if (s->evin.len > 65536)
+		buf_reset(&s->evin);
 }
 
 /* Its output: the last CONSOLE_SERVICE_KEEP bytes. */
@@ -68,8 +101,10 @@ service_read(int fd, short revents, void *arg)
 		service_end_check(s);
 		return;
 	}
-	if (i == SERVICE_EVENTS)
-		return;		/* nothing is reported any more */
+	if (i == SERVICE_EVENTS) {
+		service_events(s, chunk, (size_t)n);
+		return;
+	}
 	buf_add(&s->out, chunk, (size_t)n);
 	s->out_seen += (uint64_t)n;
 	if (s->out.len > CONSOLE_SERVICE_KEEP)
@@ -97,6 +132,7 @@ service_adopt(struct console *c, struct job *jb, int processes)
 	s->processes = processes;
 	s->started = time(NULL);
 	s->out = (struct buf)BUF_INIT;
+	s->evin = (struct buf)BUF_INIT;
 	for (int i = 0; i < SERVICE_NFDS; i++) {
 		s->fds[i] = jb->fds[from[i]];
 		jb->fds[from[i]] = -1;
@@ -282,6 +318,7 @@ service_free(struct console *c, struct service *s)
 	if (s->drain_timer != 0)
 		loop_cancel(c->loop, s->drain_timer);
 	buf_release(&s->out);
+	buf_release(&s->evin);
 	free(s->command);
 	free(s->agent);
 	free(s->stopped_by);
@@ -293,7 +330,7 @@ service_free(struct console *c, struct service *s)
 cJSON *
 service_json(const struct service *s)
 {
-	cJSON		*j = cJSON_CreateObject();
+	cJSON		*j = cJSON_CreateObject(), *a;
 	const char	*tail = service_tail(&s->out, CONSOLE_SERVICE_TAIL);
 
 	cJSON_AddNumberToObject(j, "id", s->id);
@@ -302,6 +339,9 @@ service_json(const struct service *s)
 		cJSON_AddStringToObject(j, "agent", s->agent);
 	cJSON_AddNumberToObject(j, "since", (double)s->started);
 	cJSON_AddNumberToObject(j, "processes", s->processes);
+	a = cJSON_AddArrayToObject(j, "ports");
+	for (size_t i = 0; i < s->nports; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(s->ports[i]));
 	cJSON_AddBoolToObject(j, "stopping", s->stopping);
 	cJSON_AddNumberToObject(j, "output_bytes", (double)s->out_seen);
 	cJSON_AddItemToObject(j, "output_tail", json_bytes(tail,

@@ -235,6 +235,9 @@ struct service {
 	time_t			 started;
 	struct buf		 out;		/* the last output */
 	uint64_t		 out_seen;	/* bytes in all */
+	int			 ports[16];	/* TCP ports it listens on */
+	size_t			 nports;
+	struct buf		 evin;		/* exec's event lines, partial */
 	bool			 stopping;	/* asked to stop */
 	bool			 exited;
 	char			*stopped_by;	/* who stopped it, or NULL */

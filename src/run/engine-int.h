@@ -19,6 +19,9 @@ struct sandbox;
 struct sandbox_policy;
 struct strv;
 
+/* Ports of a service listed (engine-service.c). */
+#define SERVICE_MAX_PORTS	16
+
 /* How long the helper may take to answer (bwrap's setup included). */
 #define ENGINE_HELLO_MS	30000
 
@@ -62,6 +65,9 @@ struct engine {
 	int			 timeout_timer;
 	int			 serve_timer;
 	int			 serve_grace;
+	unsigned		 serve_ticks;
+	int			 ports[SERVICE_MAX_PORTS]; /* listened on */
+	size_t			 nports;
 	dev_t			 helper_dev;	/* bwgate-helper's file */
 	ino_t			 helper_ino;
 	int			 cwd_rd;	/* where the shell ended: our end */

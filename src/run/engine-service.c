@@ -19,12 +19,17 @@
  */
 #include "autoconf.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine-int.h"
+#include "buf.h"
+#include "jsonutil.h"
 #include "libexec.h"
 #include "limiter.h"
 #include "log.h"
@@ -33,8 +38,19 @@
 #include "sandbox.h"
 #include "xalloc.h"
 
-/* How often the service's cgroup is looked at (empty: the run ends). */
-#define SERVICE_TICK_MS	250
+/* How often the service's cgroup is looked at (empty: the run ends),
+   and every how many looks its listening ports. */
+#define SERVICE_TICK_MS		250
+#define SERVICE_PORTS_TICKS	8
+#define SERVICE_MAX_PIDS	64
+#define SERVICE_MAX_SOCKETS	256
+
+/* The service's processes (not the helper), for the port scan. */
+struct service_pids {
+	const struct engine	*e;
+	pid_t			 v[SERVICE_MAX_PIDS];
+	size_t			 n;
+};
 
 /*
  * Is pid bwgate's helper (bwgate-helper.c: the observer's delegate in the
@@ -141,6 +157,128 @@ engine_service_stop(struct engine *e)
 	    engine_service_grace_over, e);
 }
 
+/* limiter_procs' callback: collect (and count none). */
+static bool
+engine_service_collect(pid_t pid, void *arg)
+{
+	struct service_pids	*sp = arg;
+
+	if (!engine_is_helper(pid, (void *)sp->e) &&
+	    sp->n < SERVICE_MAX_PIDS)
+		sp->v[sp->n++] = pid;
+	return true;
+}
+
+/* The socket inodes the processes hold (at most max). */
+static size_t
+engine_service_sockets(const struct service_pids *sp, unsigned long *ino,
+    size_t max)
+{
+	char		 path[300], link[64];
+	struct dirent	*de;
+	DIR		*d;
+	size_t		 n = 0;
+	ssize_t		 len;
+
+	for (size_t i = 0; i < sp->n && n < max; i++) {
+		snprintf(path, sizeof path, "/proc/%ld/fd", (long)sp->v[i]);
+		if ((d = opendir(path)) == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL && n < max) {
+			snprintf(path, sizeof path, "/proc/%ld/fd/%s",
+			    (long)sp->v[i], de->d_name);
+			len = readlink(path, link, sizeof link - 1);
+			if (len <= 0)
+				continue;
+			link[len] = '\0';
+			if (sscanf(link, "socket:[%lu]", &ino[n]) == 1)
+				n++;
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+/* Add the listening TCP ports of one /proc/PID/net table whose socket is
+   one of ino[0..n) to ports (sorted, no repeats). */
+static void
+engine_service_table(const char *path, const unsigned long *ino, size_t n,
+    int *ports, size_t *nports)
+{
+	char		 line[512];
+	unsigned	 port, state;
+	unsigned long	 inode;
+	FILE		*f;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t	 i, j;
+
+		if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x "
+		    "%*s %*s %*s %*u %*u %lu", &port, &state, &inode) != 3 ||
+		    state != 0x0A)	/* TCP_LISTEN */
+			continue;
+		for (i = 0; i < n && ino[i] != inode; i++)
+			;
+		if (i == n || *nports >= SERVICE_MAX_PORTS)
+			continue;
+		for (i = 0; i < *nports && ports[i] < (int)port; i++)
+			;
+		if (i < *nports && ports[i] == (int)port)
+			continue;
+		for (j = *nports; j > i; j--)
+			ports[j] = ports[j - 1];
+		ports[i] = (int)port;
+		(*nports)++;
+	}
+	fclose(f);
+}
+
+/*
+ * The ports the service listens on (TCP, the project's loopback: its
+ * processes' sockets found in its network namespace's tables); a line on
+ * the events descriptor when they changed: {"event":"service","ports":[]}.
+ */
+static void
+engine_service_ports(struct engine *e)
+{
+	struct service_pids	 sp = { .e = e };
+	unsigned long		 ino[SERVICE_MAX_SOCKETS];
+	int			 ports[SERVICE_MAX_PORTS];
+	size_t			 n, nports = 0;
+	char			 path[64], *line;
+	cJSON			*j, *a;
+
+	if (e->opts->events_fd < 0)
+		return;
+	(void)limiter_procs(e->lim, 0, engine_service_collect, &sp);
+	n = engine_service_sockets(&sp, ino, SERVICE_MAX_SOCKETS);
+	if (sp.n > 0 && n > 0) {
+		snprintf(path, sizeof path, "/proc/%ld/net/tcp", (long)sp.v[0]);
+		engine_service_table(path, ino, n, ports, &nports);
+		snprintf(path, sizeof path, "/proc/%ld/net/tcp6",
+		    (long)sp.v[0]);
+		engine_service_table(path, ino, n, ports, &nports);
+	}
+	if (nports == e->nports && memcmp(ports, e->ports, nports *
+	    sizeof *ports) == 0)
+		return;
+	memcpy(e->ports, ports, nports * sizeof *ports);
+	e->nports = nports;
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "event", "service");
+	a = cJSON_AddArrayToObject(j, "ports");
+	for (size_t i = 0; i < nports; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(ports[i]));
+	line = json_line(j);
+	cJSON_Delete(j);
+	line = xrealloc(line, strlen(line) + 2);
+	strcat(line, "\n");
+	(void)write_full(e->opts->events_fd, line, strlen(line));
+	free(line);
+}
+
 /* Is anything left? A limit reached stops it all at once. */
 static void
 engine_service_tick(void *arg)
@@ -158,6 +296,8 @@ engine_service_tick(void *arg)
 		e->stopping = true;
 		(void)limiter_procs(e->lim, SIGKILL, NULL, NULL);
 	}
+	if (e->serve_ticks++ % SERVICE_PORTS_TICKS == 0)
+		engine_service_ports(e);
 	e->serve_timer = loop_timer(e->loop, SERVICE_TICK_MS,
 	    engine_service_tick, e);
 }

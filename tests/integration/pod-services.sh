@@ -16,6 +16,9 @@ if [ -z "$PY" ] || ! command -v curl > /dev/null; then
 	skip "services" "python3 or curl not installed"
 	done_testing; exit
 fi
+# A name of this run's own for its processes (another run of this test
+# may be on the host).
+U=$RANDOM$RANDOM
 P=$(new_project)
 cd "$P" || exit 1
 echo "project p" > who
@@ -71,20 +74,19 @@ assert_eq "the next request's curl reaches the service" "$out" "project p"
 
 ok_if "bwgate list shows the service with its last output" wait_for 10 \
 	sh -c "'$BWGATE' list | grep -A3 '^SERVICE' | grep -q 'GET /who'"
-"$BWGATE" list > "$T/list" 2>&1
-assert_match "  its id, processes and command" "$(cat "$T/list")" \
-	"1 +[0-9]+m[0-9]+s +[1-9] +sh -c .*http.server $PORT"
+ok_if "  its id, age, processes, the port it listens on and command" \
+	wait_for 10 sh -c "'$BWGATE' list | grep -Eq '^1 +[0-9]+m[0-9]+s +[1-9] +$PORT +sh -c .*http.server $PORT'"
 "$BWGATE" list --json > "$T/list.json"
 assert_eq "bwgate list --json: the request's service" "$("$PY" -c '
 import json,sys
 r=[x for x in json.load(open(sys.argv[1])) if x["id"]==1][0]
-print(r["service"]["id"], r["service"]["processes"] >= 1)' "$T/list.json")" "1 True"
+print(r["service"]["id"], r["service"]["processes"] >= 1, r["service"]["ports"])' "$T/list.json")" "1 True [$PORT]"
 ok_if "the audit log has the service's start" \
 	grep -q '"record":"service-start","id":1' "$AUDIT"
 
 # A service is still judged: after its request ended it creates a
 # protected name (an agent's configuration: agent-config.json).
-"$BWGATE" run -- sh -c '(sleep 1; echo x > .mcp.json; echo "rc=$?" > bgres; sleep 301.5) > bg.log 2>&1 & echo bg' \
+"$BWGATE" run -- sh -c "(sleep 1; echo x > .mcp.json; echo rc=\$? > bgres; sleep 301.$U) > bg.log 2>&1 & echo bg" \
     > /dev/null 2>&1
 ok_if "a service that creates a protected name" wait_for 20 test -s bgres
 assert_match "  is refused" "$(cat bgres)" "rc=[1-9]"
@@ -113,43 +115,43 @@ assert_match "  saying there is no such service" "$(cat "$T/stop.err")" \
 
 # Held to its request's limits: a service that forks beyond its process
 # limit after its request ended is stopped (pids limit), all of it.
-timeout 60 "$BWGATE" run --pids 8 -- sh -c '(sleep 1; for i in $(seq 20); do sleep 302.25 & done; wait) > /dev/null 2>&1 & echo bg' \
+timeout 60 "$BWGATE" run --pids 8 -- sh -c "(sleep 1; for i in \$(seq 20); do sleep 302.$U & done; wait) > /dev/null 2>&1 & echo bg" \
     > /dev/null 2>&1
 ok_if "a service that forks beyond its process limit" wait_for 10 \
 	grep -q '"record":"service-start","id":4' "$AUDIT"
 ok_if "  is stopped when it reaches it" wait_for 20 \
 	grep -q '"record":"service-stop","id":4' "$AUDIT"
 ok_if "  and none of it is left on the host" wait_for 20 \
-	no_procs "sleep 302.25"
+	no_procs "sleep 302.$U"
 
 # One that ignores SIGTERM is killed after the grace period.
-timeout 60 "$BWGATE" run -- sh -c "(trap '' TERM; sleep 303.5) > /dev/null 2>&1 & echo bg" \
+timeout 60 "$BWGATE" run -- sh -c "(trap '' TERM; sleep 303.$U) > /dev/null 2>&1 & echo bg" \
     > /dev/null 2>&1
 ok_if "a service that ignores SIGTERM" wait_for 10 \
 	grep -q '"record":"service-start","id":5' "$AUDIT"
-ok_unless "  runs" no_procs "sleep 303.5"
+ok_unless "  runs" no_procs "sleep 303.$U"
 "$BWGATE" stop 5
 ok_if "  is killed after the grace period by bwgate stop" wait_for 30 \
-	no_procs "sleep 303.5"
+	no_procs "sleep 303.$U"
 
 # Without a console nothing lists a service: what a command leaves behind
 # in the project's pid namespace is killed, and its report says so.
-timeout 60 "$BWGATE" exec --json --project "$P" -- sh -c 'sleep 302.5 & echo x' \
+timeout 60 "$BWGATE" exec --json --project "$P" -- sh -c "sleep 304.$U & echo x" \
     > "$T/exec.json" 2> /dev/null
 assert_eq "bwgate exec: the background process is killed" \
 	"$(jget "$T/exec.json" background_killed)" 1
-ok_if "  none of it is left on the host" wait_for 20 no_procs "sleep 302.5"
-timeout 60 "$BWGATE" exec --project "$P" -- sh -c 'sleep 302.5 & echo x' \
+ok_if "  none of it is left on the host" wait_for 20 no_procs "sleep 304.$U"
+timeout 60 "$BWGATE" exec --project "$P" -- sh -c "sleep 304.$U & echo x" \
     > /dev/null 2> "$T/exec.err"
 assert_match "  its summary says so in one line" "$(cat "$T/exec.err")" \
 	"1 background process was killed when the command ended"
 
 # The console ends: so does the other service.
-ok_unless "the other service still runs" no_procs "sleep 301.5"
+ok_unless "the other service still runs" no_procs "sleep 301.$U"
 stop_console
 TEARDOWN=
 ok_if "the console ends its services: none left on the host" \
-	wait_for 20 no_procs "sleep 301.5"
+	wait_for 20 no_procs "sleep 301.$U"
 ok_if "  the audit log has the stop by the console" \
 	grep -q '"record":"service-stop","id":3,"by":"the console"' "$AUDIT"
 ok_if "every audit line is JSON" audit_valid

@@ -23,6 +23,9 @@ no_procs() {
 	done
 	return 0
 }
+# A name of this run's own for its processes (another run of this test
+# may be on the host).
+U=$RANDOM$RANDOM
 P=$(new_project)
 echo "project p" > "$P/who"
 ui_start 120 40 --auto-sandboxed || { done_testing; exit 1; }
@@ -37,8 +40,8 @@ fi
 assert_eq "the request that starts a server ends at once" "$(agent_rc one)" 0
 check_screen "the queue's services section lists it" 10 \
 	'1 service: background processes kept'
-check_screen "  with its id, age and command" 5 \
-	"^ +1 [0-9]+s +sh -c .*http\\.server"
+check_screen "  with its id, age, port and command" 10 \
+	"^ +1 [0-9]+s +:$PORT sh -c .*python3"
 agent two -- sh -c "for i in \$(seq 200); do
 	curl -sf http://localhost:$PORT/who && exit 0; sleep 0.05; done; exit 1"
 wait_agent 30 two
@@ -65,7 +68,7 @@ ok_unless "  no services section left" sh -c \
 	"tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'background processes kept'"
 
 # q counts the services, and quitting stops them.
-agent three -- sh -c "sleep 3107.25 & echo bg"
+agent three -- sh -c "sleep 3107.$U & echo bg"
 wait_agent 30 three
 check_screen "another service" 10 '1 service: background processes kept'
 keys q
@@ -75,5 +78,5 @@ keys y
 console_exited 30
 assert_eq "the console exits 0" "$(cat "$T/console.rc")" 0
 ok_if "its service is gone from the host" wait_for 20 \
-	no_procs "sleep 3107.25"
+	no_procs "sleep 3107.$U"
 done_testing
