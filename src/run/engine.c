@@ -39,7 +39,9 @@
  *
  * Killing: every process in the sandbox's pid namespace gets SIGTERM, then
  * after the grace period bwrap gets SIGKILL; --die-with-parent and the pid
- * namespace take everything else down with it.
+ * namespace take everything else down with it. A sandbox in the project's
+ * pid namespace (pod.h) is ended by its cgroup instead, and what remains
+ * of it when the command exits is killed there (engine-loop.c).
  */
 #include "autoconf.h"
 

@@ -12,13 +12,22 @@
  * its arguments or environment: a test's leftovers check does not take
  * it for a process of the test, and it leaves when its socket is gone.
  *
- * A child it starts makes the namespaces (unshare), the holder writes the
- * child's id maps from outside (so root can map the project owner beside
- * itself), the child brings the loopback up and exits; the holder keeps
- * the namespaces by descriptor. Each run that connects gets the user and
- * network namespaces and the /tmp directory (SCM_RIGHTS) and stays
- * connected while it runs; a console stays connected while it lives and
- * says it owns the pod ('o'): the pod ends with it.
+ * A child it starts (the keeper) makes the namespaces (unshare), the
+ * holder writes the child's id maps from outside (so root can map the
+ * project owner beside itself), the child brings the loopback up. Then,
+ * inside, a child of its own (the owner) becomes the sandboxes' user,
+ * makes a nested user namespace and a pid namespace that one owns (the
+ * keeper writes its maps), and starts the pod's init in it
+ * (`bwgate-pod init`: pid 1, reaps orphans, not dumpable). Each dies
+ * with its parent, so all of it, and every process in the pid namespace,
+ * ends with the holder; the holder ends when the keeper does. Without a
+ * pid namespace (it could not be made) the pod is what it was.
+ *
+ * Each run that connects gets the user and network namespaces, the /tmp
+ * directory, and the pid namespace's user and pid namespaces when there
+ * are (SCM_RIGHTS) and stays connected while it runs; a console stays
+ * connected while it lives and says it owns the pod ('o'): the pod ends
+ * with it.
  */
 #include "autoconf.h"
 
@@ -93,8 +102,15 @@ pod_init(void)
 	struct pollfd	pfd = { .fd = 3, .events = POLLIN };
 	sigset_t	chld;
 
-	if (getpid() != 1 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
-	    poll(&pfd, 1, 0) != 0)
+	/*
+	 * Not dumpable: it runs in the host's mount namespace, and the
+	 * sandboxes see it as pid 1; /proc/1/root, /cwd and /fd of a
+	 * dumpable process of their uid would be the host's files to them.
+	 * Not dumpable, its /proc entries need CAP_SYS_PTRACE in its user
+	 * namespace, which no sandbox has.
+	 */
+	if (getpid() != 1 || prctl(PR_SET_DUMPABLE, 0) != 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || poll(&pfd, 1, 0) != 0)
 		return 1;
 	close(3);
 	sigemptyset(&chld);
@@ -169,12 +185,16 @@ pod_pidns_child(void *arg)
 	struct spawn	 sp = SPAWN_INIT;
 	char		*cause = NULL;
 	ssize_t		 n;
+	pid_t		 parent = getppid();
 
+	/* A change of ids clears the parent-death signal: set again, and
+	   the parent checked to be still there. */
 	if (ids->uid != ids->own_uid &&
 	    (setgroups(0, NULL) != 0 || setresgid((gid_t)ids->gid,
 	    (gid_t)ids->gid, (gid_t)ids->gid) != 0 ||
 	    setresuid((uid_t)ids->uid, (uid_t)ids->uid,
-	    (uid_t)ids->uid) != 0))
+	    (uid_t)ids->uid) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+	    getppid() != parent))
 		return 1;
 	/* The init is started from our own program, read before the new
 	   user namespace changes who may read it. */

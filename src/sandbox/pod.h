@@ -11,8 +11,13 @@
  * reached by another request's `curl localhost:PORT`; the host's loopback
  * is another namespace and stays out of reach. Every sandbox of the
  * project, networked ones too, gets the pod's /tmp bound at /tmp, so a
- * scratch file one command writes is read by the next. Two projects have
- * two pods and share nothing.
+ * scratch file one command writes is read by the next. The pod also holds
+ * a pid namespace (its init, pid 1, reaps orphans): a sandbox that shares
+ * its network, writes the project, hides nothing and has a cgroup of its
+ * own (sandbox-pod.c, build_pod_pids) runs in it (bwrap --userns
+ * --pidns), so `ps`, `pkill` and `lsof` see the project's other
+ * requests; such a run is ended by its cgroup (engine-loop.c), never by
+ * the pid namespace. Two projects have two pods and share nothing.
  *
  * The first run of a project starts the holder (keyed, like the git
  * watcher, by the project directory's device and inode, and by the uid
@@ -26,7 +31,8 @@
  *
  *	struct pod pod = POD_INIT;
  *	if (pod_join(&root_st, uid, gid, &pod, &cause) != 0) ... (none)
- *	... spawn bwrap with setns = { pod.userns, pod.netns } ...
+ *	... spawn bwrap with setns = { pod.userns, pod.netns }, and
+ *	    --userns pod.pid_userns --pidns pod.pidns when it shares pids ...
  *	pod_leave(&pod);	after the run
  */
 #ifndef BWGATE_POD_H

@@ -48,7 +48,9 @@ int	runner_spawn(const struct strv *argv, const int *fds, size_t nfds,
 	    int stdin_fd, bool merge, const int *join, size_t njoin,
 	    const int *ns, size_t nns, struct runner *, char **cause);
 /* Signal every process in the sandbox's pid namespace (by inode); with
-   SIGKILL, or before the namespace is known, bwrap's process group too. */
+   SIGKILL, or before the namespace is known, bwrap's process group too.
+   Never for a sandbox in the project's pid namespace (pidns 0 there: the
+   engine ends it by its cgroup, engine_signal_run). */
 int	runner_kill_tree(const struct runner *, uint64_t pidns, int sig);
 /* Reap bwrap (blocking); returns its wait status. */
 int	runner_wait(struct runner *);

@@ -63,7 +63,13 @@ build_pod_tmp_paths(const struct sandbox_policy *pol)
  *  - only a sandbox that already shares the pod's network (pod_net: the
  *    project profile, no network, no hosts, nothing wider): a wider one
  *    must not reach (signal) what narrower commands started, nor be
- *    reached by them;
+ *    reached by them; and not a read-only one, whose processes could
+ *    otherwise signal (or, through /proc/PID/root and /fd, reach the
+ *    files of) a request that writes the project;
+ *  - not one that hides paths (--hide): through another request's
+ *    /proc/PID/root it would see what it hides (the sandboxes that share
+ *    see each other's roots, cwd and descriptors, all the same view of
+ *    the same project);
  *  - only with the deny filter on and no debugger or nested namespaces
  *    allowed: ptrace, process_vm_writev and pidfd_getfd stay refused
  *    between requests, and /proc stays read-only (a nested-namespace
@@ -83,7 +89,8 @@ build_pod_pids(const struct build *b, bool own_cgroup)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
-	return b->sb->pod_net && pol->seccomp && !pol->allow_ptrace &&
+	return b->sb->pod_net && !pol->project_readonly &&
+	    pol->hide_paths.n == 0 && pol->seccomp && !pol->allow_ptrace &&
 	    !pol->allow_userns && b->probe->proc_fresh && own_cgroup &&
 	    (b->dry || (pol->helper != NULL && b->sb->pod.pidns >= 0));
 }

@@ -106,7 +106,11 @@ build_proc(struct build *b)
 			build_mount(b, MOUNT_RO, *p, "kernel interface, "
 			    "read-only");
 		}
-		/* bwrap's pid 1 runs outside the command's control. */
+		/* bwrap's pid 1 runs outside the command's control. Only
+		   here: /proc is writable only with nested namespaces, and
+		   such a sandbox never shares the project's pid namespace
+		   (sandbox-pod.c), whose pid 1 is the pod's init; a
+		   read-only /proc refuses every /proc/PID/mem write. */
 		build_mask(b, "/proc/1/mem", false, MOUNT_HIDDEN,
 		    "memory of bwrap's pid 1");
 		strv_push(&sb->warnings, "nested user namespaces need a "

@@ -317,4 +317,5 @@ sandbox_facts_json(const struct sandbox *sb, cJSON *j)
 	cJSON_AddBoolToObject(j, "proc_readonly", sb->proc_readonly);
 	cJSON_AddItemToObject(j, "proc_masked", json_strv(&sb->proc_masked));
 	cJSON_AddNumberToObject(j, "git_nested", (double)sb->git_nested);
+	cJSON_AddBoolToObject(j, "project_pids", sb->pod_pid);
 }

@@ -29,10 +29,10 @@ check_screen "the argv has the project bound writable" 5 "^--bind(-fd [0-9]+)? .
 # Page up to the argv's start (the mount table before it varies by host).
 for _ in 1 2 3 4 5 6 7 8; do
 	keys PPage
-	wait_screen 1 '^--unshare-all' && break
+	wait_screen 1 '^--(unshare-all|userns [0-9]+)' && break
 done
 check_screen "pages up: the argv starts with bwrap itself" 5 \
-    '^--unshare-all'
+    '^--(unshare-all|userns [0-9]+)'
 ok_unless "the agent waits for the operator" test -s "$T/one.rc"
 
 # v: the argv as one line on the plain terminal, for copying.
@@ -40,7 +40,7 @@ keys v
 check_screen "v: the argv printed outside the screen" 5 'bwrap argv of #1:'
 ok_if "as one (wrapped) line from bwrap to the command" bash -c \
     "tmux -S '$TMUX_SOCK' capture-pane -p -J -t ui |
-    grep -Eq '^/usr/bin/bwrap --unshare-all .* -- sh -c .*echo hello-out'"
+    grep -Eq '^/usr/bin/bwrap --(unshare-all|userns [0-9]+) .* -- sh -c .*echo hello-out'"
 keys Enter
 check_screen "Enter: back to the console" 5 '^ queue '
 check_screen "the request still waits" 5 '^! +1 .* ask +pending'
