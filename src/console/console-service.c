@@ -31,6 +31,7 @@
 
 static void	service_end_check(struct service *);
 static void	service_events(struct service *, const char *, size_t);
+static void	service_refused(struct service *, const cJSON *);
 
 /* Find a service by its request's id. */
 static struct service *
@@ -42,6 +43,34 @@ service_find(struct console *c, uint32_t id)
 		if (s->id == id)
 			return s;
 	return NULL;
+}
+
+/* What the observer refused the service after its request: audited
+   ("service-refused") and said (the front end escapes the message). */
+static void
+service_refused(struct service *s, const cJSON *refused)
+{
+	const cJSON	*v;
+	cJSON		*rec;
+
+	cJSON_ArrayForEach(v, refused) {
+		const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(v,
+		    "path"));
+		const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(v,
+		    "operation"));
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(v,
+		    "reason"));
+
+		if (path == NULL || op == NULL)
+			continue;
+		rec = audit_record("service-refused", NULL);
+		cJSON_AddNumberToObject(rec, "id", s->id);
+		cJSON_AddItemToObject(rec, "violation", cJSON_Duplicate(v,
+		    true));
+		console_audit(s->c, rec);
+		console_message(s->c, "service %u: refused %s %s (%s)", s->id,
+		    op, path, why != NULL ? why : "?");
+	}
 }
 
 /* exec's lines about the service: {"event":"service","ports":[...]}, the
@@ -58,6 +87,7 @@ service_events(struct service *s, const char *data, size_t len)
 		j = cJSON_ParseWithLength(s->evin.data, (size_t)(nl -
 		    s->evin.data));
 		buf_consume(&s->evin, (size_t)(nl - s->evin.data) + 1);
+		service_refused(s, cJSON_GetObjectItem(j, "refused"));
 		a = cJSON_GetObjectItem(j, "ports");
 		if (cJSON_IsArray(a) && cJSON_IsString(cJSON_GetObjectItem(j,
 		    "event"))) {

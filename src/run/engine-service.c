@@ -31,6 +31,7 @@
 #include "buf.h"
 #include "jsonutil.h"
 #include "libexec.h"
+#include "report.h"
 #include "limiter.h"
 #include "log.h"
 #include "loop.h"
@@ -235,6 +236,39 @@ engine_service_table(const char *path, const unsigned long *ino, size_t n,
 	fclose(f);
 }
 
+/* One line on the events descriptor (takes j). */
+static void
+engine_service_emit(struct engine *e, cJSON *j)
+{
+	char	*line = json_line(j);
+
+	cJSON_Delete(j);
+	line = xrealloc(line, strlen(line) + 2);
+	strcat(line, "\n");
+	(void)write_full(e->opts->events_fd, line, strlen(line));
+	free(line);
+}
+
+/* What the observer refused the service since the last look: a line
+   {"event":"service","refused":[...]} (the report's violation objects),
+   then forgotten (the report is out: memory stays bounded). */
+static void
+engine_service_refused(struct engine *e)
+{
+	cJSON	*j;
+
+	if (e->r->violations.n == 0)
+		return;
+	if (e->opts->events_fd >= 0) {
+		j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "event", "service");
+		cJSON_AddItemToObject(j, "refused",
+		    violations_json(&e->r->violations));
+		engine_service_emit(e, j);
+	}
+	violations_release(&e->r->violations);
+}
+
 /*
  * The ports the service listens on (TCP, the project's loopback: its
  * processes' sockets found in its network namespace's tables); a line on
@@ -247,7 +281,7 @@ engine_service_ports(struct engine *e)
 	unsigned long		 ino[SERVICE_MAX_SOCKETS];
 	int			 ports[SERVICE_MAX_PORTS];
 	size_t			 n, nports = 0;
-	char			 path[64], *line;
+	char			 path[64];
 	cJSON			*j, *a;
 
 	if (e->opts->events_fd < 0)
@@ -271,12 +305,7 @@ engine_service_ports(struct engine *e)
 	a = cJSON_AddArrayToObject(j, "ports");
 	for (size_t i = 0; i < nports; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(ports[i]));
-	line = json_line(j);
-	cJSON_Delete(j);
-	line = xrealloc(line, strlen(line) + 2);
-	strcat(line, "\n");
-	(void)write_full(e->opts->events_fd, line, strlen(line));
-	free(line);
+	engine_service_emit(e, j);
 }
 
 /* Is anything left? A limit reached stops it all at once. */
@@ -298,6 +327,7 @@ engine_service_tick(void *arg)
 	}
 	if (e->serve_ticks++ % SERVICE_PORTS_TICKS == 0)
 		engine_service_ports(e);
+	engine_service_refused(e);
 	e->serve_timer = loop_timer(e->loop, SERVICE_TICK_MS,
 	    engine_service_tick, e);
 }
@@ -323,6 +353,8 @@ engine_serve(struct engine *e, struct sandbox_policy *pol)
 		loop_cancel(e->loop, e->lim_timer);
 		e->lim_timer = 0;
 	}
+	/* The report has what was refused before. */
+	violations_release(&e->r->violations);
 	LOG("serving the command's background processes");
 	e->serve_timer = loop_timer(e->loop, SERVICE_TICK_MS,
 	    engine_service_tick, e);

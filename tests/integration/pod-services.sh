@@ -93,6 +93,8 @@ assert_match "  is refused" "$(cat bgres)" "rc=[1-9]"
 ok_unless "  by the observer (the listener lives: no ENOSYS)" \
 	grep -q "Function not implemented" bg.log
 ok_unless "  and the name is not there" test -e .mcp.json
+ok_if "  the refusal is on the record, the service's" wait_for 10 \
+	grep -q '"record":"service-refused","id":3,"violation":{"path":"[^"]*\.mcp\.json","operation":"create"' "$AUDIT"
 "$BWGATE" list > "$T/list" 2>&1
 assert_match "two services listed" "$(sed -n '/^SERVICE/,$p' "$T/list" | grep -c '^[0-9]')" "^2$"
 
