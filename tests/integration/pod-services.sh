@@ -156,5 +156,14 @@ ok_if "the console ends its services: none left on the host" \
 	wait_for 20 no_procs "sleep 301.$U"
 ok_if "  the audit log has the stop by the console" \
 	grep -q '"record":"service-stop","id":3,"by":"the console"' "$AUDIT"
+# A console killed outright: its services end with it all the same
+# (exec's parent-death signal stops them).
+start_console --headless --auto-sandboxed || exit 1
+timeout 60 "$BWGATE" run -- sh -c "sleep 305.$U & echo bg" > /dev/null 2>&1
+ok_unless "a service of a console killed outright" no_procs "sleep 305.$U"
+kill -KILL "$CPID"
+wait "$CPID" 2>/dev/null
+TEARDOWN=
+ok_if "  ends with it" wait_for 30 no_procs "sleep 305.$U"
 ok_if "every audit line is JSON" audit_valid
 done_testing
