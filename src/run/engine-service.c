@@ -340,6 +340,8 @@ engine_service_tick(void *arg)
 void
 engine_serve(struct engine *e, struct sandbox_policy *pol)
 {
+	int64_t	deadline;
+
 	e->serving = true;
 	observe_record(e->obs, NULL, pol->project);
 	observe_record_exec(e->obs, NULL);
@@ -360,6 +362,10 @@ engine_serve(struct engine *e, struct sandbox_policy *pol)
 	    engine_service_tick, e);
 	while (!e->served)
 		loop_run_once(e->loop, -1);
+	/* Its last words: the pipes close as its processes are gone. */
+	deadline = loop_now_ms() + 500;
+	while ((e->out_open || e->err_open) && loop_now_ms() < deadline)
+		loop_run_once(e->loop, (int)(deadline - loop_now_ms()));
 	if (e->serve_grace != 0)
 		loop_cancel(e->loop, e->serve_grace);
 	e->serve_grace = 0;
