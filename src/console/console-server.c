@@ -366,6 +366,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 			break;
 		console_undo_refresh(c);
 		a = request_json(r);
+		if (console_service(c, r->id) != NULL)
+			cJSON_AddItemToObject(a, "service",
+			    service_json(console_service(c, r->id)));
 		{
 			/* Its streams come back from disk (spool.c). */
 			cJSON *rep = spool_report(c, r);

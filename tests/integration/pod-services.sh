@@ -68,6 +68,9 @@ assert_eq "  known by the request's id" \
 assert_match "  the report's line says so, and how to stop it" \
 	"$(cat "$T/show1")" "running as the project's service 1 \\(bwgate stop 1\\): what (it changes|they change) from now on is in neither this report nor its undo"
 
+assert_match "  and that it runs" "$(cat "$T/show1")" \
+	"service   [1-9] process(es)? left running \\(bwgate stop 1\\)"
+
 out=$("$BWGATE" run -- sh -c "for i in \$(seq 200); do
 	curl -sf http://localhost:$PORT/who && exit 0; sleep 0.05; done; exit 1" 2>/dev/null)
 assert_eq "the next request's curl reaches the service" "$out" "project p"
