@@ -413,6 +413,7 @@ ui_on_event(struct console *c, const struct console_event *ev, void *arg)
 	case CONSOLE_EV_SERVICE:
 		ui->panes[PANE_QUEUE].dirty = true;
 		ui->panes[PANE_OUTPUT].dirty = true;
+		ui->panes[PANE_DETAIL].dirty = true;
 		break;
 	}
 }

@@ -47,6 +47,8 @@ agent two -- sh -c "for i in \$(seq 200); do
 wait_agent 30 two
 assert_eq "the next request reaches it" "$(cat "$T/two.out")" "project p"
 keys g
+check_screen "  its request's detail pane says it left one" 10 \
+	'^service [1-9] process(es)? left running \(S stops it'
 check_screen "  its request's output pane shows the service's, the visit too" \
 	10 'GET /who' 
 
