@@ -103,8 +103,10 @@ engine_status(int fd, short revents, void *arg)
 		buf_consume(&e->status, (size_t)(nl - e->status.data) + 1);
 		if (j == NULL)
 			continue;
+		/* Never the project's (bwrap 0.8 reports only namespaces
+		   it made; a later one might report the one it joined). */
 		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
-		    cJSON_IsNumber(v))
+		    cJSON_IsNumber(v) && !e->pod_pid)
 			e->pidns = (uint64_t)v->valuedouble;
 		if ((v = cJSON_GetObjectItem(j, "child-pid")) != NULL &&
 		    cJSON_IsNumber(v))

@@ -268,6 +268,23 @@ engine_limiter_free(void *arg)
 	return NULL;
 }
 
+/* In the project's pid namespace, the run's processes do not die with a
+   namespace of their own: the pod ends what is left in the run's cgroup
+   once we are gone, killed before we could (pod_watch). 0 always. */
+static int
+engine_pod_watch(struct engine *e, const struct sandbox *sb)
+{
+	int	fd;
+
+	if (!sb->pod_pid || (fd = limiter_open_dir(e->lim)) < 0)
+		return 0;
+	if (pod_watch(&sb->pod, fd) != 0)
+		LOG("the pod does not watch this run's cgroup: %s",
+		    strerror(errno));
+	close(fd);
+	return 0;
+}
+
 /* Start bwrap in the limiter's cgroups; once more in new ones when ours
    were removed before it joined (limiter_renew). -1 with cause. */
 static int
@@ -284,14 +301,16 @@ engine_spawn(struct engine *e, const struct strv *argv,
 
 	if (runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
 	    o->merge_output, join, njoin, ns, nns, &e->run, cause) == 0)
-		return 0;
+		return engine_pod_watch(e, sb);
 	if (limiter_renew(e->lim) != 0)
 		return -1;
 	free(*cause);
 	*cause = NULL;
 	njoin = limiter_join_fds(e->lim, join);
-	return runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
-	    o->merge_output, join, njoin, ns, nns, &e->run, cause);
+	if (runner_spawn(argv, sb->fds, sb->nfds, o->stdin_fd,
+	    o->merge_output, join, njoin, ns, nns, &e->run, cause) != 0)
+		return -1;
+	return engine_pod_watch(e, sb);
 }
 
 /*

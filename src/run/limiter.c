@@ -607,6 +607,14 @@ limiter_procs(const struct limiter *l, int sig,
 }
 
 int
+limiter_open_dir(const struct limiter *l)
+{
+	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+		return -1;
+	return open(l->dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int
 limiter_kill(struct limiter *l, int sig, pid_t except)
 {
 	char	path[4096];

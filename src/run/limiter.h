@@ -89,6 +89,10 @@ const char	*limiter_verdict(struct limiter *, int sig);
    run in the project's shared pid namespace is ended. 0, or -1 without
    a cgroup. */
 int		 limiter_kill(struct limiter *, int sig, pid_t except);
+/* A new descriptor of the cgroup's directory (no lock of ours on it), or
+   -1 without a cgroup: the project's pod ends what is left in it when the
+   run is gone (pod.h, pod_watch). */
+int		 limiter_open_dir(const struct limiter *);
 /* Kill what is left in the cgroup and remove it. */
 /* How many processes the cgroup holds but those skip says (may be NULL),
    each sent sig unless it is 0 (services: the command's background

@@ -401,6 +401,51 @@ pod_send(int conn, const int fds[5])
 	return fdpass_send(conn, "P", 1, fds, fds[4] >= 0 ? 5 : 3);
 }
 
+/*
+ * A run left (its connection closed): kill what is left in its cgroup
+ * (dirfd, which it sent with 'k'), as a pid namespace of its own would
+ * have died with it. A run that ended its own processes leaves none (or
+ * a cgroup already removed); one killed outright leaves its background
+ * processes in the pod's pid namespace.
+ */
+static void
+pod_end_cgroup(int dirfd)
+{
+	char	buf[4096], *p, *end;
+	ssize_t	n;
+	int	fd, k;
+
+	if (dirfd < 0)
+		return;
+	if ((fd = openat(dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC)) >= 0) {
+		k = write(fd, "1", 1) == 1;
+		close(fd);
+		if (k)
+			goto out;
+	}
+	for (int round = 0; round < 20; round++) {
+		if ((fd = openat(dirfd, "cgroup.procs", O_RDONLY |
+		    O_CLOEXEC)) < 0)
+			break;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		for (p = buf; *p != '\0'; p = end) {
+			long	pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 1)
+				kill((pid_t)pid, SIGKILL);
+		}
+		usleep(1000);
+	}
+out:
+	close(dirfd);
+}
+
 /* Is our socket still at its name (not removed, not replaced)? */
 static int
 pod_sock_here(const char *name, const struct stat *was)
@@ -421,6 +466,7 @@ pod_serve(long idle_ms, const char *sockname, const int give[5], int keeper)
 {
 	struct pollfd	 pfd[2 + POD_MAX_CONN];
 	bool		 owner[2 + POD_MAX_CONN], owner_left = false;
+	int		 cg[2 + POD_MAX_CONN];	/* each run's cgroup, or -1 */
 	struct stat	 sock;
 	size_t		 n = 2;
 	long		 last = pod_now_ms();
@@ -445,17 +491,25 @@ pod_serve(long idle_ms, const char *sockname, const int give[5], int keeper)
 			return;
 		for (size_t i = n; i-- > 2;) {
 			char	c;
+			int	fd;
 
 			if (pfd[i].revents == 0)
 				continue;
 			if ((pfd[i].revents & POLLIN) &&
-			    recv(pfd[i].fd, &c, 1, MSG_DONTWAIT) > 0) {
+			    fdpass_recv(pfd[i].fd, &c, 1, &fd, 1,
+			    MSG_DONTWAIT) > 0) {
 				owner[i] = owner[i] || c == 'o';
+				if (c == 'k' && fd >= 0 && cg[i] < 0)
+					cg[i] = fd;
+				else if (fd >= 0)
+					close(fd);
 				continue;
 			}
 			close(pfd[i].fd);	/* the run ended */
+			pod_end_cgroup(cg[i]);
 			owner_left = owner_left || owner[i];
 			owner[i] = owner[n - 1];
+			cg[i] = cg[n - 1];
 			pfd[i] = pfd[--n];
 			last = pod_now_ms();
 		}
@@ -470,6 +524,7 @@ pod_serve(long idle_ms, const char *sockname, const int give[5], int keeper)
 				pfd[n].fd = c;
 				pfd[n].events = POLLIN;
 				pfd[n].revents = 0;
+				cg[n] = -1;
 				owner[n++] = false;
 			}
 			last = pod_now_ms();

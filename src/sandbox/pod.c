@@ -63,6 +63,14 @@ pod_own(const struct stat *st, struct pod *p, char **cause)
 	return 0;
 }
 
+int
+pod_watch(const struct pod *p, int dirfd)
+{
+	if (!p->held || dirfd < 0)
+		return -1;
+	return fdpass_send(p->conn, "k", 1, &dirfd, 1);
+}
+
 void
 pod_leave(struct pod *p)
 {

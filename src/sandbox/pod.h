@@ -69,6 +69,11 @@ int	pod_join(const struct stat *st, long uid, long gid, struct pod *,
    root runs a user's project); the pod lives while it is held and ends
    when the owner leaves and no run is connected. 0, or -1 with *cause. */
 int	pod_own(const struct stat *st, struct pod *, char **cause);
+/* A run in the pod's pid namespace: the holder kills what is left in the
+   cgroup whose directory is dirfd once the run's connection closes (the
+   run ended, or was killed before it could end its own processes: they
+   would otherwise live on in the pod). 0 or -1. */
+int	pod_watch(const struct pod *, int dirfd);
 /* Close what pod_join gave. */
 void	pod_leave(struct pod *);
 

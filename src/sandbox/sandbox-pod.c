@@ -169,8 +169,8 @@ build_pod_pid_namespaces(struct build *b)
 	build_arg(b, "--unshare-uts");
 	build_arg(b, "--unshare-cgroup-try");
 	build_arg(b, "--share-net");
-	strv_push(&b->sb->warnings, "nested user namespaces are refused by "
-	    "the seccomp filter only: the sandbox shares the project's pid "
+	strv_push(&b->sb->warnings, "nested user namespaces rest on the "
+	    "seccomp filter alone: the sandbox shares the project's pid "
 	    "namespace, where bwrap's --disable-userns does not apply");
 }
 

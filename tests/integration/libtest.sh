@@ -259,7 +259,7 @@ use_installed_copy() {
 		cp "$BWGATE" "$d/bin/bwgate" &&
 		ln -sf bwgate "$d/bin/bwgate-sh" &&
 		cp -r "$BWGATE_SRCDIR/share/bwgate" "$d/share/" || return 1
-		for b in bwgate-helper bwgate-gitwatch bwgate-netlisten bwgate-pod; do
+		for b in bwgate-helper bwgate-gitwatch bwgate-netlisten; do
 			cp "${BWGATE_BUILDDIR:-${BWGATE%/*}}/$b" "$d/libexec/bwgate/" || return 1
 		done
 	fi

@@ -18,6 +18,7 @@ for tool in pgrep pkill ps; do
 	fi
 done
 export BWGATE_POD_IDLE=2
+BUILD=${BWGATE_BUILDDIR:-${BWGATE%/*}}
 A=$(new_project a)
 B=$(new_project b)
 # Distinct numbers: each request's process is found by its command line.
@@ -62,7 +63,7 @@ if [ "$SHARED" = 1 ]; then
 	ok_unless "and makes no pid namespace of its own" \
 		grep -q -e '--unshare-all' -e '--unshare-pid' <<< "$ARGV"
 	assert_match "the warnings say nested namespaces rest on the filter" \
-		"$WARN" 'refused by the seccomp filter only'
+		"$WARN" 'nested user namespaces rest on the seccomp filter alone'
 	assert_eq "the report says so" "$(jfield .sandbox.project_pids)" true
 elif [ "$FRESH" = 1 ]; then
 	assert_match "without a shared pid namespace the run says why" \
@@ -197,6 +198,20 @@ assert_eq "the request with a background process returned" \
 ok_if "its background process is gone" wait_for 10 sh -c \
 	"! pgrep -f -x 'sleep $N5'"
 
+# 6b. A request killed outright (its bwgate gets SIGKILL) leaves nothing
+#     in the project's pid namespace: the pod ends what is left in its
+#     cgroup once the run is gone.
+N6=$(( N + 6 )); N7=$(( N + 7 ))
+"$BWGATE" exec --quiet --project "$A" -- sh -c "sleep $N6 & exec sleep $N7" \
+    > "$T/r6.out" 2>&1 &
+R6=$!
+ok_if "the request's background process runs" wait_for 20 running "$N6"
+kill -KILL "$R6"
+wait "$R6" 2>/dev/null
+ok_if "its processes end with it" wait_for 10 sh -c \
+	"! pgrep -f -x 'sleep $N6' && ! pgrep -f -x 'sleep $N7'"
+ok_if "request 1's process still runs" running "$N1"
+
 # 7. /proc stays read-only: no request writes pid 1's or another's memory,
 #    and pid 1 (the pod's init) does not die from a sandbox's signal.
 "$BWGATE" exec --quiet --project "$A" -- sh -c "
@@ -245,7 +260,7 @@ PIDS=
 #     like the sandboxes, and its /proc entries stay closed to them (a
 #     dumpable init of their uid would open the host's files to them).
 if [ "$(id -u)" -eq 0 ] && [ "$SHARED" = 1 ] && uid_reaches 4242 "$T" &&
-    use_installed_copy; then
+    use_installed_copy && cp "$BUILD/bwgate-pod" "$T/inst/libexec/bwgate/"; then
 	U=$(new_project user)
 	chown -R 4242:4242 "$U"
 	"$BWGATE" exec --quiet --project "$U" -- sleep "$N2" \
