@@ -132,7 +132,9 @@ console_shutdown(struct console *c, const char *why)
 bool
 console_done(const struct console *c)
 {
-	return c->done;
+	/* The last service gone (console-service.c) ends a shutdown too. */
+	return c->done || (c->shutting_down && c->q.running == 0 &&
+	    c->nservices == 0);
 }
 
 /* The project root this console serves (as bwgate exec finds it). */

@@ -10,6 +10,10 @@
  * stops its cgroup, SIGKILL after the grace period), and stopped when the
  * console ends. A service is known by the id of the request that started
  * it. The audit log records "service-start" and "service-stop".
+ *
+ * Like the console's other helpers it calls only console-emit.c and the
+ * layers below (doc/HACKING.md); a shutdown that waited for the last
+ * service sees it gone through console_done().
  */
 #include "autoconf.h"
 
@@ -207,7 +211,6 @@ service_end_check(struct service *s)
 	LOG("service %u ended", s->id);
 	service_free(c, s);
 	console_emit(c, &(struct console_event){ .type = CONSOLE_EV_SERVICE });
-	console_check_done(c);
 }
 
 /* Exec's pipes long after it exited: give up on them. */
