@@ -36,6 +36,7 @@
 static void	service_end_check(struct service *);
 static void	service_events(struct service *, const char *, size_t);
 static void	service_refused(struct service *, const cJSON *);
+static void	service_stop(struct service *, const char *);
 
 /* Find a service by its request's id. */
 static struct service *
@@ -186,6 +187,9 @@ service_adopt(struct console *c, struct job *jb, int processes)
 	    "service (stop: bwgate stop %u)", s->id, processes,
 	    processes == 1 ? "" : "es", s->id);
 	console_emit(c, &(struct console_event){ .type = CONSOLE_EV_SERVICE });
+	/* Its request ended as the console began to stop. */
+	if (c->shutting_down)
+		service_stop(s, "the console");
 }
 
 /* Gone: exec reaped and its pipes closed. */
