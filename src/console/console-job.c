@@ -565,6 +565,12 @@ job_spawn(struct job *jb, char **cause)
 		goto syserr;
 	}
 	console_exec_argv(c, &av);
+	/* As many services as the configuration lets the project keep: past
+	   that, what this command leaves behind is killed (its report says
+	   so). Decided now, not when it was classified. */
+	if ((int)c->nservices >= c->cfg.max_services)
+		cJSON_DeleteItemFromObjectCaseSensitive(jb->r->spec,
+		    "services");
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
 	/* Not with named hosts: a warm exec has no question channel. */

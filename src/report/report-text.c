@@ -605,9 +605,10 @@ rt_service(const cJSON *rep, struct report_text *t)
 	}
 	if (k >= 1)
 		rt_add(t, RL_NOTE, xasprintf("%.0f background process%s "
-		    "killed when the command ended (only a console's "
-		    "sandbox in the project's shared world keeps them as a "
-		    "service)", k, k == 1 ? " was" : "es were"), false);
+		    "killed when the command ended: not kept as the "
+		    "project's service (only a console keeps them, up to its "
+		    "console.max_services)", k, k == 1 ? " was" : "es were"),
+		    false);
 }
 
 /* Is a line one of a path list? */

@@ -151,7 +151,7 @@ ok_if "  none of it is left on the host" wait_for 20 no_procs "sleep 304.$U"
 timeout 60 "$BWGATE" exec --project "$P" -- sh -c "sleep 304.$U & echo x" \
     > /dev/null 2> "$T/exec.err"
 assert_match "  its summary says so in one line" "$(cat "$T/exec.err")" \
-	"1 background process was killed when the command ended"
+	"1 background process was killed when the command ended: not kept"
 
 # The console ends: so does the other service.
 ok_unless "the other service still runs" no_procs "sleep 301.$U"
@@ -161,10 +161,21 @@ ok_if "the console ends its services: none left on the host" \
 	wait_for 20 no_procs "sleep 301.$U"
 ok_if "  the audit log has the stop by the console" \
 	grep -q '"record":"service-stop","id":3,"by":"the console"' "$AUDIT"
-# A console killed outright: its services end with it all the same
-# (exec's parent-death signal stops them).
+# As many services as console.max_services: past that, what a command
+# leaves is killed and its report says so.
+echo '{"console":{"max_services":1}}' > "$XDG_CONFIG_HOME/bwgate/config.json"
 start_console --headless --auto-sandboxed || exit 1
 timeout 60 "$BWGATE" run -- sh -c "sleep 305.$U & echo bg" > /dev/null 2>&1
+timeout 60 "$BWGATE" run -- sh -c "sleep 306.$U & echo bg" > /dev/null \
+    2> "$T/max.err"
+assert_match "past console.max_services a request's background is killed" \
+	"$(cat "$T/max.err")" "1 background process was killed when the command ended: not kept"
+ok_if "  none of it is left on the host" wait_for 20 no_procs "sleep 306.$U"
+ok_unless "  the service before it runs" no_procs "sleep 305.$U"
+rm -f "$XDG_CONFIG_HOME/bwgate/config.json"
+
+# A console killed outright: its services end with it all the same
+# (exec's parent-death signal stops them).
 ok_unless "a service of a console killed outright" no_procs "sleep 305.$U"
 kill -KILL "$CPID"
 wait "$CPID" 2>/dev/null
