@@ -54,9 +54,37 @@ struct service_pids {
 };
 
 /*
+ * Is pid on its way out (PF_EXITING: its memory, and so the file it ran,
+ * may already be gone)? The helper's delegate ends with the command: seen
+ * at that moment it is neither the helper any more nor anything left
+ * behind.
+ */
+static bool
+engine_exiting(pid_t pid)
+{
+	char		 path[64], buf[1024], *p;
+	unsigned long	 flags;
+	FILE		*f;
+	bool		 gone;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return true;		/* gone already */
+	gone = fgets(buf, sizeof buf, f) == NULL;
+	fclose(f);
+	/* After the name (which may hold anything): state ppid pgrp
+	   session tty_nr tpgid flags. */
+	if (gone || (p = strrchr(buf, ')')) == NULL)
+		return gone;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return (flags & 0x4) != 0;	/* PF_EXITING */
+}
+
+/*
  * Is pid bwgate's helper (bwgate-helper.c: the observer's delegate in the
- * sandbox, there as long as the observer is)? Known by its executable's
- * file. A command that runs the helper's program itself only makes that
+ * sandbox, there as long as the observer is), or exiting? Known by its
+ * executable's file. A command that runs the helper's program itself only makes that
  * process count as not its own: then it is not kept, and killed with the
  * rest when the run ends (limiter_free).
  */
@@ -67,6 +95,8 @@ engine_is_helper(pid_t pid, void *arg)
 	char			 path[64];
 	struct stat		 st;
 
+	if (engine_exiting(pid))
+		return true;
 	if (e->helper_ino == 0)
 		return false;
 	snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
