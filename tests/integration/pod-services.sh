@@ -44,6 +44,19 @@ for k in sys.argv[2].split("."):
 print(json.dumps(j) if not isinstance(j, str) else j)' "$1" "$2"
 }
 
+# A command that leaves nothing behind leaves no service and kills
+# nothing (bwgate's own helper, ending with it, is neither).
+for i in 1 2 3 4 5 6 7 8; do
+	"$BWGATE" run -- ls /nonexistent-x 2>&1
+done > "$T/plain.out"
+assert_eq "commands that leave nothing behind: no service, nothing killed" \
+	"$(grep -c 'background process' "$T/plain.out")" 0
+ok_unless "  none in the audit log" grep -q '"record":"service-start"' "$AUDIT"
+rm -rf "$XDG_STATE_HOME/bwgate/ids"
+stop_console
+TEARDOWN=
+start_console --headless --auto-sandboxed || exit 1
+
 PORT=$(( 20000 + RANDOM % 20000 ))
 # The server logs each request on stderr: the request's own pipe, which it
 # keeps open after the request ended.
