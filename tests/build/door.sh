@@ -96,9 +96,10 @@ allowed() {
 					# and pods directory (state); our
 					# own /proc/self/ns/user
 	bwgate_pod-pod-main.o) echo "chdir chmod fstatat mkdirat open \
-	    openat unlinkat" ;;			# the pod's /tmp (state, by
+	    openat unlinkat readlink" ;;	# the pod's /tmp (state, by
 					# descriptor, no link followed),
-					# its socket (runtime), /proc/PID
+					# its socket (runtime), /proc/PID,
+					# /proc/self/exe (its init)
 	gitwatch-daemon.o) echo "open unlink lstat stat inotify_add_watch" ;;
 					# its socket and file (runtime);
 					# watches /proc/self/fd/N of what
@@ -151,7 +152,8 @@ allowed() {
 	engine-prestart.o) echo "stat" ;;	# the root itself
 	# Inside the sandbox: the helper and its file writes see only the
 	# sandbox's view (bwrap); its "." is the project's root there.
-	bwgate-helper.o) echo "access stat" ;;	# PATH, /proc/self/ns
+	bwgate-helper.o) echo "access stat opendir" ;;	# PATH,
+					# /proc/self/ns, /proc/self/fd
 	helper-write.o) echo "open" ;;
 	gitwatch-main.o) echo "chdir open" ;;	# "/" and /dev/null
 	# Not yet through the door (issue 25, left for the helpers changing
