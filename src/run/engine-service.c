@@ -27,15 +27,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine-int.h"
 #include "buf.h"
+#include "engine-int.h"
 #include "jsonutil.h"
 #include "libexec.h"
-#include "report.h"
 #include "limiter.h"
 #include "log.h"
 #include "loop.h"
 #include "observe.h"
+#include "report.h"
 #include "sandbox.h"
 #include "xalloc.h"
 
@@ -84,9 +84,9 @@ engine_exiting(pid_t pid)
 /*
  * Is pid bwgate's helper (bwgate-helper.c: the observer's delegate in the
  * sandbox, there as long as the observer is), or exiting? Known by its
- * executable's file. A command that runs the helper's program itself only makes that
- * process count as not its own: then it is not kept, and killed with the
- * rest when the run ends (limiter_free).
+ * executable's file. A command that runs the helper's program itself only
+ * makes that process count as not its own: then it is not kept, and it is
+ * killed with the rest when the run ends (limiter_free, the pod).
  */
 static bool
 engine_is_helper(pid_t pid, void *arg)
