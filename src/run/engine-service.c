@@ -354,6 +354,13 @@ engine_service_tick(void *arg)
 		LOG("service: %s reached: killing it", why);
 		e->stopping = true;
 		(void)limiter_procs(e->lim, SIGKILL, NULL, NULL);
+		if (e->opts->events_fd >= 0) {
+			cJSON	*j = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(j, "event", "service");
+			cJSON_AddStringToObject(j, "killed", why);
+			engine_service_emit(e, j);
+		}
 	}
 	if (e->serve_ticks++ % SERVICE_PORTS_TICKS == 0)
 		engine_service_ports(e);

@@ -140,7 +140,7 @@ timeout 60 "$BWGATE" run --pids 8 -- sh -c "(sleep 1; for i in \$(seq 20); do sl
 ok_if "a service that forks beyond its process limit" wait_for 10 \
 	grep -q '"record":"service-start","id":4' "$AUDIT"
 ok_if "  is stopped when it reaches it" wait_for 20 \
-	grep -q '"record":"service-stop","id":4' "$AUDIT"
+	grep -q '"record":"service-stop","id":4,"by":"pids limit"' "$AUDIT"
 ok_if "  and none of it is left on the host" wait_for 20 \
 	no_procs "sleep 302.$U"
 
