@@ -213,6 +213,7 @@ ENGINE_TESTS = \
 	%D%/integration/pod-access.sh \
 	%D%/integration/pod-console.sh \
 	%D%/integration/pod-pids.sh \
+	%D%/integration/pod-services.sh \
 	%D%/integration/net-domains.sh \
 	%D%/integration/net-console.sh \
 	%D%/integration/net-clients.sh \
@@ -356,6 +357,7 @@ UI_TESTS = \
 	%D%/integration/ui-live-owner.sh \
 	%D%/integration/ui-flood.sh \
 	%D%/integration/ui-quit.sh \
+	%D%/integration/ui-services.sh \
 	%D%/integration/ui-demo.sh \
 	%D%/integration/ui-rule.sh \
 	%D%/integration/ui-tmux.sh \

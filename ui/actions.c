@@ -338,6 +338,47 @@ action_kill(struct ui *ui)
 	free(q);
 }
 
+/* The stop was confirmed (or not). */
+static void
+action_stop_done(struct ui *ui, uint32_t id, bool ok, const char *text)
+{
+	char	*cause = NULL, *who;
+
+	(void)text;
+	if (!ok) {
+		ui_message(ui, false, "not stopped");
+		return;
+	}
+	who = action_who();
+	if (console_service_stop(ui->c, id, who, &cause) != 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	} else
+		ui_message(ui, false, "service %u: stopping", id);
+	free(who);
+}
+
+/* S: ask, then stop the service the selected request left running. */
+void
+action_stop(struct ui *ui)
+{
+	struct request		*r = action_request(ui);
+	const struct service	*sv;
+	char			*q;
+
+	if (r == NULL)
+		return;
+	if ((sv = console_service(ui->c, r->id)) == NULL) {
+		ui_message(ui, true, "#%u left no service running (the queue's "
+		    "services section lists them)", r->id);
+		return;
+	}
+	/* Raw here: the prompt escapes its label once. */
+	q = xasprintf("Stop service %u (%s)? (y/N)", sv->id, sv->command);
+	prompt_confirm(ui, q, sv->id, action_stop_done);
+	free(q);
+}
+
 /* The answer to u's question. */
 static void
 action_undo_done(struct ui *ui, uint32_t id, bool ok, const char *text)

@@ -55,6 +55,9 @@ static const struct key_binding key_table[] = {
 	  false },
 	{ 'K', true, "K", "kill the selected running command (asks first)",
 	  action_kill, true },
+	{ 'S', true, "S", "stop the service the selected request left "
+	  "running (its background processes; asks first)", action_stop,
+	  true },
 	{ 'r', true, "r", "re-run a finished request (new id; ask verdicts "
 	  "wait for approval again)", action_rerun, false },
 	{ 'u', true, "u", "undo a finished request: its changes put back "

@@ -205,6 +205,19 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	    "state", s, w);
 	free(s);
 	free(st);
+	/* Its background processes, kept (console-service.c). */
+	{
+		const struct service *sv = console_service(ui->c, r->id);
+
+		if (sv != NULL) {
+			s = xasprintf("%d process%s left running%s (S stops "
+			    "it; its output follows the request's)",
+			    sv->processes, sv->processes == 1 ? "" : "es",
+			    sv->stopping ? ", stopping" : "");
+			detail_kv(t, UC_RUNNING, "service", s, w);
+			free(s);
+		}
+	}
 	if (r->note != NULL)
 		detail_kv(t, UC_NORMAL, "note", r->note, w);
 	if (r->error != NULL)

@@ -180,10 +180,24 @@ pane_output_draw(struct ui *ui, struct pane *p)
 	struct ui_text	 t = UI_TEXT_INIT;
 	struct request	*r = ui_selected(ui);
 	const struct buf *out = NULL;
+	const struct service *sv;
+	struct buf	 both = BUF_INIT;
 	char		*extra = NULL;
 
 	if (r != NULL)
 		out = console_output(ui->c, r);
+	/* Its service's output (console-service.c) follows, under a line
+	   that says whose it is. */
+	if (r != NULL && (sv = console_service(ui->c, r->id)) != NULL) {
+		if (out != NULL)
+			buf_add(&both, out->data, out->len);
+		if (both.len > 0 && both.data[both.len - 1] != '\n')
+			buf_puts(&both, "\n");
+		buf_printf(&both, "--- service %u: output since the request "
+		    "ended (S stops it) ---\n", sv->id);
+		buf_add(&both, sv->out.data, sv->out.len);
+		out = &both;
+	}
 	p->pos[0] = '\0';
 	if (out != NULL && out->len > 0)
 		extra = output_text(ui, p, r, out, &t);
@@ -197,4 +211,5 @@ pane_output_draw(struct ui *ui, struct pane *p)
 	ui_draw_title(ui, p, extra);
 	free(extra);
 	ui_text_release(&t);
+	buf_release(&both);
 }

@@ -115,6 +115,13 @@ queue_title(struct ui *ui, struct pane *p, size_t pending, size_t running,
 	else
 		buf_printf(&b, "  %s  %zu running  %zu done",
 		    ui_follow_label(ui), running, done);
+	{
+		size_t ns = console_services(ui->c, NULL, 0);
+
+		if (ns > 0)
+			buf_printf(&b, narrow ? "  %zu svc" : "  %zu service%s",
+			    ns, ns == 1 ? "" : "s");
+	}
 	if (ui->filter != NULL)
 		buf_puts(&b, "  [filtered]");
 	if (ui->agent != NULL)
@@ -200,6 +207,68 @@ queue_draw_rows(struct ui *ui, struct pane *p, int y, int h,
 	return i;
 }
 
+/*
+ * The project's services at the bottom of the queue (console-service.c):
+ * a heading, then one line each, oldest first (at most three): the id of
+ * the request that left it, its age, its command, its last line of
+ * output. The lines used (0: none, or no room).
+ */
+static int
+queue_services(struct ui *ui, struct pane *p, int64_t now)
+{
+	const struct service	*v[3];
+	size_t			 n = console_services(ui->c, v, 3), shown;
+	int			 lines, y;
+	char			*s, *t, *age, *cmd;
+	struct buf		 last = BUF_INIT, pbuf = BUF_INIT;
+
+	if (n == 0 || p->h < 8)
+		return 0;
+	shown = n < 3 ? n : 3;
+	lines = (int)shown + 1;
+	y = p->h - lines;
+	s = xasprintf("%zu service%s: background processes kept after their "
+	    "request (S on its request stops it)%s", n, n == 1 ? "" : "s",
+	    n > shown ? "; bwgate list shows all" : "");
+	queue_heading(ui, p, y++, UC_RUNNING, s);
+	free(s);
+	for (size_t i = 0; i < shown; i++, y++) {
+		const char	*tail = service_tail(&v[i]->out, 1);
+		size_t		 tlen = v[i]->out.len - (size_t)(tail -
+				    (v[i]->out.data != NULL ? v[i]->out.data :
+				    tail));
+
+		buf_reset(&last);
+		if (tlen > 0 && tail[tlen - 1] == '\n')
+			tlen--;
+		fmt_output_line(&last, tail, tlen);
+		age = fmt_age(now - (int64_t)v[i]->started * 1000);
+		cmd = fmt_escape(v[i]->command);
+		buf_reset(&pbuf);
+		for (size_t k = 0; k < v[i]->nports; k++)
+			buf_printf(&pbuf, "%s%d", k > 0 ? "," : ":",
+			    v[i]->ports[k]);
+		if (pbuf.len > 0)
+			buf_putc(&pbuf, ' ');
+		s = xasprintf(" %3u %-4s %s%s%s%s%s", v[i]->id, age,
+		    pbuf.len > 0 ? pbuf.data : "", cmd,
+		    v[i]->stopping ? " (stopping)" : "",
+		    last.len > 0 ? "  | " : "", last.len > 0 ? last.data : "");
+		t = fmt_trim(s, (size_t)(p->w > 1 ? p->w - 1 : 1), true);
+		wattrset(p->win, (ui->sel == v[i]->id ?
+		    ui_attr(ui, UC_SELECTED) : 0));
+		mvwaddstr(p->win, y, 0, t);
+		wattrset(p->win, A_NORMAL);
+		free(age);
+		free(cmd);
+		free(s);
+		free(t);
+	}
+	buf_release(&last);
+	buf_release(&pbuf);
+	return lines;
+}
+
 /* Draw the queue: the rows that fit around the selection. With a filter,
    the requests waiting outside it first, under a heading of their own
    (a third of the pane at most, scrolled to the selection; p and j reach
@@ -216,6 +285,7 @@ pane_queue_draw(struct ui *ui, struct pane *p)
 
 	/* Wall clock: ages are against submit times (ms since epoch). */
 	now = ui_now();
+	h -= queue_services(ui, p, now);
 	n = ui_rows(ui, &rows, &apart);
 	if (ui->nqrow != (h > 0 ? h : 0)) {
 		ui->nqrow = h > 0 ? h : 0;

@@ -334,7 +334,7 @@ ui_quit_done(struct ui *ui, uint32_t id, bool ok, const char *text)
 void
 ui_request_quit(struct ui *ui)
 {
-	size_t	 pending, running, done;
+	size_t	 pending, running, done, services;
 	char	*q;
 
 	if (ui->quitting) {
@@ -343,12 +343,18 @@ ui_request_quit(struct ui *ui)
 		return;
 	}
 	ui_counts(ui, &pending, &running, &done);
-	if (pending == 0 && running == 0) {
+	services = console_services(ui->c, NULL, 0);
+	if (pending == 0 && running == 0 && services == 0) {
 		ui_quit_done(ui, 0, true, NULL);
 		return;
 	}
-	q = xasprintf("%zu pending will be denied, %zu running killed. "
-	    "Quit? (y/N)", pending, running);
+	if (services > 0)
+		q = xasprintf("%zu pending will be denied, %zu running "
+		    "killed, %zu service%s stopped. Quit? (y/N)", pending,
+		    running, services, services == 1 ? "" : "s");
+	else
+		q = xasprintf("%zu pending will be denied, %zu running "
+		    "killed. Quit? (y/N)", pending, running);
 	prompt_confirm(ui, q, 0, ui_quit_done);
 	free(q);
 }
@@ -403,6 +409,11 @@ ui_on_event(struct console *c, const struct console_event *ev, void *arg)
 		break;
 	case CONSOLE_EV_CLIENTS:
 		ui->dirty_status = true;
+		break;
+	case CONSOLE_EV_SERVICE:
+		ui->panes[PANE_QUEUE].dirty = true;
+		ui->panes[PANE_OUTPUT].dirty = true;
+		ui->panes[PANE_DETAIL].dirty = true;
 		break;
 	}
 }

@@ -349,6 +349,7 @@ void		 action_deny(struct ui *);
 void		 action_edit(struct ui *);
 void		 action_network(struct ui *);
 void		 action_kill(struct ui *);
+void		 action_stop(struct ui *);
 void		 action_rerun(struct ui *);
 void		 action_undo(struct ui *);
 void		 action_up(struct ui *);

@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "approve", cmd_approve, "approve a pending request" },
 	{ "deny", cmd_deny, "deny a pending request" },
 	{ "kill", cmd_kill, "kill a running request" },
+	{ "stop", cmd_stop, "stop a service (a request's background processes)" },
 	{ "host", cmd_host, "answer a request's question about a new host" },
 	{ "reload", cmd_reload, "read configuration and rules again" },
 	{ "show", cmd_show, "one request's record, report or output" },

@@ -1,7 +1,8 @@
 /*
  * cmd-control: the operator's command-line clients of the control socket:
  * `bwgate list`, `bwgate approve ID`, `bwgate deny ID`, `bwgate kill ID`,
- * `bwgate host ID once|project|deny`, `bwgate reload`, `bwgate hosts`.
+ * `bwgate host ID once|project|deny`, `bwgate reload`, `bwgate hosts`,
+ * `bwgate stop ID` (a service).
  * Exit status: 0 done, 1 the console refused (the reason on stderr), 125
  * the console cannot be reached.
  */
@@ -39,6 +40,7 @@ static const struct control_cmd control_cmds[] = {
 	{ "host", PROTO_HOST, true, true, false, true },
 	{ "reload", PROTO_RELOAD, false, false, false, false },
 	{ "hosts", PROTO_HOSTS, false, false, false, false },
+	{ "stop", PROTO_STOP, true, false, false, false },
 	{ NULL, PROTO_LIST, false, false, false, false }
 };
 
@@ -140,6 +142,69 @@ control_print_list(const cJSON *reply)
 	}
 }
 
+/* The project's services (a request's background processes kept after
+   it ended), with the last lines of their output. */
+static void
+control_print_services(const cJSON *reply)
+{
+	const cJSON	*a = cJSON_GetObjectItem(reply, "services"), *sv;
+	time_t		 now = time(NULL);
+
+	if (cJSON_GetArraySize(a) == 0)
+		return;
+	printf("\n%-7s %-8s %-9s %-12s %s\n", "SERVICE", "AGE", "PROCESSES",
+	    "PORTS", "COMMAND");
+	cJSON_ArrayForEach(sv, a) {
+		char	*cmd = control_display(cJSON_GetStringValue(
+			    cJSON_GetObjectItem(sv, "command")));
+		long	 age = (long)(now - (time_t)cJSON_GetNumberValue(
+			    cJSON_GetObjectItem(sv, "since")));
+		const char *tail = cJSON_GetStringValue(
+			    cJSON_GetObjectItem(sv, "output_tail"));
+		char	 ages[32], ports[64] = "-";
+		const cJSON *pt;
+		size_t	 pl = 0;
+
+		if (age < 0)
+			age = 0;
+		if (age < 3600)
+			snprintf(ages, sizeof ages, "%ldm%02lds", age / 60,
+			    age % 60);
+		else
+			snprintf(ages, sizeof ages, "%ldh%02ldm", age / 3600,
+			    age / 60 % 60);
+		cJSON_ArrayForEach(pt, cJSON_GetObjectItem(sv, "ports"))
+			if (pl + 8 < sizeof ports)
+				pl += (size_t)snprintf(ports + pl, sizeof ports -
+				    pl, "%s%.0f", pl > 0 ? "," : "",
+				    cJSON_GetNumberValue(pt));
+		printf("%-7.0f %-8s %-9.0f %-12s %s%s\n", cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(sv, "id")), ages, cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(sv, "processes")), ports, cmd,
+		    cJSON_IsTrue(cJSON_GetObjectItem(sv, "stopping")) ?
+		    " (stopping)" : "");
+		free(cmd);
+		/* Its last lines, each made visible. */
+		if (tail != NULL && *tail != '\0') {
+			const char *p = tail, *end = tail + strlen(tail);
+
+			while (p < end) {
+				const char *nl = memchr(p, '\n',
+					    (size_t)(end - p));
+				size_t	 n = nl != NULL ? (size_t)(nl - p) :
+					    (size_t)(end - p);
+				char	*line = xstrndup(p, n), *d;
+
+				d = control_display(line);
+				printf("%-7s | %s\n", "", d);
+				free(d);
+				free(line);
+				p += n + (nl != NULL);
+			}
+		}
+	}
+}
+
 /* The linked machines, one line each (bwgate hosts). */
 static void
 control_print_hosts(const cJSON *reply)
@@ -201,8 +266,10 @@ control_print_reply(const cJSON *j, enum proto_reply rt, bool json)
 		free(s);
 	} else if (rt == PROTO_R_HOSTS)
 		control_print_hosts(j);
-	else
+	else {
 		control_print_list(j);
+		control_print_services(j);
+	}
 	return 0;
 }
 
@@ -376,6 +443,12 @@ int
 cmd_kill(int argc, char **argv)
 {
 	return control_dispatch("kill", argc, argv);
+}
+
+int
+cmd_stop(int argc, char **argv)
+{
+	return control_dispatch("stop", argc, argv);
 }
 
 int

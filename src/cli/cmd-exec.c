@@ -261,6 +261,8 @@ struct exec_args {
 	bool		 other;		/* something of a policy or command */
 	bool		 prestart, json, quiet, agent_env;
 	int		 policy_fd, json_fd, ask_fd;
+	bool		 reported;	/* the report is out (a service) */
+	char		**shown;	/* the argv's digest shown, for it */
 	int		 network;	/* -1: as configured */
 	double		 timeout, limit, memory, pids, cpu;
 };
@@ -482,6 +484,31 @@ exec_policy(struct exec_args *a, struct config *cfg, struct engine_opts *o,
 	return 0;
 }
 
+/* The report: JSON and/or summary, once. Before the run ends when its
+   background processes stay as a service (engine.h): then the console
+   has it at the end of --json-fd while the service runs on. */
+static void
+exec_report(void *arg, struct result *r)
+{
+	struct exec_args	*a = arg;
+
+	if (a->reported)
+		return;
+	a->reported = true;
+	exec_note_shown(r, *a->shown);
+	if (a->json)
+		emit_json(1, r);
+	if (a->json_fd >= 0) {
+		emit_json(a->json_fd, r);
+		close(a->json_fd);
+		a->json_fd = -1;
+	}
+	if (!a->json && (!a->quiet || r->error != NULL))
+		result_print_summary(stderr, r, summary_escape);
+	else if (a->json && r->error != NULL)
+		fprintf(stderr, "bwgate: %s\n", display_str(r->error));
+}
+
 /* Run (or wait as a prestart), then the report: JSON and/or summary. */
 static int
 exec_run(struct exec_args *a, struct engine_opts *o, char **shown)
@@ -505,22 +532,17 @@ exec_run(struct exec_args *a, struct engine_opts *o, char **shown)
 		o->net_ask = &ask;
 		a->ask_fd = -1;
 	}
+	a->shown = shown;
+	o->report_ready = exec_report;
+	o->report_arg = a;
 	if (a->prestart) {
 		if (exec_prestart(a->policy_fd, o, &r, shown) == -1 &&
 		    r.error == NULL)
 			r.error = xstrdup("the prestarted run failed");
 	} else
 		engine_run(o, &r);
-	exec_note_shown(&r, *shown);
 	status = result_exit_status(&r);
-	if (a->json)
-		emit_json(1, &r);
-	if (a->json_fd >= 0)
-		emit_json(a->json_fd, &r);
-	if (!a->json && (!a->quiet || r.error != NULL))
-		result_print_summary(stderr, &r, summary_escape);
-	else if (a->json && r.error != NULL)
-		fprintf(stderr, "bwgate: %s\n", display_str(r.error));
+	exec_report(a, &r);
 	netask_free(na);
 	result_release(&r);
 	o->net_ask = NULL;

@@ -255,6 +255,13 @@ show_summary(const cJSON *j)
 	}
 	if (cJSON_IsNumber(f))
 		printf("exit      %.0f\n", f->valuedouble);
+	/* The service it left running (bwgate stop ID). */
+	if (cJSON_IsObject(f = cJSON_GetObjectItem(req, "service")))
+		printf("service   %.0f process%s left running (bwgate stop "
+		    "%.0f)\n", cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(f, "processes")), cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(f, "processes")) == 1 ? "" : "es",
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(j, "id")));
 	if (cJSON_IsObject(rep))
 		summary_print(stdout, "", rep);
 	if (recs != NULL)

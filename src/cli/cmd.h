@@ -36,6 +36,7 @@ int	cmd_hosts(int, char **);
 int	cmd_approve(int, char **);
 int	cmd_deny(int, char **);
 int	cmd_kill(int, char **);
+int	cmd_stop(int, char **);
 int	cmd_host(int, char **);
 int	cmd_reload(int, char **);
 int	cmd_show(int, char **);

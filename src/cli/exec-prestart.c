@@ -32,6 +32,7 @@ struct prestart {
 	cJSON			*predicted;	/* the first spec */
 	struct engine_opts	*real;		/* the request, once read */
 	char			*shown;
+	char			**shown_out;	/* exec's, for its report */
 	bool			 read;		/* the request was read */
 	bool			 taken;		/* ... and run in the sandbox */
 	char			*error;		/* why it cannot run */
@@ -69,6 +70,8 @@ prestart_exec_flags(struct engine_opts *o, const struct engine_opts *base)
 	o->observe = base->observe;
 	o->snapshot = base->snapshot;
 	o->force_snapshot = base->force_snapshot;
+	o->report_ready = base->report_ready;
+	o->report_arg = base->report_arg;
 }
 
 /* The request: the rest of the descriptor after the prediction. */
@@ -125,6 +128,9 @@ prestart_await(void *arg, struct engine_opts **real, char **shown)
 	}
 	*real = p->real;
 	*shown = p->shown != NULL ? xstrdup(p->shown) : NULL;
+	/* A report may go out before the run ends (a service). */
+	free(*p->shown_out);
+	*p->shown_out = p->shown != NULL ? xstrdup(p->shown) : NULL;
 	p->taken = true;	/* unless the engine finds it unsuitable */
 	return 0;
 }
@@ -133,7 +139,8 @@ int
 exec_prestart(int fd, const struct engine_opts *base, struct result *r,
     char **shown)
 {
-	struct prestart		 p = { .fd = fd, .base = base, .in = BUF_INIT };
+	struct prestart		 p = { .fd = fd, .base = base, .in = BUF_INIT,
+				   .shown_out = shown };
 	struct engine_opts	 pred;
 	char			*cause = NULL, *nl;
 	int			 rc = -1;
@@ -178,8 +185,11 @@ exec_prestart(int fd, const struct engine_opts *base, struct result *r,
 		r->error = xstrdup(p.error);
 		goto out;
 	}
+	free(*shown);
+	*shown = p.shown != NULL ? xstrdup(p.shown) : NULL;
 	rc = engine_run(p.real, r);
 out:
+	free(*shown);
 	*shown = p.shown;
 	p.shown = NULL;
 	if (p.real != NULL) {

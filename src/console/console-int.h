@@ -199,6 +199,8 @@ struct console {
 	struct buf		 out_cache;	/* one read back */
 	uint32_t		 out_cache_id;
 
+	TAILQ_HEAD(, service)	 services;	/* console-service.c */
+	size_t			 nservices;
 	bool			 shutting_down;
 	struct warm		 warm;
 	bool			 done;
@@ -316,5 +318,16 @@ int	hostask_answer(struct console *c, uint32_t id, const char *answer,
 
 /* console.c */
 void	console_check_done(struct console *c);
+
+/* console-service.c: a finished request's exec child that serves its
+   background processes; reaping; stopping them all (the console ends);
+   freeing what is left; the list for bwgate list. */
+void	service_adopt(struct console *c, struct job *jb, int processes);
+void	service_reap(struct console *c);
+void	service_stop_all(struct console *c, const char *who);
+void	service_free_all(struct console *c);
+void	service_free(struct console *c, struct service *s);
+cJSON	*console_services_json(struct console *c);
+cJSON	*service_json(const struct service *s);
 
 #endif

@@ -34,6 +34,8 @@
 #include "xalloc.h"
 
 static void	job_check_done(struct job *);
+static void	job_close_input(struct job *);
+static void	job_service(struct job *);
 static void	job_mark_executed(struct console *, const struct request *,
 		    cJSON *);
 
@@ -88,6 +90,10 @@ job_finish(struct job *jb)
 	r->exit_status = code;
 	cJSON_Delete(r->report);
 	r->report = report;
+	/* Its service is known by the request's id (console-service.c). */
+	if (cJSON_IsObject(cJSON_GetObjectItem(report, "service")))
+		cJSON_AddNumberToObject(cJSON_GetObjectItem(report, "service"),
+		    "id", r->id);
 	console_undo_tag(c, r);
 
 	/* The audit copy leaves out the output itself. */
@@ -293,7 +299,72 @@ job_read(int fd, short revents, void *arg)
 	loop_remove(jb->c->loop, fd);
 	close(fd);
 	jb->fds[which] = -1;
+	if (which == JOB_JSON && !jb->exited)
+		job_service(jb);
 	job_check_done(jb);
+}
+
+/* A report's "SIGTERM" as a number (0: unknown). */
+static int
+job_signal_number(const char *name)
+{
+	for (int i = 1; i < 65; i++) {
+		const char *a = sigabbrev_np(i);
+
+		if (a != NULL && strncmp(name, "SIG", 3) == 0 &&
+		    strcmp(name + 3, a) == 0)
+			return i;
+	}
+	return 0;
+}
+
+/*
+ * The report came while exec still runs: when it says the command's
+ * background processes stay (a service, engine.h), the request finishes
+ * now with the command's own status, and exec becomes a service
+ * (console-service.c). What exec wrote of the command's output came
+ * before its report: read to the end of what is there first.
+ */
+static void
+job_service(struct job *jb)
+{
+	cJSON		*report;
+	const cJSON	*sv, *code, *sig;
+	char		 buf[65536];
+	ssize_t		 n;
+	int		 status, procs;
+
+	if (jb->json.len == 0 || (report = cJSON_ParseWithLength(
+	    jb->json.data, jb->json.len)) == NULL)
+		return;
+	sv = cJSON_GetObjectItem(report, "service");
+	procs = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(sv,
+	    "processes"));
+	code = cJSON_GetObjectItem(report, "exit_code");
+	sig = cJSON_GetObjectItem(report, "signal");
+	status = cJSON_IsNumber(code) ? code->valueint & 0xff :
+	    cJSON_IsString(sig) ? 128 + job_signal_number(sig->valuestring) :
+	    CONSOLE_EXIT_FAILED;
+	cJSON_Delete(report);
+	if (!cJSON_IsObject(sv) || procs < 1)
+		return;
+	for (int i = JOB_OUT; i <= JOB_ERR; i++) {
+		while (jb->fds[i] >= 0 &&
+		    (n = read(jb->fds[i], buf, sizeof buf)) > 0)
+			job_output(jb, i, buf, (size_t)n, false);
+		if (jb->holdlen[i] > 0)
+			job_output(jb, i, "", 0, true);
+	}
+	if (jb->in_fd != -1 || !jb->in_closed)
+		job_close_input(jb);
+	service_adopt(jb->c, jb, procs);
+	jb->exited = true;
+	jb->wstatus = (status & 0xff) << 8;
+	if (jb->kill_timer != 0) {
+		loop_cancel(jb->c->loop, jb->kill_timer);
+		jb->kill_timer = 0;
+	}
+	jb->pid = 0;	/* the service's now */
 }
 
 /* Close the command's stdin and forget what it did not read. */
@@ -494,6 +565,12 @@ job_spawn(struct job *jb, char **cause)
 		goto syserr;
 	}
 	console_exec_argv(c, &av);
+	/* As many services as the configuration lets the project keep: past
+	   that, what this command leaves behind is killed (its report says
+	   so). Decided now, not when it was classified. */
+	if ((int)c->nservices >= c->cfg.max_services)
+		cJSON_DeleteItemFromObjectCaseSensitive(jb->r->spec,
+		    "services");
 	/* The exec started ahead of need, when there is one. */
 	spec = json_line(jb->r->spec);
 	/* Not with named hosts: a warm exec has no question channel. */
@@ -668,6 +745,7 @@ console_sigchld(int signo, void *arg)
 
 	(void)signo;
 	warm_reap(c);
+	service_reap(c);
 	TAILQ_FOREACH(r, &c->q.requests, entry) {
 		jb = r->owner;
 		if (jb == NULL || jb->pid <= 0 || jb->exited ||

@@ -76,6 +76,7 @@ console_shutdown_timeout(void *arg)
 		if (r->state == REQUEST_RUNNING && jb != NULL && !jb->exited)
 			job_kill_now(jb);
 	}
+	service_stop_all(c, "the console");	/* again: SIGKILL */
 	c->done = true;
 }
 
@@ -120,6 +121,7 @@ console_shutdown(struct console *c, const char *why)
 		free(cause);
 		cause = NULL;
 	}
+	service_stop_all(c, "the console");
 	free(note);
 	c->shutdown_timer = loop_timer(c->loop, CONSOLE_SHUTDOWN_MS,
 	    console_shutdown_timeout, c);
@@ -130,7 +132,9 @@ console_shutdown(struct console *c, const char *why)
 bool
 console_done(const struct console *c)
 {
-	return c->done;
+	/* The last service gone (console-service.c) ends a shutdown too. */
+	return c->done || (c->shutting_down && c->q.running == 0 &&
+	    c->nservices == 0);
 }
 
 /* The project root this console serves (as bwgate exec finds it). */
@@ -200,6 +204,7 @@ console_init_fields(struct console *c, const struct console_opts *o,
 	c->q.max_running = o->max_running != 0 ? o->max_running :
 	    CONSOLE_MAX_RUNNING;
 	LIST_INIT(&c->conns);
+	TAILQ_INIT(&c->services);
 	config_init(&c->cfg);
 	probe_init(&c->probe);
 }
@@ -448,6 +453,7 @@ console_free(struct console *c)
 			jb->exited = true;
 		}
 	}
+	service_free_all(c);
 	console_flush_all(c);
 	while ((cn = LIST_FIRST(&c->conns)) != NULL) {
 		cn->dead = true;

@@ -71,6 +71,7 @@ request_spec(struct console *c, struct request *r,
 	o.stdin_fd = r->stdin_stream ? 0 : SPAWN_DEVNULL;
 	o.merge_output = r->merge_output;
 	o.track_cwd = r->track_cwd;
+	o.keep_services = true;		/* the console lists and stops them */
 	o.timeout_ms = (r->timeout_s > 0 ? r->timeout_s : c->cfg.timeout_s) *
 	    1000;
 	/* Nobody watches a headless console: never run forever. */
@@ -607,7 +608,8 @@ console_prune(struct console *c)
 	for (r = TAILQ_FIRST(&c->q.requests);
 	    r != NULL && ended > CONSOLE_HISTORY_KEEP; r = next) {
 		next = TAILQ_NEXT(r, entry);
-		if (!request_ended(r))
+		/* One whose service runs stays: S reaches it there. */
+		if (!request_ended(r) || console_service(c, r->id) != NULL)
 			continue;
 		console_emit_request(c, CONSOLE_EV_REMOVED, r);
 		spool_drop(c, r->id);

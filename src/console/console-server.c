@@ -331,13 +331,26 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 	case PROTO_LIST:
 		console_undo_refresh(c);
 		a = cJSON_CreateArray();
-		TAILQ_FOREACH(r, &c->q.requests, entry)
-			cJSON_AddItemToArray(a, request_json(r));
+		TAILQ_FOREACH(r, &c->q.requests, entry) {
+			cJSON			*rj = request_json(r);
+			const struct service	*sv = console_service(c, r->id);
+
+			/* The service it left running (bwgate list --json). */
+			if (sv != NULL)
+				cJSON_AddItemToObject(rj, "service",
+				    service_json(sv));
+			cJSON_AddItemToArray(a, rj);
+		}
 		nconns = (int)c->nconns;
-		conn_send(cn, proto_out_json(&(struct proto_out){
-		    .type = PROTO_R_LIST, .tag = m->tag,
-		    .project = c->project, .clients = &nconns,
-		    .requests = a }));
+		{
+			cJSON *sv = console_services_json(c);
+
+			conn_send(cn, proto_out_json(&(struct proto_out){
+			    .type = PROTO_R_LIST, .tag = m->tag,
+			    .project = c->project, .clients = &nconns,
+			    .requests = a, .services = sv }));
+			cJSON_Delete(sv);
+		}
 		cJSON_Delete(a);
 		free(who);
 		return;
@@ -353,6 +366,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 			break;
 		console_undo_refresh(c);
 		a = request_json(r);
+		if (console_service(c, r->id) != NULL)
+			cJSON_AddItemToObject(a, "service",
+			    service_json(console_service(c, r->id)));
 		{
 			/* Its streams come back from disk (spool.c). */
 			cJSON *rep = spool_report(c, r);
@@ -384,6 +400,9 @@ conn_control_msg(struct conn *cn, struct proto_msg *m)
 		break;
 	case PROTO_KILL:
 		rc = console_kill(c, m->id, who, &cause);
+		break;
+	case PROTO_STOP:
+		rc = console_service_stop(c, m->id, who, &cause);
 		break;
 	case PROTO_RERUN:
 		id = console_rerun(c, m->id, who, &cause);

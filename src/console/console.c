@@ -115,7 +115,7 @@ console_commit(void *arg)
 void
 console_check_done(struct console *c)
 {
-	if (c->shutting_down && c->q.running == 0)
+	if (c->shutting_down && c->q.running == 0 && c->nservices == 0)
 		c->done = true;
 }
 

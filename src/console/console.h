@@ -44,6 +44,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "buf.h"
 #include "loop.h"
@@ -98,6 +101,8 @@ enum console_event_type {
 	CONSOLE_EV_MESSAGE,	/* message: a line for the status area */
 	CONSOLE_EV_CLIENTS,	/* clients connected or went away */
 	CONSOLE_EV_QUIT,	/* the console is shutting down */
+	CONSOLE_EV_SERVICE,	/* services came, went, changed; data/len:
+				   a chunk of a service's output */
 };
 
 struct console_event {
@@ -211,6 +216,47 @@ int		 console_set_profile(struct console *, uint32_t id,
 /* Submit a command as if it came from the FIFO (for front ends). */
 uint32_t	 console_submit(struct console *, const char *command,
 		    const char *agent, char **cause);
+
+/*
+ * The project's services (console-service.c): a request's background
+ * processes kept after its command ended, known by the request's id.
+ * Front ends read them (console_services), never change them.
+ */
+enum { SERVICE_OUT, SERVICE_ERR, SERVICE_EVENTS, SERVICE_NFDS };
+#define CONSOLE_SERVICE_KEEP	(64 * 1024)	/* output kept, bytes */
+#define CONSOLE_SERVICE_TAIL	3		/* lines in bwgate list */
+struct service {
+	struct console		*c;
+	uint32_t		 id;		/* its request's */
+	char			*command;
+	char			*agent;		/* or NULL */
+	pid_t			 pid;		/* its bwgate exec */
+	int			 processes;	/* when it began */
+	time_t			 started;
+	struct buf		 out;		/* the last output */
+	uint64_t		 out_seen;	/* bytes in all */
+	int			 ports[16];	/* TCP ports it listens on */
+	size_t			 nports;
+	struct buf		 evin;		/* exec's event lines, partial */
+	bool			 stopping;	/* asked to stop */
+	bool			 exited;
+	char			*stopped_by;	/* who stopped it, or NULL */
+	int			 fds[SERVICE_NFDS];
+	int			 kill_timer;
+	int			 drain_timer;
+	TAILQ_ENTRY(service)	 entry;
+};
+/* The services (at most max into v, oldest first); how many there are. */
+size_t		 console_services(struct console *,
+		    const struct service **v, size_t max);
+/* The service request id started, or NULL. */
+const struct service *console_service(struct console *, uint32_t id);
+/* Where the last n lines of b begin. */
+const char	*service_tail(const struct buf *b, int n);
+/* Stop service id (SIGTERM to its processes, SIGKILL after the grace
+   period); -1 with cause when there is none. */
+int		 console_service_stop(struct console *, uint32_t id,
+		    const char *who, char **cause);
 
 /* Read the configuration and rule files again (after the operator added a
    rule, `bwgate reload`, SIGHUP when headless); requests already queued

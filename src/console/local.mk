@@ -14,6 +14,6 @@ noinst_LIBRARIES += %D%/libconsole.a
 	%D%/console.c %D%/console-emit.c %D%/console.h %D%/console-int.h \
 	%D%/console-server.c %D%/console-listen.c %D%/console-request.c \
 	%D%/request-env.c \
-	%D%/console-job.c %D%/console-outside.c %D%/console-warm.c %D%/console-undo.c \
+	%D%/console-job.c %D%/console-service.c %D%/console-outside.c %D%/console-warm.c %D%/console-undo.c \
 	%D%/console-lifecycle.c %D%/console-link.c \
 	%D%/remote.c %D%/remote-chan.c %D%/remote.h

@@ -87,6 +87,8 @@ static const struct out_member {
 	  RT(PROTO_R_LIST) },
 	{ "requests", OUT_JSON, offsetof(struct proto_out, requests),
 	  RT(PROTO_R_LIST) },
+	{ "services", OUT_JSON, offsetof(struct proto_out, services),
+	  RT(PROTO_R_LIST) },
 	{ "hosts", OUT_JSON, offsetof(struct proto_out, hosts),
 	  RT(PROTO_R_HOSTS) },
 	{ "request", OUT_JSON, offsetof(struct proto_out, request),

@@ -33,6 +33,7 @@ static const struct {
 	{ "input-end",	PROTO_INPUT_END, true },
 	{ "host",	PROTO_HOST,	true },
 	{ "hosts",	PROTO_HOSTS,	false },
+	{ "stop",	PROTO_STOP,	true },
 };
 
 /*

@@ -59,6 +59,7 @@ enum proto_type {
 	PROTO_INPUT_END,	/* agent: end of a request's stdin */
 	PROTO_HOST,		/* control: answer a request's host question */
 	PROTO_HOSTS,		/* control: the linked machines */
+	PROTO_STOP,		/* control: stop a service (its request's id) */
 };
 
 /* Sandbox changes asked for by an agent or made by the operator. */
@@ -219,6 +220,7 @@ struct proto_out {
 	const char		*note, *error;
 	const int		*clients;			/* list */
 	const cJSON		*requests, *request, *report;
+	const cJSON		*services;	/* R_LIST */
 	const cJSON		*hosts;				/* hosts */
 	const char		*action;			/* ok */
 	const char		*code, *message;		/* error */

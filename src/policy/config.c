@@ -20,6 +20,7 @@
 
 #define DEFAULT_OUTPUT_LIMIT	(1024 * 1024)
 #define DEFAULT_GRACE_MS	2000
+#define DEFAULT_MAX_SERVICES	16
 #define DEFAULT_AUDIT_MAX	(16 * 1024 * 1024)
 #define DEFAULT_AUDIT_KEEP	8
 /* Keep a 2-core, 8 GiB laptop usable (limiter.h has the same numbers). */
@@ -65,6 +66,7 @@ static const struct config_key config_keys[] = {
 	{ "console", "mouse", CT_BOOL, F(mouse) },
 	{ "console", "warm_exec", CT_BOOL, F(warm_exec) },
 	{ "console", "prestart", CT_BOOL, F(prestart) },
+	{ "console", "max_services", CT_INT, F(max_services) },
 };
 #undef F
 
@@ -83,6 +85,7 @@ config_init(struct config *c)
 	c->follow_resume = true;
 	c->warm_exec = true;
 	c->prestart = true;
+	c->max_services = DEFAULT_MAX_SERVICES;
 	c->limit_memory = DEFAULT_MEMORY;
 	c->limit_pids = DEFAULT_PIDS;
 	c->headless_timeout_s = DEFAULT_HEADLESS_TIMEOUT;

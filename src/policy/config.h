@@ -43,6 +43,9 @@ struct config {
 	bool		 warm_exec;	/* console: one exec started ahead */
 	bool		 prestart;	/* ... with the last read-only
 					   request's sandbox made ahead */
+	int		 max_services;	/* console: services at once (a
+					   request's background processes
+					   kept), 0: none */
 	bool		 follow_resume;	/* console: a request that waits
 					   ends a pause of follow */
 	uid_t		*allowed_uids;	/* besides our own */

@@ -17,6 +17,8 @@
 #include "units.h"
 #include "xalloc.h"
 
+static void	rt_service(const cJSON *, struct report_text *);
+
 /* Add a line (takes text). */
 static void
 rt_add(struct report_text *t, enum report_line_kind kind, char *text,
@@ -564,6 +566,7 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "events_lossy")))
 		rt_add(t, RL_NOTE, xstrdup("the live event stream lost events; "
 		    "the change report is still exact"), false);
+	rt_service(rep, t);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(rep, "warnings")) {
 		if (!cJSON_IsString(e))
 			continue;
@@ -571,6 +574,41 @@ report_text_build(const cJSON *rep, const struct report_text_opts *o,
 		rt_add(t, RL_NOTE, xasprintf("warning: %s", s), false);
 		free(s);
 	}
+}
+
+/*
+ * The command's background processes: kept as the project's service (the
+ * console adds its id), or killed when it ended. One line each; what a
+ * service changes after its request is no request's (no report, no undo).
+ */
+static void
+rt_service(const cJSON *rep, struct report_text *t)
+{
+	const cJSON	*sv = cJSON_GetObjectItem(rep, "service");
+	double		 n = cJSON_GetNumberValue(cJSON_GetObjectItem(sv,
+			    "processes"));
+	double		 id = cJSON_GetNumberValue(cJSON_GetObjectItem(sv,
+			    "id"));
+	double		 k = cJSON_GetNumberValue(cJSON_GetObjectItem(rep,
+			    "background_killed"));
+	char		 stop[48] = "";
+
+	if (cJSON_IsObject(sv) && n >= 1) {
+		if (id >= 1)
+			snprintf(stop, sizeof stop, " %.0f (bwgate stop %.0f)",
+			    id, id);
+		rt_add(t, RL_NOTE, xasprintf("%.0f background process%s "
+		    "keep%s running as the project's service%s: what %s "
+		    "change%s from now on is in neither this report nor its "
+		    "undo", n, n == 1 ? "" : "es", n == 1 ? "s" : "", stop,
+		    n == 1 ? "it" : "they", n == 1 ? "s" : ""), false);
+	}
+	if (k >= 1)
+		rt_add(t, RL_NOTE, xasprintf("%.0f background process%s "
+		    "killed when the command ended: not kept as the "
+		    "project's service (only a console keeps them, up to its "
+		    "console.max_services)", k, k == 1 ? " was" : "es were"),
+		    false);
 }
 
 /* Is a line one of a path list? */

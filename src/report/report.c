@@ -533,6 +533,15 @@ result_json(const struct result *r)
 		    r->violations.v[i].reason == VIOLATION_LOCAL ?
 		    REPORT_APART_HINT : violation_hint_in(&r->violations.v[i],
 		    r->project)));
+	/* Its background processes: kept as a service, or killed. */
+	if (r->service > 0) {
+		cJSON	*sv = cJSON_AddObjectToObject(j, "service");
+
+		cJSON_AddNumberToObject(sv, "processes", r->service);
+	}
+	if (r->background_killed > 0)
+		cJSON_AddNumberToObject(j, "background_killed",
+		    r->background_killed);
 	cJSON_AddBoolToObject(j, "events_lossy", r->events_lossy);
 	cJSON_AddItemToObject(j, "sandbox", r->sandbox != NULL ?
 	    cJSON_Duplicate(r->sandbox, 1) : cJSON_CreateObject());

@@ -137,6 +137,9 @@ struct result {
 					   and this sandbox is not on it: its
 					   access is not the project profile's
 					   (sandbox_pod_peer) */
+	int		 service;	/* background processes kept as the
+					   project's service (engine.h), or 0 */
+	int		 background_killed; /* left behind and killed */
 	bool		 events_lossy;	/* the live stream missed events */
 	cJSON		*sandbox;	/* how the sandbox was built */
 	cJSON		*network;	/* the proxy's story (netproxy.h), or

@@ -16,7 +16,11 @@
 struct fs_event;
 struct probe;
 struct sandbox;
+struct sandbox_policy;
 struct strv;
+
+/* Ports of a service listed (engine-service.c). */
+#define SERVICE_MAX_PORTS	16
 
 /* How long the helper may take to answer (bwrap's setup included). */
 #define ENGINE_HELLO_MS	30000
@@ -53,6 +57,19 @@ struct engine {
 	int64_t			 drain_deadline;
 	struct buf		 bwrap_err;	/* "bwrap: ..." lines */
 	struct engine_opts	*taken;		/* a prestart's request (await) */
+	/* Services (engine-service.c). */
+	bool			 may_keep;	/* its leftovers may be kept */
+	bool			 serving;	/* reported; serving them */
+	bool			 served;	/* none left: the run ends */
+	bool			 stopping;	/* SIGTERM sent to the service */
+	int			 timeout_timer;
+	int			 serve_timer;
+	int			 serve_grace;
+	unsigned		 serve_ticks;
+	int			 ports[SERVICE_MAX_PORTS]; /* listened on */
+	size_t			 nports;
+	dev_t			 helper_dev;	/* bwgate-helper's file */
+	ino_t			 helper_ino;
 	int			 cwd_rd;	/* where the shell ended: our end */
 	int			 cwd_num;	/* its descriptor in the sandbox */
 };
@@ -73,6 +90,14 @@ void	engine_fail(struct result *r, char *cause);
 void	engine_exit_status(struct engine *e);
 void	engine_loop(struct engine *e);
 
+/* engine-service.c: the command's background processes kept as the
+   project's service, or killed. */
+bool	engine_service_possible(struct engine *e,
+	    const struct sandbox *sb);
+int	engine_service_keep(struct engine *e);
+void	engine_service_leftovers(struct engine *e);
+void	engine_serve(struct engine *e, struct sandbox_policy *pol);
+void	engine_service_stop(struct engine *e);
 /* engine-cwd.c: the command's final working directory (track_cwd). */
 int	engine_cwd_open(struct engine *e, struct sandbox *sb, char **cause);
 void	engine_cwd_wrap(const struct engine *e, struct strv *argv);

@@ -69,6 +69,8 @@ engine_output(int fd, short revents, void *arg)
 	}
 	if (e->opts->passthrough)
 		(void)write_full(is_err ? 2 : 1, chunk, (size_t)n);
+	if (e->serving)
+		return;		/* a service's: the report is out */
 	if (is_err)
 		engine_capture(e, &e->r->err, &e->r->err_truncated, chunk,
 		    (size_t)n, true);
@@ -141,15 +143,20 @@ engine_signal_run(struct engine *e, int sig)
 /*
  * The command exited: what remains of the request. In a pid namespace of
  * its own it died with the namespace; in the project's, its background
- * processes (`server &`) are still in the request's cgroup and are ended
- * here, as they would have been (and their pipes close now, not at the
- * drain deadline).
+ * processes (`server &`) are still in the request's cgroup: a console's
+ * run keeps them as the project's service (engine-service.c); else they
+ * are ended here, counted for the report, as they would have been (and
+ * their pipes close now, not at the drain deadline).
  */
 static void
 engine_end_leftovers(struct engine *e)
 {
-	if (e->pod_pid)
-		limiter_kill(e->lim, SIGKILL, 0);
+	if (!e->pod_pid)
+		return;
+	if (e->may_keep && engine_service_keep(e) > 0)
+		return;
+	engine_service_leftovers(e);
+	limiter_kill(e->lim, SIGKILL, 0);
 }
 
 void
@@ -164,8 +171,10 @@ engine_bwrap_exited(int fd, short revents, void *arg)
 	    e->start_ms));
 	engine_end_leftovers(e);
 	/* Pipes close when the pid namespace is gone; do not wait forever
-	   for a descriptor something leaked outside it. */
-	e->drain_deadline = loop_now_ms() + 2000;
+	   for a descriptor something leaked outside it. Processes left in
+	   its cgroup hold them: what the command wrote is there now. */
+	e->drain_deadline = loop_now_ms() + (e->may_keep &&
+	    engine_service_keep(e) > 0 ? 200 : 2000);
 }
 
 static void
@@ -221,8 +230,15 @@ engine_limits_tick(void *arg)
 void
 engine_signal(int signo, void *arg)
 {
+	struct engine	*e = arg;
+
+	if (e->serving) {
+		LOG("signal %d: stopping the service", signo);
+		engine_service_stop(e);
+		return;
+	}
 	LOG("signal %d: killing the sandbox", signo);
-	engine_kill(arg, false);
+	engine_kill(e, false);
 }
 
 /* One JSON line on the events descriptor (takes j). */

@@ -15,14 +15,14 @@
 
 /* A field added to struct engine_opts that comes from the configuration
    or the rules must travel in the spec too (see engine_spec_json). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 464,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct engine_opts) == 488,
     "struct engine_opts changed: update engine-spec.c");
 
 /* Keys a spec may hold. */
 static const char *const spec_keys[] = {
 	"version", "policy", "argv", "command", "timeout_ms", "grace_ms",
 	"output_limit", "exclude", "attention", "limits", "shown_argv_sha256",
-	"stdin", "merge", "cwd", NULL
+	"stdin", "merge", "cwd", "services", NULL
 };
 
 /* The spec of an engine run. */
@@ -58,6 +58,9 @@ engine_spec_json(const struct engine_opts *o)
 	/* Where the shell ended, through a descriptor of its own. */
 	if (o->track_cwd)
 		cJSON_AddTrueToObject(j, "cwd");
+	/* Its background processes may stay as a service (engine.h). */
+	if (o->keep_services)
+		cJSON_AddTrueToObject(j, "services");
 	return j;
 }
 
@@ -176,6 +179,15 @@ engine_spec_parse(const cJSON *j, struct engine_opts *o, char **shown,
 			return -1;
 		}
 		o->track_cwd = true;
+	}
+	e = cJSON_GetObjectItemCaseSensitive(j, "services");
+	if (e != NULL) {
+		if (!cJSON_IsTrue(e)) {
+			*cause = xstrdup("spec: services must be true or "
+			    "absent");
+			return -1;
+		}
+		o->keep_services = true;
 	}
 	e = cJSON_GetObjectItemCaseSensitive(j, "shown_argv_sha256");
 	if (shown != NULL)

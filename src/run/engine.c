@@ -673,14 +673,23 @@ run_loop(struct run *s)
 		loop_add(e->loop, e->run.pidfd, POLLIN, engine_bwrap_exited,
 		    e);
 	if (o->timeout_ms > 0)
-		loop_timer(e->loop, o->timeout_ms, engine_timeout, e);
+		e->timeout_timer = loop_timer(e->loop, o->timeout_ms,
+		    engine_timeout, e);
+	e->may_keep = engine_service_possible(e, &s->sb);
+	/* Whether its background processes may stay (engine-service.c). */
+	if (r->sandbox != NULL && o->keep_services)
+		cJSON_AddBoolToObject(r->sandbox, "services", e->may_keep);
 	observe_record_exec(e->obs, &r->executed);
 	observe_record_ports(e->obs, &r->project_ports, &r->project_services);
 	if (limiter_backend(e->lim) != LIMITS_RLIMIT && o->limits.pids > 0)
 		e->lim_timer = loop_timer(e->loop, 250, engine_limits_tick, e);
 	observe_attach(e->obs, e->loop, &s->sb, &r->violations);
 	engine_loop(e);
-	observe_finish(e->obs);
+	/* Kept as a service: its calls are still judged (engine_serve). */
+	if ((r->service = engine_service_keep(e)) == 0) {
+		engine_service_leftovers(e);
+		observe_finish(e->obs);
+	}
 	if (!e->bwrap_done) {
 		/* A pipe stayed open after bwrap's pidfd vanished. */
 		runner_wait(&e->run);
@@ -804,6 +813,21 @@ run_git_cwd(struct run *s)
 		engine_cwd_read(&s->e, s->pol.project);
 }
 
+/* The command is over and its background processes are kept: the report
+   goes out now, then they are served until gone (engine-service.c). */
+static void
+run_serve(struct run *s, const struct engine_opts *given)
+{
+	struct result	*r = s->r;
+
+	/* The report says so (report-text.c: what changes later is in
+	   neither this report nor its undo). */
+	if (given->report_ready != NULL)
+		given->report_ready(given->report_arg, r);
+	engine_serve(&s->e, &s->pol);
+	observe_finish(s->e.obs);
+}
+
 /* Never run without its limits or its own network. The sandbox's first
    process too: killed before bwrap has set its parent-death signal, it
    would wait for bwrap forever. */
@@ -905,6 +929,8 @@ engine_run(const struct engine_opts *o, struct result *r)
 		run_git_cwd(&s);
 		s.rc = r->error != NULL ? -1 : 0;
 		LOG("done");
+		if (r->service > 0)
+			run_serve(&s, o);
 	} else if (step == STEP_KILL)
 		run_kill(&s);
 	run_release_all(&s);

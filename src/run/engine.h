@@ -58,6 +58,21 @@ struct engine_opts {
 	 * when that argv is this sandbox's (engine-prestart.c); else it is
 	 * dropped unused. What is awaited is the caller's.
 	 */
+	/*
+	 * Services (issue 41; engine-service.c): when the command ends and
+	 * processes it started remain in its cgroup, a sandbox in the
+	 * project's shared world (its pod's network and pid namespace) keeps
+	 * them: the report is handed to report_ready at once (the caller
+	 * sends it; the run is over for its agent), then engine_run goes on
+	 * serving them (observer, limits, output passed through) until none
+	 * is left or a signal stops them (SIGTERM to the cgroup, SIGKILL
+	 * after grace_ms). Elsewhere what remains is killed and the report
+	 * says so. report_ready is taken from the options engine_run is
+	 * given (not a prestart's awaited ones).
+	 */
+	bool			 keep_services;
+	void			(*report_ready)(void *arg, struct result *r);
+	void			*report_arg;
 	/* A host the domains do not allow (netproxy.h), or NULL: refused. */
 	const struct netproxy_ask *net_ask;
 	int			(*await)(void *arg, struct engine_opts **real,

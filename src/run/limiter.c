@@ -582,6 +582,31 @@ cg_kill(const char *dir)
 }
 
 int
+limiter_procs(const struct limiter *l, int sig,
+    bool (*skip)(pid_t, void *), void *arg)
+{
+	char	path[4096];
+	FILE	*f;
+	int	pid, n = 0;
+
+	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+		return -1;
+	/* v1: every controller's cgroup holds them all; one is enough. */
+	snprintf(path, sizeof path, "%s/cgroup.procs", l->dir[0]);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (pid <= 0 || (skip != NULL && skip(pid, arg)))
+			continue;
+		n++;
+		if (sig != 0)
+			kill(pid, sig);
+	}
+	fclose(f);
+	return n;
+}
+
+int
 limiter_open_dir(const struct limiter *l)
 {
 	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)

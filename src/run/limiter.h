@@ -94,6 +94,12 @@ int		 limiter_kill(struct limiter *, int sig, pid_t except);
    run is gone (pod.h, pod_watch). */
 int		 limiter_open_dir(const struct limiter *);
 /* Kill what is left in the cgroup and remove it. */
+/* How many processes the cgroup holds but those skip says (may be NULL),
+   each sent sig unless it is 0 (services: the command's background
+   processes); -1 without a cgroup (resource limits only: they cannot be
+   told apart). */
+int		 limiter_procs(const struct limiter *, int sig,
+		    bool (*skip)(pid_t, void *), void *arg);
 void		 limiter_free(struct limiter *);
 
 #endif

@@ -6,7 +6,7 @@ noinst_LIBRARIES += %D%/librun.a
 %C%_librun_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 %C%_librun_a_SOURCES = \
 	%D%/limiter.c %D%/limiter.h \
-	%D%/engine.c %D%/engine-cwd.c %D%/engine-loop.c %D%/engine.h %D%/engine-int.h \
+	%D%/engine.c %D%/engine-cwd.c %D%/engine-loop.c %D%/engine-service.c %D%/engine.h %D%/engine-int.h \
 	%D%/engine-prestart.c \
 	%D%/engine-spec.c %D%/engine-spec.h \
 	%D%/attention.c %D%/attention.h \
