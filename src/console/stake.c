@@ -375,13 +375,43 @@ out:
 	return rel;
 }
 
+/* target without its escapes when it has escaped pattern characters and
+   no other (one file's name), or NULL. */
+static char *
+stake_unescape(const char *target)
+{
+	char	*out = xmalloc(strlen(target) + 1), *o = out;
+	bool	 escaped = false;
+
+	for (const char *t = target; *t != '\0'; t++) {
+		if (*t == '\\' && t[1] != '\0')
+			escaped |= strchr("*?[", *++t) != NULL;
+		else if (strchr("*?[", *t) != NULL) {
+			escaped = false;	/* a pattern after all */
+			break;
+		}
+		*o++ = *t;
+	}
+	*o = '\0';
+	if (!escaped) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* One operand of a delete, relative to cwd: its items, or why none. */
 static void
 stake_operand(struct stake_run *r, const char *target)
 {
 	struct stake_op	*op;
-	char		*abs, *rel;
+	char		*abs, *rel, *plain = NULL;
 
+	/* A quoted operand with pattern characters comes escaped (danger.h):
+	   it names one file. */
+	if (strchr(target, '\\') != NULL && (plain = stake_unescape(target))
+	    != NULL)
+		target = plain;
 	abs = target[0] == '/' ? xstrdup(target) : path_join(r->cwd, target);
 	if ((rel = stake_resolve(r, target, abs)) == NULL) {
 		free(abs);
@@ -394,7 +424,7 @@ stake_operand(struct stake_run *r, const char *target)
 	op->whole = strcmp(rel, ".") == 0;
 	if (op->whole)
 		r->kept = false;	/* the whole project: always asked */
-	if (strpbrk(rel, "*?[") != NULL) {
+	if (plain == NULL && strpbrk(rel, "*?[") != NULL) {
 		op->pattern = xstrdup(target);
 		stake_glob(r, target, rel);
 	} else
@@ -402,6 +432,7 @@ stake_operand(struct stake_run *r, const char *target)
 	op->n = r->nitems - op->first;
 	free(rel);
 	free(abs);
+	free(plain);
 }
 
 /* How many of the index's paths (sorted) are rel or beneath it. */

@@ -116,6 +116,9 @@ assert_eq "rm of a file" "$(stake 'rm file.txt' .at_stake)" \
     "deletes file.txt (1 B, tracked); undo puts all of it back"
 assert_eq "unlink of a file" "$(stake 'unlink w1_1.txt' .at_stake)" \
     "deletes w1_1.txt (1 B, untracked); undo puts all of it back"
+assert_eq "a quoted pattern names one file, not its matches" \
+    "$(stake "rm -f 'out*.txt'" .at_stake)" \
+    "deletes nothing that exists now; 'out*.txt' does not exist; undo puts all of it back"
 assert_eq "a command that deletes nothing has none" \
     "$(stake 'ls out*.txt' .at_stake)" null
 assert_match "the text output has the line for a plain rm too" \
