@@ -116,6 +116,17 @@ ok_unless "  but not the host's" grep -q "sleep 4711" <<<"$out"
 assert_match "  pkill signals the project's own" "$out" "pkill=0"
 ok_if "  and the host's process lives" kill -0 "$HOSTPID"
 kill "$HOSTPID" 2>/dev/null
+# A cd that may go elsewhere than its word says is not followed: the
+# delete after it is not measured, so it asks (headless: refused) and
+# undo's limit is not passed unasked (huge/f is over it).
+mkdir -p alt/huge nohuge && cp huge/f alt/huge/f
+for c in 'builtin cd huge && rm -rf f' 'cd() { builtin cd huge; }; cd nohuge && rm -rf f' \
+    'CDPATH=alt; cd huge && rm -rf f' 'CDPATH=alt; cd huge; rm -rf f'; do
+	"$BWGATE" run -- bash -c "$c" > /dev/null 2>&1; rc=$?
+	assert_eq "a cd not followed: refused headless (77): $c" "$rc" 77
+done
+ok_if "  huge/f is still there" test -f huge/f
+ok_if "  and alt/huge/f" test -f alt/huge/f
 err=$("$BWGATE" run -- sh -c 'eval "rm -rf build"' 2>&1); rc=$?
 assert_eq "eval of a delete: refused headless (77)" "$rc" 77
 ok_if "  and build is still there" test -f build/sub/f
