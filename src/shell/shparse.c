@@ -251,7 +251,7 @@ parse_and_or(struct sh_parser *p)
 {
 	struct sh_token	*t;
 	size_t		 first = p->sh->script->ncmds;
-	bool		 negated;
+	bool		 negated, or = false;
 
 	if (parse_pipeline(p, &negated) != 0)
 		return -1;
@@ -260,7 +260,11 @@ parse_and_or(struct sh_parser *p)
 			return -1;
 		if (t->type != TOK_AND && t->type != TOK_OR)
 			return 0;
-		if (t->type == TOK_AND && !negated)
+		/* After a ||, what follows && may run with the pipeline
+		   before it skipped: `a || cd x && rm y` runs rm where a
+		   left it. */
+		or |= t->type == TOK_OR;
+		if (t->type == TOK_AND && !negated && !or)
 			parse_mark(p, first, SH_C_THEN);
 		if (lex_drop(p) != 0 || parse_skip_newlines(p) != 0 ||
 		    lex_peek(p, &t) != 0)

@@ -159,6 +159,12 @@ assert_eq "a plain rm whose operands are not known beside rm -rf" \
     "$(restores 'xargs rm < list && rm -rf build')" "danger false"
 assert_eq "  nor are these" "$(restores 'rm -f $F && rm -rf build')" \
     "danger false"
+# After a ||, a cd followed by && may have been skipped (bash reads
+# `cd sub || cd build && rm -rf big` as (cd sub || cd build) && rm): the
+# rm may run in sub, where big is over the limit.
+assert_eq "a cd after || is not the only place the rm runs" \
+    "$(BWGATE_UNDO_FILE_MAX=6K restores 'cd sub || cd build && rm -rf big')" \
+    "danger false"
 # The cd is followed: ./big is absent, sub/big is over the limit.
 assert_eq "a cd into a directory too big for undo" \
     "$(BWGATE_UNDO_RUN_MAX=6K restores 'cd sub && rm -rf big')" "danger false"

@@ -153,6 +153,7 @@ static const struct vector vectors[] = {
 	{ "! cd x && rm y", "cd x ; rm y" },
 	{ "! ! cd x && rm y", "T:cd x ; rm y" },
 	{ "a | b && c || d", "PT:a ; PT:b ; c ; d" },
+	{ "a || cd x && rm y", "a ; cd x ; rm y" },
 	{ "ls |\n wc", "P:ls ; P:wc" },
 	{ "! ls", "ls" },
 	{ "time ls -l", "ls -l" },
