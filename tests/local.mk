@@ -348,6 +348,7 @@ UI_TESTS = \
 	%D%/integration/ui-crash.sh \
 	%D%/integration/ui-deny.sh \
 	%D%/integration/ui-danger.sh \
+	%D%/integration/ui-stake.sh \
 	%D%/integration/ui-marks.sh \
 	%D%/integration/ui-needs.sh \
 	%D%/integration/ui-mounts.sh \

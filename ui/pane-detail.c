@@ -156,7 +156,8 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 	if (r->description != NULL)
 		detail_kv(t, UC_NORMAL, "why", r->description, w);
 	if (r->at_stake != NULL)
-		detail_kv(t, UC_DANGER, "at stake", r->at_stake, w);
+		detail_kv(t, r->verdict == VERDICT_DANGER ? UC_DANGER :
+		    UC_NORMAL, "at stake", r->at_stake, w);
 	if (r->needs != NULL)
 		detail_kv(t, UC_NORMAL, "needs", r->needs, w);
 	e = domains_describe(r->network, &r->domains);

@@ -95,9 +95,10 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 		goto out;
 	}
 	/* As the console judges it: git only at the project's top, and a
-	   delete measured against undo (sandboxed mode runs it at once). */
+	   delete measured against undo (sandboxed mode runs it at once);
+	   every delete, danger or not, says what it puts at stake. */
 	classification_at(c, pol.project, pol.cwd);
-	if (c->verdict == VERDICT_DANGER)
+	if (c->stake != NULL)
 		c->at_stake = stake_judge(pol.project, pol.cwd, c->stake,
 		    &c->targets, c->measured, &c->undo_restores);
 	if (allowlist_profile_apply(*alp, c->profile, &pol, cause) != 0)

@@ -259,9 +259,10 @@ request_classify(struct console *c, struct request *r)
 	    strstr(cl.needs_profile, "network") != NULL;
 	free(r->at_stake);
 	r->undo_restores = false;
-	r->at_stake = cl.verdict == VERDICT_DANGER ? stake_judge(c->project,
-	    r->cwd, cl.stake, &cl.targets, cl.measured, &r->undo_restores) :
-	    NULL;
+	/* Every delete, danger or not (deletes.json), says what it puts at
+	   stake; undo_restores counts for danger only. */
+	r->at_stake = cl.stake != NULL ? stake_judge(c->project, r->cwd,
+	    cl.stake, &cl.targets, cl.measured, &r->undo_restores) : NULL;
 	classification_release(&cl);
 	request_profile(c, r);
 

@@ -295,19 +295,125 @@ stake_literal(struct stake_run *r, const char *target, char *rel,
 	}
 }
 
+/* The operand abs (absolute) beneath the project, its ".." taken as the
+   system takes it: from the directory before it, which must be one and
+   no symbolic link (`cd build && rm -rf ../x` deletes x). NULL with a
+   note: outside the project, deletes nothing (what is before a ".." is
+   not there, or no directory), or not measured (a link, a pattern). */
+static char *
+stake_resolve(struct stake_run *r, const char *target, const char *abs)
+{
+	struct strv	 comps = STRV_INIT;
+	struct stat	 st;
+	char		*copy = xstrdup(abs), *dots, *c, *last, *rel = NULL,
+			*cause = NULL;
+	const char	*why = "is outside the project (the sandbox keeps it)";
+	bool		 keep = false;
+	size_t		 n = strlen(copy);
+
+	/* What comes before the first ".." is resolved as a path name. */
+	dots = strstr(copy, "/../");
+	if (dots == NULL && n >= 3 && strcmp(copy + n - 3, "/..") == 0)
+		dots = copy + n - 3;
+	/* The shell expands a pattern before a ".."; not followed here. */
+	for (const char *q = abs; (q = strstr(q, "/..")) != NULL; q++)
+		if (q[3] == '/' || q[3] == '\0')
+			for (const char *g = abs; g < q; g++)
+				if (strchr("*?[\\", *g) != NULL) {
+					why = "is a pattern before '..'";
+					goto note;
+				}
+	if (dots != NULL)
+		*dots++ = '\0';
+	if ((rel = beneath_relative(r->project, copy[0] != '\0' ? copy : "/",
+	    &cause)) == NULL)
+		goto note;
+	if (strcmp(rel, ".") != 0)
+		for (c = strtok_r(rel, "/", &last); c != NULL;
+		    c = strtok_r(NULL, "/", &last))
+			strv_push(&comps, c);
+	for (c = dots != NULL ? strtok_r(dots, "/", &last) : NULL; c != NULL;
+	    c = strtok_r(NULL, "/", &last)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") != 0) {
+			strv_push(&comps, c);
+			continue;
+		}
+		if (comps.n == 0)
+			goto note;	/* above the project */
+		free(rel);
+		rel = strv_join(&comps, "/", false);
+		if (beneath_lstat(r->root, rel, &st) != 0) {
+			keep = errno == ENOENT;
+			why = keep ? "does not exist" : "cannot be looked at";
+			goto note;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			why = "goes through a symbolic link";
+			goto note;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			keep = true;	/* ENOTDIR: deletes nothing */
+			why = "does not exist";
+			goto note;
+		}
+		free(comps.v[--comps.n]);
+	}
+	free(rel);
+	rel = comps.n > 0 ? strv_join(&comps, "/", false) : xstrdup(".");
+	goto out;
+note:
+	r->kept &= keep;
+	strv_pushf(&r->notes, "'%s' %s", target, why);
+	free(rel);
+	rel = NULL;
+out:
+	free(cause);
+	free(copy);
+	strv_release(&comps);
+	return rel;
+}
+
+/* target without its escapes when it has escaped pattern characters and
+   no other (one file's name), or NULL. */
+static char *
+stake_unescape(const char *target)
+{
+	char	*out = xmalloc(strlen(target) + 1), *o = out;
+	bool	 escaped = false;
+
+	for (const char *t = target; *t != '\0'; t++) {
+		if (*t == '\\' && t[1] != '\0')
+			escaped |= strchr("*?[", *++t) != NULL;
+		else if (strchr("*?[", *t) != NULL) {
+			escaped = false;	/* a pattern after all */
+			break;
+		}
+		*o++ = *t;
+	}
+	*o = '\0';
+	if (!escaped) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* One operand of a delete, relative to cwd: its items, or why none. */
 static void
 stake_operand(struct stake_run *r, const char *target)
 {
 	struct stake_op	*op;
-	char		*abs, *rel, *cause = NULL;
+	char		*abs, *rel, *plain = NULL;
 
+	/* A quoted operand with pattern characters comes escaped (danger.h):
+	   it names one file. */
+	if (strchr(target, '\\') != NULL && (plain = stake_unescape(target))
+	    != NULL)
+		target = plain;
 	abs = target[0] == '/' ? xstrdup(target) : path_join(r->cwd, target);
-	if ((rel = beneath_relative(r->project, abs, &cause)) == NULL) {
-		free(cause);
-		strv_pushf(&r->notes, "'%s' is outside the project (the "
-		    "sandbox keeps it)", target);
-		r->kept = false;
+	if ((rel = stake_resolve(r, target, abs)) == NULL) {
 		free(abs);
 		return;
 	}
@@ -318,7 +424,7 @@ stake_operand(struct stake_run *r, const char *target)
 	op->whole = strcmp(rel, ".") == 0;
 	if (op->whole)
 		r->kept = false;	/* the whole project: always asked */
-	if (strpbrk(rel, "*?[") != NULL) {
+	if (plain == NULL && strpbrk(rel, "*?[") != NULL) {
 		op->pattern = xstrdup(target);
 		stake_glob(r, target, rel);
 	} else
@@ -326,6 +432,7 @@ stake_operand(struct stake_run *r, const char *target)
 	op->n = r->nitems - op->first;
 	free(rel);
 	free(abs);
+	free(plain);
 }
 
 /* How many of the index's paths (sorted) are rel or beneath it. */

@@ -36,6 +36,9 @@ struct allowlist {
 	struct danger	*danger;	/* the danger table (danger.h) */
 	struct danger	*needs;		/* the needs table: the same form,
 					   share/bwgate/needs.json */
+	struct danger	*deletes;	/* deletes that are not danger: the
+					   same form, share/bwgate/deletes.json
+					   (their at-stake line) */
 	struct secrets	*secrets;	/* secrets kept in the project
 					   (secrets.h) */
 };
@@ -85,6 +88,12 @@ bool	 cmdview_changes_dir(const struct cmdview *);
 /* allowlist.c: classify text; with only != NULL consider just that rule. */
 void	 allowlist_classify_only(const struct allowlist *,
 	    const struct rule *, const char *, struct classification *);
+
+/* allowlist-danger.c: the danger verdict, or a delete's operands
+   (stake, targets, measured) when the deletes table names it; allowed[i]
+   says the rules allow the script's i-th command. */
+void	 allowlist_danger_allowed(const struct allowlist *,
+	    const struct sh_script *, const bool *, struct classification *);
 
 /* allowlist-layers.c: a profile, later layers first; untrusted project
    files skipped. */

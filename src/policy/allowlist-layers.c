@@ -329,6 +329,27 @@ allowlist_needs_example(const char *id, const char *example, bool match,
 	return by == match ? 0 : -1;
 }
 
+/* A deletes entry's example: a match has targets whose at-stake line
+   is said (stake "delete"), whatever its verdict. */
+static int
+allowlist_deletes_example(const char *id, const char *example, bool match,
+    void *arg)
+{
+	struct danger_check	*dc = arg;
+	struct classification	 c = CLASSIFICATION_INIT;
+	bool			 by;
+
+	allowlist_classify(dc->al, example, &c);
+	by = c.stake != NULL && strcmp(c.stake, "delete") == 0 &&
+	    c.targets.n > 0;
+	if (by != match)
+		*dc->cause = xasprintf("deletes entry '%s': the example '%s' "
+		    "%s", id, example, match ? "names nothing it deletes" :
+		    "must not match it");
+	classification_release(&c);
+	return by == match ? 0 : -1;
+}
+
 static char *allowlist_session_path;
 
 void
@@ -422,6 +443,9 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 	if ((al->needs = danger_load_table("needs.json", "needs",
 	    cause)) == NULL)
 		goto fail;
+	if ((al->deletes = danger_load_table("deletes.json", "deletes",
+	    cause)) == NULL)
+		goto fail;
 	if ((al->secrets = secrets_load(cause)) == NULL)
 		goto fail;
 	if (examples) {
@@ -434,6 +458,8 @@ allowlist_load_opts(const char *project, bool examples, char **cause)
 		if (danger_examples(al->danger, allowlist_danger_example,
 		    &(struct danger_check){ &alone, cause }) != 0 ||
 		    danger_examples(al->needs, allowlist_needs_example,
+		    &(struct danger_check){ &alone, cause }) != 0 ||
+		    danger_examples(al->deletes, allowlist_deletes_example,
 		    &(struct danger_check){ &alone, cause }) != 0)
 			goto fail;
 	}
@@ -481,6 +507,7 @@ allowlist_free(struct allowlist *al)
 		rulefile_release(&al->layers[i].rf);
 	danger_free(al->danger);
 	danger_free(al->needs);
+	danger_free(al->deletes);
 	secrets_free(al->secrets);
 	free(al->project_error);
 	free(al->project);

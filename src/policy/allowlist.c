@@ -127,6 +127,8 @@ classification_json(const struct classification *c)
 		if (c->at_stake != NULL)
 			cJSON_AddStringToObject(d, "at_stake", c->at_stake);
 	}
+	if (c->at_stake != NULL)	/* a delete's, danger or not */
+		cJSON_AddStringToObject(j, "at_stake", c->at_stake);
 	if (c->needs != NULL) {
 		cJSON	*n = cJSON_AddObjectToObject(j, "needs");
 
@@ -537,45 +539,17 @@ allowlist_needs_profile(struct strv *names, const char *need)
 	free(copy);
 }
 
-/* A command the danger table names: the verdict danger, its reason
-   first, whatever the rules allowed. */
+/* The danger and deletes tables (allowlist-danger.c), told which
+   commands the rules allow. */
 static void
 allowlist_danger(const struct allowlist *al, const struct sh_script *s,
     const struct decision *ds, struct classification *c)
 {
-	struct danger_hit	 hit = DANGER_HIT_INIT;
-	struct strv		 all = STRV_INIT;
-	bool			*allowed = xcalloc(s->ncmds + 1, sizeof *allowed);
-	char			*reason;
+	bool	*allowed = xcalloc(s->ncmds + 1, sizeof *allowed);
 
 	for (size_t i = 0; i < s->ncmds; i++)
 		allowed[i] = ds[i].verdict == VERDICT_ALLOW;
-	if (danger_check(al->danger, s, allowed, &hit)) {
-		reason = xasprintf("danger: %s (%s)%s%s", hit.reason, hit.id,
-		    c->verdict == VERDICT_ALLOW ? "; the rules allow it: " :
-		    "", c->verdict == VERDICT_ALLOW ? c->reason : "");
-		free(c->reason);
-		c->reason = reason;
-		c->verdict = VERDICT_DANGER;
-		c->danger = steal_pointer(&hit.id);
-		c->stake = steal_pointer(&hit.stake);
-		strv_release(&c->targets);
-		c->targets = hit.targets;
-		hit.targets = (struct strv)STRV_INIT;
-		strv_release(&c->runs);
-		c->project_root = false;
-		/* Only deletes, each operand known: the caller can measure
-		   them against undo (stake_judge). */
-		if (strcmp(c->stake, "delete") == 0 &&
-		    danger_measurable(al->danger, s, allowed, &all)) {
-			strv_release(&c->targets);
-			c->targets = all;
-			all = (struct strv)STRV_INIT;
-			c->measured = true;
-		}
-	}
-	strv_release(&all);
-	danger_hit_release(&hit);
+	allowlist_danger_allowed(al, s, allowed, c);
 	free(allowed);
 }
 

@@ -46,8 +46,10 @@ struct classification {
 	bool		 project_root;	/* allow: only where it runs in the
 					   project's top directory */
 	char		*danger;	/* danger: the table entry's id */
-	char		*stake;		/* danger: "delete", "history", ... */
-	struct strv	 targets;	/* danger: a delete's operands */
+	char		*stake;		/* danger: "delete", "history", ...;
+					   "delete" also for a delete that is
+					   not danger (deletes.json) */
+	struct strv	 targets;	/* a delete's operands */
 	char		*needs;		/* more than the project profile, by
 					   its words: the needs table's id
 					   (git-write, network ...), or NULL */
@@ -59,12 +61,13 @@ struct classification {
 	bool		 needs_at_once;	/* all it needs is git metadata that
 					   git-write's protections and undo
 					   cover: sandboxed mode runs it */
-	bool		 measured;	/* danger: only deletes, every operand
+	bool		 measured;	/* a delete: only deletes, every operand
 					   in targets (danger_measurable) */
 	bool		 undo_restores;	/* measured, and undo keeps all they
 					   delete: set by the caller that
 					   looked (stake_judge) */
-	char		*at_stake;	/* danger: what it puts at stake, in
+	char		*at_stake;	/* what a danger or a delete puts at
+					   stake, in
 					   words, or NULL: set by the same
 					   caller (stake_judge) */
 };

@@ -89,6 +89,10 @@ danger_unmeasurable(const struct sh_cmd *c)
 	if (!SH_WORD_LITERAL(&c->words[i]))
 		return true;
 	n = danger_base(c->words[i].text);
+	/* A cd reached through a wrapper (builtin cd, command cd) is not
+	   followed. */
+	if (i > 0 && strcmp(n, "cd") == 0)
+		return true;
 	for (size_t k = 0; danger_unmeasured[k] != NULL; k++)
 		if (strcmp(danger_unmeasured[k], n) == 0)
 			return true;
@@ -99,13 +103,16 @@ danger_unmeasurable(const struct sh_cmd *c)
 }
 
 /* A `cd DIR` (one literal operand, no option): DIR added under every
-   directory in dirs; false when it cannot be followed (cd -, cd alone,
-   too many directories). Another command: true, dirs unchanged. */
+   directory in from, into dirs and into to; false when it cannot be
+   followed (cd -, cd alone, too many directories). Another command: true,
+   nothing changed. */
 static bool
-danger_measure_cd(const struct sh_cmd *c, struct strv *dirs)
+danger_measure_cd(const struct sh_cmd *c, const struct strv *from,
+    struct strv *dirs, struct strv *to)
 {
 	const char	*d;
-	size_t		 n = dirs->n;
+	struct strv	 next = STRV_INIT;
+	size_t		 n = from->n;	/* from may be dirs */
 
 	if (c->nwords == 0 || strcmp(c->words[0].text, "cd") != 0)
 		return true;
@@ -115,14 +122,59 @@ danger_measure_cd(const struct sh_cmd *c, struct strv *dirs)
 	if (d[0] == '-' || d[0] == '\0' || d[0] == '~')
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		char *j = d[0] == '/' || dirs->v[i][0] == '\0' ? xstrdup(d) :
-		    xasprintf("%s/%s", dirs->v[i], d);
+		char *j = d[0] == '/' || from->v[i][0] == '\0' ? xstrdup(d) :
+		    xasprintf("%s/%s", from->v[i], d);
 
+		if (!strv_contains(&next, j))
+			strv_push(&next, j);
 		if (!strv_contains(dirs, j))
 			strv_push(dirs, j);
 		free(j);
 	}
+	strv_release(to);
+	*to = next;
 	return dirs->n <= DANGER_MEASURE_DIRS;
+}
+
+/* Could cd be steered (CDPATH named, or a variable set by a name not
+   shown: declare "$v=...", printf -v "$v", ${!v:=...}) or be something
+   else (alias, enable, a function: s->unknown)? Then no cd is followed. */
+static bool
+danger_cd_unknown(const struct sh_script *s)
+{
+	static const char *const names[] = { "alias", "enable", "shopt",
+	    NULL };
+	static const char *const setters[] = { "declare", "typeset",
+	    "export", "local", "readonly", "printf", "read", "mapfile",
+	    "readarray", "let", NULL };
+
+	if (s->unknown.n > 0)
+		return true;
+	for (size_t i = 0; i < s->nfors; i++)
+		if (strcmp(s->fors[i].name, "CDPATH") == 0)
+			return true;
+	for (size_t i = 0; i < s->ncmds; i++) {
+		const struct sh_cmd	*c = &s->cmds[i];
+		const char		*n = c->nwords > 0 ?
+					    danger_base(c->words[0].text) : "";
+		bool			 setter = false;
+
+		for (size_t k = 0; names[k] != NULL; k++)
+			if (strcmp(n, names[k]) == 0)
+				return true;
+		for (size_t k = 0; setters[k] != NULL; k++)
+			setter |= strcmp(n, setters[k]) == 0;
+		for (size_t k = 0; k < c->nwords; k++)
+			if (strstr(c->words[k].raw, "CDPATH") != NULL ||
+			    strstr(c->words[k].raw, "${!") != NULL ||
+			    (setter && !SH_WORD_LITERAL(&c->words[k])))
+				return true;
+		for (size_t k = 0; k < c->nassigns; k++)
+			if (strstr(c->assigns[k].raw, "CDPATH") != NULL ||
+			    strstr(c->assigns[k].raw, "${!") != NULL)
+				return true;
+	}
+	return false;
 }
 
 /* One command of a measurable delete (danger_measurable): true when no
@@ -170,12 +222,20 @@ danger_measure_cmd(const struct danger *d, const struct sh_cmd *c,
 	return ok;
 }
 
+/*
+ * Where each command may run: dirs holds every directory a cd may have
+ * reached, as a cd may fail and the script go on where it was. Right
+ * after `cd DIR &&` (and along the && chain that follows) the commands
+ * run only where the cd went (then): `cd build && rm -rf ../x` deletes
+ * build/../x, never ../x. A cd that may not go where its word says
+ * (danger_cd_unknown) is not followed: nothing is measured.
+ */
 bool
 danger_measurable(const struct danger *d, const struct sh_script *s,
     const bool *allowed, struct strv *targets)
 {
-	struct strv	 dirs = STRV_INIT;
-	bool		 any = false;
+	struct strv	 dirs = STRV_INIT, then = STRV_INIT;
+	bool		 any = false, chain = false;
 
 	strv_release(targets);
 	strv_push(&dirs, "");
@@ -183,23 +243,45 @@ danger_measurable(const struct danger *d, const struct sh_script *s,
 		if (d->e[k].fetch.n > 0 && d->e[k].run.n > 0 &&
 		    danger_fetch_run(&d->e[k], s))
 			goto no;
+	/* A cd that may go elsewhere than it says is not followed. */
+	for (size_t i = 0; d != NULL && i < s->ncmds; i++)
+		if (s->cmds[i].nwords > 0 && strcmp(s->cmds[i].words[0].text,
+		    "cd") == 0 && danger_cd_unknown(s))
+			goto no;
 	for (size_t i = 0; d != NULL && i < s->ncmds; i++) {
 		const struct sh_cmd *c = &s->cmds[i];
+		const struct strv *here = chain ? &then : &dirs;
 
 		/* A shell's script is one of its own, not read here. */
 		if ((c->nwords > 0 && !SH_WORD_LITERAL(&c->words[0])) ||
-		    danger_unmeasurable(c) || !danger_measure_cd(c, &dirs))
+		    danger_unmeasurable(c))
 			goto no;
 		if (!danger_measure_cmd(d, c, allowed != NULL && allowed[i],
-		    &dirs, targets, &any))
+		    here, targets, &any))
 			goto no;
+		if (c->nwords > 0 && strcmp(c->words[0].text, "cd") == 0) {
+			struct strv to = STRV_INIT;
+
+			if (!danger_measure_cd(c, here, &dirs, &to)) {
+				strv_release(&to);
+				goto no;
+			}
+			strv_release(&then);
+			then = to;
+		}
+		/* The next command runs here only after this one
+		   succeeded, in the chain a cd began. */
+		chain = c->flags == SH_C_THEN && (chain ||
+		    (c->nwords > 0 && strcmp(c->words[0].text, "cd") == 0));
 	}
 	if (any) {
 		strv_release(&dirs);
+		strv_release(&then);
 		return true;
 	}
 no:
 	strv_release(&dirs);
+	strv_release(&then);
 	strv_release(targets);
 	return false;
 }

@@ -11,6 +11,7 @@
 
 #include "beneath.h"
 #include "config.h"
+#include "buf.h"
 #include "danger.h"
 #include "danger-int.h"
 #include "jsonutil.h"
@@ -429,6 +430,22 @@ danger_path(const struct strv *prefixes, const char *w)
 	return false;
 }
 
+/* A quoted operand that holds pattern characters names one file: its
+   target has them escaped, as fnmatch reads them (stake.h). */
+static void
+danger_fill_quoted(struct danger_hit *hit, const char *t)
+{
+	struct buf	b = BUF_INIT;
+
+	for (; *t != '\0'; t++) {
+		if (strchr("*?[\\", *t) != NULL)
+			buf_putc(&b, '\\');
+		buf_putc(&b, *t);
+	}
+	strv_push(&hit->targets, b.data != NULL ? b.data : "");
+	buf_release(&b);
+}
+
 /* Fill hit from entry e; the operands from first on are the targets. */
 static void
 danger_fill(const struct danger_entry *e, const struct sh_cmd *c,
@@ -452,6 +469,9 @@ danger_fill(const struct danger_entry *e, const struct sh_cmd *c,
 		else if (strcmp(danger_base(c->words[first - 1].text),
 		    "find") == 0 && t[0] == '-')
 			break;
+		else if ((c->words[i].flags & SH_W_GLOB) == 0 &&
+		    strpbrk(t, "*?[") != NULL)
+			danger_fill_quoted(hit, t);
 		else
 			strv_push(&hit->targets, t);
 	}

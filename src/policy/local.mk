@@ -9,7 +9,7 @@ noinst_LIBRARIES += %D%/libpolicy.a
 	%D%/allowlist.c %D%/allowlist.h %D%/allowlist-int.h \
 	%D%/allowlist-view.c %D%/allowlist-layers.c %D%/allowlist-trust.c \
 	%D%/allowlist-secrets.c %D%/allowlist-cd.c \
-	%D%/allowlist-write.c \
+	%D%/allowlist-write.c %D%/allowlist-danger.c \
 	%D%/allowlist-hosts.c \
 	%D%/rules.c %D%/rules.h %D%/rules-int.h %D%/rules-grammar.c \
 	%D%/optparse.c %D%/optparse-sed.c %D%/optparse.h \

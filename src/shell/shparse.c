@@ -18,7 +18,7 @@
 #include "xalloc.h"
 
 static int	 parse_and_or(struct sh_parser *);
-static int	 parse_pipeline(struct sh_parser *);
+static int	 parse_pipeline(struct sh_parser *, bool *);
 static int	 parse_simple(struct sh_parser *, size_t *);
 static int	 parse_redir(struct sh_parser *, struct sh_cmd *);
 
@@ -250,20 +250,29 @@ static int
 parse_and_or(struct sh_parser *p)
 {
 	struct sh_token	*t;
+	size_t		 first = p->sh->script->ncmds;
+	bool		 negated, or = false;
 
-	if (parse_pipeline(p) != 0)
+	if (parse_pipeline(p, &negated) != 0)
 		return -1;
 	for (;;) {
 		if (lex_peek(p, &t) != 0)
 			return -1;
 		if (t->type != TOK_AND && t->type != TOK_OR)
 			return 0;
+		/* After a ||, what follows && may run with the pipeline
+		   before it skipped: `a || cd x && rm y` runs rm where a
+		   left it. */
+		or |= t->type == TOK_OR;
+		if (t->type == TOK_AND && !negated && !or)
+			parse_mark(p, first, SH_C_THEN);
 		if (lex_drop(p) != 0 || parse_skip_newlines(p) != 0 ||
 		    lex_peek(p, &t) != 0)
 			return -1;
 		if (!command_start(t))
 			return parse_unexpected(p, NULL);
-		if (parse_pipeline(p) != 0)
+		first = p->sh->script->ncmds;
+		if (parse_pipeline(p, &negated) != 0)
 			return -1;
 	}
 }
@@ -284,17 +293,20 @@ add_stderr_dup(struct sh_parser *p, size_t idx)
 	r->target.flags = 0;
 }
 
-/* [time [-p]] [!] command { | or |& command } */
+/* [time [-p]] [!] command { | or |& command }; *negated: an odd number
+   of ! */
 static int
-parse_pipeline(struct sh_parser *p)
+parse_pipeline(struct sh_parser *p, bool *negated)
 {
 	struct sh_token	*t;
 	size_t		 first = p->sh->script->ncmds, last, n = 1;
 
+	*negated = false;
 	for (;;) {
 		if (lex_peek(p, &t) != 0)
 			return -1;
 		if (parse_tok_is(t, "!")) {
+			*negated = !*negated;
 			if (lex_drop(p) != 0)
 				return -1;
 		} else if (parse_tok_is(t, "time")) {

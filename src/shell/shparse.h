@@ -96,6 +96,11 @@ enum sh_cmd_flags {
 	SH_C_SUBST	= (1 << 3),	/* inside $(...), `...`, <(...) */
 	SH_C_CONTROL	= (1 << 4),	/* inside if/for/while/case/function */
 	SH_C_BACKGROUND	= (1 << 5),	/* followed by & */
+	SH_C_THEN	= (1 << 6),	/* its pipeline, not negated with !
+					   and after no || of its list, is
+					   followed by &&: what comes next
+					   runs only when it ran and
+					   succeeded */
 };
 
 struct sh_cmd {

@@ -40,8 +40,25 @@ assert_eq "a delete of what does not exist" "$(restores 'rm -rf gone')" \
 assert_eq "through cd into the project" "$(restores 'cd src && rm -rf big')" \
     "danger true"
 check 'cd src && rm -rf big'
-assert_eq "  measured where the cd leads and where it may fail" \
+assert_eq "  measured where the cd leads (&&: nothing runs if it fails)" \
+    "$(field '.danger.targets|join(",")')" "src/big"
+check 'cd src; rm -rf big'
+assert_eq "  with ';' where the cd leads and where it may fail" \
     "$(field '.danger.targets|join(",")')" "big,src/big"
+
+# `cd DIR && rm ../x`: the operand is taken from where the cd went (the rm
+# runs only after it), so ../x is the project's x, not outside it.
+assert_eq "cd DIR && rm -rf ../x: measured where the cd went" \
+    "$(restores 'cd build && rm -rf ../src')" "danger true"
+check 'cd build && rm -rf ../src'
+assert_eq "  the at-stake line names the project's src" \
+    "$(field .danger.at_stake)" \
+    "deletes 1 file (100 B) under src/; undo puts all of it back"
+ok_unless "  and says nothing of outside the project" grep -q outside \
+    <<<"$(field .danger.at_stake)"
+check 'cd build; rm -rf ../src'
+assert_match "cd DIR; rm: where the cd may fail, ../src is outside" \
+    "$(field .danger.at_stake)" "'../src' is outside the project"
 
 assert_eq "a pattern, by what it matches now" \
     "$(restores 'rm -rf build/s*')" "danger true"
@@ -91,6 +108,22 @@ assert_eq "a directory: how many of its files git tracks" \
 assert_eq "a pattern that matches nothing says so" \
     "$(stake 'rm -rf zz*.txt' .danger.at_stake)" \
     "deletes nothing that exists now; 'zz*.txt' matches nothing now; undo puts all of it back"
+# A delete that is not danger says what it puts at stake too (deletes.json).
+assert_eq "rm -f of a pattern: its matches, tracked or untracked" \
+    "$(stake 'rm -f out*.txt' '[.verdict, .at_stake] | join(" / ")')" \
+    "ask / deletes out1.txt (1 B, tracked), out2.txt (1 B, untracked), out3.txt (1 B, untracked); undo puts all of it back"
+assert_eq "rm of a file" "$(stake 'rm file.txt' .at_stake)" \
+    "deletes file.txt (1 B, tracked); undo puts all of it back"
+assert_eq "unlink of a file" "$(stake 'unlink w1_1.txt' .at_stake)" \
+    "deletes w1_1.txt (1 B, untracked); undo puts all of it back"
+assert_eq "a quoted pattern names one file, not its matches" \
+    "$(stake "rm -f 'out*.txt'" .at_stake)" \
+    "deletes nothing that exists now; 'out*.txt' does not exist; undo puts all of it back"
+assert_eq "a command that deletes nothing has none" \
+    "$(stake 'ls out*.txt' .at_stake)" null
+assert_match "the text output has the line for a plain rm too" \
+    "$(cd "$P3" && "$BWGATE" check --project "$P3" -- 'rm -f out*.txt')" \
+    'at stake: deletes out1.txt \(1 B, tracked\)'
 assert_match "the text output has the at-stake line" \
     "$(cd "$P3" && "$BWGATE" check --project "$P3" -- 'rm -rf out*.txt')" \
     'at stake: deletes out1.txt \(1 B, tracked\)'
@@ -105,6 +138,33 @@ for c in 'rm -rf *' 'rm -rf lin*' 'rm -rf b*/sub' 'rm -rf -* build' \
 	assert_eq "asks in sandboxed mode: $c" "$(restores "$c")" \
 	    "danger false"
 done
+# A cd that may not go where its word says is not followed: nothing is
+# measured (CDPATH, a function or wrapper named cd, a negated cd, a link).
+for c in 'CDPATH=sub; cd big && rm -rf f' 'v=CDPATH; declare "$v=sub"; cd big && rm -rf f' \
+    'cd() { :; }; cd zz && rm -rf src' 'builtin cd zz && rm -rf src' \
+    'command cd zz && rm -rf src' '! cd zz && rm -rf ../src' \
+    'cd link && rm -rf ../src' 'rm -rf b*/../src' 'cd build; rm -rf ../src'; do
+	assert_eq "asks in sandboxed mode: $c" "$(restores "$c")" \
+	    "danger false"
+done
+# A plain rm beside a danger's delete is measured with it: undo must put
+# back both (rm -f of a file over its limit for one file asks).
+assert_eq "rm -f of a file over undo's limit beside rm -rf" \
+    "$(BWGATE_UNDO_FILE_MAX=6K restores 'rm -f sub/big/f && rm -rf build')" \
+    "danger false"
+assert_eq "  the same without it runs at once" \
+    "$(BWGATE_UNDO_FILE_MAX=6K restores 'rm -f src/a.txt && rm -rf build')" \
+    "danger true"
+assert_eq "a plain rm whose operands are not known beside rm -rf" \
+    "$(restores 'xargs rm < list && rm -rf build')" "danger false"
+assert_eq "  nor are these" "$(restores 'rm -f $F && rm -rf build')" \
+    "danger false"
+# After a ||, a cd followed by && may have been skipped (bash reads
+# `cd sub || cd build && rm -rf big` as (cd sub || cd build) && rm): the
+# rm may run in sub, where big is over the limit.
+assert_eq "a cd after || is not the only place the rm runs" \
+    "$(BWGATE_UNDO_FILE_MAX=6K restores 'cd sub || cd build && rm -rf big')" \
+    "danger false"
 # The cd is followed: ./big is absent, sub/big is over the limit.
 assert_eq "a cd into a directory too big for undo" \
     "$(BWGATE_UNDO_RUN_MAX=6K restores 'cd sub && rm -rf big')" "danger false"

@@ -233,12 +233,17 @@ for c in "psql -h localhost -c 'select 1'" "redis-cli KEYS '*' | head"; do
 	check --json -- "$c"
 	assert_eq "needs database-client: $c" "$(jq -r .needs.id <<<"$OUT")" database-client
 done
-# The host's processes and ports: the sandbox has its own, so ps or lsof
-# there would say a server that runs outside is not running.
+# The project's processes and ports: a project's sandboxes share one pid
+# and one network namespace, so ps, pkill or lsof there see and signal the
+# project's own processes and nothing else; they need nothing more than
+# the project profile (sandboxed mode runs them at once), and by default
+# they ask (issue 41 item 6).
 for c in "ps aux | grep node" "lsof -i :3001 | grep LISTEN" "pkill -f 'node x'" \
-	"bash -lc 'ss -ltn'"; do
+	"bash -lc 'ss -ltn'" "kill -9 -1" "killall node"; do
 	check --json -- "$c"
-	assert_eq "needs host-processes: $c" "$(jq -r .needs.id <<<"$OUT")" host-processes
+	assert_eq "the project's processes need nothing more: $c" \
+	    "$(jq -r '[.verdict, .profile, .needs.id] | join(" ")' <<<"$OUT")" \
+	    "ask project "
 done
 check --json -- "gh pr view 12"
 assert_eq "gh needs the network" "$(jq -r .needs.id <<<"$OUT")" cloud-cli

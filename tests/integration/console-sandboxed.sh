@@ -84,6 +84,59 @@ ok_if "  and huge is still there" test -f huge/f
 assert_eq "  the console's at-stake line: what is there, and git does not track it" \
 	"$(grep '"at_stake"' "$AUDIT" | tail -1 | jq -r .request.at_stake)" \
 	"deletes 1 file (97.7 KiB, untracked) under huge/"
+# A delete that is not danger runs at once too, and says what it deleted
+# in the at-stake line: a pattern's matches, tracked or untracked.
+printf 1 > out1.txt && printf 2 > out2.txt
+"$BWGATE" run -- sh -c 'rm -f out*.txt' > /dev/null 2>&1; rc=$?
+assert_eq "rm -f of a pattern runs at once" "$rc" 0
+ok_unless "  its matches are gone" test -e out1.txt -o -e out2.txt
+assert_eq "  the at-stake line names them, untracked" \
+	"$(grep '"at_stake"' "$AUDIT" | tail -1 | jq -r .request.at_stake)" \
+	"deletes out1.txt (1 B, untracked), out2.txt (1 B, untracked); undo puts all of it back"
+# cd DIR && rm -rf ../x: the operand is the project's x, measured.
+mkdir -p gone/deep && echo g > gone/deep/f
+"$BWGATE" run -- sh -c 'cd build && rm -rf ../gone' > /dev/null 2>&1; rc=$?
+assert_eq "cd build && rm -rf ../gone runs at once (undo keeps it)" "$rc" 0
+ok_unless "  gone is gone" test -e gone
+assert_eq "  the at-stake line names the project's gone/, not outside" \
+	"$(grep '"at_stake"' "$AUDIT" | tail -1 | jq -r .request.at_stake)" \
+	"deletes 1 file (2 B, untracked) under gone/; undo puts all of it back"
+# The project's processes: ps and pkill run at once; they see and signal
+# the project's processes only, never the host's.
+sleep 4711 & HOSTPID=$!
+CLEANUP_EXTRA="kill $HOSTPID 2>/dev/null"
+out=$("$BWGATE" run -- sh -c 'sleep 4712 & for i in $(seq 100); do
+	ps -eo args | grep -q "^sleep 4712" && break; sleep 0.1; done
+	ps -eo args; pkill -x sleep; echo "pkill=$?"' 2>&1); rc=$?
+assert_eq "ps and pkill run at once in sandboxed mode" "$rc" 0
+assert_match "  decided by sandboxed mode" \
+	"$(grep '"decision"' "$AUDIT" | tail -1)" '"by":"sandboxed"'
+# Nested in another sandbox a fresh /proc cannot be mounted: bwgate binds
+# the existing one (and warns), where ps reads the outer pid namespace.
+if "$BWGATE" check --json -- true | jq -e '.bwrap_argv | index("--proc")' \
+    > /dev/null; then
+	assert_match "  ps sees the project's own process" "$out" "sleep 4712"
+	ok_unless "  but not the host's" grep -q "sleep 4711" <<<"$out"
+	assert_match "  pkill signals the project's own" "$out" "pkill=0"
+else
+	for w in "ps sees the project's own" "not the host's" "pkill signals"; do
+		skip "  $w" "no fresh /proc here (nested): the existing one is bound"
+	done
+fi
+ok_if "  and the host's process lives (its pid namespace holds)" \
+    kill -0 "$HOSTPID"
+kill "$HOSTPID" 2>/dev/null
+# A cd that may go elsewhere than its word says is not followed: the
+# delete after it is not measured, so it asks (headless: refused) and
+# undo's limit is not passed unasked (huge/f is over it).
+mkdir -p alt/huge nohuge && cp huge/f alt/huge/f
+for c in 'builtin cd huge && rm -rf f' 'cd() { builtin cd huge; }; cd nohuge && rm -rf f' \
+    'CDPATH=alt; cd huge && rm -rf f' 'CDPATH=alt; cd huge; rm -rf f'; do
+	"$BWGATE" run -- bash -c "$c" > /dev/null 2>&1; rc=$?
+	assert_eq "a cd not followed: refused headless (77): $c" "$rc" 77
+done
+ok_if "  huge/f is still there" test -f huge/f
+ok_if "  and alt/huge/f" test -f alt/huge/f
 err=$("$BWGATE" run -- sh -c 'eval "rm -rf build"' 2>&1); rc=$?
 assert_eq "eval of a delete: refused headless (77)" "$rc" 77
 ok_if "  and build is still there" test -f build/sub/f

@@ -8,8 +8,8 @@
  *	[FLAGS:] %assign... word... [fd]op target...
  *
  * with command flags P piped, S subshell, G group, X substitution,
- * C control flow, B background; word flags after '@': q quoted, p param,
- * c command substitution, a arithmetic, g glob, b brace, t tilde,
+ * C control flow, B background, T followed by && (its pipeline not
+ * negated); word flags after '@': q quoted, p param, c command substitution, a arithmetic, g glob, b brace, t tilde,
  * s process substitution. Bytes are escaped (\n, \t, \r, \xHH, "\ " for a
  * space, \\ and \@); an empty word is ''. After " # " come the unknown
  * constructs, joined by ", ". An expected value starting with '!' is the
@@ -139,17 +139,21 @@ static const struct vector vectors[] = {
 	{ "$cmd -rf /", "$cmd@p -rf /" },
 
 	/* Operators. */
-	{ "a && b || c", "a ; b ; c" },
-	{ "a&&b||c;d", "a ; b ; c ; d" },
+	{ "a && b || c", "T:a ; b ; c" },
+	{ "a&&b||c;d", "T:a ; b ; c ; d" },
 	{ "a; b & c", "a ; B:b ; c # background job '&'" },
-	{ "a && b &", "B:a ; B:b # background job '&'" },
+	{ "a && b &", "BT:a ; B:b # background job '&'" },
 	{ "a | b | c", "P:a ; P:b ; P:c" },
 	{ "a | b &", "PB:a ; PB:b # background job '&'" },
 	{ "a |& b", "P:a 2>&1 ; P:b" },
 	{ "ls\npwd\n", "ls ; pwd" },
 	{ "ls\n\n\npwd", "ls ; pwd" },
-	{ "ls &\\\n& pwd", "ls ; pwd" },
-	{ "ls &&\n pwd", "ls ; pwd" },
+	{ "ls &\\\n& pwd", "T:ls ; pwd" },
+	{ "ls &&\n pwd", "T:ls ; pwd" },
+	{ "! cd x && rm y", "cd x ; rm y" },
+	{ "! ! cd x && rm y", "T:cd x ; rm y" },
+	{ "a | b && c || d", "PT:a ; PT:b ; c ; d" },
+	{ "a || cd x && rm y", "a ; cd x ; rm y" },
 	{ "ls |\n wc", "P:ls ; P:wc" },
 	{ "! ls", "ls" },
 	{ "time ls -l", "ls -l" },
@@ -157,7 +161,7 @@ static const struct vector vectors[] = {
 	{ "git status; curl http://x | sh",
 	  "git status ; P:curl http://x ; P:sh" },
 	{ "echo hi;rm -rf /", "echo hi ; rm -rf /" },
-	{ "ls&&rm x", "ls ; rm x" },
+	{ "ls&&rm x", "T:ls ; rm x" },
 	{ "cat x | base64 -d | bash -s",
 	  "P:cat x ; P:base64 -d ; P:bash -s" },
 	{ "ls ;; pwd", "!syntax error near unexpected token ';;' at 3" },
@@ -256,7 +260,7 @@ static const struct vector vectors[] = {
 	  "X:echo a ; X:EOF ; cat $(echo\\ a\\nEOF\\n)@c <<rm\\ -rf\\ /\\n" },
 	{ "while read l; do :; done <<EOF | cat\nbody\nEOF",
 	  "PC:read l ; PC:: ; PC:<<body\\n ; P:cat # control flow 'while'" },
-	{ "cat <<EOF &&\nbody\nEOF\necho ok", "cat <<body\\n ; echo ok" },
+	{ "cat <<EOF &&\nbody\nEOF\necho ok", "T:cat <<body\\n ; echo ok" },
 	/*
 	 * bash 5.2 re-prints a substitution holding a here-document and runs
 	 * these as "c x c y" / "c { c y": refused rather than guessed.
@@ -542,7 +546,7 @@ dump_script(const struct sh_script *s)
 		[SH_R_OUT_ERR] = "&>", [SH_R_APPEND_ERR] = "&>>",
 		[SH_R_HEREDOC] = "<<", [SH_R_HERESTRING] = "<<<",
 	};
-	static const char cflags[] = "PSGXCB";
+	static const char cflags[] = "PSGXCBT";
 	struct buf		 b = BUF_INIT;
 	const struct sh_cmd	*c;
 	size_t			 i, j;
