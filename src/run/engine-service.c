@@ -382,7 +382,7 @@ engine_serve(struct engine *e, struct sandbox_policy *pol)
 	e->serving = true;
 	observe_record(e->obs, NULL, pol->project);
 	observe_record_exec(e->obs, NULL);
-	observe_record_ports(e->obs, NULL);
+	observe_record_ports(e->obs, NULL, NULL);
 	if (e->timeout_timer != 0) {
 		/* The request's timeout was the request's. */
 		loop_cancel(e->loop, e->timeout_timer);
