@@ -108,6 +108,9 @@ engine_status(int fd, short revents, void *arg)
 		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
 		    cJSON_IsNumber(v) && !e->pod_pid)
 			e->pidns = (uint64_t)v->valuedouble;
+		if ((v = cJSON_GetObjectItem(j, "ipc-namespace")) != NULL &&
+		    cJSON_IsNumber(v))
+			e->ipcns = (uint64_t)v->valuedouble;
 		if ((v = cJSON_GetObjectItem(j, "child-pid")) != NULL &&
 		    cJSON_IsNumber(v))
 			e->child_pid = (pid_t)v->valueint;
