@@ -223,6 +223,38 @@ assert_eq "the request with a daemon returned" "$(cat "$T/r8.out")" \
 	"started"
 ok_if "its daemon is gone" wait_for 10 sh -c "! pgrep -f -x 'sleep $N8'"
 
+# 6c. Nor a process whose main thread exited while another runs on (its
+#     /proc entry shows no namespace then; found by its threads'): the
+#     thread is named, its process has no command line left.
+N9=$(( N + 9 ))
+thread_runs() { grep -qx "bwg$N9" /proc/[0-9]*/task/*/comm 2>/dev/null; }
+case "$(uname -m)" in
+x86_64) SYS_EXIT=60 ;;
+aarch64) SYS_EXIT=93 ;;
+*) SYS_EXIT= ;;
+esac
+if [ -n "$PY" ] && [ -n "$SYS_EXIT" ]; then
+	cat > "$A/leader.py" <<PYEOF
+import ctypes, threading, time
+def run():
+    ctypes.CDLL(None).prctl(15, b"bwg$N9", 0, 0, 0)
+    time.sleep(300)
+threading.Thread(target=run).start()
+time.sleep(0.2)
+ctypes.CDLL(None).syscall($SYS_EXIT, 0)
+PYEOF
+	"$BWGATE" exec --quiet --project "$A" -- sh -c "'$PY' leader.py \
+	    </dev/null >/dev/null 2>&1 & sleep 2; cat /proc/[0-9]*/task/*/comm \
+	    2>/dev/null | grep -x 'bwg$N9'" > "$T/r9.out" 2>&1
+	assert_eq "a request left a process whose main thread exited" \
+		"$(cat "$T/r9.out")" "bwg$N9"
+	ok_if "  it is gone with the request" wait_for 10 sh -c \
+		"! grep -qx 'bwg$N9' /proc/[0-9]*/task/*/comm 2>/dev/null"
+	rm -f "$A/leader.py"
+else
+	skip "a process whose main thread exited" "no python3, or not x86_64/aarch64 (exit's number)"
+fi
+
 # 6b. A request killed outright (its bwgate gets SIGKILL) leaves nothing
 #     in the project's pid namespace: the pod ends what is left in its
 #     cgroup once the run is gone.
