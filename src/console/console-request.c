@@ -588,7 +588,8 @@ console_prune(struct console *c)
 	for (r = TAILQ_FIRST(&c->q.requests);
 	    r != NULL && ended > CONSOLE_HISTORY_KEEP; r = next) {
 		next = TAILQ_NEXT(r, entry);
-		if (!request_ended(r))
+		/* One whose service runs stays: S reaches it there. */
+		if (!request_ended(r) || console_service(c, r->id) != NULL)
 			continue;
 		console_emit_request(c, CONSOLE_EV_REMOVED, r);
 		spool_drop(c, r->id);

@@ -93,6 +93,11 @@ service_events(struct service *s, const char *data, size_t len)
 		    s->evin.data));
 		buf_consume(&s->evin, (size_t)(nl - s->evin.data) + 1);
 		service_refused(s, cJSON_GetObjectItem(j, "refused"));
+		/* A limit it reached ended it ("pids limit"). */
+		if (cJSON_IsString(cJSON_GetObjectItem(j, "killed")) &&
+		    s->stopped_by == NULL)
+			s->stopped_by = xstrdup(cJSON_GetObjectItem(j,
+			    "killed")->valuestring);
 		a = cJSON_GetObjectItem(j, "ports");
 		if (cJSON_IsArray(a) && cJSON_IsString(cJSON_GetObjectItem(j,
 		    "event"))) {

@@ -120,6 +120,9 @@ allowed() {
 					# it exists)
 	limiter.o) echo "fopen open opendir rmdir mkdir stat" ;; # cgroups
 	runner.o|proctree.o) echo "open opendir stat" ;;	# /proc
+	engine-service.o) echo "fopen opendir readlink stat" ;; # a
+					# service's /proc/PID/{stat,fd,net,
+					# exe}; bwgate's helper program
 	monitor.o|netproxy-conn.o) echo "fopen" ;;	# /proc/sys; the
 					# test's hosts file
 	netproxy.o|netstack.o|observe-flight.o) echo "open" ;; # /dev/null,

@@ -144,7 +144,7 @@ if "$BWGATE" doctor --json 2>/dev/null | jq -r '.checks[] |
 	ok_if "a service that forks beyond its process limit" wait_for 10 \
 		grep -q '"record":"service-start","id":4' "$AUDIT"
 	ok_if "  is stopped when it reaches it" wait_for 20 \
-		grep -q '"record":"service-stop","id":4' "$AUDIT"
+		grep -q '"record":"service-stop","id":4,"by":"pids limit"' "$AUDIT"
 else
 	skip "a service's process limit" "no cgroup of its own here: the process limit is the user's (RLIMIT_NPROC), not the request's"
 fi

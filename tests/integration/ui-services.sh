@@ -71,16 +71,23 @@ check_screen "  and from the services section" 10 'service 1 ended'
 ok_unless "  no services section left" sh -c \
 	"tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q 'background processes kept'"
 
-# q counts the services, and quitting stops them.
-agent three -- sh -c "sleep 3107.$U & echo bg"
+# A service the observer refuses something after its request: said.
+agent three -- sh -c "(sleep 1; echo x > .mcp.json; sleep 3107.$U) > /dev/null 2>&1 & echo bg"
 wait_agent 30 three
-check_screen "another service" 10 '1 service: background processes kept'
+check_screen "what the observer refuses a service is said" 20 \
+	'service 3: refused create .*\.mcp\.json'
+ok_unless "  and not done" test -e "$P/.mcp.json"
+
+# q counts the services, and quitting stops them.
+agent four -- sh -c "sleep 3108.$U & echo bg"
+wait_agent 30 four
+check_screen "another service" 10 '2 services: background processes kept'
 keys q
 check_screen "q counts the services it stops" 5 \
-	'0 pending will be denied, 0 running killed, 1 service stopped'
+	'0 pending will be denied, 0 running killed, 2 services stopped'
 keys y
 console_exited 30
 assert_eq "the console exits 0" "$(cat "$T/console.rc")" 0
-ok_if "its service is gone from the host" wait_for 20 \
-	no_procs "sleep 3107.$U"
+both_gone() { no_procs "sleep 3107.$U" && no_procs "sleep 3108.$U"; }
+ok_if "its services are gone from the host" wait_for 20 both_gone
 done_testing
