@@ -4,6 +4,7 @@
 #include "autoconf.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <sched.h>
@@ -171,7 +173,7 @@ proctree_kill(pid_t root, int sig)
 static bool
 ipcns_is(const char *dir, const struct stat *ns)
 {
-	char		path[128];
+	char		path[512];
 	struct stat	st;
 
 	snprintf(path, sizeof path, "%s/ns/ipc", dir);
@@ -184,7 +186,7 @@ ipcns_is(const char *dir, const struct stat *ns)
 static bool
 ipcns_holds(pid_t pid, const struct stat *ns)
 {
-	char		 dir[64], sub[128], path[64];
+	char		 dir[32], sub[384], path[64];
 	struct stat	 st;
 	struct dirent	*de;
 	DIR		*d;
@@ -238,6 +240,29 @@ proc_is_own(void)
 	return strtol(buf, NULL, 10) == (long)getpid();
 }
 
+/*
+ * Signal pid if it is in the namespace: held by a pidfd while it is looked
+ * at, so a process that ended meanwhile is never taken for another that
+ * got its number (kill() where there are no pidfds). True when signalled
+ * (sig 0: when it is in it).
+ */
+static bool
+ipcns_signal_one(pid_t pid, const struct stat *ns, int sig,
+    bool (*skip)(pid_t, void *), void *arg)
+{
+	int	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool	done = false;
+
+	if (pidfd < 0 && errno != ENOSYS)
+		return false;	/* gone */
+	if (ipcns_holds(pid, ns) && (skip == NULL || !skip(pid, arg)))
+		done = sig == 0 || (pidfd >= 0 ? syscall(SYS_pidfd_send_signal,
+		    pidfd, sig, NULL, 0) == 0 : kill(pid, sig) == 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	return done;
+}
+
 int
 ipcns_signal(int nsfd, int sig, pid_t except, bool (*skip)(pid_t, void *),
     void *arg)
@@ -255,10 +280,9 @@ ipcns_signal(int nsfd, int sig, pid_t except, bool (*skip)(pid_t, void *),
 		long	 pid = strtol(de->d_name, &end, 10);
 
 		if (end == de->d_name || *end != '\0' || pid <= 1 ||
-		    pid == except || !ipcns_holds((pid_t)pid, &ns) ||
-		    (skip != NULL && skip((pid_t)pid, arg)))
+		    pid == except)
 			continue;
-		if (sig == 0 || kill((pid_t)pid, sig) == 0)
+		if (ipcns_signal_one((pid_t)pid, &ns, sig, skip, arg))
 			n++;
 	}
 	closedir(d);
