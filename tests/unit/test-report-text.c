@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdbool.h>
 
 #include "buf.h"
 #include "report-text.h"
@@ -268,6 +269,57 @@ test_git(void **state)
 	cJSON_Delete(rep);
 }
 
+/* A command's background processes: kept as a service (its id, how to
+   stop it, not in this report nor its undo), or killed; one line each,
+   one or several. */
+static void
+test_service(void **state)
+{
+	struct report_text	 t = REPORT_TEXT_INIT;
+	struct report_text_opts	 o = { test_escape, false };
+	cJSON			*rep, *sv;
+	bool			 kept = false, killed = false;
+
+	rep = report_with(NULL, NULL, NULL);
+	sv = cJSON_AddObjectToObject(rep, "service");
+	cJSON_AddNumberToObject(sv, "processes", 2);
+	cJSON_AddNumberToObject(sv, "id", 7);
+	cJSON_AddNumberToObject(rep, "background_killed", 1);
+	report_text_build(rep, &o, &t);
+	for (size_t i = 0; i < t.n; i++) {
+		if (strcmp(t.v[i].text, "2 background processes keep running "
+		    "as the project's service 7 (bwgate stop 7): what they "
+		    "change from now on is in neither this report nor its "
+		    "undo") == 0)
+			kept = true;
+		if (strcmp(t.v[i].text, "1 background process was killed "
+		    "when the command ended: not kept as the project's "
+		    "service (only a console keeps them, up to its "
+		    "console.max_services)") == 0)
+			killed = true;
+	}
+	assert_true(kept);
+	assert_true(killed);
+	report_text_release(&t);
+	cJSON_Delete(rep);
+
+	/* One process, no console id: no stop hint with a wrong number. */
+	rep = report_with(NULL, NULL, NULL);
+	sv = cJSON_AddObjectToObject(rep, "service");
+	cJSON_AddNumberToObject(sv, "processes", 1);
+	report_text_build(rep, &o, &t);
+	kept = false;
+	for (size_t i = 0; i < t.n; i++)
+		if (strcmp(t.v[i].text, "1 background process keeps running "
+		    "as the project's service: what it changes from now on "
+		    "is in neither this report nor its undo") == 0)
+			kept = true;
+	assert_true(kept);
+	report_text_release(&t);
+	cJSON_Delete(rep);
+	(void)state;
+}
+
 int
 main(void)
 {
@@ -277,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_limit_and_more),
 		cmocka_unit_test(test_attention_escape),
 		cmocka_unit_test(test_git),
+		cmocka_unit_test(test_service),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
