@@ -52,7 +52,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +71,7 @@
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
+#include "proctree.h"
 #include "runner.h"
 #include "snapshot.h"
 #include "undo.h"
@@ -300,20 +300,9 @@ engine_pod_watch(struct engine *e, const struct sandbox *sb)
 static int
 engine_mark(struct engine *e, const struct sandbox *sb, char **cause)
 {
-	char		path[64];
-	struct stat	st;
-	int		fd;
-
 	if (!e->pod_pid || limiter_knows_procs(e->lim))
 		return 0;
-	snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)e->child_pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 &&
-	    (fstat(fd, &st) != 0 || e->ipcns == 0 ||
-	    (uint64_t)st.st_ino != e->ipcns)) {
-		close(fd);
-		fd = -1;
-	}
-	if (!limiter_mark(e->lim, fd)) {
+	if (!limiter_mark(e->lim, ipcns_open(e->child_pid, e->ipcns))) {
 		*cause = xstrdup("the sandbox shares the project's pid "
 		    "namespace, but its processes cannot be told apart (no "
 		    "cgroup of its own, and its IPC namespace cannot be "

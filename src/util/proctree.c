@@ -228,6 +228,23 @@ ipcns_usable(int nsfd)
 	return proc_is_own();
 }
 
+int
+ipcns_open(pid_t pid, unsigned long long ino)
+{
+	char		path[64];
+	struct stat	st;
+	int		fd;
+
+	snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)pid);
+	if (ino == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (unsigned long long)st.st_ino != ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 bool
 proc_is_own(void)
 {

@@ -53,6 +53,9 @@ pid_t	reap_session(pid_t pid, int *status, bool block);
  * namespace that is not its own (which would be every process it has)?
  */
 bool	ipcns_usable(int nsfd);
+/* A descriptor of pid's IPC namespace if its inode is ino (0: never),
+   else -1. */
+int	ipcns_open(pid_t pid, unsigned long long ino);
 /* Is /proc this process's pid namespace's (/proc/self is getpid())? */
 bool	proc_is_own(void);
 /* Signal every process of the IPC namespace nsfd but except (0: none)
