@@ -196,8 +196,8 @@ ipcns_holds(pid_t pid, const struct stat *ns)
 	if (ipcns_is(dir, ns))
 		return true;
 	snprintf(path, sizeof path, "%s/ns/ipc", dir);
-	if (stat(path, &st) == 0)
-		return false;	/* readable, another namespace */
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return false;	/* another namespace, or not ours to read */
 	snprintf(path, sizeof path, "%s/task", dir);
 	if ((d = opendir(path)) == NULL)
 		return false;
@@ -267,10 +267,14 @@ static bool
 ipcns_signal_one(pid_t pid, const struct stat *ns, int sig,
     bool (*skip)(pid_t, void *), void *arg)
 {
-	int	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int	pidfd;
 	bool	done = false;
 
-	if (pidfd < 0 && errno != ENOSYS)
+	/* Most are not: looked at once, without a pidfd. */
+	if (!ipcns_holds(pid, ns))
+		return false;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0 &&
+	    errno != ENOSYS)
 		return false;	/* gone */
 	if (ipcns_holds(pid, ns) && (skip == NULL || !skip(pid, arg)))
 		done = sig == 0 || (pidfd >= 0 ? syscall(SYS_pidfd_send_signal,
