@@ -213,6 +213,7 @@ ENGINE_TESTS = \
 	%D%/integration/pod-access.sh \
 	%D%/integration/pod-console.sh \
 	%D%/integration/pod-pids.sh \
+	%D%/integration/pod-pids-nocg.sh \
 	%D%/integration/pod-services.sh \
 	%D%/integration/net-domains.sh \
 	%D%/integration/net-console.sh \

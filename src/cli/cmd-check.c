@@ -115,9 +115,7 @@ check_argv(struct allowlist **alp, const char *project, const char *cfgfile,
 		rc = 0;
 		goto out;
 	}
-	if (sandbox_build(&pol, &probe, SANDBOX_DRY |
-	    (limits_own_cgroup() ? SANDBOX_OWN_CGROUP : 0), &sb,
-	    sandbox_error) != 0) {
+	if (sandbox_build(&pol, &probe, SANDBOX_DRY, &sb, sandbox_error) != 0) {
 		rc = 0;
 		goto out;
 	}

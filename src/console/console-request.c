@@ -330,8 +330,7 @@ request_classify(struct console *c, struct request *r)
 		if (!given)
 			strv_push(&pol.env_set, kv);
 	}
-	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY |
-	    (limits_own_cgroup() ? SANDBOX_OWN_CGROUP : 0), &sb, &cause) != 0)
+	if (sandbox_build(&pol, &c->probe, SANDBOX_DRY, &sb, &cause) != 0)
 		goto fail;
 	if (request_overlaps_protected(m, &sb, &cause) != 0)
 		goto fail;

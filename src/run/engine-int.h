@@ -38,8 +38,10 @@ struct engine {
 	int			 status_fd;
 	struct buf		 status;
 	uint64_t		 pidns;
+	uint64_t		 ipcns;		/* bwrap's report, or 0 */
 	/* In the project's pid namespace (sandbox.h pod_pid): the run is
-	   ended by its cgroup, never by the pid namespace. */
+	   ended by its cgroup (else its IPC namespace: engine_mark), never
+	   by the pid namespace. */
 	bool			 pod_pid;
 	pid_t			 child_pid;	/* sandbox's first process */
 	struct netstack		*net;		/* user-mode network, or NULL */

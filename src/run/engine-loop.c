@@ -108,6 +108,9 @@ engine_status(int fd, short revents, void *arg)
 		if ((v = cJSON_GetObjectItem(j, "pid-namespace")) != NULL &&
 		    cJSON_IsNumber(v) && !e->pod_pid)
 			e->pidns = (uint64_t)v->valuedouble;
+		if ((v = cJSON_GetObjectItem(j, "ipc-namespace")) != NULL &&
+		    cJSON_IsNumber(v))
+			e->ipcns = (uint64_t)v->valuedouble;
 		if ((v = cJSON_GetObjectItem(j, "child-pid")) != NULL &&
 		    cJSON_IsNumber(v))
 			e->child_pid = (pid_t)v->valueint;
@@ -125,8 +128,9 @@ engine_status(int fd, short revents, void *arg)
  * namespace of its own: everything in it (and bwrap's group). One in the
  * project's pid namespace (pod.h), which holds every request of the
  * project: the run's cgroup, which holds exactly what this request
- * started (the sandbox is never put there without one: sandbox-pod.c);
- * bwrap itself only with SIGKILL, as runner_kill_tree does.
+ * started, or where it has none, its sandbox's IPC namespace, which does
+ * too (limiter_mark; proctree.h says why); bwrap itself only with
+ * SIGKILL, as runner_kill_tree does.
  */
 void
 engine_signal_run(struct engine *e, int sig)
@@ -143,7 +147,8 @@ engine_signal_run(struct engine *e, int sig)
 /*
  * The command exited: what remains of the request. In a pid namespace of
  * its own it died with the namespace; in the project's, its background
- * processes (`server &`) are still in the request's cgroup: a console's
+ * processes (`server &`) are still in the request's cgroup (or IPC
+ * namespace): a console's
  * run keeps them as the project's service (engine-service.c); else they
  * are ended here, counted for the report, as they would have been (and
  * their pipes close now, not at the drain deadline).

@@ -5,7 +5,8 @@
  * A sandbox in the project's shared world (the pod's network and pid
  * namespace, pod.h) keeps them as the project's service: the report goes
  * out at once (engine.h, report_ready), and the run goes on serving them
- * until none is left in the run's cgroup: the observer still judges every
+ * until none is left of the run (its cgroup, else its IPC namespace:
+ * limiter_mark): the observer still judges every
  * call they make (their seccomp filter answers to its listener: closed,
  * their judged calls would fail), the cgroup keeps their limits, and
  * their output is passed through to whoever reads exec's (the console).
@@ -13,7 +14,7 @@
  * after the grace period. What they change from then on is in no report
  * and no undo (the report says so).
  *
- * Anywhere else (no shared world, no cgroup to tell them apart, no
+ * Anywhere else (no shared world, nothing to tell them apart, no
  * console to list them) they are killed when the command ends, and the
  * report says how many.
  */
@@ -108,8 +109,9 @@ engine_is_helper(pid_t pid, void *arg)
  * May this run keep what its command leaves behind? Only a console's run
  * (keep_services: somebody lists and stops it), in the project's shared
  * world (a service nobody else can reach serves nothing, and in a pid
- * namespace of its own it ends with its command), with a cgroup (its
- * processes are known by it, limits included).
+ * namespace of its own it ends with its command), with its processes
+ * known (limiter_procs: its cgroup, limits included, or its IPC
+ * namespace, limits per process and per user).
  */
 bool
 engine_service_possible(struct engine *e, const struct sandbox *sb)

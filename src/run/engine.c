@@ -71,6 +71,7 @@
 #include "path.h"
 #include "observe.h"
 #include "probe.h"
+#include "proctree.h"
 #include "runner.h"
 #include "snapshot.h"
 #include "undo.h"
@@ -269,20 +270,46 @@ engine_limiter_free(void *arg)
 }
 
 /* In the project's pid namespace, the run's processes do not die with a
-   namespace of their own: the pod ends what is left in the run's cgroup
-   once we are gone, killed before we could (pod_watch). 0 always. */
+   namespace of their own: the pod ends what is left of the run (its
+   cgroup, else its IPC namespace: engine_mark) once we are gone, killed
+   before we could (pod_watch). 0 always. */
 static int
 engine_pod_watch(struct engine *e, const struct sandbox *sb)
 {
+	char	kind;
 	int	fd;
 
-	if (!sb->pod_pid || (fd = limiter_open_dir(e->lim)) < 0)
+	if (!sb->pod_pid || (fd = limiter_open_dir(e->lim, &kind)) < 0)
 		return 0;
-	if (pod_watch(&sb->pod, fd) != 0)
-		LOG("the pod does not watch this run's cgroup: %s",
-		    strerror(errno));
+	if (pod_watch(&sb->pod, kind, fd) != 0)
+		LOG("the pod does not watch this run: %s", strerror(errno));
 	close(fd);
 	return 0;
+}
+
+/*
+ * A run in the project's pid namespace without a cgroup of its own: its
+ * processes are those of its sandbox's IPC namespace (proctree.h,
+ * ipcns_signal: why that is exact). The namespace is read from bwrap's
+ * child while bwrap holds it on --block-fd (it has run nothing of the
+ * command's yet), and must be the one bwrap reported making: a child
+ * that died and whose number was reused names someone else's. Then the
+ * pod watches it. -1 with cause: a run whose processes cannot be told
+ * apart in the shared pid namespace never starts.
+ */
+static int
+engine_mark(struct engine *e, const struct sandbox *sb, char **cause)
+{
+	if (!e->pod_pid || limiter_knows_procs(e->lim))
+		return 0;
+	if (!limiter_mark(e->lim, ipcns_open(e->child_pid, e->ipcns))) {
+		*cause = xstrdup("the sandbox shares the project's pid "
+		    "namespace, but its processes cannot be told apart (no "
+		    "cgroup of its own, and its IPC namespace cannot be "
+		    "read)");
+		return -1;
+	}
+	return engine_pod_watch(e, sb);
 }
 
 /* Start bwrap in the limiter's cgroups; once more in new ones when ours
@@ -414,11 +441,8 @@ run_build(struct run *s)
 	}
 	if (!observe_armed(s->e.obs))
 		s->record = false;
-	/* Whether the run has a cgroup of its own decides whether it may
-	   share the project's pid namespace (sandbox-pod.c). */
 	aside_join(&s->lim_new);
-	if (sandbox_build(&s->pol, &s->probe, limiter_backend(s->e.lim) !=
-	    LIMITS_RLIMIT ? SANDBOX_OWN_CGROUP : 0, &s->sb, &s->cause) != 0) {
+	if (sandbox_build(&s->pol, &s->probe, 0, &s->sb, &s->cause) != 0) {
 		engine_fail(r, s->cause);
 		return STEP_OUT;
 	}
@@ -528,7 +552,8 @@ run_spawn(struct run *s)
 	   take the snapshot. */
 	e->status_fd = s->spipe[0];
 	fcntl(e->status_fd, F_SETFL, O_NONBLOCK);
-	if (engine_prepare(e, &s->pol, &s->cause) != 0)
+	if (engine_prepare(e, &s->pol, &s->cause) != 0 ||
+	    engine_mark(e, &s->sb, &s->cause) != 0)
 		return STEP_KILL;
 	return STEP_ON;
 }

@@ -40,6 +40,7 @@
 #include "limiter.h"
 #include "log.h"
 #include "loop.h"
+#include "proctree.h"
 #include "xalloc.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
@@ -52,6 +53,7 @@ struct limiter {
 	int			 join[2];	/* membership files, or -1 */
 	char			*hit;
 	bool			 nproc_exempt;	/* RLIMIT_NPROC does not apply */
+	int			 ipcns;		/* the sandbox's IPC namespace, or -1 */
 };
 
 static const char *const limits_backend_names[] = {
@@ -353,6 +355,7 @@ limiter_new(const struct limits *lim)
 	l->lim = *lim;
 	l->join[0] = l->join[1] = -1;
 	l->lock[0] = l->lock[1] = -1;
+	l->ipcns = -1;
 	limiter_make(l);
 	return l;
 }
@@ -386,16 +389,6 @@ enum limits_backend
 limiter_backend(const struct limiter *l)
 {
 	return l->backend;
-}
-
-bool
-limits_own_cgroup(void)
-{
-	static int	known = -1;
-
-	if (known < 0)
-		known = limits_probe() != LIMITS_RLIMIT;
-	return known == 1;
 }
 
 enum limits_backend
@@ -589,8 +582,11 @@ limiter_procs(const struct limiter *l, int sig,
 	FILE	*f;
 	int	pid, n = 0;
 
-	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+	if (l == NULL)
 		return -1;
+	if (l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+		return l->ipcns >= 0 ? ipcns_signal(l->ipcns, sig, 0, skip,
+		    arg) : -1;
 	/* v1: every controller's cgroup holds them all; one is enough. */
 	snprintf(path, sizeof path, "%s/cgroup.procs", l->dir[0]);
 	if ((f = fopen(path, "re")) == NULL)
@@ -606,11 +602,39 @@ limiter_procs(const struct limiter *l, int sig,
 	return n;
 }
 
-int
-limiter_open_dir(const struct limiter *l)
+bool
+limiter_mark(struct limiter *l, int nsfd)
 {
-	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+	if (l->ipcns >= 0)
+		close(l->ipcns);
+	l->ipcns = -1;
+	if (!ipcns_usable(nsfd)) {
+		if (nsfd >= 0)
+			close(nsfd);
+		return false;
+	}
+	l->ipcns = nsfd;
+	return true;
+}
+
+bool
+limiter_knows_procs(const struct limiter *l)
+{
+	return l != NULL && ((l->backend != LIMITS_RLIMIT && l->dir[0] !=
+	    NULL) || l->ipcns >= 0);
+}
+
+int
+limiter_open_dir(const struct limiter *l, char *kind)
+{
+	if (l == NULL)
 		return -1;
+	if (l->backend == LIMITS_RLIMIT || l->dir[0] == NULL) {
+		*kind = 'i';
+		return l->ipcns >= 0 ? fcntl(l->ipcns, F_DUPFD_CLOEXEC, 3) :
+		    -1;
+	}
+	*kind = 'k';
 	return open(l->dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
@@ -621,7 +645,20 @@ limiter_kill(struct limiter *l, int sig, pid_t except)
 	FILE	*f;
 	int	pid, n;
 
-	if (l == NULL || l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
+	if (l == NULL)
+		return -1;
+	if ((l->backend == LIMITS_RLIMIT || l->dir[0] == NULL) &&
+	    l->ipcns >= 0) {
+		if (sig != SIGKILL)
+			return ipcns_signal(l->ipcns, sig, except, NULL,
+			    NULL) < 0 ? -1 : 0;
+		if (ipcns_kill(l->ipcns, except) == 0)
+			return 0;
+		LOG("processes of the run's IPC namespace are left after "
+		    "SIGKILL rounds (stopped in the kernel?)");
+		return -1;
+	}
+	if (l->backend == LIMITS_RLIMIT || l->dir[0] == NULL)
 		return -1;
 	/* All of it at once where the kernel can (v2, Linux 5.14). */
 	if (sig == SIGKILL && except == 0 && l->backend == LIMITS_CGROUP2 &&
@@ -651,6 +688,8 @@ limiter_free(struct limiter *l)
 {
 	if (l == NULL)
 		return;
+	if (l->ipcns >= 0)
+		close(l->ipcns);
 	for (int i = 0; i < 2; i++) {
 		int64_t deadline = loop_now_ms() + 2000;
 		long	wait_us = 50;

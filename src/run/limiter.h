@@ -43,10 +43,6 @@ struct limiter;
 /* Which enforcement this host gives (tries a cgroup and removes it). */
 enum limits_backend limits_probe(void);
 const char	*limits_backend_name(enum limits_backend);
-/* Does a run here get a cgroup of its own (with limits: the default)?
-   Probed once per process; for builds that only show the sandbox
-   (sandbox.h SANDBOX_OWN_CGROUP). */
-bool		 limits_own_cgroup(void);
 /* "2 GiB", for people (caller frees). */
 char		*limits_describe(const struct limits *);
 
@@ -85,19 +81,28 @@ const char	*limiter_hit(struct limiter *);
 /* Why the command died: "memory limit", "pids limit", "time limit" or
    NULL; sig is the signal that ended it (0: none). */
 const char	*limiter_verdict(struct limiter *, int sig);
-/* Signal every process in the run's cgroup but except (0: none): how a
-   run in the project's shared pid namespace is ended. 0, or -1 without
-   a cgroup. */
+/* The run's processes where it has no cgroup: those of its sandbox's
+   IPC namespace (proctree.h, ipcns_signal: the rule), named by nsfd
+   (taken; /proc/PID/ns/ipc of bwrap's child, before the command runs).
+   False (nsfd closed) where it cannot be scanned for. */
+bool		 limiter_mark(struct limiter *, int nsfd);
+/* Does the limiter know exactly the run's processes (its cgroup, or its
+   IPC namespace)? */
+bool		 limiter_knows_procs(const struct limiter *);
+/* Signal every process of the run (its cgroup, else its IPC namespace)
+   but except (0: none): how a run in the project's shared pid namespace
+   is ended; SIGKILL until none is left. 0, or -1 when neither is known
+   (or, SIGKILL, some are left: logged). */
 int		 limiter_kill(struct limiter *, int sig, pid_t except);
-/* A new descriptor of the cgroup's directory (no lock of ours on it), or
-   -1 without a cgroup: the project's pod ends what is left in it when the
-   run is gone (pod.h, pod_watch). */
-int		 limiter_open_dir(const struct limiter *);
+/* A new descriptor of the cgroup's directory (no lock of ours on it;
+   *kind 'k'), else of the IPC namespace (*kind 'i'), or -1 with neither:
+   the project's pod ends what is left of the run when it is gone (pod.h,
+   pod_watch). */
+int		 limiter_open_dir(const struct limiter *, char *kind);
 /* Kill what is left in the cgroup and remove it. */
-/* How many processes the cgroup holds but those skip says (may be NULL),
-   each sent sig unless it is 0 (services: the command's background
-   processes); -1 without a cgroup (resource limits only: they cannot be
-   told apart). */
+/* How many processes the run has (its cgroup, else its IPC namespace)
+   but those skip says (may be NULL), each sent sig unless it is 0
+   (services: the command's background processes); -1 with neither. */
 int		 limiter_procs(const struct limiter *, int sig,
 		    bool (*skip)(pid_t, void *), void *arg);
 void		 limiter_free(struct limiter *);

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "fdpass.h"
+#include "proctree.h"
 
 #include "spawn.h"
 
@@ -423,13 +424,14 @@ pod_send(int conn, const int fds[5])
 
 /*
  * A run left (its connection closed): kill what is left in its cgroup
- * (dirfd, which it sent with 'k'), as a pid namespace of its own would
- * have died with it. A run that ended its own processes leaves none (or
- * a cgroup already removed); one killed outright leaves its background
- * processes in the pod's pid namespace.
+ * (dirfd, which it sent with 'k'), or where it had none, in its IPC
+ * namespace (sent with 'i': ipcns_kill, proctree.h), as a pid namespace
+ * of its own would have died with it. A run that ended its own processes
+ * leaves none (or a cgroup already removed); one killed outright leaves
+ * its background processes in the pod's pid namespace.
  */
 static void
-pod_end_cgroup(int dirfd)
+pod_end_run(char kind, int dirfd)
 {
 	char	buf[4096], *p, *end;
 	ssize_t	n;
@@ -437,6 +439,14 @@ pod_end_cgroup(int dirfd)
 
 	if (dirfd < 0)
 		return;
+	if (kind == 'i') {
+		if (ipcns_kill(dirfd, 0) != 0)
+			fprintf(stderr, "bwgate-pod: processes of a run that "
+			    "ended are left (its IPC namespace cannot be "
+			    "scanned, or they do not die)\n");
+		close(dirfd);
+		return;
+	}
 	if ((fd = openat(dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC)) >= 0) {
 		k = write(fd, "1", 1) == 1;
 		close(fd);
@@ -487,6 +497,7 @@ pod_serve(long idle_ms, const char *sockname, const int give[5], int keeper)
 	struct pollfd	 pfd[2 + POD_MAX_CONN];
 	bool		 owner[2 + POD_MAX_CONN], owner_left = false;
 	int		 cg[2 + POD_MAX_CONN];	/* each run's cgroup, or -1 */
+	char		 kind[2 + POD_MAX_CONN];	/* of cg: 'k', 'i' */
 	struct stat	 sock;
 	size_t		 n = 2;
 	long		 last = pod_now_ms();
@@ -519,17 +530,20 @@ pod_serve(long idle_ms, const char *sockname, const int give[5], int keeper)
 			    fdpass_recv(pfd[i].fd, &c, 1, &fd, 1,
 			    MSG_DONTWAIT) > 0) {
 				owner[i] = owner[i] || c == 'o';
-				if (c == 'k' && fd >= 0 && cg[i] < 0)
+				if ((c == 'k' || c == 'i') && fd >= 0 &&
+				    cg[i] < 0) {
 					cg[i] = fd;
-				else if (fd >= 0)
+					kind[i] = c;
+				} else if (fd >= 0)
 					close(fd);
 				continue;
 			}
 			close(pfd[i].fd);	/* the run ended */
-			pod_end_cgroup(cg[i]);
+			pod_end_run(kind[i], cg[i]);
 			owner_left = owner_left || owner[i];
 			owner[i] = owner[n - 1];
 			cg[i] = cg[n - 1];
+			kind[i] = kind[n - 1];
 			pfd[i] = pfd[--n];
 			last = pod_now_ms();
 		}

@@ -64,11 +64,11 @@ pod_own(const struct stat *st, struct pod *p, char **cause)
 }
 
 int
-pod_watch(const struct pod *p, int dirfd)
+pod_watch(const struct pod *p, char kind, int fd)
 {
-	if (!p->held || dirfd < 0)
+	if (!p->held || fd < 0 || (kind != 'k' && kind != 'i'))
 		return -1;
-	return fdpass_send(p->conn, "k", 1, &dirfd, 1);
+	return fdpass_send(p->conn, &kind, 1, &fd, 1);
 }
 
 void

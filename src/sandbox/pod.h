@@ -73,11 +73,13 @@ int	pod_join(const struct stat *st, long uid, long gid, struct pod *,
    root runs a user's project); the pod lives while it is held and ends
    when the owner leaves and no run is connected. 0, or -1 with *cause. */
 int	pod_own(const struct stat *st, struct pod *, char **cause);
-/* A run in the pod's pid namespace: the holder kills what is left in the
-   cgroup whose directory is dirfd once the run's connection closes (the
-   run ended, or was killed before it could end its own processes: they
-   would otherwise live on in the pod). 0 or -1. */
-int	pod_watch(const struct pod *, int dirfd);
+/* A run in the pod's pid namespace: the holder kills what is left of it
+   once the run's connection closes (the run ended, or was killed before
+   it could end its own processes: they would otherwise live on in the
+   pod): kind 'k', the cgroup whose directory is fd; 'i', every process
+   of the IPC namespace fd (proctree.h, ipcns_signal: the rule). 0 or
+   -1. */
+int	pod_watch(const struct pod *, char kind, int fd);
 /* Close what pod_join gave. */
 void	pod_leave(struct pod *);
 

@@ -75,7 +75,7 @@ int	build_reach(struct build *, uid_t, gid_t, char **);
 
 /* sandbox-pod.c: join the project's pod (st: the project root) and
    bind its /tmp (pod.h). */
-void	build_pod(struct build *, const struct stat *, bool own_cgroup);
+void	build_pod(struct build *, const struct stat *);
 bool	build_pod_tmp(struct build *);
 /* Its pid namespace, when sb->pod_pid: bwrap's namespace options. */
 void	build_pod_pid_namespaces(struct build *);

@@ -21,6 +21,7 @@
 #include "path.h"
 #include "pod.h"
 #include "probe.h"
+#include "proctree.h"
 #include "sandbox-int.h"
 #include "xalloc.h"
 
@@ -98,26 +99,31 @@ build_pod_tmp_paths(const struct sandbox_policy *pol)
  *  - only with the observer's helper, which closes the namespace
  *    descriptors bwrap leaves open before the command runs (a dry build
  *    has no helper: it answers as a run with one);
- *  - only when the run has a cgroup of its own (own_cgroup): a request
- *    is then ended by its cgroup, not by its pid namespace, which now
- *    holds the whole project; without one nothing could end exactly its
- *    processes.
+ *  - only where the request's processes can be told apart: a request is
+ *    ended by its cgroup, or where it has none (an ordinary user on
+ *    cgroup v1, limits off) by its IPC namespace, which is its own
+ *    (build_pod_pid_namespaces) and which the deny filter keeps every
+ *    process of the request in and every other one out (proctree.h,
+ *    ipcns_signal); never by its pid namespace, which now holds the whole
+ *    project. That needs our /proc to be our own pid namespace's
+ *    (proc_is_own); the run checks the rest when the namespace exists
+ *    (engine.c, engine_mark) and does not start where it fails.
  * A dry build answers as the run would where the pod has a pid namespace.
  */
 static bool
-build_pod_pids(const struct build *b, bool own_cgroup)
+build_pod_pids(const struct build *b)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
 	return b->sb->pod_net && !pol->project_readonly &&
 	    pol->hide_paths.n == 0 && pol->seccomp && !pol->allow_ptrace &&
-	    !pol->allow_userns && b->probe->proc_fresh && own_cgroup &&
+	    !pol->allow_userns && b->probe->proc_fresh && proc_is_own() &&
 	    (b->dry || (pol->helper != NULL && b->sb->pod.pidns >= 0));
 }
 
 /* Join the pod (a dry build: as a run would, without joining). */
 void
-build_pod(struct build *b, const struct stat *st, bool own_cgroup)
+build_pod(struct build *b, const struct stat *st)
 {
 	struct sandbox	*sb = b->sb;
 	char		*cause = NULL;
@@ -143,12 +149,11 @@ build_pod(struct build *b, const struct stat *st, bool own_cgroup)
 	sb->pod_peer = sandbox_pod_peer(b->pol);
 	sb->pod_net = sb->pod_peer && !b->pol->network &&
 	    !sandbox_policy_proxied(b->pol);
-	sb->pod_pid = build_pod_pids(b, own_cgroup);
-	if (sb->pod_net && !sb->pod_pid && !own_cgroup)
+	sb->pod_pid = build_pod_pids(b);
+	if (sb->pod_net && !sb->pod_pid && !proc_is_own())
 		strv_push(&sb->warnings, "this sandbox does not see the "
-		    "project's other processes: it has no cgroup of its own "
-		    "(limits by resource limits here), and only a cgroup ends "
-		    "exactly its processes in a shared pid namespace");
+		    "project's other processes: /proc here is not this pid "
+		    "namespace's, so its processes could not be told apart");
 	else if (sb->pod_net && !sb->pod_pid && !b->dry &&
 	    sb->pod.pidns < 0 && b->probe->proc_fresh)
 		strv_push(&sb->warnings, "this sandbox does not see the "

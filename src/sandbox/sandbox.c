@@ -610,7 +610,7 @@ sandbox_build(const struct sandbox_policy *pol, const struct probe *probe,
 		sandbox_finish(sb);
 		return -1;
 	}
-	build_pod(&b, &st, (flags & SANDBOX_OWN_CGROUP) != 0);
+	build_pod(&b, &st);
 	if (pol->network && build_network(&b, cause) != 0) {
 		sandbox_finish(sb);
 		return -1;

@@ -160,9 +160,6 @@ struct sandbox {
 
 enum sandbox_flags {
 	SANDBOX_DRY = (1 << 0),	/* open nothing, create nothing */
-	/* The run has a cgroup of its own (limiter.h): it may share the
-	   project's pid namespace (sandbox-pod.c). */
-	SANDBOX_OWN_CGROUP = (1 << 1),
 };
 
 void	 sandbox_policy_init(struct sandbox_policy *);

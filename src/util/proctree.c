@@ -4,14 +4,20 @@
 #include "autoconf.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sched.h>
+#include <linux/nsfs.h>
 
 #include "proctree.h"
 #include "xalloc.h"
@@ -161,4 +167,158 @@ proctree_kill(pid_t root, int sig)
 	free(tree);
 	free(all);
 	return sent;
+}
+
+/* The IPC namespace of /proc/PATH/ns/ipc: is it (dev, ino)? */
+static bool
+ipcns_is(const char *dir, const struct stat *ns)
+{
+	char		path[512];
+	struct stat	st;
+
+	snprintf(path, sizeof path, "%s/ns/ipc", dir);
+	return stat(path, &st) == 0 && st.st_dev == ns->st_dev &&
+	    st.st_ino == ns->st_ino;
+}
+
+/* Is process pid in the namespace? Its own entry, or where its main
+   thread has exited (no namespaces left in its entry), its threads'. */
+static bool
+ipcns_holds(pid_t pid, const struct stat *ns)
+{
+	char		 dir[32], sub[384], path[64];
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	bool		 in = false;
+
+	snprintf(dir, sizeof dir, "/proc/%d", (int)pid);
+	if (ipcns_is(dir, ns))
+		return true;
+	snprintf(path, sizeof path, "%s/ns/ipc", dir);
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return false;	/* another namespace, or not ours to read */
+	snprintf(path, sizeof path, "%s/task", dir);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (!in && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+		in = ipcns_is(sub, ns);
+	}
+	closedir(d);
+	return in;
+}
+
+bool
+ipcns_usable(int nsfd)
+{
+	struct stat	ns, self;
+
+	if (nsfd < 0 || fstat(nsfd, &ns) != 0 ||
+	    stat("/proc/self/ns/ipc", &self) != 0)
+		return false;
+#ifdef NS_GET_NSTYPE
+	if (ioctl(nsfd, NS_GET_NSTYPE) != CLONE_NEWIPC)
+		return false;
+#endif
+	if (ns.st_dev == self.st_dev && ns.st_ino == self.st_ino)
+		return false;
+	return proc_is_own();
+}
+
+int
+ipcns_open(pid_t pid, unsigned long long ino)
+{
+	char		path[64];
+	struct stat	st;
+	int		fd;
+
+	snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)pid);
+	if (ino == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (unsigned long long)st.st_ino != ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+bool
+proc_is_own(void)
+{
+	char	buf[32];
+	ssize_t	n;
+
+	if ((n = readlink("/proc/self", buf, sizeof buf - 1)) <= 0)
+		return false;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10) == (long)getpid();
+}
+
+/*
+ * Signal pid if it is in the namespace: held by a pidfd while it is looked
+ * at, so a process that ended meanwhile is never taken for another that
+ * got its number (kill() where there are no pidfds). True when signalled
+ * (sig 0: when it is in it).
+ */
+static bool
+ipcns_signal_one(pid_t pid, const struct stat *ns, int sig,
+    bool (*skip)(pid_t, void *), void *arg)
+{
+	int	pidfd;
+	bool	done = false;
+
+	/* Most are not: looked at once, without a pidfd. */
+	if (!ipcns_holds(pid, ns))
+		return false;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0 &&
+	    errno != ENOSYS)
+		return false;	/* gone */
+	if (ipcns_holds(pid, ns) && (skip == NULL || !skip(pid, arg)))
+		done = sig == 0 || (pidfd >= 0 ? syscall(SYS_pidfd_send_signal,
+		    pidfd, sig, NULL, 0) == 0 : kill(pid, sig) == 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	return done;
+}
+
+int
+ipcns_signal(int nsfd, int sig, pid_t except, bool (*skip)(pid_t, void *),
+    void *arg)
+{
+	struct stat	 ns;
+	struct dirent	*de;
+	DIR		*d;
+	int		 n = 0;
+
+	if (!ipcns_usable(nsfd) || fstat(nsfd, &ns) != 0 ||
+	    (d = opendir("/proc")) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		char	*end;
+		long	 pid = strtol(de->d_name, &end, 10);
+
+		if (end == de->d_name || *end != '\0' || pid <= 1 ||
+		    pid == except)
+			continue;
+		if (ipcns_signal_one((pid_t)pid, &ns, sig, skip, arg))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int
+ipcns_kill(int nsfd, pid_t except)
+{
+	int	n = -1;
+
+	for (int round = 0; round < 200; round++) {
+		if ((n = ipcns_signal(nsfd, SIGKILL, except, NULL, NULL)) <= 0)
+			break;
+		usleep(round < 20 ? 1000 : 10000);
+	}
+	return n == 0 ? 0 : -1;
 }

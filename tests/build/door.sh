@@ -119,7 +119,7 @@ allowed() {
 					# canonical (a directory, whether
 					# it exists)
 	limiter.o) echo "fopen open opendir rmdir mkdir stat" ;; # cgroups
-	runner.o|proctree.o) echo "open opendir stat" ;;	# /proc
+	runner.o|proctree.o) echo "open opendir stat readlink" ;; # /proc
 	engine-service.o) echo "fopen opendir readlink stat" ;; # a
 					# service's /proc/PID/{stat,fd,net,
 					# exe}; bwgate's helper program

@@ -4,12 +4,19 @@
 # `ps`, `pgrep` and `pkill` in one request see and reach what another
 # request of the project runs, and nothing of the host's or of another
 # project's. A request is still ended by itself alone: a timeout kills
-# its own processes (by its cgroup), never the project's others, and its
-# background processes end with it. Where a run has no cgroup of its own
-# (resource limits only: an ordinary user without a delegated cgroup, some
-# nested setups) the sandbox keeps a pid namespace of its own, says so,
-# and sees only itself.
+# its own processes (by its cgroup, or where it has none, by its IPC
+# namespace: proctree.h), never the project's others, and its background
+# processes end with it, a daemon that left its session too. Where no
+# fresh /proc can be mounted the sandbox keeps a pid namespace of its own
+# and says so. pod-pids-nocg.sh runs this with the limits off (no cgroup
+# of its own, as an ordinary user without a delegated cgroup has).
 . "$(dirname "$0")/libtest.sh"
+
+if [ -n "${POD_PIDS_NO_CGROUP:-}" ]; then
+	mkdir -p "$XDG_CONFIG_HOME/bwgate"
+	echo '{ "limits": { "memory": 0, "pids": 0 } }' \
+	    > "$XDG_CONFIG_HOME/bwgate/config.json"
+fi
 
 for tool in pgrep pkill ps; do
 	if ! command -v "$tool" >/dev/null; then
@@ -35,14 +42,15 @@ running() { pgrep -x -f "sleep $1" >/dev/null; }
 sleep "$NH" &
 PIDS="$PIDS $!"
 
-# Shared here? Where a run gets a cgroup of its own and a fresh /proc
-# (bwgate doctor says), it must be; the argv and warnings say what is.
+# Shared here? Where a run gets a fresh /proc (bwgate doctor says), with
+# or without a cgroup of its own, it must be; the argv and warnings say
+# what is.
 DOC=$("$BWGATE" doctor --json 2>/dev/null)
 LIMITS=$(jq -r '.checks[] | select(.name == "resource limits") | .detail' \
     <<< "$DOC")
 PROC=$(jq -r '.checks[] | select(.name == "/proc") | .detail' <<< "$DOC")
-case "$LIMITS $PROC" in
-*"by cgroup"*"fresh /proc"*) SHARED=1 ;;
+case "$PROC" in
+*"fresh /proc"*) SHARED=1 ;;
 *) SHARED=0 ;;
 esac
 # Where no fresh /proc can be mounted (some nested setups) the sandbox has
@@ -57,6 +65,11 @@ P=$A
 jexec true
 ARGV=$(jfield '.bwrap_argv | join(" ")')
 WARN=$(jfield '.warnings | join(" ")')
+if [ -n "${POD_PIDS_NO_CGROUP:-}" ]; then
+	assert_eq "the limits are off: no cgroup of its own" \
+		"$(jfield .sandbox.limits.enforced_by)" \
+		'"resource limits (prlimit)"'
+fi
 if [ "$SHARED" = 1 ]; then
 	assert_match "the argv joins the pod's user and pid namespaces" \
 		"$ARGV" '--userns [0-9]+ --pidns [0-9]+ --unshare-ipc --unshare-uts --unshare-cgroup-try --share-net '
@@ -200,6 +213,50 @@ assert_eq "the request with a background process returned" \
 	"$(cat "$T/r5.out")" "started"
 ok_if "its background process is gone" wait_for 10 sh -c \
 	"! pgrep -f -x 'sleep $N5'"
+
+# 6a. Nor does a daemon that forked twice and left its session (setsid):
+#     it is no descendant and in no group of the command's, the pod's
+#     init is its parent; it is still the request's (its cgroup, its IPC
+#     namespace), and ends with it.
+N8=$(( N + 8 ))
+"$BWGATE" exec --quiet --project "$A" -- sh -c \
+    "setsid sh -c 'sleep $N8 & exit 0' </dev/null >/dev/null 2>&1 & \
+    sleep 1; echo started" > "$T/r8.out" 2>&1
+assert_eq "the request with a daemon returned" "$(cat "$T/r8.out")" \
+	"started"
+ok_if "its daemon is gone" wait_for 10 sh -c "! pgrep -f -x 'sleep $N8'"
+
+# 6c. Nor a process whose main thread exited while another runs on (its
+#     /proc entry shows no namespace then; found by its threads'): the
+#     thread is named, its process has no command line left.
+N9=$(( N + 9 ))
+thread_runs() { grep -qx "bwg$N9" /proc/[0-9]*/task/*/comm 2>/dev/null; }
+case "$(uname -m)" in
+x86_64) SYS_EXIT=60 ;;
+aarch64) SYS_EXIT=93 ;;
+*) SYS_EXIT= ;;
+esac
+if [ -n "$PY" ] && [ -n "$SYS_EXIT" ]; then
+	cat > "$A/leader.py" <<PYEOF
+import ctypes, threading, time
+def run():
+    ctypes.CDLL(None).prctl(15, b"bwg$N9", 0, 0, 0)
+    time.sleep(300)
+threading.Thread(target=run).start()
+time.sleep(0.2)
+ctypes.CDLL(None).syscall($SYS_EXIT, 0)
+PYEOF
+	"$BWGATE" exec --quiet --project "$A" -- sh -c "'$PY' leader.py \
+	    </dev/null >/dev/null 2>&1 & sleep 2; cat /proc/[0-9]*/task/*/comm \
+	    2>/dev/null | grep -x 'bwg$N9'" > "$T/r9.out" 2>&1
+	assert_eq "a request left a process whose main thread exited" \
+		"$(cat "$T/r9.out")" "bwg$N9"
+	ok_if "  it is gone with the request" wait_for 10 sh -c \
+		"! grep -qx 'bwg$N9' /proc/[0-9]*/task/*/comm 2>/dev/null"
+	rm -f "$A/leader.py"
+else
+	skip "a process whose main thread exited" "no python3, or not x86_64/aarch64 (exit's number)"
+fi
 
 # 6b. A request killed outright (its bwgate gets SIGKILL) leaves nothing
 #     in the project's pid namespace: the pod ends what is left in its

@@ -36,7 +36,7 @@ wait_agent 30 one
 # Only where the report says this sandbox cannot keep them (its own pid
 # namespace): anything else is checked below.
 if grep -q '"services":false' "$T/one.out"; then
-	skip "services in the console" "this sandbox is not in a shared pid namespace with a cgroup of its own: $(grep -o '"warnings":\[[^]]*\]' "$T/one.out" | tail -1)"
+	skip "services in the console" "this sandbox is not in the project's shared pid namespace: $(grep -o '"warnings":\[[^]]*\]' "$T/one.out" | tail -1)"
 	done_testing; exit
 fi
 assert_eq "the request that starts a server ends at once" "$(agent_rc one)" 0

@@ -759,8 +759,12 @@ test_pod_shape(void **state)
 {
 	struct fixture	*f = *state;
 	int		 tmp;
+	bool		 fresh = f->probe.proc_fresh;
 
 	unsetenv("BWGATE_POD");
+	/* A pid namespace of its own first (no fresh /proc: not the pod's);
+	   the pod's is last. */
+	f->probe.proc_fresh = false;
 	build_ok(f, SANDBOX_DRY);
 	assert_int_equal(find_seq(&f->sb, f->probe.bwrap, "--unshare-all",
 	    "--share-net", "--unshare-user", NULL), 0);
@@ -789,6 +793,18 @@ test_pod_shape(void **state)
 	build_ok(f, SANDBOX_DRY);
 	assert_true(find_seq(&f->sb, "--share-net", NULL) < 0);
 	assert_true(find_seq(&f->sb, "--bind-fd", "3", "/tmp", NULL) > 0);
+	sandbox_release(&f->sb);
+	f->sb = (struct sandbox)SANDBOX_INIT;
+	/* With a fresh /proc, the pod's pid namespace, cgroup or not (the
+	   run is told apart by its own IPC namespace where it has none). */
+	f->pol.git_writable = false;
+	f->probe.proc_fresh = true;
+	build_ok(f, SANDBOX_DRY);
+	assert_true(f->sb.pod_pid);
+	assert_true(find_seq(&f->sb, "--unshare-ipc", "--unshare-uts", NULL) >
+	    0);
+	assert_true(find_seq(&f->sb, "--unshare-all", NULL) < 0);
+	f->probe.proc_fresh = fresh;
 	setenv("BWGATE_POD", "0", 1);
 }
 
