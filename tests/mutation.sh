@@ -127,6 +127,7 @@ if ! { "$src/configure" -q && make -s -j2 && make -s -j2 check TESTS=; } \
     > "$scratch/build.log" 2>&1; then
 	tail -20 "$scratch/build.log"
 	echo "mutation: the unmutated tree does not build" >&2
+	[ -n "$queue" ] && : > "$queue.abort"	# the other workers stop
 	exit 2
 fi
 
