@@ -245,7 +245,7 @@ for t in $all_tests; do
 	*.sh) [ -f "$src/$t" ] ;;
 	*) [ -x "$t" ] ;;
 	esac || { echo "mutation: no test $t (not in the tree or not built)" >&2
-	    exit 2; }
+	    [ -n "$queue" ] && : > "$queue.abort"; exit 2; }
 done
 echo "mutation: the listed tests on the unmutated tree:" $all_tests
 if ! make -s -j2 check TESTS="$(echo $all_tests)" > "$scratch/base.log" 2>&1; then
