@@ -581,3 +581,5 @@ EXTRA_DIST += %D%/build/spawn.sh %D%/build/lib-imports.sh
 # runs from two pid namespaces (both PID 1) keep their cgroups apart
 TESTS += %D%/integration/contain-cgroup-ns.sh
 EXTRA_DIST += %D%/integration/contain-cgroup-ns.sh
+# Per-test times of a make check run (tests/test-times.sh says how).
+EXTRA_DIST += %D%/test-times.sh

@@ -155,7 +155,7 @@ fi
 fresh_log
 rm -f "$T/started" "$T/go"
 "$BWGATE" exec --rw "$T" --project "$P" -- sh -c "
-	mkdir -p during/.git && touch '$T/started'
+	mkdir -p during/.git; touch '$T/started'
 	while [ ! -e '$T/go' ]; do sleep 0.02; done" > "$T/out7" 2>&1 &
 bg=$!
 wait_for 10 test -e "$T/started"

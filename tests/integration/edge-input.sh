@@ -54,7 +54,7 @@ assert_match "socket: a NUL byte after spaces gets an error" \
     "$PEER" -t 10 -n 1 "$S" | grep '"type":"error"')" "NUL byte"
 ok_unless "nothing was written or run" test -e "$P/w.txt" -o -e "$P/cut" -o -e "$P/a"
 out=$(printf '%s\n' '{"type":"submit","command":"printf \"%s|\" \"\ud83d\ude00\" \"\u00e9\""}' |
-    "$PEER" -t 20 -n 3 "$S")
+    "$PEER" -t 20 -n 1 -w queued "$S")
 assert_match "socket: a surrogate pair and other escapes still work" "$out" \
     '"type":"queued"'
 

@@ -52,7 +52,7 @@ for c in "bwgate run --socket /tmp/x --domain $ALLOW -- true" \
 done
 
 # The hint for a refused local connection says how to ask.
-(cd "$P" && exec "$BWGATE" run --json -- "$PY" -c "import urllib.request
+(cd "$P" && "$BWGATE" run --json -- "$PY" -c "import urllib.request
 urllib.request.urlopen('http://127.0.0.1:$PORT/file.txt')" > "$T/b.out" \
     2>/dev/null; echo $? > "$T/b.rc") &
 wait_for 20 pending

@@ -16,7 +16,7 @@ net_registry "host questions" reg.test other.test third.test fourth.test
 export BWGATE_NET_HOSTS="$T/hosts"
 
 ctl() {
-	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 "$CTL"
+	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 -w ok "$CTL"
 }
 list() {
 	"$BWGATE" list --json --socket "$S"

@@ -209,7 +209,7 @@ printf '127.0.0.1 evil.test\n' > "$T/hosts"
 start_console --headless --approval-timeout 30
 TEARDOWN="kill $SRV ${SRV6:-} $SRV2 2>/dev/null; kill -TERM $CPID 2>/dev/null; wait $CPID 2>/dev/null"
 ctl() {
-	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 "$CTL"
+	printf '%s\n' "$1" | "$PEER" -t 10 -n 1 -w ok "$CTL"
 }
 wants_of() {
 	"$BWGATE" list --json --socket "$S" |
