@@ -109,13 +109,51 @@ detail_diff(const struct request *r, size_t w, struct ui_text *t)
 	}
 }
 
+/* The request's state, what the operator may do, and its service. */
+static void
+detail_state(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
+{
+	const struct service	*sv;
+	char			*s, *st;
+
+	st = fmt_state(r, ui_now());
+	if (r->state == REQUEST_PENDING && r->verdict == VERDICT_DANGER)
+		s = xasprintf("%s: a approve (type yes), d deny", st);
+	else if (r->state == REQUEST_PENDING)
+		s = xasprintf("%s: a approve, A approve + rule, d deny, "
+		    "e mounts, n network", st);
+	else if (r->by == BY_SANDBOX)
+		s = xasprintf("%s: sandboxed, not reviewed (the project "
+		    "profile: writes only in the project, no network)", st);
+	else if (r->by != BY_NOBODY && r->who != NULL)
+		s = xasprintf("%s by %s (%s)", st, request_by_name(r->by),
+		    r->who);
+	else if (r->by != BY_NOBODY)
+		s = xasprintf("%s by %s", st, request_by_name(r->by));
+	else
+		s = xstrdup(st);
+	detail_kv(t, r->state == REQUEST_PENDING ? UC_PENDING : UC_NORMAL,
+	    "state", s, w);
+	free(s);
+	free(st);
+	/* Its background processes, kept (console-service.c). */
+	if ((sv = console_service(ui->c, r->id)) != NULL) {
+		s = xasprintf("%d process%s left running%s (S stops it; "
+		    "its output follows the request's)", sv->processes,
+		    sv->processes == 1 ? "" : "es", sv->stopping ?
+		    ", stopping" : "");
+		detail_kv(t, UC_RUNNING, "service", s, w);
+		free(s);
+	}
+}
+
 /* Build the pane's text for r. */
 static void
 detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 {
 	const struct proto_mounts *m = console_mounts(r);
 	struct strv	 cmds = STRV_INIT, lines = STRV_INIT;
-	char		*s, *e, *age, *rel, *st;
+	char		*s, *e, *age, *rel;
 	size_t		 i;
 
 	age = fmt_when(r->submitted, ui_now());
@@ -186,39 +224,7 @@ detail_text(struct ui *ui, struct request *r, size_t w, struct ui_text *t)
 		free(s);
 	}
 
-	st = fmt_state(r, ui_now());
-	if (r->state == REQUEST_PENDING && r->verdict == VERDICT_DANGER)
-		s = xasprintf("%s: a approve (type yes), d deny", st);
-	else if (r->state == REQUEST_PENDING)
-		s = xasprintf("%s: a approve, A approve + rule, d deny, "
-		    "e mounts, n network", st);
-	else if (r->by == BY_SANDBOX)
-		s = xasprintf("%s: sandboxed, not reviewed (the project "
-		    "profile: writes only in the project, no network)", st);
-	else if (r->by != BY_NOBODY && r->who != NULL)
-		s = xasprintf("%s by %s (%s)", st, request_by_name(r->by),
-		    r->who);
-	else if (r->by != BY_NOBODY)
-		s = xasprintf("%s by %s", st, request_by_name(r->by));
-	else
-		s = xstrdup(st);
-	detail_kv(t, r->state == REQUEST_PENDING ? UC_PENDING : UC_NORMAL,
-	    "state", s, w);
-	free(s);
-	free(st);
-	/* Its background processes, kept (console-service.c). */
-	{
-		const struct service *sv = console_service(ui->c, r->id);
-
-		if (sv != NULL) {
-			s = xasprintf("%d process%s left running%s (S stops "
-			    "it; its output follows the request's)",
-			    sv->processes, sv->processes == 1 ? "" : "es",
-			    sv->stopping ? ", stopping" : "");
-			detail_kv(t, UC_RUNNING, "service", s, w);
-			free(s);
-		}
-	}
+	detail_state(ui, r, w, t);
 	if (r->note != NULL)
 		detail_kv(t, UC_NORMAL, "note", r->note, w);
 	if (r->error != NULL)
