@@ -126,7 +126,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FAIL("cause set on success");
 	for (i = 0; i < s.ncmds; i++) {
 		c = &s.cmds[i];
-		if ((c->flags & ~0x3f) != 0)
+		if ((c->flags & ~0x7f) != 0)
 			FAIL("command flags 0x%x out of range", c->flags);
 		for (j = 0; j < c->nassigns; j++)
 			check_word(&c->assigns[j]);

@@ -114,7 +114,10 @@ run_layout() {
 	ok_unless "$L: the legend scrolled away" sh -c \
 	    "tmux -S '$TMUX_SOCK' capture-pane -p -t ui | grep -q '\+ created'"
 	keys Space
-	check_screen "$L: space: a page down" 5 '\+ created|Prompts: Enter'
+	ok_if "$L: space: a page down (the first key scrolled away)" \
+	    wait_for 5 sh -c "! tmux -S '$TMUX_SOCK' capture-pane -p -t ui |
+	    grep -q 'approve the selected request once'"
+	check_screen "$L: the box still open" 5 'keys \(j k space b g G scroll'
 	keys q
 	check_screen "$L: closed" 5 '^ queue '
 	settled "$T/after-help"
