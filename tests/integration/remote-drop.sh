@@ -64,6 +64,9 @@ ok_if "  in order (a later id)" test "$id2" -gt "$id1"
 (cd "$OP/proj" && "$BWGATE" approve "$id2") > /dev/null 2>&1
 wait "$R2"
 assert_eq "  approved after the drop, it runs" "$?/$(cat "$T/machine-a/proj/waited" 2>/dev/null)" 0/w
+# Its end reaches the console before the link goes (else the console
+# rightly keeps it as running on a machine it cannot hear).
+ok_if "  the console shows its end" wait_for 20 oid machine-a finished waited
 
 # Fail closed: connect gone, a new request is denied after --linger 8.
 kill -TERM "$LPID_machine_a"; wait "$LPID_machine_a" 2>/dev/null
