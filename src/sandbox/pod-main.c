@@ -245,6 +245,47 @@ pod_pidns_child(void *arg)
 }
 
 /*
+ * Start fn(arg) as a child that talks to us over two pipes: it writes to
+ * its fd 3 (our up[0]) and reads its fd 4 (our go[1]), and dies with us.
+ * 0, or -1 (nothing started, no pipe left open).
+ */
+static int
+pod_spawn_piped(int (*fn)(void *), void *arg, char **argv, int up[2],
+    int go[2], struct spawn *sp)
+{
+	int	 fds[5];
+	char	*cause = NULL;
+
+	if (pipe2(up, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		close(up[0]);
+		close(up[1]);
+		return -1;
+	}
+	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
+	fds[3] = up[1];
+	fds[4] = go[0];
+	sp->argv = argv;
+	sp->fds = fds;
+	sp->nfds = 5;
+	sp->fn = fn;
+	sp->fn_arg = arg;
+	sp->deathsig = SIGKILL;
+	if (spawn_start(sp, &cause) != 0) {
+		free(cause);
+		for (int i = 0; i < 2; i++) {
+			close(up[i]);
+			close(go[i]);
+		}
+		return -1;
+	}
+	close(up[1]);
+	close(go[0]);
+	return 0;
+}
+
+/*
  * The child: make the namespaces, wait for the maps, bring lo up; then
  * the pid namespace (pod_pidns_child), whose maps it writes. Writes 'u'
  * once it has the namespaces, then the init's pid (0: no pid namespace)
@@ -256,11 +297,10 @@ pod_child(void *arg)
 	const struct pod_ids *ids = arg;
 	struct ifreq	ifr;
 	char		c;
-	int		s, up[2], go[2], fds[5];
+	int		s, up[2], go[2];
 	pid_t		init = 0;
 	struct spawn	sp = SPAWN_INIT;
 	char		*argv[] = { "bwgate-pod: pid namespace", NULL };
-	char		*cause = NULL;
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0 ||
 	    write(3, "u", 1) != 1 || read(4, &c, 1) != 1)
@@ -275,25 +315,13 @@ pod_child(void *arg)
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
 		return 1;
 	close(s);
-	if (pipe2(up, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0)
-		return 1;
-	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
-	fds[3] = up[1];
-	fds[4] = go[0];
-	sp.argv = argv;
-	sp.fds = fds;
-	sp.nfds = 5;
-	sp.fn = pod_pidns_child;
-	sp.fn_arg = (void *)ids;
-	sp.deathsig = SIGKILL;
-	if (spawn_start(&sp, &cause) == 0) {
-		close(up[1]);
-		close(go[0]);
-		if (read(up[0], &c, 1) != 1 || pod_maps(sp.pid, ids) != 0 ||
-		    write(go[1], "g", 1) != 1 ||
-		    read(up[0], &init, sizeof init) != sizeof init)
-			init = 0;
-	}
+	/* Without a pid namespace the pod still works (init 0). */
+	if (pod_spawn_piped(pod_pidns_child, (void *)ids, argv, up, go,
+	    &sp) != 0 ||
+	    read(up[0], &c, 1) != 1 || pod_maps(sp.pid, ids) != 0 ||
+	    write(go[1], "g", 1) != 1 ||
+	    read(up[0], &init, sizeof init) != sizeof init)
+		init = 0;
 	if (write(3, &init, sizeof init) != sizeof init || init <= 0)
 		return init <= 0 ? 0 : 1;
 	close(3);
@@ -314,33 +342,17 @@ static int
 pod_namespaces(long uid, long gid, int ns[4], struct spawn *keeper)
 {
 	static struct pod_ids ids;
-	int		 up[2], go[2], fds[5];
+	int		 up[2], go[2];
 	char		*argv[] = { "bwgate-pod: namespaces", NULL };
 	char		 path[64], c;
 	struct spawn	 sp = SPAWN_INIT;
-	char		*cause = NULL;
 	pid_t		 init = 0;
 	int		 rc = -1;
 
 	ids = (struct pod_ids){ (long)geteuid(), (long)getegid(), uid, gid };
 	ns[0] = ns[1] = ns[2] = ns[3] = -1;
-	if (pipe2(up, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0)
+	if (pod_spawn_piped(pod_child, &ids, argv, up, go, &sp) != 0)
 		return -1;
-	fds[0] = fds[1] = fds[2] = SPAWN_DEVNULL;
-	fds[3] = up[1];
-	fds[4] = go[0];
-	sp.argv = argv;
-	sp.fds = fds;
-	sp.nfds = 5;
-	sp.fn = pod_child;
-	sp.fn_arg = &ids;
-	sp.deathsig = SIGKILL;
-	if (spawn_start(&sp, &cause) != 0) {
-		free(cause);
-		return -1;
-	}
-	close(up[1]);
-	close(go[0]);
 	if (read(up[0], &c, 1) != 1)
 		goto out;
 	snprintf(path, sizeof path, "/proc/%ld/ns/user", (long)sp.pid);

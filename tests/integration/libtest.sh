@@ -293,6 +293,18 @@ jfield() {
 	jq -c "$1" < "$T/report.json"
 }
 
+# Is no live process's command line naming $1 (the host's view: a
+# process the test started and ended is gone)?
+no_procs() {
+	local d a
+	for d in /proc/[0-9]*; do
+		{ IFS= read -r -d '' a; while IFS= read -r -d '' a; do
+			case "$a" in *"$1"*) return 1;; esac
+		done; } < "$d/cmdline" 2>/dev/null
+	done
+	return 0
+}
+
 # Poll until a command succeeds (no fixed sleeps): wait_for SECONDS cmd...
 wait_for() {
 	local deadline=$(( $(date +%s) + $1 )); shift

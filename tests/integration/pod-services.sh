@@ -24,17 +24,6 @@ cd "$P" || exit 1
 echo "project p" > who
 start_console --headless --auto-sandboxed || exit 1
 
-# Is no live process's command line naming $1 (the host's view: nothing
-# of a service may be left there)?
-no_procs() {
-	local d a
-	for d in /proc/[0-9]*; do
-		{ IFS= read -r -d '' a; while IFS= read -r -d '' a; do
-			case "$a" in *"$1"*) return 1;; esac
-		done; } < "$d/cmdline" 2>/dev/null
-	done
-	return 0
-}
 # One field of the last JSON line of a file (python3: the oracle).
 jget() {
 	"$PY" -c 'import json,sys

@@ -12,17 +12,6 @@ if [ -z "$PY" ] || ! command -v curl > /dev/null; then
 	skip "services in the console" "python3 or curl not installed"
 	done_testing; exit
 fi
-# Is no live process's command line naming $1 (the host's view: nothing
-# of a service may be left there)?
-no_procs() {
-	local d a
-	for d in /proc/[0-9]*; do
-		{ IFS= read -r -d '' a; while IFS= read -r -d '' a; do
-			case "$a" in *"$1"*) return 1;; esac
-		done; } < "$d/cmdline" 2>/dev/null
-	done
-	return 0
-}
 # A name of this run's own for its processes (another run of this test
 # may be on the host).
 U=$RANDOM$RANDOM
