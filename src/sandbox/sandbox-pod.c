@@ -81,12 +81,12 @@ build_pod_tmp_paths(const struct sandbox_policy *pol)
  * Does the sandbox run in the pod's pid namespace, where `ps`, `pkill`
  * and `lsof` see the project's other requests (and nothing of the
  * host's)? The rule, in one place:
- *  - only a sandbox that already shares the pod's network (pod_net: the
- *    project profile, no network, no hosts, nothing wider): a wider one
- *    must not reach (signal) what narrower commands started, nor be
- *    reached by them; and not a read-only one, whose processes could
- *    otherwise signal (or, through /proc/PID/root and /fd, reach the
- *    files of) a request that writes the project;
+ *  - only a sandbox that already shares the pod's network (pod_net:
+ *    sandbox_pod_peer, exactly the project profile, no network, no
+ *    hosts): a wider one must not reach (signal) what narrower commands
+ *    started, nor be reached by them; and a read-only one, which is no
+ *    peer, could otherwise signal (or, through /proc/PID/root and /fd,
+ *    reach the files of) a request that writes the project;
  *  - not one that hides paths (--hide): through another request's
  *    /proc/PID/root it would see what it hides (the sandboxes that share
  *    see each other's roots, cwd and descriptors, all the same view of
@@ -115,8 +115,8 @@ build_pod_pids(const struct build *b)
 {
 	const struct sandbox_policy	*pol = b->pol;
 
-	return b->sb->pod_net && !pol->project_readonly &&
-	    pol->hide_paths.n == 0 && pol->seccomp && !pol->allow_ptrace &&
+	return b->sb->pod_net && pol->hide_paths.n == 0 &&
+	    pol->seccomp && !pol->allow_ptrace &&
 	    !pol->allow_userns && b->probe->proc_fresh && proc_is_own() &&
 	    (b->dry || (pol->helper != NULL && b->sb->pod.pidns >= 0));
 }
