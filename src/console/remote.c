@@ -16,6 +16,7 @@
 #include "console-int.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "proctree.h"
 #include "remote.h"
 #include "xalloc.h"
 
@@ -77,24 +78,6 @@ remote_is(const struct request *r)
 }
 
 /* ---- who linked ---- */
-
-/* The parent of pid, or -1. */
-static pid_t
-proc_ppid(pid_t pid)
-{
-	char	 p[64], b[1024], *s;
-	FILE	*f;
-	long	 pp = -1;
-
-	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(p, "re")) == NULL)
-		return -1;
-	if (fgets(b, sizeof b, f) != NULL && (s = strrchr(b, ')')) != NULL &&
-	    sscanf(s + 1, " %*c %ld", &pp) != 1)
-		pp = -1;
-	fclose(f);
-	return (pid_t)pp;
-}
 
 /* The command line of pid as a strv. */
 static int

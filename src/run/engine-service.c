@@ -38,6 +38,7 @@
 #include "observe.h"
 #include "report.h"
 #include "sandbox.h"
+#include "proctree.h"
 #include "xalloc.h"
 
 /* How often the service's cgroup is looked at (empty: the run ends),
@@ -55,34 +56,6 @@ struct service_pids {
 };
 
 /*
- * Is pid on its way out (PF_EXITING: its memory, and so the file it ran,
- * may already be gone)? The helper's delegate ends with the command: seen
- * at that moment it is neither the helper any more nor anything left
- * behind.
- */
-static bool
-engine_exiting(pid_t pid)
-{
-	char		 path[64], buf[1024], *p;
-	unsigned long	 flags;
-	FILE		*f;
-	bool		 gone;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return true;		/* gone already */
-	gone = fgets(buf, sizeof buf, f) == NULL;
-	fclose(f);
-	/* After the name (which may hold anything): state ppid pgrp
-	   session tty_nr tpgid flags. */
-	if (gone || (p = strrchr(buf, ')')) == NULL)
-		return gone;
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-		return false;
-	return (flags & 0x4) != 0;	/* PF_EXITING */
-}
-
-/*
  * Is pid bwgate's helper (bwgate-helper.c: the observer's delegate in the
  * sandbox, there as long as the observer is), or exiting? Known by its
  * executable's file. A command that runs the helper's program itself only
@@ -96,7 +69,9 @@ engine_is_helper(pid_t pid, void *arg)
 	char			 path[64];
 	struct stat		 st;
 
-	if (engine_exiting(pid))
+	/* On its way out (the helper's delegate ends with the command: seen
+	   then, it is neither the helper any more nor anything left). */
+	if (proc_exiting(pid))
 		return true;
 	if (e->helper_ino == 0)
 		return false;
@@ -248,8 +223,7 @@ engine_service_table(const char *path, const unsigned long *ino, size_t n,
 	while (fgets(line, sizeof line, f) != NULL) {
 		size_t	 i, j;
 
-		if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x "
-		    "%*s %*s %*s %*u %*u %lu", &port, &state, &inode) != 3 ||
+		if (!proc_net_listener(line, &port, &state, &inode) ||
 		    state != 0x0A)	/* TCP_LISTEN */
 			continue;
 		for (i = 0; i < n && ino[i] != inode; i++)

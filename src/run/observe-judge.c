@@ -25,6 +25,7 @@
 #include "observe.h"
 #include "pathwalk.h"
 #include "snapshot.h"
+#include "proctree.h"
 #include "xalloc.h"
 
 /* Scope-bound release of a struct observe_mem. */
@@ -699,13 +700,7 @@ observe_port_bound(pid_t pid, unsigned port, unsigned long *inode)
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
 		while (!found && fgets(line, sizeof line, f) != NULL) {
-			/* "  0: 0100007F:1F90 00000000:0000 0A
-			   00000000:00000000 00:00000000 00000000 1000 0
-			   12345 ..." (the last: the socket's inode) */
-			ino = 0;
-			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x "
-			    "%*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u "
-			    "%*u %lu", &lport, &state, &ino) < 2)
+			if (!proc_net_listener(line, &lport, &state, &ino))
 				continue;
 			if (lport == port && (i >= 2 || state == 0x0a)) {
 				found = true;

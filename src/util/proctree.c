@@ -27,53 +27,79 @@ struct proc_parent {
 	pid_t	ppid;
 };
 
-/* The parent and session of pid from /proc/PID/stat; -1 if gone. */
-static int
-proc_stat_ids(pid_t pid, long *ppid, long *sid)
+/*
+ * /proc/PID/stat after "(comm)" (which may hold anything, even ")"):
+ * " state ppid pgrp session ...", in buf; NULL if pid is gone.
+ */
+static const char *
+proc_stat_fields(pid_t pid, char *buf, size_t size)
 {
-	char	 path[64], buf[512], *p;
+	char	 path[64], *p;
 	ssize_t	 n;
 	int	 fd;
 
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return NULL;
 	buf[n] = '\0';
-	/* "pid (comm) state ppid pgrp session ...": comm may hold
-	   anything, even ")". */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %*c %ld %*d %ld", ppid, sid) != 2)
-		return -1;
-	return 0;
+	return (p = strrchr(buf, ')')) != NULL ? p + 1 : NULL;
+}
+
+/* The parent and session of pid from /proc/PID/stat; -1 if gone. */
+static int
+proc_stat_ids(pid_t pid, long *ppid, long *sid)
+{
+	char		 buf[512];
+	const char	*p = proc_stat_fields(pid, buf, sizeof buf);
+
+	return p != NULL && sscanf(p, " %*c %ld %*d %ld", ppid, sid) == 2 ?
+	    0 : -1;
 }
 
 /* When pid started (clock ticks after boot, /proc/PID/stat), or 0. */
 unsigned long long
 proc_start_time(pid_t pid)
 {
-	char			 path[64], buf[1024], *p;
+	char			 buf[1024];
+	const char		*p = proc_stat_fields(pid, buf, sizeof buf);
 	unsigned long long	 t;
-	ssize_t			 n;
-	int			 fd;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* Field 22, the 20th after "(comm)". */
-	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %*d %*d "
-	    "%*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-	    "%*d %llu", &t) != 1)
+	if (p == NULL || sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u "
+	    "%*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &t) != 1)
 		return 0;
 	return t;
+}
+
+bool
+proc_exiting(pid_t pid)
+{
+	char		 buf[1024];
+	const char	*p = proc_stat_fields(pid, buf, sizeof buf);
+	unsigned long	 flags;
+
+	if (p == NULL)
+		return true;		/* gone already */
+	/* state ppid pgrp session tty_nr tpgid flags */
+	if (sscanf(p, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return (flags & 0x4) != 0;	/* PF_EXITING */
+}
+
+bool
+proc_net_listener(const char *line, unsigned *port, unsigned *state,
+    unsigned long *inode)
+{
+	/* "  0: 0100007F:1F90 00000000:0000 0A 00000000:00000000
+	   00:00000000 00000000 1000 0 12345 ..." (the last: the socket's
+	   inode) */
+	*inode = 0;
+	return sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x "
+	    "%*x:%*x %*x:%*x %*x %*u %*u %lu", port, state, inode) >= 2;
 }
 
 pid_t

@@ -20,6 +20,13 @@ pid_t	proc_ppid(pid_t pid);
 /* When pid started (ticks after boot): with the pid, who a process is
    (a pid alone is reused); 0 when it is gone. */
 unsigned long long proc_start_time(pid_t pid);
+/* Is pid on its way out (PF_EXITING), or gone? */
+bool	proc_exiting(pid_t pid);
+/* One line of /proc/PID/net/{tcp,tcp6,udp,udp6}: its local port, state
+   (0x0A: listening, TCP) and socket inode (0 when the line has none);
+   false for the header or a line that is not one. */
+bool	proc_net_listener(const char *line, unsigned *port, unsigned *state,
+	    unsigned long *inode);
 /* Signal root and its descendants, deepest first; how many were sent. */
 int	proctree_kill(pid_t root, int sig);
 /* Signal every process of session sid; how many were sent. */
